@@ -1,0 +1,64 @@
+# Tern: `make demo` runs Tern's main job, `make test` runs every test. Both install what they need.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+VENV := .build/venv
+PYTHON := $(VENV)/bin/python
+SWIFT_FLAGS ?=
+# The test run's own servers, ports and state, apart from the demo's.
+TEST_SERVERS := TERN_MAILSERVERS_DIR=$(CURDIR)/.build/ms-test TERN_IMAP_PORT=11143 TERN_IMAPS_PORT=11993 \
+	TERN_SMTP_PORT=11025 TERN_SUBMISSION_PORT=11587 TERN_SMTPS_PORT=11465
+DEMO_HOME := $(CURDIR)/.build/demo-home
+TERN := .build/debug/tern
+
+.PHONY: help deps build test test-swift test-integration demo demo-stop clean
+
+help:
+	@echo "make demo   - start local test mail servers with sample mail and a Tern account for them"
+	@echo "make test   - install what is missing, start the test servers, run every test, stop them"
+	@echo "make build  - build tern (.build/debug/tern)"
+
+deps: $(VENV)/.ready
+	@scripts/install-deps
+
+$(VENV)/.ready: requirements-test.txt
+	python3 -m venv $(VENV)
+	$(PYTHON) -m pip install -q --disable-pip-version-check -r requirements-test.txt
+	touch $@
+
+build:
+	swift build $(SWIFT_FLAGS)
+
+test: deps
+	swift build --build-tests $(SWIFT_FLAGS)
+	$(TEST_SERVERS) scripts/mailservers reset
+	$(TEST_SERVERS) scripts/mailservers start
+	status=0; \
+	$(TEST_SERVERS) swift test --skip-build $(SWIFT_FLAGS) || status=1; \
+	$(TEST_SERVERS) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration || status=1; \
+	$(TEST_SERVERS) scripts/mailservers stop; \
+	exit $$status
+
+demo: deps build
+	scripts/mailservers reset
+	scripts/mailservers start
+	scripts/mailservers seed --user alice --count 500
+	rm -rf $(DEMO_HOME)
+	eval "$$(scripts/mailservers env)"; \
+	TERN_HOME=$(DEMO_HOME) $(TERN) account add demo --email alice@tern.test --display-name "Alice Example" \
+		--imap 127.0.0.1:$$TERN_IMAPS_PORT --smtp 127.0.0.1:$$TERN_SUBMISSION_PORT --smtp-starttls \
+		--password-command "cat $$TERN_TEST_PASSWORD_FILE" --ca-file $$TERN_TEST_CA
+	TERN_HOME=$(DEMO_HOME) $(TERN) account list
+	TERN_HOME=$(DEMO_HOME) $(TERN) status
+	@echo
+	@echo "Test mail servers run on 127.0.0.1 (scripts/mailservers status); 'make demo-stop' stops them."
+	@echo "Try: TERN_HOME=$(DEMO_HOME) $(TERN) --help"
+
+demo-stop:
+	scripts/mailservers stop
+
+clean:
+	scripts/mailservers reset || true
+	$(TEST_SERVERS) scripts/mailservers reset || true
+	rm -rf .build

@@ -1,0 +1,46 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Tern: a privacy-first mail client. One module per concern; dependencies point inward to
+/// `TernCore` (domain types, repository protocols, use cases). See docs/ARCHITECTURE.md.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Tern",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "tern", targets: ["tern"]),
+        .library(name: "TernCore", targets: ["TernCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Domain model, repository protocols and use cases. No I/O framework dependencies.
+        .target(name: "TernCore", swiftSettings: strict),
+        // The local store: SQLite through GRDB (WAL, migrations, FTS5), implementing TernCore's repositories.
+        .target(
+            name: "MailStore",
+            dependencies: ["TernCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+        // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
+        .target(name: "TernRuntime", dependencies: ["TernCore", "MailStore"], swiftSettings: strict),
+        // The command-line front end. Talks to use cases only.
+        .target(
+            name: "TernCLI",
+            dependencies: ["TernCore", "TernRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
+        .executableTarget(name: "tern", dependencies: ["TernCLI"], swiftSettings: strict),
+
+        .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
+        .testTarget(
+            name: "MailStoreTests",
+            dependencies: ["MailStore", "TernCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+        .testTarget(name: "TernCLITests", dependencies: ["tern", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

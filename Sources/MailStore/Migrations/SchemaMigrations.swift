@@ -1,0 +1,228 @@
+import GRDB
+
+/// The store's schema, as an ordered list of migrations from an empty database.
+///
+/// A migration is never edited once it has shipped: a schema change is a new migration appended
+/// at the end, so that a database written by any earlier Tern migrates forward (tested for every
+/// prefix in `MigrationTests`). docs/data-model.md describes the resulting schema.
+public enum SchemaMigrations {
+    /// Identifiers in order. A database that has applied one not listed here was written by a newer Tern.
+    public static var identifiers: [String] { migrator.migrations }
+
+    public static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-core-entities", migrate: createCoreEntities)
+        migrator.registerMigration("v2-search-index", migrate: createSearchIndex)
+        migrator.registerMigration("v3-local-feature-entities", migrate: createLocalFeatureEntities)
+        return migrator
+    }
+
+    /// Account, Folder, Thread, Email, EmailFolder, ThreadFolder, Attachment (Foundation section 5,
+    /// as inferred in docs/data-model.md).
+    static func createCoreEntities(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE account (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL UNIQUE,
+                emailAddress TEXT NOT NULL,
+                displayName TEXT,
+                provider TEXT NOT NULL CHECK (provider IN ('gmail', 'imap')),
+                imapHost TEXT NOT NULL,
+                imapPort INTEGER NOT NULL CHECK (imapPort BETWEEN 1 AND 65535),
+                imapSecurity TEXT NOT NULL CHECK (imapSecurity IN ('tls', 'starttls')),
+                smtpHost TEXT NOT NULL,
+                smtpPort INTEGER NOT NULL CHECK (smtpPort BETWEEN 1 AND 65535),
+                smtpSecurity TEXT NOT NULL CHECK (smtpSecurity IN ('tls', 'starttls')),
+                username TEXT NOT NULL,
+                credentialKind TEXT NOT NULL CHECK (credentialKind IN ('password-command', 'password-env', 'oauth2')),
+                credentialReference TEXT NOT NULL,
+                caFile TEXT,
+                isActive BOOLEAN NOT NULL DEFAULT 1,
+                syncWindowDays INTEGER NOT NULL DEFAULT 90,
+                bodyHydration TEXT NOT NULL DEFAULT 'recent:30',
+                createdDate DATETIME NOT NULL,
+                lastSyncDate DATETIME
+            );
+
+            CREATE TABLE folder (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                path TEXT NOT NULL,
+                displayName TEXT NOT NULL,
+                delimiter TEXT,
+                folderType TEXT NOT NULL CHECK (folderType IN
+                    ('inbox', 'sent', 'drafts', 'trash', 'spam', 'starred', 'custom', 'all', 'important', 'container')),
+                uidValidity INTEGER,
+                uidNext INTEGER,
+                highestModSeq INTEGER,
+                forwardCursorUID INTEGER,
+                backfillCursorUID INTEGER,
+                initialFastCompleted BOOLEAN NOT NULL DEFAULT 0,
+                catchUpStatus TEXT NOT NULL DEFAULT 'idle' CHECK (catchUpStatus IN
+                    ('idle', 'running', 'paused', 'completed', 'error')),
+                reachedServerHistoryBoundary BOOLEAN NOT NULL DEFAULT 0,
+                lastSyncDate DATETIME,
+                lastSyncError TEXT,
+                UNIQUE (accountId, path)
+            );
+
+            CREATE TABLE thread (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                subject TEXT NOT NULL,
+                normalizedSubject TEXT NOT NULL,
+                latestDate DATETIME NOT NULL,
+                earliestDate DATETIME NOT NULL,
+                messageCount INTEGER NOT NULL DEFAULT 0,
+                unreadCount INTEGER NOT NULL DEFAULT 0,
+                participants TEXT NOT NULL DEFAULT '[]',
+                snippet TEXT,
+                hasAttachments BOOLEAN NOT NULL DEFAULT 0,
+                isStarred BOOLEAN NOT NULL DEFAULT 0,
+                aiSummary TEXT,
+                aiSummaryDate DATETIME
+            );
+            -- Unified inbox and per-account lists by date; subject fallback lookup (FR-SYNC-06 step 4).
+            CREATE INDEX thread_by_account_date ON thread(accountId, latestDate DESC);
+            CREATE INDEX thread_by_subject ON thread(accountId, normalizedSubject, latestDate);
+
+            CREATE TABLE email (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                threadId INTEGER REFERENCES thread(id) ON DELETE SET NULL,
+                messageId TEXT,
+                headerMessageId TEXT,
+                dedupKey TEXT NOT NULL,
+                inReplyTo TEXT,
+                "references" TEXT,
+                subject TEXT NOT NULL DEFAULT '',
+                fromName TEXT,
+                fromAddress TEXT NOT NULL DEFAULT '',
+                toAddresses TEXT NOT NULL DEFAULT '[]',
+                ccAddresses TEXT NOT NULL DEFAULT '[]',
+                bccAddresses TEXT NOT NULL DEFAULT '[]',
+                replyTo TEXT NOT NULL DEFAULT '[]',
+                dateSent DATETIME,
+                dateReceived DATETIME NOT NULL,
+                snippet TEXT,
+                bodyPlain TEXT,
+                bodyHTML TEXT,
+                bodyTruncated BOOLEAN NOT NULL DEFAULT 0,
+                bodiesFetched BOOLEAN NOT NULL DEFAULT 0,
+                bodyStructure TEXT,
+                sizeBytes INTEGER NOT NULL DEFAULT 0,
+                hasAttachments BOOLEAN NOT NULL DEFAULT 0,
+                isRead BOOLEAN NOT NULL DEFAULT 0,
+                isStarred BOOLEAN NOT NULL DEFAULT 0,
+                isAnswered BOOLEAN NOT NULL DEFAULT 0,
+                isDraft BOOLEAN NOT NULL DEFAULT 0,
+                deletedDate DATETIME,
+                sendState TEXT NOT NULL DEFAULT 'none' CHECK (sendState IN ('none', 'queued', 'sending', 'failed', 'sent')),
+                sendRetryCount INTEGER NOT NULL DEFAULT 0 CHECK (sendRetryCount >= 0),
+                sendQueuedDate DATETIME,
+                sendNotBefore DATETIME,
+                sendAttemptStartedDate DATETIME,
+                sendError TEXT,
+                createdDate DATETIME NOT NULL
+            );
+            -- FR-SYNC-01 step 6: one Email per Message-ID per account, else per canonical key.
+            CREATE UNIQUE INDEX email_by_message_id ON email(accountId, messageId) WHERE messageId IS NOT NULL;
+            CREATE UNIQUE INDEX email_by_dedup_key ON email(accountId, dedupKey);
+            -- Thread view: messages of a thread in order.
+            CREATE INDEX email_by_thread ON email(threadId, dateReceived);
+            -- FR-SYNC-06: parent lookup when threading a new message.
+            CREATE INDEX email_by_header_message_id ON email(accountId, headerMessageId);
+            -- FR-SYNC-07: the Outbox and the send queue (FIFO per account).
+            CREATE INDEX email_outbox ON email(accountId, sendState, sendQueuedDate);
+
+            CREATE TABLE emailFolder (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                emailId INTEGER NOT NULL REFERENCES email(id) ON DELETE CASCADE,
+                folderId INTEGER NOT NULL REFERENCES folder(id) ON DELETE CASCADE,
+                imapUID INTEGER NOT NULL CHECK (imapUID > 0),
+                modSeq INTEGER,
+                serverFlags TEXT NOT NULL DEFAULT '',
+                UNIQUE (folderId, imapUID)
+            );
+            CREATE INDEX emailFolder_by_email ON emailFolder(emailId, folderId);
+
+            -- Denormalised per-folder thread list (thread list by folder and date is the hottest query).
+            -- Maintained by the sync engine in the same transaction as emailFolder.
+            CREATE TABLE threadFolder (
+                threadId INTEGER NOT NULL REFERENCES thread(id) ON DELETE CASCADE,
+                folderId INTEGER NOT NULL REFERENCES folder(id) ON DELETE CASCADE,
+                latestDate DATETIME NOT NULL,
+                messageCount INTEGER NOT NULL DEFAULT 0,
+                unreadCount INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (folderId, threadId)
+            ) WITHOUT ROWID;
+            CREATE INDEX threadFolder_by_folder_date ON threadFolder(folderId, latestDate DESC);
+            CREATE INDEX threadFolder_by_thread ON threadFolder(threadId);
+
+            CREATE TABLE attachment (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                emailId INTEGER NOT NULL REFERENCES email(id) ON DELETE CASCADE,
+                partId TEXT NOT NULL,
+                filename TEXT NOT NULL,
+                mimeType TEXT NOT NULL,
+                sizeBytes INTEGER NOT NULL DEFAULT 0,
+                contentId TEXT,
+                isInline BOOLEAN NOT NULL DEFAULT 0,
+                transferEncoding TEXT,
+                isDownloaded BOOLEAN NOT NULL DEFAULT 0,
+                localPath TEXT,
+                lastAccessDate DATETIME,
+                UNIQUE (emailId, partId),
+                CHECK (isDownloaded = 0 OR localPath IS NOT NULL)
+            );
+            -- FR-SYNC-08: LRU eviction walks downloaded attachments by last access.
+            CREATE INDEX attachment_lru ON attachment(lastAccessDate) WHERE isDownloaded = 1;
+            """)
+    }
+
+    /// FR-SYNC-04 Indexing: SearchIndex as FTS5, one row per email (rowid = email.id).
+    /// `unicode61 remove_diacritics 2` and prefix indexes are the shape proven for mail (Geary).
+    static func createSearchIndex(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE VIRTUAL TABLE searchIndex USING fts5(
+                subject, sender, recipients, content,
+                tokenize = 'unicode61 remove_diacritics 2',
+                prefix = '2 3'
+            );
+            -- FTS tables cannot carry foreign keys: removing an email removes its index row.
+            CREATE TRIGGER searchIndex_delete AFTER DELETE ON email BEGIN
+                DELETE FROM searchIndex WHERE rowid = old.id;
+            END;
+            -- Emails whose index row is missing or failed: retried without blocking sync (FR-SYNC-04).
+            CREATE TABLE searchIndexState (
+                emailId INTEGER PRIMARY KEY REFERENCES email(id) ON DELETE CASCADE,
+                indexedDate DATETIME,
+                failureCount INTEGER NOT NULL DEFAULT 0,
+                lastError TEXT
+            );
+            """)
+    }
+
+    /// TrustedSender (FR-ED-04) and ContactCacheEntry (FR-COMP-04): feature-local entities.
+    static func createLocalFeatureEntities(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE trustedSender (
+                id TEXT PRIMARY KEY NOT NULL,
+                senderEmail TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                createdDate DATETIME NOT NULL
+            );
+
+            CREATE TABLE contactCacheEntry (
+                id TEXT PRIMARY KEY NOT NULL,
+                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                emailAddress TEXT NOT NULL COLLATE NOCASE,
+                displayName TEXT,
+                lastSeenDate DATETIME NOT NULL,
+                frequency INTEGER NOT NULL DEFAULT 1 CHECK (frequency >= 1),
+                UNIQUE (accountId, emailAddress)
+            );
+            -- Autocomplete ranks by frequency; eviction drops the least frequent, then oldest.
+            CREATE INDEX contact_by_rank ON contactCacheEntry(accountId, frequency DESC, lastSeenDate DESC);
+            """)
+    }
+}

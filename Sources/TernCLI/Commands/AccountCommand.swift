@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import TernCore
+import TernRuntime
+
+struct AccountCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "account", abstract: "Add, list and remove mail accounts.",
+        subcommands: [Add.self, List.self, Remove.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an account (generic IMAP/SMTP, or the Gmail preset).",
+            discussion: """
+                The password is never stored: Tern runs --password-command (its first output line is the \
+                password) or reads --password-env each time it connects.
+                Example: tern account add work --email me@example.org --imap imap.example.org:993 \
+                --smtp smtp.example.org:465 --password-command 'pass show mail/work'
+                """)
+
+        @Argument(help: "A short name for the account, used on the command line.")
+        var name: String
+        @Option(help: "The account's email address.")
+        var email: String
+        @Option(name: .customLong("display-name"), help: "The name shown on mail you send.")
+        var displayName: String?
+        @Option(help: "IMAP server as HOST:PORT (implicit TLS unless --imap-starttls).")
+        var imap: String?
+        @Option(help: "SMTP server as HOST:PORT (implicit TLS unless --smtp-starttls).")
+        var smtp: String?
+        @Flag(name: .customLong("imap-starttls"), help: "Connect to IMAP in plain text and upgrade with STARTTLS.")
+        var imapStartTLS = false
+        @Flag(name: .customLong("smtp-starttls"), help: "Connect to SMTP in plain text and upgrade with STARTTLS.")
+        var smtpStartTLS = false
+        @Option(help: "Login name (default: the email address).")
+        var user: String?
+        @Option(name: .customLong("password-command"), help: "A shell command that prints the password.")
+        var passwordCommand: String?
+        @Option(name: .customLong("password-env"), help: "An environment variable that holds the password.")
+        var passwordEnv: String?
+        @Option(name: .customLong("ca-file"), help: "A PEM file of an extra CA to trust for this account's servers.")
+        var caFile: String?
+        @Flag(help: "Use the Gmail preset (imap.gmail.com:993, smtp.gmail.com:465).")
+        var gmail = false
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            if passwordCommand != nil && passwordEnv != nil {
+                throw ValidationError("give either --password-command or --password-env, not both")
+            }
+            if passwordCommand == nil && passwordEnv == nil {
+                throw ValidationError(
+                    "give --password-command CMD or --password-env VAR (for Gmail: an app password)")
+            }
+        }
+
+        func run() async throws {
+            let credential: CredentialSource =
+                if let passwordCommand { .passwordCommand(passwordCommand) } else { .passwordEnvironment(passwordEnv ?? "") }
+            let request = NewAccountRequest(
+                name: name, emailAddress: email, displayName: displayName,
+                imap: try imap.map { try ServerEndpoint.parse($0, security: imapStartTLS ? .startTLS : .implicitTLS) },
+                smtp: try smtp.map { try ServerEndpoint.parse($0, security: smtpStartTLS ? .startTLS : .implicitTLS) },
+                username: user, credential: credential, caFile: caFile, gmailPreset: gmail)
+            let account = try await services().addAccount(request)
+            if output.json {
+                try printJSON(AccountSummary(account))
+            } else {
+                print("Added account '\(account.name)' <\(account.emailAddress)>: IMAP \(account.imap.description), SMTP \(account.smtp.description)")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List accounts.")
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let accounts = try await services().listAccounts()
+            if output.json {
+                try printJSON(accounts.map(AccountSummary.init))
+                return
+            }
+            if accounts.isEmpty {
+                print("No accounts. Add one with 'tern account add'.")
+                return
+            }
+            let rows = accounts.map { account in
+                [account.name, account.emailAddress, account.imap.description, account.smtp.description,
+                 account.credential.kind, account.isActive ? "active" : "inactive"]
+            }
+            print(TextTable(header: ["NAME", "EMAIL", "IMAP", "SMTP", "AUTH", "STATE"], rows: rows).rendered)
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an account and everything Tern stored for it (mail, contacts, attachment files).")
+        @Argument(help: "The account's name.")
+        var name: String
+
+        func run() async throws {
+            try await services().removeAccount(name: name)
+            print("Removed account '\(name)' and its local data.")
+        }
+    }
+}
+
+/// What `tern account list --json` shows: everything but secrets (which Tern never has).
+struct AccountSummary: Encodable {
+    var id: String
+    var name: String
+    var email: String
+    var displayName: String?
+    var provider: String
+    var imap: Endpoint
+    var smtp: Endpoint
+    var username: String
+    var auth: String
+    var credentialSource: String
+    var caFile: String?
+    var isActive: Bool
+    var createdDate: Date
+    var lastSyncDate: Date?
+
+    struct Endpoint: Encodable {
+        var host: String
+        var port: Int
+        var security: String
+    }
+
+    init(_ account: Account) {
+        id = account.id
+        name = account.name
+        email = account.emailAddress
+        displayName = account.displayName
+        provider = account.provider.rawValue
+        imap = Endpoint(host: account.imap.host, port: account.imap.port, security: account.imap.security.rawValue)
+        smtp = Endpoint(host: account.smtp.host, port: account.smtp.port, security: account.smtp.security.rawValue)
+        username = account.username
+        auth = account.credential.kind
+        credentialSource = account.credential.reference
+        caFile = account.caFile
+        isActive = account.isActive
+        createdDate = account.createdDate
+        lastSyncDate = account.lastSyncDate
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import TernCore
+import TernRuntime
+
+/// `tern`: the command-line client. Every command calls use cases through `TernServices`.
+public struct TernCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "tern",
+        abstract: "A privacy-first mail client.",
+        discussion: "Data lives in $TERN_HOME (default $XDG_DATA_HOME/tern).",
+        version: TernVersion.current,
+        subcommands: [AccountCommand.self, StatusCommand.self])
+
+    public init() {}
+
+    /// Runs the command line, printing a `TernError` as one line on standard error with exit status 1.
+    public static func runMain(arguments: [String]? = nil) async -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            Foundation.exit(0)
+        } catch let error as TernError {
+            FileHandle.standardError.write(Data("tern: \(error.message)\n".utf8))
+            Foundation.exit(1)
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+public enum TernVersion {
+    public static let current = "0.1.0"
+}
+
+/// `--json` for every command that prints data.
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print JSON instead of text.")
+    var json = false
+}
+
+/// Opens the store for a command; its errors are `TernError`s with one clear line.
+func services() throws -> TernServices {
+    try TernServices.open()
+}
+
+func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    let data = try encoder.encode(value)
+    FileHandle.standardOutput.write(data)
+    FileHandle.standardOutput.write(Data("\n".utf8))
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// The store of accounts. Implemented by `MailStore`; use cases depend on this protocol only.
+public protocol AccountRepository: Sendable {
+    func allAccounts() async throws -> [Account]
+    func account(named name: String) async throws -> Account?
+    /// Throws `TernError.alreadyExists` when an account with that name exists.
+    func insert(_ account: Account) async throws
+    /// Removes the account and, by cascade, everything synced for it. Returns false when there was none.
+    @discardableResult
+    func delete(id: Account.ID) async throws -> Bool
+}
+
+/// Obtains an account's secret at the moment a connection needs it. Never persists it.
+public protocol SecretResolver: Sendable {
+    func secret(for source: CredentialSource, accountID: Account.ID) async throws -> String
+}
+
+/// The files an account owns outside the database: attachment cache, OAuth token file.
+public protocol AccountFileStore: Sendable {
+    func removeFiles(of accountID: Account.ID) throws
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// What the user asks for with `tern account add`.
+public struct NewAccountRequest: Sendable {
+    public var name: String
+    public var emailAddress: String
+    public var displayName: String?
+    /// With `gmailPreset`, missing endpoints default to Gmail's (imap.gmail.com:993, smtp.gmail.com:465).
+    public var imap: ServerEndpoint?
+    public var smtp: ServerEndpoint?
+    public var username: String?
+    public var credential: CredentialSource
+    public var caFile: String?
+    public var gmailPreset: Bool
+
+    public init(
+        name: String, emailAddress: String, displayName: String? = nil, imap: ServerEndpoint?, smtp: ServerEndpoint?,
+        username: String? = nil, credential: CredentialSource, caFile: String? = nil, gmailPreset: Bool = false
+    ) {
+        self.name = name
+        self.emailAddress = emailAddress
+        self.displayName = displayName
+        self.imap = imap
+        self.smtp = smtp
+        self.username = username
+        self.credential = credential
+        self.caFile = caFile
+        self.gmailPreset = gmailPreset
+    }
+}
+
+/// Adds an account after checking everything that can be checked offline: the name, the address,
+/// the CA file, and that the secret source yields a secret (which is then forgotten).
+public struct AddAccountUseCase: Sendable {
+    public static let gmailIMAP = ServerEndpoint(host: "imap.gmail.com", port: 993, security: .implicitTLS)
+    public static let gmailSMTP = ServerEndpoint(host: "smtp.gmail.com", port: 465, security: .implicitTLS)
+
+    let accounts: any AccountRepository
+    let secrets: any SecretResolver
+
+    public init(accounts: any AccountRepository, secrets: any SecretResolver) {
+        self.accounts = accounts
+        self.secrets = secrets
+    }
+
+    public func callAsFunction(_ request: NewAccountRequest) async throws -> Account {
+        try Self.validateName(request.name)
+        let email = request.emailAddress.trimmingCharacters(in: .whitespaces)
+        guard Self.looksLikeAddress(email) else {
+            throw TernError.invalidInput("'\(request.emailAddress)' is not an email address")
+        }
+        let imap = request.imap ?? (request.gmailPreset ? Self.gmailIMAP : nil)
+        let smtp = request.smtp ?? (request.gmailPreset ? Self.gmailSMTP : nil)
+        guard let imap else { throw TernError.invalidInput("--imap HOST:PORT is required (or --gmail)") }
+        guard let smtp else { throw TernError.invalidInput("--smtp HOST:PORT is required (or --gmail)") }
+        if let caFile = request.caFile {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: caFile, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw TernError.invalidInput("CA file '\(caFile)' does not exist")
+            }
+        }
+        if try await accounts.account(named: request.name) != nil {
+            throw TernError.alreadyExists("an account named '\(request.name)'")
+        }
+        let account = Account(
+            name: request.name, emailAddress: email, displayName: request.displayName,
+            provider: request.gmailPreset ? .gmail : .imap, imap: imap, smtp: smtp,
+            username: request.username ?? email, credential: request.credential,
+            caFile: request.caFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+        // The secret is fetched once to prove the source works; it is not kept.
+        if case .oauth2 = request.credential {} else {
+            _ = try await secrets.secret(for: request.credential, accountID: account.id)
+        }
+        try await accounts.insert(account)
+        return account
+    }
+
+    /// Names are typed on command lines and used in paths: keep them plain.
+    static func validateName(_ name: String) throws {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_."))
+        guard !name.isEmpty, name.count <= 64, name.unicodeScalars.allSatisfy(allowed.contains),
+            !name.hasPrefix("."), !name.hasPrefix("-")
+        else {
+            throw TernError.invalidInput("account name '\(name)' must be 1-64 letters, digits, '-', '_' or '.'")
+        }
+    }
+
+    static func looksLikeAddress(_ text: String) -> Bool {
+        guard let at = text.lastIndex(of: "@") else { return false }
+        let local = text[..<at]
+        let domain = text[text.index(after: at)...]
+        return !local.isEmpty && !domain.isEmpty && !text.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" })
+    }
+}
+
+public struct ListAccountsUseCase: Sendable {
+    let accounts: any AccountRepository
+
+    public init(accounts: any AccountRepository) { self.accounts = accounts }
+
+    public func callAsFunction() async throws -> [Account] { try await accounts.allAccounts() }
+}
+
+/// Removes an account with everything Tern holds for it: synced mail, threads, contact cache
+/// (FR-COMP-04 cascade), attachment files and tokens.
+public struct RemoveAccountUseCase: Sendable {
+    let accounts: any AccountRepository
+    let files: any AccountFileStore
+
+    public init(accounts: any AccountRepository, files: any AccountFileStore) {
+        self.accounts = accounts
+        self.files = files
+    }
+
+    public func callAsFunction(name: String) async throws {
+        guard let account = try await accounts.account(named: name) else {
+            throw TernError.notFound("no account named '\(name)'")
+        }
+        try await accounts.delete(id: account.id)
+        try files.removeFiles(of: account.id)
+    }
+}

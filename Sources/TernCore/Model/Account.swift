@@ -1,0 +1,168 @@
+import Foundation
+
+/// A mail account: where its servers are and how Tern authenticates to them.
+///
+/// Secrets are never part of an `Account`: only a `CredentialSource` that says where the
+/// secret comes from at the moment it is needed (PLATFORM.md, "Keychain / OAuth token storage").
+public struct Account: Sendable, Hashable, Codable, Identifiable {
+    public typealias ID = String
+
+    public var id: ID
+    /// The short name the user types on the command line (`tern sync work`).
+    public var name: String
+    public var emailAddress: String
+    public var displayName: String?
+    public var provider: MailProvider
+    public var imap: ServerEndpoint
+    public var smtp: ServerEndpoint
+    /// The login name; defaults to the email address.
+    public var username: String
+    public var credential: CredentialSource
+    /// Path of an extra PEM CA bundle trusted for this account's servers (NFR-SYNC-05 keeps
+    /// verification on; this is how a private or test CA is trusted).
+    public var caFile: String?
+    /// FR-SYNC-04: cleared when a token refresh fails for good.
+    public var isActive: Bool
+    /// FR-SYNC-01 stage D: history older than this many days is fetched only on demand.
+    public var syncWindowDays: Int
+    /// FR-SYNC-01 step 7: which bodies the background hydration fetches.
+    public var bodyHydration: BodyHydrationPolicy
+    public var createdDate: Date
+    public var lastSyncDate: Date?
+
+    public init(
+        id: ID = UUID().uuidString.lowercased(), name: String, emailAddress: String, displayName: String? = nil,
+        provider: MailProvider, imap: ServerEndpoint, smtp: ServerEndpoint, username: String,
+        credential: CredentialSource, caFile: String? = nil, isActive: Bool = true, syncWindowDays: Int = 90,
+        bodyHydration: BodyHydrationPolicy = .recent(days: 30), createdDate: Date = Date(), lastSyncDate: Date? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.emailAddress = emailAddress
+        self.displayName = displayName
+        self.provider = provider
+        self.imap = imap
+        self.smtp = smtp
+        self.username = username
+        self.credential = credential
+        self.caFile = caFile
+        self.isActive = isActive
+        self.syncWindowDays = syncWindowDays
+        self.bodyHydration = bodyHydration
+        self.createdDate = createdDate
+        self.lastSyncDate = lastSyncDate
+    }
+}
+
+public enum MailProvider: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Gmail preset: imap.gmail.com:993, smtp.gmail.com:465, OAuth 2.0 (XOAUTH2) or an app password.
+    case gmail
+    /// Any IMAP/SMTP server.
+    case imap
+}
+
+/// How a connection is secured. There is deliberately no plaintext case (NFR-SYNC-05).
+public enum ConnectionSecurity: String, Sendable, Hashable, Codable, CaseIterable {
+    /// TLS from the first byte (IMAP 993, SMTP 465).
+    case implicitTLS = "tls"
+    /// Plain connect, then STARTTLS before anything else is sent (IMAP 143, SMTP 587).
+    case startTLS = "starttls"
+}
+
+public struct ServerEndpoint: Sendable, Hashable, Codable {
+    public var host: String
+    public var port: Int
+    public var security: ConnectionSecurity
+
+    public init(host: String, port: Int, security: ConnectionSecurity) {
+        self.host = host
+        self.port = port
+        self.security = security
+    }
+
+    /// Parses `HOST:PORT` (or `[v6]:PORT`), as typed on the command line.
+    public static func parse(_ text: String, security: ConnectionSecurity) throws -> ServerEndpoint {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let colon = trimmed.lastIndex(of: ":") else {
+            throw TernError.invalidInput("'\(text)' is not HOST:PORT")
+        }
+        var host = String(trimmed[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, host.allSatisfy({ !$0.isWhitespace && $0 != "/" }) else {
+            throw TernError.invalidInput("'\(text)' has no valid host name")
+        }
+        guard let port = Int(trimmed[trimmed.index(after: colon)...]), (1...65535).contains(port) else {
+            throw TernError.invalidInput("'\(text)' has no valid port (1-65535)")
+        }
+        return ServerEndpoint(host: host, port: port, security: security)
+    }
+
+    public var description: String {
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "\(hostPart):\(port) (\(security == .implicitTLS ? "TLS" : "STARTTLS"))"
+    }
+}
+
+/// Where an account's secret comes from. Only the reference is stored, never the secret.
+public enum CredentialSource: Sendable, Hashable, Codable {
+    /// A shell command whose standard output is the password (`pass show mail/work`).
+    case passwordCommand(String)
+    /// The name of an environment variable that holds the password.
+    case passwordEnvironment(String)
+    /// OAuth 2.0 tokens kept in the account's 0600 token file under `$TERN_HOME/secrets/`.
+    case oauth2(clientID: String)
+
+    public var kind: String {
+        switch self {
+        case .passwordCommand: "password-command"
+        case .passwordEnvironment: "password-env"
+        case .oauth2: "oauth2"
+        }
+    }
+
+    /// The non-secret part of the source, as stored and shown.
+    public var reference: String {
+        switch self {
+        case .passwordCommand(let command): command
+        case .passwordEnvironment(let variable): variable
+        case .oauth2(let clientID): clientID
+        }
+    }
+
+    public init(kind: String, reference: String) throws {
+        switch kind {
+        case "password-command": self = .passwordCommand(reference)
+        case "password-env": self = .passwordEnvironment(reference)
+        case "oauth2": self = .oauth2(clientID: reference)
+        default: throw TernError.invalidInput("unknown credential kind '\(kind)'")
+        }
+    }
+}
+
+/// FR-SYNC-01 step 7: which message bodies are fetched in the background, before anyone opens them.
+public enum BodyHydrationPolicy: Sendable, Hashable, Codable {
+    /// Bodies are fetched only when a thread is opened or explicitly prefetched.
+    case none
+    /// Bodies of messages received in the last N days.
+    case recent(days: Int)
+    /// Every body: a complete offline copy.
+    case all
+
+    public var storedValue: String {
+        switch self {
+        case .none: "none"
+        case .recent(let days): "recent:\(days)"
+        case .all: "all"
+        }
+    }
+
+    public init(storedValue: String) {
+        if storedValue == "all" {
+            self = .all
+        } else if storedValue.hasPrefix("recent:"), let days = Int(storedValue.dropFirst("recent:".count)) {
+            self = .recent(days: days)
+        } else {
+            self = .none
+        }
+    }
+}

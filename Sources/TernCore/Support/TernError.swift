@@ -1,0 +1,31 @@
+import Foundation
+
+/// Errors a front end shows to a person. Each `message` is one line that says what went wrong
+/// and, where it helps, what to do about it.
+public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The user typed something Tern cannot use.
+    case invalidInput(String)
+    /// No account, thread, message… with that name or id.
+    case notFound(String)
+    /// Something with that name exists already.
+    case alreadyExists(String)
+    /// `TERN_HOME` (or a file in it) cannot be created or written.
+    case storageUnavailable(String)
+    /// The database is not a Tern database Tern can open (corrupt, or written by a newer Tern).
+    case databaseUnusable(String)
+    /// A secret could not be obtained from its source.
+    case secretUnavailable(String)
+
+    public var message: String {
+        switch self {
+        case .invalidInput(let text): "invalid input: \(text)"
+        case .notFound(let text): "not found: \(text)"
+        case .alreadyExists(let text): "already exists: \(text)"
+        case .storageUnavailable(let text): "storage unavailable: \(text)"
+        case .databaseUnusable(let text): "database unusable: \(text)"
+        case .secretUnavailable(let text): "secret unavailable: \(text)"
+        }
+    }
+
+    public var description: String { message }
+}

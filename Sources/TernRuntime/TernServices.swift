@@ -1,0 +1,41 @@
+import Foundation
+import MailStore
+import TernCore
+
+/// The composition root: opens the store under `TernHome` and hands front ends the use cases,
+/// wired to live implementations. Front ends depend on this and on `TernCore`, never on GRDB,
+/// SQL or sockets.
+public struct TernServices: Sendable {
+    public let home: TernHome
+    let database: TernDatabase
+    let secrets: any SecretResolver
+    let accountRepository: any AccountRepository
+
+    public static func open(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TernServices {
+        let home = TernHome.fromEnvironment(environment)
+        let database = try TernDatabase(home: home)
+        return TernServices(
+            home: home, database: database, secrets: ShellSecretResolver(environment: environment, home: home),
+            accountRepository: SQLiteAccountRepository(database: database))
+    }
+
+    public var addAccount: AddAccountUseCase { AddAccountUseCase(accounts: accountRepository, secrets: secrets) }
+    public var listAccounts: ListAccountsUseCase { ListAccountsUseCase(accounts: accountRepository) }
+    public var removeAccount: RemoveAccountUseCase {
+        RemoveAccountUseCase(accounts: accountRepository, files: LocalAccountFiles(home: home))
+    }
+
+    /// For `tern status`: where the store is and which schema it has.
+    public func storeStatus() throws -> StoreStatus {
+        StoreStatus(
+            home: home.url.path, database: database.url.path, schema: try database.appliedMigrations().last ?? "empty",
+            counts: try database.rowCounts())
+    }
+}
+
+public struct StoreStatus: Sendable, Codable {
+    public var home: String
+    public var database: String
+    public var schema: String
+    public var counts: [String: Int]
+}

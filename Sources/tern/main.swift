@@ -1,0 +1,3 @@
+import TernCLI
+
+await TernCommand.runMain()

@@ -1,0 +1,28 @@
+import Foundation
+import GRDB
+import TernCore
+@testable import MailStore
+
+/// Sample rows for store tests.
+enum Fixtures {
+    static func account(name: String = "work", id: String = UUID().uuidString.lowercased()) -> Account {
+        Account(
+            id: id, name: name, emailAddress: "\(name)@example.org", provider: .imap,
+            imap: ServerEndpoint(host: "imap.example.org", port: 993, security: .implicitTLS),
+            smtp: ServerEndpoint(host: "smtp.example.org", port: 587, security: .startTLS),
+            username: "\(name)@example.org", credential: .passwordEnvironment("TERN_TEST_PW"))
+    }
+
+    static func email(accountId: String, messageId: String?, dedupKey: String = UUID().uuidString) -> Email {
+        Email(
+            accountId: accountId, messageId: messageId, dedupKey: dedupKey, subject: "Hello",
+            fromName: "Zoë", fromAddress: "zoe@example.fr",
+            toAddresses: [EmailAddress(name: "Ivan", address: "ivan@example.ru")],
+            dateSent: Date(timeIntervalSince1970: 1_700_000_000), dateReceived: Date(timeIntervalSince1970: 1_700_000_100),
+            createdDate: Date(timeIntervalSince1970: 1_700_000_200))
+    }
+
+    static func temporaryHome() -> TernHome {
+        TernHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("tern-store-\(UUID().uuidString)"))
+    }
+}

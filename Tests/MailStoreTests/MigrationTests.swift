@@ -1,0 +1,79 @@
+import Foundation
+import GRDB
+import Testing
+import TernCore
+@testable import MailStore
+
+@Suite struct MigrationTests {
+    @Test func emptyDatabaseMigratesToLatest() throws {
+        let database = try TernDatabase.temporary()
+        #expect(try database.appliedMigrations() == SchemaMigrations.identifiers)
+    }
+
+    /// A database left at every earlier schema version migrates forward and keeps its rows.
+    @Test(arguments: 0..<SchemaMigrations.identifiers.count)
+    func databaseAtEarlierVersionMigrates(appliedCount: Int) throws {
+        let home = Fixtures.temporaryHome()
+        try FileManager.default.createDirectory(at: home.url, withIntermediateDirectories: true)
+        let accountID = "acc-\(appliedCount)"
+        do {
+            let queue = try DatabaseQueue(path: home.databaseURL.path)
+            if appliedCount > 0 {
+                try SchemaMigrations.migrator.migrate(queue, upTo: SchemaMigrations.identifiers[appliedCount - 1])
+                try queue.write { db in try Fixtures.account(name: "old", id: accountID).insert(db) }
+            }
+            try queue.close()
+        }
+        let database = try TernDatabase(home: home)
+        #expect(try database.appliedMigrations() == SchemaMigrations.identifiers)
+        let names = try database.writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM account") }
+        #expect(names == (appliedCount > 0 ? ["old"] : []))
+    }
+
+    /// Every field the specs name has a column (docs/data-model.md).
+    @Test func schemaHasEverySpecField() throws {
+        let database = try TernDatabase.temporary()
+        let expected: [String: [String]] = [
+            "account": ["id", "name", "emailAddress", "imapHost", "imapPort", "imapSecurity", "smtpHost", "smtpPort",
+                        "smtpSecurity", "username", "credentialKind", "credentialReference", "caFile", "isActive"],
+            "folder": ["accountId", "path", "folderType", "uidValidity", "forwardCursorUID", "backfillCursorUID",
+                       "initialFastCompleted", "catchUpStatus", "lastSyncDate", "reachedServerHistoryBoundary", "highestModSeq"],
+            "email": ["messageId", "dedupKey", "inReplyTo", "references", "subject", "fromName", "fromAddress",
+                      "toAddresses", "ccAddresses", "bccAddresses", "dateSent", "dateReceived", "bodyPlain", "bodyHTML",
+                      "isRead", "isStarred", "isDraft", "sendState", "sendRetryCount", "sendQueuedDate", "sendError",
+                      "threadId", "sizeBytes", "bodyTruncated"],
+            "emailFolder": ["emailId", "folderId", "imapUID"],
+            "thread": ["subject", "latestDate", "messageCount", "unreadCount", "participants", "snippet", "aiSummary"],
+            "attachment": ["emailId", "partId", "filename", "mimeType", "sizeBytes", "contentId", "isDownloaded",
+                           "localPath", "lastAccessDate"],
+            "trustedSender": ["id", "senderEmail", "createdDate"],
+            "contactCacheEntry": ["id", "accountId", "emailAddress", "displayName", "lastSeenDate", "frequency"],
+            "searchIndex": ["subject", "sender", "recipients", "content"],
+        ]
+        try database.writer.read { db in
+            for (table, columns) in expected {
+                let actual = Set(try db.columns(in: table).map(\.name))
+                for column in columns {
+                    #expect(actual.contains(column), "\(table).\(column) is missing")
+                }
+            }
+            let journal = try String.fetchOne(db, sql: "PRAGMA journal_mode")
+            #expect(journal == "wal")
+        }
+    }
+
+    /// The hot paths use indexes, not table scans.
+    @Test(arguments: [
+        ("SELECT threadId FROM threadFolder WHERE folderId = 1 ORDER BY latestDate DESC LIMIT 50", "threadFolder_by_folder_date"),
+        ("SELECT * FROM email WHERE threadId = 1 ORDER BY dateReceived", "email_by_thread"),
+        ("SELECT * FROM email WHERE accountId = 'a' AND sendState = 'queued' ORDER BY sendQueuedDate", "email_outbox"),
+        ("SELECT * FROM thread WHERE accountId = 'a' ORDER BY latestDate DESC LIMIT 50", "thread_by_account_date"),
+    ])
+    func hotPathUsesIndex(query: String, index: String) throws {
+        let database = try TernDatabase.temporary()
+        let plan = try database.writer.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(query)").map { $0["detail"] as String }.joined(separator: "; ")
+        }
+        #expect(plan.contains(index), "plan: \(plan)")
+    }
+}

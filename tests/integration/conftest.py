@@ -1,0 +1,39 @@
+"""Fixtures for tests against the real test mail servers started by scripts/mailservers."""
+import os
+import pathlib
+import shlex
+import ssl
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MAILSERVERS = ROOT / "scripts" / "mailservers"
+
+
+def mailserver_env():
+    out = subprocess.run([str(MAILSERVERS), "env"], check=True, capture_output=True, text=True).stdout
+    env = {}
+    for line in out.splitlines():
+        key, _, value = line.partition("=")
+        env[key] = shlex.split(value)[0] if value else ""
+    return env
+
+
+@pytest.fixture(scope="session")
+def servers():
+    """The running test servers (`make test` starts them; started here when run alone)."""
+    env = mailserver_env()
+    status = subprocess.run([str(MAILSERVERS), "status"], capture_output=True, text=True).stdout
+    if "dovecot: running" not in status or "postfix: running" not in status:
+        subprocess.run([str(MAILSERVERS), "start"], check=True)
+    return env
+
+
+@pytest.fixture()
+def tls_context(servers):
+    return ssl.create_default_context(cafile=servers["TERN_TEST_CA"])
+
+
+def user_address(servers, name):
+    return f"{name}@{servers['TERN_TEST_DOMAIN']}"
