@@ -17,6 +17,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // Domain model, repository protocols and use cases. No I/O framework dependencies.
@@ -26,16 +27,22 @@ let package = Package(
             name: "MailStore",
             dependencies: ["TernCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
+        // Internet mail: parse bytes into messages and build messages into bytes (RFC 5322, MIME).
+        .target(
+            name: "MIME",
+            dependencies: ["TernCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
         // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
         .target(name: "TernRuntime", dependencies: ["TernCore", "MailStore"], swiftSettings: strict),
         // The command-line front end. Talks to use cases only.
         .target(
             name: "TernCLI",
-            dependencies: ["TernCore", "TernRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["TernCore", "TernRuntime", "MIME", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         .executableTarget(name: "tern", dependencies: ["TernCLI"], swiftSettings: strict),
 
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
+        .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
             name: "MailStoreTests",
             dependencies: ["MailStore", "TernCore", .product(name: "GRDB", package: "GRDB.swift")],

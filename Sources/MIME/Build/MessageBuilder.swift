@@ -1,0 +1,275 @@
+import Foundation
+import TernCore
+
+/// Turns an `OutgoingMessage` into RFC 5322 bytes for SMTP and IMAP APPEND (FR-SYNC-07, FR-COMP-01):
+/// CRLF line endings, no line over 998 bytes, the transfer encoding chosen per part, Bcc never in
+/// the header, and no way for a field's content to start a new header line. Dot-stuffing is SMTP's.
+public struct MessageBuilder: Sendable {
+    public init() {}
+
+    public static func generateMessageID(domain: String) -> String {
+        let host = domain.isEmpty ? "tern.invalid" : domain
+        return "<\(UUID().uuidString.lowercased()).\(UInt64(Date().timeIntervalSince1970 * 1000))@\(host)>"
+    }
+
+    public func build(_ message: OutgoingMessage) throws -> [UInt8] {
+        try validate(message)
+        let messageId = message.messageId ?? Self.generateMessageID(domain: domain(of: message.from.address))
+        var head = ""
+        head += HeaderEncoder.field("Date", Self.rfc5322Date(message.date))
+        head += HeaderEncoder.field("From", mailbox(message.from))
+        if !message.replyTo.isEmpty { head += HeaderEncoder.field("Reply-To", message.replyTo.map(mailbox).joined(separator: ", ")) }
+        if !message.to.isEmpty { head += HeaderEncoder.field("To", message.to.map(mailbox).joined(separator: ", ")) }
+        if !message.cc.isEmpty { head += HeaderEncoder.field("Cc", message.cc.map(mailbox).joined(separator: ", ")) }
+        head += HeaderEncoder.field("Subject", HeaderEncoder.unstructured(message.subject))
+        head += HeaderEncoder.field("Message-ID", messageId)
+        if let inReplyTo = message.inReplyTo { head += HeaderEncoder.field("In-Reply-To", inReplyTo) }
+        if !message.references.isEmpty { head += HeaderEncoder.field("References", message.references.joined(separator: " ")) }
+        head += "MIME-Version: 1.0\r\n"
+
+        let html = message.bodyHTML ?? Self.minimalHTML(from: message.bodyPlain)
+        let plainPart = textPart(message.bodyPlain, subtype: "plain", flowed: true)
+        var htmlPart = textPart(html, subtype: "html", flowed: false)
+        let inline = message.attachments.filter { $0.contentId != nil }
+        let attached = message.attachments.filter { $0.contentId == nil }
+        if !inline.isEmpty {
+            htmlPart = multipart("related", [htmlPart] + inline.map(attachmentPart))
+        }
+        var body = multipart("alternative", [plainPart, htmlPart])
+        if !attached.isEmpty {
+            body = multipart("mixed", [body] + attached.map(attachmentPart))
+        }
+        var bytes = Array(head.utf8)
+        bytes.append(contentsOf: body)
+        return bytes
+    }
+
+    // MARK: - Parts (each: its header lines, a blank line, its body; CRLF throughout)
+
+    func textPart(_ text: String, subtype: String, flowed: Bool) -> [UInt8] {
+        let normalized = Self.normalizeLineBreaks(text)
+        let content = flowed ? Self.encodeFlowed(normalized) : normalized
+        let bytes = Array(content.utf8)
+        let isASCII = bytes.allSatisfy { $0 < 0x80 }
+        let longestLine = bytes.split(separator: ASCII.lf).map(\.count).max() ?? 0
+        var header = "Content-Type: text/\(subtype); charset=utf-8\(flowed ? "; format=flowed; delsp=no" : "")\r\n"
+        let encodedBody: String
+        if isASCII && longestLine <= 998 {
+            header += "Content-Transfer-Encoding: 7bit\r\n"
+            encodedBody = content.replacingOccurrences(of: "\n", with: "\r\n")
+        } else if Double(bytes.filter { $0 >= 0x80 }.count) / Double(max(bytes.count, 1)) < 0.2 {
+            header += "Content-Transfer-Encoding: quoted-printable\r\n"
+            encodedBody = Self.quotedPrintable(bytes)
+        } else {
+            header += "Content-Transfer-Encoding: base64\r\n"
+            encodedBody = Self.base64Lines(bytes)
+        }
+        var result = Array((header + "\r\n").utf8)
+        result.append(contentsOf: encodedBody.utf8)
+        if !encodedBody.hasSuffix("\r\n") { result.append(contentsOf: [ASCII.cr, ASCII.lf]) }
+        return result
+    }
+
+    func attachmentPart(_ attachment: OutgoingAttachment) -> [UInt8] {
+        let filename = MIMEPart.sanitizedFilename(attachment.filename)
+        let type = attachment.mimeType.contains("/") && !attachment.mimeType.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ";" })
+            ? attachment.mimeType.lowercased() : "application/octet-stream"
+        var header = "Content-Type: \(type); \(HeaderEncoder.parameter("name", filename))\r\n"
+        header += "Content-Transfer-Encoding: base64\r\n"
+        if let contentId = attachment.contentId {
+            header += "Content-ID: <\(contentId)>\r\n"
+            header += "Content-Disposition: inline; \(HeaderEncoder.parameter("filename", filename))\r\n"
+        } else {
+            header += "Content-Disposition: attachment; \(HeaderEncoder.parameter("filename", filename))\r\n"
+        }
+        var result = Array((header + "\r\n").utf8)
+        result.append(contentsOf: Self.base64Lines([UInt8](attachment.data)).utf8)
+        return result
+    }
+
+    func multipart(_ subtype: String, _ parts: [[UInt8]]) -> [UInt8] {
+        var boundary: String
+        repeat {
+            boundary = "=_tern_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        } while parts.contains { $0.count >= boundary.utf8.count && contains($0, Array(boundary.utf8)) }
+        var result = Array("Content-Type: multipart/\(subtype); boundary=\"\(boundary)\"\r\n\r\n".utf8)
+        for part in parts {
+            result.append(contentsOf: "--\(boundary)\r\n".utf8)
+            result.append(contentsOf: part)
+        }
+        result.append(contentsOf: "--\(boundary)--\r\n".utf8)
+        return result
+    }
+
+    func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, haystack.count >= needle.count else { return false }
+        var index = 0
+        while index <= haystack.count - needle.count {
+            if haystack[index] == first && Array(haystack[index..<(index + needle.count)]) == needle { return true }
+            index += 1
+        }
+        return false
+    }
+
+    // MARK: - Validation: nothing a user typed can become a header line
+
+    func validate(_ message: OutgoingMessage) throws {
+        if message.to.isEmpty && message.cc.isEmpty && message.bcc.isEmpty { throw MessageBuildError.noRecipients }
+        func checkText(_ text: String, _ field: String) throws {
+            if text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
+                throw MessageBuildError.lineBreakInField(field)
+            }
+        }
+        try checkText(message.subject, "subject")
+        for (list, field) in [([message.from], "from"), (message.to, "to"), (message.cc, "cc"), (message.bcc, "bcc"), (message.replyTo, "reply-to")] {
+            for address in list {
+                try checkText(address.name ?? "", "\(field) name")
+                try checkText(address.address, "\(field) address")
+                guard Self.isValidAddress(address.address) else { throw MessageBuildError.invalidAddress(address.address) }
+            }
+        }
+        for attachment in message.attachments {
+            try checkText(attachment.filename, "attachment filename")
+            try checkText(attachment.mimeType, "attachment type")
+            if let contentId = attachment.contentId { try checkText(contentId, "content id") }
+        }
+        for id in [message.messageId, message.inReplyTo].compactMap({ $0 }) + message.references {
+            try checkText(id, "message id")
+        }
+    }
+
+    static func isValidAddress(_ address: String) -> Bool {
+        guard let at = address.lastIndex(of: "@"), at != address.startIndex, address.index(after: at) != address.endIndex else { return false }
+        let forbidden = Set(" <>(),;:\"[]\\\t")
+        return !address.contains { forbidden.contains($0) } && address.utf8.count <= 254
+    }
+
+    func mailbox(_ address: EmailAddress) -> String {
+        guard let name = address.name, !name.isEmpty else { return address.address }
+        return "\(HeaderEncoder.phrase(name)) <\(address.address)>"
+    }
+
+    func domain(of address: String) -> String {
+        address.split(separator: "@").last.map(String.init) ?? ""
+    }
+
+    // MARK: - Encodings
+
+    static func normalizeLineBreaks(_ text: String) -> String {
+        text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+    }
+
+    /// RFC 3676 format=flowed: long lines wrap at spaces with a trailing space (soft break); lines
+    /// starting with a space, `>` or `From ` are space-stuffed; trailing spaces of hard lines go.
+    static func encodeFlowed(_ text: String, width: Int = 76) -> String {
+        var output: [String] = []
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = String(rawLine)
+            if line != "-- " { while line.hasSuffix(" ") { line.removeLast() } }
+            var pieces: [String] = []
+            while line.count > width, let breakIndex = line.prefix(width).lastIndex(of: " "), breakIndex > line.startIndex {
+                pieces.append(String(line[...breakIndex]))  // keeps the space: soft break
+                line = String(line[line.index(after: breakIndex)...])
+            }
+            pieces.append(line)
+            for piece in pieces {
+                output.append(piece.hasPrefix(" ") || piece.hasPrefix(">") || piece.hasPrefix("From ") ? " " + piece : piece)
+            }
+        }
+        return output.joined(separator: "\n")
+    }
+
+    static func quotedPrintable(_ bytes: [UInt8]) -> String {
+        var output = ""
+        var line = ""
+        func emit(_ token: String) {
+            if line.utf8.count + token.utf8.count > 75 {
+                output += line + "=\r\n"
+                line = ""
+            }
+            line += token
+        }
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == ASCII.lf {
+                // Trailing whitespace before a hard break must be encoded.
+                if let last = line.last, last == " " || last == "\t" {
+                    line.removeLast()
+                    line += last == " " ? "=20" : "=09"
+                }
+                output += line + "\r\n"
+                line = ""
+            } else if (byte >= 33 && byte <= 126 && byte != ASCII.equals) || byte == ASCII.space || byte == ASCII.tab {
+                // A line starting with "." or "From " is encoded so no transport mangles it.
+                if line.isEmpty && (byte == 46 || (byte == 70 && bytes[index...].starts(with: Array("From ".utf8)))) {
+                    emit(String(format: "=%02X", byte))
+                } else {
+                    emit(String(UnicodeScalar(byte)))
+                }
+            } else {
+                emit(String(format: "=%02X", byte))
+            }
+            index += 1
+        }
+        if let last = line.last, last == " " || last == "\t" {
+            line.removeLast()
+            line += last == " " ? "=20" : "=09"
+        }
+        output += line
+        return output
+    }
+
+    static func base64Lines(_ bytes: [UInt8]) -> String {
+        let encoded = Data(bytes).base64EncodedString()
+        var output = ""
+        output.reserveCapacity(encoded.utf8.count + encoded.utf8.count / 76 * 2 + 2)
+        var start = encoded.startIndex
+        while start < encoded.endIndex {
+            let end = encoded.index(start, offsetBy: 76, limitedBy: encoded.endIndex) ?? encoded.endIndex
+            output += encoded[start..<end]
+            output += "\r\n"
+            start = end
+        }
+        return output
+    }
+
+    static func minimalHTML(from plain: String) -> String {
+        var escaped = ""
+        for character in normalizeLineBreaks(plain) {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "\n": escaped += "<br>\n"
+            default: escaped.append(character)
+            }
+        }
+        return "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body><div>\(escaped)</div></body></html>"
+    }
+
+    static func rfc5322Date(_ date: Date) -> String {
+        // UTC on purpose: the Date header then does not reveal the sender's time zone.
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+        let secondOfDay = seconds - days * 86400
+        let (year, month, day) = civilFromDays(days)
+        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
+        let monthName = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][month - 1]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(weekday), \(two(day)) \(monthName) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60)) +0000"
+    }
+
+    static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
+        let z = days + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
