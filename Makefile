@@ -62,3 +62,15 @@ clean:
 	scripts/mailservers reset || true
 	$(TEST_SERVERS) scripts/mailservers reset || true
 	rm -rf .build
+
+# Fuzzing (libFuzzer + AddressSanitizer), in its own build folder. FUZZ_SECONDS=600 for the full run.
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
+
+.PHONY: fuzz-mime
+fuzz-mime:
+	swift build $(FUZZ_FLAGS) --product MIMEFuzzer
+	mkdir -p .build-fuzz/corpus-mime .build-fuzz/artifacts
+	cp -n Tests/MIMETests/Corpus/*.eml .build-fuzz/corpus-mime/ 2>/dev/null || true
+	.build-fuzz/release/MIMEFuzzer .build-fuzz/corpus-mime -max_total_time=$(FUZZ_SECONDS) -max_len=262144 \
+		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1

@@ -40,6 +40,8 @@ let package = Package(
             dependencies: ["TernCore", "TernRuntime", "MIME", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         .executableTarget(name: "tern", dependencies: ["TernCLI"], swiftSettings: strict),
+        // libFuzzer targets (`make fuzz-mime`); without -DFUZZING they replay files.
+        .executableTarget(name: "MIMEFuzzer", dependencies: ["MIME"], path: "Fuzz/MIMEFuzzer", swiftSettings: strict),
 
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
         .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore"], resources: [.copy("Corpus")], swiftSettings: strict),

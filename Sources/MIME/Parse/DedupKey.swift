@@ -21,6 +21,12 @@ public enum DedupKey {
             "date:" + collapse(dateHeader), "message-id:" + collapse(messageId),
         ].joined(separator: "\n")
         let digest = SHA256.hash(data: Data(canonical.utf8))
-        return "sha256:" + digest.map { String(format: "%02x", $0) }.joined()
+        let hexDigits = Array("0123456789abcdef".utf8)
+        var hex = Array("sha256:".utf8)
+        for byte in digest {
+            hex.append(hexDigits[Int(byte >> 4)])
+            hex.append(hexDigits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 }

@@ -1,5 +1,10 @@
 import Foundation
 import TernCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A message read from bytes: headers, part tree, chosen bodies, attachments, and what was wrong.
 public struct ParsedMessage: Sendable {
@@ -57,8 +62,12 @@ public struct MessageParser: Sendable {
             headers.all(name).flatMap { AddressParser.parse($0.rawValue, problems: &addressProblems) }
         }
         let from = addresses("from")
-        let subject = headers.first("subject")?.decodedValue.replacingOccurrences(of: "\r", with: "")
-            .replacingOccurrences(of: "\n", with: "") ?? ""
+        // Unfolding leaves no line breaks; a stray CR or LF from an encoded word is dropped too.
+        let subject = headers.first("subject").map { field -> String in
+            let value = field.decodedValue
+            return value.utf8.contains(where: { $0 == ASCII.cr || $0 == ASCII.lf })
+                ? String(value.unicodeScalars.filter { $0 != "\r" && $0 != "\n" }.map(Character.init)) : value
+        } ?? ""
         var date: Date?
         if let dateField = headers.first("date") {
             let text = String(headerBytes: dateField.rawValue)
@@ -99,10 +108,33 @@ public struct MessageParser: Sendable {
     public func parse(_ data: Data) -> ParsedMessage { parse([UInt8](data)) }
 
     struct State {
-        /// Bodies are stored and shown with LF line breaks, whatever the wire used.
-        static func normalizeLineBreaks(_ text: String) -> String {
-            guard text.utf8.contains(ASCII.cr) else { return text }
-            return text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        /// Bodies are stored and shown with LF line breaks, whatever the wire used. Done on bytes before
+        /// charset decoding: CR and LF are the same bytes in every charset mail bodies use.
+        static func normalizeLineBreaks(_ bytes: [UInt8]) -> [UInt8] {
+            bytes.withUnsafeBufferPointer { input in
+                guard let base = input.baseAddress, memchr(base, Int32(ASCII.cr), input.count) != nil else { return bytes }
+                return [UInt8](unsafeUninitializedCapacity: input.count) { output, initialized in
+                    // Copy the runs between CRs whole; a CR becomes LF, a CRLF becomes LF.
+                    var count = 0
+                    var index = 0
+                    while index < input.count {
+                        let remaining = input.count - index
+                        let found = memchr(base + index, Int32(ASCII.cr), remaining)
+                        let runEnd = found.map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? input.count
+                        let runLength = runEnd - index
+                        if runLength > 0 {
+                            (output.baseAddress! + count).update(from: base + index, count: runLength)
+                            count += runLength
+                        }
+                        guard runEnd < input.count else { break }
+                        output[count] = ASCII.lf
+                        count += 1
+                        index = runEnd + 1
+                        if index < input.count && input[index] == ASCII.lf { index += 1 }
+                    }
+                    initialized = count
+                }
+            }
         }
 
         let bytes: [UInt8]
@@ -222,11 +254,11 @@ public struct MessageParser: Sendable {
                     problems.append(ParseProblem(.limit, partId: partId, "body larger than 10 MB truncated"))
                 }
                 total += decoded.count
-                let result = CharsetDecoder.decode(decoded, charset: part.charset)
+                let result = CharsetDecoder.decode(Self.normalizeLineBreaks(decoded), charset: part.charset)
                 if let problem = result.problem { problems.append(ParseProblem(.charset, partId: partId, problem)) }
-                var text = Self.normalizeLineBreaks(result.text)
-                if part.contentType == "text/plain", part.parameters["format"]?.lowercased() == "flowed" {
-                    text = FormatFlowed.decode(text, delSp: part.parameters["delsp"]?.lowercased() == "yes")
+                var text = result.text
+                if part.contentType == "text/plain", part.parameters["format"]?.lowercasedASCII == "flowed" {
+                    text = FormatFlowed.decode(text, delSp: part.parameters["delsp"]?.lowercasedASCII == "yes")
                 }
                 pieces.append(text)
                 if truncated { break }
@@ -279,9 +311,9 @@ enum MultipartSplitter {
                         continue
                     }
                     // Next line.
-                    var cursor = lineStart
-                    while cursor < end, buffer[cursor] != ASCII.lf { cursor += 1 }
-                    lineStart = cursor + 1
+                    guard let base = buffer.baseAddress,
+                          let found = memchr(base + lineStart, Int32(ASCII.lf), end - lineStart) else { return }
+                    lineStart = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
                 }
             }
         }

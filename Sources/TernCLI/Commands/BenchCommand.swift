@@ -1,0 +1,144 @@
+import ArgumentParser
+import Foundation
+import MIME
+
+/// `tern bench`: measurements for BENCHMARKS.md, each next to its peer in the same run.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
+        subcommands: [MIMEBench.self])
+
+    struct MIMEBench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "mime",
+            abstract: "Parse throughput over a folder of .eml files, next to Python's email package on the same files.")
+
+        @Argument(help: "Folders or .eml files to parse.")
+        var paths: [String]
+        @Option(help: "Timed passes over the corpus; the best is reported.")
+        var iterations = 5
+        @Option(help: "The peer script (Python's email package).")
+        var peer = "scripts/bench/mime_python.py"
+        @Option(help: "Timed parses of the typical 50 KB message.")
+        var typicalRuns = 200
+        @Flag(help: "Skip the Python peer.")
+        var noPeer = false
+        @OptionGroup var output: OutputOptions
+
+        struct Result: Encodable {
+            var tool: String
+            var messages: Int
+            var bytes: Int
+            var seconds: Double
+            var messagesPerSecond: Double { Double(messages) / seconds }
+            var megabytesPerSecond: Double { Double(bytes) / 1_048_576 / seconds }
+            var microsecondsPerMessage: Double { seconds / Double(messages) * 1_000_000 }
+
+            enum CodingKeys: String, CodingKey { case tool, messages, bytes, seconds, messagesPerSecond, megabytesPerSecond, microsecondsPerMessage }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(tool, forKey: .tool)
+                try container.encode(messages, forKey: .messages)
+                try container.encode(bytes, forKey: .bytes)
+                try container.encode(seconds, forKey: .seconds)
+                try container.encode(messagesPerSecond, forKey: .messagesPerSecond)
+                try container.encode(megabytesPerSecond, forKey: .megabytesPerSecond)
+                try container.encode(microsecondsPerMessage, forKey: .microsecondsPerMessage)
+            }
+        }
+
+        func run() throws {
+            let files = try collectFiles()
+            let messages = try files.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))) }
+            let bytes = messages.reduce(0) { $0 + $1.count }
+            let parser = MessageParser()
+            var sink = 0
+            func pass() {
+                for message in messages {
+                    let parsed = parser.parse(message)
+                    sink &+= parsed.subject.utf8.count &+ (parsed.bodyPlain?.utf8.count ?? 0) &+ (parsed.bodyHTML?.utf8.count ?? 0)
+                        &+ parsed.attachments.count &+ parsed.from.count &+ (parsed.date == nil ? 0 : 1)
+                }
+            }
+            pass()  // warm-up
+            var best = Double.infinity
+            for _ in 0..<iterations {
+                let elapsed = ContinuousClock().measure { pass() }
+                best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            }
+            var results = [Result(tool: "tern MessageParser", messages: messages.count, bytes: bytes, seconds: best)]
+
+            // The typical message of the goal: about 50 KB (multipart/alternative, QP HTML).
+            let typical = Self.typicalMessage()
+            var typicalBest = Double.infinity
+            for _ in 0..<typicalRuns {
+                let elapsed = ContinuousClock().measure { sink &+= parser.parse(typical).bodyHTML?.utf8.count ?? 0 }
+                typicalBest = min(typicalBest, Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+            }
+
+            if !noPeer {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                process.arguments = ["python3", peer, "\(iterations)"] + files
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                try process.run()
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                struct Peer: Decodable { var messages: Int; var bytes: Int; var seconds: Double }
+                let peerResult = try JSONDecoder().decode(Peer.self, from: data)
+                results.append(Result(tool: "python email (BytesParser, policy.default)", messages: peerResult.messages,
+                                      bytes: peerResult.bytes, seconds: peerResult.seconds))
+            }
+            if output.json {
+                struct Report: Encodable { var results: [Result]; var typicalMessageBytes: Int; var typicalMessageMicroseconds: Double; var speedup: Double? }
+                try printJSON(Report(results: results, typicalMessageBytes: typical.count, typicalMessageMicroseconds: typicalBest * 1e6,
+                                     speedup: results.count > 1 ? results[1].seconds / results[0].seconds : nil))
+                return
+            }
+            print("corpus: \(messages.count) messages, \(String(format: "%.1f", Double(bytes) / 1_048_576)) MB, best of \(iterations) passes")
+            for result in results {
+                print(result.tool.padding(toLength: 44, withPad: " ", startingAt: 0)
+                    + String(format: " %10.0f msg/s %8.1f MB/s %9.1f µs/msg", result.messagesPerSecond, result.megabytesPerSecond,
+                             result.microsecondsPerMessage))
+            }
+            if results.count > 1 { print(String(format: "speed-up: %.1fx", results[1].seconds / results[0].seconds)) }
+            print(String(format: "typical %d KB message: %.1f µs", typical.count / 1024, typicalBest * 1e6))
+            if sink == 42 { print("") }  // keeps the work observable
+        }
+
+        func collectFiles() throws -> [String] {
+            var files: [String] = []
+            for path in paths {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                    throw ValidationError("no such file or folder: \(path)")
+                }
+                if isDirectory.boolValue {
+                    let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".eml") }.sorted()
+                    files.append(contentsOf: names.map { path + "/" + $0 })
+                } else {
+                    files.append(path)
+                }
+            }
+            guard !files.isEmpty else { throw ValidationError("no .eml files in \(paths.joined(separator: ", "))") }
+            return files
+        }
+
+        static func typicalMessage() -> [UInt8] {
+            var html = "<html><body><table width=\"100%\">"
+            var plain = ""
+            var row = 0
+            while html.utf8.count < 38_000 {
+                html += "<tr><td style=\"padding:8px;font-family:Arial\">Row \(row): the quarterly numbers look good — café ☕ <a href=\"https://example.com/item/\(row)\">details</a></td></tr>\n"
+                plain += "Row \(row): the quarterly numbers look good — café ☕ https://example.com/item/\(row)\n"
+                row += 1
+            }
+            html += "</table></body></html>"
+            let message = OutgoingMessage(
+                from: .init(name: "Zoë Dubois", address: "zoe@example.fr"), to: [.init(name: "Alice", address: "alice@tern.test")],
+                subject: "Quarterly report — Q3", bodyPlain: plain, bodyHTML: html)
+            return (try? MessageBuilder().build(message)) ?? []
+        }
+    }
+}
