@@ -74,3 +74,11 @@ fuzz-mime:
 	cp -n Tests/MIMETests/Corpus/*.eml .build-fuzz/corpus-mime/ 2>/dev/null || true
 	.build-fuzz/release/MIMEFuzzer .build-fuzz/corpus-mime -max_total_time=$(FUZZ_SECONDS) -max_len=262144 \
 		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1
+
+.PHONY: fuzz-imap
+fuzz-imap:
+	swift build $(FUZZ_FLAGS) --product IMAPFuzzer
+	mkdir -p .build-fuzz/corpus-imap .build-fuzz/artifacts
+	cp -n Fuzz/IMAPFuzzer/seeds/* .build-fuzz/corpus-imap/ 2>/dev/null || true
+	.build-fuzz/release/IMAPFuzzer .build-fuzz/corpus-imap -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1

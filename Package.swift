@@ -32,6 +32,8 @@ let package = Package(
             name: "MIME",
             dependencies: ["TernCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
+        // IMAP: response framing and grammar (pure), then the SwiftNIO client.
+        .target(name: "IMAP", dependencies: ["TernCore", "MIME"], swiftSettings: strict),
         // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
         .target(name: "TernRuntime", dependencies: ["TernCore", "MailStore"], swiftSettings: strict),
         // The command-line front end. Talks to use cases only.
@@ -42,8 +44,10 @@ let package = Package(
         .executableTarget(name: "tern", dependencies: ["TernCLI"], swiftSettings: strict),
         // libFuzzer targets (`make fuzz-mime`); without -DFUZZING they replay files.
         .executableTarget(name: "MIMEFuzzer", dependencies: ["MIME"], path: "Fuzz/MIMEFuzzer", swiftSettings: strict),
+        .executableTarget(name: "IMAPFuzzer", dependencies: ["IMAP"], path: "Fuzz/IMAPFuzzer", swiftSettings: strict),
 
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
+        .testTarget(name: "IMAPTests", dependencies: ["IMAP", "MIME", "TernCore"], swiftSettings: strict),
         .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
             name: "MailStoreTests",

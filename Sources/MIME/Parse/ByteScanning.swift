@@ -65,7 +65,8 @@ extension ArraySlice where Element == UInt8 {
 
 extension String {
     /// Header bytes as text: UTF-8 when valid (RFC 6532), else Latin-1, so nothing is lost or crashes.
-    init<Bytes: Collection>(headerBytes bytes: Bytes) where Bytes.Element == UInt8 {
+    /// Header bytes as text: UTF-8 when valid (RFC 6532), else Latin-1, so nothing is lost or crashes.
+    public init<Bytes: Collection>(headerBytes bytes: Bytes) where Bytes.Element == UInt8 {
         if let text = String(validating: bytes, as: UTF8.self) {
             self = text
         } else {

@@ -1,0 +1,57 @@
+import Foundation
+import IMAP
+
+/// libFuzzer target for the IMAP response framer and parser (`make fuzz-imap`): any bytes from a
+/// server give responses or typed errors, never a crash; framing the same bytes in two chunks at
+/// any split gives the same frames.
+func fuzzOneInput(_ bytes: [UInt8]) {
+    var framer = ResponseFramer()
+    framer.append(bytes)
+    var frames: [[UInt8]] = []
+    while true {
+        guard let frame = try? framer.next() else { break }
+        frames.append(frame)
+        _ = try? ResponseParser().parse(frame)
+    }
+    if !bytes.isEmpty {
+        var split = ResponseFramer()
+        let cut = Int(bytes[0]) % bytes.count
+        split.append(bytes[..<cut])
+        var again: [[UInt8]] = []
+        while let frame = try? split.next() { again.append(frame) }
+        split.append(bytes[cut...])
+        while let frame = try? split.next() { again.append(frame) }
+        precondition(again == frames, "framing depends on how the bytes arrived")
+    }
+}
+
+#if FUZZING
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+
+@main
+struct IMAPFuzzerDriver {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            fuzzOneInput(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+            return 0
+        }
+        exit(status)
+    }
+}
+#else
+@main
+struct IMAPFuzzerReplay {
+    static func main() {
+        for path in CommandLine.arguments.dropFirst() {
+            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            fuzzOneInput([UInt8](data))
+        }
+        print("replayed \(CommandLine.arguments.count - 1) inputs")
+    }
+}
+#endif

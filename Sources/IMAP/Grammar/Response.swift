@@ -1,0 +1,128 @@
+import Foundation
+import MIME
+import TernCore
+
+/// A server response (RFC 9051 section 7, RFC 3501 section 7), as the parser hands it to a connection.
+public enum IMAPResponse: Sendable, Hashable {
+    /// `tag OK|NO|BAD [code] text`: the end of a command.
+    case tagged(tag: String, state: ResponseState)
+    case untagged(UntaggedResponse)
+    /// `+ text`: the server waits for a literal or the next step of an exchange (AUTHENTICATE, IDLE).
+    case continuation(String)
+}
+
+public struct ResponseState: Sendable, Hashable {
+    public enum Status: String, Sendable, Hashable { case ok = "OK", no = "NO", bad = "BAD", bye = "BYE", preauth = "PREAUTH" }
+    public var status: Status
+    public var code: ResponseCode?
+    public var text: String
+
+    public init(status: Status, code: ResponseCode? = nil, text: String) {
+        self.status = status
+        self.code = code
+        self.text = text
+    }
+}
+
+/// Response codes in `[…]` (RFC 9051 section 7.1, RFC 4315 UIDPLUS, RFC 7162 CONDSTORE).
+public enum ResponseCode: Sendable, Hashable {
+    case alert
+    case capability([String])
+    case permanentFlags([String])
+    case readOnly
+    case readWrite
+    case tryCreate
+    case uidValidity(UInt32)
+    case uidNext(UInt32)
+    case unseen(UInt32)
+    case highestModSeq(UInt64)
+    case noModSeq
+    case appendUID(uidValidity: UInt32, uids: UIDSet)
+    case copyUID(uidValidity: UInt32, source: UIDSet, destination: UIDSet)
+    case closed
+    case other(name: String, text: String?)
+}
+
+public enum UntaggedResponse: Sendable, Hashable {
+    case state(ResponseState)
+    case capability([String])
+    case enabled([String])
+    case list(MailboxListing)
+    case lsub(MailboxListing)
+    case status(mailbox: String, attributes: [String: UInt64])
+    case flags([String])
+    case exists(UInt32)
+    case recent(UInt32)
+    case expunge(sequence: UInt32)
+    case search(ids: [UInt32], highestModSeq: UInt64?)
+    case fetch(sequence: UInt32, attributes: [FetchAttribute])
+    case vanished(earlier: Bool, uids: UIDSet)
+    case id([String: String])
+    /// A response Tern does not use (NAMESPACE, METADATA…), kept as text.
+    case other(name: String, text: String)
+}
+
+/// One `LIST` line: attributes (including RFC 6154 special use), delimiter and decoded name.
+public struct MailboxListing: Sendable, Hashable {
+    public var attributes: [String]
+    public var delimiter: String?
+    /// Decoded from modified UTF-7 (or UTF-8 with UTF8=ACCEPT).
+    public var name: String
+    /// As the server sent it, for commands.
+    public var rawName: String
+
+    public init(attributes: [String], delimiter: String?, name: String, rawName: String) {
+        self.attributes = attributes
+        self.delimiter = delimiter
+        self.name = name
+        self.rawName = rawName
+    }
+
+    public func hasAttribute(_ attribute: String) -> Bool {
+        attributes.contains { $0.caseInsensitiveCompare(attribute) == .orderedSame }
+    }
+
+    /// FR-SYNC-01 step 1: the special-use mapping, with Gmail's `\All` and `\Important` kept apart.
+    public var folderType: FolderType {
+        if hasAttribute("\\Noselect") || hasAttribute("\\NonExistent") { return .container }
+        if name.caseInsensitiveCompare("INBOX") == .orderedSame { return .inbox }
+        let mapping: [(String, FolderType)] = [
+            ("\\Sent", .sent), ("\\Drafts", .drafts), ("\\Trash", .trash), ("\\Junk", .spam), ("\\Flagged", .starred),
+            ("\\All", .all), ("\\Important", .important), ("\\Archive", .all),
+        ]
+        for (attribute, type) in mapping where hasAttribute(attribute) { return type }
+        return .custom
+    }
+}
+
+/// A FETCH data item (RFC 9051 section 7.5.2, RFC 7162 MODSEQ, Gmail's X-GM-*).
+public enum FetchAttribute: Sendable, Hashable {
+    case uid(UInt32)
+    case flags([String])
+    case internalDate(Date)
+    case rfc822Size(UInt64)
+    case envelope(Envelope)
+    /// BODYSTRUCTURE (or BODY), mapped to Tern's part model with IMAP section numbers.
+    case bodyStructure(MIMEPart)
+    /// `BODY[section]<origin>`: nil data for NIL.
+    case bodySection(section: String, origin: UInt64?, data: [UInt8]?)
+    case modSeq(UInt64)
+    case gmailMessageID(UInt64)
+    case gmailThreadID(UInt64)
+    case gmailLabels([String])
+    case other(name: String)
+}
+
+/// ENVELOPE (RFC 9051 section 7.5.2): the parsed headers a server hands out. It has no References.
+public struct Envelope: Sendable, Hashable {
+    public var date: String?
+    public var subject: String?
+    public var from: [EmailAddress]
+    public var sender: [EmailAddress]
+    public var replyTo: [EmailAddress]
+    public var to: [EmailAddress]
+    public var cc: [EmailAddress]
+    public var bcc: [EmailAddress]
+    public var inReplyTo: String?
+    public var messageId: String?
+}
