@@ -109,3 +109,71 @@ import TernCore
         #expect(try build(OutgoingMessage(from: alice, to: [bob], subject: subject, bodyPlain: "x")).parsed.subject == subject)
     }
 }
+
+/// Build → parse gives back every field, for text in every script and every structure the builder makes.
+@Suite struct RoundTripMatrixTests {
+    static let scripts = [
+        "plain ASCII text", "Grüße aus Köln, ça va? Ñandú", "Привет, как дела? Отчёт готов", "Γειά σου κόσμε",
+        "会議の議事録を送ります", "项目进度更新：本周完成", "季度報告草稿已完成", "다음 주 회의 일정", "مرحبا بالعالم", "שלום עולם",
+        "नमस्ते दुनिया", "สวัสดีชาวโลก", "emoji 🌍☕️👩‍💻 and ZWJ", "mixed: café 中文 Ελληνικά 🙂",
+    ]
+    static let structures = ["plain", "html", "attachments", "inline", "reply"]
+
+    @Test(arguments: scripts, structures)
+    func roundTrips(text: String, structure: String) throws {
+        let longBody = text + "\n\n" + Array(repeating: text, count: 30).joined(separator: " ") + "\n> not a quote\n-- \nsig"
+        var message = OutgoingMessage(
+            from: EmailAddress(name: text, address: "sender@example.org"), to: [EmailAddress(name: "Re: \(text)", address: "to@example.org")],
+            cc: [EmailAddress(name: text + ", Jr.", address: "cc@example.org")], subject: text, date: Date(timeIntervalSince1970: 1_767_607_200),
+            bodyPlain: longBody)
+        switch structure {
+        case "html": message.bodyHTML = "<p>\(text)</p>"
+        case "attachments":
+            message.attachments = [OutgoingAttachment(filename: "\(text).pdf", mimeType: "application/pdf", data: Data((0..<3000).map { UInt8($0 % 256) })),
+                                   OutgoingAttachment(filename: "notes.txt", mimeType: "text/plain", data: Data(text.utf8))]
+        case "inline":
+            message.bodyHTML = "<p>\(text)</p><img src=\"cid:img@x\">"
+            message.attachments = [OutgoingAttachment(filename: "image.png", mimeType: "image/png", data: Data([0x89, 0x50, 0x4E, 0x47]), contentId: "img@x")]
+        case "reply":
+            message.inReplyTo = "<parent@example.org>"
+            message.references = ["<root@example.org>", "<parent@example.org>"]
+        default: break
+        }
+        let bytes = try MessageBuilder().build(message)
+        let parsed = MessageParser().parse(bytes)
+        #expect(parsed.problems.isEmpty, "\(parsed.problems)")
+        #expect(parsed.subject == text)
+        #expect(parsed.from == [message.from])
+        #expect(parsed.to == message.to)
+        #expect(parsed.cc == message.cc)
+        #expect(parsed.date == message.date)
+        #expect(parsed.bodyPlain == longBody)
+        if let html = message.bodyHTML { #expect(parsed.bodyHTML == html) } else { #expect(parsed.bodyHTML?.contains(text.replacingOccurrences(of: "&", with: "&amp;")) == true) }
+        #expect(parsed.attachments.map(\.filename) == message.attachments.map { MIMEPart.sanitizedFilename($0.filename) })
+        for (attachment, original) in zip(parsed.attachments, message.attachments) {
+            #expect(parsed.content(ofPart: attachment.partId) == [UInt8](original.data))
+            #expect(attachment.contentId == original.contentId)
+        }
+        #expect(parsed.inReplyTo == (message.inReplyTo.map { [$0] } ?? []))
+        #expect(parsed.references == message.references)
+    }
+}
+
+@Suite struct EmailMappingTests {
+    @Test func unreadableDateFallsBackToInternalDateNotNow() {
+        let parsed = MessageParser().parse(Array("From: a@x.org\r\nDate: garbage\r\nSubject: s\r\n\r\nbody text here".utf8))
+        let serverDate = Date(timeIntervalSince1970: 1_000_000)
+        let email = parsed.email(accountId: "acc", internalDate: serverDate, sizeBytes: 40)
+        #expect(email.dateSent == nil)
+        #expect(email.displayDate == serverDate)
+        #expect(email.snippet == "body text here")
+    }
+
+    @Test func duplicateMessageIdKeepsHeaderForThreading() {
+        let parsed = MessageParser().parse(Array("From: a@x.org\r\nMessage-ID: <dup@x>\r\n\r\nbody".utf8))
+        let email = parsed.email(accountId: "acc", internalDate: Date(), sizeBytes: 10, messageIdIsReliable: false)
+        #expect(email.messageId == nil)
+        #expect(email.headerMessageId == "<dup@x>")
+        #expect(email.dedupKey == parsed.dedupKey)
+    }
+}

@@ -179,3 +179,39 @@ import TernCore
         #expect(result.stderr.hasPrefix("tern: storage unavailable:"))
     }
 }
+
+@Suite struct ParseCommandTests {
+    static let message = "From: Zoë <zoe@example.fr>\r\nTo: a@x.org\r\nSubject: =?utf-8?q?caf=C3=A9?=\r\nDate: garbage\r\nMessage-ID: <p1@x>\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nhello\r\n--b\r\nContent-Type: application/pdf; name=r.pdf\r\nContent-Transfer-Encoding: base64\r\n\r\nJVBERi0=\r\n--b--\r\n"
+
+    @Test func parseJSONShowsHeadersPartsBodiesAttachmentsAndProblems() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tern-parse-\(UUID().uuidString).eml")
+        try Data(Self.message.utf8).write(to: file)
+        let result = try TernProcess().run("parse", "--json", file.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(json["subject"] as? String == "café")
+        #expect((json["from"] as? [[String: Any]])?.first?["address"] as? String == "zoe@example.fr")
+        #expect(json["bodyPlain"] as? String == "hello")
+        #expect((json["attachments"] as? [[String: Any]])?.first?["filename"] as? String == "r.pdf")
+        #expect((json["problems"] as? [String])?.contains { $0.contains("malformedDate") } == true)
+        #expect(((json["structure"] as? [String: Any])?["children"] as? [Any])?.count == 2)
+    }
+
+    @Test func parseReadsStandardInputAsText() throws {
+        let process = Process()
+        process.executableURL = TernProcess.executable
+        process.arguments = ["parse"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(Self.message.utf8))
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(text.contains("Subject:     café"))
+        #expect(text.contains("Attachment:  2 \"r.pdf\""))
+    }
+}
