@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // Domain model, repository protocols and use cases. No I/O framework dependencies.
@@ -33,9 +35,15 @@ let package = Package(
             dependencies: ["TernCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
         // IMAP: response framing and grammar (pure), then the SwiftNIO client.
-        .target(name: "IMAP", dependencies: ["TernCore", "MIME"], swiftSettings: strict),
+        .target(
+            name: "IMAP",
+            dependencies: [
+                "TernCore", "MIME", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict),
         // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
-        .target(name: "TernRuntime", dependencies: ["TernCore", "MailStore"], swiftSettings: strict),
+        .target(name: "TernRuntime", dependencies: ["TernCore", "MailStore", "IMAP"], swiftSettings: strict),
         // The command-line front end. Talks to use cases only.
         .target(
             name: "TernCLI",
@@ -44,10 +52,11 @@ let package = Package(
         .executableTarget(name: "tern", dependencies: ["TernCLI"], swiftSettings: strict),
         // libFuzzer targets (`make fuzz-mime`); without -DFUZZING they replay files.
         .executableTarget(name: "MIMEFuzzer", dependencies: ["MIME"], path: "Fuzz/MIMEFuzzer", swiftSettings: strict),
-        .executableTarget(name: "IMAPFuzzer", dependencies: ["IMAP"], path: "Fuzz/IMAPFuzzer", swiftSettings: strict),
+        .executableTarget(name: "IMAPFuzzer", dependencies: ["IMAP"], path: "Fuzz/IMAPFuzzer", exclude: ["seeds"], swiftSettings: strict),
 
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
         .testTarget(name: "IMAPTests", dependencies: ["IMAP", "MIME", "TernCore"], swiftSettings: strict),
+        .testTarget(name: "IMAPIntegrationTests", dependencies: ["IMAP", "TernCore"], swiftSettings: strict),
         .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
             name: "MailStoreTests",

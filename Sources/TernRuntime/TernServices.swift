@@ -25,6 +25,10 @@ public struct TernServices: Sendable {
         RemoveAccountUseCase(accounts: accountRepository, files: LocalAccountFiles(home: home))
     }
 
+    public var checkIMAP: CheckIMAPUseCase {
+        CheckIMAPUseCase(accounts: accountRepository, secrets: secrets, probe: LiveIMAPProbe())
+    }
+
     /// For `tern status`: where the store is and which schema it has.
     public func storeStatus() throws -> StoreStatus {
         StoreStatus(

@@ -15,6 +15,8 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
     case databaseUnusable(String)
     /// A secret could not be obtained from its source.
     case secretUnavailable(String)
+    /// A mail server could not be reached, refused TLS, or refused the login.
+    case serverFailure(String)
 
     public var message: String {
         switch self {
@@ -24,6 +26,7 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
         case .storageUnavailable(let text): "storage unavailable: \(text)"
         case .databaseUnusable(let text): "database unusable: \(text)"
         case .secretUnavailable(let text): "secret unavailable: \(text)"
+        case .serverFailure(let text): "server: \(text)"
         }
     }
 

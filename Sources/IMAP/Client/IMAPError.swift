@@ -1,0 +1,34 @@
+/// Why an IMAP operation failed, typed so callers react right: the sync engine refreshes a token on
+/// `.authenticationFailed`, retries `.network` and `.timeout` with backoff, shows `.server` text, and
+/// never retries `.tlsRefused`.
+public enum IMAPError: Error, Sendable, Equatable, CustomStringConvertible {
+    case network(String)
+    case timeout(String)
+    /// NFR-SYNC-05: TLS below 1.2, an untrusted or self-signed certificate, a host name mismatch.
+    case tlsRefused(String)
+    case authenticationFailed(String)
+    /// A `NO` or `BAD` with the server's text.
+    case server(status: ResponseState.Status, text: String)
+    case protocolViolation(IMAPProtocolError)
+    case connectionClosed
+
+    public var description: String {
+        switch self {
+        case .network(let text): "network error: \(text)"
+        case .timeout(let text): "timed out: \(text)"
+        case .tlsRefused(let text): "TLS refused: \(text)"
+        case .authenticationFailed(let text): "authentication failed: \(text)"
+        case .server(let status, let text): "server said \(status.rawValue): \(text)"
+        case .protocolViolation(let error): "protocol violation: \(error)"
+        case .connectionClosed: "the server closed the connection"
+        }
+    }
+
+    /// Worth trying again later (FR-SYNC-09 backoff), as opposed to a refusal that will not change.
+    public var isRetryable: Bool {
+        switch self {
+        case .network, .timeout, .connectionClosed: true
+        default: false
+        }
+    }
+}

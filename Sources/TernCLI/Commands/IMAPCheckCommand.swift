@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import TernCore
+
+/// `tern imap-check ACCOUNT`: connects, logs in, lists capabilities and folders with their special use.
+struct IMAPCheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "imap-check", abstract: "Connect to an account's IMAP server, log in, and list capabilities and folders.")
+
+    @Argument(help: "The account's name.")
+    var account: String
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let report = try await services().checkIMAP(accountName: account)
+        if output.json {
+            try printJSON(report)
+            return
+        }
+        print("Server:       \(report.server) — \(report.greeting)")
+        print("Capabilities: \(report.capabilities.joined(separator: " "))")
+        print("Folders:")
+        let rows = report.folders.map { folder in
+            [folder.path, folder.folderType.rawValue, folder.synced ? "synced" : "not synced", folder.attributes.joined(separator: " ")]
+        }
+        print(TextTable(header: ["FOLDER", "TYPE", "SYNC", "ATTRIBUTES"], rows: rows).rendered)
+    }
+}
