@@ -51,8 +51,10 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(name: "tern", dependencies: ["TernCLI"], swiftSettings: strict),
         // libFuzzer targets (`make fuzz-mime`); without -DFUZZING they replay files.
-        .executableTarget(name: "MIMEFuzzer", dependencies: ["MIME"], path: "Fuzz/MIMEFuzzer", swiftSettings: strict),
-        .executableTarget(name: "IMAPFuzzer", dependencies: ["IMAP"], path: "Fuzz/IMAPFuzzer", exclude: ["seeds"], swiftSettings: strict),
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: strict),
+        .executableTarget(name: "MIMEFuzzer", dependencies: ["MIME", "FuzzSupport"], path: "Fuzz/MIMEFuzzer", swiftSettings: strict),
+        .executableTarget(
+            name: "IMAPFuzzer", dependencies: ["IMAP", "FuzzSupport"], path: "Fuzz/IMAPFuzzer", exclude: ["seeds"], swiftSettings: strict),
 
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
         .testTarget(name: "IMAPTests", dependencies: ["IMAP", "MIME", "TernCore"], swiftSettings: strict),

@@ -1,4 +1,4 @@
-import Foundation
+import FuzzSupport
 import IMAP
 
 /// libFuzzer target for the IMAP response framer and parser (`make fuzz-imap`): any bytes from a
@@ -25,33 +25,9 @@ func fuzzOneInput(_ bytes: [UInt8]) {
     }
 }
 
-#if FUZZING
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
-
 @main
-struct IMAPFuzzerDriver {
+struct IMAPFuzzerMain {
     static func main() {
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            fuzzOneInput(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
-            return 0
-        }
-        exit(status)
+        FuzzDriver.run(fuzzOneInput)
     }
 }
-#else
-@main
-struct IMAPFuzzerReplay {
-    static func main() {
-        for path in CommandLine.arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else { continue }
-            fuzzOneInput([UInt8](data))
-        }
-        print("replayed \(CommandLine.arguments.count - 1) inputs")
-    }
-}
-#endif

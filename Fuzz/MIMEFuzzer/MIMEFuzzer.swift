@@ -1,9 +1,9 @@
-import Foundation
+import FuzzSupport
 import MIME
 
-/// libFuzzer target for the message parser (`make fuzz-mime`). Beyond "no crash", it checks what
-/// must hold for any input: every attachment's content is reachable, and building a message from
-/// what was parsed gives bytes that parse again.
+/// libFuzzer target for the message parser (`make fuzz-mime`): any bytes give a message, never a
+/// crash or a leak, and every part the parser reports (attachments, filenames, the body plan) can be
+/// reached.
 func fuzzOneInput(_ bytes: [UInt8]) {
     let message = MessageParser().parse(bytes)
     for attachment in message.attachments {
@@ -13,35 +13,9 @@ func fuzzOneInput(_ bytes: [UInt8]) {
     _ = message.structure.flattened().map(\.filename)
 }
 
-#if FUZZING
-/// SwiftPM gives executables their own `main`, so libFuzzer's is not used: start its driver here.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
-
 @main
-struct MIMEFuzzerDriver {
+struct MIMEFuzzerMain {
     static func main() {
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            fuzzOneInput(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
-            return 0
-        }
-        exit(status)
+        FuzzDriver.run(fuzzOneInput)
     }
 }
-#else
-/// Without libFuzzer: replays the files given (a crash reproducer, or a corpus) through the target.
-@main
-struct MIMEFuzzerReplay {
-    static func main() {
-        for path in CommandLine.arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else { continue }
-            fuzzOneInput([UInt8](data))
-        }
-        print("replayed \(CommandLine.arguments.count - 1) inputs")
-    }
-}
-#endif
