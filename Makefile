@@ -51,6 +51,7 @@ demo: deps build
 		--password-command "cat $$TERN_TEST_PASSWORD_FILE" --ca-file $$TERN_TEST_CA
 	TERN_HOME=$(DEMO_HOME) $(TERN) account list
 	TERN_HOME=$(DEMO_HOME) $(TERN) status
+	TERN_HOME=$(DEMO_HOME) $(TERN) imap-check demo
 	@echo
 	@echo "Test mail servers run on 127.0.0.1 (scripts/mailservers status); 'make demo-stop' stops them."
 	@echo "Try: TERN_HOME=$(DEMO_HOME) $(TERN) --help"
