@@ -349,6 +349,12 @@ let fixtures: [Fixture] = [
         }
     }
 
+    /// Found by the fuzzer: an INTERNALDATE zone of many digits overflowed the offset arithmetic.
+    @Test(arguments: ["\" 5-Jan-2026 10:00:00 +077777777777777615\"", "\"99-Jan-2026 10:00:00 +0000\"", "\" 5-Jan-99999 10:00:00 +0000\""])
+    func hostileInternalDateIsAnErrorNotACrash(date: String) {
+        #expect(throws: IMAPProtocolError.self) { try ResponseParser().parse(Array("* 1 FETCH (INTERNALDATE \(date))".utf8)) }
+    }
+
     @Test func mailboxNamesRoundTrip() {
         for name in ["INBOX", "Entwürfe", "日本語", "Q&A", "&", "Mixed ü and 中文 & more", "[Gmail]/Sent Mail"] {
             #expect(MailboxName.decode(MailboxName.encode(name)) == name)

@@ -115,7 +115,8 @@ import TernCore
         #expect(DateParser.parse("Fri, 05 Jan 099 10:00:00 +0000") == Date(timeIntervalSince1970: 915_530_400))
     }
 
-    @Test(arguments: ["", "yesterday", "Mon, 32 Jan 2026 10:00:00 +0000", "Jan 2026", "99:99:99", "Mon, 05 Foo 2026 10:00:00 +0000"])
+    @Test(arguments: ["", "yesterday", "Mon, 32 Jan 2026 10:00:00 +0000", "Jan 2026", "99:99:99", "Mon, 05 Foo 2026 10:00:00 +0000",
+                      "2026-01-05T10:00:00+9999999999999999", "9999-01-05T10:00:00Z"])
     func unreadableIsNil(input: String) {
         #expect(DateParser.parse(input) == nil)
     }

@@ -499,9 +499,12 @@ struct Cursor {
               let minute = Int(pieces[4]), let second = Int(pieces[5]) else { return DateParser.parse(trimmed) }
         let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
         guard let monthIndex = months.firstIndex(of: pieces[1].lowercased()) else { return nil }
-        let zone = pieces[6]
+        // zone = ("+" / "-") 4DIGIT; anything else is not a date-time (and must not overflow).
+        let zone = Array(pieces[6].utf8.drop(while: { $0 == 43 }))  // "+0200"; a "-" was a separator
         let sign = trimmed.contains(" -") ? -1 : 1
-        guard let zoneValue = Int(zone.filter(\.isNumber)) else { return nil }
+        guard zone.count == 4, zone.allSatisfy({ $0 >= 48 && $0 <= 57 }), (1...31).contains(day), (1900...2200).contains(year),
+              hour < 24, minute < 60, second <= 60 else { return nil }
+        let zoneValue = zone.reduce(0) { $0 * 10 + Int($1 - 48) }
         let offset = sign * ((zoneValue / 100) * 60 + zoneValue % 100)
         let days = DateParser.daysFromCivil(year: year, month: monthIndex + 1, day: day)
         return Date(timeIntervalSince1970: TimeInterval(days * 86400 + hour * 3600 + minute * 60 + second - offset * 60))

@@ -102,12 +102,14 @@ public enum DateParser {
         else { return nil }
         var offset = 0
         let zone = String(decoding: utf8[19...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
-        if let fraction = zone.firstIndex(where: { $0 == "+" || $0 == "-" }) {
-            let digits = zone[zone.index(after: fraction)...].filter(\.isNumber)
-            if let value = Int(digits) {
-                offset = (digits.count <= 2 ? value * 60 : (value / 100) * 60 + value % 100) * (zone[fraction] == "-" ? -1 : 1)
-            }
+        if let signIndex = zone.firstIndex(where: { $0 == "+" || $0 == "-" }) {
+            let digits = zone[zone.index(after: signIndex)...].filter { $0.isASCII && $0.isNumber }
+            guard digits.count <= 4, let value = Int(digits) else { return nil }
+            let minutes = digits.count <= 2 ? value * 60 : (value / 100) * 60 + value % 100
+            guard minutes <= 14 * 60 else { return nil }
+            offset = minutes * (zone[signIndex] == "-" ? -1 : 1)
         }
+        guard (1900...2200).contains(year), hour < 24, minute < 60, second <= 60 else { return nil }
         let seconds = daysFromCivil(year: year, month: month, day: day) * 86400 + hour * 3600 + minute * 60 + second - offset * 60
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
