@@ -80,14 +80,9 @@ struct Cursor {
         !(byte <= 32 || byte == 127 || byte == 40 || byte == 41 || byte == 123 || byte == 34)
     }
 
-    /// An atom, stopping at `]` when inside a response code, and at `[` for `BODY[`.
+    /// An atom (flags like `\Seen` included), stopping at `]` inside a response code and at `[` for `BODY[`.
     mutating func atom(stopAtBracket: Bool = false) throws -> String {
         let start = index
-        while let byte = peek, Self.isAtomChar(byte), !(stopAtBracket && (byte == 93 || byte == 91)), byte != 92 || index == start {
-            index += 1
-            if byte == 92 { continue }  // a leading backslash (\Seen)
-        }
-        // Flags like \Seen: the backslash loop above consumes one, then the atom.
         while let byte = peek, Self.isAtomChar(byte), !(stopAtBracket && (byte == 93 || byte == 91)) { index += 1 }
         guard index > start else { throw fail("expected atom") }
         return String(decoding: bytes[start..<index], as: UTF8.self)
