@@ -130,15 +130,15 @@ public final class IMAPSession {
 
     /// LOGIN, or AUTHENTICATE PLAIN with SASL-IR when the server disables LOGIN.
     public func login(username: String, password: String) async throws {
+        let result: CommandResult
         if capabilities.contains("AUTH=PLAIN") && (capabilities.contains("LOGINDISABLED") || capabilities.contains("SASL-IR")) {
             let token = Data(("\u{0}" + username + "\u{0}" + password).utf8).base64EncodedString()
-            try await execute("AUTHENTICATE PLAIN \(token)")
+            result = try await execute("AUTHENTICATE PLAIN \(token)")
         } else {
-            try await execute("LOGIN \(try Self.astring(username)) \(try Self.astring(password))")
+            result = try await execute("LOGIN \(try Self.astring(username)) \(try Self.astring(password))")
         }
-        if !capabilities.contains("IMAP4REV1") && !capabilities.contains("IMAP4REV2") || capabilities.contains("AUTH=PLAIN") {
-            try await refreshCapabilities()  // post-login capabilities differ
-        }
+        // Capabilities change after login; `collect` took them from the OK's [CAPABILITY …] when sent.
+        if case .capability? = result.state.code {} else { try await refreshCapabilities() }
     }
 
     /// FR-SYNC-01 step 1: every mailbox with its attributes (RFC 6154 special use when offered).
