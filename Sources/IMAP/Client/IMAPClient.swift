@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -13,17 +15,22 @@ public struct IMAPServer: Sendable, Hashable {
     public var caFile: String?
     /// FR-SYNC-09: a connection not established in 30 s has failed.
     public var connectTimeout: Duration
-    /// A command whose response does not complete in this time has a stuck connection.
+    /// A command that waits this long with no byte from the server has a stuck connection (an
+    /// idle connection, with no command outstanding, may be silent for as long as it likes).
     public var commandTimeout: Duration
+    /// How often the watchdog looks at the silence while the session waits.
+    public var watchdogInterval: Duration
 
     public init(host: String, port: Int, security: ConnectionSecurity, caFile: String? = nil,
-                connectTimeout: Duration = .seconds(30), commandTimeout: Duration = .seconds(120)) {
+                connectTimeout: Duration = .seconds(30), commandTimeout: Duration = .seconds(60),
+                watchdogInterval: Duration = .seconds(1)) {
         self.host = host
         self.port = port
         self.security = security
         self.caFile = caFile
         self.connectTimeout = connectTimeout
         self.commandTimeout = commandTimeout
+        self.watchdogInterval = watchdogInterval
     }
 
     public init(endpoint: ServerEndpoint, caFile: String?) {
@@ -35,11 +42,14 @@ public struct IMAPServer: Sendable, Hashable {
 /// closes it whatever happens in the body.
 public enum IMAPClient {
     public static func withSession<Result: Sendable>(
-        to server: IMAPServer, _ body: (IMAPSession) async throws -> Result
+        to server: IMAPServer, logger: Logger = Logger(label: "tern.imap"), _ body: (IMAPSession) async throws -> Result
     ) async throws -> Result {
         let tlsContext = try makeTLSContext(server)
         let sniHostname = server.host.isIPAddress ? nil : server.host
-        let channel: NIOAsyncChannel<IMAPResponse, ByteBuffer>
+        let watch = NIOLockedValueBox(ConnectionWatch())
+        let tick = TimeAmount.nanoseconds(Int64(server.watchdogInterval.components.seconds) * 1_000_000_000
+            + server.watchdogInterval.components.attoseconds / 1_000_000_000)
+        let channel: NIOAsyncChannel<ConnectionEvent, ByteBuffer>
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.nanoseconds(Int64(server.connectTimeout.components.seconds) * 1_000_000_000))
@@ -50,8 +60,8 @@ public enum IMAPClient {
                             try channel.pipeline.syncOperations.addHandler(
                                 NIOSSLClientHandler(context: tlsContext, serverHostname: sniHostname))
                         }
-                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(IMAPResponseDecoder()))
-                        return try NIOAsyncChannel<IMAPResponse, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        try channel.pipeline.syncOperations.addHandler(IMAPConnectionHandler(tickInterval: tick, watch: watch))
+                        return try NIOAsyncChannel<ConnectionEvent, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
         } catch {
@@ -60,12 +70,14 @@ public enum IMAPClient {
         do {
             return try await channel.executeThenClose { inbound, outbound in
                 let session = IMAPSession(
-                    inbound: inbound.makeAsyncIterator(), outbound: outbound, channel: channel.channel,
-                    tlsContext: tlsContext, sniHostname: sniHostname, server: server)
+                    inbound: inbound.makeAsyncIterator(), outbound: outbound, channel: channel.channel, watch: watch,
+                    tlsContext: tlsContext, sniHostname: sniHostname, server: server, logger: logger)
                 try await session.start()
                 return try await body(session)
             }
         } catch let error as IMAPError {
+            throw error
+        } catch let error as CancellationError {
             throw error
         } catch {
             throw classify(error, server: server)

@@ -11,6 +11,10 @@ public enum IMAPError: Error, Sendable, Equatable, CustomStringConvertible {
     case server(status: ResponseState.Status, text: String)
     case protocolViolation(IMAPProtocolError)
     case connectionClosed
+    /// The server lacks an extension the operation needs (MOVE, UIDPLUS, IDLE).
+    case unsupported(String)
+    /// An argument Tern refuses to send (a control character in a mailbox name).
+    case invalidArgument(String)
 
     public var description: String {
         switch self {
@@ -21,6 +25,8 @@ public enum IMAPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .server(let status, let text): "server said \(status.rawValue): \(text)"
         case .protocolViolation(let error): "protocol violation: \(error)"
         case .connectionClosed: "the server closed the connection"
+        case .unsupported(let name): "the server does not support \(name)"
+        case .invalidArgument(let text): "invalid argument: \(text)"
         }
     }
 
@@ -28,6 +34,7 @@ public enum IMAPError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isRetryable: Bool {
         switch self {
         case .network, .timeout, .connectionClosed: true
+        case .server(let status, _): status == .bye
         default: false
         }
     }

@@ -1,10 +1,16 @@
 import Foundation
+import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
 import TernCore
 
-/// One authenticated-or-not IMAP connection, used by one task at a time (commands are sequential;
-/// untagged responses that arrive between commands are kept for the mailbox handler).
+/// One IMAP connection, used by one task at a time: the task that runs `IMAPClient.withSession`'s
+/// body, or the pool's connection task. Commands are sequential unless sent with `pipeline`.
+///
+/// Every untagged response passes through `observe` first, which keeps the selected mailbox's
+/// sequence-to-UID map and hands EXISTS / EXPUNGE / VANISHED / unsolicited FETCH to the mailbox's
+/// event handler, whether it arrives during a command, between commands or in IDLE (FR-SYNC-03).
 public final class IMAPSession {
     public struct CommandResult: Sendable {
         public var untagged: [UntaggedResponse]
@@ -18,37 +24,77 @@ public final class IMAPSession {
         public var uidNext: UInt32?
         public var highestModSeq: UInt64?
         public var readOnly: Bool
+        /// QRESYNC select: UIDs expunged since the given mod-sequence.
+        public var vanished: UIDSet = UIDSet()
     }
 
-    var inbound: NIOAsyncChannelInboundStream<IMAPResponse>.AsyncIterator
+    /// A piece of a command: text, or a literal sent as `{n}` (waiting for `+`) or `{n+}` (LITERAL+).
+    enum CommandPart {
+        case text(String)
+        case literal([UInt8])
+        /// Ends the line, waits for `+`, then sends this (an AUTHENTICATE response without SASL-IR).
+        case afterContinuation(String)
+    }
+
+    var inbound: NIOAsyncChannelInboundStream<ConnectionEvent>.AsyncIterator
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     let channel: any Channel
+    let watch: NIOLockedValueBox<ConnectionWatch>
     let tlsContext: NIOSSLContext
     let sniHostname: String?
     let server: IMAPServer
+    let logger: Logger
     var tagNumber = 0
-    public private(set) var capabilities: Set<String> = []
+    public internal(set) var capabilities: Set<String> = []
+    public internal(set) var enabled: Set<String> = []
     public private(set) var greeting: ResponseState?
-    /// Untagged responses that belonged to no command (EXISTS, EXPUNGE, FETCH while idle or between commands).
-    public private(set) var unsolicited: [UntaggedResponse] = []
+    public internal(set) var selected: SelectedMailbox?
+    /// Sequence number - 1 → UID (0 while unknown). EXPUNGE names sequence numbers only.
+    var sequenceMap = SequenceMap()
+    /// True while a FETCH command's own responses are flowing; FETCH outside it is unsolicited.
+    var fetchInProgress = false
+    /// Set when the connection can no longer be trusted (transport error, timeout, unreadable tagged
+    /// response); the pool closes such a session instead of reusing it.
+    public internal(set) var isBroken = false
+    /// Receives mailbox events; the pool routes them to the per-mailbox handler.
+    public var eventSink: (@Sendable (_ mailbox: String, _ event: MailboxEvent) -> Void)?
+    /// Asked at each watchdog tick: the pool's caller gave up, so the command is abandoned.
+    public var cancellationCheck: (() -> Bool)?
+    var isCancelled: Bool { Task.isCancelled || (cancellationCheck?() ?? false) }
+    /// Untagged responses that did not parse and belonged to no FETCH: kept for the log.
+    public private(set) var skippedResponses: [QuarantinedResponse] = []
 
-    init(inbound: NIOAsyncChannelInboundStream<IMAPResponse>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-         channel: any Channel, tlsContext: NIOSSLContext, sniHostname: String?, server: IMAPServer) {
+    init(inbound: NIOAsyncChannelInboundStream<ConnectionEvent>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+         channel: any Channel, watch: NIOLockedValueBox<ConnectionWatch>, tlsContext: NIOSSLContext, sniHostname: String?,
+         server: IMAPServer, logger: Logger) {
         self.inbound = inbound
         self.outbound = outbound
         self.channel = channel
+        self.watch = watch
         self.tlsContext = tlsContext
         self.sniHostname = sniHostname
         self.server = server
+        self.logger = logger
     }
+
+    func markBroken() { isBroken = true }
+
+    public func hasCapability(_ name: String) -> Bool { capabilities.contains(name.uppercased()) }
 
     /// Greeting, then STARTTLS when asked for, then the capabilities.
     func start() async throws {
-        guard case .untagged(.state(let greeting)) = try await nextResponse() else {
-            throw IMAPError.protocolViolation(.malformed(reason: "no greeting", bytes: []))
+        beginWaiting()
+        defer { endWaiting() }
+        var greetingState: ResponseState?
+        while greetingState == nil {
+            switch try await nextEvent() {
+            case .response(.untagged(.state(let state))): greetingState = state
+            case .tick(let silence): try checkStuck(silence)
+            default: throw IMAPError.protocolViolation(.malformed(reason: "no greeting", bytes: []))
+            }
         }
-        guard greeting.status == .ok || greeting.status == .preauth else {
-            throw IMAPError.server(status: greeting.status, text: greeting.text)
+        guard let greeting = greetingState, greeting.status == .ok || greeting.status == .preauth else {
+            throw IMAPError.server(status: greetingState?.status ?? .bad, text: greetingState?.text ?? "")
         }
         self.greeting = greeting
         if case .capability(let list)? = greeting.code { capabilities = Set(list.map { $0.uppercased() }) }
@@ -57,120 +103,276 @@ public final class IMAPSession {
             guard capabilities.contains("STARTTLS") else {
                 throw IMAPError.tlsRefused("\(server.host):\(server.port) does not offer STARTTLS; Tern never logs in without TLS")
             }
-            _ = try await execute("STARTTLS")
+            watch.withLockedValue { $0.startTLSPending = true }
+            try await execute("STARTTLS")
             let context = tlsContext
             let hostname = sniHostname
+            let watch = self.watch
             try await channel.eventLoop.submit { [channel] in
                 try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: hostname), position: .first)
+                watch.withLockedValue { $0.plaintextClosed = false }
             }.get()
             capabilities = []  // RFC 9051 section 6.2.1: capabilities before STARTTLS are discarded
         }
         if capabilities.isEmpty { try await refreshCapabilities() }
     }
 
-    // MARK: - Commands
+    // MARK: - Running commands
 
+    /// Runs one command and gathers its untagged responses.
     @discardableResult
     public func execute(_ command: String) async throws -> CommandResult {
+        var untagged: [UntaggedResponse] = []
+        let state = try await run([.text(command)]) { untagged.append($0) }
+        return CommandResult(untagged: untagged, state: state)
+    }
+
+    /// Sends independent commands back to back and reads their answers (RFC 9051 section 5.5),
+    /// one round trip instead of one per command. Untagged responses are returned together.
+    public func pipeline(_ commands: [String]) async throws -> CommandResult {
+        guard !commands.isEmpty else { return CommandResult(untagged: [], state: ResponseState(status: .ok, text: "")) }
+        beginWaiting()
+        defer { endWaiting() }
+        var bytes: [UInt8] = []
+        var tags: [String] = []
+        for command in commands {
+            tags.append(nextTag())
+            bytes += Array("\(tags.last!) \(command)\r\n".utf8)
+        }
+        try await send(bytes)
+        var untagged: [UntaggedResponse] = []
+        var failure: IMAPError?
+        var last = ResponseState(status: .ok, text: "")
+        for (tag, command) in zip(tags, commands) {
+            do {
+                last = try await collect(tag: tag, command: command) { untagged.append($0) }
+            } catch let error as IMAPError where !isBroken {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+        return CommandResult(untagged: untagged, state: last)
+    }
+
+    func nextTag() -> String {
         tagNumber += 1
-        let tag = "t\(tagNumber)"
-        try await send(Array("\(tag) \(command)\r\n".utf8))
-        return try await collect(tag: tag, command: command)
+        return "t\(tagNumber)"
+    }
+
+    /// Sends a command, its literals as the server allows, and reads until its tagged answer.
+    func run(_ parts: [CommandPart], onUnparseable: ((QuarantinedResponse) -> Void)? = nil,
+             onUntagged: (UntaggedResponse) throws -> Void) async throws -> ResponseState {
+        beginWaiting()
+        defer { endWaiting() }
+        let tag = nextTag()
+        var commandText = ""
+        var pending = Array("\(tag) ".utf8)
+        for part in parts {
+            switch part {
+            case .text(let text):
+                pending += Array(text.utf8)
+                if commandText.count < 64 { commandText += text }
+            case .literal(let bytes):
+                if hasCapability("LITERAL+") || (hasCapability("LITERAL-") && bytes.count <= 4096) {
+                    pending += Array("{\(bytes.count)+}\r\n".utf8)
+                } else {
+                    pending += Array("{\(bytes.count)}\r\n".utf8)
+                    try await send(pending)
+                    pending = []
+                    try await awaitContinuation(tag: tag, command: commandText, onUntagged: onUntagged)
+                }
+                pending += bytes
+            case .afterContinuation(let text):
+                pending += [13, 10]
+                try await send(pending)
+                try await awaitContinuation(tag: tag, command: commandText, onUntagged: onUntagged)
+                pending = Array(text.utf8)
+            }
+        }
+        pending += [13, 10]
+        try await send(pending)
+        return try await collect(tag: tag, command: commandText, onUnparseable: onUnparseable, onUntagged: onUntagged)
     }
 
     func send(_ bytes: [UInt8]) async throws {
         do {
             try await outbound.write(ByteBuffer(bytes: bytes))
         } catch {
+            isBroken = true
             throw IMAPClient.classify(error, server: server)
         }
     }
 
-    func collect(tag: String, command: String) async throws -> CommandResult {
-        var untagged: [UntaggedResponse] = []
+    private func awaitContinuation(tag: String, command: String, onUntagged: (UntaggedResponse) throws -> Void) async throws {
         while true {
-            switch try await nextResponse() {
-            case .tagged(let responseTag, let state) where responseTag == tag:
-                if case .capability(let list)? = state.code { capabilities = Set(list.map { $0.uppercased() }) }
-                guard state.status == .ok else {
-                    let verb = command.split(separator: " ").first.map(String.init) ?? command
-                    if ["LOGIN", "AUTHENTICATE"].contains(verb.uppercased()) {
-                        throw IMAPError.authenticationFailed(state.text)
-                    }
-                    throw IMAPError.server(status: state.status, text: state.text)
-                }
-                return CommandResult(untagged: untagged, state: state)
-            case .tagged(let other, _):
+            switch try await nextEvent() {
+            case .response(.continuation): return
+            case .response(.tagged(let responseTag, let state)) where responseTag == tag:
+                throw Self.failure(for: state, command: command)
+            case .response(.tagged(let other, _)):
+                isBroken = true
                 throw IMAPError.protocolViolation(.malformed(reason: "response for unknown tag \(other)", bytes: []))
-            case .untagged(.state(let state)) where state.status == .bye && !command.hasPrefix("LOGOUT"):
-                throw IMAPError.server(status: .bye, text: state.text)
-            case .untagged(let response):
-                untagged.append(response)
-            case .continuation:
-                throw IMAPError.protocolViolation(.malformed(reason: "unexpected continuation", bytes: []))
+            case .response(.untagged(let response)):
+                try checkBye(response, command: command)
+                observe(response)
+                try onUntagged(response)
+            case .unparseable(let bytes, let reason):
+                try skipUnparseable(bytes: bytes, reason: reason, tag: tag, onUnparseable: nil)
+            case .tick(let silence):
+                try checkStuck(silence)
             }
         }
     }
 
-    func nextResponse() async throws -> IMAPResponse {
+    /// Reads until the tagged answer for `tag`.
+    func collect(tag: String, command: String, onUnparseable: ((QuarantinedResponse) -> Void)? = nil,
+                 onUntagged: (UntaggedResponse) throws -> Void) async throws -> ResponseState {
+        while true {
+            switch try await nextEvent() {
+            case .response(.tagged(let responseTag, let state)) where responseTag == tag:
+                if case .capability(let list)? = state.code { capabilities = Set(list.map { $0.uppercased() }) }
+                guard state.status == .ok else { throw Self.failure(for: state, command: command) }
+                return state
+            case .response(.tagged(let other, _)):
+                isBroken = true
+                throw IMAPError.protocolViolation(.malformed(reason: "response for unknown tag \(other)", bytes: []))
+            case .response(.untagged(let response)):
+                try checkBye(response, command: command)
+                observe(response)
+                try onUntagged(response)
+            case .response(.continuation(let text)):
+                // AUTHENTICATE failures (XOAUTH2) send a challenge with the error; an empty line ends it.
+                if command.uppercased().hasPrefix("AUTHENTICATE") {
+                    logger.debug("authentication challenge", metadata: ["text": "\(text)"])
+                    try await send([13, 10])
+                } else {
+                    isBroken = true
+                    throw IMAPError.protocolViolation(.malformed(reason: "unexpected continuation", bytes: Array(text.utf8)))
+                }
+            case .unparseable(let bytes, let reason):
+                try skipUnparseable(bytes: bytes, reason: reason, tag: tag, onUnparseable: onUnparseable)
+            case .tick(let silence):
+                try checkStuck(silence)
+            }
+        }
+    }
+
+    static func failure(for state: ResponseState, command: String) -> IMAPError {
+        let verb = command.split(separator: " ").first.map { $0.uppercased() } ?? ""
+        if ["LOGIN", "AUTHENTICATE"].contains(verb) { return .authenticationFailed(state.text) }
+        return .server(status: state.status, text: state.text)
+    }
+
+    private func checkBye(_ response: UntaggedResponse, command: String) throws {
+        guard case .state(let state) = response, state.status == .bye, !command.uppercased().hasPrefix("LOGOUT") else { return }
+        isBroken = true
+        throw IMAPError.server(status: .bye, text: state.text)
+    }
+
+    /// A response that did not parse: fatal when it is the command's own tagged answer; a FETCH goes
+    /// to the command's isolation logic; anything else is logged and skipped.
+    private func skipUnparseable(bytes: [UInt8], reason: String, tag: String, onUnparseable: ((QuarantinedResponse) -> Void)?) throws {
+        if bytes.starts(with: Array("\(tag) ".utf8)) {
+            isBroken = true
+            throw IMAPError.protocolViolation(.malformed(reason: reason, bytes: bytes))
+        }
+        let (sequence, uid) = UnparseableFetch.identify(bytes)
+        let entry = QuarantinedResponse(uid: uid ?? sequence.flatMap { sequenceMap.uid(at: $0) }, sequence: sequence, reason: reason, bytes: bytes)
+        if sequence != nil, let onUnparseable {
+            onUnparseable(entry)
+        } else {
+            logger.warning("skipped an unparseable response", metadata: ["reason": "\(reason)", "bytes": "\(String(decoding: bytes.prefix(2000), as: UTF8.self))"])
+            if skippedResponses.count < 100 { skippedResponses.append(entry) }
+        }
+    }
+
+    // MARK: - Waiting for the server
+
+    func beginWaiting() {
+        watch.withLockedValue {
+            $0.waiting = true
+            $0.waitingSince = .now()
+        }
+    }
+
+    func endWaiting() {
+        watch.withLockedValue { $0.waiting = false }
+    }
+
+    func nextEvent() async throws -> ConnectionEvent {
         do {
-            guard let response = try await inbound.next() else { throw IMAPError.connectionClosed }
-            return response
+            guard let event = try await inbound.next() else {
+                isBroken = true
+                throw IMAPError.connectionClosed
+            }
+            return event
         } catch let error as IMAPError {
+            isBroken = true
             throw error
         } catch {
+            isBroken = true
             throw IMAPClient.classify(error, server: server)
         }
     }
 
-    public func refreshCapabilities() async throws {
-        let result = try await execute("CAPABILITY")
-        for case .capability(let list) in result.untagged { capabilities = Set(list.map { $0.uppercased() }) }
-    }
-
-    /// LOGIN, or AUTHENTICATE PLAIN with SASL-IR when the server disables LOGIN.
-    public func login(username: String, password: String) async throws {
-        let result: CommandResult
-        if capabilities.contains("AUTH=PLAIN") && (capabilities.contains("LOGINDISABLED") || capabilities.contains("SASL-IR")) {
-            let token = Data(("\u{0}" + username + "\u{0}" + password).utf8).base64EncodedString()
-            result = try await execute("AUTHENTICATE PLAIN \(token)")
-        } else {
-            result = try await execute("LOGIN \(try Self.astring(username)) \(try Self.astring(password))")
+    /// A command waits with no byte from the server for longer than `commandTimeout`: the
+    /// connection is stuck (an idle connection is one with no command outstanding).
+    func checkStuck(_ silence: Duration) throws {
+        if isCancelled {
+            isBroken = true
+            throw CancellationError()
         }
-        // Capabilities change after login; `collect` took them from the OK's [CAPABILITY …] when sent.
-        if case .capability? = result.state.code {} else { try await refreshCapabilities() }
+        if silence >= server.commandTimeout {
+            isBroken = true
+            throw IMAPError.timeout("\(server.host):\(server.port) sent nothing for \(silence.seconds) s while a command was outstanding; the connection is stuck")
+        }
     }
 
-    /// FR-SYNC-01 step 1: every mailbox with its attributes (RFC 6154 special use when offered).
-    public func listMailboxes() async throws -> [MailboxListing] {
-        let command = capabilities.contains("SPECIAL-USE") ? "LIST \"\" \"*\" RETURN (SPECIAL-USE)" : "LIST \"\" \"*\""
-        let result = try await execute(command)
-        return result.untagged.compactMap { if case .list(let listing) = $0 { listing } else { nil } }
-    }
+    // MARK: - Mailbox state
 
-    public func select(_ mailbox: String, readOnly: Bool = false) async throws -> SelectedMailbox {
-        let condstore = capabilities.contains("CONDSTORE") ? " (CONDSTORE)" : ""
-        let result = try await execute("\(readOnly ? "EXAMINE" : "SELECT") \(try Self.mailboxArgument(mailbox))\(condstore)")
-        var selected = SelectedMailbox(name: mailbox, exists: 0, readOnly: result.state.code == .readOnly)
-        for response in result.untagged {
-            switch response {
-            case .exists(let count): selected.exists = count
-            case .state(let state):
-                switch state.code {
-                case .uidValidity(let value)?: selected.uidValidity = value
-                case .uidNext(let value)?: selected.uidNext = value
-                case .highestModSeq(let value)?: selected.highestModSeq = value
+    /// Keeps the sequence-to-UID map and emits mailbox events.
+    func observe(_ response: UntaggedResponse) {
+        guard let mailbox = selected?.name else { return }
+        switch response {
+        case .exists(let count):
+            sequenceMap.resize(to: count)
+            selected?.exists = count
+            eventSink?(mailbox, .exists(count: count))
+        case .expunge(let sequence):
+            let uid = sequenceMap.remove(at: sequence)
+            selected?.exists = UInt32(sequenceMap.count)
+            eventSink?(mailbox, .expunged(sequence: sequence, uid: uid))
+        case .vanished(let earlier, let uids):
+            sequenceMap.remove(uids: uids)
+            if earlier {
+                selected?.vanished.formUnion(uids)
+            } else {
+                selected?.exists = UInt32(sequenceMap.count)
+                eventSink?(mailbox, .vanished(uids))
+            }
+        case .fetch(let sequence, let attributes):
+            var uid: UInt32?
+            var flags: [String]?
+            var modSeq: UInt64?
+            for attribute in attributes {
+                switch attribute {
+                case .uid(let value): uid = value
+                case .flags(let value): flags = value
+                case .modSeq(let value): modSeq = value
                 default: break
                 }
-            default: break
             }
+            if let uid { sequenceMap.set(uid: uid, at: sequence) }
+            if !fetchInProgress, let flags {
+                eventSink?(mailbox, .flagsChanged(sequence: sequence, uid: uid ?? sequenceMap.uid(at: sequence), flags: flags, modSeq: modSeq))
+            }
+        default:
+            break
         }
-        return selected
     }
 
-    public func logout() async throws {
-        _ = try? await execute("LOGOUT")
-    }
+    /// The UID of a sequence number, when known.
+    public func uid(forSequence sequence: UInt32) -> UInt32? { sequenceMap.uid(at: sequence) }
 
     // MARK: - Arguments
 
@@ -183,8 +385,95 @@ public final class IMAPSession {
     /// sent in a way that could end the command early.
     static func astring(_ value: String) throws -> String {
         guard value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F || $0 == 0x09 }) else {
-            throw IMAPError.protocolViolation(.malformed(reason: "argument contains a control or 8-bit character", bytes: []))
+            throw IMAPError.invalidArgument("argument contains a control or 8-bit character")
         }
-        return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        var quoted = "\""
+        for character in value.unicodeScalars {
+            if character == "\\" || character == "\"" { quoted.unicodeScalars.append("\\") }
+            quoted.unicodeScalars.append(character)
+        }
+        return quoted + "\""
+    }
+}
+
+extension Duration {
+    var seconds: Int64 { components.seconds }
+}
+
+/// Reads `* n FETCH` and a `UID n` out of a response that did not parse, so it can be refetched.
+enum UnparseableFetch {
+    static func identify(_ bytes: [UInt8]) -> (sequence: UInt32?, uid: UInt32?) {
+        guard bytes.starts(with: [42, 32]) else { return (nil, nil) }  // "* "
+        var index = 2
+        var sequence: UInt32 = 0
+        var digits = 0
+        while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57, digits < 10 {
+            sequence = sequence &* 10 &+ UInt32(bytes[index] - 48)
+            index += 1
+            digits += 1
+        }
+        guard digits > 0, index + 6 <= bytes.count,
+              String(decoding: bytes[index..<index + 6], as: UTF8.self).uppercased() == " FETCH" else { return (nil, nil) }
+        return (sequence, findUID(bytes, from: index + 6))
+    }
+
+    private static func findUID(_ bytes: [UInt8], from start: Int) -> UInt32? {
+        let pattern: [UInt8] = Array("UID ".utf8)
+        var index = start
+        while index + pattern.count < bytes.count {
+            if bytes[index] | 0x20 == 0x75, bytes[index + 1] | 0x20 == 0x69, bytes[index + 2] | 0x20 == 0x64, bytes[index + 3] == 32,
+               index == 0 || bytes[index - 1] == 40 || bytes[index - 1] == 32 {
+                var value: UInt32 = 0
+                var position = index + 4
+                var digits = 0
+                while position < bytes.count, bytes[position] >= 48, bytes[position] <= 57, digits < 10 {
+                    value = value &* 10 &+ UInt32(bytes[position] - 48)
+                    position += 1
+                    digits += 1
+                }
+                return digits > 0 ? value : nil
+            }
+            index += 1
+        }
+        return nil
+    }
+}
+
+/// Sequence numbers to UIDs for the selected mailbox (RFC 9051 section 2.3.1.2): EXPUNGE shifts
+/// every later number down by one.
+struct SequenceMap {
+    private(set) var uids: [UInt32] = []
+
+    var count: Int { uids.count }
+
+    mutating func reset(count: UInt32) { uids = Array(repeating: 0, count: Int(count)) }
+
+    mutating func resize(to count: UInt32) {
+        if Int(count) > uids.count {
+            uids.append(contentsOf: repeatElement(0, count: Int(count) - uids.count))
+        } else if Int(count) < uids.count {
+            uids.removeLast(uids.count - Int(count))
+        }
+    }
+
+    mutating func set(uid: UInt32, at sequence: UInt32) {
+        guard sequence >= 1 else { return }
+        if Int(sequence) > uids.count { resize(to: sequence) }
+        uids[Int(sequence) - 1] = uid
+    }
+
+    func uid(at sequence: UInt32) -> UInt32? {
+        guard sequence >= 1, Int(sequence) <= uids.count, uids[Int(sequence) - 1] != 0 else { return nil }
+        return uids[Int(sequence) - 1]
+    }
+
+    mutating func remove(at sequence: UInt32) -> UInt32? {
+        guard sequence >= 1, Int(sequence) <= uids.count else { return nil }
+        let uid = uids.remove(at: Int(sequence) - 1)
+        return uid == 0 ? nil : uid
+    }
+
+    mutating func remove(uids removed: UIDSet) {
+        uids.removeAll { $0 != 0 && removed.contains($0) }
     }
 }

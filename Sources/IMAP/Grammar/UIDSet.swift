@@ -27,6 +27,10 @@ public struct UIDSet: Sendable, Hashable, CustomStringConvertible {
         ranges = kept.sorted { $0.lowerBound < $1.lowerBound }
     }
 
+    public mutating func formUnion(_ other: UIDSet) {
+        for range in other.ranges { insert(range) }
+    }
+
     public var isEmpty: Bool { ranges.isEmpty }
 
     public func contains(_ uid: UInt32) -> Bool { ranges.contains { $0.contains(uid) } }

@@ -27,6 +27,9 @@ public struct ResponseFramer: Sendable {
 
     public init(limits: Limits = Limits()) { self.limits = limits }
 
+    /// Bytes received but not yet returned as a response.
+    public var bufferedByteCount: Int { buffer.count - start }
+
     public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         buffer.append(contentsOf: bytes)
     }

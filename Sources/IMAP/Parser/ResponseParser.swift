@@ -416,12 +416,16 @@ struct Cursor {
 
     // MARK: - FETCH
 
+    /// No request of Tern's asks for more; a server sending more is broken or hostile.
+    static let maxFetchAttributes = 256
+
     mutating func fetchAttributes() throws -> [FetchAttribute] {
         try expect(40)
         var attributes: [FetchAttribute] = []
         skipSpaces()
         while peek != 41 {
             guard !atEnd else { throw fail("unterminated FETCH") }
+            guard attributes.count < Self.maxFetchAttributes else { throw fail("more than \(Self.maxFetchAttributes) FETCH attributes") }
             attributes.append(try fetchAttribute())
             skipSpaces()
         }

@@ -1,0 +1,261 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// FR-SYNC-09: at most `maxConnections` (5) IMAP connections per account, reused across operations.
+/// When all are busy, operations wait in arrival order; a sixth connection is never opened.
+///
+/// Each connection is a task that owns its `IMAPSession` for the connection's whole life (the
+/// session never crosses tasks); operations are sent to it as jobs. A connection whose session broke
+/// (network error, timeout, protocol violation) is closed, never handed out again; the next
+/// operation opens a new one, retrying after 5, 15 and 45 s before failing with a typed error.
+public actor IMAPConnectionPool {
+    public struct Statistics: Sendable, Hashable {
+        /// Connecting, idle or busy connections now.
+        public var open: Int
+        public var busy: Int
+        public var waiting: Int
+        /// The most connections ever open at once.
+        public var peakOpen: Int
+        public var connectionsOpened: Int
+    }
+
+    typealias Job = @Sendable (IMAPSession) async -> Void
+
+    final class Connection: Sendable {
+        let id: Int
+        let jobs: AsyncStream<Job>.Continuation
+        let channel: NIOLockedValueBox<(any Channel)?> = NIOLockedValueBox(nil)
+        let lastUsed: NIOLockedValueBox<ContinuousClock.Instant> = NIOLockedValueBox(.now)
+
+        init(id: Int, jobs: AsyncStream<Job>.Continuation) {
+            self.id = id
+            self.jobs = jobs
+        }
+    }
+
+    struct Waiter {
+        let id: Int
+        let continuation: CheckedContinuation<Connection, any Error>
+    }
+
+    public nonisolated let server: IMAPServer
+    let credentials: IMAPCredentialSource
+    public nonisolated let maxConnections: Int
+    let backoff: BackoffSchedule
+    let maxIdleTime: Duration
+    let logger: Logger
+    let router = MailboxEventRouter()
+
+    private var connecting: Set<Int> = []
+    private var idle: [Connection] = []
+    private var busy: [Int: Connection] = [:]
+    private var waiters: [Waiter] = []
+    private var tasks: [Int: Task<Void, Never>] = [:]
+    private var nextID = 0
+    private var peakOpen = 0
+    private var opened = 0
+    private var isShutDown = false
+
+    public init(server: IMAPServer, credentials: IMAPCredentialSource, maxConnections: Int = 5,
+                backoff: BackoffSchedule = .standard, maxIdleTime: Duration = .seconds(240),
+                logger: Logger = Logger(label: "tern.imap.pool")) {
+        self.server = server
+        self.credentials = credentials
+        self.maxConnections = max(1, maxConnections)
+        self.backoff = backoff
+        self.maxIdleTime = maxIdleTime
+        self.logger = logger
+    }
+
+    public var statistics: Statistics {
+        Statistics(open: openCount, busy: busy.count, waiting: waiters.count, peakOpen: peakOpen, connectionsOpened: opened)
+    }
+
+    private var openCount: Int { connecting.count + idle.count + busy.count }
+
+    /// Runs `body` on a pooled connection. The body runs in the connection's task; cancelling the
+    /// caller is passed on to the session, which abandons the command and closes the connection.
+    public func withConnection<Result: Sendable>(_ body: @escaping @Sendable (IMAPSession) async throws -> Result) async throws -> Result {
+        let connection = try await acquire()
+        let cancelled = NIOLockedValueBox(false)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+                let job: Job = { session in
+                    session.cancellationCheck = { cancelled.withLockedValue { $0 } }
+                    defer { session.cancellationCheck = nil }
+                    do {
+                        continuation.resume(returning: try await body(session))
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+                if case .terminated = connection.jobs.yield(job) {
+                    continuation.resume(throwing: IMAPError.connectionClosed)
+                }
+            }
+        } onCancel: {
+            cancelled.withLockedValue { $0 = true }
+        }
+    }
+
+    /// The mailbox's one event handler (EXISTS, EXPUNGE, flag changes), whichever connection sees them.
+    public nonisolated func setEventHandler(for mailbox: String, _ handler: (@Sendable (MailboxEvent) -> Void)?) {
+        router.set(handler, for: mailbox)
+    }
+
+    /// Closes every connection (LOGOUT) and fails waiting operations.
+    public func shutdown() async {
+        isShutDown = true
+        for waiter in waiters { waiter.continuation.resume(throwing: CancellationError()) }
+        waiters.removeAll()
+        for connection in idle { connection.jobs.finish() }
+        idle.removeAll()
+        for connection in busy.values { connection.jobs.finish() }
+        let running = Array(tasks.values)
+        for task in running { await task.value }
+    }
+
+    // MARK: - Handing out connections
+
+    private func acquire() async throws -> Connection {
+        guard !isShutDown else { throw CancellationError() }
+        while let connection = idle.popLast() {
+            let stale = connection.lastUsed.withLockedValue { ContinuousClock.now - $0 > maxIdleTime }
+            let active = connection.channel.withLockedValue { $0?.isActive ?? false }
+            if stale || !active {
+                connection.jobs.finish()  // logs out and ends its task
+                continue
+            }
+            busy[connection.id] = connection
+            return connection
+        }
+        if openCount < maxConnections { openConnection() }
+        let waiterID = nextID
+        nextID += 1
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                waiters.append(Waiter(id: waiterID, continuation: continuation))
+            }
+        } onCancel: {
+            Task { await self.cancelWaiter(waiterID) }
+        }
+    }
+
+    private func cancelWaiter(_ id: Int) {
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
+        waiters.remove(at: index).continuation.resume(throwing: CancellationError())
+    }
+
+    /// A connection is free (new, or its job finished): first waiter first.
+    private func handOut(_ connection: Connection) {
+        connection.lastUsed.withLockedValue { $0 = .now }
+        if isShutDown {
+            connection.jobs.finish()
+        } else if !waiters.isEmpty {
+            busy[connection.id] = connection
+            waiters.removeFirst().continuation.resume(returning: connection)
+        } else {
+            idle.append(connection)
+        }
+    }
+
+    private func openConnection() {
+        let id = nextID
+        nextID += 1
+        connecting.insert(id)
+        opened += 1
+        peakOpen = max(peakOpen, openCount)
+        let (jobs, continuation) = AsyncStream<Job>.makeStream()
+        let connection = Connection(id: id, jobs: continuation)
+        let server = server
+        let credentials = credentials
+        let backoff = backoff
+        let logger = logger
+        let router = router
+        tasks[id] = Task {
+            await Self.runConnection(connection, jobs: jobs, server: server, credentials: credentials, backoff: backoff,
+                                     router: router, logger: logger, pool: self)
+        }
+    }
+
+    private func connectionReady(_ connection: Connection) {
+        connecting.remove(connection.id)
+        handOut(connection)
+    }
+
+    private func jobFinished(_ connection: Connection, broken: Bool) {
+        busy[connection.id] = nil
+        if broken {
+            connection.jobs.finish()
+        } else {
+            handOut(connection)
+        }
+    }
+
+    private func connectionEnded(_ connection: Connection, error: (any Error)?, wasReady: Bool) {
+        connecting.remove(connection.id)
+        busy[connection.id] = nil
+        idle.removeAll { $0.id == connection.id }
+        tasks[connection.id] = nil
+        if let error, !wasReady {
+            // Every attempt failed: with no other connection to serve them, waiters get the error.
+            if openCount == 0 {
+                for waiter in waiters { waiter.continuation.resume(throwing: error) }
+                waiters.removeAll()
+            }
+        } else if !waiters.isEmpty, openCount < maxConnections, !isShutDown {
+            openConnection()
+        }
+    }
+
+    /// The life of one connection: connect and log in (retrying with backoff), run jobs until the
+    /// pool finishes the job stream or the session breaks, then LOGOUT and close.
+    private static func runConnection(_ connection: Connection, jobs: AsyncStream<Job>, server: IMAPServer,
+                                      credentials: IMAPCredentialSource, backoff: BackoffSchedule, router: MailboxEventRouter,
+                                      logger: Logger, pool: IMAPConnectionPool) async {
+        var attempt = 0
+        var wasReady = false
+        var lastError: (any Error)?
+        while true {
+            do {
+                try await IMAPClient.withSession(to: server, logger: logger) { session in
+                    session.eventSink = { mailbox, event in router.dispatch(event, for: mailbox) }
+                    try await session.authenticate(with: credentials)
+                    connection.channel.withLockedValue { $0 = session.channel }
+                    wasReady = true
+                    await pool.connectionReady(connection)
+                    for await job in jobs {
+                        await job(session)
+                        await pool.jobFinished(connection, broken: session.isBroken)
+                        if session.isBroken { return }
+                    }
+                    if !session.isBroken { try? await session.logout() }
+                }
+                lastError = nil
+            } catch {
+                lastError = error
+            }
+            guard !wasReady, let error = lastError, (error as? IMAPError)?.isRetryable == true, attempt < backoff.delays.count,
+                  !Task.isCancelled else { break }
+            logger.info("IMAP connection failed, retrying", metadata: ["error": "\(error)", "in": "\(backoff.delays[attempt])"])
+            try? await Task.sleep(for: backoff.delays[attempt])
+            attempt += 1
+        }
+        await pool.connectionEnded(connection, error: lastError, wasReady: wasReady)
+    }
+}
+
+/// The one handler per mailbox (thread-safe: sessions on several connections call it).
+final class MailboxEventRouter: Sendable {
+    private let handlers = NIOLockedValueBox<[String: @Sendable (MailboxEvent) -> Void]>([:])
+
+    func set(_ handler: (@Sendable (MailboxEvent) -> Void)?, for mailbox: String) {
+        handlers.withLockedValue { $0[mailbox] = handler }
+    }
+
+    func dispatch(_ event: MailboxEvent, for mailbox: String) {
+        let handler = handlers.withLockedValue { $0[mailbox] }
+        handler?(event)
+    }
+}
