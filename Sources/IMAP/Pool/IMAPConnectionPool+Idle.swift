@@ -7,7 +7,7 @@ extension IMAPConnectionPool {
     /// 5/15/45 s backoff). After three drops in a row with no IDLE established in between, the stream
     /// ends with the error. Ending the iteration (or cancelling its task) ends the IDLE with DONE.
     public nonisolated func idleEvents(mailbox: String, reissueAfter: Duration = .seconds(25 * 60),
-                                       probeAfterSilence: Duration = .seconds(5 * 60)) -> AsyncThrowingStream<MailboxEvent, any Error> {
+                                       probeAfterSilence: Duration = .seconds(5 * 60)) -> MailboxEventStream {
         let (stream, continuation) = AsyncThrowingStream<MailboxEvent, any Error>.makeStream()
         let stop = NIOLockedValueBox(false)
         let task = Task {
@@ -44,10 +44,47 @@ extension IMAPConnectionPool {
             }
             continuation.finish()
         }
-        continuation.onTermination = { _ in
-            stop.withLockedValue { $0 = true }
-            task.cancel()
-        }
-        return stream
+        let ending = IdleEnding(stop: stop, task: task)
+        continuation.onTermination = { [weak ending] _ in ending?.end() }
+        return MailboxEventStream(base: stream, ending: ending)
     }
+}
+
+/// The events of one IDLE. The IDLE ends when iteration ends, also by `break` or `return` out of a
+/// `for await` loop: the iterator holds the ending, whose release stops the IDLE.
+public struct MailboxEventStream: AsyncSequence, Sendable {
+    public typealias Element = MailboxEvent
+    let base: AsyncThrowingStream<MailboxEvent, any Error>
+    let ending: IdleEnding
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<MailboxEvent, any Error>.AsyncIterator
+        let ending: IdleEnding
+
+        public mutating func next() async throws -> MailboxEvent? { try await base.next() }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), ending: ending)
+    }
+
+    /// Ends the IDLE now (DONE, connection back to the pool).
+    public func stop() { ending.end() }
+}
+
+final class IdleEnding: Sendable {
+    let stop: NIOLockedValueBox<Bool>
+    let task: Task<Void, Never>
+
+    init(stop: NIOLockedValueBox<Bool>, task: Task<Void, Never>) {
+        self.stop = stop
+        self.task = task
+    }
+
+    /// Sets the flag the IDLE loop checks at each watchdog tick; the loop then sends DONE.
+    func end() {
+        stop.withLockedValue { $0 = true }
+    }
+
+    deinit { end() }
 }
