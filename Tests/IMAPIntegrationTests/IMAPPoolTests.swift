@@ -97,6 +97,8 @@ struct IMAPPoolTests {
         let error = try #require(outcome as? IMAPError, "the fetch should fail, got \(String(describing: outcome))")
         #expect(error.isRetryable, "\(error)")
         #expect(received.withLock { $0 } < 400)
+        // The broken connection closes (its task ends) right after the error.
+        for _ in 0..<20 where await pool.statistics.open > 0 { try await Task.sleep(for: .milliseconds(50)) }
         let afterKill = await pool.statistics
         #expect(afterKill.busy == 0 && afterKill.open == 0, "\(afterKill)")
         // The next operation reconnects.

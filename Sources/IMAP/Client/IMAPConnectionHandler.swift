@@ -66,6 +66,8 @@ final class IMAPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         guard waiting else { return }
         let silence = NIODeadline.now() - max(lastRead, since)
         context.fireChannelRead(wrapInboundOut(.tick(silence: .nanoseconds(silence.nanoseconds))))
+        // NIOAsyncChannel hands reads over at read-complete.
+        context.fireChannelReadComplete()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

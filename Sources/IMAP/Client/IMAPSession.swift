@@ -309,6 +309,9 @@ public final class IMAPSession {
         } catch let error as IMAPError {
             isBroken = true
             throw error
+        } catch let error as CancellationError {
+            isBroken = true
+            throw error
         } catch {
             isBroken = true
             throw IMAPClient.classify(error, server: server)

@@ -83,12 +83,16 @@ public actor IMAPConnectionPool {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
                 let job: Job = { session in
                     session.cancellationCheck = { cancelled.withLockedValue { $0 } }
-                    defer { session.cancellationCheck = nil }
+                    let result: Swift.Result<Result, any Error>
                     do {
-                        continuation.resume(returning: try await body(session))
+                        result = .success(try await body(session))
                     } catch {
-                        continuation.resume(throwing: error)
+                        result = .failure(error)
                     }
+                    session.cancellationCheck = nil
+                    // Back in the pool before the caller goes on: its statistics are never stale.
+                    await self.jobFinished(connection, broken: session.isBroken)
+                    continuation.resume(with: result)
                 }
                 if case .terminated = connection.jobs.yield(job) {
                     continuation.resume(throwing: IMAPError.connectionClosed)
@@ -227,7 +231,6 @@ public actor IMAPConnectionPool {
                     await pool.connectionReady(connection)
                     for await job in jobs {
                         await job(session)
-                        await pool.jobFinished(connection, broken: session.isBroken)
                         if session.isBroken { return }
                     }
                     if !session.isBroken { try? await session.logout() }
