@@ -35,11 +35,19 @@ let package = Package(
             name: "MIME",
             dependencies: ["TernCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
+        // What IMAP and SMTP share below the protocol: the TLS policy and transport error wording.
+        .target(
+            name: "MailTransport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict),
         // IMAP: response framing and grammar (pure), then the SwiftNIO client.
         .target(
             name: "IMAP",
             dependencies: [
-                "TernCore", "MIME", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "TernCore", "MIME", "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],

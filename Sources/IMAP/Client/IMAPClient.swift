@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
+import MailTransport
 import TernCore
 
 /// Where and how to reach an IMAP server. Certificate and host name verification are always on
@@ -45,14 +46,13 @@ public enum IMAPClient {
         to server: IMAPServer, logger: Logger = Logger(label: "tern.imap"), _ body: (IMAPSession) async throws -> Result
     ) async throws -> Result {
         let tlsContext = try makeTLSContext(server)
-        let sniHostname = server.host.isIPAddress ? nil : server.host
+        let sniHostname = TLSPolicy.serverNameIndication(for: server.host)
         let watch = NIOLockedValueBox(ConnectionWatch())
-        let tick = TimeAmount.nanoseconds(Int64(server.watchdogInterval.components.seconds) * 1_000_000_000
-            + server.watchdogInterval.components.attoseconds / 1_000_000_000)
+        let tick = server.watchdogInterval.timeAmount
         let channel: NIOAsyncChannel<ConnectionEvent, ByteBuffer>
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connectTimeout(.nanoseconds(Int64(server.connectTimeout.components.seconds) * 1_000_000_000))
+                .connectTimeout(server.connectTimeout.timeAmount)
                 .channelOption(.socketOption(.so_keepalive), value: 1)
                 .connect(host: server.host, port: server.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -60,7 +60,7 @@ public enum IMAPClient {
                             try channel.pipeline.syncOperations.addHandler(
                                 NIOSSLClientHandler(context: tlsContext, serverHostname: sniHostname))
                         }
-                        try channel.pipeline.syncOperations.addHandler(IMAPConnectionHandler(tickInterval: tick, watch: watch))
+                        try channel.pipeline.syncOperations.addHandler(FramingHandler(framer: IMAPStreamFramer(), tickInterval: tick, watch: watch))
                         return try NIOAsyncChannel<ConnectionEvent, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
@@ -85,16 +85,10 @@ public enum IMAPClient {
     }
 
     static func makeTLSContext(_ server: IMAPServer) throws -> NIOSSLContext {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        configuration.minimumTLSVersion = .tlsv12
-        configuration.certificateVerification = .fullVerification
-        if let caFile = server.caFile {
-            configuration.additionalTrustRoots = [.file(caFile)]
-        }
         do {
-            return try NIOSSLContext(configuration: configuration)
+            return try TLSPolicy.clientContext(caFile: server.caFile)
         } catch {
-            throw IMAPError.tlsRefused("cannot use the CA file '\(server.caFile ?? "")': \(error)")
+            throw IMAPError(error)
         }
     }
 
@@ -102,41 +96,6 @@ public enum IMAPClient {
     static func classify(_ error: any Error, server: IMAPServer) -> IMAPError {
         if let error = error as? IMAPError { return error }
         if let error = error as? IMAPProtocolError { return .protocolViolation(error) }
-        let text = String(describing: error)
-        let where_ = "\(server.host):\(server.port)"
-        if error is NIOSSLError || error is BoringSSLError || text.contains("SSL") || text.contains("certificate") {
-            if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
-                return .tlsRefused("\(where_): the server's certificate is not trusted (self-signed, or signed by an unknown CA); use --ca-file to trust a private CA")
-            }
-            if text.contains("UNSUPPORTED_PROTOCOL") || text.contains("unsupported protocol") || text.contains("TLSV1_ALERT_PROTOCOL_VERSION")
-                || text.contains("WRONG_VERSION_NUMBER") {
-                return .tlsRefused("\(where_): the server does not offer TLS 1.2 or newer")
-            }
-            if text.contains("failedToValidateHostname") || text.contains("hostname") {
-                return .tlsRefused("\(where_): the certificate is not for this host name")
-            }
-            return .tlsRefused("\(where_): TLS handshake failed (\(text))")
-        }
-        if let channelError = error as? ChannelError {
-            switch channelError {
-            case .connectTimeout: return .timeout("connecting to \(where_) took over \(server.connectTimeout)")
-            case .ioOnClosedChannel, .alreadyClosed, .eof: return .connectionClosed
-            default: return .network("\(where_): \(channelError)")
-            }
-        }
-        if let ioError = error as? IOError { return .network("\(where_): \(ioError.description)") }
-        if text.contains("Connection refused") { return .network("\(where_): connection refused") }
-        if text.contains("Name or service not known") || text.contains("Temporary failure in name resolution") {
-            return .network("\(where_): host name not found")
-        }
-        return .network("\(where_): \(text)")
-    }
-}
-
-extension String {
-    var isIPAddress: Bool {
-        var ipv4 = in_addr()
-        var ipv6 = in6_addr()
-        return withCString { inet_pton(AF_INET, $0, &ipv4) == 1 || inet_pton(AF_INET6, $0, &ipv6) == 1 }
+        return IMAPError(TransportFailure.classify(error, host: server.host, port: server.port, connectTimeout: server.connectTimeout))
     }
 }

@@ -1,3 +1,5 @@
+import MailTransport
+
 /// Why an IMAP operation failed, typed so callers react right: the sync engine refreshes a token on
 /// `.authenticationFailed`, retries `.network` and `.timeout` with backoff, shows `.server` text, and
 /// never retries `.tlsRefused`.
@@ -27,6 +29,15 @@ public enum IMAPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .connectionClosed: "the server closed the connection"
         case .unsupported(let name): "the server does not support \(name)"
         case .invalidArgument(let text): "invalid argument: \(text)"
+        }
+    }
+
+    init(_ failure: TransportFailure) {
+        switch failure {
+        case .tlsRefused(let text): self = .tlsRefused(text)
+        case .timeout(let text): self = .timeout(text)
+        case .network(let text): self = .network(text)
+        case .closed: self = .connectionClosed
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MailTransport
 
 /// Why an IDLE ended.
 public enum IdleOutcome: Sendable, Hashable {
@@ -45,21 +46,21 @@ extension IMAPSession {
         var outcome: IdleOutcome?
         while outcome == nil {
             switch try await nextEvent() {
-            case .response(.continuation):
+            case .message(.response(.continuation)):
                 waitingForContinuation = false
-            case .response(.untagged(let response)):
+            case .message(.response(.untagged(let response))):
                 if case .state(let state) = response, state.status == .bye {
                     markBroken()
                     throw IMAPError.server(status: .bye, text: state.text)
                 }
                 observe(response)
-            case .response(.tagged(let responseTag, let state)) where responseTag == tag:
+            case .message(.response(.tagged(let responseTag, let state))) where responseTag == tag:
                 guard state.status == .ok else { throw Self.failure(for: state, command: "IDLE") }
                 return .serverEnded
-            case .response(.tagged(let other, _)):
+            case .message(.response(.tagged(let other, _))):
                 markBroken()
                 throw IMAPError.protocolViolation(.malformed(reason: "response for unknown tag \(other)", bytes: []))
-            case .unparseable(let bytes, let reason):
+            case .message(.unparseable(let bytes, let reason)):
                 logger.warning("skipped an unparseable response during IDLE", metadata: ["reason": "\(reason)"])
                 _ = bytes
             case .tick(let silence):
@@ -84,7 +85,7 @@ extension IMAPSession {
 
     private func nextEventIgnoringResponses() async throws -> ConnectionEvent {
         let event = try await nextEvent()
-        if case .response(.untagged(let response)) = event { observe(response) }
+        if case .message(.response(.untagged(let response))) = event { observe(response) }
         return event
     }
 }

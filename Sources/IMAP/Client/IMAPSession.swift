@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MailTransport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
@@ -88,7 +89,7 @@ public final class IMAPSession {
         var greetingState: ResponseState?
         while greetingState == nil {
             switch try await nextEvent() {
-            case .response(.untagged(.state(let state))): greetingState = state
+            case .message(.response(.untagged(.state(let state)))): greetingState = state
             case .tick(let silence): try checkStuck(silence)
             default: throw IMAPError.protocolViolation(.malformed(reason: "no greeting", bytes: []))
             }
@@ -206,17 +207,17 @@ public final class IMAPSession {
     private func awaitContinuation(tag: String, command: String, onUntagged: (UntaggedResponse) throws -> Void) async throws {
         while true {
             switch try await nextEvent() {
-            case .response(.continuation): return
-            case .response(.tagged(let responseTag, let state)) where responseTag == tag:
+            case .message(.response(.continuation)): return
+            case .message(.response(.tagged(let responseTag, let state))) where responseTag == tag:
                 throw Self.failure(for: state, command: command)
-            case .response(.tagged(let other, _)):
+            case .message(.response(.tagged(let other, _))):
                 isBroken = true
                 throw IMAPError.protocolViolation(.malformed(reason: "response for unknown tag \(other)", bytes: []))
-            case .response(.untagged(let response)):
+            case .message(.response(.untagged(let response))):
                 try checkBye(response, command: command)
                 observe(response)
                 try onUntagged(response)
-            case .unparseable(let bytes, let reason):
+            case .message(.unparseable(let bytes, let reason)):
                 try skipUnparseable(bytes: bytes, reason: reason, tag: tag, onUnparseable: nil)
             case .tick(let silence):
                 try checkStuck(silence)
@@ -229,18 +230,18 @@ public final class IMAPSession {
                  onUntagged: (UntaggedResponse) throws -> Void) async throws -> ResponseState {
         while true {
             switch try await nextEvent() {
-            case .response(.tagged(let responseTag, let state)) where responseTag == tag:
+            case .message(.response(.tagged(let responseTag, let state))) where responseTag == tag:
                 if case .capability(let list)? = state.code { capabilities = Set(list.map { $0.uppercased() }) }
                 guard state.status == .ok else { throw Self.failure(for: state, command: command) }
                 return state
-            case .response(.tagged(let other, _)):
+            case .message(.response(.tagged(let other, _))):
                 isBroken = true
                 throw IMAPError.protocolViolation(.malformed(reason: "response for unknown tag \(other)", bytes: []))
-            case .response(.untagged(let response)):
+            case .message(.response(.untagged(let response))):
                 try checkBye(response, command: command)
                 observe(response)
                 try onUntagged(response)
-            case .response(.continuation(let text)):
+            case .message(.response(.continuation(let text))):
                 // AUTHENTICATE failures (XOAUTH2) send a challenge with the error; an empty line ends it.
                 if command.uppercased().hasPrefix("AUTHENTICATE") {
                     logger.debug("authentication challenge", metadata: ["text": "\(text)"])
@@ -249,7 +250,7 @@ public final class IMAPSession {
                     isBroken = true
                     throw IMAPError.protocolViolation(.malformed(reason: "unexpected continuation", bytes: Array(text.utf8)))
                 }
-            case .unparseable(let bytes, let reason):
+            case .message(.unparseable(let bytes, let reason)):
                 try skipUnparseable(bytes: bytes, reason: reason, tag: tag, onUnparseable: onUnparseable)
             case .tick(let silence):
                 try checkStuck(silence)
@@ -288,16 +289,9 @@ public final class IMAPSession {
 
     // MARK: - Waiting for the server
 
-    func beginWaiting() {
-        watch.withLockedValue {
-            $0.waiting = true
-            $0.waitingSince = .now()
-        }
-    }
+    func beginWaiting() { watch.beginWaiting() }
 
-    func endWaiting() {
-        watch.withLockedValue { $0.waiting = false }
-    }
+    func endWaiting() { watch.endWaiting() }
 
     func nextEvent() async throws -> ConnectionEvent {
         do {

@@ -1,0 +1,63 @@
+import MailTransport
+
+/// Why a submission failed, classified for the send queue (FR-SYNC-07): `.permanent` is never
+/// retried and keeps the server's text; `.transient` (4xx, network, timeout) is retried later.
+public enum SMTPError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// 5xx: the server refused for good.
+    case permanent(SMTPReply)
+    /// 4xx: try again later.
+    case transient(SMTPReply)
+    /// Every recipient was refused; each with its reply.
+    case recipientsRefused([RecipientRefusal])
+    case authenticationFailed(SMTPReply)
+    /// The server lacks what Tern requires (STARTTLS, an AUTH mechanism).
+    case unsupported(String)
+    case tlsRefused(String)
+    case network(String)
+    case timeout(String)
+    case connectionClosed
+    case protocolViolation(String)
+    /// A header or address Tern refuses to send (a line break in an address: command injection).
+    case invalidArgument(String)
+
+    public var description: String {
+        switch self {
+        case .permanent(let reply): "the server refused the message: \(reply)"
+        case .transient(let reply): "the server deferred the message: \(reply)"
+        case .recipientsRefused(let refusals): "every recipient was refused: " + refusals.map(\.description).joined(separator: "; ")
+        case .authenticationFailed(let reply): "authentication failed: \(reply)"
+        case .unsupported(let text): "the server does not support \(text)"
+        case .tlsRefused(let text): "TLS refused: \(text)"
+        case .network(let text): "network error: \(text)"
+        case .timeout(let text): "timed out: \(text)"
+        case .connectionClosed: "the server closed the connection"
+        case .protocolViolation(let text): "protocol violation: \(text)"
+        case .invalidArgument(let text): "invalid argument: \(text)"
+        }
+    }
+
+    /// FR-SYNC-07: retried by the queue (30 s, 2 min, 8 min) versus failed at once.
+    public var isTransient: Bool {
+        switch self {
+        case .transient, .network, .timeout, .connectionClosed: true
+        case .recipientsRefused(let refusals): refusals.allSatisfy { $0.reply.isTransientFailure }
+        default: false
+        }
+    }
+
+    init(_ failure: TransportFailure) {
+        switch failure {
+        case .tlsRefused(let text): self = .tlsRefused(text)
+        case .timeout(let text): self = .timeout(text)
+        case .network(let text): self = .network(text)
+        case .closed: self = .connectionClosed
+        }
+    }
+}
+
+public struct RecipientRefusal: Sendable, Hashable, CustomStringConvertible {
+    public var recipient: String
+    public var reply: SMTPReply
+
+    public var description: String { "<\(recipient)>: \(reply)" }
+}
