@@ -52,6 +52,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // SMTP submission on SwiftNIO.
+        .target(
+            name: "SMTP",
+            dependencies: [
+                "TernCore", "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
         .target(name: "TernRuntime", dependencies: ["TernCore", "MailStore", "IMAP"], swiftSettings: strict),
         // The command-line front end. Talks to use cases only.
@@ -68,7 +77,13 @@ let package = Package(
 
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
         .testTarget(name: "IMAPTests", dependencies: ["IMAP", "MIME", "TernCore"], swiftSettings: strict),
-        .testTarget(name: "IMAPIntegrationTests", dependencies: ["IMAP", "TernCore"], swiftSettings: strict),
+        .testTarget(
+            name: "IMAPIntegrationTests",
+            dependencies: ["IMAP", "TernCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl")],
+            swiftSettings: strict),
+        .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
+        .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore"], swiftSettings: strict),
         .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
             name: "MailStoreTests",

@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+import MailTransport
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+import TernCore
+
+/// Where and how to reach a submission server (RFC 6409). TLS always: implicit (465) or STARTTLS
+/// (587), so AUTH is never sent in the clear.
+public struct SMTPServer: Sendable, Hashable {
+    public var host: String
+    public var port: Int
+    public var security: ConnectionSecurity
+    public var caFile: String?
+    public var connectTimeout: Duration
+    /// RFC 5321 section 4.5.3.2 allows minutes per step; a server silent this long is stuck.
+    public var commandTimeout: Duration
+    public var watchdogInterval: Duration
+    /// The EHLO argument. An address literal, not the machine's name: a privacy-first client does
+    /// not tell every server (and every Received header) what its host is called.
+    public var heloName: String
+
+    public init(host: String, port: Int, security: ConnectionSecurity, caFile: String? = nil, connectTimeout: Duration = .seconds(30),
+                commandTimeout: Duration = .seconds(120), watchdogInterval: Duration = .seconds(1), heloName: String = "[127.0.0.1]") {
+        self.host = host
+        self.port = port
+        self.security = security
+        self.caFile = caFile
+        self.connectTimeout = connectTimeout
+        self.commandTimeout = commandTimeout
+        self.watchdogInterval = watchdogInterval
+        self.heloName = heloName
+    }
+
+    public init(endpoint: ServerEndpoint, caFile: String?) {
+        self.init(host: endpoint.host, port: endpoint.port, security: endpoint.security, caFile: caFile)
+    }
+}
+
+public enum SMTPCredential: Sendable, Hashable {
+    case password(username: String, password: String)
+    /// XOAUTH2 with an OAuth 2.0 access token (the Gmail preset).
+    case oauth2(username: String, accessToken: String)
+}
+
+/// Who the message is from and to, as the server sees it (RFC 5321 envelope): Bcc recipients are
+/// here and nowhere in the message.
+public struct SMTPEnvelope: Sendable, Hashable {
+    public var sender: String
+    public var recipients: [String]
+
+    public init(sender: String, recipients: [String]) {
+        self.sender = sender
+        self.recipients = recipients
+    }
+}
+
+/// A message the server accepted, possibly for only some recipients (`isPartial`).
+public struct SMTPDelivery: Sendable, Hashable {
+    public var accepted: [String]
+    public var refused: [RecipientRefusal]
+    /// The answer to the end of DATA (often carries the server's queue id).
+    public var reply: SMTPReply
+
+    public var isPartial: Bool { !refused.isEmpty }
+}
+
+/// What `tern smtp-check` reports.
+public struct SMTPCheckResult: Sendable, Hashable {
+    public var greeting: SMTPReply
+    public var extensions: [String]
+    public var authenticatedWith: String
+}
+
+/// SMTP submission on SwiftNIO (RFC 5321, 3207 STARTTLS, 4954 AUTH, 2920 PIPELINING, 1870 SIZE,
+/// 6152 8BITMIME, 6531 SMTPUTF8, 2034 ENHANCEDSTATUSCODES). One connection per submission.
+public enum SMTPClient {
+    /// Sends `message` (CRLF-normalized and dot-stuffed here) to the envelope's recipients.
+    public static func send(_ message: [UInt8], envelope: SMTPEnvelope, server: SMTPServer, credential: SMTPCredential,
+                            logger: Logger = Logger(label: "tern.smtp")) async throws -> SMTPDelivery {
+        try validate(envelope)
+        return try await withConnection(to: server, logger: logger) { connection in
+            try await connection.authenticate(credential)
+            let delivery = try await connection.transaction(message: message, envelope: envelope)
+            await connection.quit()
+            return delivery
+        }
+    }
+
+    /// Connects, upgrades to TLS, logs in, and reports the server's extensions; sends nothing.
+    public static func check(server: SMTPServer, credential: SMTPCredential, logger: Logger = Logger(label: "tern.smtp")) async throws -> SMTPCheckResult {
+        try await withConnection(to: server, logger: logger) { connection in
+            let mechanism = try await connection.authenticate(credential)
+            await connection.quit()
+            return SMTPCheckResult(greeting: connection.greeting!, extensions: connection.extensions.keys.sorted(), authenticatedWith: mechanism)
+        }
+    }
+
+    /// Addresses go on command lines: a CR, LF or angle bracket in one could inject commands.
+    static func validate(_ envelope: SMTPEnvelope) throws {
+        guard !envelope.recipients.isEmpty else { throw SMTPError.invalidArgument("no recipients") }
+        for address in [envelope.sender] + envelope.recipients {
+            guard !address.isEmpty || address == envelope.sender,
+                  !address.unicodeScalars.contains(where: { $0.value < 0x21 || $0 == "<" || $0 == ">" || $0.value == 0x7F }) else {
+                throw SMTPError.invalidArgument("address '\(address.debugDescription)' has a space, control character or angle bracket")
+            }
+        }
+    }
+
+    static func withConnection<Result: Sendable>(to server: SMTPServer, logger: Logger,
+                                                 _ body: (SMTPConnection) async throws -> Result) async throws -> Result {
+        let tlsContext: NIOSSLContext
+        do { tlsContext = try TLSPolicy.clientContext(caFile: server.caFile) } catch { throw SMTPError(error) }
+        let sni = TLSPolicy.serverNameIndication(for: server.host)
+        let watch = NIOLockedValueBox(ConnectionWatch())
+        let channel: NIOAsyncChannel<TransportEvent<SMTPReply>, ByteBuffer>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(server.connectTimeout.timeAmount)
+                .connect(host: server.host, port: server.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        if server.security == .implicitTLS {
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: sni))
+                        }
+                        try channel.pipeline.syncOperations.addHandler(
+                            FramingHandler(framer: SMTPReplyFramer(), tickInterval: server.watchdogInterval.timeAmount, watch: watch))
+                        return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw classify(error, server: server)
+        }
+        do {
+            return try await channel.executeThenClose { inbound, outbound in
+                let connection = SMTPConnection(inbound: inbound.makeAsyncIterator(), outbound: outbound, channel: channel.channel,
+                                                watch: watch, tlsContext: tlsContext, sni: sni, server: server, logger: logger)
+                try await connection.start()
+                return try await body(connection)
+            }
+        } catch let error as SMTPError {
+            throw error
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw classify(error, server: server)
+        }
+    }
+
+    static func classify(_ error: any Error, server: SMTPServer) -> SMTPError {
+        if let error = error as? SMTPError { return error }
+        return SMTPError(TransportFailure.classify(error, host: server.host, port: server.port, connectTimeout: server.connectTimeout))
+    }
+}
+
+struct SMTPReplyFramer: StreamFramer {
+    var parser = SMTPReplyParser()
+
+    mutating func append(_ bytes: [UInt8]) { parser.append(bytes) }
+    mutating func nextMessage() throws -> SMTPReply? { try parser.next() }
+    var bufferedByteCount: Int { parser.hasBufferedBytes ? 1 : 0 }
+}
