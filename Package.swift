@@ -62,7 +62,14 @@ let package = Package(
             ],
             swiftSettings: strict),
         // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
-        .target(name: "TernRuntime", dependencies: ["TernCore", "MailStore", "IMAP"], swiftSettings: strict),
+        .target(
+            name: "TernRuntime",
+            dependencies: [
+                "TernCore", "MailStore", "IMAP", "SMTP", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         // The command-line front end. Talks to use cases only.
         .target(
             name: "TernCLI",

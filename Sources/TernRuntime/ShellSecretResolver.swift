@@ -29,11 +29,8 @@ public struct ShellSecretResolver: SecretResolver {
         case .passwordCommand(let command):
             return try await run(command)
         case .oauth2:
-            let url = home.tokenFileURL(for: accountID)
-            guard let data = try? Data(contentsOf: url), !data.isEmpty else {
-                throw TernError.secretUnavailable("no OAuth token for this account yet; run 'tern account add --gmail' again")
-            }
-            return String(decoding: data, as: UTF8.self)
+            // OAuth accounts have tokens, not a password: `AccountCredentials` handles them.
+            throw TernError.secretUnavailable("this account signs in with OAuth; run 'tern account login' to sign in")
         }
     }
 

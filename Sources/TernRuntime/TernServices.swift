@@ -10,23 +10,31 @@ public struct TernServices: Sendable {
     let database: TernDatabase
     let secrets: any SecretResolver
     let accountRepository: any AccountRepository
+    let tokens: any OAuthTokenStore
+    let authorizer: any OAuthAuthorizer
 
     public static func open(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TernServices {
         let home = TernHome.fromEnvironment(environment)
         let database = try TernDatabase(home: home)
         return TernServices(
             home: home, database: database, secrets: ShellSecretResolver(environment: environment, home: home),
-            accountRepository: SQLiteAccountRepository(database: database))
+            accountRepository: SQLiteAccountRepository(database: database),
+            tokens: TokenStoreChoice.make(home: home, environment: environment),
+            authorizer: LoopbackOAuthAuthorizer(configuration: .fromEnvironment(environment), environment: environment))
     }
 
-    public var addAccount: AddAccountUseCase { AddAccountUseCase(accounts: accountRepository, secrets: secrets) }
+    public var addAccount: AddAccountUseCase { AddAccountUseCase(accounts: accountRepository, secrets: secrets, signIn: signIn) }
+    public var signIn: SignInUseCase { SignInUseCase(accounts: accountRepository, tokens: tokens, authorizer: authorizer) }
+    var credentials: AccountCredentials {
+        AccountCredentials(secrets: secrets, tokens: tokens, authorizer: authorizer, accounts: accountRepository)
+    }
     public var listAccounts: ListAccountsUseCase { ListAccountsUseCase(accounts: accountRepository) }
     public var removeAccount: RemoveAccountUseCase {
         RemoveAccountUseCase(accounts: accountRepository, files: LocalAccountFiles(home: home))
     }
 
-    public var checkIMAP: CheckIMAPUseCase {
-        CheckIMAPUseCase(accounts: accountRepository, secrets: secrets, probe: LiveIMAPProbe())
+    public var checkServers: CheckServersUseCase {
+        CheckServersUseCase(accounts: accountRepository, credentials: credentials, probe: LiveServerProbe())
     }
 
     /// For `tern status`: where the store is and which schema it has.

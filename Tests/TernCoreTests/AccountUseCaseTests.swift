@@ -12,6 +12,10 @@ actor InMemoryAccounts: AccountRepository {
         if accounts.contains(where: { $0.name == account.name }) { throw TernError.alreadyExists(account.name) }
         accounts.append(account)
     }
+    func update(_ account: Account) async throws {
+        guard let index = accounts.firstIndex(where: { $0.id == account.id }) else { throw TernError.notFound(account.name) }
+        accounts[index] = account
+    }
     func delete(id: Account.ID) async throws -> Bool {
         let before = accounts.count
         accounts.removeAll { $0.id == id }

@@ -31,6 +31,10 @@ public struct SQLiteAccountRepository: AccountRepository {
         }
     }
 
+    public func update(_ account: Account) async throws {
+        try await database.writer.write { db in try account.update(db) }
+    }
+
     @discardableResult
     public func delete(id: Account.ID) async throws -> Bool {
         try await database.writer.write { db in try Account.deleteOne(db, key: id) }

@@ -6,7 +6,7 @@ import TernRuntime
 struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "account", abstract: "Add, list and remove mail accounts.",
-        subcommands: [Add.self, List.self, Remove.self])
+        subcommands: [Add.self, Login.self, List.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -40,28 +40,46 @@ struct AccountCommand: AsyncParsableCommand {
         var passwordEnv: String?
         @Option(name: .customLong("ca-file"), help: "A PEM file of an extra CA to trust for this account's servers.")
         var caFile: String?
-        @Flag(help: "Use the Gmail preset (imap.gmail.com:993, smtp.gmail.com:465).")
+        @Flag(help: "Use the Gmail preset (imap.gmail.com:993, smtp.gmail.com:465); signs in with OAuth 2.0 unless a password option is given.")
         var gmail = false
+        @Flag(help: "Sign in with OAuth 2.0 in a browser (XOAUTH2) instead of a password.")
+        var oauth = false
+        @Option(name: .customLong("oauth-client-id"), help: "The OAuth client id (default: $TERN_OAUTH_CLIENT_ID).")
+        var oauthClientID: String?
         @OptionGroup var output: OutputOptions
+
+        var usesOAuth: Bool { oauth || (gmail && passwordCommand == nil && passwordEnv == nil) }
 
         func validate() throws {
             if passwordCommand != nil && passwordEnv != nil {
                 throw ValidationError("give either --password-command or --password-env, not both")
             }
-            if passwordCommand == nil && passwordEnv == nil {
+            if oauth && (passwordCommand != nil || passwordEnv != nil) {
+                throw ValidationError("--oauth signs in without a password; drop --password-command/--password-env")
+            }
+            if !usesOAuth && passwordCommand == nil && passwordEnv == nil {
                 throw ValidationError(
-                    "give --password-command CMD or --password-env VAR (for Gmail: an app password)")
+                    "give --password-command CMD or --password-env VAR, or --oauth (for Gmail: --gmail alone signs in with OAuth)")
             }
         }
 
         func run() async throws {
-            let credential: CredentialSource =
-                if let passwordCommand { .passwordCommand(passwordCommand) } else { .passwordEnvironment(passwordEnv ?? "") }
+            let credential: CredentialSource
+            if usesOAuth {
+                guard let clientID = oauthClientID ?? ProcessInfo.processInfo.environment["TERN_OAUTH_CLIENT_ID"], !clientID.isEmpty else {
+                    throw ValidationError("OAuth needs a client id: --oauth-client-id ID or TERN_OAUTH_CLIENT_ID")
+                }
+                credential = .oauth2(clientID: clientID)
+            } else if let passwordCommand {
+                credential = .passwordCommand(passwordCommand)
+            } else {
+                credential = .passwordEnvironment(passwordEnv ?? "")
+            }
             let request = NewAccountRequest(
                 name: name, emailAddress: email, displayName: displayName,
                 imap: try imap.map { try ServerEndpoint.parse($0, security: imapStartTLS ? .startTLS : .implicitTLS) },
                 smtp: try smtp.map { try ServerEndpoint.parse($0, security: smtpStartTLS ? .startTLS : .implicitTLS) },
-                username: user, credential: credential, caFile: caFile, gmailPreset: gmail)
+                username: user, credential: credential, caFile: caFile, gmailPreset: gmail, announceSignIn: SignInPrompt.announce)
             let account = try await services().addAccount(request)
             if output.json {
                 try printJSON(AccountSummary(account))
@@ -144,5 +162,27 @@ struct AccountSummary: Encodable {
         isActive = account.isActive
         createdDate = account.createdDate
         lastSyncDate = account.lastSyncDate
+    }
+}
+
+extension AccountCommand {
+    /// `tern account login NAME`: OAuth sign-in again (after a refresh token was revoked).
+    struct Login: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Sign in to an OAuth account again in a browser.")
+        @Argument(help: "The account's name.")
+        var name: String
+
+        func run() async throws {
+            let account = try await services().signIn(accountName: name, announce: SignInPrompt.announce)
+            print("Signed in to '\(account.name)' <\(account.emailAddress)>.")
+        }
+    }
+}
+
+/// Tells the user where to sign in. On stderr, so `--json` output stays clean; flushed at once,
+/// because the command then waits for the browser.
+enum SignInPrompt {
+    @Sendable static func announce(_ url: URL) {
+        FileHandle.standardError.write(Data("Open this address in a browser to sign in (waiting up to 5 minutes):\n\(url.absoluteString)\n".utf8))
     }
 }

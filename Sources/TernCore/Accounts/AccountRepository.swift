@@ -6,6 +6,8 @@ public protocol AccountRepository: Sendable {
     func account(named name: String) async throws -> Account?
     /// Throws `TernError.alreadyExists` when an account with that name exists.
     func insert(_ account: Account) async throws
+    /// Replaces the stored account with the same id (activation state, sync window…).
+    func update(_ account: Account) async throws
     /// Removes the account and, by cascade, everything synced for it. Returns false when there was none.
     @discardableResult
     func delete(id: Account.ID) async throws -> Bool

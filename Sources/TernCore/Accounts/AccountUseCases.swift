@@ -12,10 +12,13 @@ public struct NewAccountRequest: Sendable {
     public var credential: CredentialSource
     public var caFile: String?
     public var gmailPreset: Bool
+    /// For OAuth accounts: receives the authorization URL the user must open.
+    public var announceSignIn: (@Sendable (URL) -> Void)?
 
     public init(
         name: String, emailAddress: String, displayName: String? = nil, imap: ServerEndpoint?, smtp: ServerEndpoint?,
-        username: String? = nil, credential: CredentialSource, caFile: String? = nil, gmailPreset: Bool = false
+        username: String? = nil, credential: CredentialSource, caFile: String? = nil, gmailPreset: Bool = false,
+        announceSignIn: (@Sendable (URL) -> Void)? = nil
     ) {
         self.name = name
         self.emailAddress = emailAddress
@@ -26,6 +29,7 @@ public struct NewAccountRequest: Sendable {
         self.credential = credential
         self.caFile = caFile
         self.gmailPreset = gmailPreset
+        self.announceSignIn = announceSignIn
     }
 }
 
@@ -37,10 +41,12 @@ public struct AddAccountUseCase: Sendable {
 
     let accounts: any AccountRepository
     let secrets: any SecretResolver
+    let signIn: SignInUseCase?
 
-    public init(accounts: any AccountRepository, secrets: any SecretResolver) {
+    public init(accounts: any AccountRepository, secrets: any SecretResolver, signIn: SignInUseCase? = nil) {
         self.accounts = accounts
         self.secrets = secrets
+        self.signIn = signIn
     }
 
     public func callAsFunction(_ request: NewAccountRequest) async throws -> Account {
@@ -68,9 +74,19 @@ public struct AddAccountUseCase: Sendable {
             username: request.username ?? email, credential: request.credential,
             caFile: request.caFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
         // The secret is fetched once to prove the source works; it is not kept.
-        if case .oauth2 = request.credential {} else {
-            _ = try await secrets.secret(for: request.credential, accountID: account.id)
+        if case .oauth2 = request.credential {
+            guard let signIn else { throw TernError.invalidInput("OAuth sign-in is not available here") }
+            try await accounts.insert(account)
+            do {
+                try await signIn.run(account, announce: request.announceSignIn ?? { _ in })
+            } catch {
+                // No half-added account: without tokens it could never sync.
+                _ = try? await accounts.delete(id: account.id)
+                throw error
+            }
+            return account
         }
+        _ = try await secrets.secret(for: request.credential, accountID: account.id)
         try await accounts.insert(account)
         return account
     }
@@ -118,5 +134,40 @@ public struct RemoveAccountUseCase: Sendable {
         }
         try await accounts.delete(id: account.id)
         try files.removeFiles(of: account.id)
+    }
+}
+
+/// OAuth 2.0 sign-in (the Gmail preset): runs the browser consent, stores the tokens, and
+/// reactivates an account whose refresh had failed (FR-SYNC-04).
+public struct SignInUseCase: Sendable {
+    let accounts: any AccountRepository
+    let tokens: any OAuthTokenStore
+    let authorizer: any OAuthAuthorizer
+
+    public init(accounts: any AccountRepository, tokens: any OAuthTokenStore, authorizer: any OAuthAuthorizer) {
+        self.accounts = accounts
+        self.tokens = tokens
+        self.authorizer = authorizer
+    }
+
+    public func callAsFunction(accountName: String, announce: @escaping @Sendable (URL) -> Void) async throws -> Account {
+        guard let account = try await accounts.account(named: accountName) else {
+            throw TernError.notFound("no account named '\(accountName)'")
+        }
+        try await run(account, announce: announce)
+        return account
+    }
+
+    func run(_ account: Account, announce: @escaping @Sendable (URL) -> Void) async throws {
+        guard case .oauth2(let clientID) = account.credential else {
+            throw TernError.invalidInput("account '\(account.name)' signs in with a password, not OAuth")
+        }
+        let fresh = try await authorizer.authorize(account: account, clientID: clientID, announce: announce)
+        try await tokens.save(fresh, for: account.id)
+        if !account.isActive {
+            var active = account
+            active.isActive = true
+            try await accounts.update(active)
+        }
     }
 }

@@ -30,30 +30,55 @@ public struct IMAPCheckReport: Sendable, Codable, Hashable {
     }
 }
 
-/// Connects to an account's IMAP server and lists what it offers. Implemented by the runtime on
-/// the IMAP client.
-public protocol IMAPServerProbe: Sendable {
-    func check(account: Account, password: String) async throws -> IMAPCheckReport
+/// What `tern smtp-check` reports: the server answered, upgraded to TLS and accepted the login.
+public struct SMTPCheckReport: Sendable, Codable, Hashable {
+    public var server: String
+    public var greeting: String
+    public var extensions: [String]
+    public var authentication: String
+
+    public init(server: String, greeting: String, extensions: [String], authentication: String) {
+        self.server = server
+        self.greeting = greeting
+        self.extensions = extensions
+        self.authentication = authentication
+    }
 }
 
-/// `tern imap-check ACCOUNT`: proves the settings work before any sync, with an error that says
-/// what failed (DNS, TLS policy, certificate, login).
-public struct CheckIMAPUseCase: Sendable {
-    let accounts: any AccountRepository
-    let secrets: any SecretResolver
-    let probe: any IMAPServerProbe
+/// Connects to an account's servers and reports what they offer. Implemented by the runtime on
+/// the IMAP and SMTP clients.
+public protocol ServerProbe: Sendable {
+    func checkIMAP(account: Account, credentials: CredentialSupply) async throws -> IMAPCheckReport
+    func checkSMTP(account: Account, credentials: CredentialSupply) async throws -> SMTPCheckReport
+}
 
-    public init(accounts: any AccountRepository, secrets: any SecretResolver, probe: any IMAPServerProbe) {
+/// `tern imap-check ACCOUNT` / `tern smtp-check ACCOUNT`: prove the settings work before any sync,
+/// with an error that says what failed (DNS, TLS policy, certificate, login).
+public struct CheckServersUseCase: Sendable {
+    let accounts: any AccountRepository
+    let credentials: AccountCredentials
+    let probe: any ServerProbe
+
+    public init(accounts: any AccountRepository, credentials: AccountCredentials, probe: any ServerProbe) {
         self.accounts = accounts
-        self.secrets = secrets
+        self.credentials = credentials
         self.probe = probe
     }
 
-    public func callAsFunction(accountName: String) async throws -> IMAPCheckReport {
-        guard let account = try await accounts.account(named: accountName) else {
-            throw TernError.notFound("no account named '\(accountName)'")
+    public func imap(accountName: String) async throws -> IMAPCheckReport {
+        let account = try await account(named: accountName)
+        return try await probe.checkIMAP(account: account, credentials: credentials.supply(for: account))
+    }
+
+    public func smtp(accountName: String) async throws -> SMTPCheckReport {
+        let account = try await account(named: accountName)
+        return try await probe.checkSMTP(account: account, credentials: credentials.supply(for: account))
+    }
+
+    private func account(named name: String) async throws -> Account {
+        guard let account = try await accounts.account(named: name) else {
+            throw TernError.notFound("no account named '\(name)'")
         }
-        let password = try await secrets.secret(for: account.credential, accountID: account.id)
-        return try await probe.check(account: account, password: password)
+        return account
     }
 }

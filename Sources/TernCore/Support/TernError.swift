@@ -17,6 +17,8 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
     case secretUnavailable(String)
     /// A mail server could not be reached, refused TLS, or refused the login.
     case serverFailure(String)
+    /// The OAuth refresh token was refused: the user must sign in again (FR-SYNC-04).
+    case authenticationExpired(String)
 
     public var message: String {
         switch self {
@@ -27,6 +29,7 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
         case .databaseUnusable(let text): "database unusable: \(text)"
         case .secretUnavailable(let text): "secret unavailable: \(text)"
         case .serverFailure(let text): "server: \(text)"
+        case .authenticationExpired(let text): "sign-in expired: \(text)"
         }
     }
 

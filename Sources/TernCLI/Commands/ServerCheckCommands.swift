@@ -12,7 +12,7 @@ struct IMAPCheckCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let report = try await services().checkIMAP(accountName: account)
+        let report = try await services().checkServers.imap(accountName: account)
         if output.json {
             try printJSON(report)
             return
@@ -24,5 +24,26 @@ struct IMAPCheckCommand: AsyncParsableCommand {
             [folder.path, folder.folderType.rawValue, folder.synced ? "synced" : "not synced", folder.attributes.joined(separator: " ")]
         }
         print(TextTable(header: ["FOLDER", "TYPE", "SYNC", "ATTRIBUTES"], rows: rows).rendered)
+    }
+}
+
+/// `tern smtp-check ACCOUNT`: connects, upgrades to TLS, logs in and lists the server's extensions; sends nothing.
+struct SMTPCheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "smtp-check", abstract: "Connect to an account's SMTP server, log in, and list its extensions (sends nothing).")
+
+    @Argument(help: "The account's name.")
+    var account: String
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let report = try await services().checkServers.smtp(accountName: account)
+        if output.json {
+            try printJSON(report)
+            return
+        }
+        print("Server:         \(report.server) — \(report.greeting)")
+        print("Authentication: \(report.authentication) (accepted)")
+        print("Extensions:     \(report.extensions.joined(separator: " "))")
     }
 }

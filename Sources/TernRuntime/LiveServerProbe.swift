@@ -1,0 +1,72 @@
+import Foundation
+import IMAP
+import SMTP
+import TernCore
+
+/// `ServerProbe` on Tern's IMAP and SMTP clients: connect, log in (refreshing an OAuth token the
+/// server rejects), list or report, log out.
+struct LiveServerProbe: ServerProbe {
+    func checkIMAP(account: Account, credentials: CredentialSupply) async throws -> IMAPCheckReport {
+        let server = IMAPServer(endpoint: account.imap, caFile: account.caFile)
+        do {
+            return try await IMAPClient.withSession(to: server) { session in
+                try await session.authenticate(with: credentials.imapSource)
+                let listings = try await session.listMailboxes()
+                let capabilities = session.capabilities.sorted()
+                let greeting = session.greeting?.text ?? ""
+                try await session.logout()
+                return IMAPCheckReport(
+                    server: "\(account.imap.host):\(account.imap.port)", greeting: greeting, capabilities: capabilities,
+                    folders: listings.map { .init(path: $0.name, folderType: $0.folderType, attributes: $0.attributes) })
+            }
+        } catch let error as IMAPError {
+            throw TernError.serverFailure(error.description)
+        }
+    }
+
+    func checkSMTP(account: Account, credentials: CredentialSupply) async throws -> SMTPCheckReport {
+        let server = SMTPServer(endpoint: account.smtp, caFile: account.caFile)
+        func check(_ credential: MailCredential) async throws -> SMTPCheckResult {
+            try await SMTPClient.check(server: server, credential: credential.smtp(username: credentials.username))
+        }
+        do {
+            let result: SMTPCheckResult
+            do {
+                result = try await check(try await credentials.current())
+            } catch SMTPError.authenticationFailed {
+                result = try await check(try await credentials.refreshed())
+            }
+            return SMTPCheckReport(server: "\(account.smtp.host):\(account.smtp.port)", greeting: result.greeting.text,
+                                   extensions: result.extensions, authentication: result.authenticatedWith)
+        } catch let error as SMTPError {
+            throw TernError.serverFailure(error.description)
+        }
+    }
+}
+
+extension CredentialSupply {
+    /// For the IMAP pool and sessions: a rejected credential is refreshed once (FR-SYNC-04).
+    var imapSource: IMAPCredentialSource {
+        let username = username
+        let current = current
+        let refreshed = refreshed
+        return IMAPCredentialSource(current: { try await current().imap(username: username) },
+                                    refresh: { try await refreshed().imap(username: username) })
+    }
+}
+
+extension MailCredential {
+    func imap(username: String) -> IMAPCredential {
+        switch self {
+        case .password(let password): .password(username: username, password: password)
+        case .accessToken(let token): .oauth2(username: username, accessToken: token)
+        }
+    }
+
+    func smtp(username: String) -> SMTPCredential {
+        switch self {
+        case .password(let password): .password(username: username, password: password)
+        case .accessToken(let token): .oauth2(username: username, accessToken: token)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Tern's local OAuth 2.0 test endpoint: an authorization server for the installed-app flow
+(RFC 8252 loopback redirect, RFC 7636 PKCE S256), refresh tokens, and token introspection
+(RFC 7662) for Dovecot's oauth2 passdb. Started by scripts/mailservers; for tests only.
+
+  GET  /authorize     consents at once for login_hint (a test user) and redirects with a code
+  POST /token         authorization_code (PKCE checked) and refresh_token grants
+  POST /introspect    {"active": true, "email": user} for a live access token
+  POST /admin/expire-access    every access token stops working (the client must refresh)
+  POST /admin/revoke-refresh   every refresh token stops working (the client must sign in again)
+  GET  /admin/stats   counts of grants, for tests
+"""
+import argparse, base64, hashlib, json, secrets, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlparse, parse_qs, urlencode
+
+LOCK = threading.Lock()
+CODES, ACCESS, REFRESH = {}, {}, {}
+STATS = {"authorization_code": 0, "refresh_token": 0, "introspect_active": 0, "introspect_inactive": 0}
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class Handler(BaseHTTPRequestHandler):
+    users = set()
+    lifetime = 3600
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def reply(self, status, body, headers=None):
+        data = json.dumps(body).encode() if not isinstance(body, bytes) else body
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def form(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        return {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+
+    def do_GET(self):
+        url = urlparse(self.path)
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        if url.path == "/authorize":
+            redirect = query.get("redirect_uri", "")
+            if not redirect.startswith("http://127.0.0.1:"):
+                return self.reply(400, {"error": "invalid_request", "error_description": "loopback redirect required"})
+            if query.get("response_type") != "code" or query.get("code_challenge_method") != "S256" or not query.get("code_challenge"):
+                return self.reply(400, {"error": "invalid_request", "error_description": "code flow with PKCE S256 required"})
+            user = query.get("login_hint", "")
+            if user not in self.users:
+                params = {"error": "access_denied", "state": query.get("state", "")}
+            else:
+                code = secrets.token_urlsafe(16)
+                with LOCK:
+                    CODES[code] = dict(client=query.get("client_id"), redirect=redirect, challenge=query["code_challenge"], user=user)
+                params = {"code": code, "state": query.get("state", "")}
+            self.send_response(302)
+            self.send_header("Location", redirect + "?" + urlencode(params))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif url.path == "/admin/stats":
+            with LOCK:
+                self.reply(200, dict(STATS))
+        else:
+            self.reply(404, {"error": "not_found"})
+
+    def issue(self, user, client):
+        access, refresh = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+        ACCESS[access] = dict(user=user, expires=time.time() + self.lifetime)
+        REFRESH[refresh] = dict(user=user, client=client)
+        return {"access_token": access, "refresh_token": refresh, "expires_in": self.lifetime, "token_type": "Bearer"}
+
+    def do_POST(self):
+        url = urlparse(self.path)
+        if url.path == "/token":
+            form = self.form()
+            with LOCK:
+                if form.get("grant_type") == "authorization_code":
+                    grant = CODES.pop(form.get("code", ""), None)
+                    verifier = form.get("code_verifier", "")
+                    if (not grant or grant["redirect"] != form.get("redirect_uri") or grant["client"] != form.get("client_id")
+                            or b64url(hashlib.sha256(verifier.encode()).digest()) != grant["challenge"]):
+                        return self.reply(400, {"error": "invalid_grant"})
+                    STATS["authorization_code"] += 1
+                    return self.reply(200, self.issue(grant["user"], grant["client"]))
+                if form.get("grant_type") == "refresh_token":
+                    grant = REFRESH.get(form.get("refresh_token", ""))
+                    if not grant or grant["client"] != form.get("client_id"):
+                        return self.reply(400, {"error": "invalid_grant", "error_description": "refresh token revoked"})
+                    STATS["refresh_token"] += 1
+                    token = self.issue(grant["user"], grant["client"])
+                    del REFRESH[token["refresh_token"]]
+                    del token["refresh_token"]  # like Google: the refresh token stays the same
+                    return self.reply(200, token)
+            return self.reply(400, {"error": "unsupported_grant_type"})
+        if url.path == "/introspect":
+            form = self.form()
+            token = form.get("token") or self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+            with LOCK:
+                entry = ACCESS.get(token)
+                if entry and entry["expires"] > time.time():
+                    STATS["introspect_active"] += 1
+                    return self.reply(200, {"active": True, "email": entry["user"], "username": entry["user"]})
+                STATS["introspect_inactive"] += 1
+            return self.reply(200, {"active": False})
+        if url.path == "/admin/expire-access":
+            with LOCK:
+                ACCESS.clear()
+            return self.reply(200, {"ok": True})
+        if url.path == "/admin/revoke-refresh":
+            with LOCK:
+                REFRESH.clear()
+                ACCESS.clear()
+            return self.reply(200, {"ok": True})
+        self.reply(404, {"error": "not_found"})
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--users", required=True, help="comma-separated addresses")
+    parser.add_argument("--lifetime", type=int, default=3600)
+    args = parser.parse_args()
+    Handler.users = set(args.users.split(","))
+    Handler.lifetime = args.lifetime
+    ThreadingHTTPServer(("127.0.0.1", args.port), Handler).serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""OAuth 2.0 end to end: `tern account add --gmail` runs the installed-app flow (PKCE, loopback
+redirect) against the local test OAuth endpoint, then XOAUTH2 logs in to the real Dovecot (its oauth2
+passdb introspects the token at that endpoint) and to Postfix submission (SASL through Dovecot)."""
+import json
+import os
+import pathlib
+import sqlite3
+import stat
+import subprocess
+import urllib.request
+
+import pytest
+
+from conftest import ROOT
+
+TERN = ROOT / ".build" / "debug" / "tern"
+
+
+@pytest.fixture()
+def oauth(servers, tmp_path):
+    base = servers["TERN_TEST_OAUTH_URL"]
+    env = dict(os.environ, TERN_HOME=str(tmp_path / "home"), TERN_TOKEN_STORE="file",
+               TERN_OAUTH_AUTHORIZATION_URL=f"{base}/authorize", TERN_OAUTH_TOKEN_URL=f"{base}/token")
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+
+    def run(*args, check=False):
+        return subprocess.run([str(TERN), *args], capture_output=True, text=True, env=env, timeout=60, check=check)
+
+    def post(path):
+        request = urllib.request.Request(f"{base}{path}", data=b"", method="POST")
+        return json.load(urllib.request.urlopen(request, timeout=10))
+
+    def stats():
+        return json.load(urllib.request.urlopen(f"{base}/admin/stats", timeout=10))
+
+    def sign_in(*args):
+        """Runs a tern command that prints an authorization URL, and plays the browser."""
+        process = subprocess.Popen([str(TERN), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        url = None
+        for line in process.stderr:
+            if line.startswith("http"):
+                url = line.strip()
+                break
+        assert url, process.stderr.read()
+        assert "code_challenge_method=S256" in url and "redirect_uri=http%3A%2F%2F127.0.0.1%3A" in url
+        # The browser: follows the provider's redirect to Tern's loopback listener.
+        page = urllib.request.urlopen(url, timeout=10).read().decode()
+        assert "signed in" in page or "not completed" in page
+        out, err = process.communicate(timeout=60)
+        return process.returncode, out, err
+
+    def add(name="gm"):
+        return sign_in("account", "add", name, "--gmail", "--email", "alice@tern.test",
+                       "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
+                       "--smtp", f"127.0.0.1:{servers['TERN_SUBMISSION_PORT']}", "--smtp-starttls",
+                       "--ca-file", servers["TERN_TEST_CA"], "--oauth-client-id", "tern-test-client")
+
+    return type("OAuth", (), dict(run=staticmethod(run), post=staticmethod(post), stats=staticmethod(stats),
+                                   sign_in=staticmethod(sign_in), add=staticmethod(add), home=tmp_path / "home"))
+
+
+def test_gmail_preset_signs_in_and_logs_in_with_xoauth2(oauth):
+    code, out, err = oauth.add()
+    assert code == 0, err
+    account = json.loads(oauth.run("account", "list", "--json", check=True).stdout)[0]
+    assert account["auth"] == "oauth2"
+
+    # Tokens: a 0600 file in a 0700 directory, and nowhere in the database.
+    secrets = oauth.home / "secrets"
+    assert stat.S_IMODE(secrets.stat().st_mode) == 0o700
+    token_file = next(secrets.glob("*.json"))
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    tokens = json.loads(token_file.read_text())
+    database = next(oauth.home.glob("*.sqlite*"))
+    assert tokens["accessToken"].encode() not in database.read_bytes()
+
+    before = oauth.stats()
+    imap = oauth.run("imap-check", "gm", "--json")
+    assert imap.returncode == 0, imap.stderr
+    assert any(f["folderType"] == "inbox" for f in json.loads(imap.stdout)["folders"])
+    smtp = oauth.run("smtp-check", "gm", "--json")
+    assert smtp.returncode == 0, smtp.stderr
+    assert json.loads(smtp.stdout)["authentication"] == "XOAUTH2"
+    assert oauth.stats()["introspect_active"] >= before["introspect_active"] + 2
+
+
+def test_a_rejected_token_is_refreshed_and_a_revoked_sign_in_deactivates(oauth):
+    assert oauth.add()[0] == 0
+    oauth.post("/admin/expire-access")
+    before = oauth.stats()
+    imap = oauth.run("imap-check", "gm")
+    assert imap.returncode == 0, imap.stderr
+    assert oauth.stats()["refresh_token"] == before["refresh_token"] + 1
+
+    oauth.post("/admin/revoke-refresh")
+    failed = oauth.run("imap-check", "gm")
+    assert failed.returncode == 1
+    assert "sign in again" in failed.stderr
+    account = json.loads(oauth.run("account", "list", "--json", check=True).stdout)[0]
+    assert account["isActive"] is False
+
+    code, out, err = oauth.sign_in("account", "login", "gm")
+    assert code == 0, err
+    assert json.loads(oauth.run("account", "list", "--json", check=True).stdout)[0]["isActive"] is True
+    assert oauth.run("imap-check", "gm").returncode == 0
+
+
+def test_refused_consent_adds_no_account(oauth, servers):
+    code, out, err = oauth.sign_in("account", "add", "nobody", "--gmail", "--email", "nobody@tern.test",
+                                   "--oauth-client-id", "tern-test-client",
+                                   "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}", "--smtp", "127.0.0.1:1")
+    assert code == 1 and "refused" in err
+    assert json.loads(oauth.run("account", "list", "--json", check=True).stdout) == []
