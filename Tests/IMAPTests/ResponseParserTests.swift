@@ -280,7 +280,7 @@ let fixtures: [Fixture] = [
 ]
 
 @Suite struct ResponseParserTests {
-    @Test(arguments: fixtures)
+    @Test(arguments: fixtures + serverFixtures)
     func parsesFixture(_ fixture: Fixture) throws {
         let wire = Array(fixture.wire.utf8)
         let frames = try frameAll(wire)
@@ -290,7 +290,7 @@ let fixtures: [Fixture] = [
     }
 
     /// A response split at any byte boundary frames and parses the same.
-    @Test(arguments: fixtures)
+    @Test(arguments: fixtures + serverFixtures)
     func parsesFixtureSplitAtEveryByte(_ fixture: Fixture) throws {
         let wire = Array(fixture.wire.utf8)
         let whole = try frameAll(wire)
@@ -308,14 +308,14 @@ let fixtures: [Fixture] = [
     }
 
     @Test func byteByByteStreaming() throws {
-        let wire = Array(fixtures.map(\.wire).joined().utf8)
+        let wire = Array((fixtures + serverFixtures).map(\.wire).joined().utf8)
         var framer = ResponseFramer()
         var frames = 0
         for byte in wire {
             framer.append([byte])
             while try framer.next() != nil { frames += 1 }
         }
-        #expect(frames == fixtures.count)
+        #expect(frames == fixtures.count + serverFixtures.count)
     }
 
     @Test func oversizedLiteralIsRefusedBeforeItArrives() {

@@ -484,6 +484,11 @@ struct Cursor {
             try space()
             return .bodySection(section: section, origin: origin, data: try nstring())
         default:
+            // An item Tern did not ask for, possibly with a section (`BINARY.SIZE[1] 2048`).
+            if peek == 91 {
+                while let byte = peek, byte != 93 { index += 1 }
+                try expect(93)
+            }
             try space()
             try skipValue()
             return .other(name: name)

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import MIME
+import TernRuntime
 
 /// `tern bench`: measurements for BENCHMARKS.md, each next to its peer in the same run.
-struct BenchCommand: ParsableCommand {
+struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
-        subcommands: [MIMEBench.self])
+        subcommands: [MIMEBench.self, IMAPBench.self])
 
     struct MIMEBench: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -139,6 +140,83 @@ struct BenchCommand: ParsableCommand {
                 from: .init(name: "Zoë Dubois", address: "zoe@example.fr"), to: [.init(name: "Alice", address: "alice@tern.test")],
                 subject: "Quarterly report — Q3", bodyPlain: plain, bodyHTML: html)
             return (try? MessageBuilder().build(message)) ?? []
+        }
+    }
+}
+
+extension BenchCommand {
+    /// UID FETCH (FLAGS ENVELOPE BODYSTRUCTURE) of a whole mailbox from a real server, next to Python's imaplib.
+    struct IMAPBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "imap", abstract: "UID FETCH of FLAGS ENVELOPE BODYSTRUCTURE for a mailbox, next to Python's imaplib.")
+
+        @Option var host = "127.0.0.1"
+        @Option var port: Int
+        @Option(name: .customLong("ca-file")) var caFile: String?
+        @Option var user: String
+        @Option(name: .customLong("password-env"), help: "The environment variable holding the password.")
+        var passwordEnv = "TERN_BENCH_PASSWORD"
+        @Option var mailbox = "[Gmail]/All Mail"
+        @Option(help: "Timed runs; the best is reported.")
+        var iterations = 3
+        @Option var peer = "scripts/bench/imap_python.py"
+        @Flag var noPeer = false
+        @OptionGroup var output: OutputOptions
+
+        struct Report: Encodable {
+            var tool: String
+            var messages: Int
+            var seconds: Double
+            var messagesPerSecond: Double
+            var peakRSSBytes: Int
+        }
+
+        func run() async throws {
+            guard let password = ProcessInfo.processInfo.environment[passwordEnv] else {
+                throw ValidationError("set \(passwordEnv) to the password")
+            }
+            // Warm-up: the server builds its cache of BODYSTRUCTUREs once, for both tools alike.
+            _ = try await IMAPFetchBenchmark.run(host: host, port: port, caFile: caFile, username: user, password: password, mailbox: mailbox)
+            var best: IMAPFetchBenchmark.Run?
+            for _ in 0..<max(1, iterations) {
+                let run = try await IMAPFetchBenchmark.run(host: host, port: port, caFile: caFile, username: user, password: password, mailbox: mailbox)
+                if best == nil || run.seconds < best!.seconds { best = run }
+            }
+            let tern = Report(tool: "tern", messages: best!.messages, seconds: best!.seconds,
+                              messagesPerSecond: Double(best!.messages) / best!.seconds, peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())
+            var reports = [tern]
+            if !noPeer {
+                let python = try runPeer(password: password)
+                reports.append(python)
+            }
+            if output.json {
+                try printJSON(reports)
+                return
+            }
+            for report in reports {
+                let name = report.tool.padding(toLength: 16, withPad: " ", startingAt: 0)
+                print(name + String(format: " %6d messages in %.3f s: %9.0f msg/s, peak RSS %.1f MB", report.messages,
+                                    report.seconds, report.messagesPerSecond, Double(report.peakRSSBytes) / 1_048_576))
+            }
+            if reports.count == 2 {
+                print(String(format: "tern / python: %.1fx throughput", reports[0].messagesPerSecond / reports[1].messagesPerSecond))
+            }
+        }
+
+        private func runPeer(password: String) throws -> Report {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", peer, "--host", host, "--port", String(port), "--ca", caFile ?? "", "--user", user,
+                                 "--password", password, "--mailbox", mailbox, "--iterations", String(iterations)]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            struct Peer: Decodable { var tool: String; var messages: Int; var seconds: Double; var peakRSSBytes: Int }
+            let peer = try JSONDecoder().decode(Peer.self, from: data)
+            return Report(tool: peer.tool, messages: peer.messages, seconds: peer.seconds,
+                          messagesPerSecond: Double(peer.messages) / peer.seconds, peakRSSBytes: peer.peakRSSBytes)
         }
     }
 }

@@ -1,0 +1,45 @@
+import Foundation
+import IMAP
+import TernCore
+
+/// `tern bench imap`: UID FETCH of FLAGS ENVELOPE BODYSTRUCTURE for a whole mailbox, each message
+/// parsed into Tern's model and dropped (streamed, never held), timed end to end: connect, TLS,
+/// login, EXAMINE, fetch, logout.
+public enum IMAPFetchBenchmark {
+    public struct Run: Sendable, Codable {
+        public var messages: Int
+        public var seconds: Double
+        public var bodyParts: Int
+    }
+
+    public static func run(host: String, port: Int, caFile: String?, username: String, password: String, mailbox: String) async throws -> Run {
+        let server = IMAPServer(host: host, port: port, security: .implicitTLS, caFile: caFile)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let (messages, parts) = try await IMAPClient.withSession(to: server) { session in
+            try await session.login(username: username, password: password)
+            try await session.select(mailbox, readOnly: true)
+            var messages = 0
+            var parts = 0
+            try await session.uidFetch(UIDSet([1...UInt32.max]), items: [.flags, .envelope, .bodyStructure]) { message in
+                messages += 1
+                parts += message.bodyStructure?.flattened().count ?? 0
+            }
+            try await session.logout()
+            return (messages, parts)
+        }
+        let elapsed = clock.now - started
+        return Run(messages: messages, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, bodyParts: parts)
+    }
+
+    /// The largest resident set this process has had, in bytes.
+    public static func peakResidentBytes() -> Int {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return usage.ru_maxrss * 1024
+    }
+}
