@@ -32,6 +32,27 @@ public enum IMAPFetchBenchmark {
         return Run(messages: messages, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, bodyParts: parts)
     }
 
+    /// The client's side alone: recorded server bytes (scripts/bench/imap_record.py) through the
+    /// framer and parser in 64 KB reads, as they arrive from the network, into `FetchedMessage`s.
+    public static func replay(_ bytes: [UInt8]) throws -> Run {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var parser = IMAPResponseStream()
+        var messages = 0
+        var parts = 0
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + 65536)
+            try parser.append(bytes[offset..<end]) { message in
+                messages += 1
+                parts += message.bodyStructure?.flattened().count ?? 0
+            }
+            offset = end
+        }
+        let elapsed = clock.now - started
+        return Run(messages: messages, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, bodyParts: parts)
+    }
+
     /// The largest resident set this process has had, in bytes.
     public static func peakResidentBytes() -> Int {
         var usage = rusage()

@@ -28,3 +28,21 @@ struct IMAPStreamFramer: StreamFramer {
 
     var bufferedByteCount: Int { framer.bufferedByteCount }
 }
+
+/// The connection's framing and parsing without the connection: for benchmarks and replaying
+/// recorded sessions.
+public struct IMAPResponseStream {
+    var framer = IMAPStreamFramer()
+
+    public init() {}
+
+    /// Feeds bytes; `onFetch` sees each FETCH as a `FetchedMessage`. Unparseable responses are skipped.
+    public mutating func append(_ bytes: ArraySlice<UInt8>, onFetch: (FetchedMessage) -> Void) throws {
+        framer.append(Array(bytes))
+        while let message = try framer.nextMessage() {
+            if case .response(.untagged(.fetch(let sequence, let attributes))) = message {
+                onFetch(FetchedMessage(sequence: sequence, attributes: attributes))
+            }
+        }
+    }
+}

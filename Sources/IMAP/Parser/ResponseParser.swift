@@ -88,6 +88,34 @@ struct Cursor {
         return String(decoding: bytes[start..<index], as: UTF8.self)
     }
 
+    /// A keyword compared case-insensitively: uppercased as bytes, without Unicode case mapping.
+    mutating func atomUppercased(stopAtBracket: Bool = false) throws -> String {
+        let start = index
+        while let byte = peek, Self.isAtomChar(byte), !(stopAtBracket && (byte == 93 || byte == 91)) { index += 1 }
+        guard index > start else { throw fail("expected atom") }
+        return Self.asciiCased(bytes[start..<index], upper: true)
+    }
+
+    static func asciiCased(_ slice: ArraySlice<UInt8>, upper: Bool) -> String {
+        var needsWork = false
+        for byte in slice where upper ? (byte >= 97 && byte <= 122) : (byte >= 65 && byte <= 90) {
+            needsWork = true
+            break
+        }
+        guard needsWork else { return String(headerBytes: slice) }
+        return String(headerBytes: slice.map { byte in
+            if upper, byte >= 97, byte <= 122 { return byte - 32 }
+            if !upper, byte >= 65, byte <= 90 { return byte + 32 }
+            return byte
+        })
+    }
+
+    /// An nstring as lowercased text (MIME type, subtype, encoding, disposition), or nil for NIL.
+    mutating func lowercasedText() throws -> String? {
+        guard let value = try nstring() else { return nil }
+        return Self.asciiCased(value[...], upper: false)
+    }
+
     mutating func number() throws -> UInt64 {
         let start = index
         var value: UInt64 = 0
@@ -129,6 +157,14 @@ struct Cursor {
 
     mutating func quoted() throws -> [UInt8] {
         try expect(34)
+        // Fast path: no escape before the closing quote, one copy.
+        var end = index
+        while end < bytes.count, bytes[end] != 34, bytes[end] != 92 { end += 1 }
+        if end < bytes.count, bytes[end] == 34 {
+            let value = Array(bytes[index..<end])
+            index = end + 1
+            return value
+        }
         var value: [UInt8] = []
         while let byte = peek {
             index += 1
@@ -237,7 +273,7 @@ struct Cursor {
     }
 
     mutating func responseState() throws -> ResponseState {
-        let word = try atom(stopAtBracket: true).uppercased()
+        let word = try atomUppercased(stopAtBracket: true)
         guard let status = ResponseState.Status(rawValue: word) else { throw fail("unknown status \(word)") }
         skipSpaces()
         var code: ResponseCode?
@@ -250,7 +286,7 @@ struct Cursor {
 
     mutating func responseCode() throws -> ResponseCode {
         try expect(91)
-        let name = try atom(stopAtBracket: true).uppercased()
+        let name = try atomUppercased(stopAtBracket: true)
         defer {
             // Skip whatever is left up to the closing bracket (unknown arguments).
             while let byte = peek, byte != 93 { index += 1 }
@@ -308,7 +344,7 @@ struct Cursor {
         if let byte = peek, byte >= 48, byte <= 57 {
             let number = try number32()
             try space()
-            let word = try atom().uppercased()
+            let word = try atomUppercased()
             switch word {
             case "EXISTS": return .exists(number)
             case "RECENT": return .recent(number)
@@ -319,7 +355,7 @@ struct Cursor {
             default: return .other(name: word, text: restOfLine())
             }
         }
-        let word = try atom(stopAtBracket: true).uppercased()
+        let word = try atomUppercased(stopAtBracket: true)
         switch word {
         case "OK", "NO", "BAD", "BYE", "PREAUTH":
             index -= word.utf8.count
@@ -350,7 +386,7 @@ struct Cursor {
             skipSpaces()
             while peek != 41 {
                 guard !atEnd else { throw fail("unterminated STATUS") }
-                let name = try atom().uppercased()
+                let name = try atomUppercased()
                 try space()
                 attributes[name] = try number()
                 skipSpaces()
@@ -434,15 +470,15 @@ struct Cursor {
     }
 
     mutating func fetchAttribute() throws -> FetchAttribute {
-        let name = try atom(stopAtBracket: true).uppercased()
+        let name = try atomUppercased(stopAtBracket: true)
         switch name {
         case "UID": try space(); return .uid(try number32())
         case "FLAGS": try space(); return .flags(try atomList())
         case "RFC822.SIZE": try space(); return .rfc822Size(try number())
         case "INTERNALDATE":
             try space()
-            let text = String(headerBytes: try string())
-            guard let date = Self.internalDate(text) else { throw fail("bad INTERNALDATE \(text)") }
+            let value = try string()
+            guard let date = Self.internalDate(bytes: value) else { throw fail("bad INTERNALDATE \(String(headerBytes: value))") }
             return .internalDate(date)
         case "MODSEQ":
             try space()
@@ -493,6 +529,30 @@ struct Cursor {
             try skipValue()
             return .other(name: name)
         }
+    }
+
+    /// date-time on bytes, exactly as servers send it: `dd-Mon-yyyy hh:mm:ss +zzzz` (or ` d-…`);
+    /// anything else goes to the tolerant `internalDate(_: String)`.
+    static func internalDate(bytes b: [UInt8]) -> Date? {
+        guard b.count == 26 || b.count == 25 else { return internalDate(String(headerBytes: b)) }
+        let o = b.count - 26  // -1 when the day has one digit and no padding
+        func digit(_ i: Int) -> Int? { b[i] >= 48 && b[i] <= 57 ? Int(b[i] - 48) : nil }
+        func two(_ i: Int) -> Int? { guard let a = digit(i), let c = digit(i + 1) else { return nil }; return a * 10 + c }
+        let dayTens = o == 0 ? (b[0] == 32 ? 0 : digit(0)) : 0
+        guard let dayTens, let dayOnes = digit(1 + o), b[2 + o] == 45, b[6 + o] == 45, b[11 + o] == 32, b[14 + o] == 58, b[17 + o] == 58,
+              b[20 + o] == 32, b[21 + o] == 43 || b[21 + o] == 45,
+              let yearHigh = two(7 + o), let yearLow = two(9 + o), let hour = two(12 + o), let minute = two(15 + o), let second = two(18 + o),
+              let zoneHours = two(22 + o), let zoneMinutes = two(24 + o) else { return internalDate(String(headerBytes: b)) }
+        let month = (b[3 + o] | 0x20, b[4 + o] | 0x20, b[5 + o] | 0x20)
+        let names: [(UInt8, UInt8, UInt8)] = [(106, 97, 110), (102, 101, 98), (109, 97, 114), (97, 112, 114), (109, 97, 121), (106, 117, 110),
+                                             (106, 117, 108), (97, 117, 103), (115, 101, 112), (111, 99, 116), (110, 111, 118), (100, 101, 99)]
+        guard let monthIndex = names.firstIndex(where: { $0 == month }) else { return nil }
+        let day = dayTens * 10 + dayOnes
+        let year = yearHigh * 100 + yearLow
+        guard (1...31).contains(day), (1900...2200).contains(year), hour < 24, minute < 60, second <= 60 else { return nil }
+        let offset = (b[21 + o] == 45 ? -1 : 1) * (zoneHours * 60 + zoneMinutes)
+        let days = DateParser.daysFromCivil(year: year, month: monthIndex + 1, day: day)
+        return Date(timeIntervalSince1970: TimeInterval(days * 86400 + hour * 3600 + minute * 60 + second - offset * 60))
     }
 
     /// `"17-Jul-1996 02:44:25 -0700"` (date-time); a space may stand for the leading zero of the day.
@@ -564,7 +624,7 @@ struct Cursor {
             try expect(41)
             skipSpaces()
             guard let host, let mailbox else { continue }  // group start or end
-            let decodedName = name.map { EncodedWordDecoder.decode(String(headerBytes: $0)) }
+            let decodedName = name.map { EncodedWordDecoder.decode(bytes: $0) }
             let address = String(headerBytes: mailbox) + (host.isEmpty ? "" : "@" + String(headerBytes: host))
             result.append(EmailAddress(name: decodedName?.isEmpty == true ? nil : decodedName, address: address))
         }
@@ -592,7 +652,7 @@ struct Cursor {
                 number += 1
                 skipSpaces()
             }
-            let subtype = String(headerBytes: try string()).lowercased()
+            let subtype = Self.asciiCased(try string()[...], upper: false)
             var part = MIMEPart(partId: partId, contentType: "multipart/\(subtype)", children: children)
             if optionalSpace(), peek != 41 {
                 part.parameters = try parameterList()
@@ -604,9 +664,9 @@ struct Cursor {
             return part
         }
         let leafId = isRoot ? "1" : partId
-        let type = (Self.text(try nstring()) ?? "application").lowercased()
+        let type = try lowercasedText() ?? "application"
         try space()
-        let subtype = (Self.text(try nstring()) ?? "octet-stream").lowercased()
+        let subtype = try lowercasedText() ?? "octet-stream"
         try space()
         // body-fields = body-fld-param SP body-fld-id SP body-fld-desc SP body-fld-enc SP body-fld-octets
         let parameters = try parameterList()
@@ -615,9 +675,9 @@ struct Cursor {
             id.hasPrefix("<") && id.hasSuffix(">") ? String(id.dropFirst().dropLast()) : id
         }
         try space()
-        let description = try nstring().map { EncodedWordDecoder.decode(String(headerBytes: $0)) }
+        let description = try nstring().map { EncodedWordDecoder.decode(bytes: $0) }
         try space()
-        let encoding = (Self.text(try nstring()) ?? "7bit").lowercased()
+        let encoding = try lowercasedText() ?? "7bit"
         try space()
         let size = try signedTolerantNumber()
         var part = MIMEPart(partId: leafId, contentType: "\(type)/\(subtype)", parameters: parameters, contentId: contentId,
@@ -660,19 +720,38 @@ struct Cursor {
     mutating func parameterList() throws -> [String: String] {
         if isNIL() { return [:] }
         try expect(40)
-        var header = "x"
+        var pairs: [(name: String, value: [UInt8])] = []
+        var needsHeaderRules = false
         skipSpaces()
         while peek != 41 {
             guard !atEnd else { throw fail("unterminated parameter list") }
-            let name = String(headerBytes: try string())
+            let name = Self.asciiCased(try string()[...], upper: false)
             try space()
-            let value = Self.text(try nstring()) ?? ""
-            header += "; \(name)=\"\(value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\""
+            let value = try nstring() ?? []
+            // RFC 2231 sections and charsets (`name*0*`) need the header parser's rules.
+            if name.utf8.contains(42) { needsHeaderRules = true }
+            pairs.append((name, value))
             skipSpaces()
         }
         index += 1
+        if !needsHeaderRules {
+            var parameters: [String: String] = [:]
+            for (name, value) in pairs where parameters[name] == nil {
+                parameters[name] = EncodedWordDecoder.decode(bytes: value)
+            }
+            return parameters
+        }
+        var header: [UInt8] = [120]  // "x"
+        for (name, value) in pairs {
+            header += Array("; \(name)=\"".utf8)
+            for byte in value {
+                if byte == 92 || byte == 34 { header.append(92) }
+                header.append(byte)
+            }
+            header.append(34)
+        }
         var problems: [String] = []
-        return ParameterizedValue.parse(Array(header.utf8)[...], problems: &problems).parameters
+        return ParameterizedValue.parse(header[...], problems: &problems).parameters
     }
 
     /// body-fld-dsp = "(" string SP body-fld-param ")" / nil
@@ -680,7 +759,7 @@ struct Cursor {
         if isNIL() { return }
         guard peek == 40 else { try skipValue(); return }
         try expect(40)
-        part.disposition = Self.text(try string())?.lowercased()
+        part.disposition = Self.asciiCased(try string()[...], upper: false)
         try space()
         part.dispositionParameters = try parameterList()
         skipSpaces()

@@ -67,10 +67,37 @@ extension String {
     /// Header bytes as text: UTF-8 when valid (RFC 6532), else Latin-1, so nothing is lost or crashes.
     /// Header bytes as text: UTF-8 when valid (RFC 6532), else Latin-1, so nothing is lost or crashes.
     public init<Bytes: Collection>(headerBytes bytes: Bytes) where Bytes.Element == UInt8 {
-        if let text = String(validating: bytes, as: UTF8.self) {
+        if let contiguous = bytes.withContiguousStorageIfAvailable({ String(headerBuffer: $0) }) {
+            self = contiguous
+        } else if let text = String(validating: bytes, as: UTF8.self) {
             self = text
         } else {
             self = String(decoding: bytes.map { UInt16($0) }, as: UTF16.self)
+        }
+    }
+
+    /// Concrete, so calls from other modules skip generic dispatch (a hot path of the IMAP parser).
+    public init(headerBytes bytes: [UInt8]) {
+        self = bytes.withUnsafeBufferPointer { String(headerBuffer: $0) }
+    }
+
+    public init(headerBytes bytes: ArraySlice<UInt8>) {
+        self = bytes.withUnsafeBufferPointer { String(headerBuffer: $0) }
+    }
+
+    /// ASCII (the common case) is copied without validation; otherwise UTF-8 when valid, else Latin-1.
+    init(headerBuffer buffer: UnsafeBufferPointer<UInt8>) {
+        var ascii = true
+        for byte in buffer where byte >= 0x80 {
+            ascii = false
+            break
+        }
+        if ascii {
+            self = String(decoding: buffer, as: UTF8.self)
+        } else if let text = String(validating: buffer, as: UTF8.self) {
+            self = text
+        } else {
+            self = String(decoding: buffer.map { UInt16($0) }, as: UTF16.self)
         }
     }
 

@@ -43,7 +43,11 @@ public enum CharsetDecoder {
 
     /// Canonical lowercase names for the aliases real mail uses.
     static func normalize(_ label: String?) -> String {
-        guard var name = label?.trimmingCharacters(in: .whitespaces).lowercasedASCII, !name.isEmpty else { return "" }
+        guard let label else { return "" }
+        // Trimmed on bytes: Foundation's trimming is slow on Linux, and this runs per encoded word.
+        let utf8 = label.utf8
+        guard let first = utf8.firstIndex(where: { $0 != 32 && $0 != 9 }), let last = utf8.lastIndex(where: { $0 != 32 && $0 != 9 }) else { return "" }
+        var name = (first == utf8.startIndex && last == utf8.index(before: utf8.endIndex) ? label : String(label[first...last])).lowercasedASCII
         if name.hasPrefix("\""), name.hasSuffix("\""), name.count >= 2 { name = String(name.dropFirst().dropLast()) }
         switch name {
         case "utf8", "utf-8", "unicode-1-1-utf-8", "x-unicode20utf8": return "utf-8"

@@ -6,6 +6,12 @@
 /// surrounding text, spaces inside Q text, missing base64 padding, an unknown charset (decoded with
 /// replacement characters and reported).
 public enum EncodedWordDecoder {
+    /// Header bytes to text, RFC 2047 words decoded (the IMAP parser's ENVELOPE and BODYSTRUCTURE strings).
+    public static func decode(bytes: [UInt8]) -> String {
+        var problems: [String] = []
+        return decode(bytes[...], problems: &problems)
+    }
+
     public static func decode(_ text: String) -> String {
         var problems: [String] = []
         return decode(Array(text.utf8)[...], problems: &problems)

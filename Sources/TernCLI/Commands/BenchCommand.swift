@@ -151,9 +151,11 @@ extension BenchCommand {
             commandName: "imap", abstract: "UID FETCH of FLAGS ENVELOPE BODYSTRUCTURE for a mailbox, next to Python's imaplib.")
 
         @Option var host = "127.0.0.1"
-        @Option var port: Int
+        @Option var port: Int = 993
+        @Option(help: "Parse recorded server bytes (scripts/bench/imap_record.py) instead of asking a server: the client's side alone.")
+        var replay: String?
         @Option(name: .customLong("ca-file")) var caFile: String?
-        @Option var user: String
+        @Option var user: String = ""
         @Option(name: .customLong("password-env"), help: "The environment variable holding the password.")
         var passwordEnv = "TERN_BENCH_PASSWORD"
         @Option var mailbox = "[Gmail]/All Mail"
@@ -172,6 +174,10 @@ extension BenchCommand {
         }
 
         func run() async throws {
+            if let replay {
+                try runReplay(replay)
+                return
+            }
             guard let password = ProcessInfo.processInfo.environment[passwordEnv] else {
                 throw ValidationError("set \(passwordEnv) to the password")
             }
@@ -186,17 +192,45 @@ extension BenchCommand {
                               messagesPerSecond: Double(best!.messages) / best!.seconds, peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())
             var reports = [tern]
             if !noPeer {
-                let python = try runPeer(password: password)
+                var python = try runPeer(password: password)
+                python.messages = best!.messages
+                python.messagesPerSecond = Double(python.messages) / python.seconds
                 reports.append(python)
             }
+            try show(reports)
+        }
+
+        private func runReplay(_ path: String) throws {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            _ = try IMAPFetchBenchmark.replay(bytes)  // warm-up
+            var best: IMAPFetchBenchmark.Run?
+            for _ in 0..<max(1, iterations) {
+                let run = try IMAPFetchBenchmark.replay(bytes)
+                if best == nil || run.seconds < best!.seconds { best = run }
+            }
+            var reports = [Report(tool: "tern", messages: best!.messages, seconds: best!.seconds,
+                                  messagesPerSecond: Double(best!.messages) / best!.seconds, peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())]
+            if !noPeer {
+                var python = try runPython(["--replay", path, "--iterations", String(iterations)])
+                // imaplib's list has an entry per literal piece; the message count is the same file's.
+                python.messages = best!.messages
+                python.messagesPerSecond = Double(python.messages) / python.seconds
+                reports.append(python)
+            }
+            try show(reports, megabytes: Double(bytes.count) / 1_048_576)
+        }
+
+        private func show(_ reports: [Report], megabytes: Double? = nil) throws {
             if output.json {
                 try printJSON(reports)
                 return
             }
             for report in reports {
                 let name = report.tool.padding(toLength: 16, withPad: " ", startingAt: 0)
-                print(name + String(format: " %6d messages in %.3f s: %9.0f msg/s, peak RSS %.1f MB", report.messages,
-                                    report.seconds, report.messagesPerSecond, Double(report.peakRSSBytes) / 1_048_576))
+                var line = name + String(format: " %6d messages in %.3f s: %9.0f msg/s, peak RSS %.1f MB", report.messages,
+                                         report.seconds, report.messagesPerSecond, Double(report.peakRSSBytes) / 1_048_576)
+                if let megabytes { line += String(format: ", %.0f MB/s", megabytes / report.seconds) }
+                print(line)
             }
             if reports.count == 2 {
                 print(String(format: "tern / python: %.1fx throughput", reports[0].messagesPerSecond / reports[1].messagesPerSecond))
@@ -204,10 +238,14 @@ extension BenchCommand {
         }
 
         private func runPeer(password: String) throws -> Report {
+            try runPython(["--host", host, "--port", String(port), "--ca", caFile ?? "", "--user", user,
+                           "--password", password, "--mailbox", mailbox, "--iterations", String(iterations)])
+        }
+
+        private func runPython(_ arguments: [String]) throws -> Report {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", peer, "--host", host, "--port", String(port), "--ca", caFile ?? "", "--user", user,
-                                 "--password", password, "--mailbox", mailbox, "--iterations", String(iterations)]
+            process.arguments = ["python3", peer] + arguments
             let pipe = Pipe()
             process.standardOutput = pipe
             try process.run()
