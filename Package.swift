@@ -61,6 +61,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
+        .target(name: "HTMLSafety", swiftSettings: strict),
         // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
         .target(
             name: "TernRuntime",
@@ -81,6 +83,8 @@ let package = Package(
         .executableTarget(name: "MIMEFuzzer", dependencies: ["MIME", "FuzzSupport"], path: "Fuzz/MIMEFuzzer", swiftSettings: strict),
         .executableTarget(
             name: "IMAPFuzzer", dependencies: ["IMAP", "FuzzSupport"], path: "Fuzz/IMAPFuzzer", exclude: ["seeds"], swiftSettings: strict),
+        .executableTarget(
+            name: "SMTPFuzzer", dependencies: ["SMTP", "FuzzSupport"], path: "Fuzz/SMTPFuzzer", exclude: ["seeds"], swiftSettings: strict),
 
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
         .testTarget(name: "IMAPTests", dependencies: ["IMAP", "MIME", "TernCore"], swiftSettings: strict),
@@ -90,6 +94,7 @@ let package = Package(
                            .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: strict),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
+        .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety"], exclude: ["html5lib-tests"], swiftSettings: strict),
         .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore"], swiftSettings: strict),
         .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(

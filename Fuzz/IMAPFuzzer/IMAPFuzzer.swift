@@ -23,6 +23,9 @@ func fuzzOneInput(_ bytes: [UInt8]) {
         while let frame = try? split.next() { again.append(frame) }
         precondition(again == frames, "framing depends on how the bytes arrived")
     }
+    // The connection's path: FETCH responses become FetchedMessages, whatever the bytes.
+    var stream = IMAPResponseStream()
+    try? stream.append(bytes[...]) { _ in }
 }
 
 @main

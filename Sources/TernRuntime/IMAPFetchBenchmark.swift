@@ -23,7 +23,7 @@ public enum IMAPFetchBenchmark {
             var parts = 0
             try await session.uidFetch(UIDSet([1...UInt32.max]), items: [.flags, .envelope, .bodyStructure]) { message in
                 messages += 1
-                parts += message.bodyStructure?.flattened().count ?? 0
+                parts += message.bodyStructure?.children.count ?? 0
             }
             try await session.logout()
             return (messages, parts)
@@ -45,7 +45,7 @@ public enum IMAPFetchBenchmark {
             let end = min(bytes.count, offset + 65536)
             try parser.append(bytes[offset..<end]) { message in
                 messages += 1
-                parts += message.bodyStructure?.flattened().count ?? 0
+                parts += message.bodyStructure?.children.count ?? 0
             }
             offset = end
         }

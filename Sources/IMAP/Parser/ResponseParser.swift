@@ -147,7 +147,8 @@ struct Cursor {
     }
 
     /// string = quoted / literal
-    mutating func string() throws -> [UInt8] {
+    /// Strings are slices of the response's bytes (no copy) unless unescaping made new ones.
+    mutating func string() throws -> ArraySlice<UInt8> {
         switch peek {
         case 34: return try quoted()
         case 123, 126: return try literal()
@@ -155,13 +156,13 @@ struct Cursor {
         }
     }
 
-    mutating func quoted() throws -> [UInt8] {
+    mutating func quoted() throws -> ArraySlice<UInt8> {
         try expect(34)
-        // Fast path: no escape before the closing quote, one copy.
+        // Fast path: no escape before the closing quote, no copy.
         var end = index
         while end < bytes.count, bytes[end] != 34, bytes[end] != 92 { end += 1 }
         if end < bytes.count, bytes[end] == 34 {
-            let value = Array(bytes[index..<end])
+            let value = bytes[index..<end]
             index = end + 1
             return value
         }
@@ -169,13 +170,13 @@ struct Cursor {
         while let byte = peek {
             index += 1
             if byte == 92, let next = peek { value.append(next); index += 1; continue }
-            if byte == 34 { return value }
+            if byte == 34 { return value[...] }
             value.append(byte)
         }
         throw fail("unterminated quoted string")
     }
 
-    mutating func literal() throws -> [UInt8] {
+    mutating func literal() throws -> ArraySlice<UInt8> {
         if peek == 126 { index += 1 }  // ~ binary literal
         try expect(123)
         let size = try number()
@@ -184,27 +185,27 @@ struct Cursor {
         if peek == 13 { index += 1 }
         try expect(10)
         guard size <= UInt64(bytes.count - index) else { throw fail("literal runs past the response") }
-        let value = Array(bytes[index..<(index + Int(size))])
+        let value = bytes[index..<(index + Int(size))]
         index += Int(size)
         return value
     }
 
     /// nstring = string / NIL (Exchange sends `""` and NIL interchangeably).
-    mutating func nstring() throws -> [UInt8]? {
+    mutating func nstring() throws -> ArraySlice<UInt8>? {
         if isNIL() { return nil }
         return try string()
     }
 
     /// astring = 1*ASTRING-CHAR / string
-    mutating func astring() throws -> [UInt8] {
+    mutating func astring() throws -> ArraySlice<UInt8> {
         if peek == 34 || peek == 123 || peek == 126 { return try string() }
         let start = index
         while let byte = peek, Self.isAtomChar(byte) || byte == 93 { index += 1 }
         guard index > start else { throw fail("expected astring") }
-        return Array(bytes[start..<index])
+        return bytes[start..<index]
     }
 
-    static func text(_ bytes: [UInt8]?) -> String? {
+    static func text(_ bytes: ArraySlice<UInt8>?) -> String? {
         bytes.map { String(headerBytes: $0) }
     }
 
@@ -478,7 +479,7 @@ struct Cursor {
         case "INTERNALDATE":
             try space()
             let value = try string()
-            guard let date = Self.internalDate(bytes: value) else { throw fail("bad INTERNALDATE \(String(headerBytes: value))") }
+            guard let date = Self.internalDate(bytes: Array(value)) else { throw fail("bad INTERNALDATE \(String(headerBytes: value))") }
             return .internalDate(date)
         case "MODSEQ":
             try space()
@@ -518,7 +519,7 @@ struct Cursor {
                 try expect(62)
             }
             try space()
-            return .bodySection(section: section, origin: origin, data: try nstring())
+            return .bodySection(section: section, origin: origin, data: try nstring().map { Array($0) })
         default:
             // An item Tern did not ask for, possibly with a section (`BINARY.SIZE[1] 2048`).
             if peek == 91 {
@@ -580,13 +581,16 @@ struct Cursor {
         try expect(40)
         let date = Self.text(try nstring())
         try space()
-        let subject = try nstring().map { EncodedWordDecoder.decode(String(headerBytes: $0)) }
+        let subject = try nstring().map { EncodedWordDecoder.decode(bytes: $0) }
         try space()
+        let fromStart = index
         let from = try addressList()
+        let fromBytes = bytes[fromStart..<index]
         try space()
-        let sender = try addressList()
+        // Servers repeat From as Sender and Reply-To: the same bytes parse the same, once.
+        let sender = try addressList(sameAs: fromBytes, parsed: from)
         try space()
-        let replyTo = try addressList()
+        let replyTo = try addressList(sameAs: fromBytes, parsed: from)
         try space()
         let to = try addressList()
         try space()
@@ -605,6 +609,15 @@ struct Cursor {
 
     /// "(" 1*address ")" / nil; address = "(" addr-name SP addr-adl SP addr-mailbox SP addr-host ")".
     /// Group syntax (RFC 9051 7.5.2): a NIL host starts (name in mailbox) or ends (NIL mailbox) a group.
+    mutating func addressList(sameAs previous: ArraySlice<UInt8>, parsed: [EmailAddress]) throws -> [EmailAddress] {
+        let end = index + previous.count
+        if previous.count > 3, end <= bytes.count, bytes[index..<end].elementsEqual(previous) {
+            index = end
+            return parsed
+        }
+        return try addressList()
+    }
+
     mutating func addressList() throws -> [EmailAddress] {
         if isNIL() { return [] }
         try expect(40)
@@ -720,7 +733,7 @@ struct Cursor {
     mutating func parameterList() throws -> [String: String] {
         if isNIL() { return [:] }
         try expect(40)
-        var pairs: [(name: String, value: [UInt8])] = []
+        var pairs: [(name: String, value: ArraySlice<UInt8>)] = []
         var needsHeaderRules = false
         skipSpaces()
         while peek != 41 {

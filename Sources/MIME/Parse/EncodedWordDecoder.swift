@@ -12,6 +12,11 @@ public enum EncodedWordDecoder {
         return decode(bytes[...], problems: &problems)
     }
 
+    public static func decode(bytes: ArraySlice<UInt8>) -> String {
+        var problems: [String] = []
+        return decode(bytes, problems: &problems)
+    }
+
     public static func decode(_ text: String) -> String {
         var problems: [String] = []
         return decode(Array(text.utf8)[...], problems: &problems)

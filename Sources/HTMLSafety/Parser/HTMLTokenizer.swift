@@ -1,0 +1,846 @@
+/// The HTML tokenizer of the WHATWG standard (section 13.2.5), state by state, on UTF-8 bytes.
+///
+/// Pull-based: `next()` runs the state machine until a token is ready, so the tree builder can
+/// switch the tokenizer's state (RCDATA after `<title>`, RAWTEXT after `<style>`…) before the next
+/// token is read, as the standard requires. Parse errors are counted, not reported one by one: the
+/// sanitizer's job is to read what a browser reads, not to lint.
+public struct HTMLTokenizer {
+    public enum State: Sendable, Hashable {
+        case data, rcdata, rawtext, scriptData, plaintext
+        case tagOpen, endTagOpen, tagName
+        case rcdataLessThanSign, rcdataEndTagOpen, rcdataEndTagName
+        case rawtextLessThanSign, rawtextEndTagOpen, rawtextEndTagName
+        case scriptDataLessThanSign, scriptDataEndTagOpen, scriptDataEndTagName
+        case scriptDataEscapeStart, scriptDataEscapeStartDash, scriptDataEscaped, scriptDataEscapedDash, scriptDataEscapedDashDash
+        case scriptDataEscapedLessThanSign, scriptDataEscapedEndTagOpen, scriptDataEscapedEndTagName
+        case scriptDataDoubleEscapeStart, scriptDataDoubleEscaped, scriptDataDoubleEscapedDash, scriptDataDoubleEscapedDashDash
+        case scriptDataDoubleEscapedLessThanSign, scriptDataDoubleEscapeEnd
+        case beforeAttributeName, attributeName, afterAttributeName, beforeAttributeValue
+        case attributeValueDoubleQuoted, attributeValueSingleQuoted, attributeValueUnquoted, afterAttributeValueQuoted
+        case selfClosingStartTag, bogusComment, markupDeclarationOpen
+        case commentStart, commentStartDash, comment, commentLessThanSign, commentLessThanSignBang
+        case commentLessThanSignBangDash, commentLessThanSignBangDashDash, commentEndDash, commentEnd, commentEndBang
+        case doctype, beforeDoctypeName, doctypeName, afterDoctypeName
+        case afterDoctypePublicKeyword, beforeDoctypePublicIdentifier, doctypePublicIdentifierDoubleQuoted
+        case doctypePublicIdentifierSingleQuoted, afterDoctypePublicIdentifier, betweenDoctypePublicAndSystemIdentifiers
+        case afterDoctypeSystemKeyword, beforeDoctypeSystemIdentifier, doctypeSystemIdentifierDoubleQuoted
+        case doctypeSystemIdentifierSingleQuoted, afterDoctypeSystemIdentifier, bogusDoctype
+        case cdataSection, cdataSectionBracket, cdataSectionEnd
+        case characterReference, namedCharacterReference, ambiguousAmpersand, numericCharacterReference
+        case hexadecimalCharacterReferenceStart, decimalCharacterReferenceStart, hexadecimalCharacterReference
+        case decimalCharacterReference, numericCharacterReferenceEnd
+    }
+
+    let input: [UInt8]
+    var position = 0
+    public var state: State = .data
+    var returnState: State = .data
+    /// Set by the tree builder: CDATA sections are recognised only in foreign content.
+    public var allowsCDATA = false
+    public private(set) var parseErrors = 0
+
+    private var queue: [HTMLToken] = []
+    private var queueStart = 0
+    private var text: [UInt8] = []
+    private var tag = HTMLTag(name: [])
+    private var tagIsEnd = false
+    private var attributeName: [UInt8] = []
+    private var attributeValue: [UInt8] = []
+    private var hasAttribute = false
+    private var lastStartTagName: [UInt8] = []
+    private var temporaryBuffer: [UInt8] = []
+    private var commentData: [UInt8] = []
+    private var doctype = HTMLDoctype()
+    private var characterReferenceCode: UInt32 = 0
+    private var emittedEOF = false
+
+    /// `bytes` are UTF-8 (invalid sequences become U+FFFD); CR LF and lone CR become LF, as the
+    /// standard's input stream preprocessing says.
+    public init(_ bytes: [UInt8]) {
+        input = Self.preprocess(bytes)
+    }
+
+    /// For tests and fragments: start in another state, as if `lastStartTag` had been seen.
+    public init(_ bytes: [UInt8], state: State, lastStartTag: String? = nil) {
+        self.init(bytes)
+        self.state = state
+        if let lastStartTag { lastStartTagName = Array(lastStartTag.utf8) }
+    }
+
+    static func preprocess(_ bytes: [UInt8]) -> [UInt8] {
+        var valid = bytes
+        if String(validating: bytes, as: UTF8.self) == nil {
+            valid = Array(String(decoding: bytes, as: UTF8.self).utf8)
+        }
+        guard valid.contains(13) else { return valid }
+        var output: [UInt8] = []
+        output.reserveCapacity(valid.count)
+        var index = 0
+        while index < valid.count {
+            let byte = valid[index]
+            if byte == 13 {
+                output.append(10)
+                if index + 1 < valid.count, valid[index + 1] == 10 { index += 1 }
+            } else {
+                output.append(byte)
+            }
+            index += 1
+        }
+        return output
+    }
+
+    // MARK: - Pulling tokens
+
+    /// The next token; `.endOfFile` once the input is used up (and again after).
+    public mutating func next() -> HTMLToken {
+        while queueStart >= queue.count {
+            queue.removeAll(keepingCapacity: true)
+            queueStart = 0
+            if emittedEOF { return .endOfFile }
+            step()
+        }
+        let token = queue[queueStart]
+        queueStart += 1
+        return token
+    }
+
+    private mutating func flushText() {
+        guard !text.isEmpty else { return }
+        queue.append(.characters(text))
+        text.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func emit(_ token: HTMLToken) {
+        flushText()
+        queue.append(token)
+    }
+
+    private mutating func emitEOF() {
+        flushText()
+        queue.append(.endOfFile)
+        emittedEOF = true
+    }
+
+    private mutating func error() { parseErrors += 1 }
+
+    // MARK: - Input
+
+    private var atEnd: Bool { position >= input.count }
+
+    /// The next byte, consumed; nil at the end of input.
+    private mutating func consume() -> UInt8? {
+        guard position < input.count else {
+            position += 1  // so that "reconsume" after EOF stays at EOF
+            return nil
+        }
+        let byte = input[position]
+        position += 1
+        return byte
+    }
+
+    private mutating func reconsume(in newState: State) {
+        position -= 1
+        state = newState
+    }
+
+    /// Case-insensitive match of ASCII `word` at the current position (not consumed).
+    private func lookahead(_ word: String, caseInsensitive: Bool) -> Bool {
+        let bytes = Array(word.utf8)
+        guard position + bytes.count <= input.count else { return false }
+        for (offset, byte) in bytes.enumerated() {
+            let actual = input[position + offset]
+            if caseInsensitive ? Self.lower(actual) != byte : actual != byte { return false }
+        }
+        return true
+    }
+
+    @inline(__always) static func isASCIIAlpha(_ b: UInt8) -> Bool { (b >= 65 && b <= 90) || (b >= 97 && b <= 122) }
+    @inline(__always) static func isASCIIDigit(_ b: UInt8) -> Bool { b >= 48 && b <= 57 }
+    @inline(__always) static func isASCIIAlphanumeric(_ b: UInt8) -> Bool { isASCIIAlpha(b) || isASCIIDigit(b) }
+    @inline(__always) static func isHexDigit(_ b: UInt8) -> Bool { isASCIIDigit(b) || (b >= 65 && b <= 70) || (b >= 97 && b <= 102) }
+    @inline(__always) static func isWhitespace(_ b: UInt8) -> Bool { b == 9 || b == 10 || b == 12 || b == 32 }
+    @inline(__always) static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b + 32 : b }
+
+    static let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
+
+    static func appendScalar(_ value: UInt32, to output: inout [UInt8]) {
+        guard let scalar = Unicode.Scalar(value) else {
+            output += replacement
+            return
+        }
+        output += Array(String(Character(scalar)).utf8)
+    }
+
+    // MARK: - Tags and attributes
+
+    private mutating func startTag(end: Bool) {
+        tag = HTMLTag(name: [])
+        tagIsEnd = end
+        hasAttribute = false
+    }
+
+    private mutating func startAttribute() {
+        finishAttribute()
+        hasAttribute = true
+        attributeName.removeAll(keepingCapacity: true)
+        attributeValue.removeAll(keepingCapacity: true)
+    }
+
+    /// A repeated name is a parse error and the later attribute is dropped.
+    private mutating func finishAttribute() {
+        guard hasAttribute else { return }
+        hasAttribute = false
+        if tag.attributes.contains(where: { $0.name == attributeName }) {
+            error()
+        } else {
+            tag.attributes.append(HTMLAttribute(name: attributeName, value: attributeValue))
+        }
+    }
+
+    private mutating func emitTag() {
+        finishAttribute()
+        if tagIsEnd {
+            if !tag.attributes.isEmpty || tag.selfClosing { error() }
+            emit(.endTag(HTMLTag(name: tag.name)))
+        } else {
+            lastStartTagName = tag.name
+            emit(.startTag(tag))
+        }
+    }
+
+    private var isAppropriateEndTag: Bool { tagIsEnd && !lastStartTagName.isEmpty && tag.name == lastStartTagName }
+
+    private var consumedAsPartOfAttribute: Bool {
+        returnState == .attributeValueDoubleQuoted || returnState == .attributeValueSingleQuoted || returnState == .attributeValueUnquoted
+    }
+
+    /// Character-reference output goes to the attribute value or to the text, by return state.
+    private mutating func flushCodePoints(_ bytes: [UInt8]) {
+        if consumedAsPartOfAttribute { attributeValue += bytes } else { text += bytes }
+    }
+
+    // MARK: - The state machine
+
+    // swiftlint:disable:next cyclomatic_complexity function_body_length
+    private mutating func step() {
+        switch state {
+        case .data:
+            // Fast path: plain text up to the next '<', '&' or NUL.
+            let start = position
+            while position < input.count {
+                let b = input[position]
+                if b == 60 || b == 38 || b == 0 { break }
+                position += 1
+            }
+            if position > start { text += input[start..<position] }
+            switch consume() {
+            case 38?: returnState = .data; state = .characterReference
+            case 60?: state = .tagOpen
+            case 0?: error(); text.append(0)
+            case nil: emitEOF()
+            default: break
+            }
+        case .rcdata:
+            let start = position
+            while position < input.count {
+                let b = input[position]
+                if b == 60 || b == 38 || b == 0 { break }
+                position += 1
+            }
+            if position > start { text += input[start..<position] }
+            switch consume() {
+            case 38?: returnState = .rcdata; state = .characterReference
+            case 60?: state = .rcdataLessThanSign
+            case 0?: error(); text += Self.replacement
+            case nil: emitEOF()
+            default: break
+            }
+        case .rawtext, .scriptData:
+            let start = position
+            while position < input.count {
+                let b = input[position]
+                if b == 60 || b == 0 { break }
+                position += 1
+            }
+            if position > start { text += input[start..<position] }
+            switch consume() {
+            case 60?: state = state == .rawtext ? .rawtextLessThanSign : .scriptDataLessThanSign
+            case 0?: error(); text += Self.replacement
+            case nil: emitEOF()
+            default: break
+            }
+        case .plaintext:
+            switch consume() {
+            case 0?: error(); text += Self.replacement
+            case nil: emitEOF()
+            case let b?: text.append(b)
+            }
+        case .tagOpen:
+            switch consume() {
+            case 33?: state = .markupDeclarationOpen
+            case 47?: state = .endTagOpen
+            case let b? where Self.isASCIIAlpha(b): startTag(end: false); reconsume(in: .tagName)
+            case 63?: error(); commentData = []; reconsume(in: .bogusComment)
+            case nil: error(); text.append(60); emitEOF()
+            default: error(); text.append(60); reconsume(in: .data)
+            }
+        case .endTagOpen:
+            switch consume() {
+            case let b? where Self.isASCIIAlpha(b): startTag(end: true); reconsume(in: .tagName)
+            case 62?: error(); state = .data
+            case nil: error(); text += [60, 47]; emitEOF()
+            default: error(); commentData = []; reconsume(in: .bogusComment)
+            }
+        case .tagName:
+            switch consume() {
+            case let b? where Self.isWhitespace(b): state = .beforeAttributeName
+            case 47?: state = .selfClosingStartTag
+            case 62?: state = .data; emitTag()
+            case 0?: error(); tag.name += Self.replacement
+            case nil: error(); emitEOF()
+            case let b?: tag.name.append(Self.lower(b))
+            }
+        case .rcdataLessThanSign, .rawtextLessThanSign:
+            let endOpen: State = state == .rcdataLessThanSign ? .rcdataEndTagOpen : .rawtextEndTagOpen
+            let home: State = state == .rcdataLessThanSign ? .rcdata : .rawtext
+            if consume() == 47 {
+                temporaryBuffer = []
+                state = endOpen
+            } else {
+                text.append(60)
+                reconsume(in: home)
+            }
+        case .rcdataEndTagOpen, .rawtextEndTagOpen, .scriptDataEndTagOpen, .scriptDataEscapedEndTagOpen:
+            let (nameState, home): (State, State) = switch state {
+            case .rcdataEndTagOpen: (.rcdataEndTagName, .rcdata)
+            case .rawtextEndTagOpen: (.rawtextEndTagName, .rawtext)
+            case .scriptDataEndTagOpen: (.scriptDataEndTagName, .scriptData)
+            default: (.scriptDataEscapedEndTagName, .scriptDataEscaped)
+            }
+            if let b = consume(), Self.isASCIIAlpha(b) {
+                startTag(end: true)
+                reconsume(in: nameState)
+            } else {
+                text += [60, 47]
+                reconsume(in: home)
+            }
+        case .rcdataEndTagName, .rawtextEndTagName, .scriptDataEndTagName, .scriptDataEscapedEndTagName:
+            let home: State = switch state {
+            case .rcdataEndTagName: .rcdata
+            case .rawtextEndTagName: .rawtext
+            case .scriptDataEndTagName: .scriptData
+            default: .scriptDataEscaped
+            }
+            let b = consume()
+            if let b, Self.isWhitespace(b), isAppropriateEndTag {
+                state = .beforeAttributeName
+            } else if b == 47, isAppropriateEndTag {
+                state = .selfClosingStartTag
+            } else if b == 62, isAppropriateEndTag {
+                state = .data
+                emitTag()
+            } else if let b, Self.isASCIIAlpha(b) {
+                tag.name.append(Self.lower(b))
+                temporaryBuffer.append(b)
+            } else {
+                text += [60, 47] + temporaryBuffer
+                reconsume(in: home)
+            }
+        case .scriptDataLessThanSign:
+            switch consume() {
+            case 47?: temporaryBuffer = []; state = .scriptDataEndTagOpen
+            case 33?: state = .scriptDataEscapeStart; text += [60, 33]
+            default: text.append(60); reconsume(in: .scriptData)
+            }
+        case .scriptDataEscapeStart:
+            if consume() == 45 { state = .scriptDataEscapeStartDash; text.append(45) } else { reconsume(in: .scriptData) }
+        case .scriptDataEscapeStartDash:
+            if consume() == 45 { state = .scriptDataEscapedDashDash; text.append(45) } else { reconsume(in: .scriptData) }
+        case .scriptDataEscaped:
+            switch consume() {
+            case 45?: state = .scriptDataEscapedDash; text.append(45)
+            case 60?: state = .scriptDataEscapedLessThanSign
+            case 0?: error(); text += Self.replacement
+            case nil: error(); emitEOF()
+            case let b?: text.append(b)
+            }
+        case .scriptDataEscapedDash:
+            switch consume() {
+            case 45?: state = .scriptDataEscapedDashDash; text.append(45)
+            case 60?: state = .scriptDataEscapedLessThanSign
+            case 0?: error(); state = .scriptDataEscaped; text += Self.replacement
+            case nil: error(); emitEOF()
+            case let b?: state = .scriptDataEscaped; text.append(b)
+            }
+        case .scriptDataEscapedDashDash:
+            switch consume() {
+            case 45?: text.append(45)
+            case 60?: state = .scriptDataEscapedLessThanSign
+            case 62?: state = .scriptData; text.append(62)
+            case 0?: error(); state = .scriptDataEscaped; text += Self.replacement
+            case nil: error(); emitEOF()
+            case let b?: state = .scriptDataEscaped; text.append(b)
+            }
+        case .scriptDataEscapedLessThanSign:
+            switch consume() {
+            case 47?: temporaryBuffer = []; state = .scriptDataEscapedEndTagOpen
+            case let b? where Self.isASCIIAlpha(b): temporaryBuffer = []; text.append(60); reconsume(in: .scriptDataDoubleEscapeStart)
+            default: text.append(60); reconsume(in: .scriptDataEscaped)
+            }
+        case .scriptDataDoubleEscapeStart, .scriptDataDoubleEscapeEnd:
+            let starting = state == .scriptDataDoubleEscapeStart
+            let b = consume()
+            if let b, Self.isWhitespace(b) || b == 47 || b == 62 {
+                let isScript = temporaryBuffer == Array("script".utf8)
+                state = starting ? (isScript ? .scriptDataDoubleEscaped : .scriptDataEscaped) : (isScript ? .scriptDataEscaped : .scriptDataDoubleEscaped)
+                text.append(b)
+            } else if let b, Self.isASCIIAlpha(b) {
+                temporaryBuffer.append(Self.lower(b))
+                text.append(b)
+            } else {
+                reconsume(in: starting ? .scriptDataEscaped : .scriptDataDoubleEscaped)
+            }
+        case .scriptDataDoubleEscaped:
+            switch consume() {
+            case 45?: state = .scriptDataDoubleEscapedDash; text.append(45)
+            case 60?: state = .scriptDataDoubleEscapedLessThanSign; text.append(60)
+            case 0?: error(); text += Self.replacement
+            case nil: error(); emitEOF()
+            case let b?: text.append(b)
+            }
+        case .scriptDataDoubleEscapedDash:
+            switch consume() {
+            case 45?: state = .scriptDataDoubleEscapedDashDash; text.append(45)
+            case 60?: state = .scriptDataDoubleEscapedLessThanSign; text.append(60)
+            case 0?: error(); state = .scriptDataDoubleEscaped; text += Self.replacement
+            case nil: error(); emitEOF()
+            case let b?: state = .scriptDataDoubleEscaped; text.append(b)
+            }
+        case .scriptDataDoubleEscapedDashDash:
+            switch consume() {
+            case 45?: text.append(45)
+            case 60?: state = .scriptDataDoubleEscapedLessThanSign; text.append(60)
+            case 62?: state = .scriptData; text.append(62)
+            case 0?: error(); state = .scriptDataDoubleEscaped; text += Self.replacement
+            case nil: error(); emitEOF()
+            case let b?: state = .scriptDataDoubleEscaped; text.append(b)
+            }
+        case .scriptDataDoubleEscapedLessThanSign:
+            if consume() == 47 {
+                temporaryBuffer = []
+                state = .scriptDataDoubleEscapeEnd
+                text.append(47)
+            } else {
+                reconsume(in: .scriptDataDoubleEscaped)
+            }
+        case .beforeAttributeName:
+            switch consume() {
+            case let b? where Self.isWhitespace(b): break
+            case 47?, 62?, nil: reconsume(in: .afterAttributeName)
+            case 61?: error(); startAttribute(); attributeName = [61]; state = .attributeName
+            default: startAttribute(); reconsume(in: .attributeName)
+            }
+        case .attributeName:
+            switch consume() {
+            case let b? where Self.isWhitespace(b) || b == 47 || b == 62: reconsume(in: .afterAttributeName)
+            case nil: reconsume(in: .afterAttributeName)
+            case 61?: state = .beforeAttributeValue
+            case 0?: error(); attributeName += Self.replacement
+            case let b?:
+                if b == 34 || b == 39 || b == 60 { error() }
+                attributeName.append(Self.lower(b))
+            }
+        case .afterAttributeName:
+            switch consume() {
+            case let b? where Self.isWhitespace(b): break
+            case 47?: state = .selfClosingStartTag
+            case 61?: state = .beforeAttributeValue
+            case 62?: state = .data; emitTag()
+            case nil: error(); emitEOF()
+            default: startAttribute(); reconsume(in: .attributeName)
+            }
+        case .beforeAttributeValue:
+            switch consume() {
+            case let b? where Self.isWhitespace(b): break
+            case 34?: state = .attributeValueDoubleQuoted
+            case 39?: state = .attributeValueSingleQuoted
+            case 62?: error(); state = .data; emitTag()
+            default: reconsume(in: .attributeValueUnquoted)
+            }
+        case .attributeValueDoubleQuoted, .attributeValueSingleQuoted:
+            let quote: UInt8 = state == .attributeValueDoubleQuoted ? 34 : 39
+            let start = position
+            while position < input.count {
+                let b = input[position]
+                if b == quote || b == 38 || b == 0 { break }
+                position += 1
+            }
+            if position > start { attributeValue += input[start..<position] }
+            switch consume() {
+            case quote?: state = .afterAttributeValueQuoted
+            case 38?: returnState = state; state = .characterReference
+            case 0?: error(); attributeValue += Self.replacement
+            case nil: error(); emitEOF()
+            default: break
+            }
+        case .attributeValueUnquoted:
+            switch consume() {
+            case let b? where Self.isWhitespace(b): state = .beforeAttributeName
+            case 38?: returnState = .attributeValueUnquoted; state = .characterReference
+            case 62?: state = .data; emitTag()
+            case 0?: error(); attributeValue += Self.replacement
+            case nil: error(); emitEOF()
+            case let b?:
+                if b == 34 || b == 39 || b == 60 || b == 61 || b == 96 { error() }
+                attributeValue.append(b)
+            }
+        case .afterAttributeValueQuoted:
+            switch consume() {
+            case let b? where Self.isWhitespace(b): state = .beforeAttributeName
+            case 47?: state = .selfClosingStartTag
+            case 62?: state = .data; emitTag()
+            case nil: error(); emitEOF()
+            default: error(); reconsume(in: .beforeAttributeName)
+            }
+        case .selfClosingStartTag:
+            switch consume() {
+            case 62?: tag.selfClosing = true; state = .data; emitTag()
+            case nil: error(); emitEOF()
+            default: error(); reconsume(in: .beforeAttributeName)
+            }
+        case .bogusComment:
+            switch consume() {
+            case 62?: state = .data; emit(.comment(commentData))
+            case nil: emit(.comment(commentData)); emitEOF()
+            case 0?: error(); commentData += Self.replacement
+            case let b?: commentData.append(b)
+            }
+        case .markupDeclarationOpen:
+            if lookahead("--", caseInsensitive: false) {
+                position += 2
+                commentData = []
+                state = .commentStart
+            } else if lookahead("doctype", caseInsensitive: true) {
+                position += 7
+                state = .doctype
+            } else if lookahead("[CDATA[", caseInsensitive: false) {
+                position += 7
+                if allowsCDATA {
+                    state = .cdataSection
+                } else {
+                    error()
+                    commentData = Array("[CDATA[".utf8)
+                    state = .bogusComment
+                }
+            } else {
+                error()
+                commentData = []
+                state = .bogusComment
+            }
+        case .commentStart:
+            switch consume() {
+            case 45?: state = .commentStartDash
+            case 62?: error(); state = .data; emit(.comment(commentData))
+            default: reconsume(in: .comment)
+            }
+        case .commentStartDash:
+            switch consume() {
+            case 45?: state = .commentEnd
+            case 62?: error(); state = .data; emit(.comment(commentData))
+            case nil: error(); emit(.comment(commentData)); emitEOF()
+            default: commentData.append(45); reconsume(in: .comment)
+            }
+        case .comment:
+            switch consume() {
+            case 60?: commentData.append(60); state = .commentLessThanSign
+            case 45?: state = .commentEndDash
+            case 0?: error(); commentData += Self.replacement
+            case nil: error(); emit(.comment(commentData)); emitEOF()
+            case let b?: commentData.append(b)
+            }
+        case .commentLessThanSign:
+            switch consume() {
+            case 33?: commentData.append(33); state = .commentLessThanSignBang
+            case 60?: commentData.append(60)
+            default: reconsume(in: .comment)
+            }
+        case .commentLessThanSignBang:
+            if consume() == 45 { state = .commentLessThanSignBangDash } else { reconsume(in: .comment) }
+        case .commentLessThanSignBangDash:
+            if consume() == 45 { state = .commentLessThanSignBangDashDash } else { reconsume(in: .commentEndDash) }
+        case .commentLessThanSignBangDashDash:
+            let b = consume()
+            if b != 62, b != nil { error() }
+            reconsume(in: .commentEnd)
+        case .commentEndDash:
+            switch consume() {
+            case 45?: state = .commentEnd
+            case nil: error(); emit(.comment(commentData)); emitEOF()
+            default: commentData.append(45); reconsume(in: .comment)
+            }
+        case .commentEnd:
+            switch consume() {
+            case 62?: state = .data; emit(.comment(commentData))
+            case 33?: state = .commentEndBang
+            case 45?: commentData.append(45)
+            case nil: error(); emit(.comment(commentData)); emitEOF()
+            default: commentData += [45, 45]; reconsume(in: .comment)
+            }
+        case .commentEndBang:
+            switch consume() {
+            case 45?: commentData += [45, 45, 33]; state = .commentEndDash
+            case 62?: error(); state = .data; emit(.comment(commentData))
+            case nil: error(); emit(.comment(commentData)); emitEOF()
+            default: commentData += [45, 45, 33]; reconsume(in: .comment)
+            }
+        case .doctype:
+            switch consume() {
+            case let b? where Self.isWhitespace(b): state = .beforeDoctypeName
+            case 62?: reconsume(in: .beforeDoctypeName)
+            case nil: error(); emit(.doctype(HTMLDoctype(forceQuirks: true))); emitEOF()
+            default: error(); reconsume(in: .beforeDoctypeName)
+            }
+        case .beforeDoctypeName:
+            switch consume() {
+            case let b? where Self.isWhitespace(b): break
+            case 0?: error(); doctype = HTMLDoctype(name: Self.replacement); state = .doctypeName
+            case 62?: error(); state = .data; emit(.doctype(HTMLDoctype(forceQuirks: true)))
+            case nil: error(); emit(.doctype(HTMLDoctype(forceQuirks: true))); emitEOF()
+            case let b?: doctype = HTMLDoctype(name: [Self.lower(b)]); state = .doctypeName
+            }
+        case .doctypeName:
+            switch consume() {
+            case let b? where Self.isWhitespace(b): state = .afterDoctypeName
+            case 62?: state = .data; emit(.doctype(doctype))
+            case 0?: error(); doctype.name! += Self.replacement
+            case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+            case let b?: doctype.name!.append(Self.lower(b))
+            }
+        case .afterDoctypeName:
+            if let b = input.indices.contains(position) ? input[position] : nil, Self.isWhitespace(b) {
+                position += 1
+            } else if atEnd {
+                position += 1
+                error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+            } else if input[position] == 62 {
+                position += 1
+                state = .data
+                emit(.doctype(doctype))
+            } else if lookahead("public", caseInsensitive: true) {
+                position += 6
+                state = .afterDoctypePublicKeyword
+            } else if lookahead("system", caseInsensitive: true) {
+                position += 6
+                state = .afterDoctypeSystemKeyword
+            } else {
+                error()
+                doctype.forceQuirks = true
+                state = .bogusDoctype
+            }
+        case .afterDoctypePublicKeyword, .afterDoctypeSystemKeyword:
+            let isPublic = state == .afterDoctypePublicKeyword
+            switch consume() {
+            case let b? where Self.isWhitespace(b): state = isPublic ? .beforeDoctypePublicIdentifier : .beforeDoctypeSystemIdentifier
+            case 34?:
+                error()
+                if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
+                state = isPublic ? .doctypePublicIdentifierDoubleQuoted : .doctypeSystemIdentifierDoubleQuoted
+            case 39?:
+                error()
+                if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
+                state = isPublic ? .doctypePublicIdentifierSingleQuoted : .doctypeSystemIdentifierSingleQuoted
+            case 62?: error(); doctype.forceQuirks = true; state = .data; emit(.doctype(doctype))
+            case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+            default: error(); doctype.forceQuirks = true; reconsume(in: .bogusDoctype)
+            }
+        case .beforeDoctypePublicIdentifier, .beforeDoctypeSystemIdentifier:
+            let isPublic = state == .beforeDoctypePublicIdentifier
+            switch consume() {
+            case let b? where Self.isWhitespace(b): break
+            case 34?:
+                if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
+                state = isPublic ? .doctypePublicIdentifierDoubleQuoted : .doctypeSystemIdentifierDoubleQuoted
+            case 39?:
+                if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
+                state = isPublic ? .doctypePublicIdentifierSingleQuoted : .doctypeSystemIdentifierSingleQuoted
+            case 62?: error(); doctype.forceQuirks = true; state = .data; emit(.doctype(doctype))
+            case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+            default: error(); doctype.forceQuirks = true; reconsume(in: .bogusDoctype)
+            }
+        case .doctypePublicIdentifierDoubleQuoted, .doctypePublicIdentifierSingleQuoted,
+             .doctypeSystemIdentifierDoubleQuoted, .doctypeSystemIdentifierSingleQuoted:
+            let isPublic = state == .doctypePublicIdentifierDoubleQuoted || state == .doctypePublicIdentifierSingleQuoted
+            let quote: UInt8 = (state == .doctypePublicIdentifierDoubleQuoted || state == .doctypeSystemIdentifierDoubleQuoted) ? 34 : 39
+            switch consume() {
+            case quote?: state = isPublic ? .afterDoctypePublicIdentifier : .afterDoctypeSystemIdentifier
+            case 0?:
+                error()
+                if isPublic { doctype.publicIdentifier! += Self.replacement } else { doctype.systemIdentifier! += Self.replacement }
+            case 62?: error(); doctype.forceQuirks = true; state = .data; emit(.doctype(doctype))
+            case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+            case let b?:
+                if isPublic { doctype.publicIdentifier!.append(b) } else { doctype.systemIdentifier!.append(b) }
+            }
+        case .afterDoctypePublicIdentifier, .betweenDoctypePublicAndSystemIdentifiers:
+            let after = state == .afterDoctypePublicIdentifier
+            switch consume() {
+            case let b? where Self.isWhitespace(b): if after { state = .betweenDoctypePublicAndSystemIdentifiers }
+            case 62?: state = .data; emit(.doctype(doctype))
+            case 34?: if after { error() }; doctype.systemIdentifier = []; state = .doctypeSystemIdentifierDoubleQuoted
+            case 39?: if after { error() }; doctype.systemIdentifier = []; state = .doctypeSystemIdentifierSingleQuoted
+            case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+            default: error(); doctype.forceQuirks = true; reconsume(in: .bogusDoctype)
+            }
+        case .afterDoctypeSystemIdentifier:
+            switch consume() {
+            case let b? where Self.isWhitespace(b): break
+            case 62?: state = .data; emit(.doctype(doctype))
+            case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+            default: error(); reconsume(in: .bogusDoctype)
+            }
+        case .bogusDoctype:
+            switch consume() {
+            case 62?: state = .data; emit(.doctype(doctype))
+            case 0?: error()
+            case nil: emit(.doctype(doctype)); emitEOF()
+            default: break
+            }
+        case .cdataSection:
+            switch consume() {
+            case 93?: state = .cdataSectionBracket
+            case nil: error(); emitEOF()
+            case let b?: text.append(b)
+            }
+        case .cdataSectionBracket:
+            if consume() == 93 { state = .cdataSectionEnd } else { text.append(93); reconsume(in: .cdataSection) }
+        case .cdataSectionEnd:
+            switch consume() {
+            case 93?: text.append(93)
+            case 62?: state = .data
+            default: text += [93, 93]; reconsume(in: .cdataSection)
+            }
+        case .characterReference:
+            temporaryBuffer = [38]
+            switch consume() {
+            case let b? where Self.isASCIIAlphanumeric(b): reconsume(in: .namedCharacterReference)
+            case 35?: temporaryBuffer.append(35); state = .numericCharacterReference
+            default: flushCodePoints(temporaryBuffer); reconsume(in: returnState)
+            }
+        case .namedCharacterReference:
+            namedCharacterReference()
+        case .ambiguousAmpersand:
+            switch consume() {
+            case let b? where Self.isASCIIAlphanumeric(b): flushCodePoints([b])
+            case 59?: error(); reconsume(in: returnState)
+            default: reconsume(in: returnState)
+            }
+        case .numericCharacterReference:
+            characterReferenceCode = 0
+            switch consume() {
+            case 120?, 88?: temporaryBuffer.append(input[position - 1]); state = .hexadecimalCharacterReferenceStart
+            default: reconsume(in: .decimalCharacterReferenceStart)
+            }
+        case .hexadecimalCharacterReferenceStart, .decimalCharacterReferenceStart:
+            let hex = state == .hexadecimalCharacterReferenceStart
+            if let b = consume(), hex ? Self.isHexDigit(b) : Self.isASCIIDigit(b) {
+                reconsume(in: hex ? .hexadecimalCharacterReference : .decimalCharacterReference)
+            } else {
+                error()
+                flushCodePoints(temporaryBuffer)
+                reconsume(in: returnState)
+            }
+        case .hexadecimalCharacterReference, .decimalCharacterReference:
+            let hex = state == .hexadecimalCharacterReference
+            let b = consume()
+            if let b, hex ? Self.isHexDigit(b) : Self.isASCIIDigit(b) {
+                let digit: UInt32 = Self.isASCIIDigit(b) ? UInt32(b - 48) : UInt32(Self.lower(b) - 87)
+                characterReferenceCode = min(characterReferenceCode &* (hex ? 16 : 10) &+ digit, 0x110000)
+            } else if b == 59 {
+                state = .numericCharacterReferenceEnd
+            } else {
+                error()
+                reconsume(in: .numericCharacterReferenceEnd)
+            }
+        case .numericCharacterReferenceEnd:
+            var code = characterReferenceCode
+            if code == 0 || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF) {
+                error()
+                code = 0xFFFD
+            } else if code >= 0x80, code <= 0x9F, let mapped = Self.windows1252[code] {
+                error()
+                code = mapped
+            }
+            var bytes: [UInt8] = []
+            Self.appendScalar(code, to: &bytes)
+            flushCodePoints(bytes)
+            state = returnState
+        }
+    }
+
+    /// The longest name of the table matching here (section 13.2.5.73).
+    private mutating func namedCharacterReference() {
+        let maximum = min(HTMLEntities.longestName, input.count - position)
+        var matched: (length: Int, value: [UInt8])?
+        if maximum > 0 {
+            var length = maximum
+            // Only names of letters and digits, possibly ending in ';'.
+            var scan = 0
+            while scan < maximum, Self.isASCIIAlphanumeric(input[position + scan]) { scan += 1 }
+            if scan < maximum, input[position + scan] == 59 { scan += 1 }
+            length = scan
+            while length > 0 {
+                if let value = HTMLEntities.lookup(input[position..<(position + length)]) {
+                    matched = (length, value)
+                    break
+                }
+                length -= 1
+            }
+        }
+        guard let matched else {
+            flushCodePoints(temporaryBuffer)
+            state = .ambiguousAmpersand
+            return
+        }
+        let name = input[position..<(position + matched.length)]
+        position += matched.length
+        let endsWithSemicolon = name.last == 59
+        if consumedAsPartOfAttribute, !endsWithSemicolon, let next = input.indices.contains(position) ? input[position] : nil,
+           next == 61 || Self.isASCIIAlphanumeric(next) {
+            // Historical: `&amp=` / `&copyx` in an attribute stays as written.
+            flushCodePoints(temporaryBuffer + name)
+            state = returnState
+            return
+        }
+        if !endsWithSemicolon { error() }
+        flushCodePoints(matched.value)
+        state = returnState
+    }
+
+    /// Section 13.2.5.80: numeric references to C1 controls mean Windows-1252 characters.
+    static let windows1252: [UInt32: UInt32] = [
+        0x80: 0x20AC, 0x82: 0x201A, 0x83: 0x0192, 0x84: 0x201E, 0x85: 0x2026, 0x86: 0x2020, 0x87: 0x2021, 0x88: 0x02C6,
+        0x89: 0x2030, 0x8A: 0x0160, 0x8B: 0x2039, 0x8C: 0x0152, 0x8E: 0x017D, 0x91: 0x2018, 0x92: 0x2019, 0x93: 0x201C,
+        0x94: 0x201D, 0x95: 0x2022, 0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02DC, 0x99: 0x2122, 0x9A: 0x0161, 0x9B: 0x203A,
+        0x9C: 0x0153, 0x9E: 0x017E, 0x9F: 0x0178,
+    ]
+}
+
+/// The named character references, looked up by the bytes of a name (with its ';' when it has one).
+enum HTMLEntities {
+    static let table: [[UInt8]: [UInt8]] = {
+        var table: [[UInt8]: [UInt8]] = [:]
+        table.reserveCapacity(HTMLEntityTable.entries.count)
+        for (name, scalars) in HTMLEntityTable.entries {
+            var value: [UInt8] = []
+            for scalar in scalars { HTMLTokenizer.appendScalar(scalar, to: &value) }
+            table[Array(name.utf8)] = value
+        }
+        return table
+    }()
+
+    static let longestName = HTMLEntityTable.entries.map(\.0.utf8.count).max() ?? 0
+
+    static func lookup(_ name: ArraySlice<UInt8>) -> [UInt8]? {
+        table[Array(name)]
+    }
+}
