@@ -1,0 +1,403 @@
+// "in body" (section 13.2.6.4.7) and "in foreign content" (section 13.2.6.5).
+
+extension TreeBuilder {
+    static let closesParagraph: Set<String> = [
+        "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div", "dl", "fieldset", "figcaption",
+        "figure", "footer", "header", "hgroup", "main", "menu", "nav", "ol", "p", "search", "section", "summary", "ul",
+    ]
+    static let headings: Set<String> = ["h1", "h2", "h3", "h4", "h5", "h6"]
+
+    mutating func inBody(_ token: HTMLToken) {
+        switch token {
+        case .characters(let bytes):
+            for piece in Self.pieces(bytes) {
+                switch piece.kind {
+                case .null: break
+                case .whitespace:
+                    reconstructActiveFormatting()
+                    insertCharacters(piece.bytes)
+                case .other:
+                    reconstructActiveFormatting()
+                    insertCharacters(piece.bytes)
+                    framesetOK = false
+                }
+            }
+        case .comment(let data): insertComment(data)
+        case .doctype: break
+        case .startTag(let tag): inBodyStartTag(tag, token: token)
+        case .endTag(let tag): inBodyEndTag(tag, token: token)
+        case .endOfFile:
+            if !templateModes.isEmpty {
+                inTemplate(token)
+            } else {
+                stopped = true
+            }
+        }
+    }
+
+    // swiftlint:disable:next cyclomatic_complexity function_body_length
+    mutating func inBodyStartTag(_ tag: HTMLTag, token: HTMLToken) {
+        let name = tag.nameString
+        switch name {
+        case "html":
+            guard !openElements.contains(where: { $0.isHTML("template") }), let root = openElements.first else { return }
+            for attribute in tag.attributes where !root.attributes.contains(where: { $0.name == attribute.name }) {
+                root.attributes.append(attribute)
+            }
+        case "base", "basefont", "bgsound", "link", "meta", "noframes", "script", "style", "template", "title":
+            inHead(token)
+        case "body":
+            guard openElements.count >= 2, openElements[1].isHTML("body"), !openElements.contains(where: { $0.isHTML("template") }) else { return }
+            framesetOK = false
+            let body = openElements[1]
+            for attribute in tag.attributes where !body.attributes.contains(where: { $0.name == attribute.name }) {
+                body.attributes.append(attribute)
+            }
+        case "frameset":
+            guard openElements.count >= 2, openElements[1].isHTML("body"), framesetOK else { return }
+            openElements[1].detach()
+            while openElements.count > 1 { openElements.removeLast() }
+            insertHTMLElement(tag)
+            mode = .inFrameset
+        case _ where Self.closesParagraph.contains(name):
+            if inScope("p", .button) { closePElement() }
+            insertHTMLElement(tag)
+        case _ where Self.headings.contains(name):
+            if inScope("p", .button) { closePElement() }
+            if currentNode?.isHTML(Self.headings) == true { openElements.removeLast() }
+            insertHTMLElement(tag)
+        case "pre", "listing":
+            if inScope("p", .button) { closePElement() }
+            insertHTMLElement(tag)
+            skipNextNewline = true
+            framesetOK = false
+        case "form":
+            let hasTemplate = openElements.contains { $0.isHTML("template") }
+            guard formElement == nil || hasTemplate else { return }
+            if inScope("p", .button) { closePElement() }
+            let node = insertHTMLElement(tag)
+            if !hasTemplate { formElement = node }
+        case "li", "dd", "dt":
+            framesetOK = false
+            let closing: Set<String> = name == "li" ? ["li"] : ["dd", "dt"]
+            for node in openElements.reversed() {
+                if node.isHTML(closing) {
+                    generateImpliedEndTags(except: node.name)
+                    popUntil(node.name)
+                    break
+                }
+                if Self.isSpecial(node), !node.isHTML(["address", "div", "p"]) { break }
+            }
+            if inScope("p", .button) { closePElement() }
+            insertHTMLElement(tag)
+        case "plaintext":
+            if inScope("p", .button) { closePElement() }
+            insertHTMLElement(tag)
+            tokenizer.state = .plaintext
+        case "button":
+            if inScope("button") {
+                generateImpliedEndTags()
+                popUntil("button")
+            }
+            reconstructActiveFormatting()
+            insertHTMLElement(tag)
+            framesetOK = false
+        case "a":
+            for entry in activeFormatting.reversed() {
+                guard let node = entry.node else { break }
+                if node.isHTML("a") {
+                    if !adoptionAgency("a") { anyOtherEndTag("a") }
+                    if let index = formattingIndex(of: node) { activeFormatting.remove(at: index) }
+                    remove(fromStack: node)
+                    break
+                }
+            }
+            reconstructActiveFormatting()
+            pushFormatting(insertHTMLElement(tag), tag)
+        case "b", "big", "code", "em", "font", "i", "s", "small", "strike", "strong", "tt", "u":
+            reconstructActiveFormatting()
+            pushFormatting(insertHTMLElement(tag), tag)
+        case "nobr":
+            reconstructActiveFormatting()
+            if inScope("nobr") {
+                if !adoptionAgency("nobr") { anyOtherEndTag("nobr") }
+                reconstructActiveFormatting()
+            }
+            pushFormatting(insertHTMLElement(tag), tag)
+        case "applet", "marquee", "object":
+            reconstructActiveFormatting()
+            insertHTMLElement(tag)
+            activeFormatting.append(.marker)
+            framesetOK = false
+        case "table":
+            if quirks != .quirks, inScope("p", .button) { closePElement() }
+            insertHTMLElement(tag)
+            framesetOK = false
+            mode = .inTable
+        case "area", "br", "embed", "img", "keygen", "wbr":
+            reconstructActiveFormatting()
+            insertHTMLElement(tag)
+            openElements.removeLast()
+            framesetOK = false
+        case "input":
+            reconstructActiveFormatting()
+            insertHTMLElement(tag)
+            openElements.removeLast()
+            if tag.attribute("type").map({ String(decoding: $0, as: UTF8.self).lowercased() }) != "hidden" { framesetOK = false }
+        case "param", "source", "track":
+            insertHTMLElement(tag)
+            openElements.removeLast()
+        case "hr":
+            if inScope("p", .button) { closePElement() }
+            insertHTMLElement(tag)
+            openElements.removeLast()
+            framesetOK = false
+        case "image":
+            var renamed = tag
+            renamed.name = Array("img".utf8)
+            dispatch(.startTag(renamed))
+        case "textarea":
+            insertHTMLElement(tag)
+            skipNextNewline = true
+            tokenizer.state = .rcdata
+            originalMode = mode
+            framesetOK = false
+            mode = .text
+        case "xmp":
+            if inScope("p", .button) { closePElement() }
+            reconstructActiveFormatting()
+            framesetOK = false
+            genericRawText(tag)
+        case "iframe":
+            framesetOK = false
+            genericRawText(tag)
+        case "noembed":
+            genericRawText(tag)
+        case "select":
+            reconstructActiveFormatting()
+            insertHTMLElement(tag)
+            framesetOK = false
+            mode = [.inTable, .inCaption, .inTableBody, .inRow, .inCell].contains(mode) ? .inSelectInTable : .inSelect
+        case "optgroup", "option":
+            if currentNode?.isHTML("option") == true { openElements.removeLast() }
+            reconstructActiveFormatting()
+            insertHTMLElement(tag)
+        case "rb", "rtc":
+            if inScope("ruby") { generateImpliedEndTags() }
+            insertHTMLElement(tag)
+        case "rp", "rt":
+            if inScope("ruby") { generateImpliedEndTags(except: "rtc") }
+            insertHTMLElement(tag)
+        case "math":
+            reconstructActiveFormatting()
+            var adjusted = tag
+            Self.adjustMathMLAttributes(&adjusted)
+            Self.adjustForeignAttributes(&adjusted)
+            insertForeignElement(adjusted, namespace: .mathml)
+            if tag.selfClosing { openElements.removeLast() }
+        case "svg":
+            reconstructActiveFormatting()
+            var adjusted = tag
+            Self.adjustSVGAttributes(&adjusted)
+            Self.adjustForeignAttributes(&adjusted)
+            insertForeignElement(adjusted, namespace: .svg)
+            if tag.selfClosing { openElements.removeLast() }
+        case "caption", "col", "colgroup", "frame", "head", "tbody", "td", "tfoot", "th", "thead", "tr":
+            break
+        default:
+            reconstructActiveFormatting()
+            insertHTMLElement(tag)
+        }
+    }
+
+    // swiftlint:disable:next cyclomatic_complexity
+    mutating func inBodyEndTag(_ tag: HTMLTag, token: HTMLToken) {
+        let name = tag.nameString
+        switch name {
+        case "template": inHead(token)
+        case "body":
+            guard inScope("body") else { return }
+            mode = .afterBody
+        case "html":
+            guard inScope("body") else { return }
+            mode = .afterBody
+            dispatch(token)
+        case "address", "article", "aside", "blockquote", "button", "center", "details", "dialog", "dir", "div", "dl", "fieldset",
+             "figcaption", "figure", "footer", "header", "hgroup", "listing", "main", "menu", "nav", "ol", "pre", "search", "section",
+             "summary", "ul":
+            guard inScope(name) else { return }
+            generateImpliedEndTags()
+            popUntil(name)
+        case "form":
+            if !openElements.contains(where: { $0.isHTML("template") }) {
+                let node = formElement
+                formElement = nil
+                guard let node, nodeInScope(node) else { return }
+                generateImpliedEndTags()
+                remove(fromStack: node)
+            } else {
+                guard inScope("form") else { return }
+                generateImpliedEndTags()
+                popUntil("form")
+            }
+        case "p":
+            if !inScope("p", .button) { insertHTMLElement(named: "p") }
+            closePElement()
+        case "li":
+            guard inScope("li", .listItem) else { return }
+            generateImpliedEndTags(except: "li")
+            popUntil("li")
+        case "dd", "dt":
+            guard inScope(name) else { return }
+            generateImpliedEndTags(except: name)
+            popUntil(name)
+        case _ where Self.headings.contains(name):
+            guard inScope(Self.headings) else { return }
+            generateImpliedEndTags()
+            popUntil(Self.headings)
+        case "a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u":
+            if !adoptionAgency(name) { anyOtherEndTag(name) }
+        case "applet", "marquee", "object":
+            guard inScope(name) else { return }
+            generateImpliedEndTags()
+            popUntil(name)
+            clearFormattingToLastMarker()
+        case "br":
+            inBodyStartTag(HTMLTag(name: Array("br".utf8)), token: .startTag(HTMLTag(name: Array("br".utf8))))
+        default:
+            anyOtherEndTag(name)
+        }
+    }
+
+    mutating func anyOtherEndTag(_ name: String) {
+        for index in openElements.indices.reversed() {
+            let node = openElements[index]
+            if node.isHTML(name) {
+                generateImpliedEndTags(except: name)
+                openElements.removeSubrange(index...)
+                return
+            }
+            if Self.isSpecial(node) { return }
+        }
+    }
+
+    // MARK: - Foreign content
+
+    static let breakoutTags: Set<String> = [
+        "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em", "embed", "h1", "h2", "h3", "h4", "h5",
+        "h6", "head", "hr", "i", "img", "li", "listing", "menu", "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span",
+        "strong", "strike", "sub", "sup", "table", "tt", "u", "ul", "var",
+    ]
+
+    mutating func processForeign(_ token: HTMLToken) {
+        switch token {
+        case .characters(let bytes):
+            for piece in Self.pieces(bytes) {
+                switch piece.kind {
+                case .null: insertCharacters(HTMLTokenizer.replacement[...])
+                case .whitespace: insertCharacters(piece.bytes)
+                case .other:
+                    insertCharacters(piece.bytes)
+                    framesetOK = false
+                }
+            }
+        case .comment(let data): insertComment(data)
+        case .doctype: break
+        case .startTag(let tag):
+            let name = tag.nameString
+            let breaksOut = Self.breakoutTags.contains(name)
+                || (name == "font" && tag.attributes.contains { ["color", "face", "size"].contains(String(decoding: $0.name, as: UTF8.self)) })
+            if breaksOut {
+                while let node = currentNode, node.namespace != .html, !Self.isMathMLTextIntegrationPoint(node), !Self.isHTMLIntegrationPoint(node) {
+                    openElements.removeLast()
+                }
+                process(token, in: mode)
+                return
+            }
+            guard let adjusted = adjustedCurrentNode else { return }
+            var foreign = tag
+            let namespace = adjusted.namespace
+            if namespace == .mathml { Self.adjustMathMLAttributes(&foreign) }
+            if namespace == .svg {
+                if let fixed = Self.svgTagNames[name] { foreign.name = Array(fixed.utf8) }
+                Self.adjustSVGAttributes(&foreign)
+            }
+            Self.adjustForeignAttributes(&foreign)
+            insertForeignElement(foreign, namespace: namespace)
+            if tag.selfClosing { openElements.removeLast() }
+        case .endTag(let tag):
+            let name = tag.nameString
+            if name == "br" || name == "p" {
+                while let node = currentNode, node.namespace != .html, !Self.isMathMLTextIntegrationPoint(node), !Self.isHTMLIntegrationPoint(node) {
+                    openElements.removeLast()
+                }
+                process(token, in: mode)
+                return
+            }
+            var index = openElements.count - 1
+            while index > 0 {
+                if openElements[index].name.lowercased() == name {
+                    openElements.removeSubrange(index...)
+                    return
+                }
+                index -= 1
+                if openElements[index].namespace == .html {
+                    process(token, in: mode)
+                    return
+                }
+            }
+        case .endOfFile: break
+        }
+    }
+
+    static func adjustMathMLAttributes(_ tag: inout HTMLTag) {
+        for index in tag.attributes.indices where tag.attributes[index].name == Array("definitionurl".utf8) {
+            tag.attributes[index].name = Array("definitionURL".utf8)
+        }
+    }
+
+    static func adjustSVGAttributes(_ tag: inout HTMLTag) {
+        for index in tag.attributes.indices {
+            if let fixed = svgAttributeNames[String(decoding: tag.attributes[index].name, as: UTF8.self)] {
+                tag.attributes[index].name = Array(fixed.utf8)
+            }
+        }
+    }
+
+    static func adjustForeignAttributes(_ tag: inout HTMLTag) {
+        for index in tag.attributes.indices {
+            let name = String(decoding: tag.attributes[index].name, as: UTF8.self)
+            let parts = name.split(separator: ":", maxSplits: 1)
+            switch name {
+            case "xlink:actuate", "xlink:arcrole", "xlink:href", "xlink:role", "xlink:show", "xlink:title", "xlink:type":
+                tag.attributes[index] = HTMLAttribute(name: Array(parts[1].utf8), value: tag.attributes[index].value, prefix: Array("xlink".utf8), namespace: .xlink)
+            case "xml:lang", "xml:space":
+                tag.attributes[index] = HTMLAttribute(name: Array(parts[1].utf8), value: tag.attributes[index].value, prefix: Array("xml".utf8), namespace: .xml)
+            case "xmlns":
+                tag.attributes[index].namespace = .xmlns
+            case "xmlns:xlink":
+                tag.attributes[index] = HTMLAttribute(name: Array("xlink".utf8), value: tag.attributes[index].value, prefix: Array("xmlns".utf8), namespace: .xmlns)
+            default: break
+            }
+        }
+    }
+
+    static let svgTagNames: [String: String] = Dictionary(uniqueKeysWithValues: [
+        "altGlyph", "altGlyphDef", "altGlyphItem", "animateColor", "animateMotion", "animateTransform", "clipPath", "feBlend",
+        "feColorMatrix", "feComponentTransfer", "feComposite", "feConvolveMatrix", "feDiffuseLighting", "feDisplacementMap",
+        "feDistantLight", "feDropShadow", "feFlood", "feFuncA", "feFuncB", "feFuncG", "feFuncR", "feGaussianBlur", "feImage",
+        "feMerge", "feMergeNode", "feMorphology", "feOffset", "fePointLight", "feSpecularLighting", "feSpotLight", "feTile",
+        "feTurbulence", "foreignObject", "glyphRef", "linearGradient", "radialGradient", "textPath",
+    ].map { ($0.lowercased(), $0) })
+
+    static let svgAttributeNames: [String: String] = Dictionary(uniqueKeysWithValues: [
+        "attributeName", "attributeType", "baseFrequency", "baseProfile", "calcMode", "clipPathUnits", "diffuseConstant",
+        "edgeMode", "filterUnits", "glyphRef", "gradientTransform", "gradientUnits", "kernelMatrix", "kernelUnitLength",
+        "keyPoints", "keySplines", "keyTimes", "lengthAdjust", "limitingConeAngle", "markerHeight", "markerUnits", "markerWidth",
+        "maskContentUnits", "maskUnits", "numOctaves", "pathLength", "patternContentUnits", "patternTransform", "patternUnits",
+        "pointsAtX", "pointsAtY", "pointsAtZ", "preserveAlpha", "preserveAspectRatio", "primitiveUnits", "refX", "refY",
+        "repeatCount", "repeatDur", "requiredExtensions", "requiredFeatures", "specularConstant", "specularExponent",
+        "spreadMethod", "startOffset", "stdDeviation", "stitchTiles", "surfaceScale", "systemLanguage", "tableValues", "targetX",
+        "targetY", "textLength", "viewBox", "viewTarget", "xChannelSelector", "yChannelSelector", "zoomAndPan",
+    ].map { ($0.lowercased(), $0) })
+}

@@ -1,0 +1,494 @@
+/// The tree construction stage of the WHATWG HTML parser (section 13.2.6): insertion modes, the
+/// stack of open elements, active formatting elements with the adoption agency algorithm, foster
+/// parenting, foreign content (SVG, MathML), templates and fragment parsing. Scripting is off:
+/// Tern never runs scripts, so `<noscript>` content is parsed as markup, as a browser with
+/// scripting disabled does.
+public struct HTMLParser {
+    public enum QuirksMode: Sendable { case noQuirks, quirks, limitedQuirks }
+
+    /// Parses a whole document.
+    public static func parseDocument(_ bytes: [UInt8]) -> HTMLNode {
+        var builder = TreeBuilder(tokenizer: HTMLTokenizer(bytes))
+        builder.run()
+        return builder.document
+    }
+
+    /// Parses a fragment in the context of an element (innerHTML), as section 13.4 describes.
+    /// Returns the fragment's root `html` element's children wrapped in a fragment node.
+    public static func parseFragment(_ bytes: [UInt8], context: String, contextNamespace: HTMLNamespace = .html) -> HTMLNode {
+        var builder = TreeBuilder(tokenizer: HTMLTokenizer(bytes))
+        builder.prepareFragment(context: HTMLNode.element(context, namespace: contextNamespace))
+        builder.run()
+        let fragment = HTMLNode.fragment()
+        if let root = builder.document.children.first {
+            root.moveChildren(to: fragment)
+        }
+        return fragment
+    }
+}
+
+enum InsertionMode {
+    case initial, beforeHTML, beforeHead, inHead, inHeadNoscript, afterHead, inBody, text, inTable, inTableText
+    case inCaption, inColumnGroup, inTableBody, inRow, inCell, inSelect, inSelectInTable, inTemplate
+    case afterBody, inFrameset, afterFrameset, afterAfterBody, afterAfterFrameset
+}
+
+/// A character run cut into pieces that every insertion mode treats alike char by char.
+enum CharacterKind { case whitespace, null, other }
+
+struct TreeBuilder {
+    var tokenizer: HTMLTokenizer
+    let document = HTMLNode.document()
+    var mode: InsertionMode = .initial
+    var originalMode: InsertionMode = .initial
+    var templateModes: [InsertionMode] = []
+    var openElements: [HTMLNode] = []
+    /// nil entries are markers.
+    var activeFormatting: [FormattingEntry] = []
+    var headElement: HTMLNode?
+    var formElement: HTMLNode?
+    var framesetOK = true
+    var quirks: HTMLParser.QuirksMode = .noQuirks
+    var fosterParenting = false
+    var pendingTableText: [(bytes: ArraySlice<UInt8>, kind: CharacterKind)] = []
+    var skipNextNewline = false
+    var contextElement: HTMLNode?
+    var stopped = false
+
+    struct FormattingEntry {
+        var node: HTMLNode?
+        var tag: HTMLTag?
+        static var marker: FormattingEntry { FormattingEntry(node: nil, tag: nil) }
+    }
+
+    init(tokenizer: HTMLTokenizer) {
+        self.tokenizer = tokenizer
+    }
+
+    // MARK: - Driving
+
+    mutating func run() {
+        while !stopped {
+            let token = tokenizer.next()
+            dispatch(token)
+            tokenizer.allowsCDATA = adjustedCurrentNode.map { $0.namespace != .html } ?? false
+            if case .endOfFile = token { break }
+        }
+    }
+
+    mutating func prepareFragment(context: HTMLNode) {
+        contextElement = context
+        let root = HTMLNode.element("html")
+        document.append(root)
+        openElements = [root]
+        if context.namespace == .html {
+            switch context.name {
+            case "title", "textarea": tokenizer.state = .rcdata
+            case "style", "xmp", "iframe", "noembed", "noframes": tokenizer.state = .rawtext
+            case "script": tokenizer.state = .scriptData
+            case "plaintext": tokenizer.state = .plaintext
+            default: break
+            }
+        }
+        if context.isHTML("template") { templateModes.append(.inTemplate) }
+        resetInsertionMode()
+        var node: HTMLNode? = context
+        while let current = node {
+            if current.isHTML("form") { formElement = current; break }
+            node = current.parent
+        }
+    }
+
+    var currentNode: HTMLNode? { openElements.last }
+
+    var adjustedCurrentNode: HTMLNode? {
+        if let contextElement, openElements.count == 1 { return contextElement }
+        return currentNode
+    }
+
+    /// Tree construction dispatcher (section 13.2.6): foreign content or the insertion mode.
+    mutating func dispatch(_ token: HTMLToken) {
+        var token = token
+        if skipNextNewline {
+            skipNextNewline = false
+            if case .characters(let bytes) = token, bytes.first == 10 {
+                guard bytes.count > 1 else { return }
+                token = .characters(Array(bytes.dropFirst()))
+            }
+        }
+        if shouldUseForeignContent(token) {
+            processForeign(token)
+        } else {
+            process(token, in: mode)
+        }
+    }
+
+    func shouldUseForeignContent(_ token: HTMLToken) -> Bool {
+        guard let node = adjustedCurrentNode, node.namespace != .html else { return false }
+        if Self.isMathMLTextIntegrationPoint(node) {
+            if case .startTag(let tag) = token, tag.name != Array("mglyph".utf8), tag.name != Array("malignmark".utf8) { return false }
+            if case .characters = token { return false }
+        }
+        if node.namespace == .mathml, node.name == "annotation-xml", case .startTag(let tag) = token, tag.name == Array("svg".utf8) {
+            return false
+        }
+        if Self.isHTMLIntegrationPoint(node) {
+            if case .startTag = token { return false }
+            if case .characters = token { return false }
+        }
+        if case .endOfFile = token { return false }
+        return true
+    }
+
+    static func isMathMLTextIntegrationPoint(_ node: HTMLNode) -> Bool {
+        node.namespace == .mathml && ["mi", "mo", "mn", "ms", "mtext"].contains(node.name)
+    }
+
+    static func isHTMLIntegrationPoint(_ node: HTMLNode) -> Bool {
+        if node.namespace == .mathml, node.name == "annotation-xml" {
+            let encoding = node.attribute("encoding")?.lowercased()
+            return encoding == "text/html" || encoding == "application/xhtml+xml"
+        }
+        return node.namespace == .svg && ["foreignObject", "desc", "title"].contains(node.name)
+    }
+
+    // MARK: - Characters
+
+    static func pieces(_ bytes: [UInt8]) -> [(bytes: ArraySlice<UInt8>, kind: CharacterKind)] {
+        var result: [(ArraySlice<UInt8>, CharacterKind)] = []
+        var start = 0
+        var kind: CharacterKind?
+        for (index, byte) in bytes.enumerated() {
+            let current: CharacterKind = byte == 0 ? .null : (byte == 9 || byte == 10 || byte == 12 || byte == 13 || byte == 32) ? .whitespace : .other
+            if current != kind {
+                if let kind, index > start { result.append((bytes[start..<index], kind)) }
+                start = index
+                kind = current
+            }
+        }
+        if let kind, bytes.count > start { result.append((bytes[start..<bytes.count], kind)) }
+        return result
+    }
+
+    // MARK: - Inserting
+
+    /// The appropriate place for inserting a node (section 13.2.6.1), with foster parenting.
+    func insertionPlace(overriding target: HTMLNode? = nil) -> (parent: HTMLNode, before: HTMLNode?) {
+        let target = target ?? currentNode ?? document
+        var place: (HTMLNode, HTMLNode?)
+        if fosterParenting, target.isHTML(["table", "tbody", "tfoot", "thead", "tr"]) {
+            let lastTemplate = openElements.lastIndex { $0.isHTML("template") }
+            let lastTable = openElements.lastIndex { $0.isHTML("table") }
+            if let lastTemplate, lastTable == nil || lastTemplate > lastTable! {
+                place = (openElements[lastTemplate].templateContents!, nil)
+            } else if let lastTable {
+                let table = openElements[lastTable]
+                if let parent = table.parent {
+                    place = (parent, table)
+                } else {
+                    place = (openElements[lastTable - 1], nil)
+                }
+            } else {
+                place = (openElements[0], nil)
+            }
+        } else {
+            place = (target, nil)
+        }
+        if place.0.isHTML("template"), let contents = place.0.templateContents { place = (contents, nil) }
+        return place
+    }
+
+    func insert(_ node: HTMLNode, at place: (parent: HTMLNode, before: HTMLNode?)) {
+        place.parent.insert(node, before: place.before)
+    }
+
+    mutating func insertCharacters(_ bytes: ArraySlice<UInt8>) {
+        let place = insertionPlace()
+        if case .document = place.parent.kind { return }
+        insert(HTMLNode.text(Array(bytes)), at: place)
+    }
+
+    mutating func insertComment(_ data: [UInt8], into parent: HTMLNode? = nil) {
+        if let parent {
+            parent.append(HTMLNode.comment(data))
+        } else {
+            insert(HTMLNode.comment(data), at: insertionPlace())
+        }
+    }
+
+    func createElement(_ tag: HTMLTag, namespace: HTMLNamespace) -> HTMLNode {
+        HTMLNode.element(String(decoding: tag.name, as: UTF8.self), namespace: namespace, attributes: tag.attributes)
+    }
+
+    @discardableResult
+    mutating func insertHTMLElement(_ tag: HTMLTag) -> HTMLNode {
+        insertForeignElement(tag, namespace: .html)
+    }
+
+    @discardableResult
+    mutating func insertForeignElement(_ tag: HTMLTag, namespace: HTMLNamespace) -> HTMLNode {
+        let node = createElement(tag, namespace: namespace)
+        insert(node, at: insertionPlace())
+        openElements.append(node)
+        return node
+    }
+
+    mutating func insertHTMLElement(named name: String) -> HTMLNode {
+        insertHTMLElement(HTMLTag(name: Array(name.utf8)))
+    }
+
+    // MARK: - Stack helpers
+
+    static let specialHTML: Set<String> = [
+        "address", "applet", "area", "article", "aside", "base", "basefont", "bgsound", "blockquote", "body", "br", "button",
+        "caption", "center", "col", "colgroup", "dd", "details", "dir", "div", "dl", "dt", "embed", "fieldset", "figcaption",
+        "figure", "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hgroup", "hr",
+        "html", "iframe", "img", "input", "keygen", "li", "link", "listing", "main", "marquee", "menu", "meta", "nav", "noembed",
+        "noframes", "noscript", "object", "ol", "p", "param", "plaintext", "pre", "script", "search", "section", "select", "source",
+        "style", "summary", "table", "tbody", "td", "template", "textarea", "tfoot", "th", "thead", "title", "tr", "track", "ul",
+        "wbr", "xmp",
+    ]
+
+    static func isSpecial(_ node: HTMLNode) -> Bool {
+        switch node.namespace {
+        case .html: specialHTML.contains(node.name)
+        case .mathml: ["mi", "mo", "mn", "ms", "mtext", "annotation-xml"].contains(node.name)
+        case .svg: ["foreignObject", "desc", "title"].contains(node.name)
+        default: false
+        }
+    }
+
+    static let defaultScope: Set<String> = ["applet", "caption", "html", "table", "td", "th", "marquee", "object", "template"]
+
+    static func isScopeBoundary(_ node: HTMLNode, extra: Set<String>) -> Bool {
+        switch node.namespace {
+        case .html: defaultScope.contains(node.name) || extra.contains(node.name)
+        case .mathml: ["mi", "mo", "mn", "ms", "mtext", "annotation-xml"].contains(node.name)
+        case .svg: ["foreignObject", "desc", "title"].contains(node.name)
+        default: false
+        }
+    }
+
+    enum Scope { case normal, listItem, button, table, select }
+
+    func inScope(_ names: Set<String>, _ scope: Scope = .normal) -> Bool {
+        for node in openElements.reversed() {
+            if node.isHTML(names) { return true }
+            switch scope {
+            case .normal: if Self.isScopeBoundary(node, extra: []) { return false }
+            case .listItem: if Self.isScopeBoundary(node, extra: ["ol", "ul"]) { return false }
+            case .button: if Self.isScopeBoundary(node, extra: ["button"]) { return false }
+            case .table: if node.isHTML(["html", "table", "template"]) { return false }
+            case .select: if !node.isHTML(["optgroup", "option"]) { return false }
+            }
+        }
+        return false
+    }
+
+    func inScope(_ name: String, _ scope: Scope = .normal) -> Bool { inScope([name], scope) }
+
+    func nodeInScope(_ target: HTMLNode) -> Bool {
+        for node in openElements.reversed() {
+            if node === target { return true }
+            if Self.isScopeBoundary(node, extra: []) { return false }
+        }
+        return false
+    }
+
+    mutating func popUntil(_ names: Set<String>) {
+        while let node = openElements.popLast() {
+            if node.isHTML(names) { return }
+        }
+    }
+
+    mutating func popUntil(_ name: String) { popUntil([name]) }
+
+    mutating func pop(_ node: HTMLNode) {
+        while let popped = openElements.popLast(), popped !== node {}
+    }
+
+    mutating func remove(fromStack node: HTMLNode) {
+        openElements.removeAll { $0 === node }
+    }
+
+    static let impliedEndTags: Set<String> = ["dd", "dt", "li", "optgroup", "option", "p", "rb", "rp", "rt", "rtc"]
+
+    mutating func generateImpliedEndTags(except: String? = nil) {
+        while let node = currentNode, node.isHTML(Self.impliedEndTags), node.name != except || node.namespace != .html {
+            openElements.removeLast()
+        }
+    }
+
+    mutating func generateAllImpliedEndTagsThoroughly() {
+        let thorough = Self.impliedEndTags.union(["caption", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr"])
+        while let node = currentNode, node.isHTML(thorough) { openElements.removeLast() }
+    }
+
+    mutating func closePElement() {
+        generateImpliedEndTags(except: "p")
+        popUntil("p")
+    }
+
+    mutating func clearStackBack(to names: Set<String>) {
+        while let node = currentNode, !node.isHTML(names) { openElements.removeLast() }
+    }
+
+    /// Section 13.2.4.1: "reset the insertion mode appropriately".
+    mutating func resetInsertionMode() {
+        for index in openElements.indices.reversed() {
+            var node = openElements[index]
+            let last = index == 0
+            if last, let contextElement { node = contextElement }
+            guard node.namespace == .html else {
+                if last { mode = .inBody; return }
+                continue
+            }
+            switch node.name {
+            case "select":
+                if !last {
+                    for ancestor in openElements[..<index].reversed() {
+                        if ancestor.isHTML("template") { break }
+                        if ancestor.isHTML("table") { mode = .inSelectInTable; return }
+                    }
+                }
+                mode = .inSelect
+                return
+            case "td", "th": if !last { mode = .inCell; return }
+            case "tr": mode = .inRow; return
+            case "tbody", "thead", "tfoot": mode = .inTableBody; return
+            case "caption": mode = .inCaption; return
+            case "colgroup": mode = .inColumnGroup; return
+            case "table": mode = .inTable; return
+            case "template": mode = templateModes.last ?? .inTemplate; return
+            case "head": if !last { mode = .inHead; return }
+            case "body": mode = .inBody; return
+            case "frameset": mode = .inFrameset; return
+            case "html": mode = headElement == nil ? .beforeHead : .afterHead; return
+            default: break
+            }
+            if last { mode = .inBody; return }
+        }
+        mode = .inBody
+    }
+
+    // MARK: - Active formatting elements
+
+    static let formattingNames: Set<String> = ["a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"]
+
+    mutating func pushFormatting(_ node: HTMLNode, _ tag: HTMLTag) {
+        // Noah's Ark: at most three equal entries after the last marker.
+        var equal: [Int] = []
+        for index in activeFormatting.indices.reversed() {
+            guard let existing = activeFormatting[index].node else { break }
+            if existing.name == node.name, existing.namespace == node.namespace, Self.sameAttributes(existing.attributes, node.attributes) {
+                equal.append(index)
+            }
+        }
+        if equal.count >= 3, let earliest = equal.last { activeFormatting.remove(at: earliest) }
+        activeFormatting.append(FormattingEntry(node: node, tag: tag))
+    }
+
+    static func sameAttributes(_ a: [HTMLAttribute], _ b: [HTMLAttribute]) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.allSatisfy { attribute in b.contains { $0.name == attribute.name && $0.value == attribute.value && $0.namespace == attribute.namespace } }
+    }
+
+    mutating func reconstructActiveFormatting() {
+        guard let last = activeFormatting.last, let lastNode = last.node, !openElements.contains(where: { $0 === lastNode }) else { return }
+        var index = activeFormatting.count - 1
+        while index > 0 {
+            let previous = activeFormatting[index - 1]
+            guard let node = previous.node, !openElements.contains(where: { $0 === node }) else { break }
+            index -= 1
+        }
+        while index < activeFormatting.count {
+            let entry = activeFormatting[index]
+            let node = insertHTMLElement(entry.tag!)
+            activeFormatting[index] = FormattingEntry(node: node, tag: entry.tag)
+            index += 1
+        }
+    }
+
+    mutating func clearFormattingToLastMarker() {
+        while let entry = activeFormatting.popLast(), entry.node != nil {}
+    }
+
+    func formattingIndex(of node: HTMLNode) -> Int? {
+        activeFormatting.lastIndex { $0.node === node }
+    }
+
+    /// Section 13.2.6.4.7: the adoption agency algorithm. Returns false for "any other end tag".
+    mutating func adoptionAgency(_ subject: String) -> Bool {
+        if let current = currentNode, current.isHTML(subject), formattingIndex(of: current) == nil {
+            openElements.removeLast()
+            return true
+        }
+        for _ in 0..<8 {
+            var formattingEntryIndex: Int?
+            for index in activeFormatting.indices.reversed() {
+                guard let node = activeFormatting[index].node else { break }
+                if node.isHTML(subject) { formattingEntryIndex = index; break }
+            }
+            guard let entryIndex = formattingEntryIndex, let formattingElement = activeFormatting[entryIndex].node else { return false }
+            guard let stackIndex = openElements.firstIndex(where: { $0 === formattingElement }) else {
+                activeFormatting.remove(at: entryIndex)
+                return true
+            }
+            guard nodeInScope(formattingElement) else { return true }
+            var furthestBlockIndex: Int?
+            for index in (stackIndex + 1)..<openElements.count where Self.isSpecial(openElements[index]) {
+                furthestBlockIndex = index
+                break
+            }
+            guard let furthestIndex = furthestBlockIndex else {
+                while let popped = openElements.popLast(), popped !== formattingElement {}
+                activeFormatting.remove(at: entryIndex)
+                return true
+            }
+            let furthestBlock = openElements[furthestIndex]
+            let commonAncestor = openElements[stackIndex - 1]
+            var bookmark = entryIndex
+            var node = furthestBlock
+            var lastNode = furthestBlock
+            var nodeIndex = furthestIndex
+            var innerCounter = 0
+            while true {
+                innerCounter += 1
+                nodeIndex -= 1
+                node = openElements[nodeIndex]
+                if node === formattingElement { break }
+                var nodeFormattingIndex = formattingIndex(of: node)
+                if innerCounter > 3, let index = nodeFormattingIndex {
+                    activeFormatting.remove(at: index)
+                    if index < bookmark { bookmark -= 1 }
+                    nodeFormattingIndex = nil
+                }
+                guard let formattingIndexOfNode = nodeFormattingIndex else {
+                    openElements.remove(at: nodeIndex)
+                    continue
+                }
+                let tag = activeFormatting[formattingIndexOfNode].tag!
+                let replacement = createElement(tag, namespace: .html)
+                activeFormatting[formattingIndexOfNode] = FormattingEntry(node: replacement, tag: tag)
+                openElements[nodeIndex] = replacement
+                node = replacement
+                if lastNode === furthestBlock { bookmark = formattingIndexOfNode + 1 }
+                node.append(lastNode)
+                lastNode = node
+            }
+            insert(lastNode, at: insertionPlace(overriding: commonAncestor))
+            let tag = activeFormatting[entryIndex].tag!
+            let newElement = createElement(tag, namespace: .html)
+            furthestBlock.moveChildren(to: newElement)
+            furthestBlock.append(newElement)
+            activeFormatting.remove(at: entryIndex)
+            if entryIndex < bookmark { bookmark -= 1 }
+            activeFormatting.insert(FormattingEntry(node: newElement, tag: tag), at: min(bookmark, activeFormatting.count))
+            remove(fromStack: formattingElement)
+            if let index = openElements.firstIndex(where: { $0 === furthestBlock }) {
+                openElements.insert(newElement, at: index + 1)
+            }
+        }
+        return true
+    }
+}
