@@ -1,0 +1,90 @@
+/// HTML serialization (WHATWG section 13.3, "serializing HTML fragments"): the markup whose
+/// parse gives back the tree, for the trees the sanitizer produces.
+public enum HTMLSerializer {
+    static let voidElements: Set<String> = [
+        "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "img", "input", "keygen", "link", "meta",
+        "param", "source", "track", "wbr",
+    ]
+    static let rawTextElements: Set<String> = ["style", "script", "xmp", "iframe", "noembed", "noframes", "plaintext"]
+
+    /// The children of `node` (a document, fragment or element), serialized.
+    public static func serialize(children node: HTMLNode) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(4096)
+        let parent = node.templateContents ?? node
+        for child in parent.children { serialize(child, parent: node, into: &output) }
+        return output
+    }
+
+    public static func serialize(_ node: HTMLNode) -> [UInt8] {
+        var output: [UInt8] = []
+        serialize(node, parent: nil, into: &output)
+        return output
+    }
+
+    static func serialize(_ node: HTMLNode, parent: HTMLNode?, into output: inout [UInt8]) {
+        switch node.kind {
+        case .element:
+            let name = node.name
+            output.append(60)
+            output += Array(name.utf8)
+            for attribute in node.attributes {
+                output.append(32)
+                if let prefix = attribute.prefix {
+                    output += prefix
+                    output.append(58)
+                }
+                output += attribute.name
+                output += [61, 34]
+                escape(attribute.value, inAttribute: true, into: &output)
+                output.append(34)
+            }
+            output.append(62)
+            if node.namespace == .html, voidElements.contains(name) { return }
+            if node.namespace == .html, ["pre", "textarea", "listing"].contains(name), let first = node.children.first, first.isText, first.data.first == 10 {
+                // The parser drops one newline right after these start tags; keep the real one.
+                output.append(10)
+            }
+            let children = node.templateContents?.children ?? node.children
+            for child in children { serialize(child, parent: node, into: &output) }
+            output += [60, 47]
+            output += Array(name.utf8)
+            output.append(62)
+        case .text:
+            if let parent, parent.namespace == .html, rawTextElements.contains(parent.name) {
+                output += node.data
+            } else {
+                escape(node.data, inAttribute: false, into: &output)
+            }
+        case .comment:
+            output += [60, 33, 45, 45]
+            output += node.data
+            output += [45, 45, 62]
+        case .doctype(let name, _, _):
+            output += Array("<!DOCTYPE \(name)>".utf8)
+        case .document, .fragment:
+            for child in node.children { serialize(child, parent: node, into: &output) }
+        }
+    }
+
+    /// `&` `<` `>` and no-break space in text; `&` `"` and no-break space in attribute values.
+    /// `<` and `>` are escaped in attributes too: harmless, and it defeats mXSS through
+    /// re-parsing in other contexts.
+    static func escape(_ bytes: [UInt8], inAttribute: Bool, into output: inout [UInt8]) {
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case 38: output += Array("&amp;".utf8)
+            case 60: output += Array("&lt;".utf8)
+            case 62: output += Array("&gt;".utf8)
+            case 34 where inAttribute: output += Array("&quot;".utf8)
+            case 0xC2 where index + 1 < bytes.count && bytes[index + 1] == 0xA0:
+                output += Array("&nbsp;".utf8)
+                index += 1
+            default: output.append(byte)
+            }
+            index += 1
+        }
+    }
+}
