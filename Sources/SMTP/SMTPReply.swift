@@ -30,6 +30,8 @@ public struct SMTPReplyParser: Sendable {
     private var buffer: [UInt8] = []
     private var lines: [String] = []
     private var code: Int?
+    /// After a violation the stream cannot be trusted: every later call fails the same way.
+    private var failure: SMTPError?
 
     public init() {}
 
@@ -39,6 +41,16 @@ public struct SMTPReplyParser: Sendable {
     public mutating func append(_ bytes: some Sequence<UInt8>) { buffer.append(contentsOf: bytes) }
 
     public mutating func next() throws(SMTPError) -> SMTPReply? {
+        if let failure { throw failure }
+        do {
+            return try parseNext()
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private mutating func parseNext() throws(SMTPError) -> SMTPReply? {
         while let newline = buffer.firstIndex(of: 10) {
             var end = newline
             if end > 0, buffer[end - 1] == 13 { end -= 1 }

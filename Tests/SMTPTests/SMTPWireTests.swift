@@ -75,3 +75,14 @@ struct DotStuffingTests {
         #expect(throws: Never.self) { try SMTPClient.validate(SMTPEnvelope(sender: "", recipients: ["bob@tern.test"])) }
     }
 }
+
+struct SMTPReplyParserFailureTests {
+    /// Found by the fuzzer: after a violation, later bytes must not assemble into a reply.
+    @Test func aViolationIsFinal() {
+        var parser = SMTPReplyParser()
+        parser.append(Array("250-a\r\n251-b\r\n".utf8))
+        #expect(throws: SMTPError.self) { while try parser.next() != nil {} }
+        parser.append(Array("250 c\r\n".utf8))
+        #expect(throws: SMTPError.self) { _ = try parser.next() }
+    }
+}

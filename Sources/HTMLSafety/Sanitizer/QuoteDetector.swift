@@ -1,0 +1,53 @@
+/// FR-ED-01 quoted text: the reply markers of the common clients, and "On … wrote:" lines.
+enum QuoteDetector {
+    static let quoteClasses: Set<String> = ["gmail_quote", "gmail_quote_container", "yahoo_quoted", "appleoriginalcontents", "moz-forward-container"]
+
+    static func classes(_ node: HTMLNode) -> [String] {
+        (node.attribute("class") ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map { $0.lowercased() }
+    }
+
+    /// A quote container: `<blockquote>`, Gmail's `div.gmail_quote`, Yahoo's, Apple Mail's.
+    static func isQuote(_ node: HTMLNode) -> Bool {
+        guard node.isElement, node.namespace == .html else { return false }
+        if node.name == "blockquote" { return true }
+        return node.name == "div" && classes(node).contains { quoteClasses.contains($0) }
+    }
+
+    /// Outlook's reply separator: everything from it to the end of its parent is the quote.
+    static func startsOutlookQuote(_ node: HTMLNode) -> Bool {
+        guard node.isElement, let id = node.attribute("id")?.lowercased() else { return false }
+        return id == "appendonsend" || id == "divrplyfwdmsg" || id == "x_divrplyfwdmsg" || id == "x_appendonsend"
+    }
+
+    static let attributionEndings = [
+        "wrote:", "schrieb:", "a écrit :", "a écrit:", "escribió:", "ha scritto:", "schreef:", "skrev:", "kirjoitti:",
+        "napisał(a):", "napsal(a):", "написал(а):", "написал:", "escreveu:", "yazdı:", "написа:", "έγραψε:", "wrote :",
+    ]
+
+    static func isAttributionText(_ text: String) -> Bool {
+        let trimmed = text.trimmingASCIIWhitespace.lowercased()
+        guard trimmed.count < 400 else { return false }
+        return attributionEndings.contains { trimmed.hasSuffix($0) }
+    }
+
+    static func isBlank(_ node: HTMLNode) -> Bool {
+        if node.isText { return !node.data.contains { $0 > 32 } }
+        return node.isHTML("br")
+    }
+
+    /// The node is an "On … wrote:" line directly before a quote.
+    static func isAttribution(_ node: HTMLNode, followedBy rest: ArraySlice<HTMLNode>) -> Bool {
+        guard !isBlank(node), isAttributionText(node.textContent) else { return false }
+        guard let next = rest.first(where: { !isBlank($0) }) else { return false }
+        return isQuote(next)
+    }
+
+    /// The attribution line before the quote at `index`, if there is one.
+    static func attribution(before index: Int, in children: [HTMLNode]) -> HTMLNode? {
+        var position = index - 1
+        while position >= 0, isBlank(children[position]) { position -= 1 }
+        guard position >= 0 else { return nil }
+        let candidate = children[position]
+        return isAttributionText(candidate.textContent) ? candidate : nil
+    }
+}
