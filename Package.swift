@@ -75,7 +75,7 @@ let package = Package(
         // The command-line front end. Talks to use cases only.
         .target(
             name: "TernCLI",
-            dependencies: ["TernCore", "TernRuntime", "MIME", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["TernCore", "TernRuntime", "MIME", "HTMLSafety", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         .executableTarget(name: "tern", dependencies: ["TernCLI"], swiftSettings: strict),
         // libFuzzer targets (`make fuzz-mime`); without -DFUZZING they replay files.

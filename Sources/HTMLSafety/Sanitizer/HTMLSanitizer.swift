@@ -294,8 +294,10 @@ struct SanitizerPass {
             if let shown = LinkSafety.hostShown(in: original.textContent), !LinkSafety.sameSite(shown, host) {
                 suspiciousLinks += 1
                 element.setAttribute("data-tern-real-host", host)
-                let classes = (element.attribute("class").map { $0 + " " } ?? "") + "tern-link-mismatch"
-                element.setAttribute("class", classes)
+                let existing = element.attribute("class") ?? ""
+                if !existing.split(separator: " ").contains("tern-link-mismatch") {
+                    element.setAttribute("class", existing.isEmpty ? "tern-link-mismatch" : existing + " tern-link-mismatch")
+                }
             }
         case .mailto:
             element.setAttribute("href", url)
