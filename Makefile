@@ -76,6 +76,14 @@ fuzz-mime:
 	.build-fuzz/release/MIMEFuzzer .build-fuzz/corpus-mime -max_total_time=$(FUZZ_SECONDS) -max_len=262144 \
 		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1
 
+.PHONY: fuzz-html
+fuzz-html:
+	swift build $(FUZZ_FLAGS) --product HTMLFuzzer
+	mkdir -p .build-fuzz/corpus-html .build-fuzz/artifacts
+	cp -n Fuzz/HTMLFuzzer/seeds/* .build-fuzz/corpus-html/ 2>/dev/null || true
+	.build-fuzz/release/HTMLFuzzer .build-fuzz/corpus-html -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1
+
 .PHONY: fuzz-smtp
 fuzz-smtp:
 	swift build $(FUZZ_FLAGS) --product SMTPFuzzer

@@ -84,6 +84,8 @@ let package = Package(
         .executableTarget(
             name: "IMAPFuzzer", dependencies: ["IMAP", "FuzzSupport"], path: "Fuzz/IMAPFuzzer", exclude: ["seeds"], swiftSettings: strict),
         .executableTarget(
+            name: "HTMLFuzzer", dependencies: ["HTMLSafety", "FuzzSupport"], path: "Fuzz/HTMLFuzzer", exclude: ["seeds"], swiftSettings: strict),
+        .executableTarget(
             name: "SMTPFuzzer", dependencies: ["SMTP", "FuzzSupport"], path: "Fuzz/SMTPFuzzer", exclude: ["seeds"], swiftSettings: strict),
 
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),

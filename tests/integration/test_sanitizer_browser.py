@@ -1,0 +1,145 @@
+"""The sanitizer's output, loaded in a real headless Chromium in an ordinary page without any CSP:
+no vector runs a script, and in blocked mode none makes a request to the loopback server that
+stands in for every remote host (tests/vectors/xss-vectors.json, scripts/make_xss_vectors.py)."""
+import http.server
+import json
+import os
+import pathlib
+import subprocess
+import threading
+
+import pytest
+
+from conftest import ROOT
+
+TERN = ROOT / ".build" / "debug" / "tern"
+VECTORS = json.loads((ROOT / "tests" / "vectors" / "xss-vectors.json").read_text())
+
+PRELUDE = """<!doctype html><meta charset=utf-8><title>page</title><link rel=icon href="data:,">
+<script>window.__fired = [];
+for (const name of ['alert', 'confirm', 'prompt', 'print']) window[name] = () => window.__fired.push(name);
+</script>"""
+# After load: every element gets the events a user would cause, so surviving handlers would run.
+TRIGGER = """<script>
+for (const element of document.querySelectorAll('body *')) {
+  for (const type of ['mouseover', 'pointerenter', 'focus', 'toggle', 'animationstart', 'scroll', 'load', 'error', 'begin']) {
+    try { element.dispatchEvent(new Event(type)); } catch (e) {}
+  }
+}
+</script>"""
+
+
+class Recorder(http.server.BaseHTTPRequestHandler):
+    requests = []
+    pages = {}
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.path.startswith("/page/"):
+            body = self.pages.get(self.path, "").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        else:
+            if self.server.records:
+                Recorder.requests.append(self.path)
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    do_POST = do_GET
+    do_HEAD = do_GET
+
+
+def serve(records=False):
+    """`records`: the stand-in for remote hosts; the page server's own requests are not counted."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    server.records = records
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-default-apps",
+                     "--disable-sync", "--metrics-recording-only", "--no-default-browser-check"]:
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(10)
+    yield driver
+    driver.quit()
+
+
+def sanitize(tmp_path, documents, allow_remote=False):
+    files = []
+    for index, html in enumerate(documents):
+        path = tmp_path / f"v{index:04}.html"
+        path.write_bytes(html.encode("utf-8", "surrogatepass"))
+        files.append(str(path))
+    command = [str(TERN), "sanitize", "--json"] + (["--allow-remote"] if allow_remote else []) + files
+    out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_vector_suite_is_large_enough():
+    assert len(VECTORS) >= 300
+    assert {v["category"] for v in VECTORS} >= {"script", "event-handler", "url-scheme", "css", "mxss", "remote"}
+
+
+def test_no_vector_runs_script_or_loads_remote_content(browser, tmp_path):
+    remote = serve(records=True)
+    pages = serve()
+    Recorder.requests.clear()
+    base = f"http://127.0.0.1:{remote.server_address[1]}"
+    documents = [v["html"].replace("{{REMOTE}}", base) for v in VECTORS]
+    results = sanitize(tmp_path, documents)
+    assert len(results) == len(documents)
+    fired = []
+    for index, (vector, result) in enumerate(zip(VECTORS, results)):
+        path = f"/page/{index}"
+        Recorder.pages[path] = PRELUDE + result["html"] + TRIGGER
+        browser.get(f"http://127.0.0.1:{pages.server_address[1]}{path}")
+        state = browser.execute_script("return [window.__fired, document.title, location.pathname]")
+        if state[0] or state[1] != "page" or state[2] != path:
+            fired.append((vector["category"], vector["html"], result["html"], state))
+    remote.shutdown()
+    pages.shutdown()
+    assert not fired, "\n".join(map(str, fired[:10]))
+    assert Recorder.requests == [], f"remote requests in blocked mode: {Recorder.requests[:10]}"
+
+
+def test_without_the_sanitizer_the_harness_does_catch_vectors(browser):
+    """The harness itself works: raw vectors fire in the same page."""
+    pages = serve()
+    Recorder.pages["/page/raw"] = PRELUDE + "<img src=x onerror=alert(1)><script>document.title='XSS'</script>" + TRIGGER
+    browser.get(f"http://127.0.0.1:{pages.server_address[1]}/page/raw")
+    state = browser.execute_script("return [window.__fired, document.title]")
+    pages.shutdown()
+    assert "alert" in state[0] and state[1] == "XSS"
+
+
+def test_allowed_remote_images_load_but_trackers_do_not(browser, tmp_path):
+    remote = serve(records=True)
+    pages = serve()
+    Recorder.requests.clear()
+    base = f"http://127.0.0.1:{remote.server_address[1]}"
+    Recorder.requests.clear()
+    html = f'<p><img src="{base}/hero.png" width=600><img src="{base}/pixel.gif" width=1 height=1><div style="display:none"><img src="{base}/hidden.png"></div></p>'
+    result = sanitize(tmp_path, [html], allow_remote=True)[0]
+    assert result["trackersBlocked"] == 2
+    Recorder.pages["/page/allowed"] = PRELUDE + result["html"]
+    browser.get(f"http://127.0.0.1:{pages.server_address[1]}/page/allowed")
+    browser.execute_script("return document.readyState")
+    remote.shutdown()
+    pages.shutdown()
+    assert Recorder.requests == ["/hero.png"]
