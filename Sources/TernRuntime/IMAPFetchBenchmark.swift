@@ -53,6 +53,13 @@ public enum IMAPFetchBenchmark {
         return Run(messages: messages, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, bodyParts: parts)
     }
 
+    /// The resident set now (from /proc/self/statm), in bytes.
+    public static func currentResidentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let pages = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
     /// The largest resident set this process has had, in bytes.
     public static func peakResidentBytes() -> Int {
         var usage = rusage()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTMLSafety
 import MIME
 import TernRuntime
 
@@ -7,7 +8,7 @@ import TernRuntime
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
-        subcommands: [MIMEBench.self, IMAPBench.self])
+        subcommands: [MIMEBench.self, IMAPBench.self, SanitizeBench.self])
 
     struct MIMEBench: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -255,6 +256,101 @@ extension BenchCommand {
             let peer = try JSONDecoder().decode(Peer.self, from: data)
             return Report(tool: peer.tool, messages: peer.messages, seconds: peer.seconds,
                           messagesPerSecond: Double(peer.messages) / peer.seconds, peakRSSBytes: peer.peakRSSBytes)
+        }
+    }
+}
+
+extension BenchCommand {
+    /// Sanitizing realistic 50 KB emails (scripts/make_html_corpus.py), next to nh3 and bleach.
+    struct SanitizeBench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sanitize", abstract: "Time per document of the HTML sanitizer, next to nh3 (ammonia) and bleach.")
+
+        @Argument(help: "A folder of .html files.")
+        var folder: String
+        @Option var iterations = 5
+        @Option(help: "Documents sanitized for the memory check.")
+        var memoryDocuments = 10_000
+        @Option var python = ".build/venv/bin/python"
+        @Option var peer = "scripts/bench/sanitize_python.py"
+        @Flag var noPeer = false
+        @OptionGroup var output: OutputOptions
+
+        struct Report: Encodable {
+            var tool: String
+            var documents: Int
+            var bytes: Int
+            var seconds: Double
+            var millisecondsPerDocument: Double
+            var p99Milliseconds: Double?
+            var peakRSSBytes: Int
+        }
+
+        func run() throws {
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".html") }.sorted()
+            let documents = try names.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent($0))) }
+            guard !documents.isEmpty else { throw ValidationError("no .html files in \(folder)") }
+            let bytes = documents.reduce(0) { $0 + $1.count }
+            let clock = ContinuousClock()
+            func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18 }
+            for document in documents { _ = HTMLSanitizer.sanitize(document) }  // warm-up
+            var best = Double.infinity
+            var perDocument: [Double] = []
+            for _ in 0..<max(1, iterations) {
+                var times: [Double] = []
+                let start = clock.now
+                for document in documents {
+                    let one = clock.now
+                    _ = HTMLSanitizer.sanitize(document)
+                    times.append(seconds(clock.now - one))
+                }
+                let total = seconds(clock.now - start)
+                if total < best { best = total; perDocument = times }
+            }
+            perDocument.sort()
+            let p99 = perDocument[min(perDocument.count - 1, Int(Double(perDocument.count) * 0.99))] * 1000
+            // Memory must not grow with the number of documents sanitized.
+            let before = IMAPFetchBenchmark.currentResidentBytes()
+            for index in 0..<memoryDocuments { _ = HTMLSanitizer.sanitize(documents[index % documents.count]) }
+            let after = IMAPFetchBenchmark.currentResidentBytes()
+            var reports = [Report(tool: "tern", documents: documents.count, bytes: bytes, seconds: best,
+                                  millisecondsPerDocument: best / Double(documents.count) * 1000, p99Milliseconds: p99,
+                                  peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())]
+            if !noPeer { reports += try runPeers() }
+            if output.json {
+                try printJSON(reports)
+                return
+            }
+            for report in reports {
+                let name = report.tool.padding(toLength: 16, withPad: " ", startingAt: 0)
+                var line = name + String(format: " %4d documents (%.1f MB) in %.3f s: %.3f ms/document", report.documents,
+                                         Double(report.bytes) / 1_048_576, report.seconds, report.millisecondsPerDocument)
+                if let p99 = report.p99Milliseconds { line += String(format: ", p99 %.3f ms", p99) }
+                print(line)
+            }
+            print(String(format: "tern resident memory: %.1f MB before and %.1f MB after %d more documents", Double(before) / 1_048_576,
+                         Double(after) / 1_048_576, memoryDocuments))
+            for peer in reports.dropFirst() {
+                print("tern vs \(peer.tool): " + String(format: "%.1fx faster per document", peer.millisecondsPerDocument / reports[0].millisecondsPerDocument))
+            }
+        }
+
+        private func runPeers() throws -> [Report] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = [peer, folder, "--iterations", String(iterations)]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            struct Peer: Decodable { var tool: String; var documents: Int; var bytes: Int; var seconds: Double; var peakRSSBytes: Int }
+            return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { line in
+                let peer = try JSONDecoder().decode(Peer.self, from: Data(line.utf8))
+                return Report(tool: peer.tool, documents: peer.documents, bytes: peer.bytes, seconds: peer.seconds,
+                              millisecondsPerDocument: peer.seconds / Double(peer.documents) * 1000, p99Milliseconds: nil,
+                              peakRSSBytes: peer.peakRSSBytes)
+            }
         }
     }
 }
