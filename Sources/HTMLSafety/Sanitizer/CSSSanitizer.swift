@@ -53,15 +53,13 @@ struct CSSSanitizer {
     /// nil drops the declaration.
     mutating func sanitizeValue(_ value: inout String, property: String) -> String? {
         // Escapes and comments can spell anything (`\75rl(`, `ur/**/l(`): refuse them outright.
-        if value.contains("\\") || value.contains("/*") { return nil }
-        if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "<" || $0 == ">" }) { return nil }
-        let lower = value.lowercased()
+        if value.utf8.contains(where: { $0 < 0x20 || $0 == 92 || $0 == 60 || $0 == 62 }) || value.containsASCII("/*") { return nil }
         for forbidden in ["expression(", "javascript:", "vbscript:", "behavior", "-moz-binding", "@import", "-ms-filter", "progid:"]
-        where lower.contains(forbidden) {
+        where value.containsASCII(forbidden) {
             return nil
         }
-        if property == "position", !["static", "relative"].contains(lower.trimmingASCIIWhitespace.replacingImportant) { return nil }
-        if lower.contains("url(") || lower.contains("image-set(") || lower.contains("image(") || lower.contains("element(") {
+        if property == "position", !["static", "relative"].contains(value.lowercased().trimmingASCIIWhitespace.replacingImportant) { return nil }
+        if value.containsASCII("url(") || value.containsASCII("image-set(") || value.containsASCII("image(") || value.containsASCII("element(") {
             guard let cleaned = sanitizeURLs(in: value) else { return nil }
             return cleaned
         }
@@ -159,41 +157,65 @@ struct CSSSanitizer {
         return nil
     }
 
-    /// Splits at `separator` outside quotes and parentheses.
+    /// Splits at `separator` outside quotes and parentheses, on UTF-8 bytes (all are ASCII).
     static func split(_ text: String, separator: Character) -> [String] {
+        let separatorByte = separator.asciiValue ?? 59
+        let bytes = Array(text.utf8)
         var parts: [String] = []
-        var current = ""
+        var start = 0
         var depth = 0
-        var quote: Character?
-        for character in text {
-            if let active = quote {
-                if character == active { quote = nil }
-            } else if character == "\"" || character == "'" {
-                quote = character
-            } else if character == "(" {
+        var quote: UInt8 = 0
+        for (index, byte) in bytes.enumerated() {
+            if quote != 0 {
+                if byte == quote { quote = 0 }
+            } else if byte == 34 || byte == 39 {
+                quote = byte
+            } else if byte == 40 {
                 depth += 1
-            } else if character == ")" {
+            } else if byte == 41 {
                 depth = max(0, depth - 1)
-            } else if character == separator, depth == 0 {
-                parts.append(current)
-                current = ""
-                continue
+            } else if byte == separatorByte, depth == 0 {
+                parts.append(String(decoding: bytes[start..<index], as: UTF8.self))
+                start = index + 1
             }
-            current.append(character)
         }
-        parts.append(current)
+        parts.append(String(decoding: bytes[start...], as: UTF8.self))
         return parts
     }
 }
 
 extension StringProtocol {
+    /// Trimmed of ASCII whitespace, on UTF-8 bytes (Foundation's trimming is slow on Linux).
     var trimmingASCIIWhitespace: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !($0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0C}") }),
-              let last = scalars.lastIndex(where: { !($0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0C}") }) else { return "" }
-        var result = ""
-        result.unicodeScalars.append(contentsOf: scalars[first...last])
-        return result
+        let text = String(self)
+        let bytes = text.utf8
+        func isSpace(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 10 || byte == 13 || byte == 12 }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
+        if first == bytes.startIndex, bytes.index(after: last) == bytes.endIndex { return text }
+        return String(text[first...last])
+    }
+
+    /// ASCII-case-insensitive search for an ASCII `needle` (lowercase), on bytes.
+    func containsASCII(_ needle: String) -> Bool {
+        let haystack = Array(utf8)
+        let pattern = Array(needle.utf8)
+        guard pattern.count <= haystack.count, let first = pattern.first else { return pattern.isEmpty }
+        var index = 0
+        let last = haystack.count - pattern.count
+        while index <= last {
+            let byte = haystack[index] | (haystack[index] >= 65 && haystack[index] <= 90 ? 0x20 : 0)
+            if byte == first {
+                var matched = true
+                for offset in 1..<pattern.count {
+                    var candidate = haystack[index + offset]
+                    if candidate >= 65 && candidate <= 90 { candidate |= 0x20 }
+                    if candidate != pattern[offset] { matched = false; break }
+                }
+                if matched { return true }
+            }
+            index += 1
+        }
+        return false
     }
 }
 

@@ -25,8 +25,8 @@ enum QuoteDetector {
     ]
 
     static func isAttributionText(_ text: String) -> Bool {
+        guard text.utf8.count < 1200 else { return false }
         let trimmed = text.trimmingASCIIWhitespace.lowercased()
-        guard trimmed.count < 400 else { return false }
         return attributionEndings.contains { trimmed.hasSuffix($0) }
     }
 
@@ -37,9 +37,8 @@ enum QuoteDetector {
 
     /// The node is an "On … wrote:" line directly before a quote.
     static func isAttribution(_ node: HTMLNode, followedBy rest: ArraySlice<HTMLNode>) -> Bool {
-        guard !isBlank(node), isAttributionText(node.textContent) else { return false }
-        guard let next = rest.first(where: { !isBlank($0) }) else { return false }
-        return isQuote(next)
+        guard !isBlank(node), let next = rest.first(where: { !isBlank($0) }), isQuote(next) else { return false }
+        return isAttributionText(node.textContent)
     }
 
     /// The attribution line before the quote at `index`, if there is one.

@@ -15,6 +15,7 @@ enum URLPolicy: Equatable {
     case unsafe(scheme: String)
 
     static func normalize(_ raw: String) -> String {
+        if !raw.utf8.contains(where: { $0 <= 0x20 }) { return raw }
         var scalars = Array(raw.unicodeScalars)
         while let first = scalars.first, first.value <= 0x20 { scalars.removeFirst() }
         while let last = scalars.last, last.value <= 0x20 { scalars.removeLast() }
