@@ -68,34 +68,24 @@ clean:
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
 
-.PHONY: fuzz-mime
+# $(call fuzz,Product,corpus name,seed files,max input length)
+define fuzz
+	swift build $(FUZZ_FLAGS) --product $(1)
+	mkdir -p .build-fuzz/corpus-$(2) .build-fuzz/artifacts
+	cp -n $(3) .build-fuzz/corpus-$(2)/ 2>/dev/null || true
+	.build-fuzz/release/$(1) .build-fuzz/corpus-$(2) -max_total_time=$(FUZZ_SECONDS) -max_len=$(4) \
+		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1
+endef
+
+.PHONY: fuzz-mime fuzz-imap fuzz-smtp fuzz-html
 fuzz-mime:
-	swift build $(FUZZ_FLAGS) --product MIMEFuzzer
-	mkdir -p .build-fuzz/corpus-mime .build-fuzz/artifacts
-	cp -n Tests/MIMETests/Corpus/*.eml .build-fuzz/corpus-mime/ 2>/dev/null || true
-	.build-fuzz/release/MIMEFuzzer .build-fuzz/corpus-mime -max_total_time=$(FUZZ_SECONDS) -max_len=262144 \
-		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1
+	$(call fuzz,MIMEFuzzer,mime,Tests/MIMETests/Corpus/*.eml,262144)
 
-.PHONY: fuzz-html
-fuzz-html:
-	swift build $(FUZZ_FLAGS) --product HTMLFuzzer
-	mkdir -p .build-fuzz/corpus-html .build-fuzz/artifacts
-	cp -n Fuzz/HTMLFuzzer/seeds/* .build-fuzz/corpus-html/ 2>/dev/null || true
-	.build-fuzz/release/HTMLFuzzer .build-fuzz/corpus-html -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1
-
-.PHONY: fuzz-smtp
-fuzz-smtp:
-	swift build $(FUZZ_FLAGS) --product SMTPFuzzer
-	mkdir -p .build-fuzz/corpus-smtp .build-fuzz/artifacts
-	cp -n Fuzz/SMTPFuzzer/seeds/* .build-fuzz/corpus-smtp/ 2>/dev/null || true
-	.build-fuzz/release/SMTPFuzzer .build-fuzz/corpus-smtp -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1
-
-.PHONY: fuzz-imap
 fuzz-imap:
-	swift build $(FUZZ_FLAGS) --product IMAPFuzzer
-	mkdir -p .build-fuzz/corpus-imap .build-fuzz/artifacts
-	cp -n Fuzz/IMAPFuzzer/seeds/* .build-fuzz/corpus-imap/ 2>/dev/null || true
-	.build-fuzz/release/IMAPFuzzer .build-fuzz/corpus-imap -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1
+	$(call fuzz,IMAPFuzzer,imap,Fuzz/IMAPFuzzer/seeds/*,65536)
+
+fuzz-smtp:
+	$(call fuzz,SMTPFuzzer,smtp,Fuzz/SMTPFuzzer/seeds/*,65536)
+
+fuzz-html:
+	$(call fuzz,HTMLFuzzer,html,Fuzz/HTMLFuzzer/seeds/*,65536)

@@ -244,16 +244,10 @@ extension BenchCommand {
         }
 
         private func runPython(_ arguments: [String]) throws -> Report {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", peer] + arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
             struct Peer: Decodable { var tool: String; var messages: Int; var seconds: Double; var peakRSSBytes: Int }
-            let peer = try JSONDecoder().decode(Peer.self, from: data)
+            guard let peer = try PeerProcess.run(Peer.self, executable: "/usr/bin/env", arguments: ["python3", peer] + arguments).first else {
+                throw ValidationError("the peer printed nothing")
+            }
             return Report(tool: peer.tool, messages: peer.messages, seconds: peer.seconds,
                           messagesPerSecond: Double(peer.messages) / peer.seconds, peakRSSBytes: peer.peakRSSBytes)
         }
@@ -336,21 +330,27 @@ extension BenchCommand {
         }
 
         private func runPeers() throws -> [Report] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = [peer, folder, "--iterations", String(iterations)]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
             struct Peer: Decodable { var tool: String; var documents: Int; var bytes: Int; var seconds: Double; var peakRSSBytes: Int }
-            return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { line in
-                let peer = try JSONDecoder().decode(Peer.self, from: Data(line.utf8))
-                return Report(tool: peer.tool, documents: peer.documents, bytes: peer.bytes, seconds: peer.seconds,
+            return try PeerProcess.run(Peer.self, executable: python, arguments: [peer, folder, "--iterations", String(iterations)]).map { peer in
+                Report(tool: peer.tool, documents: peer.documents, bytes: peer.bytes, seconds: peer.seconds,
                               millisecondsPerDocument: peer.seconds / Double(peer.documents) * 1000, p99Milliseconds: nil,
                               peakRSSBytes: peer.peakRSSBytes)
             }
         }
+    }
+}
+
+/// A peer benchmark script: runs it and decodes the JSON object on each line it prints.
+enum PeerProcess {
+    static func run<Line: Decodable>(_ type: Line.Type, executable: String, arguments: [String]) throws -> [Line] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
     }
 }
