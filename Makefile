@@ -18,6 +18,7 @@ help:
 	@echo "make demo   - start local test mail servers with sample mail and a Tern account for them"
 	@echo "make test   - install what is missing, start the test servers, run every test, stop them"
 	@echo "make build  - build tern (.build/debug/tern)"
+	@echo "make fuzz-mime|fuzz-imap|fuzz-smtp|fuzz-html FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
 
 deps: $(VENV)/.ready
 	@scripts/install-deps
