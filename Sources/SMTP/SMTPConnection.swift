@@ -190,7 +190,21 @@ final class SMTPConnection {
         do {
             try await outbound.write(ByteBuffer(bytes: bytes))
         } catch {
+            // A write that fails right after STARTTLS is usually the handshake failing (an untrusted
+            // certificate): that error waits in the inbound stream and says more than "closed".
+            if let cause = await inboundError() { throw SMTPClient.classify(cause, server: server) }
             throw SMTPClient.classify(error, server: server)
+        }
+    }
+
+    private func inboundError() async -> (any Error)? {
+        do {
+            while let event = try await inbound.next() {
+                if case .message = event { continue }
+            }
+            return nil
+        } catch {
+            return error
         }
     }
 

@@ -200,7 +200,19 @@ public final class IMAPSession {
             try await outbound.write(ByteBuffer(bytes: bytes))
         } catch {
             isBroken = true
+            // A write that fails right after STARTTLS is usually the handshake failing: that error
+            // waits in the inbound stream and says more than "closed".
+            if let cause = await inboundError() { throw IMAPClient.classify(cause, server: server) }
             throw IMAPClient.classify(error, server: server)
+        }
+    }
+
+    private func inboundError() async -> (any Error)? {
+        do {
+            while try await inbound.next() != nil {}
+            return nil
+        } catch {
+            return error
         }
     }
 
