@@ -53,6 +53,7 @@ demo: deps build
 	TERN_HOME=$(DEMO_HOME) $(TERN) account list
 	TERN_HOME=$(DEMO_HOME) $(TERN) status
 	TERN_HOME=$(DEMO_HOME) $(TERN) imap-check demo
+	TERN_HOME=$(DEMO_HOME) $(TERN) smtp-check demo
 	@echo
 	@echo "Test mail servers run on 127.0.0.1 (scripts/mailservers status); 'make demo-stop' stops them."
 	@echo "Try: TERN_HOME=$(DEMO_HOME) $(TERN) --help"
