@@ -48,8 +48,10 @@ public final class HTMLNode {
     public func isHTML(_ name: String) -> Bool { namespace == .html && isElement && self.name == name }
 
     public func attribute(_ name: String) -> String? {
-        let key = Array(name.utf8)
-        return attributes.first { $0.name == key && $0.namespace == nil }.map { String(decoding: $0.value, as: UTF8.self) }
+        for attribute in attributes where attribute.namespace == nil && attribute.name.elementsEqual(name.utf8) {
+            return String(decoding: attribute.value, as: UTF8.self)
+        }
+        return nil
     }
 
     public func setAttribute(_ name: String, _ value: String) {

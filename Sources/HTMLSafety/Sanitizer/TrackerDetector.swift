@@ -95,6 +95,7 @@ enum TrackerDetector {
 
     /// `display:none`, `visibility:hidden`, `opacity:0`, or the `hidden` attribute.
     static func hides(_ element: HTMLNode) -> Bool {
+        guard !element.attributes.isEmpty else { return false }
         if element.attribute("hidden") != nil { return true }
         guard let style = element.attribute("style")?.lowercased() else { return false }
         for declaration in CSSSanitizer.split(style, separator: ";") {
