@@ -188,19 +188,13 @@ extension TreeBuilder {
         case "rp", "rt":
             if inScope("ruby") { generateImpliedEndTags(except: "rtc") }
             insertHTMLElement(tag)
-        case "math":
+        case "math", "svg":
             reconstructActiveFormatting()
+            let namespace: HTMLNamespace = name == "svg" ? .svg : .mathml
             var adjusted = tag
-            Self.adjustMathMLAttributes(&adjusted)
+            if namespace == .svg { Self.adjustSVGAttributes(&adjusted) } else { Self.adjustMathMLAttributes(&adjusted) }
             Self.adjustForeignAttributes(&adjusted)
-            insertForeignElement(adjusted, namespace: .mathml)
-            if tag.selfClosing { openElements.removeLast() }
-        case "svg":
-            reconstructActiveFormatting()
-            var adjusted = tag
-            Self.adjustSVGAttributes(&adjusted)
-            Self.adjustForeignAttributes(&adjusted)
-            insertForeignElement(adjusted, namespace: .svg)
+            insertForeignElement(adjusted, namespace: namespace)
             if tag.selfClosing { openElements.removeLast() }
         case "caption", "col", "colgroup", "frame", "head", "tbody", "td", "tfoot", "th", "thead", "tr":
             break

@@ -93,7 +93,7 @@ struct SanitizerPass {
         let root = HTMLNode.fragment()
         guard let html = document.children.first(where: { $0.isHTML("html") }) else { return [] }
         // Style sheets from the head first (mail clients put the layout there), then the body.
-        for style in html.descendants() where style.isHTML("style") {
+        for style in Self.styleElements(in: html) {
             let sheet = css.sanitizeStyleSheet(style.textContent)
             if !sheet.isEmpty {
                 let clean = HTMLNode.element("style")
@@ -107,6 +107,18 @@ struct SanitizerPass {
         }
         remoteImagesBlocked += css.remoteReferencesBlocked
         return HTMLSerializer.serialize(children: root)
+    }
+
+    /// The `<style>` elements of a document in document order, without collecting every node.
+    static func styleElements(in node: HTMLNode) -> [HTMLNode] {
+        var found: [HTMLNode] = []
+        func walk(_ parent: HTMLNode) {
+            for child in parent.children where child.isElement {
+                if child.isHTML("style") { found.append(child) } else { walk(child) }
+            }
+        }
+        walk(node)
+        return found
     }
 
     // MARK: - Nodes
