@@ -285,3 +285,20 @@ struct PlainTextRendererTests {
         #expect(!html.contains("href=\"javascript"))
     }
 }
+
+struct DeepNestingTests {
+    /// Found in review: 20,000 nested divs overflowed the stack of the recursive tree walks.
+    /// (Deep input is still slow: the scope checks walk the open-element stack; see the closing note.)
+    @Test func hostileNestingIsCappedLikeChromium() {
+        let html = String(repeating: "<div>", count: 1_200) + "deep" + String(repeating: "<b>", count: 300) + "er"
+        let result = HTMLSanitizer.sanitize(html)
+        #expect(result.html.contains("deep"))
+        #expect(result.html.contains("er"))
+        // Depth, not count: beyond the limit the elements are siblings, so "</div></div>…" runs are short.
+        let tree = HTMLParser.parseDocument(Array(html.utf8))
+        var depth = 0
+        var node: HTMLNode? = tree
+        while let current = node { depth += 1; node = current.children.last(where: { $0.isElement }) }
+        #expect(depth <= HTMLSafety.TreeBuilder.maximumDepth + 2)
+    }
+}

@@ -173,8 +173,16 @@ struct TreeBuilder {
     // MARK: - Inserting
 
     /// The appropriate place for inserting a node (section 13.2.6.1), with foster parenting.
+    /// Chromium's limit: deeper elements become children of the element at this depth, so a
+    /// hostile message of nested tags cannot exhaust the stack of anything that walks the tree.
+    static let maximumDepth = 512
+
     func insertionPlace(overriding target: HTMLNode? = nil) -> (parent: HTMLNode, before: HTMLNode?) {
-        let target = target ?? currentNode ?? document
+        var target = target ?? currentNode ?? document
+        if openElements.count > Self.maximumDepth {
+            let index = target === openElements.last ? openElements.count - 1 : openElements.firstIndex { $0 === target }
+            if let index, index >= Self.maximumDepth { target = openElements[Self.maximumDepth - 1] }
+        }
         var place: (HTMLNode, HTMLNode?)
         if fosterParenting, target.isHTML(["table", "tbody", "tfoot", "thead", "tr"]) {
             let lastTemplate = openElements.lastIndex { $0.isHTML("template") }
