@@ -12,22 +12,34 @@ public final class HTMLNode {
 
     public let kind: Kind
     /// Element local name, lowercased for HTML (SVG names keep their adjusted case).
-    public var name: String
+    public var name: String { didSet { nameIndex = KnownElementName.index(of: name) } }
+    /// `name` numbered for `HTMLTagSet` tests.
+    private(set) var nameIndex: UInt8
     public var namespace: HTMLNamespace
     public var attributes: [HTMLAttribute]
     /// Text or comment data (UTF-8).
     public var data: [UInt8]
     public private(set) var children: [HTMLNode] = []
-    public private(set) weak var parent: HTMLNode?
+    /// Not `weak`: a weak reference gives every node a side table and sends each retain and
+    /// release down the runtime's slow path (a fifth of the sanitizer's time). Unowned is safe
+    /// here because the tree keeps it true: every change of `children` sets or clears the
+    /// child's `parent`, and a node going away clears its children's (`deinit`).
+    public private(set) unowned(unsafe) var parent: HTMLNode?
     /// The contents of a `<template>` (a separate fragment, as in the DOM).
     public var templateContents: HTMLNode?
 
-    init(kind: Kind, name: String = "", namespace: HTMLNamespace = .html, attributes: [HTMLAttribute] = [], data: [UInt8] = []) {
+    init(kind: Kind, name: String = "", namespace: HTMLNamespace = .html, attributes: [HTMLAttribute] = [], data: [UInt8] = [],
+         nameIndex: UInt8? = nil) {
         self.kind = kind
         self.name = name
+        if case .element = kind { self.nameIndex = nameIndex ?? KnownElementName.index(of: name) } else { self.nameIndex = 0 }
         self.namespace = namespace
         self.attributes = attributes
         self.data = data
+    }
+
+    deinit {
+        for child in children { child.parent = nil }
     }
 
     public static func element(_ name: String, namespace: HTMLNamespace = .html, attributes: [HTMLAttribute] = []) -> HTMLNode {
@@ -44,7 +56,11 @@ public final class HTMLNode {
     public var isElement: Bool { if case .element = kind { true } else { false } }
     public var isText: Bool { if case .text = kind { true } else { false } }
 
-    public func isHTML(_ names: Set<String>) -> Bool { namespace == .html && isElement && names.contains(name) }
+    func isHTML(_ names: HTMLTagSet) -> Bool { namespace == .html && isElement && names.contains(index: nameIndex) }
+    /// For a name that is one of `KnownElementName.names`.
+    func isHTML(known set: HTMLTagSet, in namespace: HTMLNamespace) -> Bool {
+        self.namespace == namespace && isElement && set.contains(index: nameIndex)
+    }
     public func isHTML(_ name: String) -> Bool { namespace == .html && isElement && self.name == name }
 
     public func attribute(_ name: String) -> String? {
@@ -52,6 +68,13 @@ public final class HTMLNode {
             return String(decoding: attribute.value, as: UTF8.self)
         }
         return nil
+    }
+
+    /// The value's bytes, without building a `String`.
+    func attributeBytes(_ name: StaticString) -> [UInt8]? {
+        name.withUTF8Buffer { key in
+            attributes.first { $0.namespace == nil && $0.name.elementsEqual(key) }?.value
+        }
     }
 
     public func setAttribute(_ name: String, _ value: String) {
@@ -128,6 +151,15 @@ public final class HTMLNode {
             if let contents = node.templateContents { stack.append(contentsOf: contents.children.reversed()) }
         }
         return result
+    }
+
+    /// Appends the text of the node and its descendants.
+    func appendText(to output: inout [UInt8]) {
+        if isText {
+            output += data
+            return
+        }
+        for child in children { child.appendText(to: &output) }
     }
 
     /// The text of the node and its descendants.

@@ -1,11 +1,11 @@
 /// HTML serialization (WHATWG section 13.3, "serializing HTML fragments"): the markup whose
 /// parse gives back the tree, for the trees the sanitizer produces.
 public enum HTMLSerializer {
-    static let voidElements: Set<String> = [
+    static let voidElements: HTMLTagSet = [
         "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "img", "input", "keygen", "link", "meta",
         "param", "source", "track", "wbr",
     ]
-    static let rawTextElements: Set<String> = ["style", "script", "xmp", "iframe", "noembed", "noframes", "plaintext"]
+    static let rawTextElements: HTMLTagSet = ["style", "script", "xmp", "iframe", "noembed", "noframes", "plaintext"]
 
     /// The children of `node` (a document, fragment or element), serialized.
     public static func serialize(children node: HTMLNode) -> [UInt8] {
@@ -71,20 +71,31 @@ public enum HTMLSerializer {
     /// `<` and `>` are escaped in attributes too: harmless, and it defeats mXSS through
     /// re-parsing in other contexts.
     static func escape(_ bytes: [UInt8], inAttribute: Bool, into output: inout [UInt8]) {
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case 38: output += Array("&amp;".utf8)
-            case 60: output += Array("&lt;".utf8)
-            case 62: output += Array("&gt;".utf8)
-            case 34 where inAttribute: output += Array("&quot;".utf8)
-            case 0xC2 where index + 1 < bytes.count && bytes[index + 1] == 0xA0:
-                output += Array("&nbsp;".utf8)
-                index += 1
-            default: output.append(byte)
+        bytes.withUnsafeBufferPointer { buffer in
+            // Runs without anything to escape are copied whole: most text has none.
+            var runStart = 0
+            var index = 0
+            while index < buffer.count {
+                let replacement: StaticString
+                var width = 1
+                switch buffer[index] {
+                case 38: replacement = "&amp;"
+                case 60: replacement = "&lt;"
+                case 62: replacement = "&gt;"
+                case 34 where inAttribute: replacement = "&quot;"
+                case 0xC2 where index + 1 < buffer.count && buffer[index + 1] == 0xA0:
+                    replacement = "&nbsp;"
+                    width = 2
+                default:
+                    index += 1
+                    continue
+                }
+                output.append(contentsOf: buffer[runStart..<index])
+                replacement.withUTF8Buffer { output.append(contentsOf: $0) }
+                index += width
+                runStart = index
             }
-            index += 1
+            output.append(contentsOf: buffer[runStart..<buffer.count])
         }
     }
 }

@@ -37,10 +37,13 @@ public struct HTMLAttribute: Sendable, Hashable {
 }
 
 public struct HTMLTag: Sendable, Hashable {
-    public var name: [UInt8]
+    public var name: [UInt8] { didSet { knownName = nil } }
     /// In source order; a repeated name keeps its first value (the standard drops the others).
     public var attributes: [HTMLAttribute]
     public var selfClosing: Bool
+    /// `name` looked up once by the tokenizer (`resolveName`), so that the insertion modes a
+    /// token passes through do not each look it up again. Not part of the tag's identity.
+    var knownName: HTMLTagName?
 
     public init(name: [UInt8], attributes: [HTMLAttribute] = [], selfClosing: Bool = false) {
         self.name = name
@@ -51,6 +54,20 @@ public struct HTMLTag: Sendable, Hashable {
     public func attribute(_ name: String) -> [UInt8]? {
         let key = Array(name.utf8)
         return attributes.first { $0.name == key }?.value
+    }
+
+    mutating func resolveName() {
+        knownName = HTMLTagName(rawValue: KnownElementName.index(ofBytes: name)) ?? .unknown
+    }
+
+    public static func == (lhs: HTMLTag, rhs: HTMLTag) -> Bool {
+        lhs.name == rhs.name && lhs.attributes == rhs.attributes && lhs.selfClosing == rhs.selfClosing
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(attributes)
+        hasher.combine(selfClosing)
     }
 }
 

@@ -201,9 +201,12 @@ public struct HTMLTokenizer {
         finishAttribute()
         if tagIsEnd {
             if !tag.attributes.isEmpty || tag.selfClosing { error() }
-            emit(.endTag(HTMLTag(name: tag.name)))
+            var end = HTMLTag(name: tag.name)
+            end.resolveName()
+            emit(.endTag(end))
         } else {
             lastStartTagName = tag.name
+            tag.resolveName()
             emit(.startTag(tag))
         }
     }

@@ -1,27 +1,27 @@
 // "in body" (section 13.2.6.4.7) and "in foreign content" (section 13.2.6.5).
 
 extension TreeBuilder {
-    static let closesParagraph: Set<String> = [
+    static let closesParagraph: HTMLTagSet = [
         "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div", "dl", "fieldset", "figcaption",
         "figure", "footer", "header", "hgroup", "main", "menu", "nav", "ol", "p", "search", "section", "summary", "ul",
     ]
-    static let headings: Set<String> = ["h1", "h2", "h3", "h4", "h5", "h6"]
+    static let listItemClosingExceptions: HTMLTagSet = ["address", "div", "p"]
+    static let tableTextTargets: HTMLTagSet = ["table", "tbody", "template", "tfoot", "thead", "tr"]
+    static let headings: HTMLTagSet = ["h1", "h2", "h3", "h4", "h5", "h6"]
 
     mutating func inBody(_ token: HTMLToken) {
         switch token {
-        case .characters(let bytes):
-            for piece in Self.pieces(bytes) {
-                switch piece.kind {
-                case .null: break
-                case .whitespace:
-                    reconstructActiveFormatting()
-                    insertCharacters(piece.bytes)
-                case .other:
-                    reconstructActiveFormatting()
-                    insertCharacters(piece.bytes)
-                    framesetOK = false
-                }
+        case .characters(var bytes):
+            // Null characters are dropped; whitespace and other text are inserted alike (after
+            // reconstructing the active formatting elements once: later pieces find them open),
+            // and any non-whitespace turns `frameset-ok` off.
+            if bytes.contains(0) {
+                bytes.removeAll { $0 == 0 }
+                if bytes.isEmpty { return }
             }
+            reconstructActiveFormatting()
+            insertCharacters(bytes[...])
+            if bytes.contains(where: { !($0 == 9 || $0 == 10 || $0 == 12 || $0 == 13 || $0 == 32) }) { framesetOK = false }
         case .comment(let data): insertComment(data)
         case .doctype: break
         case .startTag(let tag): inBodyStartTag(tag, token: token)
@@ -38,63 +38,63 @@ extension TreeBuilder {
     // swiftlint:disable:next cyclomatic_complexity function_body_length
     mutating func inBodyStartTag(_ tag: HTMLTag, token: HTMLToken) {
         let name = tag.nameString
-        switch name {
-        case "html":
+        switch tag.tagName {
+        case .html:
             guard !openElements.contains(where: { $0.isHTML("template") }), let root = openElements.first else { return }
             for attribute in tag.attributes where !root.attributes.contains(where: { $0.name == attribute.name }) {
                 root.attributes.append(attribute)
             }
-        case "base", "basefont", "bgsound", "link", "meta", "noframes", "script", "style", "template", "title":
+        case .base, .basefont, .bgsound, .link, .meta, .noframes, .script, .style, .template, .title:
             inHead(token)
-        case "body":
+        case .body:
             guard openElements.count >= 2, openElements[1].isHTML("body"), !openElements.contains(where: { $0.isHTML("template") }) else { return }
             framesetOK = false
             let body = openElements[1]
             for attribute in tag.attributes where !body.attributes.contains(where: { $0.name == attribute.name }) {
                 body.attributes.append(attribute)
             }
-        case "frameset":
+        case .frameset:
             guard openElements.count >= 2, openElements[1].isHTML("body"), framesetOK else { return }
             openElements[1].detach()
             while openElements.count > 1 { openElements.removeLast() }
             insertHTMLElement(tag)
             mode = .inFrameset
-        case _ where Self.closesParagraph.contains(name):
+        case _ where Self.closesParagraph.contains(index: tag.tagName.rawValue):
             if inScope("p", .button) { closePElement() }
             insertHTMLElement(tag)
-        case _ where Self.headings.contains(name):
+        case _ where Self.headings.contains(index: tag.tagName.rawValue):
             if inScope("p", .button) { closePElement() }
             if currentNode?.isHTML(Self.headings) == true { openElements.removeLast() }
             insertHTMLElement(tag)
-        case "pre", "listing":
+        case .pre, .listing:
             if inScope("p", .button) { closePElement() }
             insertHTMLElement(tag)
             skipNextNewline = true
             framesetOK = false
-        case "form":
+        case .form:
             let hasTemplate = openElements.contains { $0.isHTML("template") }
             guard formElement == nil || hasTemplate else { return }
             if inScope("p", .button) { closePElement() }
             let node = insertHTMLElement(tag)
             if !hasTemplate { formElement = node }
-        case "li", "dd", "dt":
+        case .li, .dd, .dt:
             framesetOK = false
-            let closing: Set<String> = name == "li" ? ["li"] : ["dd", "dt"]
+            let closing: HTMLTagSet = name == "li" ? ["li"] : ["dd", "dt"]
             for node in openElements.reversed() {
                 if node.isHTML(closing) {
                     generateImpliedEndTags(except: node.name)
                     popUntil(node.name)
                     break
                 }
-                if Self.isSpecial(node), !node.isHTML(["address", "div", "p"]) { break }
+                if Self.isSpecial(node), !node.isHTML(Self.listItemClosingExceptions) { break }
             }
             if inScope("p", .button) { closePElement() }
             insertHTMLElement(tag)
-        case "plaintext":
+        case .plaintext:
             if inScope("p", .button) { closePElement() }
             insertHTMLElement(tag)
             tokenizer.state = .plaintext
-        case "button":
+        case .button:
             if inScope("button") {
                 generateImpliedEndTags()
                 popUntil("button")
@@ -102,7 +102,7 @@ extension TreeBuilder {
             reconstructActiveFormatting()
             insertHTMLElement(tag)
             framesetOK = false
-        case "a":
+        case .a:
             for entry in activeFormatting.reversed() {
                 guard let node = entry.node else { break }
                 if node.isHTML("a") {
@@ -114,81 +114,81 @@ extension TreeBuilder {
             }
             reconstructActiveFormatting()
             pushFormatting(insertHTMLElement(tag), tag)
-        case "b", "big", "code", "em", "font", "i", "s", "small", "strike", "strong", "tt", "u":
+        case .b, .big, .code, .em, .font, .i, .s, .small, .strike, .strong, .tt, .u:
             reconstructActiveFormatting()
             pushFormatting(insertHTMLElement(tag), tag)
-        case "nobr":
+        case .nobr:
             reconstructActiveFormatting()
             if inScope("nobr") {
                 if !adoptionAgency("nobr") { anyOtherEndTag("nobr") }
                 reconstructActiveFormatting()
             }
             pushFormatting(insertHTMLElement(tag), tag)
-        case "applet", "marquee", "object":
+        case .applet, .marquee, .object:
             reconstructActiveFormatting()
             insertHTMLElement(tag)
             activeFormatting.append(.marker)
             framesetOK = false
-        case "table":
+        case .table:
             if quirks != .quirks, inScope("p", .button) { closePElement() }
             insertHTMLElement(tag)
             framesetOK = false
             mode = .inTable
-        case "area", "br", "embed", "img", "keygen", "wbr":
+        case .area, .br, .embed, .img, .keygen, .wbr:
             reconstructActiveFormatting()
             insertHTMLElement(tag)
             openElements.removeLast()
             framesetOK = false
-        case "input":
+        case .input:
             reconstructActiveFormatting()
             insertHTMLElement(tag)
             openElements.removeLast()
             if tag.attribute("type").map({ String(decoding: $0, as: UTF8.self).lowercased() }) != "hidden" { framesetOK = false }
-        case "param", "source", "track":
+        case .param, .source, .track:
             insertHTMLElement(tag)
             openElements.removeLast()
-        case "hr":
+        case .hr:
             if inScope("p", .button) { closePElement() }
             insertHTMLElement(tag)
             openElements.removeLast()
             framesetOK = false
-        case "image":
+        case .image:
             var renamed = tag
             renamed.name = Array("img".utf8)
             dispatch(.startTag(renamed))
-        case "textarea":
+        case .textarea:
             insertHTMLElement(tag)
             skipNextNewline = true
             tokenizer.state = .rcdata
             originalMode = mode
             framesetOK = false
             mode = .text
-        case "xmp":
+        case .xmp:
             if inScope("p", .button) { closePElement() }
             reconstructActiveFormatting()
             framesetOK = false
             genericRawText(tag)
-        case "iframe":
+        case .iframe:
             framesetOK = false
             genericRawText(tag)
-        case "noembed":
+        case .noembed:
             genericRawText(tag)
-        case "select":
+        case .select:
             reconstructActiveFormatting()
             insertHTMLElement(tag)
             framesetOK = false
             mode = [.inTable, .inCaption, .inTableBody, .inRow, .inCell].contains(mode) ? .inSelectInTable : .inSelect
-        case "optgroup", "option":
+        case .optgroup, .option:
             if currentNode?.isHTML("option") == true { openElements.removeLast() }
             reconstructActiveFormatting()
             insertHTMLElement(tag)
-        case "rb", "rtc":
+        case .rb, .rtc:
             if inScope("ruby") { generateImpliedEndTags() }
             insertHTMLElement(tag)
-        case "rp", "rt":
+        case .rp, .rt:
             if inScope("ruby") { generateImpliedEndTags(except: "rtc") }
             insertHTMLElement(tag)
-        case "math", "svg":
+        case .math, .svg:
             reconstructActiveFormatting()
             let namespace: HTMLNamespace = name == "svg" ? .svg : .mathml
             var adjusted = tag
@@ -196,7 +196,7 @@ extension TreeBuilder {
             Self.adjustForeignAttributes(&adjusted)
             insertForeignElement(adjusted, namespace: namespace)
             if tag.selfClosing { openElements.removeLast() }
-        case "caption", "col", "colgroup", "frame", "head", "tbody", "td", "tfoot", "th", "thead", "tr":
+        case .caption, .col, .colgroup, .frame, .head, .tbody, .td, .tfoot, .th, .thead, .tr:
             break
         default:
             reconstructActiveFormatting()
@@ -207,22 +207,20 @@ extension TreeBuilder {
     // swiftlint:disable:next cyclomatic_complexity
     mutating func inBodyEndTag(_ tag: HTMLTag, token: HTMLToken) {
         let name = tag.nameString
-        switch name {
-        case "template": inHead(token)
-        case "body":
+        switch tag.tagName {
+        case .template: inHead(token)
+        case .body:
             guard inScope("body") else { return }
             mode = .afterBody
-        case "html":
+        case .html:
             guard inScope("body") else { return }
             mode = .afterBody
             dispatch(token)
-        case "address", "article", "aside", "blockquote", "button", "center", "details", "dialog", "dir", "div", "dl", "fieldset",
-             "figcaption", "figure", "footer", "header", "hgroup", "listing", "main", "menu", "nav", "ol", "pre", "search", "section",
-             "summary", "ul":
+        case .address, .article, .aside, .blockquote, .button, .center, .details, .dialog, .dir, .div, .dl, .fieldset, .figcaption, .figure, .footer, .header, .hgroup, .listing, .main, .menu, .nav, .ol, .pre, .search, .section, .summary, .ul:
             guard inScope(name) else { return }
             generateImpliedEndTags()
             popUntil(name)
-        case "form":
+        case .form:
             if !openElements.contains(where: { $0.isHTML("template") }) {
                 let node = formElement
                 formElement = nil
@@ -234,29 +232,29 @@ extension TreeBuilder {
                 generateImpliedEndTags()
                 popUntil("form")
             }
-        case "p":
+        case .p:
             if !inScope("p", .button) { insertHTMLElement(named: "p") }
             closePElement()
-        case "li":
+        case .li:
             guard inScope("li", .listItem) else { return }
             generateImpliedEndTags(except: "li")
             popUntil("li")
-        case "dd", "dt":
+        case .dd, .dt:
             guard inScope(name) else { return }
             generateImpliedEndTags(except: name)
             popUntil(name)
-        case _ where Self.headings.contains(name):
+        case _ where Self.headings.contains(index: tag.tagName.rawValue):
             guard inScope(Self.headings) else { return }
             generateImpliedEndTags()
             popUntil(Self.headings)
-        case "a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u":
+        case .a, .b, .big, .code, .em, .font, .i, .nobr, .s, .small, .strike, .strong, .tt, .u:
             if !adoptionAgency(name) { anyOtherEndTag(name) }
-        case "applet", "marquee", "object":
+        case .applet, .marquee, .object:
             guard inScope(name) else { return }
             generateImpliedEndTags()
             popUntil(name)
             clearFormattingToLastMarker()
-        case "br":
+        case .br:
             inBodyStartTag(HTMLTag(name: Array("br".utf8)), token: .startTag(HTMLTag(name: Array("br".utf8))))
         default:
             anyOtherEndTag(name)
@@ -277,7 +275,7 @@ extension TreeBuilder {
 
     // MARK: - Foreign content
 
-    static let breakoutTags: Set<String> = [
+    static let breakoutTags: HTMLTagSet = [
         "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em", "embed", "h1", "h2", "h3", "h4", "h5",
         "h6", "head", "hr", "i", "img", "li", "listing", "menu", "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span",
         "strong", "strike", "sub", "sup", "table", "tt", "u", "ul", "var",
@@ -299,7 +297,7 @@ extension TreeBuilder {
         case .doctype: break
         case .startTag(let tag):
             let name = tag.nameString
-            let breaksOut = Self.breakoutTags.contains(name)
+            let breaksOut = Self.breakoutTags.contains(index: tag.tagName.rawValue)
                 || (name == "font" && tag.attributes.contains { ["color", "face", "size"].contains(String(decoding: $0.name, as: UTF8.self)) })
             if breaksOut {
                 while let node = currentNode, node.namespace != .html, !Self.isMathMLTextIntegrationPoint(node), !Self.isHTMLIntegrationPoint(node) {

@@ -120,12 +120,12 @@ extension TreeBuilder {
                 builder.beforeHTMLAnythingElse()
                 builder.dispatch(.characters(rest))
             })
-        case .startTag(let tag) where tag.nameString == "html":
+        case .startTag(let tag) where tag.tagName == .html:
             let node = createElement(tag, namespace: .html)
             document.append(node)
             openElements.append(node)
             mode = .beforeHead
-        case .endTag(let tag) where !["head", "body", "html", "br"].contains(tag.nameString):
+        case .endTag(let tag) where ![.head, .body, .html, .br].contains(tag.tagName):
             break
         default:
             beforeHTMLAnythingElse()
@@ -152,11 +152,11 @@ extension TreeBuilder {
             })
         case .comment(let data): insertComment(data)
         case .doctype: break
-        case .startTag(let tag) where tag.nameString == "html": inBody(token)
-        case .startTag(let tag) where tag.nameString == "head":
+        case .startTag(let tag) where tag.tagName == .html: inBody(token)
+        case .startTag(let tag) where tag.tagName == .head:
             headElement = insertHTMLElement(tag)
             mode = .inHead
-        case .endTag(let tag) where !["head", "body", "html", "br"].contains(tag.nameString):
+        case .endTag(let tag) where ![.head, .body, .html, .br].contains(tag.tagName):
             break
         default:
             headElement = insertHTMLElement(named: "head")
@@ -177,17 +177,17 @@ extension TreeBuilder {
         case .comment(let data): insertComment(data)
         case .doctype: break
         case .startTag(let tag):
-            switch tag.nameString {
-            case "html": inBody(token)
-            case "base", "basefont", "bgsound", "link", "meta":
+            switch tag.tagName {
+            case .html: inBody(token)
+            case .base, .basefont, .bgsound, .link, .meta:
                 insertHTMLElement(tag)
                 openElements.removeLast()
-            case "title": genericRCDATA(tag)
-            case "noframes", "style": genericRawText(tag)
-            case "noscript":
+            case .title: genericRCDATA(tag)
+            case .noframes, .style: genericRawText(tag)
+            case .noscript:
                 insertHTMLElement(tag)
                 mode = .inHeadNoscript
-            case "script":
+            case .script:
                 let place = insertionPlace()
                 let node = createElement(tag, namespace: .html)
                 insert(node, at: place)
@@ -195,26 +195,26 @@ extension TreeBuilder {
                 tokenizer.state = .scriptData
                 originalMode = mode
                 mode = .text
-            case "template":
+            case .template:
                 insertHTMLElement(tag)
                 activeFormatting.append(.marker)
                 framesetOK = false
                 mode = .inTemplate
                 templateModes.append(.inTemplate)
-            case "head": break
+            case .head: break
             default:
                 inHeadAnythingElse()
                 dispatch(token)
             }
         case .endTag(let tag):
-            switch tag.nameString {
-            case "head":
+            switch tag.tagName {
+            case .head:
                 openElements.removeLast()
                 mode = .afterHead
-            case "body", "html", "br":
+            case .body, .html, .br:
                 inHeadAnythingElse()
                 dispatch(token)
-            case "template":
+            case .template:
                 guard openElements.contains(where: { $0.isHTML("template") }) else { return }
                 generateAllImpliedEndTagsThoroughly()
                 popUntil("template")
@@ -253,8 +253,8 @@ extension TreeBuilder {
     mutating func inHeadNoscript(_ token: HTMLToken) {
         switch token {
         case .doctype: break
-        case .startTag(let tag) where tag.nameString == "html": inBody(token)
-        case .endTag(let tag) where tag.nameString == "noscript":
+        case .startTag(let tag) where tag.tagName == .html: inBody(token)
+        case .endTag(let tag) where tag.tagName == .noscript:
             openElements.removeLast()
             mode = .inHead
         case .characters(let bytes):
@@ -264,9 +264,9 @@ extension TreeBuilder {
                 builder.dispatch(.characters(rest))
             })
         case .comment: inHead(token)
-        case .startTag(let tag) where ["basefont", "bgsound", "link", "meta", "noframes", "style"].contains(tag.nameString): inHead(token)
-        case .startTag(let tag) where ["head", "noscript"].contains(tag.nameString): break
-        case .endTag(let tag) where tag.nameString != "br": break
+        case .startTag(let tag) where [.basefont, .bgsound, .link, .meta, .noframes, .style].contains(tag.tagName): inHead(token)
+        case .startTag(let tag) where [.head, .noscript].contains(tag.tagName): break
+        case .endTag(let tag) where tag.tagName != .br: break
         default:
             openElements.removeLast()
             mode = .inHead
@@ -286,28 +286,28 @@ extension TreeBuilder {
         case .comment(let data): insertComment(data)
         case .doctype: break
         case .startTag(let tag):
-            switch tag.nameString {
-            case "html": inBody(token)
-            case "body":
+            switch tag.tagName {
+            case .html: inBody(token)
+            case .body:
                 insertHTMLElement(tag)
                 framesetOK = false
                 mode = .inBody
-            case "frameset":
+            case .frameset:
                 insertHTMLElement(tag)
                 mode = .inFrameset
-            case "base", "basefont", "bgsound", "link", "meta", "noframes", "script", "style", "template", "title":
+            case .base, .basefont, .bgsound, .link, .meta, .noframes, .script, .style, .template, .title:
                 if let head = headElement { openElements.append(head) }
                 inHead(token)
                 if let head = headElement { remove(fromStack: head) }
-            case "head": break
+            case .head: break
             default:
                 afterHeadAnythingElse()
                 dispatch(token)
             }
         case .endTag(let tag):
-            switch tag.nameString {
-            case "template": inHead(token)
-            case "body", "html", "br":
+            switch tag.tagName {
+            case .template: inHead(token)
+            case .body, .html, .br:
                 afterHeadAnythingElse()
                 dispatch(token)
             default: break
@@ -343,7 +343,7 @@ extension TreeBuilder {
 
     mutating func inTable(_ token: HTMLToken) {
         switch token {
-        case .characters where currentNode?.isHTML(["table", "tbody", "template", "tfoot", "thead", "tr"]) == true:
+        case .characters where currentNode?.isHTML(Self.tableTextTargets) == true:
             pendingTableText = []
             originalMode = mode
             mode = .inTableText
@@ -351,57 +351,57 @@ extension TreeBuilder {
         case .comment(let data): insertComment(data)
         case .doctype: break
         case .startTag(let tag):
-            switch tag.nameString {
-            case "caption":
+            switch tag.tagName {
+            case .caption:
                 clearStackBack(to: ["table", "template", "html"])
                 activeFormatting.append(.marker)
                 insertHTMLElement(tag)
                 mode = .inCaption
-            case "colgroup":
+            case .colgroup:
                 clearStackBack(to: ["table", "template", "html"])
                 insertHTMLElement(tag)
                 mode = .inColumnGroup
-            case "col":
+            case .col:
                 clearStackBack(to: ["table", "template", "html"])
                 insertHTMLElement(named: "colgroup")
                 mode = .inColumnGroup
                 dispatch(token)
-            case "tbody", "tfoot", "thead":
+            case .tbody, .tfoot, .thead:
                 clearStackBack(to: ["table", "template", "html"])
                 insertHTMLElement(tag)
                 mode = .inTableBody
-            case "td", "th", "tr":
+            case .td, .th, .tr:
                 clearStackBack(to: ["table", "template", "html"])
                 insertHTMLElement(named: "tbody")
                 mode = .inTableBody
                 dispatch(token)
-            case "table":
+            case .table:
                 guard inScope("table", .table) else { return }
                 popUntil("table")
                 resetInsertionMode()
                 dispatch(token)
-            case "style", "script", "template": inHead(token)
-            case "input":
+            case .style, .script, .template: inHead(token)
+            case .input:
                 if let type = tag.attribute("type"), String(decoding: type, as: UTF8.self).lowercased() == "hidden" {
                     insertHTMLElement(tag)
                     openElements.removeLast()
                 } else {
                     inTableAnythingElse(token)
                 }
-            case "form":
+            case .form:
                 guard formElement == nil, !openElements.contains(where: { $0.isHTML("template") }) else { return }
                 formElement = insertHTMLElement(tag)
                 openElements.removeLast()
             default: inTableAnythingElse(token)
             }
         case .endTag(let tag):
-            switch tag.nameString {
-            case "table":
+            switch tag.tagName {
+            case .table:
                 guard inScope("table", .table) else { return }
                 popUntil("table")
                 resetInsertionMode()
-            case "body", "caption", "col", "colgroup", "html", "tbody", "td", "tfoot", "th", "thead", "tr": break
-            case "template": inHead(token)
+            case .body, .caption, .col, .colgroup, .html, .tbody, .td, .tfoot, .th, .thead, .tr: break
+            case .template: inHead(token)
             default: inTableAnythingElse(token)
             }
         case .endOfFile: inBody(token)
@@ -437,13 +437,13 @@ extension TreeBuilder {
 
     mutating func inCaption(_ token: HTMLToken) {
         switch token {
-        case .endTag(let tag) where tag.nameString == "caption":
+        case .endTag(let tag) where tag.tagName == .caption:
             _ = closeCaption()
-        case .startTag(let tag) where ["caption", "col", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr"].contains(tag.nameString):
+        case .startTag(let tag) where [.caption, .col, .colgroup, .tbody, .td, .tfoot, .th, .thead, .tr].contains(tag.tagName):
             if closeCaption() { dispatch(token) }
-        case .endTag(let tag) where tag.nameString == "table":
+        case .endTag(let tag) where tag.tagName == .table:
             if closeCaption() { dispatch(token) }
-        case .endTag(let tag) where ["body", "col", "colgroup", "html", "tbody", "td", "tfoot", "th", "thead", "tr"].contains(tag.nameString):
+        case .endTag(let tag) where [.body, .col, .colgroup, .html, .tbody, .td, .tfoot, .th, .thead, .tr].contains(tag.tagName):
             break
         default: inBody(token)
         }
@@ -468,17 +468,17 @@ extension TreeBuilder {
             })
         case .comment(let data): insertComment(data)
         case .doctype: break
-        case .startTag(let tag) where tag.nameString == "html": inBody(token)
-        case .startTag(let tag) where tag.nameString == "col":
+        case .startTag(let tag) where tag.tagName == .html: inBody(token)
+        case .startTag(let tag) where tag.tagName == .col:
             insertHTMLElement(tag)
             openElements.removeLast()
-        case .startTag(let tag) where tag.nameString == "template": inHead(token)
-        case .endTag(let tag) where tag.nameString == "colgroup":
+        case .startTag(let tag) where tag.tagName == .template: inHead(token)
+        case .endTag(let tag) where tag.tagName == .colgroup:
             guard currentNode?.isHTML("colgroup") == true else { return }
             openElements.removeLast()
             mode = .inTable
-        case .endTag(let tag) where tag.nameString == "col": break
-        case .endTag(let tag) where tag.nameString == "template": inHead(token)
+        case .endTag(let tag) where tag.tagName == .col: break
+        case .endTag(let tag) where tag.tagName == .template: inHead(token)
         case .endOfFile: inBody(token)
         default: columnGroupAnythingElse(token)
         }
@@ -495,25 +495,25 @@ extension TreeBuilder {
 
     mutating func inTableBody(_ token: HTMLToken) {
         switch token {
-        case .startTag(let tag) where tag.nameString == "tr":
+        case .startTag(let tag) where tag.tagName == .tr:
             clearStackBack(to: ["tbody", "tfoot", "thead", "template", "html"])
             insertHTMLElement(tag)
             mode = .inRow
-        case .startTag(let tag) where ["th", "td"].contains(tag.nameString):
+        case .startTag(let tag) where [.th, .td].contains(tag.tagName):
             clearStackBack(to: ["tbody", "tfoot", "thead", "template", "html"])
             insertHTMLElement(named: "tr")
             mode = .inRow
             dispatch(token)
-        case .endTag(let tag) where ["tbody", "tfoot", "thead"].contains(tag.nameString):
+        case .endTag(let tag) where [.tbody, .tfoot, .thead].contains(tag.tagName):
             guard inScope(tag.nameString, .table) else { return }
             clearStackBack(to: ["tbody", "tfoot", "thead", "template", "html"])
             openElements.removeLast()
             mode = .inTable
-        case .startTag(let tag) where ["caption", "col", "colgroup", "tbody", "tfoot", "thead"].contains(tag.nameString):
+        case .startTag(let tag) where [.caption, .col, .colgroup, .tbody, .tfoot, .thead].contains(tag.tagName):
             leaveTableBody(token)
-        case .endTag(let tag) where tag.nameString == "table":
+        case .endTag(let tag) where tag.tagName == .table:
             leaveTableBody(token)
-        case .endTag(let tag) where ["body", "caption", "col", "colgroup", "html", "td", "th", "tr"].contains(tag.nameString): break
+        case .endTag(let tag) where [.body, .caption, .col, .colgroup, .html, .td, .th, .tr].contains(tag.tagName): break
         default: inTable(token)
         }
     }
@@ -530,21 +530,21 @@ extension TreeBuilder {
 
     mutating func inRow(_ token: HTMLToken) {
         switch token {
-        case .startTag(let tag) where ["th", "td"].contains(tag.nameString):
+        case .startTag(let tag) where [.th, .td].contains(tag.tagName):
             clearStackBack(to: ["tr", "template", "html"])
             insertHTMLElement(tag)
             mode = .inCell
             activeFormatting.append(.marker)
-        case .endTag(let tag) where tag.nameString == "tr":
+        case .endTag(let tag) where tag.tagName == .tr:
             _ = closeRow()
-        case .startTag(let tag) where ["caption", "col", "colgroup", "tbody", "tfoot", "thead", "tr"].contains(tag.nameString):
+        case .startTag(let tag) where [.caption, .col, .colgroup, .tbody, .tfoot, .thead, .tr].contains(tag.tagName):
             if closeRow() { dispatch(token) }
-        case .endTag(let tag) where tag.nameString == "table":
+        case .endTag(let tag) where tag.tagName == .table:
             if closeRow() { dispatch(token) }
-        case .endTag(let tag) where ["tbody", "tfoot", "thead"].contains(tag.nameString):
+        case .endTag(let tag) where [.tbody, .tfoot, .thead].contains(tag.tagName):
             guard inScope(tag.nameString, .table) else { return }
             if closeRow() { dispatch(token) }
-        case .endTag(let tag) where ["body", "caption", "col", "colgroup", "html", "td", "th"].contains(tag.nameString): break
+        case .endTag(let tag) where [.body, .caption, .col, .colgroup, .html, .td, .th].contains(tag.tagName): break
         default: inTable(token)
         }
     }
@@ -561,19 +561,19 @@ extension TreeBuilder {
 
     mutating func inCell(_ token: HTMLToken) {
         switch token {
-        case .endTag(let tag) where ["td", "th"].contains(tag.nameString):
+        case .endTag(let tag) where [.td, .th].contains(tag.tagName):
             let name = tag.nameString
             guard inScope(name, .table) else { return }
             generateImpliedEndTags()
             popUntil(name)
             clearFormattingToLastMarker()
             mode = .inRow
-        case .startTag(let tag) where ["caption", "col", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr"].contains(tag.nameString):
+        case .startTag(let tag) where [.caption, .col, .colgroup, .tbody, .td, .tfoot, .th, .thead, .tr].contains(tag.tagName):
             guard inScope(["td", "th"], .table) else { return }
             closeCell()
             dispatch(token)
-        case .endTag(let tag) where ["body", "caption", "col", "colgroup", "html"].contains(tag.nameString): break
-        case .endTag(let tag) where ["table", "tbody", "tfoot", "thead", "tr"].contains(tag.nameString):
+        case .endTag(let tag) where [.body, .caption, .col, .colgroup, .html].contains(tag.tagName): break
+        case .endTag(let tag) where [.table, .tbody, .tfoot, .thead, .tr].contains(tag.tagName):
             guard inScope(tag.nameString, .table) else { return }
             closeCell()
             dispatch(token)
@@ -597,46 +597,46 @@ extension TreeBuilder {
         case .comment(let data): insertComment(data)
         case .doctype: break
         case .startTag(let tag):
-            switch tag.nameString {
-            case "html": inBody(token)
-            case "option":
+            switch tag.tagName {
+            case .html: inBody(token)
+            case .option:
                 if currentNode?.isHTML("option") == true { openElements.removeLast() }
                 insertHTMLElement(tag)
-            case "optgroup":
+            case .optgroup:
                 if currentNode?.isHTML("option") == true { openElements.removeLast() }
                 if currentNode?.isHTML("optgroup") == true { openElements.removeLast() }
                 insertHTMLElement(tag)
-            case "hr":
+            case .hr:
                 if currentNode?.isHTML("option") == true { openElements.removeLast() }
                 if currentNode?.isHTML("optgroup") == true { openElements.removeLast() }
                 insertHTMLElement(tag)
                 openElements.removeLast()
-            case "select":
+            case .select:
                 guard inScope("select", .select) else { return }
                 popUntil("select")
                 resetInsertionMode()
-            case "input", "keygen", "textarea":
+            case .input, .keygen, .textarea:
                 guard inScope("select", .select) else { return }
                 popUntil("select")
                 resetInsertionMode()
                 dispatch(token)
-            case "script", "template": inHead(token)
+            case .script, .template: inHead(token)
             default: break
             }
         case .endTag(let tag):
-            switch tag.nameString {
-            case "optgroup":
+            switch tag.tagName {
+            case .optgroup:
                 if currentNode?.isHTML("option") == true, openElements.count >= 2, openElements[openElements.count - 2].isHTML("optgroup") {
                     openElements.removeLast()
                 }
                 if currentNode?.isHTML("optgroup") == true { openElements.removeLast() }
-            case "option":
+            case .option:
                 if currentNode?.isHTML("option") == true { openElements.removeLast() }
-            case "select":
+            case .select:
                 guard inScope("select", .select) else { return }
                 popUntil("select")
                 resetInsertionMode()
-            case "template": inHead(token)
+            case .template: inHead(token)
             default: break
             }
         case .endOfFile: inBody(token)
@@ -644,13 +644,13 @@ extension TreeBuilder {
     }
 
     mutating func inSelectInTable(_ token: HTMLToken) {
-        let tableNames = ["caption", "table", "tbody", "tfoot", "thead", "tr", "td", "th"]
+        let tableNames: [HTMLTagName] = [.caption, .table, .tbody, .tfoot, .thead, .tr, .td, .th]
         switch token {
-        case .startTag(let tag) where tableNames.contains(tag.nameString):
+        case .startTag(let tag) where tableNames.contains(tag.tagName):
             popUntil("select")
             resetInsertionMode()
             dispatch(token)
-        case .endTag(let tag) where tableNames.contains(tag.nameString):
+        case .endTag(let tag) where tableNames.contains(tag.tagName):
             guard inScope(tag.nameString, .table) else { return }
             popUntil("select")
             resetInsertionMode()
@@ -666,14 +666,14 @@ extension TreeBuilder {
         case .characters, .comment, .doctype: inBody(token)
         case .startTag(let tag):
             let newMode: InsertionMode
-            switch tag.nameString {
-            case "base", "basefont", "bgsound", "link", "meta", "noframes", "script", "style", "template", "title":
+            switch tag.tagName {
+            case .base, .basefont, .bgsound, .link, .meta, .noframes, .script, .style, .template, .title:
                 inHead(token)
                 return
-            case "caption", "colgroup", "tbody", "tfoot", "thead": newMode = .inTable
-            case "col": newMode = .inColumnGroup
-            case "tr": newMode = .inTableBody
-            case "td", "th": newMode = .inRow
+            case .caption, .colgroup, .tbody, .tfoot, .thead: newMode = .inTable
+            case .col: newMode = .inColumnGroup
+            case .tr: newMode = .inTableBody
+            case .td, .th: newMode = .inRow
             default: newMode = .inBody
             }
             templateModes.removeLast()
@@ -681,7 +681,7 @@ extension TreeBuilder {
             mode = newMode
             dispatch(token)
         case .endTag(let tag):
-            if tag.nameString == "template" { inHead(token) }
+            if tag.tagName == .template { inHead(token) }
         case .endOfFile:
             guard openElements.contains(where: { $0.isHTML("template") }) else {
                 stopped = true
@@ -706,8 +706,8 @@ extension TreeBuilder {
             })
         case .comment(let data): insertComment(data, into: openElements.first)
         case .doctype: break
-        case .startTag(let tag) where tag.nameString == "html": inBody(token)
-        case .endTag(let tag) where tag.nameString == "html":
+        case .startTag(let tag) where tag.tagName == .html: inBody(token)
+        case .endTag(let tag) where tag.tagName == .html:
             if contextElement == nil { mode = .afterAfterBody }
         case .endOfFile: stopped = true
         default:
@@ -722,16 +722,16 @@ extension TreeBuilder {
             for piece in Self.pieces(bytes) where piece.kind == .whitespace { insertCharacters(piece.bytes) }
         case .comment(let data): insertComment(data)
         case .startTag(let tag):
-            switch tag.nameString {
-            case "html": inBody(token)
-            case "frameset": insertHTMLElement(tag)
-            case "frame":
+            switch tag.tagName {
+            case .html: inBody(token)
+            case .frameset: insertHTMLElement(tag)
+            case .frame:
                 insertHTMLElement(tag)
                 openElements.removeLast()
-            case "noframes": inHead(token)
+            case .noframes: inHead(token)
             default: break
             }
-        case .endTag(let tag) where tag.nameString == "frameset":
+        case .endTag(let tag) where tag.tagName == .frameset:
             guard openElements.count > 1 else { return }
             openElements.removeLast()
             if contextElement == nil, currentNode?.isHTML("frameset") == false { mode = .afterFrameset }
@@ -745,9 +745,9 @@ extension TreeBuilder {
         case .characters(let bytes):
             for piece in Self.pieces(bytes) where piece.kind == .whitespace { insertCharacters(piece.bytes) }
         case .comment(let data): insertComment(data)
-        case .startTag(let tag) where tag.nameString == "html": inBody(token)
-        case .endTag(let tag) where tag.nameString == "html": mode = .afterAfterFrameset
-        case .startTag(let tag) where tag.nameString == "noframes": inHead(token)
+        case .startTag(let tag) where tag.tagName == .html: inBody(token)
+        case .endTag(let tag) where tag.tagName == .html: mode = .afterAfterFrameset
+        case .startTag(let tag) where tag.tagName == .noframes: inHead(token)
         case .endOfFile: stopped = true
         default: break
         }
@@ -757,7 +757,7 @@ extension TreeBuilder {
         switch token {
         case .comment(let data): insertComment(data, into: document)
         case .doctype: inBody(token)
-        case .startTag(let tag) where tag.nameString == "html": inBody(token)
+        case .startTag(let tag) where tag.tagName == .html: inBody(token)
         case .characters(let bytes):
             splitWhitespace(bytes, whitespace: { builder, ws in builder.inBody(.characters(Array(ws))) }, other: { builder, rest in
                 builder.mode = .inBody
@@ -774,10 +774,10 @@ extension TreeBuilder {
         switch token {
         case .comment(let data): insertComment(data, into: document)
         case .doctype: inBody(token)
-        case .startTag(let tag) where tag.nameString == "html": inBody(token)
+        case .startTag(let tag) where tag.tagName == .html: inBody(token)
         case .characters(let bytes):
             for piece in Self.pieces(bytes) where piece.kind == .whitespace { inBody(.characters(Array(piece.bytes))) }
-        case .startTag(let tag) where tag.nameString == "noframes": inHead(token)
+        case .startTag(let tag) where tag.tagName == .noframes: inHead(token)
         case .endOfFile: stopped = true
         default: break
         }

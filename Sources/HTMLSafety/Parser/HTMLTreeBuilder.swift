@@ -82,11 +82,11 @@ struct TreeBuilder {
         document.append(root)
         openElements = [root]
         if context.namespace == .html {
-            switch context.name {
-            case "title", "textarea": tokenizer.state = .rcdata
-            case "style", "xmp", "iframe", "noembed", "noframes": tokenizer.state = .rawtext
-            case "script": tokenizer.state = .scriptData
-            case "plaintext": tokenizer.state = .plaintext
+            switch context.tagName {
+            case .title, .textarea: tokenizer.state = .rcdata
+            case .style, .xmp, .iframe, .noembed, .noframes: tokenizer.state = .rawtext
+            case .script: tokenizer.state = .scriptData
+            case .plaintext: tokenizer.state = .plaintext
             default: break
             }
         }
@@ -141,7 +141,7 @@ struct TreeBuilder {
     }
 
     static func isMathMLTextIntegrationPoint(_ node: HTMLNode) -> Bool {
-        node.namespace == .mathml && ["mi", "mo", "mn", "ms", "mtext"].contains(node.name)
+        node.isHTML(known: Self.mathMLTextIntegrationPoints, in: .mathml)
     }
 
     static func isHTMLIntegrationPoint(_ node: HTMLNode) -> Bool {
@@ -149,7 +149,7 @@ struct TreeBuilder {
             let encoding = node.attribute("encoding")?.lowercased()
             return encoding == "text/html" || encoding == "application/xhtml+xml"
         }
-        return node.namespace == .svg && ["foreignObject", "desc", "title"].contains(node.name)
+        return node.isHTML(known: Self.svgIntegrationPoints, in: .svg)
     }
 
     // MARK: - Characters
@@ -184,7 +184,7 @@ struct TreeBuilder {
             if let index, index >= Self.maximumDepth { target = openElements[Self.maximumDepth - 1] }
         }
         var place: (HTMLNode, HTMLNode?)
-        if fosterParenting, target.isHTML(["table", "tbody", "tfoot", "thead", "tr"]) {
+        if fosterParenting, target.isHTML(Self.fosterParents) {
             let lastTemplate = openElements.lastIndex { $0.isHTML("template") }
             let lastTable = openElements.lastIndex { $0.isHTML("table") }
             if let lastTemplate, lastTable == nil || lastTemplate > lastTable! {
@@ -213,6 +213,11 @@ struct TreeBuilder {
     mutating func insertCharacters(_ bytes: ArraySlice<UInt8>) {
         let place = insertionPlace()
         if case .document = place.parent.kind { return }
+        // Most text lands after text just inserted: extend it rather than allocate a node to merge.
+        if place.before == nil, let last = place.parent.children.last, last.isText {
+            last.data += bytes
+            return
+        }
         insert(HTMLNode.text(Array(bytes)), at: place)
     }
 
@@ -225,7 +230,10 @@ struct TreeBuilder {
     }
 
     func createElement(_ tag: HTMLTag, namespace: HTMLNamespace) -> HTMLNode {
-        HTMLNode.element(String(decoding: tag.name, as: UTF8.self), namespace: namespace, attributes: tag.attributes)
+        let name = String(decoding: tag.name, as: UTF8.self)
+        let node = HTMLNode(kind: .element, name: name, namespace: namespace, attributes: tag.attributes, nameIndex: tag.tagName.rawValue)
+        if namespace == .html, tag.tagName == .template { node.templateContents = HTMLNode(kind: .fragment) }
+        return node
     }
 
     @discardableResult
@@ -241,13 +249,14 @@ struct TreeBuilder {
         return node
     }
 
+    @discardableResult
     mutating func insertHTMLElement(named name: String) -> HTMLNode {
         insertHTMLElement(HTMLTag(name: Array(name.utf8)))
     }
 
     // MARK: - Stack helpers
 
-    static let specialHTML: Set<String> = [
+    static let specialHTML: HTMLTagSet = [
         "address", "applet", "area", "article", "aside", "base", "basefont", "bgsound", "blockquote", "body", "br", "button",
         "caption", "center", "col", "colgroup", "dd", "details", "dir", "div", "dl", "dt", "embed", "fieldset", "figcaption",
         "figure", "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hgroup", "hr",
@@ -259,41 +268,49 @@ struct TreeBuilder {
 
     static func isSpecial(_ node: HTMLNode) -> Bool {
         switch node.namespace {
-        case .html: specialHTML.contains(node.name)
-        case .mathml: ["mi", "mo", "mn", "ms", "mtext", "annotation-xml"].contains(node.name)
-        case .svg: ["foreignObject", "desc", "title"].contains(node.name)
+        case .html: specialHTML.contains(index: node.nameIndex)
+        case .mathml: node.isHTML(known: mathMLScopeBoundaries, in: .mathml)
+        case .svg: node.isHTML(known: svgIntegrationPoints, in: .svg)
         default: false
         }
     }
 
-    static let defaultScope: Set<String> = ["applet", "caption", "html", "table", "td", "th", "marquee", "object", "template"]
+    static let mathMLTextIntegrationPoints: HTMLTagSet = ["mi", "mo", "mn", "ms", "mtext"]
+    static let mathMLScopeBoundaries: HTMLTagSet = ["mi", "mo", "mn", "ms", "mtext", "annotation-xml"]
+    static let svgIntegrationPoints: HTMLTagSet = ["foreignObject", "desc", "title"]
+    static let fosterParents: HTMLTagSet = ["table", "tbody", "tfoot", "thead", "tr"]
+    static let tableScopeBoundaries: HTMLTagSet = ["html", "table", "template"]
+    static let selectScopeMembers: HTMLTagSet = ["optgroup", "option"]
+    static let listItemScope: HTMLTagSet = ["ol", "ul"]
+    static let buttonScope: HTMLTagSet = ["button"]
+    static let defaultScope: HTMLTagSet = ["applet", "caption", "html", "table", "td", "th", "marquee", "object", "template"]
 
-    static func isScopeBoundary(_ node: HTMLNode, extra: Set<String>) -> Bool {
+    static func isScopeBoundary(_ node: HTMLNode, extra: HTMLTagSet) -> Bool {
         switch node.namespace {
-        case .html: defaultScope.contains(node.name) || extra.contains(node.name)
-        case .mathml: ["mi", "mo", "mn", "ms", "mtext", "annotation-xml"].contains(node.name)
-        case .svg: ["foreignObject", "desc", "title"].contains(node.name)
+        case .html: defaultScope.contains(index: node.nameIndex) || extra.contains(index: node.nameIndex)
+        case .mathml: node.isHTML(known: mathMLScopeBoundaries, in: .mathml)
+        case .svg: node.isHTML(known: svgIntegrationPoints, in: .svg)
         default: false
         }
     }
 
     enum Scope { case normal, listItem, button, table, select }
 
-    func inScope(_ names: Set<String>, _ scope: Scope = .normal) -> Bool {
+    func inScope(_ names: HTMLTagSet, _ scope: Scope = .normal) -> Bool {
         for node in openElements.reversed() {
             if node.isHTML(names) { return true }
             switch scope {
             case .normal: if Self.isScopeBoundary(node, extra: []) { return false }
-            case .listItem: if Self.isScopeBoundary(node, extra: ["ol", "ul"]) { return false }
-            case .button: if Self.isScopeBoundary(node, extra: ["button"]) { return false }
-            case .table: if node.isHTML(["html", "table", "template"]) { return false }
-            case .select: if !node.isHTML(["optgroup", "option"]) { return false }
+            case .listItem: if Self.isScopeBoundary(node, extra: Self.listItemScope) { return false }
+            case .button: if Self.isScopeBoundary(node, extra: Self.buttonScope) { return false }
+            case .table: if node.isHTML(Self.tableScopeBoundaries) { return false }
+            case .select: if !node.isHTML(Self.selectScopeMembers) { return false }
             }
         }
         return false
     }
 
-    func inScope(_ name: String, _ scope: Scope = .normal) -> Bool { inScope([name], scope) }
+    func inScope(_ name: String, _ scope: Scope = .normal) -> Bool { inScope(HTMLTagSet(single: name), scope) }
 
     func nodeInScope(_ target: HTMLNode) -> Bool {
         for node in openElements.reversed() {
@@ -303,13 +320,13 @@ struct TreeBuilder {
         return false
     }
 
-    mutating func popUntil(_ names: Set<String>) {
+    mutating func popUntil(_ names: HTMLTagSet) {
         while let node = openElements.popLast() {
             if node.isHTML(names) { return }
         }
     }
 
-    mutating func popUntil(_ name: String) { popUntil([name]) }
+    mutating func popUntil(_ name: String) { popUntil(HTMLTagSet(single: name)) }
 
     mutating func pop(_ node: HTMLNode) {
         while let popped = openElements.popLast(), popped !== node {}
@@ -319,7 +336,7 @@ struct TreeBuilder {
         openElements.removeAll { $0 === node }
     }
 
-    static let impliedEndTags: Set<String> = ["dd", "dt", "li", "optgroup", "option", "p", "rb", "rp", "rt", "rtc"]
+    static let impliedEndTags: HTMLTagSet = ["dd", "dt", "li", "optgroup", "option", "p", "rb", "rp", "rt", "rtc"]
 
     mutating func generateImpliedEndTags(except: String? = nil) {
         while let node = currentNode, node.isHTML(Self.impliedEndTags), node.name != except || node.namespace != .html {
@@ -337,7 +354,7 @@ struct TreeBuilder {
         popUntil("p")
     }
 
-    mutating func clearStackBack(to names: Set<String>) {
+    mutating func clearStackBack(to names: HTMLTagSet) {
         while let node = currentNode, !node.isHTML(names) { openElements.removeLast() }
     }
 
@@ -351,8 +368,8 @@ struct TreeBuilder {
                 if last { mode = .inBody; return }
                 continue
             }
-            switch node.name {
-            case "select":
+            switch node.tagName {
+            case .select:
                 if !last {
                     for ancestor in openElements[..<index].reversed() {
                         if ancestor.isHTML("template") { break }
@@ -361,17 +378,17 @@ struct TreeBuilder {
                 }
                 mode = .inSelect
                 return
-            case "td", "th": if !last { mode = .inCell; return }
-            case "tr": mode = .inRow; return
-            case "tbody", "thead", "tfoot": mode = .inTableBody; return
-            case "caption": mode = .inCaption; return
-            case "colgroup": mode = .inColumnGroup; return
-            case "table": mode = .inTable; return
-            case "template": mode = templateModes.last ?? .inTemplate; return
-            case "head": if !last { mode = .inHead; return }
-            case "body": mode = .inBody; return
-            case "frameset": mode = .inFrameset; return
-            case "html": mode = headElement == nil ? .beforeHead : .afterHead; return
+            case .td, .th: if !last { mode = .inCell; return }
+            case .tr: mode = .inRow; return
+            case .tbody, .thead, .tfoot: mode = .inTableBody; return
+            case .caption: mode = .inCaption; return
+            case .colgroup: mode = .inColumnGroup; return
+            case .table: mode = .inTable; return
+            case .template: mode = templateModes.last ?? .inTemplate; return
+            case .head: if !last { mode = .inHead; return }
+            case .body: mode = .inBody; return
+            case .frameset: mode = .inFrameset; return
+            case .html: mode = headElement == nil ? .beforeHead : .afterHead; return
             default: break
             }
             if last { mode = .inBody; return }
@@ -381,7 +398,7 @@ struct TreeBuilder {
 
     // MARK: - Active formatting elements
 
-    static let formattingNames: Set<String> = ["a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"]
+    static let formattingNames: HTMLTagSet = ["a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"]
 
     mutating func pushFormatting(_ node: HTMLNode, _ tag: HTMLTag) {
         // Noah's Ark: at most three equal entries after the last marker.

@@ -17,7 +17,7 @@ struct CSSSanitizer {
         self.allowRemote = allowRemote
     }
 
-    static let allowedProperties: Set<String> = [
+    static let allowedProperties = ASCIIKeywordSet([
         "background", "background-color", "background-image", "background-position", "background-repeat", "background-size",
         "border", "border-bottom", "border-bottom-color", "border-bottom-left-radius", "border-bottom-right-radius",
         "border-bottom-style", "border-bottom-width", "border-collapse", "border-color", "border-left", "border-left-color",
@@ -33,50 +33,63 @@ struct CSSSanitizer {
         "text-indent", "text-overflow", "text-transform", "vertical-align", "visibility", "white-space", "width", "word-break",
         "word-spacing", "word-wrap", "align-items", "justify-content", "flex", "flex-direction", "flex-wrap", "gap",
         "-webkit-text-size-adjust", "-ms-text-size-adjust", "text-size-adjust", "font-feature-settings", "hyphens",
-    ]
+    ])
 
     // MARK: - Declarations (a style attribute, or a rule's block)
 
     mutating func sanitizeDeclarations(_ text: String) -> String {
-        var kept: [String] = []
-        for declaration in Self.split(text, separator: ";") {
-            guard let colon = declaration.firstIndex(of: ":") else { continue }
-            let property = declaration[..<colon].trimmingASCIIWhitespace.lowercased()
-            var value = String(declaration[declaration.index(after: colon)...]).trimmingASCIIWhitespace
-            guard Self.allowedProperties.contains(property), !value.isEmpty else { continue }
-            guard let clean = sanitizeValue(&value, property: property) else { continue }
-            kept.append("\(property): \(clean)")
+        String(decoding: sanitizeDeclarations(Array(text.utf8)[...]), as: UTF8.self)
+    }
+
+    /// The allowed declarations, each cleaned, as `property: value; property: value`.
+    mutating func sanitizeDeclarations(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var kept: [UInt8] = []
+        ASCIIBytes.forEachDeclaration(in: bytes) { property, value in
+            guard !value.isEmpty, Self.allowedProperties.contains(property), let clean = sanitizeValue(value, property: property) else { return }
+            if !kept.isEmpty { kept += [59, 32] }
+            kept += property.map(URLPolicy.lowercased)
+            kept += [58, 32]
+            kept += clean
         }
-        return kept.joined(separator: "; ")
+        return kept
     }
 
     /// nil drops the declaration.
-    mutating func sanitizeValue(_ value: inout String, property: String) -> String? {
+    mutating func sanitizeValue(_ value: ArraySlice<UInt8>, property: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
         // Escapes and comments can spell anything (`\75rl(`, `ur/**/l(`): refuse them outright.
-        if value.utf8.contains(where: { $0 < 0x20 || $0 == 92 || $0 == 60 || $0 == 62 }) || value.containsASCII("/*") { return nil }
-        for forbidden in ["expression(", "javascript:", "vbscript:", "behavior", "-moz-binding", "@import", "-ms-filter", "progid:"]
-        where value.containsASCII(forbidden) {
+        if value.contains(where: { $0 < 0x20 || $0 == 92 || $0 == 60 || $0 == 62 }) || ASCIIBytes.contains("/*", in: value) { return nil }
+        if ASCIIBytes.contains("expression(", in: value) || ASCIIBytes.contains("javascript:", in: value)
+            || ASCIIBytes.contains("vbscript:", in: value) || ASCIIBytes.contains("behavior", in: value)
+            || ASCIIBytes.contains("-moz-binding", in: value) || ASCIIBytes.contains("@import", in: value)
+            || ASCIIBytes.contains("-ms-filter", in: value) || ASCIIBytes.contains("progid:", in: value) {
             return nil
         }
-        if property == "position", !["static", "relative"].contains(value.lowercased().trimmingASCIIWhitespace.replacingImportant) { return nil }
-        if value.containsASCII("url(") || value.containsASCII("image-set(") || value.containsASCII("image(") || value.containsASCII("element(") {
-            guard let cleaned = sanitizeURLs(in: value) else { return nil }
-            return cleaned
+        if ASCIIBytes.equals(property, "position") {
+            let position = ASCIIBytes.withoutImportant(value)
+            guard ASCIIBytes.equals(position, "static") || ASCIIBytes.equals(position, "relative") else { return nil }
+        }
+        if ASCIIBytes.contains("url(", in: value) || ASCIIBytes.contains("image(", in: value) || ASCIIBytes.contains("image-set(", in: value)
+            || ASCIIBytes.contains("element(", in: value)
+            || ASCIIBytes.contains("cross-fade(", in: value) {
+            return sanitizeURLs(in: value)
         }
         return value
     }
 
     /// Keeps `url()`s that load nothing remote (data: images) or, when remote content is allowed,
     /// http(s) ones; anything else drops the declaration.
-    mutating func sanitizeURLs(in value: String) -> String? {
-        let lower = value.lowercased()
-        if lower.contains("image-set(") || lower.contains("element(") || lower.contains("cross-fade(") { return nil }
-        var rest = Substring(value)
-        while let range = rest.range(of: "url(", options: .caseInsensitive) {
-            guard let close = rest[range.upperBound...].firstIndex(of: ")") else { return nil }
-            var inside = rest[range.upperBound..<close].trimmingASCIIWhitespace
-            if inside.hasPrefix("\"") || inside.hasPrefix("'") { inside = String(inside.dropFirst().dropLast()) }
-            switch URLPolicy.classify(inside) {
+    mutating func sanitizeURLs(in value: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        // `image()` takes a bare string as its source: refused with its relatives.
+        if ASCIIBytes.contains("image-set(", in: value) || ASCIIBytes.contains("element(", in: value)
+            || ASCIIBytes.contains("cross-fade(", in: value) || ASCIIBytes.contains("image(", in: value) {
+            return nil
+        }
+        var rest = value
+        while let open = ASCIIBytes.firstRange(of: "url(", in: rest) {
+            guard let close = rest[open.upperBound...].firstIndex(of: 41) else { return nil }
+            var inside = ASCIIBytes.trimmed(rest[open.upperBound..<close])
+            if inside.first == 34 || inside.first == 39 { inside = inside.dropFirst().dropLast() }
+            switch URLPolicy.classify(bytes: Array(inside)) {
             case .dataImage: break
             case .remote(let host):
                 if !allowRemote {
@@ -86,7 +99,7 @@ struct CSSSanitizer {
                 }
             default: return nil
             }
-            rest = rest[rest.index(after: close)...]
+            rest = rest[(close + 1)...]
         }
         return value
     }
@@ -156,32 +169,6 @@ struct CSSSanitizer {
         }
         return nil
     }
-
-    /// Splits at `separator` outside quotes and parentheses, on UTF-8 bytes (all are ASCII).
-    static func split(_ text: String, separator: Character) -> [String] {
-        let separatorByte = separator.asciiValue ?? 59
-        let bytes = Array(text.utf8)
-        var parts: [String] = []
-        var start = 0
-        var depth = 0
-        var quote: UInt8 = 0
-        for (index, byte) in bytes.enumerated() {
-            if quote != 0 {
-                if byte == quote { quote = 0 }
-            } else if byte == 34 || byte == 39 {
-                quote = byte
-            } else if byte == 40 {
-                depth += 1
-            } else if byte == 41 {
-                depth = max(0, depth - 1)
-            } else if byte == separatorByte, depth == 0 {
-                parts.append(String(decoding: bytes[start..<index], as: UTF8.self))
-                start = index + 1
-            }
-        }
-        parts.append(String(decoding: bytes[start...], as: UTF8.self))
-        return parts
-    }
 }
 
 extension StringProtocol {
@@ -193,36 +180,5 @@ extension StringProtocol {
         guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
         if first == bytes.startIndex, bytes.index(after: last) == bytes.endIndex { return text }
         return String(text[first...last])
-    }
-
-    /// ASCII-case-insensitive search for an ASCII `needle` (lowercase), on bytes.
-    func containsASCII(_ needle: String) -> Bool {
-        let haystack = Array(utf8)
-        let pattern = Array(needle.utf8)
-        guard pattern.count <= haystack.count, let first = pattern.first else { return pattern.isEmpty }
-        var index = 0
-        let last = haystack.count - pattern.count
-        while index <= last {
-            let byte = haystack[index] | (haystack[index] >= 65 && haystack[index] <= 90 ? 0x20 : 0)
-            if byte == first {
-                var matched = true
-                for offset in 1..<pattern.count {
-                    var candidate = haystack[index + offset]
-                    if candidate >= 65 && candidate <= 90 { candidate |= 0x20 }
-                    if candidate != pattern[offset] { matched = false; break }
-                }
-                if matched { return true }
-            }
-            index += 1
-        }
-        return false
-    }
-}
-
-extension String {
-    /// `fixed !important` → `fixed`.
-    var replacingImportant: String {
-        guard let range = range(of: "!important") else { return self }
-        return String(self[..<range.lowerBound]).trimmingASCIIWhitespace
     }
 }

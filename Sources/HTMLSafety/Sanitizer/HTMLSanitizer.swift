@@ -49,6 +49,9 @@ public enum HTMLSanitizer {
     }
 }
 
+/// One parse-and-clean pass: walks the parsed tree and writes the cleaned markup straight out,
+/// byte for byte what serializing a cleaned copy of the tree would give (`HTMLSerializer`'s
+/// escaping), without building that copy.
 struct SanitizerPass {
     let options: SanitizeOptions
     var css: CSSSanitizer
@@ -59,13 +62,14 @@ struct SanitizerPass {
     var suspiciousLinks = 0
     /// Text characters and images kept: zero means there is nothing to show.
     var visibleContent = 0
+    private var output: [UInt8] = []
 
     init(options: SanitizeOptions) {
         self.options = options
         self.css = CSSSanitizer(allowRemote: options.allowRemoteImages)
     }
 
-    static let allowedElements: Set<String> = [
+    static let allowedElements: HTMLTagSet = [
         "a", "abbr", "acronym", "address", "article", "aside", "b", "bdi", "bdo", "big", "blockquote", "br", "caption", "center",
         "cite", "code", "col", "colgroup", "dd", "del", "details", "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "font",
         "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "i", "ins", "kbd", "li", "main", "mark", "nav",
@@ -74,39 +78,42 @@ struct SanitizerPass {
     ]
 
     /// Removed together with everything inside them (FR-ED-04 table, plus what can load or run).
-    static let droppedWithContent: Set<String> = [
+    static let droppedWithContent: HTMLTagSet = [
         "script", "noscript", "template", "iframe", "frame", "frameset", "noframes", "object", "embed", "applet", "param",
         "select", "textarea", "option", "optgroup", "datalist", "input", "meta", "base", "link", "title", "head", "canvas",
         "source", "track", "map", "area", "portal", "noembed", "style", "audio", "math", "svg", "keygen", "fencedframe",
     ]
 
-    static let allowedAttributes: Set<String> = [
+    static let allowedAttributes = ASCIIKeywordSet([
         "align", "bgcolor", "border", "cellpadding", "cellspacing", "class", "color", "colspan", "dir", "face", "height", "hspace",
         "lang", "rowspan", "size", "span", "title", "valign", "vspace", "width", "nowrap", "start", "type", "reversed", "alt",
         "datetime", "abbr", "headers", "scope", "summary", "open", "role", "aria-label", "aria-hidden", "aria-describedby",
         "frame", "rules", "charoff", "char", "clear", "noshade", "compact", "value",
-    ]
+    ])
+
+    static let voidElements: HTMLTagSet = ["br", "col", "hr", "img", "wbr"]
 
     // MARK: - Document
 
     mutating func run(_ document: HTMLNode) -> [UInt8] {
-        let root = HTMLNode.fragment()
+        output = []
         guard let html = document.children.first(where: { $0.isHTML("html") }) else { return [] }
+        output.reserveCapacity(32_768)
         // Style sheets from the head first (mail clients put the layout there), then the body.
         for style in Self.styleElements(in: html) {
             let sheet = css.sanitizeStyleSheet(style.textContent)
             if !sheet.isEmpty {
-                let clean = HTMLNode.element("style")
-                clean.append(HTMLNode.text(Array(sheet.utf8)))
-                root.append(clean)
+                // A raw text element: the sheet is written as it is (it cannot contain `<`).
+                output += Array("<style>".utf8)
+                output += Array(sheet.utf8)
+                output += Array("</style>".utf8)
             }
         }
         if let body = html.children.first(where: { $0.isHTML("body") }) {
-            let hidden = TrackerDetector.hides(body)
-            for node in cleanChildren(of: body, hidden: hidden, insideQuote: false) { root.append(node) }
+            cleanChildren(of: body, hidden: TrackerDetector.hides(body), insideQuote: false)
         }
         remoteImagesBlocked += css.remoteReferencesBlocked
-        return HTMLSerializer.serialize(children: root)
+        return output
     }
 
     /// The `<style>` elements of a document in document order, without collecting every node.
@@ -123,158 +130,219 @@ struct SanitizerPass {
 
     // MARK: - Nodes
 
-    /// The cleaned children of `parent`; Outlook's reply separator (`#appendonsend`,
+    /// Writes the cleaned children of `parent`; Outlook's reply separator (`#appendonsend`,
     /// `#divRplyFwdMsg`) starts a quote that runs to the end of the parent.
-    mutating func cleanChildren(of parent: HTMLNode, hidden: Bool, insideQuote: Bool) -> [HTMLNode] {
-        var result: [HTMLNode] = []
+    mutating func cleanChildren(of parent: HTMLNode, hidden: Bool, insideQuote: Bool) {
+        let children = parent.children
         var quoteStart: Int?
         if !insideQuote {
-            quoteStart = parent.children.firstIndex { QuoteDetector.startsOutlookQuote($0) }
+            quoteStart = children.firstIndex { QuoteDetector.startsOutlookQuote($0) }
         }
-        for (index, child) in parent.children.enumerated() {
+        for (index, child) in children.enumerated() {
             if let quoteStart, index == quoteStart {
-                let quoted = parent.children[index...].flatMap { clean($0, hidden: hidden, insideQuote: true) }
-                if !quoted.isEmpty { result.append(wrapQuote(quoted)) }
+                wrapQuote { pass in
+                    for quoted in children[index...] { pass.clean(quoted, hidden: hidden, insideQuote: true) }
+                }
                 break
             }
-            if !insideQuote, QuoteDetector.isAttribution(child, followedBy: parent.children.dropFirst(index + 1)) {
+            if !insideQuote, QuoteDetector.isAttribution(child, followedBy: children.dropFirst(index + 1)) {
                 continue  // moved into the quote that follows
             }
             if !insideQuote, QuoteDetector.isQuote(child) {
-                var quoted: [HTMLNode] = []
-                if let attribution = QuoteDetector.attribution(before: index, in: parent.children) {
-                    quoted += clean(attribution, hidden: hidden, insideQuote: true)
+                wrapQuote { pass in
+                    if let attribution = QuoteDetector.attribution(before: index, in: children) {
+                        pass.clean(attribution, hidden: hidden, insideQuote: true)
+                    }
+                    pass.clean(child, hidden: hidden, insideQuote: true)
                 }
-                quoted += clean(child, hidden: hidden, insideQuote: true)
-                if !quoted.isEmpty { result.append(wrapQuote(quoted)) }
                 continue
             }
-            result += clean(child, hidden: hidden, insideQuote: insideQuote)
+            clean(child, hidden: hidden, insideQuote: insideQuote)
         }
-        return result
     }
 
-    /// Collapsed by default, expanded without any request or script (FR-ED-01).
-    mutating func wrapQuote(_ nodes: [HTMLNode]) -> HTMLNode {
+    static let quoteOpening = Array(#"<details class="tern-quote"><summary>Show quoted text</summary>"#.utf8)
+    static let quoteClosing = Array("</details>".utf8)
+
+    /// Collapsed by default, expanded without any request or script (FR-ED-01); nothing at all
+    /// when the quote has nothing left after cleaning.
+    mutating func wrapQuote(_ content: (inout SanitizerPass) -> Void) {
+        let mark = output.count
+        output += Self.quoteOpening
+        content(&self)
+        if output.count == mark + Self.quoteOpening.count {
+            output.removeSubrange(mark...)
+            return
+        }
         quotesFound += 1
-        let details = HTMLNode.element("details", attributes: [HTMLAttribute("class", "tern-quote")])
-        let summary = HTMLNode.element("summary")
-        summary.append(HTMLNode.text(Array("Show quoted text".utf8)))
-        details.append(summary)
-        for node in nodes { details.append(node) }
-        return details
+        output += Self.quoteClosing
     }
 
-    mutating func clean(_ node: HTMLNode, hidden: Bool, insideQuote: Bool) -> [HTMLNode] {
+    mutating func clean(_ node: HTMLNode, hidden: Bool, insideQuote: Bool) {
         switch node.kind {
         case .text:
             if node.data.contains(where: { $0 > 32 }) { visibleContent += 1 }
-            return [HTMLNode.text(node.data)]
+            HTMLSerializer.escape(node.data, inAttribute: false, into: &output)
+            return
         case .comment, .doctype, .document, .fragment:
-            return []
+            return
         case .element:
             break
         }
-        guard node.namespace == .html else { return [] }
-        let name = node.name
-        if Self.droppedWithContent.contains(name) { return [] }
+        guard node.namespace == .html, !node.isHTML(Self.droppedWithContent) else { return }
         let hiddenHere = hidden || TrackerDetector.hides(node)
+        let tagName = node.tagName
         // Our own quote wrapper, from an earlier pass: kept as it is, not wrapped again.
-        if name == "details", node.attribute("class")?.split(separator: " ").contains("tern-quote") == true {
+        if tagName == .details, QuoteDetector.hasClass(node, "tern-quote") {
             quotesFound += 1
-            let copy = HTMLNode.element("details", attributes: [HTMLAttribute("class", "tern-quote")])
-            for child in cleanChildren(of: node, hidden: hiddenHere, insideQuote: true) { copy.append(child) }
-            return [copy]
+            output += Array(#"<details class="tern-quote">"#.utf8)
+            cleanChildren(of: node, hidden: hiddenHere, insideQuote: true)
+            output += Self.quoteClosing
+            return
         }
-        switch name {
-        case "img": return cleanImage(node, hidden: hiddenHere)
-        case "video": return node.attribute("poster").map { cleanImage(HTMLNode.element("img", attributes: [HTMLAttribute("src", $0)]), hidden: hiddenHere) } ?? []
-        case "xmp", "plaintext", "listing":
-            let pre = HTMLNode.element("pre")
-            pre.append(HTMLNode.text(Array(node.textContent.utf8)))
+        switch tagName {
+        case .img:
+            cleanImage(node, hidden: hiddenHere)
+            return
+        case .video:
+            if let poster = node.attributeBytes("poster") {
+                cleanImage(HTMLNode.element("img", attributes: [HTMLAttribute(name: Array("src".utf8), value: poster)]), hidden: hiddenHere)
+            }
+            return
+        case .xmp, .plaintext, .listing:
+            var text: [UInt8] = []
+            node.appendText(to: &text)
             visibleContent += 1
-            return [pre]
+            output += Array("<pre>".utf8)
+            if text.first == 10 { output.append(10) }  // the parser drops one newline after <pre>
+            HTMLSerializer.escape(text, inAttribute: false, into: &output)
+            output += Array("</pre>".utf8)
+            return
         default: break
         }
-        let children = cleanChildren(of: node, hidden: hiddenHere, insideQuote: insideQuote)
-        guard Self.allowedElements.contains(name) else { return children }  // unknown or unwanted: unwrap
-        let element = HTMLNode.element(name, attributes: cleanAttributes(of: node))
-        if name == "a" { cleanLink(element, original: node) }
-        if name == "hr" || name == "br" { visibleContent += 0 }
-        for child in children { element.append(child) }
-        return [element]
+        guard node.isHTML(Self.allowedElements) else {
+            cleanChildren(of: node, hidden: hiddenHere, insideQuote: insideQuote)  // unknown or unwanted: unwrap
+            return
+        }
+        let nameBytes = Array(node.name.utf8)
+        output.append(60)
+        output += nameBytes
+        if tagName == .a {
+            var attributes = cleanAttributes(of: node)
+            cleanLink(&attributes, original: node)
+            for attribute in attributes { writeAttribute(attribute.name, attribute.value) }
+        } else {
+            writeCleanAttributes(of: node)
+        }
+        output.append(62)
+        if node.isHTML(Self.voidElements) { return }
+        let contentStart = output.count
+        cleanChildren(of: node, hidden: hiddenHere, insideQuote: insideQuote)
+        if tagName == .pre, output.count > contentStart, output[contentStart] == 10 {
+            output.insert(10, at: contentStart)  // keep a leading newline the parser would drop
+        }
+        output += [60, 47]
+        output += nameBytes
+        output.append(62)
+    }
+
+    // MARK: - Attributes
+
+    mutating func writeAttribute(_ name: [UInt8], _ value: [UInt8]) {
+        output.append(32)
+        output += name
+        output += [61, 34]
+        HTMLSerializer.escape(value, inAttribute: true, into: &output)
+        output.append(34)
+    }
+
+    mutating func writeCleanAttributes(of node: HTMLNode) {
+        for attribute in node.attributes where attribute.namespace == nil {
+            if let value = cleanAttributeValue(attribute) { writeAttribute(attribute.name, value) }
+        }
     }
 
     mutating func cleanAttributes(of node: HTMLNode) -> [HTMLAttribute] {
-        var kept: [HTMLAttribute] = []
-        for attribute in node.attributes where attribute.namespace == nil {
-            let name = String(decoding: attribute.name, as: UTF8.self)
-            let value = String(decoding: attribute.value, as: UTF8.self)
-            switch name {
-            case "style":
-                let clean = css.sanitizeDeclarations(value)
-                if !clean.isEmpty { kept.append(HTMLAttribute("style", clean)) }
-            case "background":
-                switch URLPolicy.classify(value) {
-                case .dataImage: kept.append(HTMLAttribute("background", value))
-                case .remote(let host):
-                    if options.blocklist.matches(url: value) {
-                        trackersBlocked += 1
-                        trackerHosts.insert(host)
-                    } else if options.allowRemoteImages {
-                        kept.append(HTMLAttribute("background", URLPolicy.normalize(value)))
-                    } else {
-                        remoteImagesBlocked += 1
-                    }
-                default: break
+        node.attributes.compactMap { attribute in
+            guard attribute.namespace == nil, let value = cleanAttributeValue(attribute) else { return nil }
+            return HTMLAttribute(name: attribute.name, value: value)
+        }
+    }
+
+    /// The value to keep, nil to drop the attribute: event handlers, id, name, href/src (handled
+    /// by their elements), data-*, anything unknown.
+    mutating func cleanAttributeValue(_ attribute: HTMLAttribute) -> [UInt8]? {
+        let name = attribute.name[...]
+        if ASCIIBytes.equals(name, "style") {
+            let clean = css.sanitizeDeclarations(attribute.value[...])
+            return clean.isEmpty ? nil : clean
+        }
+        if ASCIIBytes.equals(name, "background") {
+            switch URLPolicy.classify(bytes: attribute.value) {
+            case .dataImage: return attribute.value
+            case .remote(let host):
+                if options.blocklist.matches(url: attribute.value) {
+                    trackersBlocked += 1
+                    trackerHosts.insert(host)
+                } else if options.allowRemoteImages {
+                    return URLPolicy.normalize(bytes: attribute.value)
+                } else {
+                    remoteImagesBlocked += 1
                 }
-            case _ where Self.allowedAttributes.contains(name):
-                kept.append(HTMLAttribute(name: attribute.name, value: attribute.value))
-            default: break  // event handlers, id, name, href/src (handled), data-*, anything unknown
+                return nil
+            default: return nil
             }
         }
-        return kept
+        return Self.allowedAttributes.contains(name) ? attribute.value : nil
     }
 
     // MARK: - Images
 
-    mutating func cleanImage(_ image: HTMLNode, hidden: Bool) -> [HTMLNode] {
+    mutating func cleanImage(_ image: HTMLNode, hidden: Bool) {
         let alt = image.attribute("alt") ?? ""
-        let source = image.attribute("src") ?? image.attribute("srcset")?.split(separator: " ").first.map(String.init) ?? ""
-        let policy = URLPolicy.classify(source)
+        let srcset = image.attribute("srcset")
+        let source = image.attribute("src") ?? srcset?.split(separator: " ").first.map(String.init) ?? ""
+        let sourceBytes = Array(source.utf8)
+        let policy = URLPolicy.classify(bytes: sourceBytes)
         if case .cid = policy {
             visibleContent += 1
-            return [placeholder(text: "Inline image not available", label: alt.isEmpty ? "Inline image not available" : "Inline image not available: \(alt)",
-                                kind: "tern-inline-image")]
+            writePlaceholder(text: "Inline image not available", label: alt.isEmpty ? "Inline image not available" : "Inline image not available: \(alt)",
+                             kind: "tern-inline-image")
+            return
         }
         if case .dataImage = policy {
             visibleContent += 1
-            let element = HTMLNode.element("img", attributes: cleanAttributes(of: image))
-            element.setAttribute("src", URLPolicy.normalize(source))
-            return [element]
+            writeImage(image, source: sourceBytes, srcset: nil)
+            return
         }
-        guard case .remote(let host) = policy else { return [] }
-        let isTracker = options.blocklist.matches(url: source) || TrackerDetector.isPixelSized(image) || hidden
-            || (image.attribute("srcset").map { srcset in Self.candidates(srcset).contains { options.blocklist.matches(url: $0) } } ?? false)
+        guard case .remote(let host) = policy else { return }
+        let isTracker = options.blocklist.matches(url: sourceBytes) || TrackerDetector.isPixelSized(image) || hidden
+            || (srcset.map { Self.candidates($0).contains { options.blocklist.matches(url: $0) } } ?? false)
         if isTracker {
             trackersBlocked += 1
             trackerHosts.insert(host)
-            return []
+            return
         }
         guard options.allowRemoteImages else {
             remoteImagesBlocked += 1
             visibleContent += 1
-            return [placeholder(text: alt.isEmpty ? "Image" : alt, label: alt.isEmpty ? "Remote image blocked" : "Remote image blocked: \(alt)",
-                                kind: "tern-blocked-image")]
+            writePlaceholder(text: alt.isEmpty ? "Image" : alt, label: alt.isEmpty ? "Remote image blocked" : "Remote image blocked: \(alt)",
+                             kind: "tern-blocked-image")
+            return
         }
         visibleContent += 1
-        let element = HTMLNode.element("img", attributes: cleanAttributes(of: image))
-        element.setAttribute("src", URLPolicy.normalize(source))
-        if let srcset = image.attribute("srcset") {
-            let remote = Self.candidates(srcset).allSatisfy { if case .remote = URLPolicy.classify($0) { true } else { false } }
-            if remote { element.setAttribute("srcset", srcset) }
+        let remoteSrcset = srcset.flatMap { srcset in
+            Self.candidates(srcset).allSatisfy { if case .remote = URLPolicy.classify($0) { true } else { false } } ? srcset : nil
         }
-        return [element]
+        writeImage(image, source: sourceBytes, srcset: remoteSrcset)
+    }
+
+    mutating func writeImage(_ image: HTMLNode, source: [UInt8], srcset: String?) {
+        output += Array("<img".utf8)
+        writeCleanAttributes(of: image)
+        writeAttribute(Array("src".utf8), URLPolicy.normalize(bytes: source))
+        if let srcset { writeAttribute(Array("srcset".utf8), Array(srcset.utf8)) }
+        output.append(62)
     }
 
     static func candidates(_ srcset: String) -> [String] {
@@ -282,40 +350,53 @@ struct SanitizerPass {
     }
 
     /// An inert stand-in: text, no URL, nothing to load.
-    func placeholder(text: String, label: String, kind: String) -> HTMLNode {
-        let span = HTMLNode.element("span", attributes: [
-            HTMLAttribute("class", kind), HTMLAttribute("role", "img"), HTMLAttribute("aria-label", label), HTMLAttribute("title", label),
-        ])
-        span.append(HTMLNode.text(Array(text.utf8)))
-        return span
+    mutating func writePlaceholder(text: String, label: String, kind: String) {
+        output += Array("<span".utf8)
+        writeAttribute(Array("class".utf8), Array(kind.utf8))
+        writeAttribute(Array("role".utf8), Array("img".utf8))
+        writeAttribute(Array("aria-label".utf8), Array(label.utf8))
+        writeAttribute(Array("title".utf8), Array(label.utf8))
+        output.append(62)
+        HTMLSerializer.escape(Array(text.utf8), inAttribute: false, into: &output)
+        output += Array("</span>".utf8)
     }
 
     // MARK: - Links
 
     /// http(s) and mailto links open outside (`target=_blank`, no opener, no referrer) and show
     /// their real destination; every other scheme loses its href.
-    mutating func cleanLink(_ element: HTMLNode, original: HTMLNode) {
-        guard let href = original.attribute("href") else { return }
-        let url = URLPolicy.normalize(href)
-        switch URLPolicy.classify(href) {
+    mutating func cleanLink(_ attributes: inout [HTMLAttribute], original: HTMLNode) {
+        guard let href = original.attributeBytes("href") else { return }
+        func set(_ name: String, _ value: [UInt8]) {
+            let key = Array(name.utf8)
+            if let index = attributes.firstIndex(where: { $0.name == key }) {
+                attributes[index].value = value
+            } else {
+                attributes.append(HTMLAttribute(name: key, value: value))
+            }
+        }
+        let url = URLPolicy.normalize(bytes: href)
+        switch URLPolicy.classify(bytes: href) {
         case .remote(let host):
-            element.setAttribute("href", url)
-            element.setAttribute("target", "_blank")
-            element.setAttribute("rel", "noopener noreferrer")
-            element.setAttribute("title", url)
-            if let shown = LinkSafety.hostShown(in: original.textContent), !LinkSafety.sameSite(shown, host) {
+            set("href", url)
+            set("target", Array("_blank".utf8))
+            set("rel", Array("noopener noreferrer".utf8))
+            set("title", url)
+            var text: [UInt8] = []
+            original.appendText(to: &text)
+            if let shown = LinkSafety.hostShown(in: text), !LinkSafety.sameSite(shown, host) {
                 suspiciousLinks += 1
-                element.setAttribute("data-tern-real-host", host)
-                let existing = element.attribute("class") ?? ""
+                set("data-tern-real-host", Array(host.utf8))
+                let existing = attributes.first { $0.name == Array("class".utf8) }.map { String(decoding: $0.value, as: UTF8.self) } ?? ""
                 if !existing.split(separator: " ").contains("tern-link-mismatch") {
-                    element.setAttribute("class", existing.isEmpty ? "tern-link-mismatch" : existing + " tern-link-mismatch")
+                    set("class", Array((existing.isEmpty ? "tern-link-mismatch" : existing + " tern-link-mismatch").utf8))
                 }
             }
         case .mailto:
-            element.setAttribute("href", url)
-            element.setAttribute("target", "_blank")
-            element.setAttribute("rel", "noopener noreferrer")
-            element.setAttribute("title", url)
+            set("href", url)
+            set("target", Array("_blank".utf8))
+            set("rel", Array("noopener noreferrer".utf8))
+            set("title", url)
         default:
             break
         }
@@ -324,17 +405,21 @@ struct SanitizerPass {
 
 /// FR-ED-04 link safety: a link whose text reads as a URL for another site.
 enum LinkSafety {
+    static func hostShown(in text: String) -> String? { hostShown(in: Array(text.utf8)) }
+
     /// The host a link's visible text names, when the text is a URL or a bare domain.
-    static func hostShown(in text: String) -> String? {
-        let trimmed = text.trimmingASCIIWhitespace
-        guard !trimmed.isEmpty, !trimmed.contains(" ") else { return nil }
-        let lower = trimmed.lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
-            if case .remote(let host) = URLPolicy.classify(trimmed) { return host }
+    static func hostShown(in text: [UInt8]) -> String? {
+        let trimmed = ASCIIBytes.trimmed(text[...])
+        guard !trimmed.isEmpty, !trimmed.contains(32) else { return nil }
+        func hasPrefix(_ prefix: StaticString) -> Bool {
+            trimmed.count >= prefix.utf8CodeUnitCount && ASCIIBytes.equals(trimmed.prefix(prefix.utf8CodeUnitCount), prefix)
+        }
+        if hasPrefix("http://") || hasPrefix("https://") {
+            if case .remote(let host) = URLPolicy.classify(bytes: Array(trimmed)) { return host }
             return nil
         }
-        if lower.hasPrefix("www.") {
-            return URLPolicy.host(of: Substring(lower))
+        if hasPrefix("www.") {
+            return URLPolicy.host(of: trimmed)
         }
         return nil
     }

@@ -1,22 +1,29 @@
 /// FR-ED-01 quoted text: the reply markers of the common clients, and "On … wrote:" lines.
 enum QuoteDetector {
-    static let quoteClasses: Set<String> = ["gmail_quote", "gmail_quote_container", "yahoo_quoted", "appleoriginalcontents", "moz-forward-container"]
+    static let quoteClasses = ASCIIKeywordSet(["gmail_quote", "gmail_quote_container", "yahoo_quoted", "appleoriginalcontents", "moz-forward-container"])
 
-    static func classes(_ node: HTMLNode) -> [String] {
-        (node.attribute("class") ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map { $0.lowercased() }
+    /// Calls `body` with each class name of the element until it returns true.
+    static func anyClass(of node: HTMLNode, _ body: (ArraySlice<UInt8>) -> Bool) -> Bool {
+        guard let value = node.attributeBytes("class") else { return false }
+        return value.split(whereSeparator: ASCIIBytes.isSpace).contains(where: body)
+    }
+
+    static func hasClass(_ node: HTMLNode, _ name: StaticString) -> Bool {
+        anyClass(of: node) { ASCIIBytes.equals($0, name) }
     }
 
     /// A quote container: `<blockquote>`, Gmail's `div.gmail_quote`, Yahoo's, Apple Mail's.
     static func isQuote(_ node: HTMLNode) -> Bool {
         guard node.isElement, node.namespace == .html else { return false }
         if node.name == "blockquote" { return true }
-        return node.name == "div" && classes(node).contains { quoteClasses.contains($0) }
+        return node.name == "div" && anyClass(of: node) { quoteClasses.contains($0) }
     }
 
     /// Outlook's reply separator: everything from it to the end of its parent is the quote.
     static func startsOutlookQuote(_ node: HTMLNode) -> Bool {
-        guard node.isElement, let id = node.attribute("id")?.lowercased() else { return false }
-        return id == "appendonsend" || id == "divrplyfwdmsg" || id == "x_divrplyfwdmsg" || id == "x_appendonsend"
+        guard node.isElement, let id = node.attributeBytes("id")?[...] else { return false }
+        return ASCIIBytes.equals(id, "appendonsend") || ASCIIBytes.equals(id, "divrplyfwdmsg")
+            || ASCIIBytes.equals(id, "x_divrplyfwdmsg") || ASCIIBytes.equals(id, "x_appendonsend")
     }
 
     static let attributionEndings = [

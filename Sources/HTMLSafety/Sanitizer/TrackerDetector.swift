@@ -12,8 +12,25 @@ public struct TrackerBlocklist: Sendable {
     }
 
     public let entries: [Entry]
+    /// Entry positions by exact host and by domain, so a lookup costs one probe per label of
+    /// the host instead of a walk over the list (the sanitizer asks for every image).
+    private let byHost: [String: [Int]]
+    private let byDomain: [String: [Int]]
 
-    public init(entries: [Entry]) { self.entries = entries }
+    public init(entries: [Entry]) {
+        self.entries = entries
+        var byHost: [String: [Int]] = [:]
+        var byDomain: [String: [Int]] = [:]
+        for (position, entry) in entries.enumerated() {
+            if let host = entry.host {
+                byHost[host.lowercased(), default: []].append(position)
+            } else if let domain = entry.domain {
+                byDomain[domain.lowercased(), default: []].append(position)
+            }
+        }
+        self.byHost = byHost
+        self.byDomain = byDomain
+    }
 
     /// The list shipped in the package (`Resources/tracker-domains.json`); never updated remotely.
     public static let bundled: TrackerBlocklist = {
@@ -25,70 +42,77 @@ public struct TrackerBlocklist: Sendable {
         return TrackerBlocklist(entries: file.entries)
     }()
 
-    /// The entry a URL matches, if any.
+    /// The entry a URL matches, if any: the first in file order.
     public func match(host: String, path: String) -> Entry? {
         let host = host.lowercased()
-        return entries.first { entry in
-            let hostMatches: Bool
-            if let exact = entry.host {
-                hostMatches = host == exact
-            } else if let domain = entry.domain {
-                hostMatches = host == domain || host.hasSuffix("." + domain)
-            } else {
-                hostMatches = false
-            }
-            guard hostMatches else { return false }
-            if let prefix = entry.pathPrefix { return path.lowercased().hasPrefix(prefix) }
-            return true
+        var candidates = byHost[host] ?? []
+        // The host and every parent domain: "a.b.example" → "a.b.example", "b.example", "example".
+        var suffix = Substring(host)
+        while true {
+            candidates += byDomain[String(suffix)] ?? []
+            guard let dot = suffix.firstIndex(of: ".") else { break }
+            suffix = suffix[suffix.index(after: dot)...]
+        }
+        guard !candidates.isEmpty else { return nil }
+        let lowerPath = path.lowercased()
+        return candidates.sorted().lazy.map { entries[$0] }.first { entry in
+            entry.pathPrefix.map { lowerPath.hasPrefix($0) } ?? true
         }
     }
 
-    public func matches(url: String) -> Bool {
-        guard case .remote(let host) = URLPolicy.classify(url) else { return false }
+    public func matches(url: String) -> Bool { matches(url: Array(url.utf8)) }
+
+    func matches(url: [UInt8]) -> Bool {
+        guard case .remote(let host) = URLPolicy.classify(bytes: url) else { return false }
         return match(host: host, path: Self.path(of: url)) != nil
     }
 
-    static func path(of url: String) -> String {
-        let normalized = URLPolicy.normalize(url)
-        guard let schemeEnd = normalized.range(of: "//") else { return "/" }
-        let afterHost = normalized[schemeEnd.upperBound...]
-        guard let slash = afterHost.firstIndex(of: "/") else { return "/" }
-        return String(afterHost[slash...])
+    static func path(of url: [UInt8]) -> String {
+        let normalized = URLPolicy.normalize(bytes: url)
+        var index = 0
+        while index + 1 < normalized.count, !(normalized[index] == 47 && normalized[index + 1] == 47) { index += 1 }
+        guard index + 1 < normalized.count else { return "/" }
+        let afterHost = normalized[(index + 2)...]
+        guard let slash = afterHost.firstIndex(of: 47) else { return "/" }
+        return String(decoding: afterHost[slash...], as: UTF8.self)
     }
 }
 
 enum TrackerDetector {
     /// 1×1 or 0×0 (or either side 0 or 1) in `width`/`height` attributes or inline CSS, in any unit.
     static func isPixelSized(_ image: HTMLNode) -> Bool {
-        var width = image.attribute("width").flatMap(dimension)
-        var height = image.attribute("height").flatMap(dimension)
-        if let style = image.attribute("style") {
-            for declaration in CSSSanitizer.split(style, separator: ";") {
-                guard let colon = declaration.firstIndex(of: ":") else { continue }
-                let property = declaration[..<colon].trimmingASCIIWhitespace.lowercased()
-                let value = String(declaration[declaration.index(after: colon)...])
-                if property == "width" || property == "max-width", let size = dimension(value) { width = min(width ?? size, size) }
-                if property == "height" || property == "max-height", let size = dimension(value) { height = min(height ?? size, size) }
+        var width = image.attributeBytes("width").flatMap { dimension($0[...]) }
+        var height = image.attributeBytes("height").flatMap { dimension($0[...]) }
+        if let style = image.attributeBytes("style") {
+            ASCIIBytes.forEachDeclaration(in: style[...]) { property, value in
+                if ASCIIBytes.equals(property, "width") || ASCIIBytes.equals(property, "max-width"), let size = dimension(value) {
+                    width = min(width ?? size, size)
+                }
+                if ASCIIBytes.equals(property, "height") || ASCIIBytes.equals(property, "max-height"), let size = dimension(value) {
+                    height = min(height ?? size, size)
+                }
             }
         }
         guard let width, let height else { return false }
         return width <= 1 && height <= 1
     }
 
+    static func dimension(_ text: String) -> Double? { dimension(Array(text.utf8)[...]) }
+
     /// A length in CSS pixels-ish: `1`, `1px`, `0.5pt`, `0em`, `0%`. Values that are not numbers are nil.
-    static func dimension(_ text: String) -> Double? {
-        let trimmed = text.trimmingASCIIWhitespace.lowercased().replacingImportant
-        let number = trimmed.prefix { $0.isNumber || $0 == "." }
-        guard !number.isEmpty, let value = Double(number) else { return nil }
-        let unit = trimmed.dropFirst(number.count).trimmingASCIIWhitespace
-        switch unit {
-        case "", "px": return value
-        case "pt": return value * 4 / 3
-        case "em", "rem": return value * 16
-        case "%", "vw", "vh": return value == 0 ? 0 : 100
-        case "cm": return value * 37.8
-        case "mm": return value * 3.78
-        case "in": return value * 96
+    static func dimension(_ text: ArraySlice<UInt8>) -> Double? {
+        let trimmed = ASCIIBytes.withoutImportant(ASCIIBytes.trimmed(text))
+        let number = trimmed.prefix { ($0 >= 48 && $0 <= 57) || $0 == 46 }
+        guard !number.isEmpty, let value = Double(String(decoding: number, as: UTF8.self)) else { return nil }
+        let unit = ASCIIBytes.trimmed(trimmed[number.endIndex...])
+        switch true {
+        case unit.isEmpty, ASCIIBytes.equals(unit, "px"): return value
+        case ASCIIBytes.equals(unit, "pt"): return value * 4 / 3
+        case ASCIIBytes.equals(unit, "em"), ASCIIBytes.equals(unit, "rem"): return value * 16
+        case ASCIIBytes.equals(unit, "%"), ASCIIBytes.equals(unit, "vw"), ASCIIBytes.equals(unit, "vh"): return value == 0 ? 0 : 100
+        case ASCIIBytes.equals(unit, "cm"): return value * 37.8
+        case ASCIIBytes.equals(unit, "mm"): return value * 3.78
+        case ASCIIBytes.equals(unit, "in"): return value * 96
         default: return nil
         }
     }
@@ -96,20 +120,22 @@ enum TrackerDetector {
     /// `display:none`, `visibility:hidden`, `opacity:0`, or the `hidden` attribute.
     static func hides(_ element: HTMLNode) -> Bool {
         guard !element.attributes.isEmpty else { return false }
-        if element.attribute("hidden") != nil { return true }
-        guard let style = element.attribute("style")?.lowercased() else { return false }
-        for declaration in CSSSanitizer.split(style, separator: ";") {
-            guard let colon = declaration.firstIndex(of: ":") else { continue }
-            let property = declaration[..<colon].trimmingASCIIWhitespace
-            let value = String(declaration[declaration.index(after: colon)...]).trimmingASCIIWhitespace.replacingImportant
-            switch property {
-            case "display" where value == "none": return true
-            case "visibility" where value == "hidden" || value == "collapse": return true
-            case "opacity": if let number = Double(value), number <= 0.01 { return true }
-            case "max-height" where dimension(value) == 0, "max-width" where dimension(value) == 0: return true
-            default: break
+        if element.attributeBytes("hidden") != nil { return true }
+        guard let style = element.attributeBytes("style") else { return false }
+        var hidden = false
+        ASCIIBytes.forEachDeclaration(in: style[...]) { property, rawValue in
+            guard !hidden else { return }
+            let value = ASCIIBytes.withoutImportant(rawValue)
+            if ASCIIBytes.equals(property, "display") {
+                hidden = ASCIIBytes.equals(value, "none")
+            } else if ASCIIBytes.equals(property, "visibility") {
+                hidden = ASCIIBytes.equals(value, "hidden") || ASCIIBytes.equals(value, "collapse")
+            } else if ASCIIBytes.equals(property, "opacity") {
+                if let number = Double(String(decoding: value, as: UTF8.self)), number <= 0.01 { hidden = true }
+            } else if ASCIIBytes.equals(property, "max-height") || ASCIIBytes.equals(property, "max-width") {
+                hidden = dimension(value) == 0
             }
         }
-        return false
+        return hidden
     }
 }

@@ -1,7 +1,8 @@
 /// What a URL in an email is, read the way a browser's URL parser reads it (leading and trailing
 /// C0 controls and spaces ignored, tabs and newlines anywhere ignored, scheme case-insensitive), so
 /// `java&#x09;script:`, ` JaVaScRiPt:` and friends are recognised for what they are. Character
-/// references are already decoded by the HTML parser.
+/// references are already decoded by the HTML parser. Works on UTF-8 bytes: every byte it looks
+/// at is ASCII, and the sanitizer classifies every link and image of a message.
 enum URLPolicy: Equatable {
     case remote(host: String)
     case mailto
@@ -16,60 +17,67 @@ enum URLPolicy: Equatable {
 
     static func normalize(_ raw: String) -> String {
         if !raw.utf8.contains(where: { $0 <= 0x20 }) { return raw }
-        var scalars = Array(raw.unicodeScalars)
-        while let first = scalars.first, first.value <= 0x20 { scalars.removeFirst() }
-        while let last = scalars.last, last.value <= 0x20 { scalars.removeLast() }
-        scalars.removeAll { $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        var text = ""
-        text.unicodeScalars.append(contentsOf: scalars)
-        return text
+        return String(decoding: normalize(bytes: Array(raw.utf8)), as: UTF8.self)
     }
 
-    static func classify(_ raw: String) -> URLPolicy {
-        let url = normalize(raw)
-        if url.hasPrefix("#") { return .fragment }
-        guard let colon = url.firstIndex(of: ":") else { return .relative }
-        let scheme = url[..<colon]
+    static func normalize(bytes raw: [UInt8]) -> [UInt8] {
+        guard raw.contains(where: { $0 <= 0x20 }) else { return raw }
+        var start = 0
+        var end = raw.count
+        while start < end, raw[start] <= 0x20 { start += 1 }
+        while end > start, raw[end - 1] <= 0x20 { end -= 1 }
+        return raw[start..<end].filter { $0 != 9 && $0 != 10 && $0 != 13 }
+    }
+
+    static func classify(_ raw: String) -> URLPolicy { classify(bytes: Array(raw.utf8)) }
+
+    static func classify(bytes raw: [UInt8]) -> URLPolicy {
+        let url = normalize(bytes: raw)
+        if url.first == UInt8(ascii: "#") { return .fragment }
+        guard let colon = url.firstIndex(of: UInt8(ascii: ":")) else { return .relative }
         // A scheme is ASCII alpha then alphanumerics, '+', '-', '.'; otherwise the colon is in a path.
-        let schemeScalars = Array(scheme.unicodeScalars)
-        guard let first = schemeScalars.first, first.isASCII, first.properties.isAlphabetic,
-              schemeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ($0.value >= 48 && $0.value <= 57) || $0 == "+" || $0 == "-" || $0 == ".") })
+        guard colon > 0, isAlpha(url[0]),
+              url[1..<colon].allSatisfy({ isAlpha($0) || ($0 >= 48 && $0 <= 57) || $0 == 43 || $0 == 45 || $0 == 46 })
         else { return .relative }
-        let lowerScheme = scheme.lowercased()
-        let rest = url[url.index(after: colon)...]
-        switch lowerScheme {
+        let scheme = String(decoding: url[..<colon].map(lowercased), as: UTF8.self)
+        let rest = url[(colon + 1)...]
+        switch scheme {
         case "http", "https":
-            guard let host = host(of: rest) else { return .unsafe(scheme: lowerScheme) }
+            guard let host = host(of: rest) else { return .unsafe(scheme: scheme) }
             return .remote(host: host)
         case "mailto": return .mailto
         case "cid": return .cid
         case "data":
-            let type = rest.prefix { $0 != ";" && $0 != "," }.lowercased().trimmingASCIIWhitespace
-            if ["image/png", "image/jpeg", "image/jpg", "image/gif", "image/webp", "image/bmp"].contains(type) { return .dataImage }
+            let type = ASCIIBytes.trimmed(rest.prefix { $0 != 59 && $0 != 44 })
+            let name = String(decoding: type.map(lowercased), as: UTF8.self)
+            if ["image/png", "image/jpeg", "image/jpg", "image/gif", "image/webp", "image/bmp"].contains(name) { return .dataImage }
             return .unsafe(scheme: "data")
-        default: return .unsafe(scheme: lowerScheme)
+        default: return .unsafe(scheme: scheme)
         }
     }
 
     /// `//user@Host:port/path` → `host` (lowercased); nil when there is no host.
-    static func host(of rest: Substring) -> String? {
-        var text = rest.drop { $0 == "/" || $0 == "\\" }
-        if let end = text.firstIndex(where: { $0 == "/" || $0 == "\\" || $0 == "?" || $0 == "#" }) { text = text[..<end] }
-        if let at = text.lastIndex(of: "@") { text = text[text.index(after: at)...] }
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return nil }
-            return String(text[...close]).lowercased()
-        }
-        if let colon = text.firstIndex(of: ":") { text = text[..<colon] }
-        let host = String(text).lowercased().trimmingCharactersDot
-        return host.isEmpty ? nil : host
-    }
-}
+    static func host(of rest: Substring) -> String? { host(of: ArraySlice(rest.utf8)) }
 
-extension String {
-    var trimmingCharactersDot: String {
-        var text = self
-        while text.hasSuffix(".") { text.removeLast() }
-        return text
+    static func host(of rest: ArraySlice<UInt8>) -> String? {
+        var text = rest.drop { $0 == 47 || $0 == 92 }
+        if let end = text.firstIndex(where: { $0 == 47 || $0 == 92 || $0 == 63 || $0 == 35 }) { text = text[..<end] }
+        if let at = text.lastIndex(of: 64) { text = text[(at + 1)...] }
+        if text.first == 91 {
+            guard let close = text.firstIndex(of: 93) else { return nil }
+            return lowercasedString(text[...close])
+        }
+        if let colon = text.firstIndex(of: 58) { text = text[..<colon] }
+        while text.last == 46 { text = text.dropLast() }
+        return text.isEmpty ? nil : lowercasedString(text)
     }
+
+    /// Lowercased as `String.lowercased()` does, without its cost for the usual ASCII host.
+    static func lowercasedString(_ bytes: ArraySlice<UInt8>) -> String {
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes.map(lowercased), as: UTF8.self) }
+        return String(decoding: bytes, as: UTF8.self).lowercased()
+    }
+
+    static func isAlpha(_ byte: UInt8) -> Bool { (byte | 0x20) >= 97 && (byte | 0x20) <= 122 }
+    static func lowercased(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte | 0x20 : byte }
 }
