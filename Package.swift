@@ -62,6 +62,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
+        .target(name: "Sync", dependencies: ["TernCore"], swiftSettings: strict),
         .target(name: "HTMLSafety", resources: [.copy("Resources/tracker-domains.json")], swiftSettings: strict),
         // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
         .target(
@@ -75,7 +76,7 @@ let package = Package(
         // The command-line front end. Talks to use cases only.
         .target(
             name: "TernCLI",
-            dependencies: ["TernCore", "TernRuntime", "MIME", "HTMLSafety", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["TernCore", "TernRuntime", "MIME", "HTMLSafety", "Sync", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         .executableTarget(name: "tern", dependencies: ["TernCLI"], swiftSettings: strict),
         // libFuzzer targets (`make fuzz-mime`); without -DFUZZING they replay files.
@@ -95,6 +96,7 @@ let package = Package(
             dependencies: ["IMAP", "TernCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: strict),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "TernCore"], swiftSettings: strict),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
         .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety"], exclude: ["html5lib-tests"], swiftSettings: strict),
         .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore"], swiftSettings: strict),

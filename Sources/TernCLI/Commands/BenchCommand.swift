@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import HTMLSafety
 import MIME
+import Sync
 import TernRuntime
 
 /// `tern bench`: measurements for BENCHMARKS.md, each next to its peer in the same run.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
-        subcommands: [MIMEBench.self, IMAPBench.self, SanitizeBench.self])
+        subcommands: [MIMEBench.self, IMAPBench.self, SanitizeBench.self, ThreadBench.self])
 
     struct MIMEBench: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -352,5 +353,91 @@ enum PeerProcess {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+    }
+}
+
+extension BenchCommand {
+    /// FR-SYNC-06 from scratch on a synthetic mailbox shaped like real mail: conversations of 1 to
+    /// 12 messages over two years, References chains with missing ancestors, forwards and
+    /// header-less messages matched by subject, a few reused Message-IDs.
+    struct ThreadBench: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "thread", abstract: "Time to thread a mailbox from scratch.")
+
+        @Option var messages = 100_000
+        @Option var iterations = 5
+        @Option var seed: UInt64 = 1
+        @OptionGroup var output: OutputOptions
+
+        struct Report: Encodable {
+            var messages: Int
+            var threads: Int
+            var seconds: Double
+            var messagesPerSecond: Double
+            var peakRSSBytes: Int
+        }
+
+        func run() throws {
+            let mailbox = Self.syntheticMailbox(count: messages, seed: seed)
+            let clock = ContinuousClock()
+            var best = Duration.seconds(1_000_000)
+            var threads = 0
+            for _ in 0..<max(1, iterations) {
+                let start = clock.now
+                var grouper = ThreadGrouper()
+                for message in mailbox { grouper.add(message) }
+                threads = grouper.threads().count
+                best = min(best, clock.now - start)
+            }
+            let seconds = Double(best.components.seconds) + Double(best.components.attoseconds) / 1e18
+            let report = Report(messages: mailbox.count, threads: threads, seconds: seconds,
+                                messagesPerSecond: Double(mailbox.count) / seconds, peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())
+            if output.json {
+                try printJSON([report])
+            } else {
+                print(String(format: "threaded %d messages into %d threads in %.3f s (%.0f messages/s, best of %d), peak RSS %.1f MB",
+                             report.messages, report.threads, report.seconds, report.messagesPerSecond, iterations,
+                             Double(report.peakRSSBytes) / 1_048_576))
+            }
+        }
+
+        static func syntheticMailbox(count: Int, seed: UInt64) -> [ThreadingHeaders] {
+            var random = SplitMix(state: seed)
+            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            var result: [ThreadingHeaders] = []
+            result.reserveCapacity(count)
+            var conversation = 0
+            while result.count < count {
+                conversation += 1
+                let size = 1 + Int(random.next() % 12)
+                let begin = start.addingTimeInterval(Double(random.next() % (730 * 86_400)))
+                let subject = "Topic \(conversation % 5_000) update"
+                var chain: [String] = []
+                for position in 0..<min(size, count - result.count) {
+                    let id = Int64(result.count + 1)
+                    // One in fifty reuses a bulk mailer's Message-ID; one in ten ancestors is missing.
+                    let messageID = random.next() % 50 == 0 ? "bulk@mailer.example" : "m\(id)@example.com"
+                    let headerless = position > 0 && random.next() % 20 == 0
+                    let date = begin.addingTimeInterval(Double(position) * 3_600 * Double(1 + random.next() % 48))
+                    result.append(ThreadingHeaders(
+                        emailID: id, accountID: "bench", messageID: messageID, inReplyTo: headerless ? [] : chain.suffix(1).map { $0 },
+                        references: headerless ? [] : chain, subject: position == 0 || headerless ? subject : "Re: " + subject, date: date))
+                    chain.append(random.next() % 10 == 0 ? "missing\(id)@example.com" : messageID)
+                }
+            }
+            return result.sorted { ($0.date, $0.emailID) < ($1.date, $1.emailID) }
+        }
+    }
+}
+
+/// A small deterministic generator for benchmark data (SplitMix64).
+struct SplitMix {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
