@@ -14,6 +14,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v1-core-entities", migrate: createCoreEntities)
         migrator.registerMigration("v2-search-index", migrate: createSearchIndex)
         migrator.registerMigration("v3-local-feature-entities", migrate: createLocalFeatureEntities)
+        migrator.registerMigration("v4-thread-nodes", migrate: createThreadNodes)
         return migrator
     }
 
@@ -223,6 +224,27 @@ public enum SchemaMigrations {
             );
             -- Autocomplete ranks by frequency; eviction drops the least frequent, then oldest.
             CREATE INDEX contact_by_rank ON contactCacheEntry(accountId, frequency DESC, lastSeenDate DESC);
+            """)
+    }
+
+    /// FR-SYNC-06 in the store: the Message-ID graph, so a new message is threaded by looking up
+    /// its own ids only (`ThreadLinker` over `SQLiteThreadNodes`). A component is a thread in the
+    /// making; `thread.component` names the thread of a component that holds stored messages.
+    static func createThreadNodes(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE threadNode (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                -- NULL: the node of a message without a usable Message-ID (or with another message's).
+                messageId TEXT,
+                component INTEGER NOT NULL,
+                isPresent BOOLEAN NOT NULL DEFAULT 0,
+                hasParent BOOLEAN NOT NULL DEFAULT 0
+            );
+            CREATE UNIQUE INDEX threadNode_by_message_id ON threadNode(accountId, messageId) WHERE messageId IS NOT NULL;
+            CREATE INDEX threadNode_by_component ON threadNode(component);
+            ALTER TABLE thread ADD COLUMN component INTEGER;
+            CREATE UNIQUE INDEX thread_by_component ON thread(component) WHERE component IS NOT NULL;
             """)
     }
 }

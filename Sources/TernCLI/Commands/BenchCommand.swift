@@ -3,6 +3,7 @@ import Foundation
 import HTMLSafety
 import MIME
 import Sync
+import TernCore
 import TernRuntime
 
 /// `tern bench`: measurements for BENCHMARKS.md, each next to its peer in the same run.

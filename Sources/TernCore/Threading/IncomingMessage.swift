@@ -1,0 +1,44 @@
+import Foundation
+
+/// One message as the sync engine hands it to the store: the Email it becomes (FR-SYNC-01 steps
+/// 6-8), where it is on the server, and its server flags, which are authoritative (FR-SYNC-05).
+public struct IncomingMessage: Sendable, Hashable {
+    public var email: Email
+    public var uid: Int64
+    public var modSeq: Int64?
+    public var serverFlags: [String]
+    public var attachments: [Attachment]
+
+    public init(email: Email, uid: Int64, modSeq: Int64? = nil, serverFlags: [String] = [], attachments: [Attachment] = []) {
+        self.email = email
+        self.uid = uid
+        self.modSeq = modSeq
+        self.serverFlags = serverFlags
+        self.attachments = attachments
+    }
+
+    /// FR-SYNC-05: the flags Tern shows, from the server's.
+    public func applyingServerFlags(to email: Email) -> Email {
+        var email = email
+        let flags = Set(serverFlags.map { $0.lowercased() })
+        email.isRead = flags.contains("\\seen")
+        email.isStarred = flags.contains("\\flagged")
+        email.isAnswered = flags.contains("\\answered")
+        email.isDraft = flags.contains("\\draft")
+        return email
+    }
+}
+
+/// What storing a batch did.
+public struct StoredBatch: Sendable, Hashable {
+    /// New Email rows.
+    public var inserted = 0
+    /// Messages already stored (another folder, or seen before) that gained or kept a folder association.
+    public var linked = 0
+    /// Threads whose metadata was recomputed.
+    public var threadsTouched: Set<Int64> = []
+    /// Threads merged into others (late parents, subject matches) and removed.
+    public var threadsRemoved: Set<Int64> = []
+
+    public init() {}
+}

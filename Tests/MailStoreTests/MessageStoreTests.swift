@@ -1,0 +1,119 @@
+import Foundation
+import GRDB
+import Testing
+import TernCore
+@testable import MailStore
+
+/// FR-SYNC-01 step 6 (dedup), FR-SYNC-05 (server flags), FR-SYNC-06 (threading in the store).
+struct MessageStoreTests {
+    let database: TernDatabase
+    let account = Fixtures.account()
+    let inbox: Folder
+    let starred: Folder
+    let store: SQLiteMessageStore
+
+    init() throws {
+        database = try TernDatabase.temporary()
+        var inbox = Folder(accountId: account.id, path: "INBOX", folderType: .inbox)
+        var starred = Folder(accountId: account.id, path: "[Gmail]/Starred", folderType: .starred)
+        try database.writer.write { [account] db in
+            try account.insert(db)
+            try inbox.insert(db)
+            try starred.insert(db)
+        }
+        self.inbox = inbox
+        self.starred = starred
+        store = SQLiteMessageStore(database: database)
+    }
+
+    func message(_ uid: Int64, id: String?, dedupKey: String? = nil, replyTo: String? = nil, references: String? = nil,
+                 subject: String = "Plans", day: Double = 0, flags: [String] = []) -> IncomingMessage {
+        var email = Fixtures.email(accountId: account.id, messageId: id, dedupKey: dedupKey ?? "key-\(id ?? UUID().uuidString)")
+        email.inReplyTo = replyTo
+        email.references = references
+        email.subject = subject
+        email.dateSent = Date(timeIntervalSince1970: 1_700_000_000 + day * 86_400)
+        return IncomingMessage(email: email, uid: uid, serverFlags: flags)
+    }
+
+    func count(_ sql: String) throws -> Int { try database.writer.read { db in try Int.fetchOne(db, sql: sql) ?? -1 } }
+
+    @Test func theSameMessageInTwoFoldersIsOneEmailWithTwoAssociations() async throws {
+        try await store.store([message(1, id: "a@x")], folderId: inbox.id!, cursorUID: 1)
+        let result = try await store.store([message(7, id: "a@x", flags: ["\\Seen", "\\Flagged"])], folderId: starred.id!)
+        #expect(result.inserted == 0 && result.linked == 1)
+        #expect(try count("SELECT COUNT(*) FROM email") == 1)
+        #expect(try count("SELECT COUNT(*) FROM emailFolder") == 2)
+        // Server flags are authoritative (FR-SYNC-05).
+        #expect(try count("SELECT isRead + isStarred FROM email") == 2)
+        #expect(try count("SELECT COUNT(*) FROM threadFolder") == 2)
+        #expect(try count("SELECT forwardCursorUID FROM folder WHERE path = 'INBOX'") == 1)
+    }
+
+    @Test func aDuplicateMessageIDOnADifferentMessageKeepsBothApart() async throws {
+        try await store.store([message(1, id: "same@list", dedupKey: "k1", subject: "Issue 1"),
+                               message(2, id: "same@list", dedupKey: "k2", subject: "Issue 2", day: 7)], folderId: inbox.id!)
+        #expect(try count("SELECT COUNT(*) FROM email") == 2)
+        #expect(try count("SELECT COUNT(*) FROM email WHERE messageId IS NULL") == 1)
+        #expect(try count("SELECT COUNT(*) FROM thread") == 2)
+    }
+
+    @Test func storingTheSameBatchTwiceChangesNothing() async throws {
+        let batch = [message(1, id: "a@x"), message(2, id: "b@x", replyTo: "<a@x>", references: "<a@x>")]
+        try await store.store(batch, folderId: inbox.id!)
+        try await store.store(batch, folderId: inbox.id!)
+        #expect(try count("SELECT COUNT(*) FROM email") == 2)
+        #expect(try count("SELECT COUNT(*) FROM emailFolder") == 2)
+        #expect(try count("SELECT COUNT(*) FROM thread") == 1)
+        #expect(try count("SELECT messageCount FROM thread") == 2)
+    }
+
+    @Test func aLateParentMergesThreadsAcrossBatches() async throws {
+        try await store.store([message(2, id: "b@x", replyTo: "<a@x>", references: "<a@x>", day: 1)], folderId: inbox.id!)
+        try await store.store([message(3, id: "c@x", replyTo: "<a@x>", references: "<a@x>", day: 2)], folderId: inbox.id!)
+        #expect(try count("SELECT COUNT(*) FROM thread") == 1)
+        try await store.store([message(4, id: "z@x", subject: "Other", day: 3)], folderId: inbox.id!)
+        try await store.store([message(5, id: "y@x", replyTo: "<z@x>", subject: "Re: Other", day: 4)], folderId: inbox.id!)
+        #expect(try count("SELECT COUNT(*) FROM thread") == 2)
+        // A message whose References name both conversations' roots, replying to y: joins y's thread only.
+        try await store.store([message(6, id: "w@x", replyTo: "<y@x>", references: "<a@x> <z@x> <y@x>", day: 5)], folderId: inbox.id!)
+        #expect(try count("SELECT COUNT(*) FROM thread") == 2)
+        // The original arrives: b and c were waiting for it.
+        let result = try await store.store([message(1, id: "a@x", day: 0)], folderId: inbox.id!)
+        #expect(try count("SELECT COUNT(*) FROM thread") == 2)
+        #expect(result.inserted == 1)
+        #expect(try count("SELECT messageCount FROM thread WHERE subject = 'Plans'") == 3)
+        #expect(try count("SELECT COUNT(*) FROM email WHERE threadId IS NULL") == 0)
+    }
+
+    @Test func twoThreadsJoinedByAMessageAreMergedAndTheEmptyOneRemoved() async throws {
+        try await store.store([message(1, id: "p@x", replyTo: "<gone1@x>", day: 0)], folderId: inbox.id!)
+        try await store.store([message(2, id: "q@x", replyTo: "<gone2@x>", day: 1)], folderId: inbox.id!)
+        #expect(try count("SELECT COUNT(*) FROM thread") == 2)
+        // gone2's own headers (stored at last) say it replies to gone1: both threads become one.
+        let result = try await store.store([message(3, id: "gone2@x", replyTo: "<gone1@x>", day: 0.5)], folderId: inbox.id!)
+        #expect(result.threadsRemoved.count == 1)
+        #expect(try count("SELECT COUNT(*) FROM thread") == 1)
+        #expect(try count("SELECT messageCount FROM thread") == 3)
+        #expect(try count("SELECT COUNT(*) FROM threadFolder") == 1)
+        #expect(try count("SELECT messageCount FROM threadFolder") == 3)
+    }
+
+    @Test func headerlessMessagesJoinBySubjectWithinThirtyDays() async throws {
+        try await store.store([message(1, id: "l1@x", subject: "Lunch"), message(2, id: "l2@x", subject: "RE: Lunch", day: 3),
+                               message(3, id: "l3@x", subject: "Re: Lunch", day: 90)], folderId: inbox.id!)
+        #expect(try count("SELECT COUNT(*) FROM thread") == 2)
+        #expect(try count("SELECT MAX(messageCount) FROM thread") == 2)
+    }
+
+    @Test func threadMetadataCountsUnreadAndParticipants() async throws {
+        try await store.store([message(1, id: "a@x", flags: ["\\Seen"]),
+                               message(2, id: "b@x", replyTo: "<a@x>", day: 1)], folderId: inbox.id!)
+        let thread = try #require(try await database.writer.read { db in try MailThread.fetchOne(db) })
+        #expect(thread.messageCount == 2)
+        #expect(thread.unreadCount == 1)
+        #expect(thread.participants.map(\.address) == ["zoe@example.fr"])
+        #expect(thread.subject == "Plans")
+        #expect(try count("SELECT unreadCount FROM threadFolder") == 1)
+    }
+}
