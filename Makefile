@@ -54,6 +54,9 @@ demo: deps build
 	TERN_HOME=$(DEMO_HOME) $(TERN) status
 	TERN_HOME=$(DEMO_HOME) $(TERN) imap-check demo
 	TERN_HOME=$(DEMO_HOME) $(TERN) smtp-check demo
+	TERN_HOME=$(DEMO_HOME) $(TERN) sync demo
+	TERN_HOME=$(DEMO_HOME) $(TERN) folders
+	TERN_HOME=$(DEMO_HOME) $(TERN) threads --limit 20
 	@echo
 	@echo "Test mail servers run on 127.0.0.1 (scripts/mailservers status); 'make demo-stop' stops them."
 	@echo "Try: TERN_HOME=$(DEMO_HOME) $(TERN) --help"

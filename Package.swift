@@ -62,13 +62,13 @@ let package = Package(
             ],
             swiftSettings: strict),
         // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
-        .target(name: "Sync", dependencies: ["TernCore"], swiftSettings: strict),
+        .target(name: "Sync", dependencies: ["TernCore", "IMAP", "MIME"], swiftSettings: strict),
         .target(name: "HTMLSafety", resources: [.copy("Resources/tracker-domains.json")], swiftSettings: strict),
         // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
         .target(
             name: "TernRuntime",
             dependencies: [
-                "TernCore", "MailStore", "IMAP", "SMTP", .product(name: "Crypto", package: "swift-crypto"),
+                "TernCore", "MailStore", "IMAP", "SMTP", "Sync", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

@@ -37,6 +37,13 @@ public struct TernServices: Sendable {
         CheckServersUseCase(accounts: accountRepository, credentials: credentials, probe: LiveServerProbe())
     }
 
+    public var syncAccounts: SyncAccountsUseCase {
+        SyncAccountsUseCase(accounts: accountRepository, credentials: credentials,
+                            synchronizer: LiveMailSynchronizer(store: SQLiteSyncStore(database: database)))
+    }
+
+    public var mailQueries: any MailQueries { SQLiteMailQueries(database: database) }
+
     /// For `tern status`: where the store is and which schema it has.
     public func storeStatus() throws -> StoreStatus {
         StoreStatus(

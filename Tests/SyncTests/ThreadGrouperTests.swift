@@ -107,6 +107,14 @@ struct ThreadGrouperTests {
         ]) == [[1, 2, 3], [4], [5]])
     }
 
+    @Test func messagesWithoutAReplyPrefixAreNotMatchedBySubject() {
+        // Two issues of a newsletter with one subject, a week apart: two threads.
+        #expect(Self.groups([
+            Self.message(1, "n1", subject: "Your weekly digest"), Self.message(2, "n2", subject: "Your weekly digest", day: 7),
+            Self.message(3, "n3", subject: "Re: Your weekly digest", day: 8),
+        ]) == [[1], [2, 3]])
+    }
+
     @Test func messagesWithHeadersAreNeverMatchedBySubject() {
         #expect(Self.groups([
             Self.message(1, "a", subject: "Status"), Self.message(2, "b", replyTo: ["zzz"], subject: "Re: Status", day: 1),

@@ -13,7 +13,8 @@ public struct SQLiteMessageStore: Sendable {
     /// Stores a batch of one folder; `cursorUID` (the highest UID the batch completes) advances the
     /// folder's forward cursor in the same transaction.
     @discardableResult
-    public func store(_ messages: [IncomingMessage], folderId: Int64, cursorUID: Int64? = nil) async throws -> StoredBatch {
+    public func store(_ messages: [IncomingMessage], folderId: Int64, cursorUID: Int64? = nil, backfillCursorUID: Int64? = nil)
+        async throws -> StoredBatch {
         try await database.writer.write { db in
             var result = StoredBatch()
             for message in messages { try Self.store(message, folderId: folderId, db: db, result: &result) }
@@ -22,6 +23,10 @@ public struct SQLiteMessageStore: Sendable {
                 try db.execute(sql: "UPDATE folder SET forwardCursorUID = MAX(COALESCE(forwardCursorUID, 0), ?) WHERE id = ?",
                                arguments: [cursorUID, folderId])
             }
+            if let backfillCursorUID {
+                try db.execute(sql: "UPDATE folder SET backfillCursorUID = MIN(COALESCE(backfillCursorUID, ?), ?) WHERE id = ?",
+                               arguments: [backfillCursorUID, backfillCursorUID, folderId])
+            }
             return result
         }
     }
@@ -29,13 +34,12 @@ public struct SQLiteMessageStore: Sendable {
     static func store(_ message: IncomingMessage, folderId: Int64, db: Database, result: inout StoredBatch) throws {
         var incoming = message.applyingServerFlags(to: message.email)
         if let existing = try existingEmail(for: &incoming, db: db) {
-            var updated = existing
-            updated.isRead = incoming.isRead
-            updated.isStarred = incoming.isStarred
-            updated.isAnswered = incoming.isAnswered
-            updated.isDraft = incoming.isDraft
-            if updated != existing { try updated.update(db) }
-            try associate(emailId: existing.id!, message: message, folderId: folderId, db: db)
+            let flags = [incoming.isRead, incoming.isStarred, incoming.isAnswered, incoming.isDraft]
+            if flags != existing.flags {
+                try db.cachedStatement(sql: "UPDATE email SET isRead = ?, isStarred = ?, isAnswered = ?, isDraft = ? WHERE id = ?")
+                    .execute(arguments: [flags[0], flags[1], flags[2], flags[3], existing.id])
+            }
+            try associate(emailId: existing.id, message: message, folderId: folderId, db: db)
             result.linked += 1
             if let thread = existing.threadId { result.threadsTouched.insert(thread) }
             return
@@ -51,56 +55,85 @@ public struct SQLiteMessageStore: Sendable {
         var nodes = SQLiteThreadNodes(db: db, accountId: incoming.accountId)
         let node = try ThreadLinker.add(ThreadingHeaders(incoming), to: &nodes)
         let thread = try nodes.thread(for: nodes.component(of: node), creatingFrom: incoming)
-        try db.execute(sql: "UPDATE email SET threadId = ? WHERE id = ?", arguments: [thread, emailId])
+        try db.cachedStatement(sql: "UPDATE email SET threadId = ? WHERE id = ?").execute(arguments: [thread, emailId])
         result.inserted += 1
         result.threadsTouched.insert(thread)
         result.threadsTouched.formUnion(nodes.threadsTouched)
         result.threadsRemoved.formUnion(nodes.threadsRemoved)
     }
 
+    /// What dedup needs of a stored Email, without decoding the whole row.
+    struct StoredIdentity {
+        var id: Int64
+        var dedupKey: String
+        var threadId: Int64?
+        var flags: [Bool]
+
+        init(row: Row) {
+            id = row["id"]
+            dedupKey = row["dedupKey"]
+            threadId = row["threadId"]
+            flags = [row["isRead"], row["isStarred"], row["isAnswered"], row["isDraft"]]
+        }
+    }
+
     /// The stored Email this message is, by Message-ID then canonical key. A Message-ID already
     /// carried by a different message (another canonical key) is not an identity: `email.messageId`
     /// is cleared so the two stay apart (FR-SYNC-01 step 6's "duplicate Message-ID" case).
-    static func existingEmail(for email: inout Email, db: Database) throws -> Email? {
+    static func existingEmail(for email: inout Email, db: Database) throws -> StoredIdentity? {
+        let columns = "id, dedupKey, threadId, isRead, isStarred, isAnswered, isDraft"
         if let messageId = email.messageId,
-           let byMessageId = try Email.filter(Column("accountId") == email.accountId && Column("messageId") == messageId).fetchOne(db) {
+           let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(columns) FROM email WHERE accountId = ? AND messageId = ?"),
+                                      arguments: [email.accountId, messageId]) {
+            let byMessageId = StoredIdentity(row: row)
             if byMessageId.dedupKey == email.dedupKey { return byMessageId }
             email.messageId = nil
         }
-        return try Email.filter(Column("accountId") == email.accountId && Column("dedupKey") == email.dedupKey).fetchOne(db)
+        return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(columns) FROM email WHERE accountId = ? AND dedupKey = ?"),
+                                arguments: [email.accountId, email.dedupKey]).map(StoredIdentity.init)
     }
 
     static func associate(emailId: Int64, message: IncomingMessage, folderId: Int64, db: Database) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO emailFolder (emailId, folderId, imapUID, modSeq, serverFlags) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (folderId, imapUID) DO UPDATE SET emailId = excluded.emailId, modSeq = excluded.modSeq,
                 serverFlags = excluded.serverFlags
-            """, arguments: [emailId, folderId, message.uid, message.modSeq, message.serverFlags.joined(separator: " ")])
+            """).execute(arguments: [emailId, folderId, message.uid, message.modSeq, message.serverFlags.joined(separator: " ")])
     }
 
     /// FR-SYNC-06 step 5, and the thread's rows in the per-folder thread list.
     static func refresh(thread: Int64, db: Database) throws {
-        let messages = try Email.filter(Column("threadId") == thread).fetchAll(db)
+        // Only the columns metadata needs: decoding whole Emails (bodies included) per batch was the
+        // largest cost of a first sync.
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT id, subject, fromName, fromAddress, dateSent, dateReceived, snippet, isRead, isStarred, hasAttachments
+            FROM email WHERE threadId = ?
+            """), arguments: [thread])
+        let messages = rows.map { row in
+            Email(id: row["id"], accountId: "", messageId: nil, dedupKey: "", subject: row["subject"], fromName: row["fromName"],
+                  fromAddress: row["fromAddress"], dateSent: row["dateSent"], dateReceived: row["dateReceived"], snippet: row["snippet"],
+                  hasAttachments: row["hasAttachments"], isRead: row["isRead"], isStarred: row["isStarred"], createdDate: Date(timeIntervalSince1970: 0))
+        }
         guard let metadata = ThreadMetadata(messages: messages) else {
-            try db.execute(sql: "DELETE FROM thread WHERE id = ?", arguments: [thread])
+            try db.cachedStatement(sql: "DELETE FROM thread WHERE id = ?").execute(arguments: [thread])
             return
         }
         let participants = String(decoding: try JSONEncoder().encode(metadata.participants), as: UTF8.self)
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             UPDATE thread SET subject = ?, normalizedSubject = ?, latestDate = ?, earliestDate = ?, messageCount = ?,
                 unreadCount = ?, participants = ?, snippet = ?, hasAttachments = ?, isStarred = ?
             WHERE id = ?
-            """, arguments: [metadata.subject, metadata.normalizedSubject, metadata.latestDate, metadata.earliestDate,
-                             metadata.messageCount, metadata.unreadCount, participants, metadata.snippet, metadata.hasAttachments,
-                             metadata.isStarred, thread])
-        try db.execute(sql: "DELETE FROM threadFolder WHERE threadId = ?", arguments: [thread])
-        try db.execute(sql: """
+            """).execute(arguments: [metadata.subject, metadata.normalizedSubject, metadata.latestDate, metadata.earliestDate,
+                                     metadata.messageCount, metadata.unreadCount, participants, metadata.snippet, metadata.hasAttachments,
+                                     metadata.isStarred, thread])
+        try db.cachedStatement(sql: "DELETE FROM threadFolder WHERE threadId = ?").execute(arguments: [thread])
+        try db.cachedStatement(sql: """
             INSERT INTO threadFolder (threadId, folderId, latestDate, messageCount, unreadCount)
             SELECT ?, ef.folderId, MAX(COALESCE(e.dateSent, e.dateReceived)), COUNT(*), SUM(NOT e.isRead)
             FROM emailFolder ef JOIN email e ON e.id = ef.emailId
             WHERE e.threadId = ?
             GROUP BY ef.folderId
-            """, arguments: [thread, thread])
+            """).execute(arguments: [thread, thread])
     }
 }
 
@@ -117,31 +150,31 @@ struct SQLiteThreadNodes: ThreadNodeStore {
     }
 
     func existingNode(for messageID: String) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT id FROM threadNode WHERE accountId = ? AND messageId = ?", arguments: [accountId, messageID])
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM threadNode WHERE accountId = ? AND messageId = ?"), arguments: [accountId, messageID])
     }
 
     mutating func createNode(for messageID: String?) throws -> Int64 {
-        try db.execute(sql: "INSERT INTO threadNode (accountId, messageId, component) VALUES (?, ?, 0)", arguments: [accountId, messageID])
+        try db.cachedStatement(sql: "INSERT INTO threadNode (accountId, messageId, component) VALUES (?, ?, 0)").execute(arguments: [accountId, messageID])
         let id = db.lastInsertedRowID
-        try db.execute(sql: "UPDATE threadNode SET component = id WHERE id = ?", arguments: [id])
+        try db.cachedStatement(sql: "UPDATE threadNode SET component = id WHERE id = ?").execute(arguments: [id])
         return id
     }
 
     func isPresent(_ node: Int64) throws -> Bool { try flag("isPresent", of: node) }
     func hasParent(_ node: Int64) throws -> Bool { try flag("hasParent", of: node) }
-    mutating func markPresent(_ node: Int64) throws { try db.execute(sql: "UPDATE threadNode SET isPresent = 1 WHERE id = ?", arguments: [node]) }
-    mutating func markHasParent(_ node: Int64) throws { try db.execute(sql: "UPDATE threadNode SET hasParent = 1 WHERE id = ?", arguments: [node]) }
+    mutating func markPresent(_ node: Int64) throws { try db.cachedStatement(sql: "UPDATE threadNode SET isPresent = 1 WHERE id = ?").execute(arguments: [node]) }
+    mutating func markHasParent(_ node: Int64) throws { try db.cachedStatement(sql: "UPDATE threadNode SET hasParent = 1 WHERE id = ?").execute(arguments: [node]) }
 
     private func flag(_ column: String, of node: Int64) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT \(column) FROM threadNode WHERE id = ?", arguments: [node]) ?? false
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT \(column) FROM threadNode WHERE id = ?"), arguments: [node]) ?? false
     }
 
     func component(of node: Int64) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT component FROM threadNode WHERE id = ?", arguments: [node]) ?? node
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT component FROM threadNode WHERE id = ?"), arguments: [node]) ?? node
     }
 
     private func threadOf(component: Int64) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT id FROM thread WHERE component = ?", arguments: [component])
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM thread WHERE component = ?"), arguments: [component])
     }
 
     /// Keeps the component with the older thread; the other's messages and nodes move to it.
@@ -156,7 +189,7 @@ struct SQLiteThreadNodes: ThreadNodeStore {
         }
         let (keep, absorb) = keepA ? (a, b) : (b, a)
         let (keptThread, absorbedThread) = keepA ? (threadA, threadB) : (threadB, threadA)
-        try db.execute(sql: "UPDATE threadNode SET component = ? WHERE component = ?", arguments: [keep, absorb])
+        try db.cachedStatement(sql: "UPDATE threadNode SET component = ? WHERE component = ?").execute(arguments: [keep, absorb])
         switch (keptThread, absorbedThread) {
         case (let kept?, let absorbed?):
             try db.execute(sql: "UPDATE email SET threadId = ? WHERE threadId = ?", arguments: [kept, absorbed])
@@ -172,10 +205,10 @@ struct SQLiteThreadNodes: ThreadNodeStore {
     }
 
     func subjectCandidates(account: String, subject: String) throws -> [(component: Int64, earliest: Date, latest: Date)] {
-        try Row.fetchAll(db, sql: """
+        try Row.fetchAll(db.cachedStatement(sql: """
             SELECT component, earliestDate, latestDate FROM thread
             WHERE accountId = ? AND normalizedSubject = ? AND component IS NOT NULL
-            """, arguments: [account, subject]).map { ($0["component"], $0["earliestDate"], $0["latestDate"]) }
+            """), arguments: [account, subject]).map { ($0["component"], $0["earliestDate"], $0["latestDate"]) }
     }
 
     /// The thread row of a component, created for its first stored message.

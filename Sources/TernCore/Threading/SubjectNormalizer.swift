@@ -44,6 +44,14 @@ public enum SubjectNormalizer {
         return text
     }
 
+    /// The subject says it is a reply or a forward (`Re:`, `AW:`, `Fwd:` …, after a list tag).
+    public static func isReplyOrForward(_ subject: String) -> Bool {
+        let scalars = Array(subject.lowercased().unicodeScalars)
+        var start = 0
+        while start < scalars.count, scalars[start].properties.isWhitespace { start += 1 }
+        return prefixEnd(scalars, from: start) != nil
+    }
+
     /// Where the text after one leading reply/forward prefix starts, or nil when there is none.
     /// A mailing-list tag counts only when a prefix follows it: "[dev] Re: x" threads with
     /// "[dev] x", which keeps its tag.

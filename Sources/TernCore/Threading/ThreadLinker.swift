@@ -29,9 +29,11 @@ public protocol ThreadNodeStore {
 /// wrong References union in some other message cannot pull it into another conversation. A link
 /// that would close a loop is ignored, so every thread is a tree. An id already carried by another
 /// stored message (a duplicate or provider-inserted Message-ID) does not make the second message part
-/// of the first one's thread; replies naming that id go to the first. Messages with neither
-/// In-Reply-To nor References that nothing referenced join the thread with the same normalized
-/// subject in the same account whose messages come nearest and within 30 days (step 4).
+/// of the first one's thread; replies naming that id go to the first. A reply or forward (by its
+/// subject's prefix) with neither In-Reply-To nor References, that nothing referenced, joins the
+/// thread with the same normalized subject in the same account whose messages come nearest and
+/// within 30 days (step 4); messages without a prefix start threads, so ten newsletters with one
+/// subject stay ten threads.
 public enum ThreadLinker {
     /// FR-SYNC-06 step 4.
     public static let subjectWindow: TimeInterval = 30 * 24 * 3600
@@ -71,7 +73,8 @@ public enum ThreadLinker {
             guard try !store.isPresent(child), try !store.hasParent(child) else { continue }
             try link(child: child, parent: try node(ancestor))
         }
-        if parentID == nil, message.references.isEmpty, message.inReplyTo.isEmpty, !wasReferenced {
+        if parentID == nil, message.references.isEmpty, message.inReplyTo.isEmpty, !wasReferenced,
+           SubjectNormalizer.isReplyOrForward(message.subject) {
             let subject = SubjectNormalizer.normalize(message.subject)
             if !subject.isEmpty {
                 let ownComponent = try store.component(of: own)

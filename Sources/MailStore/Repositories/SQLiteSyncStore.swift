@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+import TernCore
+
+/// `SyncStore` on the local database.
+public struct SQLiteSyncStore: SyncStore {
+    let database: TernDatabase
+    let messages: SQLiteMessageStore
+
+    public init(database: TernDatabase) {
+        self.database = database
+        messages = SQLiteMessageStore(database: database)
+    }
+
+    public func folders(accountId: Account.ID) async throws -> [Folder] {
+        try await database.writer.read { db in try Folder.filter(Column("accountId") == accountId).order(Column("path")).fetchAll(db) }
+    }
+
+    public func saveDiscoveredFolders(_ folders: [DiscoveredFolder], accountId: Account.ID) async throws -> [Folder] {
+        try await database.writer.write { db in
+            for discovered in folders {
+                if var known = try Folder.filter(Column("accountId") == accountId && Column("path") == discovered.path).fetchOne(db) {
+                    if known.folderType != discovered.folderType || known.delimiter != discovered.delimiter {
+                        known.folderType = discovered.folderType
+                        known.delimiter = discovered.delimiter
+                        try known.update(db)
+                    }
+                } else {
+                    var folder = Folder(accountId: accountId, path: discovered.path, delimiter: discovered.delimiter,
+                                        folderType: discovered.folderType)
+                    try folder.insert(db)
+                }
+            }
+            return try Folder.filter(Column("accountId") == accountId).order(Column("path")).fetchAll(db)
+        }
+    }
+
+    public func updateFolderState(_ folder: Folder) async throws {
+        try await database.writer.write { db in try folder.update(db) }
+    }
+
+    public func resetFolder(_ folderId: Int64, uidValidity: Int64, keepOrphans: Bool) async throws {
+        try await database.writer.write { db in
+            let uids = try Int64.fetchAll(db, sql: "SELECT imapUID FROM emailFolder WHERE folderId = ?", arguments: [folderId])
+            try Self.remove(folderId: folderId, uids: uids, keepOrphans: keepOrphans, db: db)
+            try db.execute(sql: """
+                UPDATE folder SET uidValidity = ?, uidNext = NULL, highestModSeq = NULL, forwardCursorUID = NULL,
+                    backfillCursorUID = NULL, initialFastCompleted = 0, catchUpStatus = 'idle', reachedServerHistoryBoundary = 0
+                WHERE id = ?
+                """, arguments: [uidValidity, folderId])
+        }
+    }
+
+    public func store(_ messages: [IncomingMessage], folderId: Int64, cursorUID: Int64?, backfillCursorUID: Int64?) async throws -> StoredBatch {
+        try await self.messages.store(messages, folderId: folderId, cursorUID: cursorUID, backfillCursorUID: backfillCursorUID)
+    }
+
+    public func localUIDs(folderId: Int64) async throws -> [Int64] {
+        try await database.writer.read { db in
+            try Int64.fetchAll(db, sql: "SELECT imapUID FROM emailFolder WHERE folderId = ? ORDER BY imapUID", arguments: [folderId])
+        }
+    }
+
+    public func removeFromFolder(_ folderId: Int64, uids: [Int64], keepOrphans: Bool) async throws {
+        guard !uids.isEmpty else { return }
+        try await database.writer.write { db in try Self.remove(folderId: folderId, uids: uids, keepOrphans: keepOrphans, db: db) }
+    }
+
+    /// Drops folder associations; emails left in no folder go (unless kept for the virtual Archive),
+    /// their ids stop counting as stored for threading, and the threads they were in are refreshed.
+    static func remove(folderId: Int64, uids: [Int64], keepOrphans: Bool, db: Database) throws {
+        var touchedThreads: Set<Int64> = []
+        for chunk in stride(from: 0, to: uids.count, by: 500).map({ Array(uids[$0..<min($0 + 500, uids.count)]) }) {
+            let placeholders = databaseQuestionMarks(count: chunk.count)
+            let emailIds = try Int64.fetchAll(db, sql: "SELECT emailId FROM emailFolder WHERE folderId = ? AND imapUID IN (\(placeholders))",
+                                              arguments: StatementArguments([folderId] + chunk))
+            try db.execute(sql: "DELETE FROM emailFolder WHERE folderId = ? AND imapUID IN (\(placeholders))",
+                           arguments: StatementArguments([folderId] + chunk))
+            for emailId in emailIds {
+                guard let email = try Email.fetchOne(db, key: emailId) else { continue }
+                if let thread = email.threadId { touchedThreads.insert(thread) }
+                let remaining = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder WHERE emailId = ?", arguments: [emailId]) ?? 0
+                guard remaining == 0, !keepOrphans, email.sendState == .none else { continue }
+                if let id = ThreadingHeaders.ids(email.headerMessageId).first {
+                    try db.execute(sql: "UPDATE threadNode SET isPresent = 0 WHERE accountId = ? AND messageId = ?", arguments: [email.accountId, id])
+                }
+                try db.execute(sql: "DELETE FROM email WHERE id = ?", arguments: [emailId])
+            }
+        }
+        for thread in touchedThreads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
+    }
+
+    public func applyServerFlags(_ states: [ServerFlagState], folderId: Int64) async throws -> Int {
+        try await database.writer.write { db in
+            var changed = 0
+            var touchedThreads: Set<Int64> = []
+            for state in states {
+                let joined = state.flags.joined(separator: " ")
+                guard let row = try Row.fetchOne(db, sql: "SELECT emailId, serverFlags FROM emailFolder WHERE folderId = ? AND imapUID = ?",
+                                                 arguments: [folderId, state.uid]) else { continue }
+                let emailId: Int64 = row["emailId"]
+                let before: String = row["serverFlags"]
+                guard before != joined else { continue }
+                try db.execute(sql: "UPDATE emailFolder SET serverFlags = ?, modSeq = COALESCE(?, modSeq) WHERE folderId = ? AND imapUID = ?",
+                               arguments: [joined, state.modSeq, folderId, state.uid])
+                guard let email = try Email.fetchOne(db, key: emailId) else { continue }
+                let updated = IncomingMessage(email: email, uid: state.uid, serverFlags: state.flags).applyingServerFlags(to: email)
+                if updated != email {
+                    try updated.update(db)
+                    changed += 1
+                    if let thread = email.threadId { touchedThreads.insert(thread) }
+                }
+            }
+            for thread in touchedThreads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
+            return changed
+        }
+    }
+}

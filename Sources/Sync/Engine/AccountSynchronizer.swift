@@ -1,0 +1,183 @@
+import Foundation
+import IMAP
+import MIME
+import TernCore
+
+/// One account's header sync (FR-SYNC-01, FR-SYNC-02): folder discovery with the special-use
+/// mapping, the first page of Inbox headers before anything else (stage B), then every syncable
+/// folder: new mail above the forward cursor, history below the backfill cursor back to the sync
+/// window, deletions by UID set difference and the server's flags. Every batch is stored with its
+/// cursor in one transaction, so a killed sync resumes where it stopped and never stores a message
+/// twice. A folder that fails is reported and skipped; the next sync retries it.
+public struct AccountSynchronizer: Sendable {
+    /// FR-SYNC-01 stage B.
+    public static let firstPageSize = 30
+    public static let batchSize = 250
+
+    let store: any SyncStore
+    let server: IMAPServer
+    let credentials: IMAPCredentialSource
+    let now: @Sendable () -> Date
+
+    public init(store: any SyncStore, server: IMAPServer, credentials: IMAPCredentialSource, now: @escaping @Sendable () -> Date = Date.init) {
+        self.store = store
+        self.server = server
+        self.credentials = credentials
+        self.now = now
+    }
+
+    /// The header items fetched per message: the whole header (References, In-Reply-To and the
+    /// dedup key's fields come from it), flags, the server's date and size.
+    static let headerItems: [FetchItem] = [.flags, .internalDate, .size, .header]
+
+    public func sync(account: Account, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
+        let clock = ContinuousClock()
+        let start = clock.now
+        progress(.connecting)
+        let keepOrphans = account.provider == .gmail
+        return try await IMAPClient.withSession(to: server) { session in
+            try await session.authenticate(with: credentials)
+            let listings = try await session.listMailboxes()
+            let discovered = listings.map { DiscoveredFolder(path: $0.name, delimiter: $0.delimiter, folderType: $0.folderType) }
+            let folders = try await store.saveDiscoveredFolders(discovered, accountId: account.id).filter(\.isSyncable)
+            progress(.discoveredFolders(folders.count))
+            let rawNames = Dictionary(listings.map { ($0.name, $0.rawName) }, uniquingKeysWith: { first, _ in first })
+            let ordered = folders.sorted { Self.priority($0.folderType) < Self.priority($1.folderType) }
+            var reports: [FolderSyncReport] = []
+            var firstPage: Double?
+            let since = now().addingTimeInterval(-Double(account.syncWindowDays) * 86_400)
+            for folder in ordered {
+                var report = FolderSyncReport(path: folder.path, folderType: folder.folderType)
+                do {
+                    let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id, keepOrphans: keepOrphans,
+                                                          since: since, progress: progress)
+                    try await synchronizer.sync(folder, mailbox: rawNames[folder.path] ?? folder.path, report: &report) {
+                        if folder.folderType == .inbox, firstPage == nil {
+                            let elapsed = clock.now - start
+                            firstPage = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                        }
+                    }
+                } catch IMAPError.server(_, let text) {
+                    // This folder refused (SELECT, FETCH): reported and retried next time; the others go on.
+                    report.error = text
+                }
+                progress(.folderDone(path: folder.path))
+                reports.append(report)
+            }
+            try? await session.logout()
+            let elapsed = clock.now - start
+            return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage,
+                              seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+    }
+
+    /// Inbox first (its first page is the render gate), then Sent, then the rest.
+    static func priority(_ type: FolderType) -> Int {
+        switch type {
+        case .inbox: 0
+        case .sent: 1
+        case .starred: 2
+        case .drafts: 3
+        case .custom: 4
+        default: 5
+        }
+    }
+}
+
+/// One folder of one sync.
+struct FolderSynchronizer {
+    let session: IMAPSession
+    let store: any SyncStore
+    let accountId: Account.ID
+    let keepOrphans: Bool
+    let since: Date
+    let progress: @Sendable (SyncProgress) -> Void
+
+    func sync(_ stored: Folder, mailbox: String, report: inout FolderSyncReport, firstPageStored: () -> Void) async throws {
+        var folder = stored
+        let selected = try await session.select(mailbox, readOnly: true)
+        if let validity = selected.uidValidity.map(Int64.init), folder.uidValidity != validity {
+            if folder.uidValidity != nil { report.uidValidityReset = true }
+            try await store.resetFolder(folder.id!, uidValidity: validity, keepOrphans: keepOrphans)
+            folder = try await store.folders(accountId: accountId).first { $0.id == folder.id } ?? folder
+        }
+        let serverUIDs = try await session.uidSearch(.all).map(Int64.init).sorted()
+        report.serverMessages = serverUIDs.count
+        let inWindow = Set(try await session.uidSearch(.since(since)).map(Int64.init))
+        let forward = folder.forwardCursorUID ?? 0
+        let backfill = folder.backfillCursorUID ?? Int64.max
+        // Above the forward cursor: new mail. On a first sync (no cursor) the newest come first.
+        var newer = serverUIDs.filter { $0 > forward && (folder.forwardCursorUID != nil || inWindow.contains($0)) }
+        if folder.forwardCursorUID == nil {
+            newer = Array(newer.suffix(AccountSynchronizer.firstPageSize))
+        }
+        var done = 0
+        let total = serverUIDs.count
+        if !newer.isEmpty {
+            try await fetchAndStore(newer, folder: folder, report: &report, cursor: .forward)
+            done += newer.count
+            progress(.syncingFolder(path: folder.path, done: done, total: total))
+        }
+        if folder.folderType == .inbox {
+            progress(.firstPageReady(messages: newer.count))
+            firstPageStored()
+        }
+        // History below the backfill cursor, newest first, back to the sync window (stage D).
+        let lowest = min(backfill, newer.first ?? backfill)
+        let older = serverUIDs.filter { $0 < lowest && inWindow.contains($0) }
+        for batch in stride(from: older.count, to: 0, by: -AccountSynchronizer.batchSize) {
+            let slice = Array(older[max(0, batch - AccountSynchronizer.batchSize)..<batch])
+            try await fetchAndStore(slice, folder: folder, report: &report, cursor: .backfill)
+            done += slice.count
+            progress(.syncingFolder(path: folder.path, done: done, total: total))
+        }
+        // Deletions (UID set difference) and the server's flags for what is stored (FR-SYNC-02, 05).
+        let local = try await store.localUIDs(folderId: folder.id!)
+        let serverSet = Set(serverUIDs)
+        let gone = local.filter { !serverSet.contains($0) }
+        try await store.removeFromFolder(folder.id!, uids: gone, keepOrphans: keepOrphans)
+        report.removed = gone.count
+        let kept = local.filter { serverSet.contains($0) }
+        if !kept.isEmpty {
+            var states: [ServerFlagState] = []
+            try await session.uidFetch(UIDSet(uids: kept.map { UInt32($0) }), items: [.flags]) { message in
+                if let uid = message.uid, let flags = message.flags { states.append(ServerFlagState(uid: Int64(uid), flags: flags)) }
+            }
+            report.flagChanges = try await store.applyServerFlags(states, folderId: folder.id!)
+        }
+        var state = try await store.folders(accountId: accountId).first { $0.id == folder.id } ?? folder
+        state.uidNext = selected.uidNext.map(Int64.init)
+        state.highestModSeq = selected.highestModSeq.map { Int64(clamping: $0) }
+        state.initialFastCompleted = true
+        state.catchUpStatus = .completed
+        state.reachedServerHistoryBoundary = older.count == serverUIDs.filter { $0 < lowest }.count
+        state.lastSyncDate = Date()
+        state.lastSyncError = nil
+        try await store.updateFolderState(state)
+    }
+
+    enum Cursor { case forward, backfill }
+
+    func fetchAndStore(_ uids: [Int64], folder: Folder, report: inout FolderSyncReport, cursor: Cursor) async throws {
+        for start in stride(from: 0, to: uids.count, by: AccountSynchronizer.batchSize) {
+            let slice = uids[start..<min(start + AccountSynchronizer.batchSize, uids.count)]
+            var incoming: [IncomingMessage] = []
+            let parser = MessageParser()
+            try await session.uidFetch(UIDSet(uids: slice.map { UInt32($0) }), items: AccountSynchronizer.headerItems) { message in
+                guard let uid = message.uid, let header = message.section("HEADER") else { return }
+                let parsed = parser.parse(header)
+                var email = parsed.email(accountId: accountId, internalDate: message.internalDate ?? Date(timeIntervalSince1970: 0),
+                                         sizeBytes: Int64(clamping: message.size ?? 0))
+                // Headers only: the bodies come later (FR-SYNC-01 step 7).
+                email.bodiesFetched = false
+                email.snippet = nil
+                incoming.append(IncomingMessage(email: email, uid: Int64(uid), modSeq: message.modSeq.map { Int64(clamping: $0) },
+                                                serverFlags: message.flags ?? []))
+            }
+            let batch = try await store.store(incoming, folderId: folder.id!, cursorUID: cursor == .forward ? slice.last : nil,
+                                              backfillCursorUID: slice.first)
+            report.inserted += batch.inserted
+            report.linked += batch.linked
+        }
+    }
+}

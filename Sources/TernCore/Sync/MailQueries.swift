@@ -1,0 +1,51 @@
+import Foundation
+
+/// A folder as `tern folders` lists it.
+public struct FolderSummary: Sendable, Hashable, Codable {
+    public var account: String
+    public var path: String
+    public var folderType: FolderType
+    public var messageCount: Int
+    public var unreadCount: Int
+    public var lastSyncDate: Date?
+
+    public init(account: String, path: String, folderType: FolderType, messageCount: Int, unreadCount: Int, lastSyncDate: Date?) {
+        self.account = account
+        self.path = path
+        self.folderType = folderType
+        self.messageCount = messageCount
+        self.unreadCount = unreadCount
+        self.lastSyncDate = lastSyncDate
+    }
+}
+
+/// A row of the thread list (FR-SYNC-06 step 5 metadata, per folder).
+public struct ThreadSummary: Sendable, Hashable, Codable {
+    public var id: Int64
+    public var account: String
+    public var subject: String
+    public var latestDate: Date
+    public var messageCount: Int
+    public var unreadCount: Int
+    public var participants: [EmailAddress]
+    public var snippet: String?
+
+    public init(id: Int64, account: String, subject: String, latestDate: Date, messageCount: Int, unreadCount: Int,
+                participants: [EmailAddress], snippet: String?) {
+        self.id = id
+        self.account = account
+        self.subject = subject
+        self.latestDate = latestDate
+        self.messageCount = messageCount
+        self.unreadCount = unreadCount
+        self.participants = participants
+        self.snippet = snippet
+    }
+}
+
+/// The read side front ends list mail with.
+public protocol MailQueries: Sendable {
+    func folders(account: String?) async throws -> [FolderSummary]
+    /// Newest first. `folder` is a path, or nil for every account's Inbox (the unified inbox).
+    func threads(account: String?, folder: String?, limit: Int) async throws -> [ThreadSummary]
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// A mailbox the server listed (FR-SYNC-01 step 1), before it is stored.
+public struct DiscoveredFolder: Sendable, Hashable {
+    public var path: String
+    public var delimiter: String?
+    public var folderType: FolderType
+
+    public init(path: String, delimiter: String?, folderType: FolderType) {
+        self.path = path
+        self.delimiter = delimiter
+        self.folderType = folderType
+    }
+}
+
+/// A flag change pulled from the server (FR-SYNC-05: the server's state replaces the local one).
+public struct ServerFlagState: Sendable, Hashable {
+    public var uid: Int64
+    public var flags: [String]
+    public var modSeq: Int64?
+
+    public init(uid: Int64, flags: [String], modSeq: Int64? = nil) {
+        self.uid = uid
+        self.flags = flags
+        self.modSeq = modSeq
+    }
+}
+
+/// What the sync engine needs of the local store. Every call is one transaction.
+public protocol SyncStore: Sendable {
+    func folders(accountId: Account.ID) async throws -> [Folder]
+    /// Inserts new mailboxes and updates the type of known ones; returns the account's folders.
+    func saveDiscoveredFolders(_ folders: [DiscoveredFolder], accountId: Account.ID) async throws -> [Folder]
+    func updateFolderState(_ folder: Folder) async throws
+    /// UIDVALIDITY changed (FR-SYNC-02): the folder's associations and cursors go; emails left in no
+    /// folder are removed unless `keepOrphans` (Gmail, where they remain in All Mail).
+    func resetFolder(_ folderId: Int64, uidValidity: Int64, keepOrphans: Bool) async throws
+    @discardableResult
+    func store(_ messages: [IncomingMessage], folderId: Int64, cursorUID: Int64?, backfillCursorUID: Int64?) async throws -> StoredBatch
+    func localUIDs(folderId: Int64) async throws -> [Int64]
+    /// Messages expunged on the server (FR-SYNC-02 deletions by UID set difference).
+    func removeFromFolder(_ folderId: Int64, uids: [Int64], keepOrphans: Bool) async throws
+    /// Returns how many stored messages changed.
+    @discardableResult
+    func applyServerFlags(_ states: [ServerFlagState], folderId: Int64) async throws -> Int
+}
+
+/// FR-SYNC-04's states, as the engine reports them.
+public enum SyncProgress: Sendable, Hashable {
+    case connecting
+    case discoveredFolders(Int)
+    /// FR-SYNC-01 stage B: the newest Inbox headers are stored; the list can be shown.
+    case firstPageReady(messages: Int)
+    case syncingFolder(path: String, done: Int, total: Int)
+    case folderDone(path: String)
+}
+
+public struct FolderSyncReport: Sendable, Hashable, Codable {
+    public var path: String
+    public var folderType: FolderType
+    public var serverMessages: Int
+    public var inserted: Int
+    public var linked: Int
+    public var removed: Int
+    public var flagChanges: Int
+    public var uidValidityReset: Bool
+    public var error: String?
+
+    public init(path: String, folderType: FolderType, serverMessages: Int = 0, inserted: Int = 0, linked: Int = 0, removed: Int = 0,
+                flagChanges: Int = 0, uidValidityReset: Bool = false, error: String? = nil) {
+        self.path = path
+        self.folderType = folderType
+        self.serverMessages = serverMessages
+        self.inserted = inserted
+        self.linked = linked
+        self.removed = removed
+        self.flagChanges = flagChanges
+        self.uidValidityReset = uidValidityReset
+        self.error = error
+    }
+}
+
+public struct SyncReport: Sendable, Hashable, Codable {
+    public var account: String
+    public var folders: [FolderSyncReport]
+    /// Milliseconds from the start to the first 30 Inbox headers stored (FR-SYNC-01 stage B).
+    public var firstPageMilliseconds: Double?
+    public var seconds: Double
+
+    public init(account: String, folders: [FolderSyncReport], firstPageMilliseconds: Double?, seconds: Double) {
+        self.account = account
+        self.folders = folders
+        self.firstPageMilliseconds = firstPageMilliseconds
+        self.seconds = seconds
+    }
+}
+
+/// Runs one account's sync; implemented by the Sync module on the IMAP client.
+public protocol MailSynchronizing: Sendable {
+    func sync(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport
+}
+
+/// `tern sync [ACCOUNT]`: every active account, or the one named.
+public struct SyncAccountsUseCase: Sendable {
+    let accounts: any AccountRepository
+    let credentials: AccountCredentials
+    let synchronizer: any MailSynchronizing
+
+    public init(accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing) {
+        self.accounts = accounts
+        self.credentials = credentials
+        self.synchronizer = synchronizer
+    }
+
+    public func callAsFunction(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> [SyncReport] {
+        let selected: [Account]
+        if let name {
+            guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
+            selected = [account]
+        } else {
+            selected = try await accounts.allAccounts().filter(\.isActive)
+        }
+        var reports: [SyncReport] = []
+        for account in selected {
+            guard account.isActive else { throw TernError.authenticationExpired(account.name) }
+            reports.append(try await synchronizer.sync(account: account, credentials: credentials.supply(for: account), progress: progress))
+        }
+        return reports
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+import IMAP
+import MailStore
+import Sync
+import TernCore
+
+/// `MailSynchronizing` on the Sync engine, the IMAP client and the local store.
+struct LiveMailSynchronizer: MailSynchronizing {
+    let store: SQLiteSyncStore
+
+    func sync(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
+        let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(endpoint: account.imap, caFile: account.caFile),
+                                               credentials: credentials.imapSource)
+        do {
+            return try await synchronizer.sync(account: account, progress: progress)
+        } catch let error as IMAPError {
+            throw TernError.serverFailure(error.description)
+        }
+    }
+}

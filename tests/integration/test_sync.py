@@ -1,0 +1,102 @@
+"""`tern sync` against the real Dovecot: what the store holds matches the server (FR-SYNC-01, 02, 05, 06)."""
+import imaplib
+import json
+import subprocess
+import time
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from conftest import MAILSERVERS, user_address
+from test_imap_check import tern
+
+USER = "alice"
+
+
+def add_account(home, servers):
+    tern(home, "account", "add", USER, "--email", user_address(servers, USER), "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
+         "--smtp", f"127.0.0.1:{servers['TERN_SMTPS_PORT']}", "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}",
+         "--ca-file", servers["TERN_TEST_CA"], check=True)
+
+
+def sync(home):
+    result = tern(home, "sync", USER, "--json")
+    assert result.returncode == 0, result.stderr
+    [report] = json.loads(result.stdout)
+    return {folder["path"]: folder for folder in report["folders"]}, report
+
+
+def local_folders(home):
+    return {f["path"]: f for f in json.loads(tern(home, "folders", "--json", check=True).stdout)}
+
+
+def status(home):
+    return json.loads(tern(home, "status", "--json", check=True).stdout)["counts"]
+
+
+@pytest.fixture()
+def mailbox(servers, tls_context):
+    """alice's mailbox with seeded mail (added once per test run), and an IMAP connection to it."""
+    imap = imaplib.IMAP4_SSL("127.0.0.1", int(servers["TERN_IMAPS_PORT"]), ssl_context=tls_context)
+    imap.login(user_address(servers, USER), servers["TERN_TEST_PASSWORD"])
+    imap.select("INBOX")
+    if len(imap.search(None, "ALL")[1][0].split()) < 100:
+        subprocess.run([str(MAILSERVERS), "seed", "--user", USER, "--count", "400", "--seed", "21"], check=True, capture_output=True)
+    yield imap
+    imap.logout()
+
+
+def in_window(imap, folder, days=90):
+    """Messages of the sync window (the account default, 90 days), as the server counts them."""
+    imap.select(f'"{folder}"', readonly=True)
+    since = (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%d-%b-%Y")
+    return len(imap.uid("SEARCH", None, "SINCE", since)[1][0].split())
+
+
+def test_sync_stores_what_the_server_has_and_resumes_without_duplicates(servers, mailbox, tmp_path):
+    add_account(tmp_path, servers)
+    folders, report = sync(tmp_path)
+    assert report["firstPageMilliseconds"] is not None
+    assert "[Gmail]/All Mail" not in folders and "[Gmail]/Important" not in folders  # FR-SYNC-01 step 1
+    local = local_folders(tmp_path)
+    for path, folder in folders.items():
+        assert folder.get("error") is None, folder
+        # The window may gain a day's edge between the two counts; a message or two of slack.
+        assert abs(local[path]["messageCount"] - in_window(mailbox, path)) <= 2, path
+    counts = status(tmp_path)
+    again, _ = sync(tmp_path)
+    assert all(folder["inserted"] == 0 for folder in again.values())
+    assert status(tmp_path)["email"] == counts["email"]
+    assert status(tmp_path)["emailFolder"] == counts["emailFolder"]
+
+
+def test_expunges_and_flag_changes_by_another_client_are_pulled(servers, mailbox, tmp_path):
+    add_account(tmp_path, servers)
+    sync(tmp_path)
+    mailbox.select("INBOX")
+    since = (datetime.now(timezone.utc) - timedelta(days=30)).strftime("%d-%b-%Y")
+    uids = mailbox.uid("SEARCH", None, "SINCE", since)[1][0].split()
+    assert len(uids) >= 3
+    mailbox.uid("STORE", uids[-1], "+FLAGS", r"(\Deleted)")
+    mailbox.uid("EXPUNGE", uids[-1])
+    mailbox.uid("STORE", uids[-2], "FLAGS", r"(\Flagged)")
+    folders, _ = sync(tmp_path)
+    assert folders["INBOX"]["removed"] == 1
+    assert folders["INBOX"]["flagChanges"] >= 1
+
+
+def test_a_message_in_two_folders_is_one_email(servers, mailbox, tmp_path):
+    add_account(tmp_path, servers)
+    stamp = int(time.time() * 1000)
+    message = (f"From: Zoe <zoe@example.org>\r\nTo: {user_address(servers, USER)}\r\nSubject: Twice {stamp}\r\n"
+               f"Date: {datetime.now(timezone.utc).strftime('%a, %d %b %Y %H:%M:%S +0000')}\r\n"
+               f"Message-ID: <twice-{stamp}@example.org>\r\n\r\nHello twice.\r\n").encode()
+    mailbox.create("Twice")
+    mailbox.append("INBOX", None, None, message)
+    mailbox.append("Twice", None, None, message)
+    sync(tmp_path)
+    before = status(tmp_path)
+    assert local_folders(tmp_path)["Twice"]["messageCount"] >= 1
+    threads = json.loads(tern(tmp_path, "threads", "--folder", "Twice", "--json", check=True).stdout)
+    assert any(t["subject"] == f"Twice {stamp}" and t["messageCount"] == 1 for t in threads)
+    assert before["emailFolder"] > before["email"]
