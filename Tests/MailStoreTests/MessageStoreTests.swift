@@ -116,4 +116,32 @@ struct MessageStoreTests {
         #expect(thread.subject == "Plans")
         #expect(try count("SELECT unreadCount FROM threadFolder") == 1)
     }
+
+    @Test func syncedAddressesFillTheContactCache() async throws {
+        var first = message(1, id: "a@x")
+        first.email.ccAddresses = [EmailAddress(name: "Old Name", address: "Kim@Example.org")]
+        var second = message(2, id: "b@x", day: 1)
+        second.email.toAddresses = [EmailAddress(name: "Kim Lee", address: "kim@example.org")]
+        try await store.store([first, second], folderId: inbox.id!)
+        // The same message seen again in another folder is not counted twice.
+        try await store.store([first], folderId: starred.id!)
+        let kim = try #require(try await database.writer.read { db in
+            try ContactCacheEntry.filter(Column("emailAddress") == "kim@example.org").fetchOne(db)
+        })
+        #expect(kim.frequency == 2)
+        #expect(kim.displayName == "Kim Lee")
+        #expect(try count("SELECT frequency FROM contactCacheEntry WHERE emailAddress = 'zoe@example.fr'") == 2)
+    }
+
+    @Test func newMessagesAreSearchable() async throws {
+        var email = message(1, id: "s@x", subject: "Quarterly budget review")
+        email.email.snippet = "Numbers for the offsite"
+        try await store.store([email, message(2, id: "t@x", subject: "Lunch")], folderId: inbox.id!)
+        let queries = SQLiteMailQueries(database: database)
+        #expect(try await queries.search("budg", account: nil, limit: 10).map(\.subject) == ["Quarterly budget review"])
+        #expect(try await queries.search("offsite zoë", account: nil, limit: 10).count == 1)
+        #expect(try await queries.search("\"; DROP TABLE email; --", account: nil, limit: 10).isEmpty)
+        #expect(try await queries.search("   ", account: nil, limit: 10).isEmpty)
+    }
 }
+

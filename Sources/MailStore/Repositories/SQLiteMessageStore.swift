@@ -19,6 +19,7 @@ public struct SQLiteMessageStore: Sendable {
             var result = StoredBatch()
             for message in messages { try Self.store(message, folderId: folderId, db: db, result: &result) }
             for thread in result.threadsTouched.subtracting(result.threadsRemoved) { try Self.refresh(thread: thread, db: db) }
+            if result.inserted > 0, let accountId = messages.first?.email.accountId { try Self.evictContacts(accountId: accountId, db: db) }
             if let cursorUID {
                 try db.execute(sql: "UPDATE folder SET forwardCursorUID = MAX(COALESCE(forwardCursorUID, 0), ?) WHERE id = ?",
                                arguments: [cursorUID, folderId])
@@ -52,6 +53,8 @@ public struct SQLiteMessageStore: Sendable {
             attachment.emailId = emailId
             try attachment.insert(db, onConflict: .ignore)
         }
+        try index(incoming, db: db)
+        try rememberContacts(of: incoming, db: db)
         var nodes = SQLiteThreadNodes(db: db, accountId: incoming.accountId)
         let node = try ThreadLinker.add(ThreadingHeaders(incoming), to: &nodes)
         let thread = try nodes.thread(for: nodes.component(of: node), creatingFrom: incoming)
@@ -60,6 +63,46 @@ public struct SQLiteMessageStore: Sendable {
         result.threadsTouched.insert(thread)
         result.threadsTouched.formUnion(nodes.threadsTouched)
         result.threadsRemoved.formUnion(nodes.threadsRemoved)
+    }
+
+    /// FR-SYNC-04 Indexing: subject, sender, recipients and text into FTS5 (rowid = email id). The
+    /// text is the plain body, or the snippet until bodies are fetched.
+    static func index(_ email: Email, db: Database) throws {
+        let recipients = (email.toAddresses + email.ccAddresses).map { [$0.name, $0.address].compactMap { $0 }.joined(separator: " ") }
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO searchIndex (rowid, subject, sender, recipients, content) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [email.id, email.subject, [email.fromName, email.fromAddress].compactMap { $0 }.joined(separator: " "),
+                                 recipients.joined(separator: ", "), email.bodyPlain ?? email.snippet ?? ""])
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO searchIndexState (emailId, indexedDate, failureCount) VALUES (?, ?, 0)")
+            .execute(arguments: [email.id, Date()])
+    }
+
+    /// FR-COMP-04: From, To and Cc of every newly synced email, counted per account.
+    static func rememberContacts(of email: Email, db: Database) throws {
+        let seen = email.dateSent ?? email.dateReceived
+        var addresses = email.toAddresses + email.ccAddresses
+        if !email.fromAddress.isEmpty { addresses.append(EmailAddress(name: email.fromName, address: email.fromAddress)) }
+        for address in addresses where address.address.contains("@") {
+            try db.cachedStatement(sql: """
+                INSERT INTO contactCacheEntry (id, accountId, emailAddress, displayName, lastSeenDate, frequency) VALUES (?, ?, ?, ?, ?, 1)
+                ON CONFLICT (accountId, emailAddress) DO UPDATE SET
+                    frequency = frequency + 1,
+                    displayName = CASE WHEN excluded.displayName IS NOT NULL AND excluded.lastSeenDate >= lastSeenDate
+                                       THEN excluded.displayName ELSE displayName END,
+                    lastSeenDate = MAX(lastSeenDate, excluded.lastSeenDate)
+                """).execute(arguments: [UUID().uuidString.lowercased(), email.accountId, address.address.lowercased(), address.name, seen])
+        }
+    }
+
+    /// FR-COMP-04: at most 10,000 contacts per account; the least frequent, then the oldest, go first.
+    static let contactLimit = 10_000
+
+    static func evictContacts(accountId: Account.ID, db: Database) throws {
+        let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM contactCacheEntry WHERE accountId = ?"), arguments: [accountId]) ?? 0
+        guard count > contactLimit else { return }
+        try db.execute(sql: """
+            DELETE FROM contactCacheEntry WHERE id IN (
+                SELECT id FROM contactCacheEntry WHERE accountId = ? ORDER BY frequency ASC, lastSeenDate ASC LIMIT ?)
+            """, arguments: [accountId, count - contactLimit])
     }
 
     /// What dedup needs of a stored Email, without decoding the whole row.

@@ -10,7 +10,7 @@ import TernRuntime
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
-        subcommands: [MIMEBench.self, IMAPBench.self, SanitizeBench.self, ThreadBench.self])
+        subcommands: [MIMEBench.self, IMAPBench.self, SanitizeBench.self, ThreadBench.self, SearchBench.self])
 
     struct MIMEBench: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -442,3 +442,26 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+extension BenchCommand {
+    /// Full-text search over a large synthetic mailbox (issue 6: goal under 20 ms per query).
+    struct SearchBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "search", abstract: "Time FTS5 search queries over a synthetic mailbox.")
+
+        @Option var messages = 100_000
+        @Option var iterations = 10
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let report = try await SearchBenchmark.run(messages: messages, iterations: iterations)
+            if output.json {
+                try printJSON([report])
+                return
+            }
+            print(String(format: "%d messages (indexed in %.1f s): %d queries, mean %.2f ms, p99 %.2f ms", report.messages,
+                         report.populateSeconds, report.queries, report.meanMilliseconds, report.p99Milliseconds)
+                  + " (slowest: \"\(report.slowestQuery)\")")
+        }
+    }
+}
+

@@ -90,3 +90,30 @@ struct ThreadsCommand: AsyncParsableCommand {
         print(TextTable(header: ["ID", "DATE", "", "FROM", "SUBJECT"], rows: rows).rendered)
     }
 }
+
+/// `tern search QUERY`: full-text search over the stored mail (FTS5), best matches first.
+struct SearchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "search", abstract: "Search stored mail (subject, people, text), newest first.")
+
+    @Argument(help: "Words to look for; each must match (as a word or its start).")
+    var words: [String]
+    @Option(help: "Only this account.")
+    var account: String?
+    @Option var limit = 50
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let hits = try await services().mailQueries.search(words.joined(separator: " "), account: account, limit: limit)
+        if output.json {
+            try printJSON(hits)
+            return
+        }
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        let rows = hits.map { hit in
+            [hit.threadId.map(String.init) ?? "", formatter.string(from: hit.date), hit.from.name ?? hit.from.address, hit.subject]
+        }
+        print(TextTable(header: ["THREAD", "DATE", "FROM", "SUBJECT"], rows: rows).rendered)
+    }
+}
+
