@@ -247,20 +247,13 @@ public struct MessageParser: Sendable {
             for partId in partIds {
                 guard let part = parts.first(where: { $0.partId == partId && $0.children.isEmpty }),
                       let range = leafRanges[partId] else { continue }
-                var decoded = TransferDecoding.decode(bytes[range], encoding: part.transferEncoding)
-                if total + decoded.count > parser.maxBodyBytes {
-                    decoded = Array(decoded.prefix(max(0, parser.maxBodyBytes - total)))
-                    truncated = true
-                    problems.append(ParseProblem(.limit, partId: partId, "body larger than 10 MB truncated"))
-                }
-                total += decoded.count
-                let result = CharsetDecoder.decode(Self.normalizeLineBreaks(decoded), charset: part.charset)
-                if let problem = result.problem { problems.append(ParseProblem(.charset, partId: partId, problem)) }
-                var text = result.text
-                if part.contentType == "text/plain", part.parameters["format"]?.lowercasedASCII == "flowed" {
-                    text = FormatFlowed.decode(text, delSp: part.parameters["delsp"]?.lowercasedASCII == "yes")
-                }
-                pieces.append(text)
+                var budget = parser.maxBodyBytes - total
+                let wasTruncated = truncated
+                let decoded = BodyText.decode(bytes[range], part: part, limit: &budget, truncated: &truncated)
+                total = parser.maxBodyBytes - budget
+                if truncated, !wasTruncated { problems.append(ParseProblem(.limit, partId: partId, "body larger than 10 MB truncated")) }
+                if let problem = decoded.charsetProblem { problems.append(ParseProblem(.charset, partId: partId, problem)) }
+                pieces.append(decoded.text)
                 if truncated { break }
             }
             return pieces.isEmpty ? nil : pieces.joined(separator: "\n")

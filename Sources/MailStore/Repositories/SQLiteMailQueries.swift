@@ -44,6 +44,26 @@ public struct SQLiteMailQueries: MailQueries {
         }
     }
 
+    public func thread(id: Int64) async throws -> [ThreadMessage]? {
+        try await database.writer.read { db in
+            guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM thread WHERE id = ?", arguments: [id]) == 1 else { return nil }
+            let emails = try Email.filter(Column("threadId") == id).fetchAll(db)
+                .sorted { ($0.dateSent ?? $0.dateReceived, $0.id ?? 0) < ($1.dateSent ?? $1.dateReceived, $1.id ?? 0) }
+            return try emails.map { email in
+                let folders = try String.fetchAll(db, sql: """
+                    SELECT f.path FROM emailFolder ef JOIN folder f ON f.id = ef.folderId WHERE ef.emailId = ? ORDER BY f.path
+                    """, arguments: [email.id])
+                let attachments = try Attachment.filter(Column("emailId") == email.id).order(Column("partId")).fetchAll(db).map {
+                    AttachmentSummary(id: $0.id ?? 0, filename: $0.filename, mimeType: $0.mimeType, sizeBytes: $0.sizeBytes, isDownloaded: $0.isDownloaded)
+                }
+                return ThreadMessage(emailId: email.id ?? 0, subject: email.subject, from: EmailAddress(name: email.fromName, address: email.fromAddress),
+                                     to: email.toAddresses, cc: email.ccAddresses, date: email.dateSent ?? email.dateReceived, isRead: email.isRead,
+                                     isStarred: email.isStarred, bodyPlain: email.bodyPlain, bodyHTML: email.bodyHTML,
+                                     bodiesFetched: email.bodiesFetched, folders: folders, attachments: attachments)
+            }
+        }
+    }
+
     public func search(_ query: String, account: String?, limit: Int) async throws -> [SearchHit] {
         guard let match = Self.ftsQuery(query) else { return [] }
         return try await database.writer.read { db in

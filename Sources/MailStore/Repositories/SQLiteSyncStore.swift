@@ -90,6 +90,32 @@ public struct SQLiteSyncStore: SyncStore {
         for thread in touchedThreads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
     }
 
+    public func emailsNeedingBodies(folderId: Int64, since: Date?, limit: Int) async throws -> [BodyRequest] {
+        try await database.writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT e.id, ef.imapUID, e.bodyStructure FROM emailFolder ef JOIN email e ON e.id = ef.emailId
+                WHERE ef.folderId = ? AND NOT e.bodiesFetched AND e.bodyStructure IS NOT NULL AND (? IS NULL OR e.dateReceived >= ?)
+                ORDER BY e.dateReceived DESC LIMIT ?
+                """, arguments: [folderId, since, since, limit]).map { BodyRequest(emailId: $0["id"], uid: $0["imapUID"], bodyStructure: $0["bodyStructure"]) }
+        }
+    }
+
+    public func saveBodies(_ bodies: [FetchedBodies]) async throws {
+        guard !bodies.isEmpty else { return }
+        try await database.writer.write { db in
+            var threads: Set<Int64> = []
+            for body in bodies {
+                try db.cachedStatement(sql: """
+                    UPDATE email SET bodyPlain = ?, bodyHTML = ?, snippet = ?, bodyTruncated = ?, bodiesFetched = 1 WHERE id = ?
+                    """).execute(arguments: [body.plain, body.html, body.snippet, body.truncated, body.emailId])
+                guard let email = try Email.fetchOne(db, key: body.emailId) else { continue }
+                try SQLiteMessageStore.index(email, db: db)
+                if let thread = email.threadId { threads.insert(thread) }
+            }
+            for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
+        }
+    }
+
     public func applyServerFlags(_ states: [ServerFlagState], folderId: Int64) async throws -> Int {
         try await database.writer.write { db in
             var changed = 0

@@ -28,7 +28,7 @@ public struct AccountSynchronizer: Sendable {
 
     /// The header items fetched per message: the whole header (References, In-Reply-To and the
     /// dedup key's fields come from it), flags, the server's date and size.
-    static let headerItems: [FetchItem] = [.flags, .internalDate, .size, .header]
+    static let headerItems: [FetchItem] = [.flags, .internalDate, .size, .header, .bodyStructure]
 
     public func sync(account: Account, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
         let clock = ContinuousClock()
@@ -50,7 +50,7 @@ public struct AccountSynchronizer: Sendable {
                 var report = FolderSyncReport(path: folder.path, folderType: folder.folderType)
                 do {
                     let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id, keepOrphans: keepOrphans,
-                                                          since: since, progress: progress)
+                                                          since: since, hydration: account.bodyHydration, now: now(), progress: progress)
                     try await synchronizer.sync(folder, mailbox: rawNames[folder.path] ?? folder.path, report: &report) {
                         if folder.folderType == .inbox, firstPage == nil {
                             let elapsed = clock.now - start
@@ -91,6 +91,8 @@ struct FolderSynchronizer {
     let accountId: Account.ID
     let keepOrphans: Bool
     let since: Date
+    let hydration: BodyHydrationPolicy
+    let now: Date
     let progress: @Sendable (SyncProgress) -> Void
 
     func sync(_ stored: Folder, mailbox: String, report: inout FolderSyncReport, firstPageStored: () -> Void) async throws {
@@ -145,6 +147,7 @@ struct FolderSynchronizer {
             }
             report.flagChanges = try await store.applyServerFlags(states, folderId: folder.id!)
         }
+        report.bodiesFetched = try await hydrateBodies(folder)
         var state = try await store.folders(accountId: accountId).first { $0.id == folder.id } ?? folder
         state.uidNext = selected.uidNext.map(Int64.init)
         state.highestModSeq = selected.highestModSeq.map { Int64(clamping: $0) }
@@ -168,11 +171,27 @@ struct FolderSynchronizer {
                 let parsed = parser.parse(header)
                 var email = parsed.email(accountId: accountId, internalDate: message.internalDate ?? Date(timeIntervalSince1970: 0),
                                          sizeBytes: Int64(clamping: message.size ?? 0))
-                // Headers only: the bodies come later (FR-SYNC-01 step 7).
+                // Headers only: the bodies come later (FR-SYNC-01 step 7); BODYSTRUCTURE says which parts
+                // they are and which parts are attachments (step 8).
                 email.bodiesFetched = false
                 email.snippet = nil
+                email.bodyPlain = nil
+                email.bodyHTML = nil
+                email.bodyTruncated = false
+                var attachments: [Attachment] = []
+                if let structure = message.bodyStructure {
+                    let plan = BodyPlanner.plan(structure)
+                    email.bodyStructure = (try? JSONEncoder().encode(structure)).map { String(decoding: $0, as: UTF8.self) }
+                    email.hasAttachments = plan.attachments.contains { !$0.isInline }
+                    attachments = plan.attachments.map { info in
+                        Attachment(emailId: 0, partId: info.partId, filename: info.filename, mimeType: info.mimeType,
+                                   sizeBytes: Int64(info.sizeBytes), contentId: info.contentId, isInline: info.isInline,
+                                   transferEncoding: info.transferEncoding)
+                    }
+                    if plan.plainPartIds.isEmpty, plan.htmlPartIds.isEmpty { email.bodiesFetched = true }  // nothing to fetch
+                }
                 incoming.append(IncomingMessage(email: email, uid: Int64(uid), modSeq: message.modSeq.map { Int64(clamping: $0) },
-                                                serverFlags: message.flags ?? []))
+                                                serverFlags: message.flags ?? [], attachments: attachments))
             }
             let batch = try await store.store(incoming, folderId: folder.id!, cursorUID: cursor == .forward ? slice.last : nil,
                                               backfillCursorUID: slice.first)
@@ -180,4 +199,50 @@ struct FolderSynchronizer {
             report.linked += batch.linked
         }
     }
+
+    /// FR-SYNC-01 step 7 under the account's policy: only the text parts BODYSTRUCTURE names are
+    /// fetched, messages with the same part layout together in one UID FETCH.
+    func hydrateBodies(_ folder: Folder) async throws -> Int {
+        let cutoff: Date?
+        switch hydration {
+        case .none: return 0
+        case .all: cutoff = nil
+        case .recent(let days): cutoff = now.addingTimeInterval(-Double(days) * 86_400)
+        }
+        var fetched = 0
+        while true {
+            let requests = try await store.emailsNeedingBodies(folderId: folder.id!, since: cutoff, limit: AccountSynchronizer.batchSize)
+            guard !requests.isEmpty else { return fetched }
+            var planned: [(request: BodyRequest, structure: MIMEPart, plan: BodyPlan)] = []
+            var bodies: [FetchedBodies] = []
+            for request in requests {
+                guard let structure = try? JSONDecoder().decode(MIMEPart.self, from: Data(request.bodyStructure.utf8)) else {
+                    bodies.append(FetchedBodies(emailId: request.emailId, plain: nil, html: nil, snippet: nil, truncated: false))
+                    continue
+                }
+                planned.append((request, structure, BodyPlanner.plan(structure)))
+            }
+            let groups = Dictionary(grouping: planned) { $0.plan.plainPartIds + ["|"] + $0.plan.htmlPartIds }
+            for (_, members) in groups {
+                let sections = members[0].plan.plainPartIds + members[0].plan.htmlPartIds
+                let byUID = Dictionary(members.map { ($0.request.uid, $0) }, uniquingKeysWith: { first, _ in first })
+                var seen: Set<Int64> = []
+                try await session.uidFetch(UIDSet(uids: members.map { UInt32($0.request.uid) }), items: sections.map { .section($0) }) { message in
+                    guard let uid = message.uid.map(Int64.init), let member = byUID[uid] else { return }
+                    let text = BodyText(structure: member.structure, plan: member.plan, sections: message.sections)
+                    bodies.append(FetchedBodies(emailId: member.request.emailId, plain: text.plain, html: text.html, snippet: text.snippet,
+                                                truncated: text.truncated))
+                    seen.insert(uid)
+                }
+                // Gone from the server meanwhile: marked fetched (empty) so the loop ends; deletion sync removes it.
+                for member in members where !seen.contains(member.request.uid) {
+                    bodies.append(FetchedBodies(emailId: member.request.emailId, plain: nil, html: nil, snippet: nil, truncated: false))
+                }
+            }
+            try await store.saveBodies(bodies)
+            fetched += bodies.count
+            progress(.syncingFolder(path: folder.path, done: fetched, total: fetched + requests.count))
+        }
+    }
 }
+

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTMLSafety
 import TernCore
 
 /// `tern sync [ACCOUNT]`: brings the server's mail into the local store (headers; FR-SYNC-01, 02).
@@ -9,12 +10,26 @@ struct SyncCommand: AsyncParsableCommand {
 
     @Argument(help: "The account's name (default: every active account).")
     var account: String?
+    @Option(help: "Which bodies to download this time: none, recent (the last 30 days) or all (default: the account's setting).")
+    var bodies: BodiesChoice?
     @OptionGroup var output: OutputOptions
+
+    enum BodiesChoice: String, ExpressibleByArgument, CaseIterable {
+        case none, recent, all
+
+        var policy: BodyHydrationPolicy {
+            switch self {
+            case .none: .none
+            case .recent: .recent(days: 30)
+            case .all: .all
+            }
+        }
+    }
 
     func run() async throws {
         let json = output.json
         let interactive = !json && isatty(STDERR_FILENO) == 1
-        let reports = try await services().syncAccounts(account: account) { event in
+        let reports = try await services().syncAccounts(account: account, bodies: bodies?.policy) { event in
             guard !json else { return }
             switch event {
             case .firstPageReady(let count):
@@ -35,9 +50,9 @@ struct SyncCommand: AsyncParsableCommand {
             print("\(report.account): synced in \(String(format: "%.2f", report.seconds)) s\(first)")
             let rows = report.folders.map { folder in
                 [folder.path, folder.folderType.rawValue, String(folder.serverMessages), String(folder.inserted), String(folder.linked),
-                 String(folder.removed), String(folder.flagChanges), folder.error ?? (folder.uidValidityReset ? "UIDVALIDITY changed: resynced" : "")]
+                 String(folder.removed), String(folder.flagChanges), String(folder.bodiesFetched), folder.error ?? (folder.uidValidityReset ? "UIDVALIDITY changed: resynced" : "")]
             }
-            print(TextTable(header: ["FOLDER", "TYPE", "ON SERVER", "NEW", "ALSO IN", "REMOVED", "FLAGS", "NOTE"], rows: rows).rendered)
+            print(TextTable(header: ["FOLDER", "TYPE", "ON SERVER", "NEW", "ALSO IN", "REMOVED", "FLAGS", "BODIES", "NOTE"], rows: rows).rendered)
         }
     }
 }
@@ -114,6 +129,53 @@ struct SearchCommand: AsyncParsableCommand {
             [hit.threadId.map(String.init) ?? "", formatter.string(from: hit.date), hit.from.name ?? hit.from.address, hit.subject]
         }
         print(TextTable(header: ["THREAD", "DATE", "FROM", "SUBJECT"], rows: rows).rendered)
+    }
+}
+
+/// `tern thread ID`: a conversation's messages in order, bodies as text (HTML bodies sanitized, then
+/// read as text), attachments listed.
+struct ThreadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "thread", abstract: "Show a thread's messages in order, with their bodies as text.")
+
+    @Argument(help: "The thread id (from `tern threads` or `tern search`).")
+    var id: Int64
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        guard let messages = try await services().mailQueries.thread(id: id) else { throw TernError.notFound("thread \(id)") }
+        if output.json {
+            try printJSON(messages)
+            return
+        }
+        let formatter = DateFormatter()
+        formatter.dateFormat = "EEE, d MMM yyyy HH:mm"
+        for (index, message) in messages.enumerated() {
+            if index > 0 { print("\n" + String(repeating: "─", count: 72)) }
+            print("From:    \(Self.format(message.from))")
+            if !message.to.isEmpty { print("To:      \(message.to.map(Self.format).joined(separator: ", "))") }
+            if !message.cc.isEmpty { print("Cc:      \(message.cc.map(Self.format).joined(separator: ", "))") }
+            print("Date:    \(formatter.string(from: message.date))")
+            print("Subject: \(message.subject)")
+            print("Folders: \(message.folders.joined(separator: ", "))\(message.isStarred ? "  ★" : "")")
+            for attachment in message.attachments {
+                print("Attachment \(attachment.id): \(attachment.filename) (\(attachment.mimeType), \(ByteCountFormatter.string(fromByteCount: attachment.sizeBytes, countStyle: .file)))")
+            }
+            print("")
+            if let plain = message.bodyPlain {
+                print(plain)
+            } else if let html = message.bodyHTML {
+                // Sanitized first: what is shown as text is what the web view would show.
+                print(HTMLTextExtractor.text(fromHTML: HTMLSanitizer.sanitize(html).html))
+            } else if !message.bodiesFetched {
+                print("(body not downloaded yet: `tern sync --bodies all` fetches every body)")
+            } else {
+                print("(no text body)")
+            }
+        }
+    }
+
+    static func format(_ address: EmailAddress) -> String {
+        address.name.map { "\($0) <\(address.address)>" } ?? address.address
     }
 }
 

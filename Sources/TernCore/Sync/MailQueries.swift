@@ -64,11 +64,63 @@ public struct SearchHit: Sendable, Hashable, Codable {
     }
 }
 
+/// One message of a thread as `tern thread` shows it.
+public struct ThreadMessage: Sendable, Hashable, Codable {
+    public var emailId: Int64
+    public var subject: String
+    public var from: EmailAddress
+    public var to: [EmailAddress]
+    public var cc: [EmailAddress]
+    public var date: Date
+    public var isRead: Bool
+    public var isStarred: Bool
+    public var bodyPlain: String?
+    public var bodyHTML: String?
+    public var bodiesFetched: Bool
+    public var folders: [String]
+    public var attachments: [AttachmentSummary]
+
+    public init(emailId: Int64, subject: String, from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, isRead: Bool,
+                isStarred: Bool, bodyPlain: String?, bodyHTML: String?, bodiesFetched: Bool, folders: [String], attachments: [AttachmentSummary]) {
+        self.emailId = emailId
+        self.subject = subject
+        self.from = from
+        self.to = to
+        self.cc = cc
+        self.date = date
+        self.isRead = isRead
+        self.isStarred = isStarred
+        self.bodyPlain = bodyPlain
+        self.bodyHTML = bodyHTML
+        self.bodiesFetched = bodiesFetched
+        self.folders = folders
+        self.attachments = attachments
+    }
+}
+
+public struct AttachmentSummary: Sendable, Hashable, Codable {
+    public var id: Int64
+    public var filename: String
+    public var mimeType: String
+    public var sizeBytes: Int64
+    public var isDownloaded: Bool
+
+    public init(id: Int64, filename: String, mimeType: String, sizeBytes: Int64, isDownloaded: Bool) {
+        self.id = id
+        self.filename = filename
+        self.mimeType = mimeType
+        self.sizeBytes = sizeBytes
+        self.isDownloaded = isDownloaded
+    }
+}
+
 /// The read side front ends list mail with.
 public protocol MailQueries: Sendable {
     func folders(account: String?) async throws -> [FolderSummary]
     /// Newest first. `folder` is a path, or nil for every account's Inbox (the unified inbox).
     func threads(account: String?, folder: String?, limit: Int) async throws -> [ThreadSummary]
+    /// A thread's messages, oldest first; nil when there is no such thread.
+    func thread(id: Int64) async throws -> [ThreadMessage]?
     /// Full-text search (FTS5): every word must match, as a word or the start of one; newest first.
     func search(_ query: String, account: String?, limit: Int) async throws -> [SearchHit]
 }

@@ -26,6 +26,37 @@ public struct ServerFlagState: Sendable, Hashable {
     }
 }
 
+/// A stored message whose bodies are still to fetch (FR-SYNC-01 step 7).
+public struct BodyRequest: Sendable, Hashable {
+    public var emailId: Int64
+    public var uid: Int64
+    /// The part tree from BODYSTRUCTURE, as stored (`Email.bodyStructure`, JSON).
+    public var bodyStructure: String
+
+    public init(emailId: Int64, uid: Int64, bodyStructure: String) {
+        self.emailId = emailId
+        self.uid = uid
+        self.bodyStructure = bodyStructure
+    }
+}
+
+/// Bodies fetched for one message.
+public struct FetchedBodies: Sendable, Hashable {
+    public var emailId: Int64
+    public var plain: String?
+    public var html: String?
+    public var snippet: String?
+    public var truncated: Bool
+
+    public init(emailId: Int64, plain: String?, html: String?, snippet: String?, truncated: Bool) {
+        self.emailId = emailId
+        self.plain = plain
+        self.html = html
+        self.snippet = snippet
+        self.truncated = truncated
+    }
+}
+
 /// What the sync engine needs of the local store. Every call is one transaction.
 public protocol SyncStore: Sendable {
     func folders(accountId: Account.ID) async throws -> [Folder]
@@ -40,6 +71,10 @@ public protocol SyncStore: Sendable {
     func localUIDs(folderId: Int64) async throws -> [Int64]
     /// Messages expunged on the server (FR-SYNC-02 deletions by UID set difference).
     func removeFromFolder(_ folderId: Int64, uids: [Int64], keepOrphans: Bool) async throws
+    /// Messages of the folder without bodies, newest first, received since `since` (all when nil).
+    func emailsNeedingBodies(folderId: Int64, since: Date?, limit: Int) async throws -> [BodyRequest]
+    /// Stores bodies, re-indexes their text and refreshes their threads' snippets.
+    func saveBodies(_ bodies: [FetchedBodies]) async throws
     /// Returns how many stored messages changed.
     @discardableResult
     func applyServerFlags(_ states: [ServerFlagState], folderId: Int64) async throws -> Int
@@ -63,6 +98,8 @@ public struct FolderSyncReport: Sendable, Hashable, Codable {
     public var linked: Int
     public var removed: Int
     public var flagChanges: Int
+    /// Messages whose bodies were fetched (FR-SYNC-01 step 7, the account's hydration policy).
+    public var bodiesFetched: Int = 0
     public var uidValidityReset: Bool
     public var error: String?
 
@@ -112,7 +149,9 @@ public struct SyncAccountsUseCase: Sendable {
         self.synchronizer = synchronizer
     }
 
-    public func callAsFunction(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> [SyncReport] {
+    /// `bodies` overrides the accounts' body policy for this run (`tern sync --bodies all`).
+    public func callAsFunction(account name: String?, bodies: BodyHydrationPolicy? = nil,
+                               progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> [SyncReport] {
         let selected: [Account]
         if let name {
             guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
@@ -121,7 +160,8 @@ public struct SyncAccountsUseCase: Sendable {
             selected = try await accounts.allAccounts().filter(\.isActive)
         }
         var reports: [SyncReport] = []
-        for account in selected {
+        for var account in selected {
+            if let bodies { account.bodyHydration = bodies }
             guard account.isActive else { throw TernError.authenticationExpired(account.name) }
             reports.append(try await synchronizer.sync(account: account, credentials: credentials.supply(for: account), progress: progress))
         }
