@@ -17,4 +17,15 @@ struct LiveMailSynchronizer: MailSynchronizing {
             throw TernError.serverFailure(error.description)
         }
     }
+
+    func watch(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+        let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(endpoint: account.imap, caFile: account.caFile),
+                                               credentials: credentials.imapSource)
+        do {
+            try await synchronizer.watch(account: account, progress: progress)
+        } catch let error as IMAPError {
+            throw TernError.serverFailure(error.description)
+        }
+    }
 }
+

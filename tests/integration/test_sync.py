@@ -108,3 +108,43 @@ def test_a_message_in_two_folders_is_one_email(servers, mailbox, tmp_path):
     assert shown["bodyPlain"].strip() == "Hello twice."
     assert sorted(shown["folders"]) == ["INBOX", "Twice"]
 
+
+
+def test_watch_shows_new_mail_delivered_through_postfix(servers, mailbox, tmp_path):
+    import os
+    import queue
+    import smtplib
+    import threading
+    from email.message import EmailMessage
+
+    from test_imap_check import TERN
+    add_account(tmp_path, servers)
+    watcher = subprocess.Popen([str(TERN), "sync", USER, "--watch", "--json", "--bodies", "none"], stdout=subprocess.PIPE,
+                               stderr=open(tmp_path / "watch.err", "w"), text=True, env=dict(os.environ, TERN_HOME=str(tmp_path)))
+    events = queue.Queue()
+    threading.Thread(target=lambda: [events.put(json.loads(line)) for line in watcher.stdout], daemon=True).start()
+
+    def wait_for(predicate, seconds):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                event = events.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if predicate(event):
+                return event
+        raise AssertionError("the event did not come")
+
+    try:
+        wait_for(lambda e: e.get("event") == "watching", 60)
+        subject = f"Watch {time.time()}"
+        message = EmailMessage()
+        message["From"], message["To"], message["Subject"] = "zoe@example.org", user_address(servers, USER), subject
+        message.set_content("New mail while watching.")
+        with smtplib.SMTP("127.0.0.1", int(servers["TERN_SMTP_PORT"])) as smtp:
+            smtp.send_message(message)
+        # IDLE pushes it: well before any poll would (the latency itself is a benchmark figure).
+        wait_for(lambda e: e.get("event") == "newMail" and any(m["subject"] == subject for m in e["data"]), 20)
+    finally:
+        watcher.kill()
+        watcher.wait()

@@ -6,8 +6,11 @@ extension IMAPConnectionPool {
     /// `probeAfterSilence` is probed with NOOP; a dropped or stuck connection is replaced (the pool's
     /// 5/15/45 s backoff). After three drops in a row with no IDLE established in between, the stream
     /// ends with the error. Ending the iteration (or cancelling its task) ends the IDLE with DONE.
+    /// `established` runs each time the mailbox is selected for IDLE (again after a reconnect): what
+    /// arrived before that is in no event, so a caller catches up there.
     public nonisolated func idleEvents(mailbox: String, reissueAfter: Duration = .seconds(25 * 60),
-                                       probeAfterSilence: Duration = .seconds(5 * 60)) -> MailboxEventStream {
+                                       probeAfterSilence: Duration = .seconds(5 * 60),
+                                       established onEstablished: (@Sendable () -> Void)? = nil) -> MailboxEventStream {
         let (stream, continuation) = AsyncThrowingStream<MailboxEvent, any Error>.makeStream()
         let stop = NIOLockedValueBox(false)
         let task = Task {
@@ -21,6 +24,7 @@ extension IMAPConnectionPool {
                         try await session.select(mailbox, readOnly: true)
                         try await session.loadSequenceMap()
                         established.withLockedValue { $0 = true }
+                        onEstablished?()
                         while true {
                             let outcome = try await session.idle(reissueAfter: reissueAfter, probeAfterSilence: probeAfterSilence) {
                                 stop.withLockedValue { $0 }

@@ -60,6 +60,8 @@ public struct SQLiteMessageStore: Sendable {
         let thread = try nodes.thread(for: nodes.component(of: node), creatingFrom: incoming)
         try db.cachedStatement(sql: "UPDATE email SET threadId = ? WHERE id = ?").execute(arguments: [thread, emailId])
         result.inserted += 1
+        result.newMessages.append(NewMessage(emailId: emailId, from: EmailAddress(name: incoming.fromName, address: incoming.fromAddress),
+                                             subject: incoming.subject, date: incoming.dateSent ?? incoming.dateReceived))
         result.threadsTouched.insert(thread)
         result.threadsTouched.formUnion(nodes.threadsTouched)
         result.threadsRemoved.formUnion(nodes.threadsRemoved)

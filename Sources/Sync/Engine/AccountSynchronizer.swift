@@ -31,44 +31,89 @@ public struct AccountSynchronizer: Sendable {
     static let headerItems: [FetchItem] = [.flags, .internalDate, .size, .header, .bodyStructure]
 
     public func sync(account: Account, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
-        let clock = ContinuousClock()
-        let start = clock.now
         progress(.connecting)
-        let keepOrphans = account.provider == .gmail
         return try await IMAPClient.withSession(to: server) { session in
             try await session.authenticate(with: credentials)
-            let listings = try await session.listMailboxes()
-            let discovered = listings.map { DiscoveredFolder(path: $0.name, delimiter: $0.delimiter, folderType: $0.folderType) }
-            let folders = try await store.saveDiscoveredFolders(discovered, accountId: account.id).filter(\.isSyncable)
-            progress(.discoveredFolders(folders.count))
-            let rawNames = Dictionary(listings.map { ($0.name, $0.rawName) }, uniquingKeysWith: { first, _ in first })
-            let ordered = folders.sorted { Self.priority($0.folderType) < Self.priority($1.folderType) }
-            var reports: [FolderSyncReport] = []
-            var firstPage: Double?
-            let since = now().addingTimeInterval(-Double(account.syncWindowDays) * 86_400)
-            for folder in ordered {
-                var report = FolderSyncReport(path: folder.path, folderType: folder.folderType)
-                do {
-                    let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id, keepOrphans: keepOrphans,
-                                                          since: since, hydration: account.bodyHydration, now: now(), progress: progress)
-                    try await synchronizer.sync(folder, mailbox: rawNames[folder.path] ?? folder.path, report: &report) {
-                        if folder.folderType == .inbox, firstPage == nil {
-                            let elapsed = clock.now - start
-                            firstPage = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-                        }
-                    }
-                } catch IMAPError.server(_, let text) {
-                    // This folder refused (SELECT, FETCH): reported and retried next time; the others go on.
-                    report.error = text
-                }
-                progress(.folderDone(path: folder.path))
-                reports.append(report)
-            }
+            let report = try await syncFolders(of: account, session: session, only: nil, progress: progress)
             try? await session.logout()
-            let elapsed = clock.now - start
-            return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage,
-                              seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            return report
         }
+    }
+
+    /// FR-SYNC-03: IDLE on the Inbox (re-issued every 25 minutes, reconnecting with backoff: the
+    /// pool's); each change it announces syncs the Inbox on a second connection, so IDLE never stops
+    /// for it. New messages are reported as they are stored. Runs until the task is cancelled.
+    public func watch(account: Account, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+        let pool = IMAPConnectionPool(server: server, credentials: credentials, maxConnections: 2)
+        // Each (re)established IDLE is followed by one catch-up sync, for mail that came before it.
+        let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let events = pool.idleEvents(mailbox: "INBOX") { wake.yield() }
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for try await _ in events { wake.yield() }
+                    wake.finish()
+                }
+                group.addTask {
+                    var announced = false
+                    for await _ in wakeups {
+                        let report = try await pool.withConnection { session in
+                            try await syncFolders(of: account, session: session, only: .inbox) { _ in }
+                        }
+                        if !announced {
+                            announced = true
+                            progress(.watching(account: account.name))
+                        }
+                        let new = report.folders.flatMap(\.newMessages)
+                        if !new.isEmpty { progress(.newMail(account: account.name, messages: new)) }
+                    }
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+            await pool.shutdown()
+        } catch {
+            await pool.shutdown()
+            throw error
+        }
+    }
+
+    func syncFolders(of account: Account, session: IMAPSession, only: FolderType?, progress: @escaping @Sendable (SyncProgress) -> Void)
+        async throws -> SyncReport {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let keepOrphans = account.provider == .gmail
+        let listings = try await session.listMailboxes()
+        let discovered = listings.map { DiscoveredFolder(path: $0.name, delimiter: $0.delimiter, folderType: $0.folderType) }
+        let folders = try await store.saveDiscoveredFolders(discovered, accountId: account.id).filter(\.isSyncable)
+            .filter { only == nil || $0.folderType == only }
+        progress(.discoveredFolders(folders.count))
+        let rawNames = Dictionary(listings.map { ($0.name, $0.rawName) }, uniquingKeysWith: { first, _ in first })
+        let ordered = folders.sorted { Self.priority($0.folderType) < Self.priority($1.folderType) }
+        var reports: [FolderSyncReport] = []
+        var firstPage: Double?
+        let since = now().addingTimeInterval(-Double(account.syncWindowDays) * 86_400)
+        for folder in ordered {
+            var report = FolderSyncReport(path: folder.path, folderType: folder.folderType)
+            do {
+                let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id, keepOrphans: keepOrphans,
+                                                      since: since, hydration: account.bodyHydration, now: now(), progress: progress)
+                try await synchronizer.sync(folder, mailbox: rawNames[folder.path] ?? folder.path, report: &report) {
+                    if folder.folderType == .inbox, firstPage == nil {
+                        let elapsed = clock.now - start
+                        firstPage = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                    }
+                }
+            } catch IMAPError.server(_, let text) {
+                // This folder refused (SELECT, FETCH): reported and retried next time; the others go on.
+                report.error = text
+            }
+            progress(.folderDone(path: folder.path))
+            reports.append(report)
+        }
+        let elapsed = clock.now - start
+        return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage,
+                          seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
     /// Inbox first (its first page is the render gate), then Sent, then the rest.
@@ -197,6 +242,7 @@ struct FolderSynchronizer {
                                               backfillCursorUID: slice.first)
             report.inserted += batch.inserted
             report.linked += batch.linked
+            report.newMessages += batch.newMessages.prefix(max(0, 50 - report.newMessages.count))
         }
     }
 

@@ -12,6 +12,8 @@ struct SyncCommand: AsyncParsableCommand {
     var account: String?
     @Option(help: "Which bodies to download this time: none, recent (the last 30 days) or all (default: the account's setting).")
     var bodies: BodiesChoice?
+    @Flag(help: "After syncing, keep watching the Inbox (IDLE) and show new mail as it arrives, until interrupted.")
+    var watch = false
     @OptionGroup var output: OutputOptions
 
     enum BodiesChoice: String, ExpressibleByArgument, CaseIterable {
@@ -41,10 +43,35 @@ struct SyncCommand: AsyncParsableCommand {
             default: break
             }
         }
-        if json {
+        if json, watch {
+            // One JSON object per line while watching (JSON Lines), so scripts can follow.
+            try printJSONLine(["event": "synced"], reports)
+        } else if json {
             try printJSON(reports)
-            return
+        } else {
+            printReports(reports)
         }
+        guard watch else { return }
+        try await services().syncAccounts.watch(account: account) { event in
+            switch event {
+            case .watching(let account):
+                if json { try? printJSONLine(["event": "watching", "account": account], [NewMessage]()) } else {
+                    print("\(account): watching the Inbox for new mail (Ctrl-C to stop)")
+                }
+            case .newMail(let account, let messages):
+                if json { try? printJSONLine(["event": "newMail", "account": account], messages) } else {
+                    let formatter = DateFormatter()
+                    formatter.dateFormat = "HH:mm"
+                    for message in messages {
+                        print("\(account): new  \(formatter.string(from: message.date))  \(message.from.name ?? message.from.address)  \(message.subject)")
+                    }
+                }
+            default: break
+            }
+        }
+    }
+
+    func printReports(_ reports: [SyncReport]) {
         for report in reports {
             let first = report.firstPageMilliseconds.map { String(format: ", first page in %.0f ms", $0) } ?? ""
             print("\(report.account): synced in \(String(format: "%.2f", report.seconds)) s\(first)")
@@ -54,6 +81,34 @@ struct SyncCommand: AsyncParsableCommand {
             }
             print(TextTable(header: ["FOLDER", "TYPE", "ON SERVER", "NEW", "ALSO IN", "REMOVED", "FLAGS", "BODIES", "NOTE"], rows: rows).rendered)
         }
+    }
+}
+
+/// One line of JSON: the labels, plus `data`.
+func printJSONLine<Payload: Encodable>(_ labels: [String: String], _ data: Payload) throws {
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .iso8601
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let bytes = try encoder.encode(JSONLine(labels: labels, data: data))
+    FileHandle.standardOutput.write(bytes + Data("\n".utf8))
+}
+
+/// `{"event": …, "account": …, "data": …}`.
+struct JSONLine<Payload: Encodable>: Encodable {
+    var labels: [String: String]
+    var data: Payload
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for (key, value) in labels { try container.encode(value, forKey: Key(stringValue: key)) }
+        try container.encode(data, forKey: Key(stringValue: "data"))
+    }
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }
 

@@ -88,6 +88,10 @@ public enum SyncProgress: Sendable, Hashable {
     case firstPageReady(messages: Int)
     case syncingFolder(path: String, done: Int, total: Int)
     case folderDone(path: String)
+    /// `tern sync --watch`: IDLE is established on the Inbox.
+    case watching(account: String)
+    /// New mail stored by a sync that IDLE triggered (FR-SYNC-03).
+    case newMail(account: String, messages: [NewMessage])
 }
 
 public struct FolderSyncReport: Sendable, Hashable, Codable {
@@ -100,6 +104,8 @@ public struct FolderSyncReport: Sendable, Hashable, Codable {
     public var flagChanges: Int
     /// Messages whose bodies were fetched (FR-SYNC-01 step 7, the account's hydration policy).
     public var bodiesFetched: Int = 0
+    /// The first new messages (at most 50), for notices.
+    public var newMessages: [NewMessage] = []
     public var uidValidityReset: Bool
     public var error: String?
 
@@ -135,6 +141,8 @@ public struct SyncReport: Sendable, Hashable, Codable {
 /// Runs one account's sync; implemented by the Sync module on the IMAP client.
 public protocol MailSynchronizing: Sendable {
     func sync(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport
+    /// FR-SYNC-03: IDLE on the Inbox; every change syncs the Inbox again. Runs until cancelled.
+    func watch(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws
 }
 
 /// `tern sync [ACCOUNT]`: every active account, or the one named.
@@ -167,4 +175,23 @@ public struct SyncAccountsUseCase: Sendable {
         }
         return reports
     }
+
+    /// `tern sync --watch`: after the sync, every active account (or the one named) is watched until cancelled.
+    public func watch(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+        let selected: [Account]
+        if let name {
+            guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
+            selected = [account]
+        } else {
+            selected = try await accounts.allAccounts().filter(\.isActive)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for account in selected {
+                let supply = credentials.supply(for: account)
+                group.addTask { try await synchronizer.watch(account: account, credentials: supply, progress: progress) }
+            }
+            try await group.waitForAll()
+        }
+    }
 }
+

@@ -39,6 +39,24 @@ public struct StoredBatch: Sendable, Hashable {
     public var threadsTouched: Set<Int64> = []
     /// Threads merged into others (late parents, subject matches) and removed.
     public var threadsRemoved: Set<Int64> = []
+    /// The new messages, for "new mail" notices.
+    public var newMessages: [NewMessage] = []
 
     public init() {}
 }
+
+/// A message that just arrived, as a notice shows it.
+public struct NewMessage: Sendable, Hashable, Codable {
+    public var emailId: Int64
+    public var from: EmailAddress
+    public var subject: String
+    public var date: Date
+
+    public init(emailId: Int64, from: EmailAddress, subject: String, date: Date) {
+        self.emailId = emailId
+        self.from = from
+        self.subject = subject
+        self.date = date
+    }
+}
+
