@@ -34,7 +34,7 @@ struct SyncCommand: AsyncParsableCommand {
         let reports = try await services().syncAccounts(account: account, bodies: bodies?.policy) { event in
             guard !json else { return }
             switch event {
-            case .firstPageReady(let count):
+            case .firstPageReady(let count) where count > 0:
                 FileHandle.standardError.write(Data("Inbox: first \(count) messages ready\n".utf8))
             case .syncingFolder(let path, let done, let total) where interactive:
                 FileHandle.standardError.write(Data("\r\(path): \(done)/\(total)\u{1B}[K".utf8))
