@@ -19,8 +19,8 @@ def add_account(home, servers):
          "--ca-file", servers["TERN_TEST_CA"], check=True)
 
 
-def sync(home, *extra):
-    result = tern(home, "sync", USER, "--json", *extra)
+def sync(home, *extra, user=None):
+    result = tern(home, "sync", user or USER, "--json", *extra)
     assert result.returncode == 0, result.stderr
     [report] = json.loads(result.stdout)
     return {folder["path"]: folder for folder in report["folders"]}, report
@@ -148,3 +148,45 @@ def test_watch_shows_new_mail_delivered_through_postfix(servers, mailbox, tmp_pa
     finally:
         watcher.kill()
         watcher.wait()
+
+
+def test_sync_killed_at_twenty_random_moments_resumes_to_the_server_state(servers, tls_context, tmp_path):
+    """kill -9 during an initial sync of 2,000 messages, 20 times, each followed by a resumed sync."""
+    import os
+    import random
+    import signal
+
+    from test_imap_check import TERN
+    user = "dave"
+    imap = imaplib.IMAP4_SSL("127.0.0.1", int(servers["TERN_IMAPS_PORT"]), ssl_context=tls_context)
+    imap.login(user_address(servers, user), servers["TERN_TEST_PASSWORD"])
+    imap.select("INBOX", readonly=True)
+    if len(imap.search(None, "ALL")[1][0].split()) < 1500:
+        subprocess.run([str(MAILSERVERS), "seed", "--user", user, "--count", "2000", "--seed", "31", "--no-all-mail"],
+                       check=True, capture_output=True)
+    tern(tmp_path, "account", "add", user, "--email", user_address(servers, user), "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
+         "--smtp", f"127.0.0.1:{servers['TERN_SMTPS_PORT']}", "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}",
+         "--ca-file", servers["TERN_TEST_CA"], check=True)
+    env = dict(os.environ, TERN_HOME=str(tmp_path))
+    chance = random.Random(20261123)
+    kills = 0
+    for _ in range(20):
+        process = subprocess.Popen([str(TERN), "sync", user, "--bodies", "all"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        time.sleep(chance.uniform(0.05, 1.5))
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+            kills += 1
+        process.wait()
+    assert kills >= 10, "the sync finished too fast to be interrupted"
+    folders, _ = sync(tmp_path, user=user)  # resumes to the end
+    local = local_folders(tmp_path)
+    for path in folders:
+        assert abs(local[path]["messageCount"] - in_window(imap, path)) <= 2, path
+    again, _ = sync(tmp_path, user=user)
+    assert all(folder["inserted"] == 0 and folder["removed"] == 0 for folder in again.values())
+    counts = status(tmp_path)
+    assert counts["emailFolder"] == sum(folder["messageCount"] for folder in local_folders(tmp_path).values())
+    # Every email is in some folder (none left behind by a killed batch), and has its thread.
+    result = tern(tmp_path, "threads", "--limit", "100000", "--json", check=True)
+    assert sum(t["messageCount"] for t in json.loads(result.stdout)) == local["INBOX"]["messageCount"]
+    imap.logout()
