@@ -29,3 +29,17 @@ struct LiveMailSynchronizer: MailSynchronizing {
     }
 }
 
+
+/// `AttachmentFetching` on the Sync module's downloader.
+struct LiveAttachmentFetcher: AttachmentFetching {
+    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply) async throws -> [UInt8] {
+        let downloader = AttachmentDownloader(server: IMAPServer(endpoint: account.imap, caFile: account.caFile), credentials: credentials.imapSource)
+        do {
+            return try await downloader.fetch(location)
+        } catch let error as IMAPError where error.isRetryable {
+            throw TernError.connectionLost(error.description)
+        } catch let error as IMAPError {
+            throw TernError.serverFailure(error.description)
+        }
+    }
+}

@@ -44,6 +44,11 @@ public struct TernServices: Sendable {
 
     public var mailQueries: any MailQueries { SQLiteMailQueries(database: database) }
 
+    public var downloadAttachment: DownloadAttachmentUseCase {
+        DownloadAttachmentUseCase(accounts: accountRepository, credentials: credentials, store: SQLiteAttachmentStore(database: database),
+                                  fetcher: LiveAttachmentFetcher(), home: home)
+    }
+
     /// For `tern status`: where the store is and which schema it has.
     public func storeStatus() throws -> StoreStatus {
         StoreStatus(

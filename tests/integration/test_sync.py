@@ -190,3 +190,44 @@ def test_sync_killed_at_twenty_random_moments_resumes_to_the_server_state(server
     result = tern(tmp_path, "threads", "--limit", "100000", "--json", check=True)
     assert sum(t["messageCount"] for t in json.loads(result.stdout)) == local["INBOX"]["messageCount"]
     imap.logout()
+
+
+def test_attachment_download_killed_halfway_leaves_no_file_and_succeeds_later(servers, mailbox, tmp_path):
+    import hashlib
+    import os
+    import signal
+    from email.message import EmailMessage
+
+    from test_imap_check import TERN
+    add_account(tmp_path, servers)
+    payload = os.urandom(12 * 1024 * 1024)
+    stamp = int(time.time() * 1000)
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "zoe@example.org", user_address(servers, USER), f"Big file {stamp}"
+    message["Message-ID"] = f"<big-{stamp}@example.org>"
+    message["Date"] = datetime.now(timezone.utc).strftime("%a, %d %b %Y %H:%M:%S +0000")
+    message.set_content("The file is attached.")
+    message.add_attachment(payload, maintype="application", subtype="octet-stream", filename="../../big.bin")
+    mailbox.append("INBOX", None, None, message.as_bytes())
+    sync(tmp_path, "--bodies", "none")
+    [hit] = json.loads(tern(tmp_path, "search", "Big", "file", str(stamp), "--json", check=True).stdout)
+    [shown] = json.loads(tern(tmp_path, "thread", str(hit["threadId"]), "--json", check=True).stdout)
+    [attachment] = shown["attachments"]
+
+    env = dict(os.environ, TERN_HOME=str(tmp_path))
+    process = subprocess.Popen([str(TERN), "attachment", "download", str(attachment["id"])], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, env=env)
+    time.sleep(0.3)
+    killed = process.poll() is None
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    final_files = [p for p in (tmp_path / "attachments").rglob("*") if p.is_file() and not p.name.endswith(".partial")] \
+        if (tmp_path / "attachments").exists() else []
+    if killed:
+        assert final_files == []  # nothing under a final name
+    result = tern(tmp_path, "attachment", "download", str(attachment["id"]), check=True)
+    path = result.stdout.strip()
+    assert path.startswith(str(tmp_path / "attachments"))  # "../../big.bin" stays inside
+    assert hashlib.sha256(open(path, "rb").read()).digest() == hashlib.sha256(payload).digest()
+    assert not [p for p in (tmp_path / "attachments").rglob("*.partial")]
+    assert killed, "the download finished before it could be interrupted"

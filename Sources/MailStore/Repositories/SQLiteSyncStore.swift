@@ -142,3 +142,44 @@ public struct SQLiteSyncStore: SyncStore {
         }
     }
 }
+
+/// `AttachmentStore` on the local database.
+public struct SQLiteAttachmentStore: AttachmentStore {
+    let database: TernDatabase
+
+    public init(database: TernDatabase) { self.database = database }
+
+    public func location(ofAttachment id: Int64) async throws -> AttachmentLocation? {
+        try await database.writer.read { db in
+            guard let attachment = try Attachment.fetchOne(db, key: id),
+                  let row = try Row.fetchOne(db, sql: """
+                      SELECT e.accountId, f.path, ef.imapUID FROM email e
+                      JOIN emailFolder ef ON ef.emailId = e.id JOIN folder f ON f.id = ef.folderId
+                      WHERE e.id = ? ORDER BY f.folderType = 'inbox' DESC, ef.id LIMIT 1
+                      """, arguments: [attachment.emailId]) else { return nil }
+            return AttachmentLocation(attachment: attachment, accountId: row["accountId"], folderPath: row["path"], uid: row["imapUID"])
+        }
+    }
+
+    public func markDownloaded(_ id: Int64, path: String, at date: Date) async throws {
+        try await database.writer.write { db in
+            try db.execute(sql: "UPDATE attachment SET isDownloaded = 1, localPath = ?, lastAccessDate = ? WHERE id = ?", arguments: [path, date, id])
+        }
+    }
+
+    public func downloaded(accountId: Account.ID) async throws -> [Attachment] {
+        try await database.writer.read { db in
+            try Attachment.fetchAll(db, sql: """
+                SELECT a.* FROM attachment a JOIN email e ON e.id = a.emailId
+                WHERE e.accountId = ? AND a.isDownloaded ORDER BY a.lastAccessDate ASC
+                """, arguments: [accountId])
+        }
+    }
+
+    public func markEvicted(_ id: Int64) async throws {
+        try await database.writer.write { db in
+            try db.execute(sql: "UPDATE attachment SET isDownloaded = 0, localPath = NULL WHERE id = ?", arguments: [id])
+        }
+    }
+}
+

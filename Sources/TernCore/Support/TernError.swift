@@ -19,6 +19,8 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
     case serverFailure(String)
     /// The OAuth refresh token was refused: the user must sign in again (FR-SYNC-04).
     case authenticationExpired(String)
+    /// The connection dropped or timed out: worth trying again (FR-SYNC-08's retries, the send queue's).
+    case connectionLost(String)
 
     public var message: String {
         switch self {
@@ -30,7 +32,13 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
         case .secretUnavailable(let text): "secret unavailable: \(text)"
         case .serverFailure(let text): "server: \(text)"
         case .authenticationExpired(let text): "sign-in expired: \(text)"
+        case .connectionLost(let text): "connection lost: \(text)"
         }
+    }
+
+    /// Trying again later may succeed.
+    public var isRetryable: Bool {
+        if case .connectionLost = self { true } else { false }
     }
 
     public var description: String { message }
