@@ -148,27 +148,28 @@ struct FolderSynchronizer {
             try await store.resetFolder(folder.id!, uidValidity: validity, keepOrphans: keepOrphans)
             folder = try await store.folders(accountId: accountId).first { $0.id == folder.id } ?? folder
         }
-        let serverUIDs = try await session.uidSearch(.all).map(Int64.init).sorted()
-        report.serverMessages = serverUIDs.count
-        let inWindow = Set(try await session.uidSearch(.since(since)).map(Int64.init))
+        let inWindowList = try await session.uidSearch(.since(since)).map(Int64.init).sorted()
+        let inWindow = Set(inWindowList)
         let forward = folder.forwardCursorUID ?? 0
         let backfill = folder.backfillCursorUID ?? Int64.max
-        // Above the forward cursor: new mail. On a first sync (no cursor) the newest come first.
-        var newer = serverUIDs.filter { $0 > forward && (folder.forwardCursorUID != nil || inWindow.contains($0)) }
-        if folder.forwardCursorUID == nil {
-            newer = Array(newer.suffix(AccountSynchronizer.firstPageSize))
-        }
+        let firstSync = folder.forwardCursorUID == nil
+        // Above the forward cursor: new mail. On a first sync the window's newest come first, before the
+        // full UID list is even asked for (stage B: the first page is the render gate).
+        var serverUIDs = firstSync ? [] : try await session.uidSearch(.all).map(Int64.init).sorted()
+        let newer = firstSync ? Array(inWindowList.suffix(AccountSynchronizer.firstPageSize)) : serverUIDs.filter { $0 > forward }
         var done = 0
-        let total = serverUIDs.count
         if !newer.isEmpty {
             try await fetchAndStore(newer, folder: folder, report: &report, cursor: .forward)
             done += newer.count
-            progress(.syncingFolder(path: folder.path, done: done, total: total))
         }
         if folder.folderType == .inbox {
             progress(.firstPageReady(messages: newer.count))
             firstPageStored()
         }
+        if firstSync { serverUIDs = try await session.uidSearch(.all).map(Int64.init).sorted() }
+        report.serverMessages = serverUIDs.count
+        let total = serverUIDs.count
+        progress(.syncingFolder(path: folder.path, done: done, total: total))
         // History below the backfill cursor, newest first, back to the sync window (stage D).
         let lowest = min(backfill, newer.first ?? backfill)
         let older = serverUIDs.filter { $0 < lowest && inWindow.contains($0) }
