@@ -33,16 +33,12 @@ public enum SearchBenchmark {
             for query in queries {
                 let start = clock.now
                 _ = try await search.search(query, account: nil, limit: 50)
-                times.append((milliseconds(clock.now - start), query))
+                times.append(((clock.now - start).inSeconds * 1000, query))
             }
         }
         times.sort { $0.0 < $1.0 }
         return Report(messages: messages, queries: times.count, meanMilliseconds: times.map(\.0).reduce(0, +) / Double(times.count),
                       p99Milliseconds: times[min(times.count - 1, Int(Double(times.count) * 0.99))].0, slowestQuery: times.last?.1 ?? "",
-                      populateSeconds: milliseconds(populate) / 1000)
-    }
-
-    static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+                      populateSeconds: populate.inSeconds)
     }
 }

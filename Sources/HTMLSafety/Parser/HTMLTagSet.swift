@@ -12,7 +12,7 @@ enum KnownElementName {
 
 /// A set of known element names as a 256-bit bitset.
 struct HTMLTagSet: ExpressibleByArrayLiteral, Sendable {
-    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    private var words = SIMD4<UInt64>()
 
     init(arrayLiteral names: String...) {
         for name in names { insert(name) }
@@ -27,31 +27,18 @@ struct HTMLTagSet: ExpressibleByArrayLiteral, Sendable {
     private mutating func insert(_ name: String) {
         let index = KnownElementName.index(of: name)
         precondition(index != 0 && KnownElementName.names[Int(index)] == name, "\(name) is missing from KnownElementName.names")
-        let bit = UInt64(1) << UInt64(index & 63)
-        switch index >> 6 {
-        case 0: words.0 |= bit
-        case 1: words.1 |= bit
-        case 2: words.2 |= bit
-        default: words.3 |= bit
-        }
+        words[Int(index >> 6)] |= UInt64(1) << UInt64(index & 63)
     }
 
     func contains(index: UInt8) -> Bool {
-        let word: UInt64
-        switch index >> 6 {
-        case 0: word = words.0
-        case 1: word = words.1
-        case 2: word = words.2
-        default: word = words.3
-        }
-        return index != 0 && word & (UInt64(1) << UInt64(index & 63)) != 0
+        index != 0 && words[Int(index >> 6)] & (UInt64(1) << UInt64(index & 63)) != 0
     }
 
     func contains(_ name: String) -> Bool { contains(index: KnownElementName.index(of: name)) }
 
     func union(_ other: HTMLTagSet) -> HTMLTagSet {
         var result = self
-        result.words = (words.0 | other.words.0, words.1 | other.words.1, words.2 | other.words.2, words.3 | other.words.3)
+        result.words = words | other.words
         return result
     }
 }

@@ -120,15 +120,17 @@ public struct SQLiteSyncStore: SyncStore {
         try await database.writer.write { db in
             var changed = 0
             var touchedThreads: Set<Int64> = []
+            // One read of the folder's stored flags, not one query per message (every sync and IDLE event comes here).
+            var stored: [Int64: (emailId: Int64, flags: String)] = [:]
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT imapUID, emailId, serverFlags FROM emailFolder WHERE folderId = ?"),
+                                        arguments: [folderId]) {
+                stored[row["imapUID"]] = (row["emailId"], row["serverFlags"])
+            }
             for state in states {
                 let joined = state.flags.joined(separator: " ")
-                guard let row = try Row.fetchOne(db, sql: "SELECT emailId, serverFlags FROM emailFolder WHERE folderId = ? AND imapUID = ?",
-                                                 arguments: [folderId, state.uid]) else { continue }
-                let emailId: Int64 = row["emailId"]
-                let before: String = row["serverFlags"]
-                guard before != joined else { continue }
-                try db.execute(sql: "UPDATE emailFolder SET serverFlags = ?, modSeq = COALESCE(?, modSeq) WHERE folderId = ? AND imapUID = ?",
-                               arguments: [joined, state.modSeq, folderId, state.uid])
+                guard let (emailId, before) = stored[state.uid], before != joined else { continue }
+                try db.cachedStatement(sql: "UPDATE emailFolder SET serverFlags = ?, modSeq = COALESCE(?, modSeq) WHERE folderId = ? AND imapUID = ?")
+                    .execute(arguments: [joined, state.modSeq, folderId, state.uid])
                 guard let email = try Email.fetchOne(db, key: emailId) else { continue }
                 let updated = IncomingMessage(email: email, uid: state.uid, serverFlags: state.flags).applyingServerFlags(to: email)
                 if updated != email {

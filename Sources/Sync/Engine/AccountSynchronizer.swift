@@ -83,12 +83,20 @@ public struct AccountSynchronizer: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let keepOrphans = account.provider == .gmail
-        let listings = try await session.listMailboxes()
-        let discovered = listings.map { DiscoveredFolder(path: $0.name, delimiter: $0.delimiter, folderType: $0.folderType) }
-        let folders = try await store.saveDiscoveredFolders(discovered, accountId: account.id).filter(\.isSyncable)
-            .filter { only == nil || $0.folderType == only }
+        var folders: [Folder]
+        var rawNames: [String: String] = [:]
+        // The Inbox synced again on each IDLE event does not list the mailboxes again (its name is "INBOX").
+        let known = only == .inbox ? try await store.folders(accountId: account.id).filter { $0.folderType == .inbox } : []
+        if !known.isEmpty {
+            folders = known
+        } else {
+            let listings = try await session.listMailboxes()
+            let discovered = listings.map { DiscoveredFolder(path: $0.name, delimiter: $0.delimiter, folderType: $0.folderType) }
+            folders = try await store.saveDiscoveredFolders(discovered, accountId: account.id).filter(\.isSyncable)
+                .filter { only == nil || $0.folderType == only }
+            rawNames = Dictionary(listings.map { ($0.name, $0.rawName) }, uniquingKeysWith: { first, _ in first })
+        }
         progress(.discoveredFolders(folders.count))
-        let rawNames = Dictionary(listings.map { ($0.name, $0.rawName) }, uniquingKeysWith: { first, _ in first })
         let ordered = folders.sorted { Self.priority($0.folderType) < Self.priority($1.folderType) }
         var reports: [FolderSyncReport] = []
         var firstPage: Double?
@@ -100,8 +108,7 @@ public struct AccountSynchronizer: Sendable {
                                                       since: since, hydration: account.bodyHydration, now: now(), progress: progress)
                 try await synchronizer.sync(folder, mailbox: rawNames[folder.path] ?? folder.path, report: &report) {
                     if folder.folderType == .inbox, firstPage == nil {
-                        let elapsed = clock.now - start
-                        firstPage = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                        firstPage = (clock.now - start).inSeconds * 1000
                     }
                 }
             } catch IMAPError.server(_, let text) {
@@ -111,9 +118,7 @@ public struct AccountSynchronizer: Sendable {
             progress(.folderDone(path: folder.path))
             reports.append(report)
         }
-        let elapsed = clock.now - start
-        return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage,
-                          seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage, seconds: (clock.now - start).inSeconds)
     }
 
     /// Inbox first (its first page is the render gate), then Sent, then the rest.

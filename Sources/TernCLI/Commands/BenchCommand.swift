@@ -389,7 +389,7 @@ extension BenchCommand {
                 threads = grouper.threads().count
                 best = min(best, clock.now - start)
             }
-            let seconds = Double(best.components.seconds) + Double(best.components.attoseconds) / 1e18
+            let seconds = best.inSeconds
             let report = Report(messages: mailbox.count, threads: threads, seconds: seconds,
                                 messagesPerSecond: Double(mailbox.count) / seconds, peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())
             if output.json {

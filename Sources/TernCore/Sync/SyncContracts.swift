@@ -160,13 +160,7 @@ public struct SyncAccountsUseCase: Sendable {
     /// `bodies` overrides the accounts' body policy for this run (`tern sync --bodies all`).
     public func callAsFunction(account name: String?, bodies: BodyHydrationPolicy? = nil,
                                progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> [SyncReport] {
-        let selected: [Account]
-        if let name {
-            guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
-            selected = [account]
-        } else {
-            selected = try await accounts.allAccounts().filter(\.isActive)
-        }
+        let selected = try await accounts(named: name)
         var reports: [SyncReport] = []
         for var account in selected {
             if let bodies { account.bodyHydration = bodies }
@@ -176,15 +170,16 @@ public struct SyncAccountsUseCase: Sendable {
         return reports
     }
 
+    /// The account named, or every active account.
+    func accounts(named name: String?) async throws -> [Account] {
+        guard let name else { return try await accounts.allAccounts().filter(\.isActive) }
+        guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
+        return [account]
+    }
+
     /// `tern sync --watch`: after the sync, every active account (or the one named) is watched until cancelled.
     public func watch(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
-        let selected: [Account]
-        if let name {
-            guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
-            selected = [account]
-        } else {
-            selected = try await accounts.allAccounts().filter(\.isActive)
-        }
+        let selected = try await accounts(named: name)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for account in selected {
                 let supply = credentials.supply(for: account)

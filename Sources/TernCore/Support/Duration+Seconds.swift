@@ -1,0 +1,4 @@
+extension Duration {
+    /// The duration as a floating-point number of seconds, for reports.
+    public var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
