@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "TernRuntime",
             dependencies: [
-                "TernCore", "MailStore", "IMAP", "SMTP", "Sync", .product(name: "Crypto", package: "swift-crypto"),
+                "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

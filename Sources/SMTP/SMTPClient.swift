@@ -78,12 +78,14 @@ public struct SMTPCheckResult: Sendable, Hashable {
 /// 6152 8BITMIME, 6531 SMTPUTF8, 2034 ENHANCEDSTATUSCODES). One connection per submission.
 public enum SMTPClient {
     /// Sends `message` (CRLF-normalized and dot-stuffed here) to the envelope's recipients.
+    /// `beforeContent` runs once the server is ready for the content, before any of it is sent.
     public static func send(_ message: [UInt8], envelope: SMTPEnvelope, server: SMTPServer, credential: SMTPCredential,
-                            logger: Logger = Logger(label: "tern.smtp")) async throws -> SMTPDelivery {
+                            logger: Logger = Logger(label: "tern.smtp"),
+                            beforeContent: @Sendable () async throws -> Void = {}) async throws -> SMTPDelivery {
         try validate(envelope)
         return try await withConnection(to: server, logger: logger) { connection in
             try await connection.authenticate(credential)
-            let delivery = try await connection.transaction(message: message, envelope: envelope)
+            let delivery = try await connection.transaction(message: message, envelope: envelope, beforeContent: beforeContent)
             await connection.quit()
             return delivery
         }

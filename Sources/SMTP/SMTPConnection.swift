@@ -112,7 +112,7 @@ final class SMTPConnection {
 
     /// MAIL, RCPT for each recipient, DATA: pipelined in one round trip when the server offers
     /// PIPELINING (RFC 2920), else step by step.
-    func transaction(message: [UInt8], envelope: SMTPEnvelope) async throws -> SMTPDelivery {
+    func transaction(message: [UInt8], envelope: SMTPEnvelope, beforeContent: @Sendable () async throws -> Void = {}) async throws -> SMTPDelivery {
         let data = DotStuffing.encode(message)
         let needsUTF8 = ([envelope.sender] + envelope.recipients).contains { !$0.utf8.allSatisfy { $0 < 0x80 } }
         if needsUTF8, !supports("SMTPUTF8") { throw SMTPError.unsupported("SMTPUTF8 (an address is not ASCII)") }
@@ -155,6 +155,8 @@ final class SMTPConnection {
         }
         if dataReply == nil { dataReply = try await command("DATA") }
         guard let dataReply, dataReply.code == 354 else { throw Self.failure(dataReply!) }
+        // The last moment at which a crash certainly delivers nothing: the send queue records it.
+        try await beforeContent()
         try await send(bytes: data + Array("\r\n.\r\n".utf8))
         let final = try await readReply()
         guard final.code == 250 else { throw Self.failure(final) }

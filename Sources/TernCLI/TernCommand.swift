@@ -10,7 +10,8 @@ public struct TernCommand: AsyncParsableCommand {
         abstract: "A privacy-first mail client.",
         discussion: "Data lives in $TERN_HOME (default $XDG_DATA_HOME/tern).",
         version: TernVersion.current,
-        subcommands: [AccountCommand.self, StatusCommand.self, SyncCommand.self, FoldersCommand.self, ThreadsCommand.self, ThreadCommand.self, SearchCommand.self, AttachmentCommand.self, IMAPCheckCommand.self,
+        subcommands: [AccountCommand.self, StatusCommand.self, SyncCommand.self, FoldersCommand.self, ThreadsCommand.self, ThreadCommand.self, SearchCommand.self, AttachmentCommand.self,
+                      MarkCommand.self, ArchiveCommand.self, DeleteCommand.self, ChangesCommand.self, SendCommand.self, OutboxCommand.self, IMAPCheckCommand.self,
                       SMTPCheckCommand.self, ParseCommand.self, SanitizeCommand.self, BenchCommand.self])
 
     public init() {}

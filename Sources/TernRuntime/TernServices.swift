@@ -12,6 +12,7 @@ public struct TernServices: Sendable {
     let accountRepository: any AccountRepository
     let tokens: any OAuthTokenStore
     let authorizer: any OAuthAuthorizer
+    let environment: [String: String]
 
     public static func open(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TernServices {
         let home = TernHome.fromEnvironment(environment)
@@ -20,7 +21,8 @@ public struct TernServices: Sendable {
             home: home, database: database, secrets: ShellSecretResolver(environment: environment, home: home),
             accountRepository: SQLiteAccountRepository(database: database),
             tokens: TokenStoreChoice.make(home: home, environment: environment),
-            authorizer: LoopbackOAuthAuthorizer(configuration: .fromEnvironment(environment), environment: environment))
+            authorizer: LoopbackOAuthAuthorizer(configuration: .fromEnvironment(environment), environment: environment),
+            environment: environment)
     }
 
     public var addAccount: AddAccountUseCase { AddAccountUseCase(accounts: accountRepository, secrets: secrets, signIn: signIn) }
@@ -39,7 +41,30 @@ public struct TernServices: Sendable {
 
     public var syncAccounts: SyncAccountsUseCase {
         SyncAccountsUseCase(accounts: accountRepository, credentials: credentials,
-                            synchronizer: LiveMailSynchronizer(store: SQLiteSyncStore(database: database)))
+                            synchronizer: LiveMailSynchronizer(store: SQLiteSyncStore(database: database)), pusher: pusher)
+    }
+
+    var operations: PendingOperationProcessor {
+        PendingOperationProcessor(store: SQLiteMailActionStore(database: database), server: LiveServerMailActions())
+    }
+
+    /// Pending changes, the send queue and Sent copies, for one account at a time.
+    public var pusher: LocalChangesPusher {
+        LocalChangesPusher(
+            credentials: credentials, operations: operations,
+            queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: LiveMessageSubmitter(environment: environment),
+                                      server: LiveServerMailActions(), folders: SQLiteMailActionStore(database: database)))
+    }
+
+    /// FR-SYNC-10: mark, star, archive, delete.
+    public var mailActions: MailActionsUseCase {
+        MailActionsUseCase(accounts: accountRepository, credentials: credentials, store: SQLiteMailActionStore(database: database),
+                           processor: operations)
+    }
+
+    /// FR-SYNC-07: send and the Outbox.
+    public var outbox: OutboxUseCase {
+        OutboxUseCase(accounts: accountRepository, composer: LiveMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher)
     }
 
     public var mailQueries: any MailQueries { SQLiteMailQueries(database: database) }

@@ -15,6 +15,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v2-search-index", migrate: createSearchIndex)
         migrator.registerMigration("v3-local-feature-entities", migrate: createLocalFeatureEntities)
         migrator.registerMigration("v4-thread-nodes", migrate: createThreadNodes)
+        migrator.registerMigration("v5-outbox-and-pending-operations", migrate: createOutboxAndPendingOperations)
         return migrator
     }
 
@@ -245,6 +246,53 @@ public enum SchemaMigrations {
             CREATE INDEX threadNode_by_component ON threadNode(component);
             ALTER TABLE thread ADD COLUMN component INTEGER;
             CREATE UNIQUE INDEX thread_by_component ON thread(component) WHERE component IS NOT NULL;
+            """)
+    }
+
+    /// FR-SYNC-07 and FR-SYNC-05/10: what goes from Tern to the server survives a restart. A queued
+    /// message keeps the exact bytes it will send (one Message-ID for every attempt, so the Sent
+    /// check after a crash can find it); a local change waiting for the server is a row, not a task.
+    static func createOutboxAndPendingOperations(_ db: Database) throws {
+        try db.execute(sql: """
+            -- FR-COMP-02: the undo-send window. Unlike a retry's sendNotBefore it does not hold up the
+            -- messages queued after it.
+            ALTER TABLE email ADD COLUMN sendHoldUntil DATETIME;
+
+            CREATE TABLE outgoingMessage (
+                emailId INTEGER PRIMARY KEY NOT NULL REFERENCES email(id) ON DELETE CASCADE,
+                rawMessage BLOB NOT NULL,
+                envelopeSender TEXT NOT NULL,
+                -- JSON array of addresses: To, Cc and Bcc (Bcc appears nowhere else).
+                envelopeRecipients TEXT NOT NULL,
+                -- The server's answer to the end of DATA, once accepted.
+                serverReply TEXT,
+                sentDate DATETIME
+            );
+
+            CREATE TABLE pendingOperation (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL CHECK (kind IN ('addFlag', 'removeFlag', 'archive', 'delete', 'fileSentCopy')),
+                -- addFlag/removeFlag: the IMAP flag, \\Seen or \\Flagged.
+                flag TEXT,
+                emailId INTEGER NOT NULL REFERENCES email(id) ON DELETE CASCADE,
+                -- The copy acted on (NULL for fileSentCopy). Not a foreign key to emailFolder: archive
+                -- and delete remove that row at once (optimistically) and put it back on revert.
+                folderId INTEGER REFERENCES folder(id) ON DELETE CASCADE,
+                imapUID INTEGER,
+                -- The copy's server flags when the change was made: what a revert restores.
+                serverFlags TEXT,
+                modSeq INTEGER,
+                state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'failed')),
+                attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+                notBefore DATETIME,
+                lastError TEXT,
+                createdDate DATETIME NOT NULL
+            );
+            CREATE INDEX pendingOperation_due ON pendingOperation(accountId, state, notBefore);
+            -- Sync skips copies with a pending archive/delete and flags with a pending push.
+            CREATE INDEX pendingOperation_by_copy ON pendingOperation(folderId, imapUID);
+            CREATE INDEX pendingOperation_by_email ON pendingOperation(emailId);
             """)
     }
 }

@@ -83,3 +83,8 @@ extension Account: FetchableRecord, PersistableRecord {
         container["lastSyncDate"] = lastSyncDate
     }
 }
+
+extension PendingOperation: FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "pendingOperation"
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}

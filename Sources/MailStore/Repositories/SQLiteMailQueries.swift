@@ -35,13 +35,39 @@ public struct SQLiteMailQueries: MailQueries {
                 WHERE (? IS NULL OR a.name = ?) AND (CASE WHEN ? IS NULL THEN f.folderType = 'inbox' ELSE f.path = ? END)
                 ORDER BY tf.latestDate DESC
                 LIMIT ?
-                """, arguments: [account, account, folder, folder, limit]).map { row in
-                let participants = (try? JSONDecoder().decode([EmailAddress].self, from: Data((row["participants"] as String? ?? "[]").utf8))) ?? []
-                return ThreadSummary(id: row["id"], account: row["account"], subject: row["subject"], latestDate: row["latestDate"],
-                                     messageCount: row["messageCount"], unreadCount: row["unreadCount"], participants: participants,
-                                     snippet: row["snippet"])
-            }
+                """, arguments: [account, account, folder, folder, limit]).map(Self.summary)
         }
+    }
+
+    public func threads(in view: VirtualMailbox, account: String?, limit: Int) async throws -> [ThreadSummary] {
+        let membership = switch view {
+        case .archive: """
+            e.deletedDate IS NULL AND e.sendState IN ('none', 'sent')
+            AND NOT EXISTS (SELECT 1 FROM emailFolder ef WHERE ef.emailId = e.id)
+            AND NOT EXISTS (SELECT 1 FROM pendingOperation p WHERE p.emailId = e.id AND p.kind = 'fileSentCopy')
+            """
+        case .outbox: "e.sendState IN ('queued', 'sending', 'failed')"
+        }
+        return try await database.writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT t.id, a.name AS account, t.subject, MAX(COALESCE(e.dateSent, e.dateReceived)) AS latestDate,
+                    COUNT(*) AS messageCount, SUM(NOT e.isRead) AS unreadCount, t.participants, t.snippet
+                FROM email e
+                JOIN thread t ON t.id = e.threadId
+                JOIN account a ON a.id = t.accountId
+                WHERE (? IS NULL OR a.name = ?) AND \(membership)
+                GROUP BY t.id
+                ORDER BY latestDate DESC
+                LIMIT ?
+                """, arguments: [account, account, limit]).map(Self.summary)
+        }
+    }
+
+    static func summary(_ row: Row) -> ThreadSummary {
+        let participants = (try? JSONDecoder().decode([EmailAddress].self, from: Data((row["participants"] as String? ?? "[]").utf8))) ?? []
+        return ThreadSummary(id: row["id"], account: row["account"], subject: row["subject"], latestDate: row["latestDate"],
+                             messageCount: row["messageCount"], unreadCount: row["unreadCount"], participants: participants,
+                             snippet: row["snippet"])
     }
 
     public func thread(id: Int64) async throws -> [ThreadMessage]? {
@@ -56,10 +82,13 @@ public struct SQLiteMailQueries: MailQueries {
                 let attachments = try Attachment.filter(Column("emailId") == email.id).order(Column("partId")).fetchAll(db).map {
                     AttachmentSummary(id: $0.id ?? 0, filename: $0.filename, mimeType: $0.mimeType, sizeBytes: $0.sizeBytes, isDownloaded: $0.isDownloaded)
                 }
-                return ThreadMessage(emailId: email.id ?? 0, subject: email.subject, from: EmailAddress(name: email.fromName, address: email.fromAddress),
+                var message = ThreadMessage(emailId: email.id ?? 0, subject: email.subject, from: EmailAddress(name: email.fromName, address: email.fromAddress),
                                      to: email.toAddresses, cc: email.ccAddresses, date: email.dateSent ?? email.dateReceived, isRead: email.isRead,
                                      isStarred: email.isStarred, bodyPlain: email.bodyPlain, bodyHTML: email.bodyHTML,
                                      bodiesFetched: email.bodiesFetched, folders: folders, attachments: attachments)
+                message.sendState = email.sendState
+                message.sendError = email.sendError
+                return message
             }
         }
     }

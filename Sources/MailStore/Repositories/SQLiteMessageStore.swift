@@ -53,18 +53,32 @@ public struct SQLiteMessageStore: Sendable {
             attachment.emailId = emailId
             try attachment.insert(db, onConflict: .ignore)
         }
-        try index(incoming, db: db)
-        try rememberContacts(of: incoming, db: db)
-        var nodes = SQLiteThreadNodes(db: db, accountId: incoming.accountId)
-        let node = try ThreadLinker.add(ThreadingHeaders(incoming), to: &nodes)
-        let thread = try nodes.thread(for: nodes.component(of: node), creatingFrom: incoming)
-        try db.cachedStatement(sql: "UPDATE email SET threadId = ? WHERE id = ?").execute(arguments: [thread, emailId])
-        result.inserted += 1
+        try indexAndThread(incoming, db: db, result: &result)
         result.newMessages.append(NewMessage(emailId: emailId, from: EmailAddress(name: incoming.fromName, address: incoming.fromAddress),
                                              subject: incoming.subject, date: incoming.dateSent ?? incoming.dateReceived))
+    }
+
+    /// What every new Email gets, synced or composed here: its search row, its contacts, its thread.
+    static func indexAndThread(_ email: Email, db: Database, result: inout StoredBatch) throws {
+        try index(email, db: db)
+        try rememberContacts(of: email, db: db)
+        var nodes = SQLiteThreadNodes(db: db, accountId: email.accountId)
+        let node = try ThreadLinker.add(ThreadingHeaders(email), to: &nodes)
+        let thread = try nodes.thread(for: nodes.component(of: node), creatingFrom: email)
+        try db.cachedStatement(sql: "UPDATE email SET threadId = ? WHERE id = ?").execute(arguments: [thread, email.id])
+        result.inserted += 1
         result.threadsTouched.insert(thread)
         result.threadsTouched.formUnion(nodes.threadsTouched)
         result.threadsRemoved.formUnion(nodes.threadsRemoved)
+    }
+
+    /// Removes an Email for good; its Message-ID stops counting as stored for threading. The caller
+    /// refreshes its thread.
+    static func delete(_ email: Email, db: Database) throws {
+        if let id = ThreadingHeaders.ids(email.headerMessageId).first {
+            try db.execute(sql: "UPDATE threadNode SET isPresent = 0 WHERE accountId = ? AND messageId = ?", arguments: [email.accountId, id])
+        }
+        try db.execute(sql: "DELETE FROM email WHERE id = ?", arguments: [email.id])
     }
 
     /// FR-SYNC-04 Indexing: subject, sender, recipients and text into FTS5 (rowid = email id). The

@@ -57,7 +57,14 @@ public struct SQLiteSyncStore: SyncStore {
 
     public func localUIDs(folderId: Int64) async throws -> [Int64] {
         try await database.writer.read { db in
-            try Int64.fetchAll(db, sql: "SELECT imapUID FROM emailFolder WHERE folderId = ? ORDER BY imapUID", arguments: [folderId])
+            // A copy archived or deleted here whose move the server has not confirmed is still known:
+            // it must not come back as new mail (FR-SYNC-10 optimistic archive).
+            try Int64.fetchAll(db, sql: """
+                SELECT imapUID FROM emailFolder WHERE folderId = ?
+                UNION SELECT imapUID FROM pendingOperation
+                WHERE folderId = ? AND kind IN ('archive', 'delete') AND state = 'pending' AND imapUID IS NOT NULL
+                ORDER BY 1
+                """, arguments: [folderId, folderId])
         }
     }
 
@@ -81,10 +88,7 @@ public struct SQLiteSyncStore: SyncStore {
                 if let thread = email.threadId { touchedThreads.insert(thread) }
                 let remaining = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder WHERE emailId = ?", arguments: [emailId]) ?? 0
                 guard remaining == 0, !keepOrphans, email.sendState == .none else { continue }
-                if let id = ThreadingHeaders.ids(email.headerMessageId).first {
-                    try db.execute(sql: "UPDATE threadNode SET isPresent = 0 WHERE accountId = ? AND messageId = ?", arguments: [email.accountId, id])
-                }
-                try db.execute(sql: "DELETE FROM email WHERE id = ?", arguments: [emailId])
+                try SQLiteMessageStore.delete(email, db: db)
             }
         }
         for thread in touchedThreads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
@@ -126,13 +130,33 @@ public struct SQLiteSyncStore: SyncStore {
                                         arguments: [folderId]) {
                 stored[row["imapUID"]] = (row["emailId"], row["serverFlags"])
             }
+            // Flags changed locally and not yet pushed (FR-SYNC-10), by email.
+            var pushing: [Int64: Set<String>] = [:]
+            for row in try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT emailId, flag FROM pendingOperation WHERE state = 'pending' AND kind IN ('addFlag', 'removeFlag')
+                    AND emailId IN (SELECT emailId FROM emailFolder WHERE folderId = ?)
+                """), arguments: [folderId]) {
+                pushing[row["emailId"], default: []].insert(row["flag"])
+            }
             for state in states {
                 let joined = state.flags.joined(separator: " ")
                 guard let (emailId, before) = stored[state.uid], before != joined else { continue }
                 try db.cachedStatement(sql: "UPDATE emailFolder SET serverFlags = ?, modSeq = COALESCE(?, modSeq) WHERE folderId = ? AND imapUID = ?")
                     .execute(arguments: [joined, state.modSeq, folderId, state.uid])
                 guard let email = try Email.fetchOne(db, key: emailId) else { continue }
-                let updated = IncomingMessage(email: email, uid: state.uid, serverFlags: state.flags).applyingServerFlags(to: email)
+                var updated = IncomingMessage(email: email, uid: state.uid, serverFlags: state.flags).applyingServerFlags(to: email)
+                for flag in pushing[emailId] ?? [] {
+                    if ServerFlags.contains(before, flag) != ServerFlags.contains(joined, flag) {
+                        // FR-SYNC-05: the server changed this flag meanwhile, and the server wins.
+                        try db.execute(sql: """
+                            DELETE FROM pendingOperation WHERE emailId = ? AND flag = ? AND state = 'pending' AND kind IN ('addFlag', 'removeFlag')
+                            """, arguments: [emailId, flag])
+                    } else if flag == "\\Seen" {
+                        updated.isRead = email.isRead
+                    } else if flag == "\\Flagged" {
+                        updated.isStarred = email.isStarred
+                    }
+                }
                 if updated != email {
                     try updated.update(db)
                     changed += 1

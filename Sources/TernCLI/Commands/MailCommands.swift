@@ -66,6 +66,11 @@ struct SyncCommand: AsyncParsableCommand {
                         print("\(account): new  \(formatter.string(from: message.date))  \(message.from.name ?? message.from.address)  \(message.subject)")
                     }
                 }
+            case .pushed(let account, let report):
+                if json { try? printJSONLine(["event": "pushed", "account": account], report) } else {
+                    for id in report.queue.sent { print("\(account): sent message \(id)") }
+                    for failure in report.queue.failed { print("\(account): message \(failure.emailId) failed: \(failure.error)") }
+                }
             default: break
             }
         }
@@ -75,6 +80,9 @@ struct SyncCommand: AsyncParsableCommand {
         for report in reports {
             let first = report.firstPageMilliseconds.map { String(format: ", first page in %.0f ms", $0) } ?? ""
             print("\(report.account): synced in \(String(format: "%.2f", report.seconds)) s\(first)")
+            if let pushed = report.pushed, pushed.changes.done + pushed.queue.sent.count + pushed.queue.failed.count > 0 {
+                print("  pushed first: \(pushed.changes.done) change(s), \(pushed.queue.sent.count) message(s) sent, \(pushed.queue.failed.count) failed")
+            }
             let rows = report.folders.map { folder in
                 [folder.path, folder.folderType.rawValue, String(folder.serverMessages), String(folder.inserted), String(folder.linked),
                  String(folder.removed), String(folder.flagChanges), String(folder.bodiesFetched), folder.error ?? (folder.uidValidityReset ? "UIDVALIDITY changed: resynced" : "")]
@@ -140,11 +148,28 @@ struct ThreadsCommand: AsyncParsableCommand {
     var account: String?
     @Option(help: "A folder path (default: Inbox).")
     var folder: String?
+    @Flag(help: "The virtual Archive: messages archived out of every synced folder.")
+    var archive = false
+    @Flag(help: "The virtual Outbox: messages queued, being sent, or failed.")
+    var outbox = false
     @Option var limit = 50
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        guard [archive, outbox, folder != nil].filter({ $0 }).count <= 1 else {
+            throw ValidationError("give at most one of --folder, --archive and --outbox")
+        }
+    }
+
     func run() async throws {
-        let threads = try await services().mailQueries.threads(account: account, folder: folder, limit: limit)
+        let queries = try services().mailQueries
+        let threads = if archive {
+            try await queries.threads(in: .archive, account: account, limit: limit)
+        } else if outbox {
+            try await queries.threads(in: .outbox, account: account, limit: limit)
+        } else {
+            try await queries.threads(account: account, folder: folder, limit: limit)
+        }
         if output.json {
             try printJSON(threads)
             return
@@ -206,6 +231,7 @@ struct ThreadCommand: AsyncParsableCommand {
         formatter.dateFormat = "EEE, d MMM yyyy HH:mm"
         for (index, message) in messages.enumerated() {
             if index > 0 { print("\n" + String(repeating: "─", count: 72)) }
+            print("Message: m\(message.emailId)\(message.sendState == .none ? "" : "  (\(message.sendState.rawValue)\(message.sendError.map { ": \($0)" } ?? ""))")")
             print("From:    \(Self.format(message.from))")
             if !message.to.isEmpty { print("To:      \(message.to.map(Self.format).joined(separator: ", "))") }
             if !message.cc.isEmpty { print("Cc:      \(message.cc.map(Self.format).joined(separator: ", "))") }

@@ -13,6 +13,12 @@ public protocol AccountRepository: Sendable {
     func delete(id: Account.ID) async throws -> Bool
 }
 
+extension AccountRepository {
+    public func account(id: Account.ID) async throws -> Account? {
+        try await allAccounts().first { $0.id == id }
+    }
+}
+
 /// Obtains an account's secret at the moment a connection needs it. Never persists it.
 public protocol SecretResolver: Sendable {
     func secret(for source: CredentialSource, accountID: Account.ID) async throws -> String

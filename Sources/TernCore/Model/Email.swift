@@ -84,6 +84,8 @@ public struct Email: Sendable, Hashable, Codable, Identifiable {
     public var sendQueuedDate: Date?
     /// The queue does not pick it up before this time: the undo window (FR-COMP-02) or a retry backoff.
     public var sendNotBefore: Date?
+    /// FR-COMP-02: the undo window. A held message is skipped by the queue without holding up others.
+    public var sendHoldUntil: Date?
     /// Exactly-once delivery: set just before SMTP DATA, cleared when the outcome is recorded.
     public var sendAttemptStartedDate: Date?
     /// The server's text for a failed send, or "send timeout".
@@ -99,7 +101,7 @@ public struct Email: Sendable, Hashable, Codable, Identifiable {
         bodiesFetched: Bool = false, bodyStructure: String? = nil, sizeBytes: Int64 = 0, hasAttachments: Bool = false,
         isRead: Bool = false, isStarred: Bool = false, isAnswered: Bool = false, isDraft: Bool = false,
         deletedDate: Date? = nil, sendState: SendState = .none, sendRetryCount: Int = 0, sendQueuedDate: Date? = nil,
-        sendNotBefore: Date? = nil, sendAttemptStartedDate: Date? = nil, sendError: String? = nil,
+        sendNotBefore: Date? = nil, sendHoldUntil: Date? = nil, sendAttemptStartedDate: Date? = nil, sendError: String? = nil,
         createdDate: Date = Date()
     ) {
         self.id = id
@@ -136,6 +138,7 @@ public struct Email: Sendable, Hashable, Codable, Identifiable {
         self.sendRetryCount = sendRetryCount
         self.sendQueuedDate = sendQueuedDate
         self.sendNotBefore = sendNotBefore
+        self.sendHoldUntil = sendHoldUntil
         self.sendAttemptStartedDate = sendAttemptStartedDate
         self.sendError = sendError
         self.createdDate = createdDate

@@ -79,6 +79,9 @@ public struct ThreadMessage: Sendable, Hashable, Codable {
     public var bodiesFetched: Bool
     public var folders: [String]
     public var attachments: [AttachmentSummary]
+    /// FR-SYNC-07: where a message written here is in the send pipeline (`none` for received mail).
+    public var sendState: SendState = .none
+    public var sendError: String?
 
     public init(emailId: Int64, subject: String, from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, isRead: Bool,
                 isStarred: Bool, bodyPlain: String?, bodyHTML: String?, bodiesFetched: Bool, folders: [String], attachments: [AttachmentSummary]) {
@@ -114,11 +117,21 @@ public struct AttachmentSummary: Sendable, Hashable, Codable {
     }
 }
 
+/// Views that exist only locally.
+public enum VirtualMailbox: String, Sendable, Hashable, Codable, CaseIterable {
+    /// FR-SYNC-10: emails in no synced folder that were neither deleted nor trashed (nor are being sent).
+    case archive
+    /// FR-SYNC-07: emails whose sendState is queued, sending or failed.
+    case outbox
+}
+
 /// The read side front ends list mail with.
 public protocol MailQueries: Sendable {
     func folders(account: String?) async throws -> [FolderSummary]
     /// Newest first. `folder` is a path, or nil for every account's Inbox (the unified inbox).
     func threads(account: String?, folder: String?, limit: Int) async throws -> [ThreadSummary]
+    /// The views that are queries, not IMAP folders (FR-SYNC-07 Outbox, FR-SYNC-10 Archive).
+    func threads(in view: VirtualMailbox, account: String?, limit: Int) async throws -> [ThreadSummary]
     /// A thread's messages, oldest first; nil when there is no such thread.
     func thread(id: Int64) async throws -> [ThreadMessage]?
     /// Full-text search (FTS5): every word must match, as a word or the start of one; newest first.

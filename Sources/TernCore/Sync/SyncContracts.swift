@@ -92,6 +92,8 @@ public enum SyncProgress: Sendable, Hashable {
     case watching(account: String)
     /// New mail stored by a sync that IDLE triggered (FR-SYNC-03).
     case newMail(account: String, messages: [NewMessage])
+    /// The watch loop sent queued mail, or gave up on some (FR-SYNC-07).
+    case pushed(account: String, PushReport)
 }
 
 public struct FolderSyncReport: Sendable, Hashable, Codable {
@@ -129,6 +131,8 @@ public struct SyncReport: Sendable, Hashable, Codable {
     /// Milliseconds from the start to the first 30 Inbox headers stored (FR-SYNC-01 stage B).
     public var firstPageMilliseconds: Double?
     public var seconds: Double
+    /// What went to the server before the pull (pending changes, queued mail).
+    public var pushed: PushReport?
 
     public init(account: String, folders: [FolderSyncReport], firstPageMilliseconds: Double?, seconds: Double) {
         self.account = account
@@ -150,11 +154,16 @@ public struct SyncAccountsUseCase: Sendable {
     let accounts: any AccountRepository
     let credentials: AccountCredentials
     let synchronizer: any MailSynchronizing
+    /// Local changes and queued mail go to the server before each sync pulls (push, then pull: a
+    /// message archived offline is not fetched back as new).
+    let pusher: LocalChangesPusher?
 
-    public init(accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing) {
+    public init(accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing,
+                pusher: LocalChangesPusher? = nil) {
         self.accounts = accounts
         self.credentials = credentials
         self.synchronizer = synchronizer
+        self.pusher = pusher
     }
 
     /// `bodies` overrides the accounts' body policy for this run (`tern sync --bodies all`).
@@ -165,13 +174,17 @@ public struct SyncAccountsUseCase: Sendable {
         for var account in selected {
             if let bodies { account.bodyHydration = bodies }
             guard account.isActive else { throw TernError.authenticationExpired(account.name) }
-            reports.append(try await synchronizer.sync(account: account, credentials: credentials.supply(for: account), progress: progress))
+            var pushed: PushReport?
+            if let pusher { pushed = try? await pusher.push(account: account) }
+            var report = try await synchronizer.sync(account: account, credentials: credentials.supply(for: account), progress: progress)
+            report.pushed = pushed
+            reports.append(report)
         }
         return reports
     }
 
     /// The account named, or every active account.
-    func accounts(named name: String?) async throws -> [Account] {
+    public func accounts(named name: String?) async throws -> [Account] {
         guard let name else { return try await accounts.allAccounts().filter(\.isActive) }
         guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
         return [account]
@@ -184,9 +197,27 @@ public struct SyncAccountsUseCase: Sendable {
             for account in selected {
                 let supply = credentials.supply(for: account)
                 group.addTask { try await synchronizer.watch(account: account, credentials: supply, progress: progress) }
+                if let pusher {
+                    group.addTask { try await Self.keepPushing(account: account, pusher: pusher, progress: progress) }
+                }
             }
             try await group.waitForAll()
         }
     }
-}
 
+    /// While watching: local changes and queued mail go out as they become due (retries on their
+    /// schedules), and what another `tern` process queued is picked up within `pollInterval`.
+    static func keepPushing(account: Account, pusher: LocalChangesPusher, pollInterval: Duration = .seconds(5),
+                            progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+        while !Task.isCancelled {
+            var wait = pollInterval
+            if let report = try? await pusher.push(account: account) {
+                if !report.queue.sent.isEmpty || !report.queue.failed.isEmpty { progress(.pushed(account: account.name, report)) }
+                if let next = LocalChangesPusher.nextDue(report) {
+                    wait = min(wait, .milliseconds(max(10, Int64(next.timeIntervalSinceNow * 1000))))
+                }
+            }
+            try await Task.sleep(for: wait)
+        }
+    }
+}

@@ -1,5 +1,4 @@
 import Foundation
-import TernCore
 
 /// A message to send (FR-COMP-01, FR-SYNC-07), before it becomes bytes.
 public struct OutgoingMessage: Sendable, Hashable {
@@ -60,20 +59,5 @@ public struct OutgoingAttachment: Sendable, Hashable {
         self.mimeType = mimeType
         self.data = data
         self.contentId = contentId
-    }
-}
-
-public enum MessageBuildError: Error, Equatable, CustomStringConvertible {
-    /// A CR, LF or NUL in a field that becomes a header: header injection, refused.
-    case lineBreakInField(String)
-    case invalidAddress(String)
-    case noRecipients
-
-    public var description: String {
-        switch self {
-        case .lineBreakInField(let field): "the \(field) contains a line break or control character"
-        case .invalidAddress(let address): "'\(address)' is not a valid email address"
-        case .noRecipients: "the message has no recipients"
-        }
     }
 }

@@ -1,0 +1,26 @@
+import Foundation
+import TernCore
+
+/// `MessageComposing` on `MessageBuilder` (FR-SYNC-07): the message gets its Message-ID here, once,
+/// so every attempt sends the same bytes and the Sent check after a crash can find them. The Email
+/// row is read back from those bytes by the same parser sync uses, so the Sent copy, when synced,
+/// deduplicates onto it (same Message-ID, same canonical key).
+public struct OutgoingMessageComposer: MessageComposing {
+    public init() {}
+
+    public func compose(_ message: OutgoingMessage, accountId: Account.ID, at date: Date) throws -> ComposedMessage {
+        var message = message
+        message.date = date
+        if message.messageId == nil {
+            let domain = message.from.address.split(separator: "@").last.map(String.init) ?? ""
+            message.messageId = MessageBuilder.generateMessageID(domain: domain)
+        }
+        let raw = try MessageBuilder().build(message)
+        var email = MessageParser().parse(raw).email(accountId: accountId, internalDate: date, sizeBytes: Int64(raw.count))
+        // Kept locally only: the sender's own record of whom the message went to.
+        email.bccAddresses = message.bcc
+        email.isRead = true
+        return ComposedMessage(raw: raw, email: email,
+                               envelope: MessageEnvelope(sender: message.from.address, recipients: message.envelopeRecipients))
+    }
+}

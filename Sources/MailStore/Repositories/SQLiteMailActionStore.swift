@@ -1,0 +1,290 @@
+import Foundation
+import GRDB
+import TernCore
+
+/// `MailActionStore` on the local database: each optimistic change and the operation that pushes it
+/// in one transaction; thread metadata and per-folder lists refreshed with them.
+public struct SQLiteMailActionStore: MailActionStore {
+    let database: TernDatabase
+
+    public init(database: TernDatabase) { self.database = database }
+
+    public func scope(of targets: [MailTarget], folderPath: String?, forFlags: Bool) async throws -> ActionScope {
+        try await database.writer.read { db in
+            var emailIds: [Int64] = []
+            var seen: Set<Int64> = []
+            var copies: [EmailCopy] = []
+            for target in targets {
+                let ids: [Int64]
+                switch target {
+                case .thread(let id):
+                    ids = try Int64.fetchAll(db, sql: "SELECT id FROM email WHERE threadId = ? ORDER BY dateReceived", arguments: [id])
+                    guard !ids.isEmpty else { throw TernError.notFound("thread \(id)") }
+                case .message(let id):
+                    guard try Email.exists(db, key: id) else { throw TernError.notFound("message \(id)") }
+                    ids = [id]
+                }
+                let all = try Self.copies(of: ids, db: db)
+                emailIds += ids.filter { seen.insert($0).inserted }
+                // A flag belongs to the message, not to the folder it is viewed in: every copy gets it.
+                copies += forFlags ? all : try Self.removalCopies(all, target: target, folderPath: folderPath)
+            }
+            return ActionScope(emailIds: emailIds, copies: copies)
+        }
+    }
+
+    /// FR-ED-01: archive and delete act on the folder being viewed. Given, that folder; implied, the
+    /// Inbox for a thread, or the only folder of a message.
+    static func removalCopies(_ all: [EmailCopy], target: MailTarget, folderPath: String?) throws -> [EmailCopy] {
+        if let folderPath {
+            let inFolder = all.filter { $0.folderPath == folderPath }
+            guard !inFolder.isEmpty else { throw TernError.notFound("\(target.label) has nothing in folder '\(folderPath)'") }
+            return inFolder
+        }
+        switch target {
+        case .thread:
+            let inInbox = all.filter { $0.folderType == .inbox }
+            guard !inInbox.isEmpty else {
+                throw TernError.invalidInput("\(target.label) has nothing in the Inbox; name the folder with --folder (it is in: \(folderList(all)))")
+            }
+            return inInbox
+        case .message:
+            let folders = Set(all.map(\.folderId))
+            if folders.count == 1 { return all }
+            let inInbox = all.filter { $0.folderType == .inbox }
+            if !inInbox.isEmpty { return inInbox }
+            throw TernError.invalidInput(all.isEmpty
+                ? "\(target.label) is in no synced folder (already archived)"
+                : "\(target.label) is in several folders (\(folderList(all))); name one with --folder")
+        }
+    }
+
+    static func folderList(_ copies: [EmailCopy]) -> String {
+        let paths = Set(copies.map(\.folderPath)).sorted()
+        return paths.isEmpty ? "no folder" : paths.joined(separator: ", ")
+    }
+
+    static func copies(of emailIds: [Int64], db: Database) throws -> [EmailCopy] {
+        guard !emailIds.isEmpty else { return [] }
+        return try Row.fetchAll(db, sql: """
+            SELECT ef.emailId, e.accountId, ef.folderId, f.path, f.folderType, ef.imapUID, ef.serverFlags, ef.modSeq
+            FROM emailFolder ef JOIN email e ON e.id = ef.emailId JOIN folder f ON f.id = ef.folderId
+            WHERE ef.emailId IN (\(databaseQuestionMarks(count: emailIds.count)))
+            ORDER BY ef.emailId, f.path
+            """, arguments: StatementArguments(emailIds)).map { row in
+            EmailCopy(emailId: row["emailId"], accountId: row["accountId"], folderId: row["folderId"], folderPath: row["path"],
+                      folderType: FolderType(rawValue: row["folderType"]) ?? .custom, uid: row["imapUID"], serverFlags: row["serverFlags"],
+                      modSeq: row["modSeq"])
+        }
+    }
+
+    public func applyFlagChange(_ change: FlagChange, to scope: ActionScope, at date: Date) async throws {
+        try await database.writer.write { db in
+            let column = change.flag == "\\Seen" ? "isRead" : "isStarred"
+            var threads: Set<Int64> = []
+            for emailId in scope.emailIds {
+                try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [change.adds, emailId])
+                if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId]) { threads.insert(thread) }
+            }
+            for copy in scope.copies {
+                // The newest intent wins over an older one still waiting (or failed) for this copy.
+                try db.execute(sql: """
+                    DELETE FROM pendingOperation WHERE folderId = ? AND imapUID = ? AND flag = ? AND kind IN ('addFlag', 'removeFlag')
+                    """, arguments: [copy.folderId, copy.uid, change.flag])
+                guard ServerFlags.contains(copy.serverFlags, change.flag) != change.adds else { continue }
+                var operation = PendingOperation(accountId: copy.accountId, kind: change.adds ? .addFlag : .removeFlag, flag: change.flag,
+                                                 emailId: copy.emailId, folderId: copy.folderId, imapUID: copy.uid,
+                                                 serverFlags: copy.serverFlags, modSeq: copy.modSeq, createdDate: date)
+                try operation.insert(db)
+            }
+            for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
+        }
+    }
+
+    public func applyRemoval(_ kind: PendingOperation.Kind, of copies: [EmailCopy], at date: Date) async throws {
+        try await database.writer.write { db in
+            var threads: Set<Int64> = []
+            for copy in copies {
+                try Self.removeCopy(folderId: copy.folderId, uid: copy.uid, db: db)
+                var operation = PendingOperation(accountId: copy.accountId, kind: kind, emailId: copy.emailId, folderId: copy.folderId,
+                                                 imapUID: copy.uid, serverFlags: copy.serverFlags, modSeq: copy.modSeq, createdDate: date)
+                try operation.insert(db)
+                if kind == .delete { try db.execute(sql: "UPDATE email SET deletedDate = ? WHERE id = ?", arguments: [date, copy.emailId]) }
+                if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [copy.emailId]) { threads.insert(thread) }
+            }
+            for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
+        }
+    }
+
+    /// The copy leaves its folder; flag pushes aimed at it go with it.
+    static func removeCopy(folderId: Int64, uid: Int64, db: Database) throws {
+        try db.execute(sql: "DELETE FROM emailFolder WHERE folderId = ? AND imapUID = ?", arguments: [folderId, uid])
+        try db.execute(sql: """
+            DELETE FROM pendingOperation WHERE folderId = ? AND imapUID = ? AND kind IN ('addFlag', 'removeFlag')
+            """, arguments: [folderId, uid])
+    }
+
+    public func pendingOperations(accountId: Account.ID) async throws -> [PendingOperation] {
+        try await database.writer.read { db in
+            try PendingOperation.fetchAll(db, sql: "SELECT * FROM pendingOperation WHERE accountId = ? AND state = 'pending' ORDER BY id",
+                                          arguments: [accountId])
+        }
+    }
+
+    public func folders(accountId: Account.ID) async throws -> [Folder] {
+        try await database.writer.read { db in try Folder.filter(Column("accountId") == accountId).order(Column("path")).fetchAll(db) }
+    }
+
+    public func sentMessage(emailId: Int64) async throws -> OutgoingSubmission? {
+        try await database.writer.read { db in try SQLiteOutboxStore.submission(emailId: emailId, db: db) }
+    }
+
+    public func complete(_ operation: PendingOperation, newUID: Int64?, targetFolderId: Int64?) async throws {
+        try await database.writer.write { db in
+            guard let id = operation.id, try PendingOperation.exists(db, key: id) else { return }
+            try db.execute(sql: "DELETE FROM pendingOperation WHERE id = ?", arguments: [id])
+            switch operation.kind {
+            case .addFlag, .removeFlag:
+                guard let folderId = operation.folderId, let uid = operation.imapUID, let flag = operation.flag else { return }
+                if let flags = try String.fetchOne(db, sql: "SELECT serverFlags FROM emailFolder WHERE folderId = ? AND imapUID = ?",
+                                                   arguments: [folderId, uid]) {
+                    try db.execute(sql: "UPDATE emailFolder SET serverFlags = ? WHERE folderId = ? AND imapUID = ?",
+                                   arguments: [ServerFlags.setting(flags, flag, operation.kind == .addFlag), folderId, uid])
+                }
+            case .archive, .delete:
+                guard let email = try Email.fetchOne(db, key: operation.emailId) else { return }
+                if let targetFolderId, let newUID, let target = try Folder.fetchOne(db, key: targetFolderId), target.folderType.isSyncable {
+                    // FR-SYNC-10: the moved copy is where the server says (COPYUID), so Trash shows it before its next sync.
+                    try db.execute(sql: """
+                        INSERT INTO emailFolder (emailId, folderId, imapUID, serverFlags) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
+                        """, arguments: [email.id, targetFolderId, newUID, operation.serverFlags ?? ""])
+                } else if targetFolderId == nil, operation.kind == .delete {
+                    // Deleted from Trash: permanent. Gone locally once no synced folder holds it.
+                    let remaining = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder WHERE emailId = ?", arguments: [email.id]) ?? 0
+                    if remaining == 0 { try SQLiteMessageStore.delete(email, db: db) }
+                }
+                if let thread = email.threadId { try SQLiteMessageStore.refresh(thread: thread, db: db) }
+            case .fileSentCopy:
+                if let targetFolderId, let newUID {
+                    try db.execute(sql: """
+                        INSERT INTO emailFolder (emailId, folderId, imapUID, serverFlags) VALUES (?, ?, ?, '\\Seen') ON CONFLICT DO NOTHING
+                        """, arguments: [operation.emailId, targetFolderId, newUID])
+                }
+                // The server keeps the copy now; the local bytes were only needed until here.
+                try db.execute(sql: "DELETE FROM outgoingMessage WHERE emailId = ?", arguments: [operation.emailId])
+                if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [operation.emailId]) {
+                    try SQLiteMessageStore.refresh(thread: thread, db: db)
+                }
+            }
+        }
+    }
+
+    public func scheduleRetry(_ operationId: Int64, attempts: Int, notBefore: Date, error: String) async throws {
+        try await database.writer.write { db in
+            try db.execute(sql: "UPDATE pendingOperation SET attempts = ?, notBefore = ?, lastError = ? WHERE id = ?",
+                           arguments: [attempts, notBefore, error, operationId])
+        }
+    }
+
+    public func fail(_ operation: PendingOperation, error: String, attempts: Int) async throws {
+        try await database.writer.write { db in
+            guard let id = operation.id, try PendingOperation.exists(db, key: id) else { return }
+            try db.execute(sql: "UPDATE pendingOperation SET state = 'failed', attempts = ?, notBefore = NULL, lastError = ? WHERE id = ?",
+                           arguments: [attempts, error, id])
+            try Self.revert(operation, db: db)
+        }
+    }
+
+    /// FR-SYNC-05: the local state goes back to the server's.
+    static func revert(_ operation: PendingOperation, db: Database) throws {
+        switch operation.kind {
+        case .addFlag, .removeFlag:
+            guard let flag = operation.flag else { return }
+            let current = try String.fetchOne(db, sql: "SELECT serverFlags FROM emailFolder WHERE folderId = ? AND imapUID = ?",
+                                              arguments: [operation.folderId, operation.imapUID]) ?? operation.serverFlags ?? ""
+            let column = flag == "\\Seen" ? "isRead" : "isStarred"
+            try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [ServerFlags.contains(current, flag), operation.emailId])
+        case .archive, .delete:
+            guard let folderId = operation.folderId, let uid = operation.imapUID else { return }
+            try db.execute(sql: """
+                INSERT INTO emailFolder (emailId, folderId, imapUID, modSeq, serverFlags) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """, arguments: [operation.emailId, folderId, uid, operation.modSeq, operation.serverFlags ?? ""])
+            if operation.kind == .delete { try db.execute(sql: "UPDATE email SET deletedDate = NULL WHERE id = ?", arguments: [operation.emailId]) }
+        case .fileSentCopy:
+            return
+        }
+        if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [operation.emailId]) {
+            try SQLiteMessageStore.refresh(thread: thread, db: db)
+        }
+    }
+
+    public func retry(_ operationId: Int64) async throws -> PendingOperation? {
+        try await database.writer.write { db in
+            guard var operation = try PendingOperation.fetchOne(db, key: operationId), operation.state == .failed else { return nil }
+            switch operation.kind {
+            case .addFlag, .removeFlag:
+                let column = operation.flag == "\\Seen" ? "isRead" : "isStarred"
+                try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [operation.kind == .addFlag, operation.emailId])
+            case .archive, .delete:
+                if let folderId = operation.folderId, let uid = operation.imapUID { try Self.removeCopy(folderId: folderId, uid: uid, db: db) }
+                if operation.kind == .delete { try db.execute(sql: "UPDATE email SET deletedDate = ? WHERE id = ?", arguments: [Date(), operation.emailId]) }
+            case .fileSentCopy:
+                break
+            }
+            operation.state = .pending
+            operation.attempts = 0
+            operation.notBefore = nil
+            operation.lastError = nil
+            try operation.update(db)
+            if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [operation.emailId]) {
+                try SQLiteMessageStore.refresh(thread: thread, db: db)
+            }
+            return operation
+        }
+    }
+
+    public func dismiss(_ operationId: Int64) async throws {
+        try await database.writer.write { db in
+            try db.execute(sql: "DELETE FROM pendingOperation WHERE id = ? AND state = 'failed'", arguments: [operationId])
+        }
+    }
+
+    public func summaries(accountId: Account.ID?) async throws -> [PendingChangeSummary] {
+        try await database.writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT p.*, a.name AS accountName, e.subject, f.path FROM pendingOperation p
+                JOIN account a ON a.id = p.accountId JOIN email e ON e.id = p.emailId LEFT JOIN folder f ON f.id = p.folderId
+                WHERE (? IS NULL OR p.accountId = ?) ORDER BY p.id
+                """, arguments: [accountId, accountId]).map { row in
+                PendingChangeSummary(id: row["id"], account: row["accountName"],
+                                     kind: PendingOperation.Kind(rawValue: row["kind"]) ?? .addFlag, flag: row["flag"],
+                                     emailId: row["emailId"], subject: row["subject"], folder: row["path"],
+                                     state: PendingOperation.State(rawValue: row["state"]) ?? .pending, attempts: row["attempts"],
+                                     notBefore: row["notBefore"], lastError: row["lastError"])
+            }
+        }
+    }
+}
+
+extension MailTarget {
+    var label: String {
+        switch self {
+        case .thread(let id): "thread \(id)"
+        case .message(let id): "message \(id)"
+        }
+    }
+}
+
+/// The space-separated flag list of `emailFolder.serverFlags`, compared without case (RFC 9051
+/// flags are case-insensitive).
+enum ServerFlags {
+    static func contains(_ flags: String, _ flag: String) -> Bool {
+        flags.split(separator: " ").contains { $0.caseInsensitiveCompare(flag) == .orderedSame }
+    }
+
+    static func setting(_ flags: String, _ flag: String, _ present: Bool) -> String {
+        var list = flags.split(separator: " ").map(String.init).filter { $0.caseInsensitiveCompare(flag) != .orderedSame }
+        if present { list.append(flag) }
+        return list.joined(separator: " ")
+    }
+}

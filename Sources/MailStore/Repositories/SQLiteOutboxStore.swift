@@ -1,0 +1,154 @@
+import Foundation
+import GRDB
+import TernCore
+
+/// `OutboxStore` on the local database: the Email row (`sendState` and friends) plus the exact
+/// bytes in `outgoingMessage`. Every transition is one statement or one transaction.
+public struct SQLiteOutboxStore: OutboxStore {
+    let database: TernDatabase
+
+    public init(database: TernDatabase) { self.database = database }
+
+    public func enqueue(_ message: ComposedMessage, holdUntil: Date?, at date: Date) async throws -> Int64 {
+        try await database.writer.write { db in
+            var email = message.email
+            email.id = nil
+            email.threadId = nil
+            email.sendState = .queued
+            email.sendQueuedDate = date
+            email.sendHoldUntil = holdUntil
+            email.sendRetryCount = 0
+            email.isRead = true
+            email.createdDate = date
+            try email.insert(db)
+            var result = StoredBatch()
+            try SQLiteMessageStore.indexAndThread(email, db: db, result: &result)
+            for thread in result.threadsTouched.subtracting(result.threadsRemoved) { try SQLiteMessageStore.refresh(thread: thread, db: db) }
+            let recipients = String(decoding: try JSONEncoder().encode(message.envelope.recipients), as: UTF8.self)
+            try db.execute(sql: """
+                INSERT INTO outgoingMessage (emailId, rawMessage, envelopeSender, envelopeRecipients) VALUES (?, ?, ?, ?)
+                """, arguments: [email.id, Data(message.raw), message.envelope.sender, recipients])
+            return email.id!
+        }
+    }
+
+    static let entryColumns = """
+        id, accountId, messageId, subject, toAddresses, sendState, sendQueuedDate, sendNotBefore, sendHoldUntil, sendRetryCount,
+        sendAttemptStartedDate, sendError
+        """
+
+    static func entry(_ row: Row) -> OutboxEntry {
+        let to = (try? JSONDecoder().decode([EmailAddress].self, from: Data((row["toAddresses"] as String).utf8))) ?? []
+        return OutboxEntry(emailId: row["id"], accountId: row["accountId"], messageId: row["messageId"], subject: row["subject"], to: to,
+                           state: SendState(rawValue: row["sendState"]) ?? .failed, queuedDate: row["sendQueuedDate"],
+                           notBefore: row["sendNotBefore"], holdUntil: row["sendHoldUntil"], retryCount: row["sendRetryCount"],
+                           attemptStartedDate: row["sendAttemptStartedDate"], error: row["sendError"])
+    }
+
+    public func pending(accountId: Account.ID) async throws -> [OutboxEntry] {
+        try await database.writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Self.entryColumns) FROM email WHERE accountId = ? AND sendState IN ('queued', 'sending')
+                ORDER BY sendQueuedDate, id
+                """, arguments: [accountId]).map(Self.entry)
+        }
+    }
+
+    public func outbox(accountId: Account.ID?) async throws -> [OutboxEntry] {
+        try await database.writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Self.entryColumns) FROM email WHERE (? IS NULL OR accountId = ?) AND sendState IN ('queued', 'sending', 'failed')
+                ORDER BY sendQueuedDate, id
+                """, arguments: [accountId, accountId]).map(Self.entry)
+        }
+    }
+
+    public func entry(emailId: Int64) async throws -> OutboxEntry? {
+        try await database.writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT \(Self.entryColumns) FROM email WHERE id = ? AND sendState != 'none'", arguments: [emailId]).map(Self.entry)
+        }
+    }
+
+    public func submission(emailId: Int64) async throws -> OutgoingSubmission? {
+        try await database.writer.read { db in try Self.submission(emailId: emailId, db: db) }
+    }
+
+    static func submission(emailId: Int64, db: Database) throws -> OutgoingSubmission? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT o.rawMessage, o.envelopeSender, o.envelopeRecipients, e.headerMessageId, e.dateSent, e.createdDate
+            FROM outgoingMessage o JOIN email e ON e.id = o.emailId WHERE o.emailId = ?
+            """, arguments: [emailId]) else { return nil }
+        let recipients = try JSONDecoder().decode([String].self, from: Data((row["envelopeRecipients"] as String).utf8))
+        let raw: Data = row["rawMessage"]
+        return OutgoingSubmission(emailId: emailId, messageId: row["headerMessageId"] ?? "", raw: [UInt8](raw),
+                                  envelope: MessageEnvelope(sender: row["envelopeSender"], recipients: recipients),
+                                  date: row["dateSent"] ?? row["createdDate"])
+    }
+
+    public func markSending(_ emailId: Int64) async throws {
+        try await database.writer.write { db in
+            try db.execute(sql: "UPDATE email SET sendState = 'sending', sendAttemptStartedDate = NULL WHERE id = ?", arguments: [emailId])
+        }
+    }
+
+    public func markAttemptStarted(_ emailId: Int64, at date: Date) async throws {
+        try await database.writer.write { db in
+            try db.execute(sql: "UPDATE email SET sendAttemptStartedDate = ? WHERE id = ?", arguments: [date, emailId])
+        }
+    }
+
+    public func markSent(_ emailId: Int64, reply: String, note: String?, fileSentCopy: Bool, at date: Date) async throws {
+        try await database.writer.write { db in
+            try db.execute(sql: """
+                UPDATE email SET sendState = 'sent', sendAttemptStartedDate = NULL, sendNotBefore = NULL, sendHoldUntil = NULL,
+                    sendError = ? WHERE id = ?
+                """, arguments: [note, emailId])
+            try db.execute(sql: "UPDATE outgoingMessage SET serverReply = ?, sentDate = ? WHERE emailId = ?", arguments: [reply, date, emailId])
+            guard fileSentCopy, let accountId = try String.fetchOne(db, sql: "SELECT accountId FROM email WHERE id = ?", arguments: [emailId])
+            else { return }
+            var operation = PendingOperation(accountId: accountId, kind: .fileSentCopy, emailId: emailId, createdDate: date)
+            try operation.insert(db)
+        }
+    }
+
+    public func scheduleRetry(_ emailId: Int64, retryCount: Int, notBefore: Date, error: String) async throws {
+        try await database.writer.write { db in
+            try db.execute(sql: """
+                UPDATE email SET sendState = 'queued', sendRetryCount = ?, sendNotBefore = ?, sendError = ?, sendAttemptStartedDate = NULL
+                WHERE id = ?
+                """, arguments: [retryCount, notBefore, error, emailId])
+        }
+    }
+
+    public func markFailed(_ emailId: Int64, error: String) async throws {
+        try await database.writer.write { db in
+            try db.execute(sql: """
+                UPDATE email SET sendState = 'failed', sendError = ?, sendNotBefore = NULL, sendAttemptStartedDate = NULL WHERE id = ?
+                """, arguments: [error, emailId])
+        }
+    }
+
+    public func requeue(_ emailId: Int64, at date: Date) async throws {
+        try await database.writer.write { db in
+            try db.execute(sql: """
+                UPDATE email SET sendState = 'queued', sendRetryCount = 0, sendNotBefore = NULL, sendQueuedDate = ?, sendError = NULL,
+                    sendAttemptStartedDate = NULL, sendHoldUntil = NULL
+                WHERE id = ? AND sendState IN ('queued', 'failed')
+                """, arguments: [date, emailId])
+        }
+    }
+
+    public func discard(_ emailId: Int64) async throws {
+        try await database.writer.write { db in
+            guard let email = try Email.fetchOne(db, key: emailId) else { return }
+            try SQLiteMessageStore.delete(email, db: db)
+            if let thread = email.threadId { try SQLiteMessageStore.refresh(thread: thread, db: db) }
+        }
+    }
+
+    public func setHold(_ emailId: Int64, until date: Date?) async throws {
+        try await database.writer.write { db in
+            try db.execute(sql: "UPDATE email SET sendHoldUntil = ? WHERE id = ? AND sendState = 'queued'", arguments: [date, emailId])
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import TernCore
+
+/// A thread id as `tern threads` prints it (`12` or `t12`), or a message id as `tern thread` prints
+/// it (`m34`).
+struct TargetArgument: ExpressibleByArgument {
+    let target: MailTarget
+
+    init?(argument: String) {
+        let lower = argument.lowercased()
+        if lower.hasPrefix("m"), let id = Int64(lower.dropFirst()) {
+            target = .message(id)
+        } else if let id = Int64(lower.hasPrefix("t") ? String(lower.dropFirst()) : lower) {
+            target = .thread(id)
+        } else {
+            return nil
+        }
+    }
+}
+
+/// Options every action shares.
+struct ActionOptions: ParsableArguments {
+    @Argument(help: "Thread ids (12 or t12, from `tern threads`) or message ids (m34, from `tern thread`).")
+    var ids: [TargetArgument]
+    @Option(help: "The folder being looked at (default: the Inbox for threads, the message's only folder for messages).")
+    var folder: String?
+    @OptionGroup var output: OutputOptions
+
+    func report(_ result: ActionResult, done: String) throws {
+        if output.json { return try printJSON(result) }
+        var line = "\(done) \(result.messages) message\(result.messages == 1 ? "" : "s")"
+        if result.waiting > 0 { line += "; the server could not be reached: will retry (\(result.waiting) change\(result.waiting == 1 ? "" : "s") waiting)" }
+        print(line)
+        for failure in result.failed { FileHandle.standardError.write(Data("failed and undone: \(failure)\n".utf8)) }
+        if !result.failed.isEmpty { throw ExitCode(1) }
+    }
+}
+
+/// `tern mark read|unread|star|unstar ID…` (FR-SYNC-10).
+struct MarkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mark", abstract: "Mark threads or messages read, unread, starred or unstarred (applied at once, pushed to the server).")
+
+    @Argument(help: "read, unread, star or unstar.")
+    var change: FlagChange
+    @OptionGroup var options: ActionOptions
+
+    func run() async throws {
+        let result = try await services().mailActions.mark(change, options.ids.map(\.target), folder: options.folder)
+        try options.report(result, done: "marked \(change.rawValue):")
+    }
+}
+
+extension FlagChange: ExpressibleByArgument {}
+
+/// `tern archive ID…` (FR-SYNC-10 Archive Behavior).
+struct ArchiveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "archive", abstract: "Archive threads or messages: out of the folder, kept in All Mail and in search.")
+
+    @OptionGroup var options: ActionOptions
+
+    func run() async throws {
+        let result = try await services().mailActions.archive(options.ids.map(\.target), folder: options.folder)
+        try options.report(result, done: "archived")
+    }
+}
+
+/// `tern delete ID…`: to Trash; from Trash, for good.
+struct DeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Move threads or messages to Trash (deleted for good when already in Trash).")
+
+    @OptionGroup var options: ActionOptions
+
+    func run() async throws {
+        let result = try await services().mailActions.delete(options.ids.map(\.target), folder: options.folder)
+        try options.report(result, done: "deleted")
+    }
+}
+
+/// `tern changes`: local changes waiting for the server, and failed ones with their retry.
+struct ChangesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "changes", abstract: "List local changes waiting for the server, or failed (and undone).",
+        subcommands: [List.self, Retry.self, Dismiss.self, Push.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List pending and failed changes.")
+        @Option(help: "Only this account.")
+        var account: String?
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let changes = try await services().mailActions.changes(account: account)
+            if output.json { return try printJSON(changes) }
+            let rows = changes.map { change in
+                [String(change.id), change.account, change.kind.rawValue + (change.flag.map { " \($0)" } ?? ""), change.folder ?? "",
+                 change.state.rawValue, String(change.attempts), change.subject, change.lastError ?? ""]
+            }
+            print(TextTable(header: ["ID", "ACCOUNT", "CHANGE", "FOLDER", "STATE", "TRIES", "SUBJECT", "ERROR"], rows: rows).rendered)
+        }
+    }
+
+    struct Retry: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Apply a failed change again and push it.")
+        @Argument var id: Int64
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let result = try await services().mailActions.retry(id)
+            if output.json { return try printJSON(result) }
+            print(result.pushed > 0 ? "pushed" : result.failed.first.map { "failed: \($0)" } ?? "waiting for the server")
+        }
+    }
+
+    struct Dismiss: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget a failed change.")
+        @Argument var id: Int64
+
+        func run() async throws { try await services().mailActions.dismiss(id) }
+    }
+
+    struct Push: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Push what is due now: pending changes, queued mail, Sent copies.")
+        @Option(help: "Only this account.")
+        var account: String?
+        @Flag(help: "Do not wait for retry delays: try everything now (attempts still count).")
+        var now = false
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await pushAll(account: account, ignoreBackoff: now, json: output.json)
+        }
+    }
+}
+
+/// Runs the pusher for the account named, or every active one, and prints what happened.
+func pushAll(account name: String?, ignoreBackoff: Bool, json: Bool) async throws {
+    let services = try services()
+    var reports: [PushReport] = []
+    for account in try await services.syncAccounts.accounts(named: name) {
+        reports.append(try await services.pusher.push(account: account, ignoreBackoff: ignoreBackoff))
+    }
+    if json { return try printJSON(reports) }
+    for report in reports {
+        var parts = ["\(report.changes.done) change\(report.changes.done == 1 ? "" : "s") pushed", "\(report.queue.sent.count) sent"]
+        if report.changes.waiting + report.queue.waiting > 0 { parts.append("\(report.changes.waiting + report.queue.waiting) waiting") }
+        if report.queue.held > 0 { parts.append("\(report.queue.held) held") }
+        print("\(report.account): " + parts.joined(separator: ", "))
+        for failure in report.changes.failed { print("  change failed and undone: \(failure)") }
+        for failure in report.queue.failed { print("  message \(failure.emailId) failed: \(failure.error)") }
+        if let error = report.queue.lastError { print("  sending stopped: \(error)") }
+    }
+}

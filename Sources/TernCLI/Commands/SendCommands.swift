@@ -1,0 +1,157 @@
+import ArgumentParser
+import Foundation
+import MIME
+import TernCore
+
+/// `tern send`: composes, queues (FR-SYNC-07) and sends at once when the server can be reached; a
+/// message that cannot go now waits in the Outbox and is retried by `tern sync`, `tern sync --watch`
+/// or `tern outbox flush`.
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "send", abstract: "Send a message (queued in the Outbox when it cannot go now).")
+
+    @Option(help: "Send from this account (default: the only one).")
+    var account: String?
+    @Option(help: "Recipients, comma-separated (`Name <a@example.com>` or `a@example.com`); repeatable.")
+    var to: [String] = []
+    @Option(help: "Copy recipients; repeatable.")
+    var cc: [String] = []
+    @Option(help: "Blind copy recipients: in the envelope only, never in the message; repeatable.")
+    var bcc: [String] = []
+    @Option var subject = ""
+    @Option(help: "The text of the message.")
+    var body: String?
+    @Option(help: "Read the text from this file ('-' for standard input).")
+    var bodyFile: String?
+    @Option(help: "Attach this file; repeatable.")
+    var attach: [String] = []
+    @Flag(help: "Only queue it; `tern outbox flush` (or a sync) sends it.")
+    var queueOnly = false
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        guard (body == nil) != (bodyFile == nil) else { throw ValidationError("give the text with exactly one of --body or --body-file") }
+        guard !(to + cc + bcc).isEmpty else { throw ValidationError("give at least one recipient (--to, --cc or --bcc)") }
+    }
+
+    func run() async throws {
+        let text: String
+        if let body {
+            text = body
+        } else if bodyFile == "-" {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        } else {
+            guard let data = FileManager.default.contents(atPath: bodyFile!) else { throw TernError.notFound("file '\(bodyFile!)'") }
+            text = String(decoding: data, as: UTF8.self)
+        }
+        let attachments = try attach.map { path in
+            guard let data = FileManager.default.contents(atPath: path) else { throw TernError.notFound("file '\(path)'") }
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            return OutgoingAttachment(filename: name, mimeType: Self.mimeType(forFilename: name), data: data)
+        }
+        let services = try services()
+        let sender = try await services.outbox.sendingAccount(named: account)
+        let message = OutgoingMessage(
+            from: EmailAddress(name: sender.displayName, address: sender.emailAddress), to: try Self.addresses(to), cc: try Self.addresses(cc),
+            bcc: try Self.addresses(bcc), subject: subject, bodyPlain: text, attachments: attachments)
+        let outcome = try await services.outbox.send(message, from: sender, attemptNow: !queueOnly)
+        if output.json {
+            try printJSON(outcome)
+            if outcome.state == .failed { throw ExitCode(1) }
+            return
+        }
+        switch outcome.state {
+        case .sent: print("sent (message \(outcome.emailId), \(outcome.messageId ?? ""))")
+        case .failed:
+            FileHandle.standardError.write(Data("not sent: \(outcome.error ?? "unknown error") (message \(outcome.emailId) is in the Outbox: tern outbox retry \(outcome.emailId))\n".utf8))
+            throw ExitCode(1)
+        default:
+            let when = outcome.nextAttempt.map { " next try at \(Self.time($0))" } ?? ""
+            print("queued in the Outbox (message \(outcome.emailId))\(outcome.error.map { ": \($0);" } ?? "")\(when)")
+        }
+    }
+
+    static func addresses(_ values: [String]) throws -> [EmailAddress] {
+        try values.flatMap { value -> [EmailAddress] in
+            let parsed = AddressParser.parse(value)
+            guard !parsed.isEmpty, parsed.allSatisfy({ $0.address.contains("@") }) else {
+                throw TernError.invalidInput("'\(value)' is not an email address")
+            }
+            return parsed
+        }
+    }
+
+    static func time(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter.string(from: date)
+    }
+
+    /// The common types by extension; anything else is sent as bytes.
+    static func mimeType(forFilename name: String) -> String {
+        let types = [
+            "pdf": "application/pdf", "txt": "text/plain", "csv": "text/csv", "html": "text/html", "png": "image/png", "jpg": "image/jpeg",
+            "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp", "zip": "application/zip", "json": "application/json",
+            "ics": "text/calendar", "doc": "application/msword", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "mp3": "audio/mpeg", "mp4": "video/mp4",
+        ]
+        return types[(name.split(separator: ".").last.map(String.init) ?? "").lowercased()] ?? "application/octet-stream"
+    }
+}
+
+/// `tern outbox`: the virtual Outbox (FR-SYNC-07): queued, sending and failed messages.
+struct OutboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outbox", abstract: "List messages waiting to be sent or failed; retry, discard or flush them.",
+        subcommands: [List.self, Retry.self, Discard.self, Flush.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the Outbox, oldest first.")
+        @Option(help: "Only this account.")
+        var account: String?
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let entries = try await services().outbox.outbox(account: account)
+            if output.json { return try printJSON(entries) }
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyy-MM-dd HH:mm"
+            let rows = entries.map { entry in
+                [String(entry.emailId), entry.queuedDate.map(formatter.string) ?? "", entry.state.rawValue, String(entry.retryCount),
+                 entry.to.map(\.address).joined(separator: ", "), entry.subject, entry.error ?? ""]
+            }
+            print(TextTable(header: ["ID", "QUEUED", "STATE", "RETRIES", "TO", "SUBJECT", "ERROR"], rows: rows).rendered)
+        }
+    }
+
+    struct Retry: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Put a failed message back in the queue and try it now.")
+        @Argument var id: Int64
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let outcome = try await services().outbox.retry(id)
+            if output.json { return try printJSON(outcome) }
+            print(outcome.state == .sent ? "sent" : "\(outcome.state.rawValue)\(outcome.error.map { ": \($0)" } ?? "")")
+        }
+    }
+
+    struct Discard: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a failed or queued message for good.")
+        @Argument var id: Int64
+
+        func run() async throws { try await services().outbox.discard(id) }
+    }
+
+    struct Flush: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Send what is due now (and push pending changes).")
+        @Option(help: "Only this account.")
+        var account: String?
+        @Flag(help: "Do not wait for retry delays (attempts still count).")
+        var now = false
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await pushAll(account: account, ignoreBackoff: now, json: output.json)
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+
+/// A local change waiting for the server (FR-SYNC-05, FR-SYNC-10), or the Sent copy of a sent
+/// message (FR-SYNC-07). Persisted, so a change made before a crash or while offline still reaches
+/// the server, and reverted when it cannot.
+public struct PendingOperation: Sendable, Hashable, Codable, Identifiable {
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        case addFlag, removeFlag, archive, delete, fileSentCopy
+    }
+
+    public enum State: String, Sendable, Hashable, Codable {
+        case pending
+        /// Gave up after its retries (the local state was reverted): shown with a retry action.
+        case failed
+    }
+
+    public var id: Int64?
+    public var accountId: Account.ID
+    public var kind: Kind
+    /// `\Seen` or `\Flagged` for flag changes.
+    public var flag: String?
+    public var emailId: Int64
+    /// The folder copy acted on; nil for `fileSentCopy`.
+    public var folderId: Int64?
+    public var imapUID: Int64?
+    /// The copy's server flags when the change was made: what a revert of archive/delete restores.
+    public var serverFlags: String?
+    public var modSeq: Int64?
+    public var state: State
+    /// Attempts made so far (the first one included).
+    public var attempts: Int
+    public var notBefore: Date?
+    public var lastError: String?
+    public var createdDate: Date
+
+    public init(id: Int64? = nil, accountId: Account.ID, kind: Kind, flag: String? = nil, emailId: Int64, folderId: Int64? = nil,
+                imapUID: Int64? = nil, serverFlags: String? = nil, modSeq: Int64? = nil, state: State = .pending, attempts: Int = 0,
+                notBefore: Date? = nil, lastError: String? = nil, createdDate: Date) {
+        self.id = id
+        self.accountId = accountId
+        self.kind = kind
+        self.flag = flag
+        self.emailId = emailId
+        self.folderId = folderId
+        self.imapUID = imapUID
+        self.serverFlags = serverFlags
+        self.modSeq = modSeq
+        self.state = state
+        self.attempts = attempts
+        self.notBefore = notBefore
+        self.lastError = lastError
+        self.createdDate = createdDate
+    }
+}
+
+/// What one operation asks of the IMAP server, with the mailbox names resolved.
+public struct ServerOperation: Sendable, Hashable {
+    public enum Action: Sendable, Hashable {
+        /// FR-SYNC-10: `UID STORE +FLAGS`/`-FLAGS`.
+        case store(flag: String, add: Bool, mailbox: String, uid: Int64)
+        /// Archive and delete to Trash: `UID MOVE`, or `COPY` + `\Deleted` + `UID EXPUNGE`.
+        /// `createTarget`: the server has no such mailbox yet (an IMAP server without `\All`).
+        case move(mailbox: String, uid: Int64, to: String, createTarget: Bool)
+        /// Delete from Trash: `\Deleted` + `UID EXPUNGE` of only this UID.
+        case expunge(mailbox: String, uid: Int64)
+        /// FR-SYNC-07: the copy in Sent. `confirmOnly`: look for it by Message-ID and do not append
+        /// (Gmail files what it relays itself). `sentMailbox` nil: the account was never synced, the
+        /// server's `\Sent` mailbox is looked up (LIST).
+        case fileSentCopy(message: OutgoingSubmission, sentMailbox: String?, confirmOnly: Bool)
+    }
+
+    public var id: Int64
+    public var action: Action
+
+    public init(id: Int64, action: Action) {
+        self.id = id
+        self.action = action
+    }
+}
+
+public enum ServerOperationOutcome: Sendable, Hashable {
+    /// Done. `newUID`: where the copy now is (APPENDUID/COPYUID), when the server said.
+    case done(newUID: Int64?)
+    /// The server said NO: retrying will not help; the change is reverted at once.
+    case refused(String)
+    /// Not now (not filed by Gmail yet, a server busy): retried on the schedule.
+    case deferred(String)
+}
+
+/// The IMAP side (the Sync module). One connection per batch; each operation gets its own outcome,
+/// and a thrown error (a dropped connection) counts as `deferred` for every operation not yet done.
+public protocol ServerMailActions: Sendable {
+    func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws
+        -> [Int64: ServerOperationOutcome]
+    /// Whether the mailbox (nil: the server's `\Sent`) holds a message with this Message-ID
+    /// (`UID SEARCH HEADER Message-ID`).
+    func mailbox(_ mailbox: String?, containsMessageId messageId: String, account: Account, credentials: CredentialSupply) async throws -> Bool
+}
+
+/// One folder copy of an email, as an action sees it.
+public struct EmailCopy: Sendable, Hashable {
+    public var emailId: Int64
+    public var accountId: Account.ID
+    public var folderId: Int64
+    public var folderPath: String
+    public var folderType: FolderType
+    public var uid: Int64
+    public var serverFlags: String
+    public var modSeq: Int64?
+
+    public init(emailId: Int64, accountId: Account.ID, folderId: Int64, folderPath: String, folderType: FolderType, uid: Int64,
+                serverFlags: String, modSeq: Int64?) {
+        self.emailId = emailId
+        self.accountId = accountId
+        self.folderId = folderId
+        self.folderPath = folderPath
+        self.folderType = folderType
+        self.uid = uid
+        self.serverFlags = serverFlags
+        self.modSeq = modSeq
+    }
+}
+
+/// The emails an action changes locally and the server copies it pushes to. For flags an email in
+/// no synced folder (archived) still changes locally.
+public struct ActionScope: Sendable, Hashable {
+    public var emailIds: [Int64]
+    public var copies: [EmailCopy]
+
+    public init(emailIds: [Int64], copies: [EmailCopy]) {
+        self.emailIds = emailIds
+        self.copies = copies
+    }
+}
+
+/// What a user action names: a thread (every message of it) or one message.
+public enum MailTarget: Sendable, Hashable {
+    case thread(Int64)
+    case message(Int64)
+}
+
+/// FR-SYNC-10 Local → Server.
+public enum FlagChange: String, Sendable, Hashable, Codable, CaseIterable {
+    case read, unread, star, unstar
+
+    public var flag: String { self == .read || self == .unread ? "\\Seen" : "\\Flagged" }
+    public var adds: Bool { self == .read || self == .star }
+}
+
+/// A pending or failed change as the front ends list it (the "Couldn't … Tap to retry" of FR-ED-01).
+public struct PendingChangeSummary: Sendable, Hashable, Codable {
+    public var id: Int64
+    public var account: String
+    public var kind: PendingOperation.Kind
+    public var flag: String?
+    public var emailId: Int64
+    public var subject: String
+    public var folder: String?
+    public var state: PendingOperation.State
+    public var attempts: Int
+    public var notBefore: Date?
+    public var lastError: String?
+
+    public init(id: Int64, account: String, kind: PendingOperation.Kind, flag: String?, emailId: Int64, subject: String, folder: String?,
+                state: PendingOperation.State, attempts: Int, notBefore: Date?, lastError: String?) {
+        self.id = id
+        self.account = account
+        self.kind = kind
+        self.flag = flag
+        self.emailId = emailId
+        self.subject = subject
+        self.folder = folder
+        self.state = state
+        self.attempts = attempts
+        self.notBefore = notBefore
+        self.lastError = lastError
+    }
+}
+
+/// The persistence of user actions and their pending server operations. Each method is one
+/// transaction: the optimistic local change and the operation that will push it are written together.
+public protocol MailActionStore: Sendable {
+    /// The copies an action applies to. `folderPath` is the folder the user is looking at; nil
+    /// means "implied": for archive and delete, the Inbox for a thread, the one folder of a message
+    /// in a single folder; for flags every copy.
+    func scope(of targets: [MailTarget], folderPath: String?, forFlags: Bool) async throws -> ActionScope
+    /// FR-SYNC-10: the flag set locally on each email, one operation per copy whose server flags
+    /// differ. A newer change of the same flag replaces an older one still waiting.
+    func applyFlagChange(_ change: FlagChange, to scope: ActionScope, at date: Date) async throws
+    /// FR-SYNC-10 Archive/Delete: the copies leave their folder locally (the Email stays); deletes
+    /// set `deletedDate` so the message is not in the virtual Archive.
+    func applyRemoval(_ kind: PendingOperation.Kind, of copies: [EmailCopy], at date: Date) async throws
+    func pendingOperations(accountId: Account.ID) async throws -> [PendingOperation]
+    /// Mailboxes by id, with their roles, to turn operations into server actions.
+    func folders(accountId: Account.ID) async throws -> [Folder]
+    /// A sent message's bytes, for its Sent copy.
+    func sentMessage(emailId: Int64) async throws -> OutgoingSubmission?
+    /// Success: the operation goes; a flag push records the flag as the server's, a Sent copy or a
+    /// move into a synced folder records the new association when `newUID` is known.
+    func complete(_ operation: PendingOperation, newUID: Int64?, targetFolderId: Int64?) async throws
+    func scheduleRetry(_ operationId: Int64, attempts: Int, notBefore: Date, error: String) async throws
+    /// Gave up: the local change is undone to match the server (FR-SYNC-05) and the operation kept
+    /// as failed, with its error, for a retry action.
+    func fail(_ operation: PendingOperation, error: String, attempts: Int) async throws
+    /// The retry action: the change is applied locally again and pushed as new.
+    func retry(_ operationId: Int64) async throws -> PendingOperation?
+    func dismiss(_ operationId: Int64) async throws
+    func summaries(accountId: Account.ID?) async throws -> [PendingChangeSummary]
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+/// The SMTP envelope of a queued message (RFC 5321): Bcc recipients are here and nowhere in the bytes.
+public struct MessageEnvelope: Sendable, Hashable, Codable {
+    public var sender: String
+    public var recipients: [String]
+
+    public init(sender: String, recipients: [String]) {
+        self.sender = sender
+        self.recipients = recipients
+    }
+}
+
+/// A message made ready to queue: its final bytes (one Message-ID for every attempt), the Email row
+/// it is shown as, and its envelope.
+public struct ComposedMessage: Sendable, Hashable {
+    public var raw: [UInt8]
+    public var email: Email
+    public var envelope: MessageEnvelope
+
+    public init(raw: [UInt8], email: Email, envelope: MessageEnvelope) {
+        self.raw = raw
+        self.email = email
+        self.envelope = envelope
+    }
+}
+
+/// Builds the bytes of an outgoing message (the MIME module, FR-SYNC-07).
+public protocol MessageComposing: Sendable {
+    func compose(_ message: OutgoingMessage, accountId: Account.ID, at date: Date) throws -> ComposedMessage
+}
+
+/// What the queue hands to SMTP.
+public struct OutgoingSubmission: Sendable, Hashable {
+    public var emailId: Int64
+    public var messageId: String
+    public var raw: [UInt8]
+    public var envelope: MessageEnvelope
+    public var date: Date
+
+    public init(emailId: Int64, messageId: String, raw: [UInt8], envelope: MessageEnvelope, date: Date) {
+        self.emailId = emailId
+        self.messageId = messageId
+        self.raw = raw
+        self.envelope = envelope
+        self.date = date
+    }
+}
+
+/// A row of the virtual Outbox (FR-SYNC-07: sendState ∈ queued, sending, failed).
+public struct OutboxEntry: Sendable, Hashable, Codable {
+    public var emailId: Int64
+    public var accountId: Account.ID
+    public var messageId: String?
+    public var subject: String
+    public var to: [EmailAddress]
+    public var state: SendState
+    public var queuedDate: Date?
+    /// A retry's backoff: the queue waits for it, and so do the messages queued after it (FIFO).
+    public var notBefore: Date?
+    /// The undo window (FR-COMP-02): skipped without holding up the others.
+    public var holdUntil: Date?
+    public var retryCount: Int
+    /// Set just before the message content went to the server; still set after a crash means the
+    /// server may have accepted it.
+    public var attemptStartedDate: Date?
+    public var error: String?
+
+    public init(emailId: Int64, accountId: Account.ID, messageId: String?, subject: String, to: [EmailAddress], state: SendState,
+                queuedDate: Date?, notBefore: Date?, holdUntil: Date?, retryCount: Int, attemptStartedDate: Date?, error: String?) {
+        self.emailId = emailId
+        self.accountId = accountId
+        self.messageId = messageId
+        self.subject = subject
+        self.to = to
+        self.state = state
+        self.queuedDate = queuedDate
+        self.notBefore = notBefore
+        self.holdUntil = holdUntil
+        self.retryCount = retryCount
+        self.attemptStartedDate = attemptStartedDate
+        self.error = error
+    }
+}
+
+/// The send queue's persistence. Every transition is one write, so a killed process leaves each
+/// message in exactly one state (FR-SYNC-07, NFR-SYNC-03).
+public protocol OutboxStore: Sendable {
+    /// Stores the Email (threaded and searchable at once) with `sendState = .queued` and its bytes.
+    func enqueue(_ message: ComposedMessage, holdUntil: Date?, at date: Date) async throws -> Int64
+    /// Queued and sending messages of an account, oldest first: the order they are sent in.
+    func pending(accountId: Account.ID) async throws -> [OutboxEntry]
+    /// The Outbox: queued, sending and failed; every account when nil.
+    func outbox(accountId: Account.ID?) async throws -> [OutboxEntry]
+    func entry(emailId: Int64) async throws -> OutboxEntry?
+    func submission(emailId: Int64) async throws -> OutgoingSubmission?
+    func markSending(_ emailId: Int64) async throws
+    /// Recorded before the content is sent: the exactly-once marker.
+    func markAttemptStarted(_ emailId: Int64, at date: Date) async throws
+    /// Accepted by the server. Schedules the Sent copy (a `fileSentCopy` operation) in the same write.
+    func markSent(_ emailId: Int64, reply: String, note: String?, fileSentCopy: Bool, at date: Date) async throws
+    func scheduleRetry(_ emailId: Int64, retryCount: Int, notBefore: Date, error: String) async throws
+    func markFailed(_ emailId: Int64, error: String) async throws
+    /// Back to the queue, as new: retries and the 24-hour limit count again from `date`.
+    func requeue(_ emailId: Int64, at date: Date) async throws
+    /// Deletes the message entirely (FR-SYNC-07 step 6).
+    func discard(_ emailId: Int64) async throws
+    /// FR-COMP-02: sets or clears the undo hold.
+    func setHold(_ emailId: Int64, until date: Date?) async throws
+}
+
+/// Why a submission failed, as the queue must treat it (FR-SYNC-07 error handling).
+public enum SubmissionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The server refused for good (a 5xx, every recipient refused): never retried; the text is the server's.
+    case permanent(String)
+    /// Network, timeout, 4xx: retried on the schedule.
+    case transient(String)
+
+    public var description: String {
+        switch self {
+        case .permanent(let text), .transient(let text): text
+        }
+    }
+}
+
+/// The server's acceptance of a message.
+public struct SubmissionReceipt: Sendable, Hashable {
+    /// The reply to the end of DATA.
+    public var reply: String
+    /// Recipients refused while others were accepted, each with the server's text.
+    public var refusedRecipients: [String]
+
+    public init(reply: String, refusedRecipients: [String] = []) {
+        self.reply = reply
+        self.refusedRecipients = refusedRecipients
+    }
+}
+
+/// SMTP submission (the SMTP module). `beforeContent` runs after the envelope is accepted and just
+/// before the message content goes out: up to there, a crash cannot have delivered anything.
+public protocol MessageSubmitting: Sendable {
+    func submit(_ submission: OutgoingSubmission, account: Account, credentials: CredentialSupply,
+                beforeContent: @escaping @Sendable () async throws -> Void) async throws -> SubmissionReceipt
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// Sending mail and the virtual Outbox (FR-SYNC-07): `send` queues and, unless held, tries at once;
+/// whatever did not go stays queued for `LocalChangesPusher`.
+public struct OutboxUseCase: Sendable {
+    let accounts: any AccountRepository
+    let composer: any MessageComposing
+    let store: any OutboxStore
+    let pusher: LocalChangesPusher
+    let clock: any WallClock
+
+    public init(accounts: any AccountRepository, composer: any MessageComposing, store: any OutboxStore, pusher: LocalChangesPusher,
+                clock: any WallClock = SystemClock()) {
+        self.accounts = accounts
+        self.composer = composer
+        self.store = store
+        self.pusher = pusher
+        self.clock = clock
+    }
+
+    /// The account named, or the only one (several accounts need a name).
+    public func sendingAccount(named name: String?) async throws -> Account {
+        if let name {
+            guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
+            return account
+        }
+        let all = try await accounts.allAccounts()
+        guard all.count == 1, let only = all.first else {
+            throw TernError.invalidInput(all.isEmpty ? "no account: add one with 'tern account add'" : "several accounts: say which with --account")
+        }
+        return only
+    }
+
+    /// Queues `message` from `account`. `holdUntil` is the undo window (FR-COMP-02); `attemptNow`
+    /// runs the account's queue right away (the message goes now unless something older is waiting).
+    public func send(_ message: OutgoingMessage, from account: Account, holdUntil: Date? = nil, attemptNow: Bool = true) async throws -> SendOutcome {
+        guard account.isActive else { throw TernError.authenticationExpired(account.name) }
+        let now = clock.now()
+        let composed = try composer.compose(message, accountId: account.id, at: now)
+        let emailId = try await store.enqueue(composed, holdUntil: holdUntil, at: now)
+        var push: PushReport?
+        if attemptNow, holdUntil.map({ $0 <= now }) ?? true {
+            push = try await pusher.push(account: account)
+        }
+        guard let entry = try await store.entry(emailId: emailId) else {
+            return SendOutcome(emailId: emailId, messageId: composed.email.messageId, state: .sent, error: nil, nextAttempt: nil)
+        }
+        return SendOutcome(emailId: emailId, messageId: entry.messageId, state: entry.state, error: entry.error ?? push?.queue.lastError,
+                           nextAttempt: entry.state == .queued ? entry.notBefore ?? push?.queue.nextDue : nil)
+    }
+
+    public func outbox(account name: String?) async throws -> [OutboxEntry] {
+        var accountId: Account.ID?
+        if let name { accountId = try await sendingAccount(named: name).id }
+        return try await store.outbox(accountId: accountId)
+    }
+
+    /// FR-SYNC-07 step 6: a failed message back in the queue, tried at once.
+    public func retry(_ emailId: Int64) async throws -> SendOutcome {
+        guard let entry = try await store.entry(emailId: emailId), entry.state == .failed || entry.state == .queued else {
+            throw TernError.notFound("a failed or queued message \(emailId) in the Outbox")
+        }
+        try await store.requeue(emailId, at: clock.now())
+        guard let account = try await accounts.account(id: entry.accountId) else { throw TernError.notFound("the account of message \(emailId)") }
+        let push = try await pusher.push(account: account)
+        let after = try await store.entry(emailId: emailId)
+        return SendOutcome(emailId: emailId, messageId: entry.messageId, state: after?.state ?? .sent, error: after?.error ?? push.queue.lastError,
+                           nextAttempt: after?.state == .queued ? after?.notBefore : nil)
+    }
+
+    /// FR-SYNC-07 step 6: deletes a failed (or still queued) message entirely.
+    public func discard(_ emailId: Int64) async throws {
+        guard let entry = try await store.entry(emailId: emailId), entry.state == .failed || entry.state == .queued else {
+            throw TernError.invalidInput("message \(emailId) is not failed or queued in the Outbox (a message being sent cannot be discarded)")
+        }
+        try await store.discard(emailId)
+    }
+}
+
+/// What `send` and `retry` report.
+public struct SendOutcome: Sendable, Hashable, Codable {
+    public var emailId: Int64
+    public var messageId: String?
+    public var state: SendState
+    public var error: String?
+    public var nextAttempt: Date?
+}
+
+/// Pushes everything local to the server for an account: pending changes, then the send queue,
+/// then the Sent copies of what was just sent. Run by `tern send`, `tern sync`, the watch loop and
+/// `tern outbox flush`.
+public struct LocalChangesPusher: Sendable {
+    let credentials: AccountCredentials
+    let operations: PendingOperationProcessor
+    let queue: SendQueueProcessor
+
+    public init(credentials: AccountCredentials, operations: PendingOperationProcessor, queue: SendQueueProcessor) {
+        self.credentials = credentials
+        self.operations = operations
+        self.queue = queue
+    }
+
+    public func push(account: Account, ignoreBackoff: Bool = false) async throws -> PushReport {
+        let supply = credentials.supply(for: account)
+        let before = try await operations.process(account: account, credentials: supply, ignoreBackoff: ignoreBackoff)
+        let queue = try await queue.process(account: account, credentials: supply, ignoreBackoff: ignoreBackoff)
+        var after = OperationsReport()
+        if !queue.sent.isEmpty { after = try await operations.process(account: account, credentials: supply) }
+        var changes = before
+        changes.done += after.done
+        changes.failed += after.failed
+        changes.waiting = after.waiting + (queue.sent.isEmpty ? before.waiting : 0)
+        changes.nextDue = [before.nextDue, after.nextDue].compactMap { $0 }.min()
+        return PushReport(account: account.name, changes: changes, queue: queue)
+    }
+
+    /// When anything of the account is due next.
+    public static func nextDue(_ report: PushReport) -> Date? {
+        [report.changes.nextDue, report.queue.nextDue].compactMap { $0 }.min()
+    }
+}
+
+public struct PushReport: Sendable, Hashable, Codable {
+    public var account: String
+    public var changes: OperationsReport
+    public var queue: SendQueueReport
+}

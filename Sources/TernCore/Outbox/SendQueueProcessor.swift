@@ -1,0 +1,153 @@
+import Foundation
+
+/// The offline send queue (FR-SYNC-07): one account's queued messages, sent oldest first, each
+/// exactly once.
+///
+/// Exactly once: the moment the content starts going to the server is recorded first
+/// (`markAttemptStarted`). A message found in `sending` after a crash either never got that far
+/// (sent again) or may have been accepted: then Sent is searched for its Message-ID. Found, it was
+/// sent. Not found on Gmail (which files what it relays), it was not. Not found elsewhere, Tern
+/// cannot know: it is failed with a message saying so and never sent again by itself
+/// (docs/decisions.md, "Exactly-once sending").
+public struct SendQueueProcessor: Sendable {
+    let store: any OutboxStore
+    let submitter: any MessageSubmitting
+    let server: any ServerMailActions
+    let folders: any MailActionStore
+    let clock: any WallClock
+
+    /// FR-SYNC-07 step 4: after transient failures, retries at 30 s, 2 min and 8 min; then failed.
+    public static let retryDelays: [Duration] = [.seconds(30), .seconds(120), .seconds(480)]
+    /// FR-SYNC-07 step 5.
+    public static let maximumAge: Duration = .seconds(24 * 3600)
+    public static let timeoutError = "send timeout"
+    public static let uncertainDeliveryError = """
+        Tern stopped while the server was accepting this message, and it is not in Sent: it may have been delivered. \
+        Check with the recipients before sending it again (retry).
+        """
+
+    public init(store: any OutboxStore, submitter: any MessageSubmitting, server: any ServerMailActions, folders: any MailActionStore,
+                clock: any WallClock = SystemClock()) {
+        self.store = store
+        self.submitter = submitter
+        self.server = server
+        self.folders = folders
+        self.clock = clock
+    }
+
+    /// Sends what is due. A transient failure stops the pass, so nothing overtakes the message
+    /// that failed (FIFO); a held message (the undo window) is passed over without stopping it.
+    public func process(account: Account, credentials: CredentialSupply, ignoreBackoff: Bool = false) async throws -> SendQueueReport {
+        var report = SendQueueReport()
+        for entry in try await store.pending(accountId: account.id) {
+            let now = clock.now()
+            if let queued = entry.queuedDate, now.timeIntervalSince(queued) > Self.maximumAge.inSeconds, entry.attemptStartedDate == nil {
+                try await store.markFailed(entry.emailId, error: Self.timeoutError)
+                report.failed.append(FailedSend(emailId: entry.emailId, error: Self.timeoutError))
+                continue
+            }
+            if let hold = entry.holdUntil, hold > now {
+                report.held += 1
+                report.nextDue = min(report.nextDue ?? hold, hold)
+                continue
+            }
+            if entry.state == .sending, entry.attemptStartedDate != nil {
+                guard try await recover(entry, account: account, credentials: credentials, report: &report) else { break }
+                continue
+            }
+            if let notBefore = entry.notBefore, notBefore > now, !ignoreBackoff {
+                report.waiting = try await store.pending(accountId: account.id).count { $0.holdUntil.map { $0 <= now } ?? true }
+                report.nextDue = min(report.nextDue ?? notBefore, notBefore)
+                break
+            }
+            guard try await send(entry, account: account, credentials: credentials, report: &report) else { break }
+        }
+        return report
+    }
+
+    /// One attempt. False when the queue must stop here (a transient failure to be retried).
+    func send(_ entry: OutboxEntry, account: Account, credentials: CredentialSupply, report: inout SendQueueReport) async throws -> Bool {
+        guard let submission = try await store.submission(emailId: entry.emailId) else {
+            try await store.markFailed(entry.emailId, error: "the message's content is missing")
+            return true
+        }
+        try await store.markSending(entry.emailId)
+        let store = store
+        let clock = clock
+        do {
+            let receipt = try await submitter.submit(submission, account: account, credentials: credentials) {
+                try await store.markAttemptStarted(submission.emailId, at: clock.now())
+            }
+            let note = receipt.refusedRecipients.isEmpty ? nil : "not delivered to: " + receipt.refusedRecipients.joined(separator: "; ")
+            try await store.markSent(entry.emailId, reply: receipt.reply, note: note, fileSentCopy: true, at: clock.now())
+            report.sent.append(entry.emailId)
+            return true
+        } catch SubmissionError.permanent(let text) {
+            try await store.markFailed(entry.emailId, error: text)
+            report.failed.append(FailedSend(emailId: entry.emailId, error: text))
+            return true
+        } catch {
+            let text = (error as? SubmissionError)?.description ?? String(describing: error)
+            let retries = entry.retryCount + 1
+            guard retries <= Self.retryDelays.count else {
+                try await store.markFailed(entry.emailId, error: text)
+                report.failed.append(FailedSend(emailId: entry.emailId, error: text))
+                return true
+            }
+            let next = clock.now().adding(Self.retryDelays[retries - 1])
+            try await store.scheduleRetry(entry.emailId, retryCount: retries, notBefore: next, error: text)
+            report.waiting = try await store.pending(accountId: account.id).count
+            report.nextDue = min(report.nextDue ?? next, next)
+            report.lastError = text
+            return false
+        }
+    }
+
+    /// A message left in `sending` after its content started going out. False when Sent cannot
+    /// be searched now (the queue waits: nothing may overtake a message that may be re-sent).
+    func recover(_ entry: OutboxEntry, account: Account, credentials: CredentialSupply, report: inout SendQueueReport) async throws -> Bool {
+        let sent = MailboxRoles(folders: try await folders.folders(accountId: account.id)).sent
+        var found = false
+        if let messageId = entry.messageId {
+            do {
+                found = try await server.mailbox(sent?.path, containsMessageId: messageId, account: account, credentials: credentials)
+            } catch {
+                report.lastError = "could not search Sent for an interrupted send: \(error)"
+                return false
+            }
+        }
+        if found {
+            try await store.markSent(entry.emailId, reply: "found in Sent after an interrupted send", note: nil, fileSentCopy: false, at: clock.now())
+            report.sent.append(entry.emailId)
+            return true
+        }
+        if account.provider == .gmail {
+            // Gmail files every message its SMTP accepted: not in Sent means not accepted.
+            return try await send(entry, account: account, credentials: credentials, report: &report)
+        }
+        try await store.markFailed(entry.emailId, error: Self.uncertainDeliveryError)
+        report.failed.append(FailedSend(emailId: entry.emailId, error: Self.uncertainDeliveryError))
+        return true
+    }
+}
+
+/// What one pass of the queue did.
+public struct SendQueueReport: Sendable, Hashable, Codable {
+    public var sent: [Int64] = []
+    public var failed: [FailedSend] = []
+    /// Messages still queued behind a retry's backoff.
+    public var waiting = 0
+    /// Messages in their undo window.
+    public var held = 0
+    /// When the next attempt is due.
+    public var nextDue: Date?
+    /// The transient error that stopped the pass.
+    public var lastError: String?
+
+    public init() {}
+}
+
+public struct FailedSend: Sendable, Hashable, Codable {
+    public var emailId: Int64
+    public var error: String
+}

@@ -1,0 +1,89 @@
+import Foundation
+import IMAP
+import MIME
+import SMTP
+import Sync
+import TernCore
+
+/// `MessageSubmitting` on the SMTP client. A rejected login is retried once with a refreshed
+/// credential (FR-SYNC-07: token refresh); failures are sorted into permanent (never retried, the
+/// server's words kept) and transient (the queue's schedule).
+struct LiveMessageSubmitter: MessageSubmitting {
+    /// Fault injection for the exactly-once test: `TERN_FAULT=kill-after-smtp-accept` SIGKILLs the
+    /// process right after the server accepted the content, before Tern records it.
+    let killAfterAccept: Bool
+
+    init(environment: [String: String]) {
+        killAfterAccept = environment["TERN_FAULT"] == "kill-after-smtp-accept"
+    }
+
+    func submit(_ submission: OutgoingSubmission, account: Account, credentials: CredentialSupply,
+                beforeContent: @escaping @Sendable () async throws -> Void) async throws -> SubmissionReceipt {
+        let server = SMTPServer(endpoint: account.smtp, caFile: account.caFile)
+        let envelope = SMTPEnvelope(sender: submission.envelope.sender, recipients: submission.envelope.recipients)
+        func attempt(_ credential: MailCredential) async throws -> SMTPDelivery {
+            try await SMTPClient.send(submission.raw, envelope: envelope, server: server, credential: credential.smtp(username: credentials.username),
+                                      beforeContent: beforeContent)
+        }
+        do {
+            let delivery: SMTPDelivery
+            do {
+                delivery = try await attempt(try await credentials.current())
+            } catch SMTPError.authenticationFailed {
+                delivery = try await attempt(try await credentials.refreshed())
+            }
+            if killAfterAccept { kill(getpid(), SIGKILL) }
+            return SubmissionReceipt(reply: delivery.reply.description, refusedRecipients: delivery.refused.map(\.description))
+        } catch let error as SMTPError {
+            throw Self.classify(error)
+        } catch let error as TernError {
+            throw error.isRetryable ? SubmissionError.transient(error.message) : SubmissionError.permanent(error.message)
+        }
+    }
+
+    static func classify(_ error: SMTPError) -> SubmissionError {
+        switch error {
+        case .permanent(let reply): .permanent(reply.description)
+        case .recipientsRefused(let refusals) where !error.isTransient: .permanent(refusals.map(\.description).joined(separator: "; "))
+        case .tlsRefused, .unsupported, .invalidArgument: .permanent(error.description)
+        // A login refused after a fresh credential: the user must fix it, but the message keeps its chance.
+        case .authenticationFailed: .transient(error.description)
+        default: error.isTransient ? .transient(error.description) : .permanent(error.description)
+        }
+    }
+}
+
+/// `ServerMailActions` on the Sync module's IMAP actions.
+struct LiveServerMailActions: ServerMailActions {
+    func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws
+        -> [Int64: ServerOperationOutcome] {
+        do {
+            return try await actions(account, credentials).perform(operations)
+        } catch let error as IMAPError {
+            throw TernError.connectionLost(error.description)
+        }
+    }
+
+    func mailbox(_ mailbox: String?, containsMessageId messageId: String, account: Account, credentials: CredentialSupply) async throws -> Bool {
+        do {
+            return try await actions(account, credentials).mailbox(mailbox, containsMessageId: messageId)
+        } catch let error as IMAPError {
+            throw TernError.connectionLost(error.description)
+        }
+    }
+
+    func actions(_ account: Account, _ credentials: CredentialSupply) -> IMAPMailActions {
+        IMAPMailActions(server: IMAPServer(endpoint: account.imap, caFile: account.caFile), credentials: credentials.imapSource)
+    }
+}
+
+/// `MessageComposing` with the builder's refusals (header injection, bad addresses) as input errors.
+struct LiveMessageComposer: MessageComposing {
+    func compose(_ message: OutgoingMessage, accountId: Account.ID, at date: Date) throws -> ComposedMessage {
+        do {
+            return try OutgoingMessageComposer().compose(message, accountId: accountId, at: date)
+        } catch let error as MessageBuildError {
+            throw TernError.invalidInput(error.description)
+        }
+    }
+}
