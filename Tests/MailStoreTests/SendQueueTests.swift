@@ -1,0 +1,154 @@
+import Foundation
+import GRDB
+import Testing
+import TernCore
+@testable import MailStore
+
+/// FR-SYNC-07 and NFR-SYNC-03 on the real store, with the clock injected: retry schedule, 24-hour
+/// limit, permanent refusals, FIFO order, the undo hold, and recovery of an interrupted send.
+struct SendQueueTests {
+    let database: TernDatabase
+    let account = Fixtures.account()
+    let clock = ManualClock()
+    let store: SQLiteOutboxStore
+
+    init() throws {
+        database = try TernDatabase.temporary()
+        try database.writer.write { [account] db in
+            try account.insert(db)
+            var sent = Folder(accountId: account.id, path: "Sent", folderType: .sent)
+            try sent.insert(db)
+        }
+        store = SQLiteOutboxStore(database: database)
+    }
+
+    func queue(_ submitter: ScriptedSubmitter, server: ScriptedServer = ScriptedServer()) -> SendQueueProcessor {
+        SendQueueProcessor(store: store, submitter: submitter, server: server, folders: SQLiteMailActionStore(database: database), clock: clock)
+    }
+
+    @discardableResult
+    func enqueue(_ subject: String, holdUntil: Date? = nil) async throws -> Int64 {
+        let id = "<\(UUID().uuidString)@example.org>"
+        var email = Fixtures.email(accountId: account.id, messageId: id)
+        email.subject = subject
+        let raw = Array("Message-ID: \(id)\r\nSubject: \(subject)\r\n\r\nHello.\r\n".utf8)
+        return try await store.enqueue(ComposedMessage(raw: raw, email: email, envelope: MessageEnvelope(sender: "a@example.org", recipients: ["b@example.org"])),
+                                       holdUntil: holdUntil, at: clock.now())
+    }
+
+    func state(_ id: Int64) async throws -> OutboxEntry { try #require(try await store.entry(emailId: id)) }
+
+    @Test func transientFailuresAreRetriedAfter30Seconds2And8MinutesThenFail() async throws {
+        let submitter = ScriptedSubmitter(otherwise: .transient("421 4.3.2 try later"))
+        let queue = queue(submitter)
+        let id = try await enqueue("Retried")
+        for (delay, attempts) in [(0.0, 1), (29, 1), (1, 2), (119, 2), (1, 3), (479, 3)] {
+            clock.advance(seconds: delay)
+            _ = try await queue.process(account: account, credentials: .unused)
+            #expect(submitter.submitted.count == attempts, "after \(delay) s")
+            #expect(try await state(id).state == .queued)
+        }
+        clock.advance(seconds: 1)
+        let report = try await queue.process(account: account, credentials: .unused)
+        #expect(submitter.submitted.count == 4)
+        #expect(try await state(id).state == .failed)
+        #expect(try await state(id).error == "421 4.3.2 try later")
+        #expect(report.failed.map(\.emailId) == [id])
+    }
+
+    @Test func aMessageQueuedOver24HoursFailsWithSendTimeout() async throws {
+        let submitter = ScriptedSubmitter()
+        let id = try await enqueue("Old")
+        clock.advance(seconds: 24 * 3600 + 1)
+        _ = try await queue(submitter).process(account: account, credentials: .unused)
+        #expect(submitter.submitted.isEmpty)
+        #expect(try await state(id).state == .failed)
+        #expect(try await state(id).error == "send timeout")
+    }
+
+    @Test func aPermanentRefusalFailsAtOnceAndIsNeverRetried() async throws {
+        let submitter = ScriptedSubmitter([.permanent("550 5.1.1 <nobody@example.org>: User unknown")])
+        let queue = queue(submitter)
+        let id = try await enqueue("Refused")
+        _ = try await queue.process(account: account, credentials: .unused)
+        clock.advance(seconds: 3600)
+        _ = try await queue.process(account: account, credentials: .unused)
+        #expect(submitter.submitted == [id])
+        #expect(try await state(id).error == "550 5.1.1 <nobody@example.org>: User unknown")
+        #expect(try await state(id).retryCount == 0)
+    }
+
+    @Test func nothingOvertakesAMessageWaitingForItsRetry() async throws {
+        let submitter = ScriptedSubmitter([.transient("connection refused")])
+        let queue = queue(submitter)
+        let first = try await enqueue("First")
+        let second = try await enqueue("Second")
+        _ = try await queue.process(account: account, credentials: .unused)
+        #expect(submitter.submitted == [first])
+        clock.advance(seconds: 30)
+        let report = try await queue.process(account: account, credentials: .unused)
+        #expect(submitter.submitted == [first, first, second])
+        #expect(report.sent == [first, second])
+    }
+
+    @Test func aHeldMessageIsPassedOverWithoutHoldingUpTheOthers() async throws {
+        let submitter = ScriptedSubmitter()
+        let queue = queue(submitter)
+        let held = try await enqueue("Undo window", holdUntil: clock.now().addingTimeInterval(5))
+        let other = try await enqueue("Plain")
+        let report = try await queue.process(account: account, credentials: .unused)
+        #expect(report.sent == [other] && report.held == 1)
+        clock.advance(seconds: 5)
+        #expect(try await queue.process(account: account, credentials: .unused).sent == [held])
+    }
+
+    @Test func aSentMessageGetsItsSentCopyScheduled() async throws {
+        let id = try await enqueue("Filed")
+        _ = try await queue(ScriptedSubmitter()).process(account: account, credentials: .unused)
+        #expect(try await state(id).state == .sent)
+        let operations = try await SQLiteMailActionStore(database: database).pendingOperations(accountId: account.id)
+        #expect(operations.map(\.kind) == [.fileSentCopy] && operations.first?.emailId == id)
+    }
+
+    /// Exactly once: a send interrupted after its content started is never simply sent again.
+    @Test func anInterruptedSendIsSentOnlyWhenItIsProvablyNotDelivered() async throws {
+        func interrupted(_ subject: String) async throws -> Int64 {
+            let id = try await enqueue(subject)
+            try await store.markSending(id)
+            try await store.markAttemptStarted(id, at: clock.now())
+            return id
+        }
+        // Found in Sent: it was delivered.
+        let found = try await interrupted("In Sent")
+        let submitter = ScriptedSubmitter()
+        _ = try await queue(submitter, server: ScriptedServer(sentHolds: true)).process(account: account, credentials: .unused)
+        #expect(try await state(found).state == .sent && submitter.submitted.isEmpty)
+        // Not in Sent on an IMAP server: unknown, so failed with an explanation, not sent.
+        let unknown = try await interrupted("Unknown")
+        _ = try await queue(submitter).process(account: account, credentials: .unused)
+        #expect(try await state(unknown).state == .failed && submitter.submitted.isEmpty)
+        #expect(try await state(unknown).error == SendQueueProcessor.uncertainDeliveryError)
+        // Not in Sent on Gmail (which files all it relays): not delivered, so sent.
+        var gmail = account
+        gmail.provider = .gmail
+        let notDelivered = try await interrupted("Gmail")
+        _ = try await queue(submitter).process(account: gmail, credentials: .unused)
+        #expect(try await state(notDelivered).state == .sent && submitter.submitted == [notDelivered])
+        // Interrupted before its content went out: simply sent.
+        let early = try await enqueue("Early")
+        try await store.markSending(early)
+        _ = try await queue(submitter).process(account: account, credentials: .unused)
+        #expect(try await state(early).state == .sent && submitter.submitted == [notDelivered, early])
+    }
+
+    @Test func retryRequeuesAndDiscardDeletesEntirely() async throws {
+        let id = try await enqueue("Again")
+        try await store.markFailed(id, error: "send timeout")
+        try await store.requeue(id, at: clock.now())
+        let requeued = try await state(id)
+        #expect(requeued.state == .queued && requeued.error == nil)
+        try await store.discard(id)
+        #expect(try await store.entry(emailId: id) == nil)
+        #expect(try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outgoingMessage") } == 0)
+    }
+}

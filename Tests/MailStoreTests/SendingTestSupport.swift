@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+import TernCore
+
+/// The clock the queue and the pending-change processor read, moved by the test (FR-SYNC-05/07
+/// schedules in milliseconds).
+final class ManualClock: WallClock {
+    private let time: Mutex<Date>
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { time = Mutex(start) }
+
+    func now() -> Date { time.withLock { $0 } }
+    func advance(seconds: Double) { time.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+/// SMTP outcomes scripted per attempt, for the queue's schedule (the real submission is tested
+/// against Postfix in tests/integration/test_send_and_actions.py).
+final class ScriptedSubmitter: MessageSubmitting {
+    enum Step: Sendable { case accept, transient(String), permanent(String) }
+
+    private let state: Mutex<(steps: [Step], submitted: [Int64])>
+    /// The step used once the script has run out.
+    let otherwise: Step
+
+    init(_ steps: [Step] = [], otherwise: Step = .accept) {
+        state = Mutex((steps, []))
+        self.otherwise = otherwise
+    }
+
+    var submitted: [Int64] { state.withLock { $0.submitted } }
+
+    func submit(_ submission: OutgoingSubmission, account: Account, credentials: CredentialSupply,
+                beforeContent: @escaping @Sendable () async throws -> Void) async throws -> SubmissionReceipt {
+        let step = state.withLock { state -> Step in
+            state.submitted.append(submission.emailId)
+            return state.steps.isEmpty ? otherwise : state.steps.removeFirst()
+        }
+        switch step {
+        case .accept:
+            try await beforeContent()
+            return SubmissionReceipt(reply: "250 2.0.0 Ok: queued")
+        case .transient(let text): throw SubmissionError.transient(text)
+        case .permanent(let text): throw SubmissionError.permanent(text)
+        }
+    }
+}
+
+/// IMAP outcomes scripted per operation kind, for the pending-change schedule and reverts.
+final class ScriptedServer: ServerMailActions {
+    private let state: Mutex<(outcome: ServerOperationOutcome?, performed: [ServerOperation], sentHolds: Bool)>
+
+    init(outcome: ServerOperationOutcome? = .done(newUID: nil), sentHolds: Bool = false) {
+        state = Mutex((outcome, [], sentHolds))
+    }
+
+    var performed: [ServerOperation] { state.withLock { $0.performed } }
+    func answer(_ outcome: ServerOperationOutcome?) { state.withLock { $0.outcome = outcome } }
+
+    func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws
+        -> [Int64: ServerOperationOutcome] {
+        let outcome = state.withLock { state in
+            state.performed += operations
+            return state.outcome
+        }
+        guard let outcome else { throw TernError.connectionLost("connection refused") }
+        return Dictionary(uniqueKeysWithValues: operations.map { ($0.id, outcome) })
+    }
+
+    func mailbox(_ mailbox: String?, containsMessageId messageId: String, account: Account, credentials: CredentialSupply) async throws -> Bool {
+        state.withLock { $0.sentHolds }
+    }
+}
+
+extension CredentialSupply {
+    static let unused = CredentialSupply(username: "test", current: { .password("x") }, refreshed: { .password("x") })
+}
