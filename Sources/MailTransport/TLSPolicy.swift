@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -6,7 +7,20 @@ import NIOSSL
 /// NFR-SYNC-05, shared by IMAP and SMTP: TLS 1.2 at least, the certificate chain and host name
 /// always verified against the system's roots plus the account's optional CA file.
 public enum TLSPolicy {
+    /// Contexts by CA file (and its modification date, so a replaced file is read again): building
+    /// one parses every system root, several milliseconds that each connection would otherwise pay.
+    private static let contexts = NIOLockedValueBox<[String: NIOSSLContext]>([:])
+
     public static func clientContext(caFile: String?) throws(TransportFailure) -> NIOSSLContext {
+        let modified = caFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0)[.modificationDate] as? Date }
+        let key = "\(caFile ?? "")\u{0}\(modified?.timeIntervalSince1970 ?? 0)"
+        if let cached = contexts.withLockedValue({ $0[key] }) { return cached }
+        let context = try makeContext(caFile: caFile)
+        contexts.withLockedValue { $0[key] = context }
+        return context
+    }
+
+    static func makeContext(caFile: String?) throws(TransportFailure) -> NIOSSLContext {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
         configuration.certificateVerification = .fullVerification

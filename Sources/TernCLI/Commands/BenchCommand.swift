@@ -10,7 +10,7 @@ import TernRuntime
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
-        subcommands: [MIMEBench.self, IMAPBench.self, SanitizeBench.self, ThreadBench.self, SearchBench.self])
+        subcommands: [MIMEBench.self, IMAPBench.self, SanitizeBench.self, ThreadBench.self, SearchBench.self, SendBench.self])
 
     struct MIMEBench: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -465,3 +465,58 @@ extension BenchCommand {
     }
 }
 
+
+extension BenchCommand {
+    /// NFR-SYNC-03: queue pickup to delivery confirmed by the server, and the throughput of a queue
+    /// of `count` messages, next to Python's smtplib submitting the same way.
+    struct SendBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "send", abstract: "Send a queue of messages through the account's SMTP server, next to Python's smtplib.")
+
+        @Option(help: "The account to send from (its servers and credentials; the queue is a scratch store).")
+        var account: String
+        @Option(help: "Where the messages go.")
+        var to: String
+        @Option var count = 1000
+        @Flag(help: "Also file each message's Sent copy and time it.")
+        var sentCopies = false
+        @Option(name: .customLong("peer-password-env"), help: "For the smtplib peer: the environment variable with the password (no peer without it).")
+        var peerPasswordEnv = "TERN_BENCH_PASSWORD"
+        @Option(name: .customLong("ca-file")) var caFile: String?
+        @Option var peer = "scripts/bench/smtp_python.py"
+        @OptionGroup var output: OutputOptions
+
+        struct PeerReport: Codable {
+            var tool: String
+            var messages: Int
+            var sendSeconds: Double
+            var messagesPerSecond: Double
+            var medianMilliseconds: Double
+            var p95Milliseconds: Double
+        }
+
+        func run() async throws {
+            let services = try services()
+            let tern = try await services.benchmarkSending(account: account, recipient: to, count: count, sentCopies: sentCopies)
+            var python: PeerReport?
+            if let password = ProcessInfo.processInfo.environment[peerPasswordEnv],
+               let accountInfo = try await services.listAccounts().first(where: { $0.name == account }) {
+                python = try PeerProcess.run(PeerReport.self, executable: "/usr/bin/env", arguments: [
+                    "python3", peer, "--host", accountInfo.smtp.host, "--port", String(accountInfo.smtp.port), "--ca", caFile ?? accountInfo.caFile ?? "",
+                    "--user", accountInfo.username, "--password", password, "--to", to, "--count", String(count),
+                ]).first
+            }
+            if output.json {
+                struct Both: Encodable { var tern: SendBenchmarkReport; var peer: PeerReport? }
+                return try printJSON(Both(tern: tern, peer: python))
+            }
+            print(String(format: "tern            %5d sent (%d failed) in %.2f s: %6.1f msg/s; pickup to acceptance median %.1f ms, p95 %.1f ms",
+                         tern.sent, tern.failed, tern.sendSeconds, tern.messagesPerSecond, tern.medianMilliseconds, tern.p95Milliseconds))
+            if let copies = tern.sentCopySeconds { print(String(format: "tern Sent copies filed in %.2f s", copies)) }
+            if let python {
+                print(String(format: "python smtplib  %5d sent in %.2f s: %6.1f msg/s; per message median %.1f ms, p95 %.1f ms",
+                             python.messages, python.sendSeconds, python.messagesPerSecond, python.medianMilliseconds, python.p95Milliseconds))
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import MailStore
+import Synchronization
+import TernCore
+
+/// `tern bench send` (NFR-SYNC-03): queue pickup to the server's acceptance, per message, and the
+/// throughput of draining a queue of `count` messages, through the real send queue on a scratch
+/// store (the account's own store is left alone) against the account's SMTP server.
+public struct SendBenchmarkReport: Sendable, Encodable {
+    public var tool = "tern"
+    public var messages: Int
+    public var sent: Int
+    public var failed: Int
+    public var enqueueSeconds: Double
+    public var sendSeconds: Double
+    public var messagesPerSecond: Double
+    public var medianMilliseconds: Double
+    public var p95Milliseconds: Double
+    /// Filing the Sent copies (search by Message-ID, then APPEND), when asked for.
+    public var sentCopySeconds: Double?
+}
+
+extension TernServices {
+    public func benchmarkSending(account name: String, recipient: String, count: Int, sentCopies: Bool) async throws -> SendBenchmarkReport {
+        guard let account = try await accountRepository.account(named: name) else { throw TernError.notFound("account '\(name)'") }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tern-bench-send-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TernDatabase(home: TernHome(url: directory))
+        try await SQLiteAccountRepository(database: scratch).insert(account)
+        let outbox = SQLiteOutboxStore(database: scratch)
+        let actions = SQLiteMailActionStore(database: scratch)
+        let submitter = TimingSubmitter(inner: LiveMessageSubmitter(environment: [:]))
+        let queue = SendQueueProcessor(store: outbox, submitter: submitter, server: LiveServerMailActions(), folders: actions)
+        let supply = credentials.supply(for: account)
+        let clock = ContinuousClock()
+
+        let body = String(repeating: "Tern send benchmark: a line of ordinary text, like a short reply.\n", count: 16)
+        let enqueueStart = clock.now
+        for index in 1...max(1, count) {
+            let message = OutgoingMessage(from: EmailAddress(name: account.displayName, address: account.emailAddress),
+                                          to: [EmailAddress(address: recipient)], subject: "Tern bench \(index)/\(count)", bodyPlain: body)
+            _ = try await outbox.enqueue(try LiveMessageComposer().compose(message, accountId: account.id, at: Date()), holdUntil: nil, at: Date())
+        }
+        let enqueueSeconds = (clock.now - enqueueStart).inSeconds
+
+        let sendStart = clock.now
+        var sent = 0
+        var failed = 0
+        for _ in 0..<4 {
+            let report = try await queue.process(account: account, credentials: supply, ignoreBackoff: true)
+            sent += report.sent.count
+            failed += report.failed.count
+            if try await outbox.pending(accountId: account.id).isEmpty { break }
+        }
+        let sendSeconds = (clock.now - sendStart).inSeconds
+
+        var sentCopySeconds: Double?
+        if sentCopies {
+            let start = clock.now
+            _ = try await PendingOperationProcessor(store: actions, server: LiveServerMailActions()).process(account: account, credentials: supply)
+            sentCopySeconds = (clock.now - start).inSeconds
+        }
+        let times = submitter.milliseconds.sorted()
+        return SendBenchmarkReport(
+            messages: count, sent: sent, failed: failed, enqueueSeconds: enqueueSeconds, sendSeconds: sendSeconds,
+            messagesPerSecond: Double(sent) / sendSeconds, medianMilliseconds: times.isEmpty ? 0 : times[times.count / 2],
+            p95Milliseconds: times.isEmpty ? 0 : times[min(times.count - 1, Int(Double(times.count) * 0.95))], sentCopySeconds: sentCopySeconds)
+    }
+}
+
+/// Times each submission: from the queue handing it over to the server's acceptance.
+final class TimingSubmitter: MessageSubmitting {
+    let inner: LiveMessageSubmitter
+    private let times = Mutex<[Double]>([])
+
+    init(inner: LiveMessageSubmitter) { self.inner = inner }
+
+    var milliseconds: [Double] { times.withLock { $0 } }
+
+    func submit(_ submission: OutgoingSubmission, account: Account, credentials: CredentialSupply,
+                beforeContent: @escaping @Sendable () async throws -> Void) async throws -> SubmissionReceipt {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let receipt = try await inner.submit(submission, account: account, credentials: credentials, beforeContent: beforeContent)
+        let elapsed = (clock.now - start).inSeconds * 1000
+        times.withLock { $0.append(elapsed) }
+        return receipt
+    }
+}
