@@ -57,6 +57,9 @@ demo: deps build
 	TERN_HOME=$(DEMO_HOME) $(TERN) sync demo
 	TERN_HOME=$(DEMO_HOME) $(TERN) folders
 	TERN_HOME=$(DEMO_HOME) $(TERN) threads --limit 20
+	TERN_HOME=$(DEMO_HOME) $(TERN) send --to bob@tern.test --subject "Hello from the Tern demo" \
+		--body "Sent through the local Postfix; a copy is in Sent."
+	TERN_HOME=$(DEMO_HOME) $(TERN) threads --folder "[Gmail]/Sent Mail" --limit 3
 	@echo
 	@echo "Test mail servers run on 127.0.0.1 (scripts/mailservers status); 'make demo-stop' stops them."
 	@echo "Try: TERN_HOME=$(DEMO_HOME) $(TERN) --help"

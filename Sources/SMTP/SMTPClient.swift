@@ -91,6 +91,18 @@ public enum SMTPClient {
         }
     }
 
+    /// One connection, TLS and login for several messages (the send queue's pass): each `send`
+    /// is a transaction of its own, and a failed one is reset before the next.
+    public static func withSession<Result: Sendable>(server: SMTPServer, credential: SMTPCredential, logger: Logger = Logger(label: "tern.smtp"),
+                                                     _ body: (SMTPSession) async throws -> Result) async throws -> Result {
+        try await withConnection(to: server, logger: logger) { connection in
+            try await connection.authenticate(credential)
+            let result = try await body(SMTPSession(connection: connection))
+            await connection.quit()
+            return result
+        }
+    }
+
     /// Connects, upgrades to TLS, logs in, and reports the server's extensions; sends nothing.
     public static func check(server: SMTPServer, credential: SMTPCredential, logger: Logger = Logger(label: "tern.smtp")) async throws -> SMTPCheckResult {
         try await withConnection(to: server, logger: logger) { connection in
@@ -162,4 +174,27 @@ struct SMTPReplyFramer: StreamFramer {
     mutating func append(_ bytes: [UInt8]) { parser.append(bytes) }
     mutating func nextMessage() throws -> SMTPReply? { try parser.next() }
     var bufferedByteCount: Int { parser.hasBufferedBytes ? 1 : 0 }
+}
+
+/// A logged-in submission connection (`SMTPClient.withSession`).
+public final class SMTPSession {
+    let connection: SMTPConnection
+    /// A transaction failed part way: RSET before the next (RFC 5321 section 4.1.1.5).
+    private var needsReset = false
+
+    init(connection: SMTPConnection) { self.connection = connection }
+
+    public func send(_ message: [UInt8], envelope: SMTPEnvelope, beforeContent: @Sendable () async throws -> Void = {}) async throws -> SMTPDelivery {
+        try SMTPClient.validate(envelope)
+        if needsReset {
+            _ = try await connection.command("RSET")
+            needsReset = false
+        }
+        do {
+            return try await connection.transaction(message: message, envelope: envelope, beforeContent: beforeContent)
+        } catch {
+            needsReset = true
+            throw error
+        }
+    }
 }

@@ -17,23 +17,21 @@ struct LiveMessageSubmitter: MessageSubmitting {
         killAfterAccept = environment["TERN_FAULT"] == "kill-after-smtp-accept"
     }
 
-    func submit(_ submission: OutgoingSubmission, account: Account, credentials: CredentialSupply,
-                beforeContent: @escaping @Sendable () async throws -> Void) async throws -> SubmissionReceipt {
+    func withSession<Result: Sendable>(account: Account, credentials: CredentialSupply,
+                                       _ body: (any SubmissionSession) async throws -> Result) async throws -> Result {
         let server = SMTPServer(endpoint: account.smtp, caFile: account.caFile)
-        let envelope = SMTPEnvelope(sender: submission.envelope.sender, recipients: submission.envelope.recipients)
-        func attempt(_ credential: MailCredential) async throws -> SMTPDelivery {
-            try await SMTPClient.send(submission.raw, envelope: envelope, server: server, credential: credential.smtp(username: credentials.username),
-                                      beforeContent: beforeContent)
+        let kill = killAfterAccept
+        func attempt(_ credential: MailCredential) async throws -> Result {
+            try await SMTPClient.withSession(server: server, credential: credential.smtp(username: credentials.username)) { session in
+                try await body(LiveSubmissionSession(session: session, killAfterAccept: kill))
+            }
         }
         do {
-            let delivery: SMTPDelivery
             do {
-                delivery = try await attempt(try await credentials.current())
+                return try await attempt(try await credentials.current())
             } catch SMTPError.authenticationFailed {
-                delivery = try await attempt(try await credentials.refreshed())
+                return try await attempt(try await credentials.refreshed())
             }
-            if killAfterAccept { kill(getpid(), SIGKILL) }
-            return SubmissionReceipt(reply: delivery.reply.description, refusedRecipients: delivery.refused.map(\.description))
         } catch let error as SMTPError {
             throw Self.classify(error)
         } catch let error as TernError {
@@ -49,6 +47,23 @@ struct LiveMessageSubmitter: MessageSubmitting {
         // A login refused after a fresh credential: the user must fix it, but the message keeps its chance.
         case .authenticationFailed: .transient(error.description)
         default: error.isTransient ? .transient(error.description) : .permanent(error.description)
+        }
+    }
+}
+
+/// One message on a live SMTP session, its failure sorted for the queue.
+struct LiveSubmissionSession: SubmissionSession {
+    let session: SMTPSession
+    let killAfterAccept: Bool
+
+    func submit(_ submission: OutgoingSubmission, beforeContent: @escaping @Sendable () async throws -> Void) async throws -> SubmissionReceipt {
+        let envelope = SMTPEnvelope(sender: submission.envelope.sender, recipients: submission.envelope.recipients)
+        do {
+            let delivery = try await session.send(submission.raw, envelope: envelope, beforeContent: beforeContent)
+            if killAfterAccept { kill(getpid(), SIGKILL) }
+            return SubmissionReceipt(reply: delivery.reply.description, refusedRecipients: delivery.refused.map(\.description))
+        } catch let error as SMTPError {
+            throw LiveMessageSubmitter.classify(error)
         }
     }
 }

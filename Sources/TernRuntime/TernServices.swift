@@ -53,7 +53,8 @@ public struct TernServices: Sendable {
         LocalChangesPusher(
             credentials: credentials, operations: operations,
             queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: LiveMessageSubmitter(environment: environment),
-                                      server: LiveServerMailActions(), folders: SQLiteMailActionStore(database: database)))
+                                      server: LiveServerMailActions(), folders: SQLiteMailActionStore(database: database)),
+            lock: FileAccountLock(directory: home.url.appendingPathComponent("locks")))
     }
 
     /// FR-SYNC-10: mark, star, archive, delete.

@@ -89,6 +89,7 @@ struct SendQueueTests {
         let report = try await queue.process(account: account, credentials: .unused)
         #expect(submitter.submitted == [first, first, second])
         #expect(report.sent == [first, second])
+        #expect(submitter.sessionCount == 2, "one connection per pass, not per message")
     }
 
     @Test func aHeldMessageIsPassedOverWithoutHoldingUpTheOthers() async throws {

@@ -18,7 +18,7 @@ final class ManualClock: WallClock {
 final class ScriptedSubmitter: MessageSubmitting {
     enum Step: Sendable { case accept, transient(String), permanent(String) }
 
-    private let state: Mutex<(steps: [Step], submitted: [Int64])>
+    fileprivate let state: Mutex<(steps: [Step], submitted: [Int64])>
     /// The step used once the script has run out.
     let otherwise: Step
 
@@ -29,18 +29,31 @@ final class ScriptedSubmitter: MessageSubmitting {
 
     var submitted: [Int64] { state.withLock { $0.submitted } }
 
-    func submit(_ submission: OutgoingSubmission, account: Account, credentials: CredentialSupply,
-                beforeContent: @escaping @Sendable () async throws -> Void) async throws -> SubmissionReceipt {
-        let step = state.withLock { state -> Step in
-            state.submitted.append(submission.emailId)
-            return state.steps.isEmpty ? otherwise : state.steps.removeFirst()
-        }
-        switch step {
-        case .accept:
-            try await beforeContent()
-            return SubmissionReceipt(reply: "250 2.0.0 Ok: queued")
-        case .transient(let text): throw SubmissionError.transient(text)
-        case .permanent(let text): throw SubmissionError.permanent(text)
+    private let sessions = Mutex(0)
+    /// Connections opened: one per pass of the queue that sends anything.
+    var sessionCount: Int { sessions.withLock { $0 } }
+
+    func withSession<Result: Sendable>(account: Account, credentials: CredentialSupply,
+                                       _ body: (any SubmissionSession) async throws -> Result) async throws -> Result {
+        sessions.withLock { $0 += 1 }
+        return try await body(Session(submitter: self))
+    }
+
+    struct Session: SubmissionSession {
+        let submitter: ScriptedSubmitter
+
+        func submit(_ submission: OutgoingSubmission, beforeContent: @escaping @Sendable () async throws -> Void) async throws -> SubmissionReceipt {
+            let step = submitter.state.withLock { state -> Step in
+                state.submitted.append(submission.emailId)
+                return state.steps.isEmpty ? submitter.otherwise : state.steps.removeFirst()
+            }
+            switch step {
+            case .accept:
+                try await beforeContent()
+                return SubmissionReceipt(reply: "250 2.0.0 Ok: queued")
+            case .transient(let text): throw SubmissionError.transient(text)
+            case .permanent(let text): throw SubmissionError.permanent(text)
+            }
         }
     }
 }

@@ -97,6 +97,8 @@ public indirect enum SearchCriteria: Sendable, Hashable {
     case deleted
     case header(name: String, value: String)
     case and([SearchCriteria])
+    /// Any of them (nested binary ORs on the wire, RFC 9051 section 6.4.4).
+    case any([SearchCriteria])
 
     func wireText() throws -> String {
         switch self {
@@ -109,6 +111,9 @@ public indirect enum SearchCriteria: Sendable, Hashable {
         case .deleted: return "DELETED"
         case .header(let name, let value): return "HEADER \(try IMAPSession.astring(name)) \(try IMAPSession.astring(value))"
         case .and(let parts): return try parts.map { try $0.wireText() }.joined(separator: " ")
+        case .any(let parts):
+            guard let last = parts.last else { return "NOT ALL" }
+            return try parts.dropLast().reversed().reduce(try last.wireText()) { rest, part in "OR \(try part.wireText()) \(rest)" }
         }
     }
 

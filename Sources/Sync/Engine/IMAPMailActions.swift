@@ -23,9 +23,24 @@ public struct IMAPMailActions: Sendable {
         try await IMAPClient.withSession(to: server) { session in
             try await session.authenticate(with: credentials)
             var outcomes: [Int64: ServerOperationOutcome] = [:]
-            for batch in Self.batches(operations) {
+            var batches = Self.batches(operations)
+            var absentFromSent: Set<String>?
+            for (index, batch) in batches.enumerated() {
                 do {
-                    try await perform(batch, session: session, outcomes: &outcomes)
+                    if case .fileSentCopy(_, _, nil, _) = batch {
+                        // Never synced: the server's \Sent, looked up once for the pass.
+                        let sent = try await Self.sentMailbox(session)
+                        for later in index..<batches.count {
+                            if case .fileSentCopy(let id, let message, nil, let confirmOnly) = batches[later] {
+                                batches[later] = .fileSentCopy(id: id, message: message, sentMailbox: sent, confirmOnly: confirmOnly)
+                            }
+                        }
+                    }
+                    let batch = batches[index]
+                    if case .fileSentCopy(_, _, let sent?, _) = batch, absentFromSent == nil {
+                        absentFromSent = try await Self.absent(from: sent, among: batches, session: session)
+                    }
+                    try await perform(batch, session: session, absentFromSent: absentFromSent ?? [], outcomes: &outcomes)
                 } catch let error as IMAPError {
                     guard case .server(_, let text) = error else {
                         // The connection is gone: what is left waits for the next attempt.
@@ -109,7 +124,26 @@ public struct IMAPMailActions: Sendable {
         }.map(\.element)
     }
 
-    func perform(_ batch: Batch, session: IMAPSession, outcomes: inout [Int64: ServerOperationOutcome]) async throws {
+    /// The Message-IDs of the pass's Sent copies that Sent certainly lacks, from one search per 50
+    /// (a header search reads every message of the mailbox: once per pass, not once per message).
+    static func absent(from sent: String, among batches: [Batch], session: IMAPSession) async throws -> Set<String> {
+        let ids = batches.compactMap { batch -> String? in
+            if case .fileSentCopy(_, let message, sent?, _) = batch, !message.messageId.isEmpty { return message.messageId }
+            return nil
+        }
+        guard ids.count > 1 else { return [] }
+        try await session.select(sent, readOnly: true)
+        var absent: Set<String> = []
+        for start in stride(from: 0, to: ids.count, by: 50) {
+            let chunk = Array(ids[start..<min(start + 50, ids.count)])
+            let found = try await session.uidSearch(.any(chunk.map { .header(name: "Message-ID", value: $0) }))
+            if found.isEmpty { absent.formUnion(chunk) }
+        }
+        return absent
+    }
+
+    func perform(_ batch: Batch, session: IMAPSession, absentFromSent: Set<String> = [],
+                 outcomes: inout [Int64: ServerOperationOutcome]) async throws {
         switch batch {
         case .store(let mailbox, let flag, let add, let uids):
             try await ensureSelected(mailbox, session: session)
@@ -144,8 +178,11 @@ public struct IMAPMailActions: Sendable {
                 outcomes[id] = .refused("the server has no Sent mailbox (\\Sent) to keep a copy in")
                 return
             }
-            try await session.select(sent, readOnly: true)
-            let found = message.messageId.isEmpty ? [] : try await session.uidSearch(.header(name: "Message-ID", value: message.messageId))
+            var found: [UInt32] = []
+            if !message.messageId.isEmpty, !absentFromSent.contains(message.messageId) {
+                if session.selected?.name != sent { try await session.select(sent, readOnly: true) }
+                found = try await session.uidSearch(.header(name: "Message-ID", value: message.messageId))
+            }
             if let uid = found.last {
                 outcomes[id] = .done(newUID: Int64(uid))
             } else if confirmOnly {

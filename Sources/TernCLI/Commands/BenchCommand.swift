@@ -510,12 +510,12 @@ extension BenchCommand {
                 struct Both: Encodable { var tern: SendBenchmarkReport; var peer: PeerReport? }
                 return try printJSON(Both(tern: tern, peer: python))
             }
-            print(String(format: "tern            %5d sent (%d failed) in %.2f s: %6.1f msg/s; pickup to acceptance median %.1f ms, p95 %.1f ms",
-                         tern.sent, tern.failed, tern.sendSeconds, tern.messagesPerSecond, tern.medianMilliseconds, tern.p95Milliseconds))
+            print(String(format: "tern            one message alone: pickup to acceptance median %.1f ms, p95 %.1f ms; a queue of %d: sent %d (%d failed) in %.2f s, %.1f msg/s",
+                         tern.medianMilliseconds, tern.p95Milliseconds, tern.messages, tern.sent, tern.failed, tern.sendSeconds, tern.messagesPerSecond))
             if let copies = tern.sentCopySeconds { print(String(format: "tern Sent copies filed in %.2f s", copies)) }
             if let python {
-                print(String(format: "python smtplib  %5d sent in %.2f s: %6.1f msg/s; per message median %.1f ms, p95 %.1f ms",
-                             python.messages, python.sendSeconds, python.messagesPerSecond, python.medianMilliseconds, python.p95Milliseconds))
+                print(String(format: "python smtplib  one message alone: median %.1f ms, p95 %.1f ms; a batch of %d on one connection in %.2f s, %.1f msg/s",
+                             python.medianMilliseconds, python.p95Milliseconds, python.messages, python.sendSeconds, python.messagesPerSecond))
             }
         }
     }

@@ -136,9 +136,15 @@ public struct SubmissionReceipt: Sendable, Hashable {
     }
 }
 
-/// SMTP submission (the SMTP module). `beforeContent` runs after the envelope is accepted and just
-/// before the message content goes out: up to there, a crash cannot have delivered anything.
+/// SMTP submission (the SMTP module): one connection, TLS and login for a pass of the queue.
+/// Connection and login failures are thrown as `SubmissionError`.
 public protocol MessageSubmitting: Sendable {
-    func submit(_ submission: OutgoingSubmission, account: Account, credentials: CredentialSupply,
-                beforeContent: @escaping @Sendable () async throws -> Void) async throws -> SubmissionReceipt
+    func withSession<Result: Sendable>(account: Account, credentials: CredentialSupply,
+                                       _ body: (any SubmissionSession) async throws -> Result) async throws -> Result
+}
+
+/// One logged-in submission connection. `beforeContent` runs after the envelope is accepted and
+/// just before the message content goes out: up to there, a crash cannot have delivered anything.
+public protocol SubmissionSession {
+    func submit(_ submission: OutgoingSubmission, beforeContent: @escaping @Sendable () async throws -> Void) async throws -> SubmissionReceipt
 }

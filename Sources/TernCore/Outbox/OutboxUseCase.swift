@@ -93,14 +93,26 @@ public struct LocalChangesPusher: Sendable {
     let credentials: AccountCredentials
     let operations: PendingOperationProcessor
     let queue: SendQueueProcessor
+    let lock: any AccountLock
 
-    public init(credentials: AccountCredentials, operations: PendingOperationProcessor, queue: SendQueueProcessor) {
+    public init(credentials: AccountCredentials, operations: PendingOperationProcessor, queue: SendQueueProcessor,
+                lock: any AccountLock) {
         self.credentials = credentials
         self.operations = operations
         self.queue = queue
+        self.lock = lock
     }
 
+    /// One pusher per account at a time, across processes (`tern send` while `tern sync --watch`
+    /// runs): two would both take the same queued message. Holding the lock also makes a message
+    /// found in `sending` certainly orphaned by a process that died.
     public func push(account: Account, ignoreBackoff: Bool = false) async throws -> PushReport {
+        try await lock.withLock(account: account.id) {
+            try await pushLocked(account: account, ignoreBackoff: ignoreBackoff)
+        }
+    }
+
+    func pushLocked(account: Account, ignoreBackoff: Bool) async throws -> PushReport {
         let supply = credentials.supply(for: account)
         let before = try await operations.process(account: account, credentials: supply, ignoreBackoff: ignoreBackoff)
         let queue = try await queue.process(account: account, credentials: supply, ignoreBackoff: ignoreBackoff)
@@ -124,4 +136,10 @@ public struct PushReport: Sendable, Hashable, Codable {
     public var account: String
     public var changes: OperationsReport
     public var queue: SendQueueReport
+}
+
+/// Mutual exclusion per account between processes sharing one store (an advisory file lock in the
+/// runtime: released by the kernel when its holder dies).
+public protocol AccountLock: Sendable {
+    func withLock<Result: Sendable>(account: Account.ID, _ body: @Sendable () async throws -> Result) async throws -> Result
 }

@@ -35,38 +35,70 @@ public struct SendQueueProcessor: Sendable {
         self.clock = clock
     }
 
-    /// Sends what is due. A transient failure stops the pass, so nothing overtakes the message
-    /// that failed (FIFO); a held message (the undo window) is passed over without stopping it.
+    /// Sends what is due, on one SMTP connection for the whole pass (opened only when a message is
+    /// to go). A transient failure stops the pass, so nothing overtakes the message that failed
+    /// (FIFO); a held message (the undo window) is passed over without stopping it.
     public func process(account: Account, credentials: CredentialSupply, ignoreBackoff: Bool = false) async throws -> SendQueueReport {
         var report = SendQueueReport()
-        for entry in try await store.pending(accountId: account.id) {
-            let now = clock.now()
-            if let queued = entry.queuedDate, now.timeIntervalSince(queued) > Self.maximumAge.inSeconds, entry.attemptStartedDate == nil {
-                try await store.markFailed(entry.emailId, error: Self.timeoutError)
-                report.failed.append(FailedSend(emailId: entry.emailId, error: Self.timeoutError))
-                continue
+        let entries = try await store.pending(accountId: account.id)
+        var index = 0
+        // Up to the first message to send, nothing needs a connection.
+        triage: while index < entries.count {
+            switch try await triage(entries[index], account: account, credentials: credentials, ignoreBackoff: ignoreBackoff, report: &report) {
+            case .handled: index += 1
+            case .stop: return report
+            case .send: break triage
             }
-            if let hold = entry.holdUntil, hold > now {
-                report.held += 1
-                report.nextDue = min(report.nextDue ?? hold, hold)
-                continue
+        }
+        guard index < entries.count else { return report }
+        do {
+            try await submitter.withSession(account: account, credentials: credentials) { session in
+                while index < entries.count {
+                    let entry = entries[index]
+                    switch try await triage(entry, account: account, credentials: credentials, ignoreBackoff: ignoreBackoff, report: &report) {
+                    case .handled: break
+                    case .stop: return
+                    case .send: guard try await send(entry, via: session, report: &report) else { return }
+                    }
+                    index += 1
+                }
             }
-            if entry.state == .sending, entry.attemptStartedDate != nil {
-                guard try await recover(entry, account: account, credentials: credentials, report: &report) else { break }
-                continue
-            }
-            if let notBefore = entry.notBefore, notBefore > now, !ignoreBackoff {
-                report.waiting = try await store.pending(accountId: account.id).count { $0.holdUntil.map { $0 <= now } ?? true }
-                report.nextDue = min(report.nextDue ?? notBefore, notBefore)
-                break
-            }
-            guard try await send(entry, account: account, credentials: credentials, report: &report) else { break }
+        } catch let error as SubmissionError where index < entries.count {
+            // The connection or the login failed: the message at hand has had its attempt.
+            _ = try await failed(entries[index], error, account: account, report: &report)
         }
         return report
     }
 
+    enum Triage { case handled, stop, send }
+
+    /// What to do with a queued message now, doing it unless it is a send.
+    func triage(_ entry: OutboxEntry, account: Account, credentials: CredentialSupply, ignoreBackoff: Bool,
+                report: inout SendQueueReport) async throws -> Triage {
+        let now = clock.now()
+        if let queued = entry.queuedDate, now.timeIntervalSince(queued) > Self.maximumAge.inSeconds, entry.attemptStartedDate == nil {
+            try await store.markFailed(entry.emailId, error: Self.timeoutError)
+            report.failed.append(FailedSend(emailId: entry.emailId, error: Self.timeoutError))
+            return .handled
+        }
+        if let hold = entry.holdUntil, hold > now {
+            report.held += 1
+            report.nextDue = min(report.nextDue ?? hold, hold)
+            return .handled
+        }
+        if entry.state == .sending, entry.attemptStartedDate != nil {
+            return try await recover(entry, account: account, credentials: credentials, report: &report)
+        }
+        if let notBefore = entry.notBefore, notBefore > now, !ignoreBackoff {
+            report.waiting = try await store.pending(accountId: account.id).count { $0.holdUntil.map { $0 <= now } ?? true }
+            report.nextDue = min(report.nextDue ?? notBefore, notBefore)
+            return .stop
+        }
+        return .send
+    }
+
     /// One attempt. False when the queue must stop here (a transient failure to be retried).
-    func send(_ entry: OutboxEntry, account: Account, credentials: CredentialSupply, report: inout SendQueueReport) async throws -> Bool {
+    func send(_ entry: OutboxEntry, via session: any SubmissionSession, report: inout SendQueueReport) async throws -> Bool {
         guard let submission = try await store.submission(emailId: entry.emailId) else {
             try await store.markFailed(entry.emailId, error: "the message's content is missing")
             return true
@@ -75,37 +107,42 @@ public struct SendQueueProcessor: Sendable {
         let store = store
         let clock = clock
         do {
-            let receipt = try await submitter.submit(submission, account: account, credentials: credentials) {
+            let receipt = try await session.submit(submission) {
                 try await store.markAttemptStarted(submission.emailId, at: clock.now())
             }
             let note = receipt.refusedRecipients.isEmpty ? nil : "not delivered to: " + receipt.refusedRecipients.joined(separator: "; ")
             try await store.markSent(entry.emailId, reply: receipt.reply, note: note, fileSentCopy: true, at: clock.now())
             report.sent.append(entry.emailId)
             return true
-        } catch SubmissionError.permanent(let text) {
-            try await store.markFailed(entry.emailId, error: text)
-            report.failed.append(FailedSend(emailId: entry.emailId, error: text))
-            return true
-        } catch {
-            let text = (error as? SubmissionError)?.description ?? String(describing: error)
-            let retries = entry.retryCount + 1
-            guard retries <= Self.retryDelays.count else {
-                try await store.markFailed(entry.emailId, error: text)
-                report.failed.append(FailedSend(emailId: entry.emailId, error: text))
-                return true
-            }
-            let next = clock.now().adding(Self.retryDelays[retries - 1])
-            try await store.scheduleRetry(entry.emailId, retryCount: retries, notBefore: next, error: text)
-            report.waiting = try await store.pending(accountId: account.id).count
-            report.nextDue = min(report.nextDue ?? next, next)
-            report.lastError = text
-            return false
+        } catch let error as SubmissionError {
+            return try await failed(entry, error, account: nil, report: &report)
         }
     }
 
-    /// A message left in `sending` after its content started going out. False when Sent cannot
+    /// Records a failed attempt: permanent, or retried on the schedule (then false: the pass stops).
+    func failed(_ entry: OutboxEntry, _ error: SubmissionError, account: Account?, report: inout SendQueueReport) async throws -> Bool {
+        guard case .transient(let text) = error else {
+            try await store.markFailed(entry.emailId, error: error.description)
+            report.failed.append(FailedSend(emailId: entry.emailId, error: error.description))
+            return true
+        }
+        let retries = entry.retryCount + 1
+        guard retries <= Self.retryDelays.count else {
+            try await store.markFailed(entry.emailId, error: text)
+            report.failed.append(FailedSend(emailId: entry.emailId, error: text))
+            return true
+        }
+        let next = clock.now().adding(Self.retryDelays[retries - 1])
+        try await store.scheduleRetry(entry.emailId, retryCount: retries, notBefore: next, error: text)
+        report.waiting = try await store.pending(accountId: entry.accountId).count
+        report.nextDue = min(report.nextDue ?? next, next)
+        report.lastError = text
+        return false
+    }
+
+    /// A message left in `sending` after its content started going out. `.stop` when Sent cannot
     /// be searched now (the queue waits: nothing may overtake a message that may be re-sent).
-    func recover(_ entry: OutboxEntry, account: Account, credentials: CredentialSupply, report: inout SendQueueReport) async throws -> Bool {
+    func recover(_ entry: OutboxEntry, account: Account, credentials: CredentialSupply, report: inout SendQueueReport) async throws -> Triage {
         let sent = MailboxRoles(folders: try await folders.folders(accountId: account.id)).sent
         var found = false
         if let messageId = entry.messageId {
@@ -113,21 +150,19 @@ public struct SendQueueProcessor: Sendable {
                 found = try await server.mailbox(sent?.path, containsMessageId: messageId, account: account, credentials: credentials)
             } catch {
                 report.lastError = "could not search Sent for an interrupted send: \(error)"
-                return false
+                return .stop
             }
         }
         if found {
             try await store.markSent(entry.emailId, reply: "found in Sent after an interrupted send", note: nil, fileSentCopy: false, at: clock.now())
             report.sent.append(entry.emailId)
-            return true
+            return .handled
         }
-        if account.provider == .gmail {
-            // Gmail files every message its SMTP accepted: not in Sent means not accepted.
-            return try await send(entry, account: account, credentials: credentials, report: &report)
-        }
+        // Gmail files every message its SMTP accepted: not in Sent means not accepted.
+        if account.provider == .gmail { return .send }
         try await store.markFailed(entry.emailId, error: Self.uncertainDeliveryError)
         report.failed.append(FailedSend(emailId: entry.emailId, error: Self.uncertainDeliveryError))
-        return true
+        return .handled
     }
 }
 
