@@ -62,7 +62,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
-        .target(name: "Sync", dependencies: ["TernCore", "IMAP", "MIME"], swiftSettings: strict),
+        .target(name: "Sync", dependencies: ["TernCore", "IMAP", "MIME", "HTMLSafety"], swiftSettings: strict),
         .target(name: "HTMLSafety", resources: [.copy("Resources/tracker-domains.json")], swiftSettings: strict),
         // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
         .target(

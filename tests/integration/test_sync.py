@@ -231,3 +231,19 @@ def test_attachment_download_killed_halfway_leaves_no_file_and_succeeds_later(se
     assert hashlib.sha256(open(path, "rb").read()).digest() == hashlib.sha256(payload).digest()
     assert not [p for p in (tmp_path / "attachments").rglob("*.partial")]
     assert killed, "the download finished before it could be interrupted"
+
+
+def test_html_only_mail_is_searched_by_its_text_not_its_markup(servers, mailbox, tmp_path):
+    add_account(tmp_path, servers)
+    stamp = int(time.time() * 1000)
+    html = (f"<html><head><style>.quokka{stamp} {{ color: red }}</style></head>"
+            f"<body><p>Newsletter about <b>wombat{stamp}</b> habitats.</p><script>var numbat{stamp} = 1;</script></body></html>")
+    message = (f"From: News <news@example.org>\r\nTo: {user_address(servers, USER)}\r\nSubject: Html only {stamp}\r\n"
+               f"Date: {datetime.now(timezone.utc).strftime('%a, %d %b %Y %H:%M:%S +0000')}\r\nMessage-ID: <html-{stamp}@example.org>\r\n"
+               f"MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{html}\r\n").encode()
+    mailbox.append("INBOX", None, None, message)
+    sync(tmp_path, "--bodies", "all")
+    [hit] = json.loads(tern(tmp_path, "search", f"wombat{stamp}", "--json", check=True).stdout)
+    assert "wombat" in hit["snippet"] and "<" not in hit["snippet"]
+    for hidden in (f"quokka{stamp}", f"numbat{stamp}"):  # style and script text is not content
+        assert json.loads(tern(tmp_path, "search", hidden, "--json", check=True).stdout) == []

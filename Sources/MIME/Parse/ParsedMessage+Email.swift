@@ -18,6 +18,9 @@ extension ParsedMessage {
             hasAttachments: attachments.contains { !$0.isInline })
     }
 
+    /// The snippet of a text that did not come from this parser (an HTML body's text).
+    public static func previewSnippet(from text: String) -> String { snippet(from: text) }
+
     /// FR-SYNC-06 step 5: the first ~100 characters of the text, whitespace collapsed, quotes skipped.
     static func snippet(from text: String, length: Int = 100) -> String {
         var words: [Substring] = []

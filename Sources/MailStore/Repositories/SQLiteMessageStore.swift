@@ -83,11 +83,11 @@ public struct SQLiteMessageStore: Sendable {
 
     /// FR-SYNC-04 Indexing: subject, sender, recipients and text into FTS5 (rowid = email id). The
     /// text is the plain body, or the snippet until bodies are fetched.
-    static func index(_ email: Email, db: Database) throws {
+    static func index(_ email: Email, text: String? = nil, db: Database) throws {
         let recipients = (email.toAddresses + email.ccAddresses).map { [$0.name, $0.address].compactMap { $0 }.joined(separator: " ") }
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO searchIndex (rowid, subject, sender, recipients, content) VALUES (?, ?, ?, ?, ?)")
             .execute(arguments: [email.id, email.subject, [email.fromName, email.fromAddress].compactMap { $0 }.joined(separator: " "),
-                                 recipients.joined(separator: ", "), email.bodyPlain ?? email.snippet ?? ""])
+                                 recipients.joined(separator: ", "), email.bodyPlain ?? text ?? email.snippet ?? ""])
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO searchIndexState (emailId, indexedDate, failureCount) VALUES (?, ?, 0)")
             .execute(arguments: [email.id, Date()])
     }

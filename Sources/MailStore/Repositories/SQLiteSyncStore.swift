@@ -113,7 +113,7 @@ public struct SQLiteSyncStore: SyncStore {
                     UPDATE email SET bodyPlain = ?, bodyHTML = ?, snippet = ?, bodyTruncated = ?, bodiesFetched = 1 WHERE id = ?
                     """).execute(arguments: [body.plain, body.html, body.snippet, body.truncated, body.emailId])
                 guard let email = try Email.fetchOne(db, key: body.emailId) else { continue }
-                try SQLiteMessageStore.index(email, db: db)
+                try SQLiteMessageStore.index(email, text: body.searchText, db: db)
                 if let thread = email.threadId { threads.insert(thread) }
             }
             for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }

@@ -1,4 +1,5 @@
 import Foundation
+import HTMLSafety
 import IMAP
 import MIME
 import TernCore
@@ -282,8 +283,7 @@ struct FolderSynchronizer {
                 try await session.uidFetch(UIDSet(uids: members.map { UInt32($0.request.uid) }), items: sections.map { .section($0) }) { message in
                     guard let uid = message.uid.map(Int64.init), let member = byUID[uid] else { return }
                     let text = BodyText(structure: member.structure, plan: member.plan, sections: message.sections)
-                    bodies.append(FetchedBodies(emailId: member.request.emailId, plain: text.plain, html: text.html, snippet: text.snippet,
-                                                truncated: text.truncated))
+                    bodies.append(Self.bodies(member.request.emailId, text))
                     seen.insert(uid)
                 }
                 // Gone from the server meanwhile: marked fetched (empty) so the loop ends; deletion sync removes it.
@@ -296,5 +296,17 @@ struct FolderSynchronizer {
             progress(.syncingFolder(path: folder.path, done: fetched, total: fetched + requests.count))
         }
     }
-}
 
+    /// An HTML-only message is searched and previewed by its text (FR-SYNC-04 Indexing: "HTML-stripped
+    /// bodyHTML"), read by the same extractor `tern thread` shows HTML with: no head, styles or scripts.
+    static func bodies(_ emailId: Int64, _ text: BodyText) -> FetchedBodies {
+        var searchText: String?
+        var snippet = text.snippet
+        if text.plain == nil, let html = text.html {
+            let extracted = HTMLTextExtractor.text(fromHTML: html)
+            searchText = extracted
+            snippet = ParsedMessage.previewSnippet(from: extracted)
+        }
+        return FetchedBodies(emailId: emailId, plain: text.plain, html: text.html, snippet: snippet, truncated: text.truncated, searchText: searchText)
+    }
+}

@@ -46,6 +46,10 @@ struct AccountCommand: AsyncParsableCommand {
         var oauth = false
         @Option(name: .customLong("oauth-client-id"), help: "The OAuth client id (default: $TERN_OAUTH_CLIENT_ID).")
         var oauthClientID: String?
+        @Option(name: .customLong("sync-window-days"), help: "How many days of history to sync (default: 90).")
+        var syncWindowDays: Int?
+        @Option(help: "Which bodies to download in the background: none, recent (the last 30 days, the default) or all (a complete offline copy).")
+        var bodies: SyncCommand.BodiesChoice?
         @OptionGroup var output: OutputOptions
 
         var usesOAuth: Bool { oauth || (gmail && passwordCommand == nil && passwordEnv == nil) }
@@ -75,11 +79,13 @@ struct AccountCommand: AsyncParsableCommand {
             } else {
                 credential = .passwordEnvironment(passwordEnv ?? "")
             }
-            let request = NewAccountRequest(
+            var request = NewAccountRequest(
                 name: name, emailAddress: email, displayName: displayName,
                 imap: try imap.map { try ServerEndpoint.parse($0, security: imapStartTLS ? .startTLS : .implicitTLS) },
                 smtp: try smtp.map { try ServerEndpoint.parse($0, security: smtpStartTLS ? .startTLS : .implicitTLS) },
                 username: user, credential: credential, caFile: caFile, gmailPreset: gmail, announceSignIn: SignInPrompt.announce)
+            request.syncWindowDays = syncWindowDays
+            request.bodyHydration = bodies?.policy
             let account = try await services().addAccount(request)
             if output.json {
                 try printJSON(AccountSummary(account))

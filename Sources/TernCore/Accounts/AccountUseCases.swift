@@ -14,6 +14,10 @@ public struct NewAccountRequest: Sendable {
     public var gmailPreset: Bool
     /// For OAuth accounts: receives the authorization URL the user must open.
     public var announceSignIn: (@Sendable (URL) -> Void)?
+    /// How far back sync goes (FR-SYNC-01 stage D); nil keeps the default, 90 days.
+    public var syncWindowDays: Int?
+    /// Which bodies sync downloads in the background (FR-SYNC-01 step 7); nil keeps the default.
+    public var bodyHydration: BodyHydrationPolicy?
 
     public init(
         name: String, emailAddress: String, displayName: String? = nil, imap: ServerEndpoint?, smtp: ServerEndpoint?,
@@ -68,11 +72,16 @@ public struct AddAccountUseCase: Sendable {
         if try await accounts.account(named: request.name) != nil {
             throw TernError.alreadyExists("an account named '\(request.name)'")
         }
-        let account = Account(
+        var account = Account(
             name: request.name, emailAddress: email, displayName: request.displayName,
             provider: request.gmailPreset ? .gmail : .imap, imap: imap, smtp: smtp,
             username: request.username ?? email, credential: request.credential,
             caFile: request.caFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+        if let days = request.syncWindowDays {
+            guard (1...36_500).contains(days) else { throw TernError.invalidInput("the sync window is 1 to 36500 days, not \(days)") }
+            account.syncWindowDays = days
+        }
+        if let bodies = request.bodyHydration { account.bodyHydration = bodies }
         // The secret is fetched once to prove the source works; it is not kept.
         if case .oauth2 = request.credential {
             guard let signIn else { throw TernError.invalidInput("OAuth sign-in is not available here") }

@@ -47,13 +47,16 @@ public struct FetchedBodies: Sendable, Hashable {
     public var html: String?
     public var snippet: String?
     public var truncated: Bool
+    /// FR-SYNC-04 Indexing: what search reads when there is no plain body (the HTML's text).
+    public var searchText: String?
 
-    public init(emailId: Int64, plain: String?, html: String?, snippet: String?, truncated: Bool) {
+    public init(emailId: Int64, plain: String?, html: String?, snippet: String?, truncated: Bool, searchText: String? = nil) {
         self.emailId = emailId
         self.plain = plain
         self.html = html
         self.snippet = snippet
         self.truncated = truncated
+        self.searchText = searchText
     }
 }
 
