@@ -247,3 +247,17 @@ def test_html_only_mail_is_searched_by_its_text_not_its_markup(servers, mailbox,
     assert "wombat" in hit["snippet"] and "<" not in hit["snippet"]
     for hidden in (f"quokka{stamp}", f"numbat{stamp}"):  # style and script text is not content
         assert json.loads(tern(tmp_path, "search", hidden, "--json", check=True).stdout) == []
+
+
+def test_the_inbox_first_page_is_ready_before_any_other_folder_is_touched(servers, mailbox, tmp_path):
+    add_account(tmp_path, servers)
+    result = tern(tmp_path, "sync", USER, "--json")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stderr.splitlines() if line.startswith("{")]
+    order = [(e["event"], e.get("folder")) for e in events if e["event"] in ("selectingFolder", "firstPageReady")]
+    ready = order.index(("firstPageReady", None))
+    assert order[:ready] == [("selectingFolder", "INBOX")]  # FR-SYNC-01 stage B
+    # Stage C: every folder's newest headers before any folder's history (each folder selected twice, in order).
+    selected = [folder for event, folder in order if event == "selectingFolder"]
+    folders = selected[: len(selected) // 2]
+    assert selected == folders + folders and folders[0] == "INBOX"

@@ -99,25 +99,43 @@ public struct AccountSynchronizer: Sendable {
         }
         progress(.discoveredFolders(folders.count))
         let ordered = folders.sorted { Self.priority($0.folderType) < Self.priority($1.folderType) }
-        var reports: [FolderSyncReport] = []
+        var reports = ordered.map { FolderSyncReport(path: $0.path, folderType: $0.folderType) }
         var firstPage: Double?
         let since = now().addingTimeInterval(-Double(account.syncWindowDays) * 86_400)
-        for folder in ordered {
-            var report = FolderSyncReport(path: folder.path, folderType: folder.folderType)
+        func synchronizer() -> FolderSynchronizer {
+            FolderSynchronizer(session: session, store: store, accountId: account.id, keepOrphans: keepOrphans,
+                               since: since, hydration: account.bodyHydration, now: now(), progress: progress)
+        }
+        let markFirstPage: (Folder) -> Void = { folder in
+            if folder.folderType == .inbox, firstPage == nil { firstPage = (clock.now - start).inSeconds * 1000 }
+        }
+        // Stage B and C: the newest headers of every folder synced for the first time, within the
+        // budget, before any folder's history (the Inbox's first 30 before anything else).
+        let fresh = ordered.indices.filter { ordered[$0].forwardCursorUID == nil }
+        if !fresh.isEmpty {
+            let budgets = BootstrapBudget.allocate(fresh.map { ordered[$0].folderType })
+            for (index, budget) in zip(fresh, budgets) {
+                let folder = ordered[index]
+                do {
+                    try await synchronizer().bootstrap(folder, mailbox: rawNames[folder.path] ?? folder.path, budget: budget,
+                                                       report: &reports[index]) { markFirstPage(folder) }
+                } catch IMAPError.server(_, let text) {
+                    reports[index].error = text
+                }
+            }
+        }
+        // Stage D and incremental sync: new mail, history back to the window, deletions, flags, bodies.
+        for (index, stale) in ordered.enumerated() where reports[index].error == nil {
+            let folder = try await store.folders(accountId: account.id).first { $0.id == stale.id } ?? stale
             do {
-                let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id, keepOrphans: keepOrphans,
-                                                      since: since, hydration: account.bodyHydration, now: now(), progress: progress)
-                try await synchronizer.sync(folder, mailbox: rawNames[folder.path] ?? folder.path, report: &report) {
-                    if folder.folderType == .inbox, firstPage == nil {
-                        firstPage = (clock.now - start).inSeconds * 1000
-                    }
+                try await synchronizer().sync(folder, mailbox: rawNames[folder.path] ?? folder.path, report: &reports[index]) {
+                    markFirstPage(folder)
                 }
             } catch IMAPError.server(_, let text) {
                 // This folder refused (SELECT, FETCH): reported and retried next time; the others go on.
-                report.error = text
+                reports[index].error = text
             }
             progress(.folderDone(path: folder.path))
-            reports.append(report)
         }
         return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage, seconds: (clock.now - start).inSeconds)
     }
@@ -146,14 +164,40 @@ struct FolderSynchronizer {
     let now: Date
     let progress: @Sendable (SyncProgress) -> Void
 
-    func sync(_ stored: Folder, mailbox: String, report: inout FolderSyncReport, firstPageStored: () -> Void) async throws {
+    /// Stage B/C of a folder synced for the first time: its newest `budget` headers in the window,
+    /// the first page stored (and announced, for the Inbox) before the rest.
+    func bootstrap(_ stored: Folder, mailbox: String, budget: Int, report: inout FolderSyncReport, firstPageStored: () -> Void) async throws {
+        let (folder, _) = try await select(stored, mailbox: mailbox, report: &report)
+        let newest = Array(try await session.uidSearch(.since(since)).map(Int64.init).sorted().suffix(max(budget, 0)))
+        let page = Array(newest.suffix(AccountSynchronizer.firstPageSize))
+        if !page.isEmpty { try await fetchAndStore(page, folder: folder, report: &report, cursor: .forward) }
+        if folder.folderType == .inbox {
+            progress(.firstPageReady(messages: page.count))
+            firstPageStored()
+        }
+        // Newest batch first, so the backfill cursor only moves down and a crash leaves no gap.
+        let rest = Array(newest.dropLast(page.count))
+        for end in stride(from: rest.count, to: 0, by: -AccountSynchronizer.batchSize) {
+            try await fetchAndStore(Array(rest[max(0, end - AccountSynchronizer.batchSize)..<end]), folder: folder, report: &report,
+                                    cursor: .backfill)
+        }
+    }
+
+    /// SELECT (read-only); a new UIDVALIDITY resets the folder (FR-SYNC-02 step 5).
+    func select(_ stored: Folder, mailbox: String, report: inout FolderSyncReport) async throws -> (Folder, IMAPSession.SelectedMailbox) {
         var folder = stored
+        progress(.selectingFolder(path: folder.path))
         let selected = try await session.select(mailbox, readOnly: true)
         if let validity = selected.uidValidity.map(Int64.init), folder.uidValidity != validity {
             if folder.uidValidity != nil { report.uidValidityReset = true }
             try await store.resetFolder(folder.id!, uidValidity: validity, keepOrphans: keepOrphans)
             folder = try await store.folders(accountId: accountId).first { $0.id == folder.id } ?? folder
         }
+        return (folder, selected)
+    }
+
+    func sync(_ stored: Folder, mailbox: String, report: inout FolderSyncReport, firstPageStored: () -> Void) async throws {
+        let (folder, selected) = try await select(stored, mailbox: mailbox, report: &report)
         let inWindowList = try await session.uidSearch(.since(since)).map(Int64.init).sorted()
         let inWindow = Set(inWindowList)
         let forward = folder.forwardCursorUID ?? 0

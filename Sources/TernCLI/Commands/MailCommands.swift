@@ -32,7 +32,11 @@ struct SyncCommand: AsyncParsableCommand {
         let json = output.json
         let interactive = !json && isatty(STDERR_FILENO) == 1
         let reports = try await services().syncAccounts(account: account, bodies: bodies?.policy) { event in
-            guard !json else { return }
+            guard !json else {
+                // Scripts follow progress as JSON Lines on standard error; the report goes to standard output.
+                if let line = Self.progressLine(event) { FileHandle.standardError.write(line) }
+                return
+            }
             switch event {
             case .firstPageReady(let count) where count > 0:
                 FileHandle.standardError.write(Data("Inbox: first \(count) messages ready\n".utf8))
@@ -74,6 +78,22 @@ struct SyncCommand: AsyncParsableCommand {
             default: break
             }
         }
+    }
+
+    static func progressLine(_ event: SyncProgress) -> Data? {
+        let fields: [String: String]
+        switch event {
+        case .connecting: fields = ["event": "connecting"]
+        case .discoveredFolders(let count): fields = ["event": "discoveredFolders", "count": String(count)]
+        case .selectingFolder(let path): fields = ["event": "selectingFolder", "folder": path]
+        case .firstPageReady(let count): fields = ["event": "firstPageReady", "count": String(count)]
+        case .syncingFolder(let path, let done, let total): fields = ["event": "syncingFolder", "folder": path, "done": String(done), "total": String(total)]
+        case .folderDone(let path): fields = ["event": "folderDone", "folder": path]
+        default: return nil
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(fields)).map { $0 + Data("\n".utf8) }
     }
 
     func printReports(_ reports: [SyncReport]) {

@@ -87,6 +87,8 @@ public protocol SyncStore: Sendable {
 public enum SyncProgress: Sendable, Hashable {
     case connecting
     case discoveredFolders(Int)
+    /// A folder is about to be selected: the order of these shows the stages (FR-SYNC-01).
+    case selectingFolder(path: String)
     /// FR-SYNC-01 stage B: the newest Inbox headers are stored; the list can be shown.
     case firstPageReady(messages: Int)
     case syncingFolder(path: String, done: Int, total: Int)
