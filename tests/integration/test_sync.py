@@ -261,3 +261,31 @@ def test_the_inbox_first_page_is_ready_before_any_other_folder_is_touched(server
     selected = [folder for event, folder in order if event == "selectingFolder"]
     folders = selected[: len(selected) // 2]
     assert selected == folders + folders and folders[0] == "INBOX"
+
+
+def test_a_mailbox_deleted_and_recreated_is_resynced_from_scratch(servers, mailbox, tmp_path):
+    add_account(tmp_path, servers)
+    stamp = int(time.time() * 1000)
+    name = f"Recreated-{stamp}"
+
+    def fill(count, tag):
+        for n in range(count):
+            raw = (f"From: Zoe <zoe@example.org>\r\nTo: {user_address(servers, USER)}\r\nSubject: {tag} {n} {stamp}\r\n"
+                   f"Date: {datetime.now(timezone.utc).strftime('%a, %d %b %Y %H:%M:%S +0000')}\r\n"
+                   f"Message-ID: <{tag}-{n}-{stamp}@example.org>\r\n\r\nBody {n}.\r\n").encode()
+            mailbox.append(f'"{name}"', None, None, raw)
+
+    mailbox.create(f'"{name}"')
+    fill(3, "before")
+    sync(tmp_path)
+    assert local_folders(tmp_path)[name]["messageCount"] == 3
+    mailbox.select("INBOX")
+    mailbox.delete(f'"{name}"')
+    mailbox.create(f'"{name}"')  # a new UIDVALIDITY; UIDs start again at 1
+    fill(2, "after")
+    folders, _ = sync(tmp_path)
+    assert folders[name]["uidValidityReset"] is True
+    assert local_folders(tmp_path)[name]["messageCount"] == 2
+    subjects = {t["subject"] for t in json.loads(tern(tmp_path, "threads", "--folder", name, "--json", check=True).stdout)}
+    assert subjects == {f"after 0 {stamp}", f"after 1 {stamp}"}
+    mailbox.delete(f'"{name}"')
