@@ -7,10 +7,11 @@ import TernCore
 /// `MailSynchronizing` on the Sync engine, the IMAP client and the local store.
 struct LiveMailSynchronizer: MailSynchronizing {
     let store: SQLiteSyncStore
+    let locks: any NamedLocks
 
     func sync(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
         let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(endpoint: account.imap, caFile: account.caFile),
-                                               credentials: credentials.imapSource)
+                                               credentials: credentials.imapSource, locks: locks)
         do {
             return try await synchronizer.sync(account: account, progress: progress)
         } catch let error as IMAPError {
@@ -20,7 +21,7 @@ struct LiveMailSynchronizer: MailSynchronizing {
 
     func watch(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
         let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(endpoint: account.imap, caFile: account.caFile),
-                                               credentials: credentials.imapSource)
+                                               credentials: credentials.imapSource, locks: locks)
         do {
             try await synchronizer.watch(account: account, progress: progress)
         } catch let error as IMAPError {

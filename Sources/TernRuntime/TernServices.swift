@@ -41,8 +41,11 @@ public struct TernServices: Sendable {
 
     public var syncAccounts: SyncAccountsUseCase {
         SyncAccountsUseCase(accounts: accountRepository, credentials: credentials,
-                            synchronizer: LiveMailSynchronizer(store: SQLiteSyncStore(database: database)), pusher: pusher)
+                            synchronizer: LiveMailSynchronizer(store: SQLiteSyncStore(database: database), locks: locks), pusher: pusher)
     }
+
+    /// Under `$TERN_HOME/locks/`: one pusher per account, one writer per folder, across processes.
+    var locks: FileLocks { FileLocks(directory: home.url.appendingPathComponent("locks")) }
 
     var operations: PendingOperationProcessor {
         PendingOperationProcessor(store: SQLiteMailActionStore(database: database), server: LiveServerMailActions())
@@ -54,7 +57,7 @@ public struct TernServices: Sendable {
             credentials: credentials, operations: operations,
             queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: LiveMessageSubmitter(environment: environment),
                                       server: LiveServerMailActions(), folders: SQLiteMailActionStore(database: database)),
-            lock: FileAccountLock(directory: home.url.appendingPathComponent("locks")))
+            lock: locks)
     }
 
     /// FR-SYNC-10: mark, star, archive, delete.

@@ -289,3 +289,27 @@ def test_a_mailbox_deleted_and_recreated_is_resynced_from_scratch(servers, mailb
     subjects = {t["subject"] for t in json.loads(tern(tmp_path, "threads", "--folder", name, "--json", check=True).stdout)}
     assert subjects == {f"after 0 {stamp}", f"after 1 {stamp}"}
     mailbox.delete(f'"{name}"')
+
+
+def test_two_syncs_at_once_take_turns_per_folder_and_agree_with_the_server(servers, mailbox, tmp_path):
+    import os
+    from test_imap_check import TERN
+    add_account(tmp_path, servers)
+    env = dict(os.environ, TERN_HOME=str(tmp_path))
+    stamp = int(time.time() * 1000)
+    runs = [subprocess.Popen([str(TERN), "sync", USER, "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for _ in range(2)]
+    for n in range(5):  # mail arriving while both run
+        raw = (f"From: Zoe <zoe@example.org>\r\nTo: {user_address(servers, USER)}\r\nSubject: During {n} {stamp}\r\n"
+               f"Date: {datetime.now(timezone.utc).strftime('%a, %d %b %Y %H:%M:%S +0000')}\r\n"
+               f"Message-ID: <during-{n}-{stamp}@example.org>\r\n\r\nHi.\r\n").encode()
+        mailbox.append("INBOX", None, None, raw)
+        time.sleep(0.05)
+    for run in runs:
+        out, err = run.communicate(timeout=300)
+        assert run.returncode == 0, err.decode()
+    sync(tmp_path)
+    local = local_folders(tmp_path)
+    assert abs(local["INBOX"]["messageCount"] - in_window(mailbox, "INBOX")) <= 2
+    hits = json.loads(tern(tmp_path, "search", "during", str(stamp), "--json", check=True).stdout)
+    assert len(hits) == 5  # every one, once

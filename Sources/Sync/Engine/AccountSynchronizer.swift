@@ -18,12 +18,17 @@ public struct AccountSynchronizer: Sendable {
     let store: any SyncStore
     let server: IMAPServer
     let credentials: IMAPCredentialSource
+    /// FR-SYNC-03: one writer per folder, so an IDLE-triggered sync and a catch-up (in this process
+    /// or another) never interleave their reads of the server with each other's writes.
+    let locks: any NamedLocks
     let now: @Sendable () -> Date
 
-    public init(store: any SyncStore, server: IMAPServer, credentials: IMAPCredentialSource, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any SyncStore, server: IMAPServer, credentials: IMAPCredentialSource, locks: any NamedLocks = NoLocks(),
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.server = server
         self.credentials = credentials
+        self.locks = locks
         self.now = now
     }
 
@@ -117,8 +122,10 @@ public struct AccountSynchronizer: Sendable {
             for (index, budget) in zip(fresh, budgets) {
                 let folder = ordered[index]
                 do {
-                    try await synchronizer().bootstrap(folder, mailbox: rawNames[folder.path] ?? folder.path, budget: budget,
-                                                       report: &reports[index]) { markFirstPage(folder) }
+                    try await locks.withLock(Self.lockName(folder)) {
+                        try await synchronizer().bootstrap(folder, mailbox: rawNames[folder.path] ?? folder.path, budget: budget,
+                                                           report: &reports[index]) { markFirstPage(folder) }
+                    }
                 } catch IMAPError.server(_, let text) {
                     reports[index].error = text
                 }
@@ -126,19 +133,24 @@ public struct AccountSynchronizer: Sendable {
         }
         // Stage D and incremental sync: new mail, history back to the window, deletions, flags, bodies.
         for (index, stale) in ordered.enumerated() where reports[index].error == nil {
-            let folder = try await store.folders(accountId: account.id).first { $0.id == stale.id } ?? stale
             do {
-                try await synchronizer().sync(folder, mailbox: rawNames[folder.path] ?? folder.path, report: &reports[index]) {
-                    markFirstPage(folder)
+                try await locks.withLock(Self.lockName(stale)) {
+                    // Read under the lock: another writer may have moved the cursors meanwhile.
+                    let folder = try await store.folders(accountId: account.id).first { $0.id == stale.id } ?? stale
+                    try await synchronizer().sync(folder, mailbox: rawNames[folder.path] ?? folder.path, report: &reports[index]) {
+                        markFirstPage(folder)
+                    }
                 }
             } catch IMAPError.server(_, let text) {
                 // This folder refused (SELECT, FETCH): reported and retried next time; the others go on.
                 reports[index].error = text
             }
-            progress(.folderDone(path: folder.path))
+            progress(.folderDone(path: stale.path))
         }
         return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage, seconds: (clock.now - start).inSeconds)
     }
+
+    static func lockName(_ folder: Folder) -> String { "sync-\(folder.accountId)-\(folder.id ?? 0)" }
 
     /// Inbox first (its first page is the render gate), then Sent, then the rest.
     static func priority(_ type: FolderType) -> Int {

@@ -93,10 +93,10 @@ public struct LocalChangesPusher: Sendable {
     let credentials: AccountCredentials
     let operations: PendingOperationProcessor
     let queue: SendQueueProcessor
-    let lock: any AccountLock
+    let lock: any NamedLocks
 
     public init(credentials: AccountCredentials, operations: PendingOperationProcessor, queue: SendQueueProcessor,
-                lock: any AccountLock) {
+                lock: any NamedLocks) {
         self.credentials = credentials
         self.operations = operations
         self.queue = queue
@@ -107,7 +107,7 @@ public struct LocalChangesPusher: Sendable {
     /// runs): two would both take the same queued message. Holding the lock also makes a message
     /// found in `sending` certainly orphaned by a process that died.
     public func push(account: Account, ignoreBackoff: Bool = false) async throws -> PushReport {
-        try await lock.withLock(account: account.id) {
+        try await lock.withLock("push-\(account.id)") {
             try await pushLocked(account: account, ignoreBackoff: ignoreBackoff)
         }
     }
@@ -138,8 +138,17 @@ public struct PushReport: Sendable, Hashable, Codable {
     public var queue: SendQueueReport
 }
 
-/// Mutual exclusion per account between processes sharing one store (an advisory file lock in the
-/// runtime: released by the kernel when its holder dies).
-public protocol AccountLock: Sendable {
-    func withLock<Result: Sendable>(account: Account.ID, _ body: @Sendable () async throws -> Result) async throws -> Result
+/// Mutual exclusion between processes sharing one store, and between tasks of one process (an
+/// advisory file lock in the runtime: released by the kernel when its holder dies). Names:
+/// `push-<account>` (one pusher per account), `sync-<account>-<folder>` (one writer per folder).
+public protocol NamedLocks: Sendable {
+    func withLock<Result: Sendable>(_ name: String, _ body: () async throws -> Result) async throws -> Result
+}
+
+/// For tests and tools that run alone.
+public struct NoLocks: NamedLocks {
+    public init() {}
+    public func withLock<Result: Sendable>(_ name: String, _ body: () async throws -> Result) async throws -> Result {
+        try await body()
+    }
 }
