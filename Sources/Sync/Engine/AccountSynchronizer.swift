@@ -248,10 +248,17 @@ struct FolderSynchronizer {
         try await store.removeFromFolder(folder.id!, uids: gone, keepOrphans: keepOrphans)
         report.removed = gone.count
         let kept = local.filter { serverSet.contains($0) }
-        if !kept.isEmpty {
+        // With CONDSTORE (RFC 7162; Gmail and Dovecot have it) an unchanged HIGHESTMODSEQ means no flag
+        // changed since the last sync, and otherwise only what changed is fetched (CHANGEDSINCE).
+        let knownModSeq = folder.highestModSeq.map { UInt64(clamping: $0) }
+        let unchanged = knownModSeq != nil && knownModSeq == selected.highestModSeq
+        if !kept.isEmpty, !unchanged {
             var states: [ServerFlagState] = []
-            try await session.uidFetch(UIDSet(uids: kept.map { UInt32($0) }), items: [.flags]) { message in
-                if let uid = message.uid, let flags = message.flags { states.append(ServerFlagState(uid: Int64(uid), flags: flags)) }
+            let changedSince = selected.highestModSeq == nil ? nil : knownModSeq
+            try await session.uidFetch(UIDSet(uids: kept.map { UInt32($0) }), items: [.flags], changedSince: changedSince) { message in
+                if let uid = message.uid, let flags = message.flags {
+                    states.append(ServerFlagState(uid: Int64(uid), flags: flags, modSeq: message.modSeq.map { Int64(clamping: $0) }))
+                }
             }
             report.flagChanges = try await store.applyServerFlags(states, folderId: folder.id!)
         }
