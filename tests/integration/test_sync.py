@@ -313,3 +313,13 @@ def test_two_syncs_at_once_take_turns_per_folder_and_agree_with_the_server(serve
     assert abs(local["INBOX"]["messageCount"] - in_window(mailbox, "INBOX")) <= 2
     hits = json.loads(tern(tmp_path, "search", "during", str(stamp), "--json", check=True).stdout)
     assert len(hits) == 5  # every one, once
+
+
+def test_a_sync_reports_the_fr_sync_04_states_in_order(servers, mailbox, tmp_path):
+    add_account(tmp_path, servers)
+    for _ in range(2):  # a first sync and an incremental one go through the same states
+        result = tern(tmp_path, "sync", USER, "--json")
+        assert result.returncode == 0, result.stderr
+        states = [json.loads(line)["state"] for line in result.stderr.splitlines()
+                  if line.startswith("{") and json.loads(line)["event"] == "state"]
+        assert states == ["connecting", "authenticating", "syncingFolders", "initialFast", "catchingUp", "indexing", "idle"]

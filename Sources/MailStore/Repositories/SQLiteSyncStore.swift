@@ -120,6 +120,17 @@ public struct SQLiteSyncStore: SyncStore {
         }
     }
 
+    public func indexMissing(accountId: Account.ID) async throws -> Int {
+        try await database.writer.write { db in
+            let missing = try Email.fetchAll(db, sql: """
+                SELECT e.* FROM email e LEFT JOIN searchIndexState s ON s.emailId = e.id
+                WHERE e.accountId = ? AND (s.emailId IS NULL OR s.indexedDate IS NULL) LIMIT 5000
+                """, arguments: [accountId])
+            for email in missing { try SQLiteMessageStore.index(email, db: db) }
+            return missing.count
+        }
+    }
+
     public func applyServerFlags(_ states: [ServerFlagState], folderId: Int64) async throws -> Int {
         try await database.writer.write { db in
             var changed = 0

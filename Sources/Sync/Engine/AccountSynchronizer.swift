@@ -37,12 +37,20 @@ public struct AccountSynchronizer: Sendable {
     static let headerItems: [FetchItem] = [.flags, .internalDate, .size, .header, .bodyStructure]
 
     public func sync(account: Account, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
+        let states = SyncStateReporter(account: account.name, progress: progress)
         progress(.connecting)
-        return try await IMAPClient.withSession(to: server) { session in
-            try await session.authenticate(with: credentials)
-            let report = try await syncFolders(of: account, session: session, only: nil, progress: progress)
-            try? await session.logout()
-            return report
+        states.move(to: .connecting)
+        do {
+            return try await IMAPClient.withSession(to: server) { session in
+                states.move(to: .authenticating)
+                try await session.authenticate(with: credentials.reporting(to: states))
+                let report = try await syncFolders(of: account, session: session, only: nil, states: states, progress: progress)
+                try? await session.logout()
+                return report
+            }
+        } catch {
+            states.move(to: .error, detail: String(describing: error))
+            throw error
         }
     }
 
@@ -50,7 +58,8 @@ public struct AccountSynchronizer: Sendable {
     /// pool's); each change it announces syncs the Inbox on a second connection, so IDLE never stops
     /// for it. New messages are reported as they are stored. Runs until the task is cancelled.
     public func watch(account: Account, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
-        let pool = IMAPConnectionPool(server: server, credentials: credentials, maxConnections: 2)
+        let states = SyncStateReporter(account: account.name, progress: progress)
+        let pool = IMAPConnectionPool(server: server, credentials: credentials.reporting(to: states), maxConnections: 2)
         // Each (re)established IDLE is followed by one catch-up sync, for mail that came before it.
         let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let events = pool.idleEvents(mailbox: "INBOX") { wake.yield() }
@@ -62,10 +71,12 @@ public struct AccountSynchronizer: Sendable {
                 }
                 group.addTask {
                     var announced = false
+                    states.move(to: .listening)
                     for await _ in wakeups {
                         let report = try await pool.withConnection { session in
-                            try await syncFolders(of: account, session: session, only: .inbox) { _ in }
+                            try await syncFolders(of: account, session: session, only: .inbox, states: states) { _ in }
                         }
+                        states.move(to: .listening)
                         if !announced {
                             announced = true
                             progress(.watching(account: account.name))
@@ -84,8 +95,11 @@ public struct AccountSynchronizer: Sendable {
         }
     }
 
-    func syncFolders(of account: Account, session: IMAPSession, only: FolderType?, progress: @escaping @Sendable (SyncProgress) -> Void)
-        async throws -> SyncReport {
+    func syncFolders(of account: Account, session: IMAPSession, only: FolderType?, states: SyncStateReporter,
+                     progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
+        // After an IDLE event the folders are known: straight to the Inbox's new mail (the diagram's
+        // Listening → InitialFast).
+        if states.state != .listening { states.move(to: .syncingFolders) }
         let clock = ContinuousClock()
         let start = clock.now
         let keepOrphans = account.provider == .gmail
@@ -114,6 +128,7 @@ public struct AccountSynchronizer: Sendable {
         let markFirstPage: (Folder) -> Void = { folder in
             if folder.folderType == .inbox, firstPage == nil { firstPage = (clock.now - start).inSeconds * 1000 }
         }
+        states.move(to: .initialFast)
         // Stage B and C: the newest headers of every folder synced for the first time, within the
         // budget, before any folder's history (the Inbox's first 30 before anything else).
         let fresh = ordered.indices.filter { ordered[$0].forwardCursorUID == nil }
@@ -131,6 +146,7 @@ public struct AccountSynchronizer: Sendable {
                 }
             }
         }
+        states.move(to: .catchingUp)
         // Stage D and incremental sync: new mail, history back to the window, deletions, flags, bodies.
         for (index, stale) in ordered.enumerated() where reports[index].error == nil {
             do {
@@ -147,6 +163,11 @@ public struct AccountSynchronizer: Sendable {
             }
             progress(.folderDone(path: stale.path))
         }
+        // FR-SYNC-04 Indexing: new messages were indexed with their batches; what failed or was
+        // missed is indexed again here, never holding up the sync.
+        states.move(to: .indexing)
+        let repaired = (try? await store.indexMissing(accountId: account.id)) ?? 0
+        states.move(to: .idle, detail: repaired > 0 ? "\(repaired) search entries repaired" : nil)
         return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage, seconds: (clock.now - start).inSeconds)
     }
 
@@ -371,5 +392,19 @@ struct FolderSynchronizer {
             snippet = ParsedMessage.previewSnippet(from: extracted)
         }
         return FetchedBodies(emailId: emailId, plain: text.plain, html: text.html, snippet: snippet, truncated: text.truncated, searchText: searchText)
+    }
+}
+
+extension IMAPCredentialSource {
+    /// FR-SYNC-04 TokenRefresh: a rejected credential's refresh is a state of its own; the login is
+    /// tried again with the new token (Authenticating), and a refresh that fails is the error.
+    func reporting(to states: SyncStateReporter) -> IMAPCredentialSource {
+        guard let refresh else { return self }
+        return IMAPCredentialSource(current: current, refresh: {
+            states.move(to: .tokenRefresh)
+            let fresh = try await refresh()
+            states.move(to: .authenticating)
+            return fresh
+        })
     }
 }

@@ -81,10 +81,15 @@ public protocol SyncStore: Sendable {
     /// Returns how many stored messages changed.
     @discardableResult
     func applyServerFlags(_ states: [ServerFlagState], folderId: Int64) async throws -> Int
+    /// FR-SYNC-04 Indexing: indexes the account's emails that have no search entry (a failed or
+    /// interrupted indexing); returns how many.
+    func indexMissing(accountId: Account.ID) async throws -> Int
 }
 
 /// FR-SYNC-04's states, as the engine reports them.
 public enum SyncProgress: Sendable, Hashable {
+    /// FR-SYNC-04: the engine entered this state (for an account).
+    case state(account: String, SyncState, detail: String? = nil)
     case connecting
     case discoveredFolders(Int)
     /// A folder is about to be selected: the order of these shows the stages (FR-SYNC-01).
