@@ -57,7 +57,7 @@ def run_mbsync(s, user, scratch):
     config = os.path.join(scratch, "mbsyncrc")
     with open(config, "w") as f:
         f.write(f"""IMAPAccount bench
-Host 127.0.0.1
+Host localhost
 Port {s['TERN_IMAPS_PORT']}
 User {user}@{s['TERN_TEST_DOMAIN']}
 PassCmd "cat {s['TERN_TEST_PASSWORD_FILE']}"
@@ -103,7 +103,7 @@ localfolders = {maildir}
 
 [Repository remote]
 type = IMAP
-remotehost = 127.0.0.1
+remotehost = localhost
 remoteport = {s['TERN_IMAPS_PORT']}
 remoteuser = {user}@{s['TERN_TEST_DOMAIN']}
 remotepasseval = open("{s['TERN_TEST_PASSWORD_FILE']}").read().strip()

@@ -25,7 +25,13 @@ extension ParsedMessage {
     static func snippet(from text: String, length: Int = 100) -> String {
         var words: [Substring] = []
         var count = 0
-        for line in text.split(separator: "\n") where !line.hasPrefix(">") {
+        // Line by line, stopping as soon as there is enough: a body can be megabytes long.
+        var rest = text[...]
+        while !rest.isEmpty {
+            let end = rest.firstIndex(of: "\n") ?? rest.endIndex
+            let line = rest[..<end]
+            rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
+            guard !line.hasPrefix(">") else { continue }
             for word in line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }) {
                 words.append(word)
                 count += word.count + 1

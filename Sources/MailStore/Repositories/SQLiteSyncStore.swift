@@ -112,9 +112,18 @@ public struct SQLiteSyncStore: SyncStore {
                 try db.cachedStatement(sql: """
                     UPDATE email SET bodyPlain = ?, bodyHTML = ?, snippet = ?, bodyTruncated = ?, bodiesFetched = 1 WHERE id = ?
                     """).execute(arguments: [body.plain, body.html, body.snippet, body.truncated, body.emailId])
-                guard let email = try Email.fetchOne(db, key: body.emailId) else { continue }
+                // Only what the index needs: decoding whole Emails here was a quarter of body hydration.
+                guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                    SELECT id, threadId, subject, fromName, fromAddress, toAddresses, ccAddresses, bodyPlain, snippet FROM email WHERE id = ?
+                    """), arguments: [body.emailId]) else { continue }
+                let decoder = JSONDecoder()
+                let email = Email(id: row["id"], accountId: "", messageId: nil, dedupKey: "", subject: row["subject"], fromName: row["fromName"],
+                                  fromAddress: row["fromAddress"],
+                                  toAddresses: (try? decoder.decode([EmailAddress].self, from: Data((row["toAddresses"] as String).utf8))) ?? [],
+                                  ccAddresses: (try? decoder.decode([EmailAddress].self, from: Data((row["ccAddresses"] as String).utf8))) ?? [],
+                                  dateReceived: Date(timeIntervalSince1970: 0), snippet: row["snippet"], bodyPlain: row["bodyPlain"])
                 try SQLiteMessageStore.index(email, text: body.searchText, db: db)
-                if let thread = email.threadId { threads.insert(thread) }
+                if let thread = row["threadId"] as Int64? { threads.insert(thread) }
             }
             for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
         }
