@@ -210,10 +210,7 @@ struct FolderSynchronizer {
         }
         // Newest batch first, so the backfill cursor only moves down and a crash leaves no gap.
         let rest = Array(newest.dropLast(page.count))
-        for end in stride(from: rest.count, to: 0, by: -AccountSynchronizer.batchSize) {
-            try await fetchAndStore(Array(rest[max(0, end - AccountSynchronizer.batchSize)..<end]), folder: folder, report: &report,
-                                    cursor: .backfill)
-        }
+        if !rest.isEmpty { try await fetchAndStore(rest, folder: folder, report: &report, cursor: .backfill) }
     }
 
     /// SELECT (read-only); a new UIDVALIDITY resets the folder (FR-SYNC-02 step 5).
@@ -256,11 +253,11 @@ struct FolderSynchronizer {
         // History below the backfill cursor, newest first, back to the sync window (stage D).
         let lowest = min(backfill, newer.first ?? backfill)
         let older = serverUIDs.filter { $0 < lowest && inWindow.contains($0) }
-        for batch in stride(from: older.count, to: 0, by: -AccountSynchronizer.batchSize) {
-            let slice = Array(older[max(0, batch - AccountSynchronizer.batchSize)..<batch])
-            try await fetchAndStore(slice, folder: folder, report: &report, cursor: .backfill)
-            done += slice.count
-            progress(.syncingFolder(path: folder.path, done: done, total: total))
+        if !older.isEmpty {
+            try await fetchAndStore(older, folder: folder, report: &report, cursor: .backfill) { stored in
+                progress(.syncingFolder(path: folder.path, done: done + stored, total: total))
+            }
+            done += older.count
         }
         // Deletions (UID set difference) and the server's flags for what is stored (FR-SYNC-02, 05).
         let local = try await store.localUIDs(folderId: folder.id!)
@@ -297,9 +294,21 @@ struct FolderSynchronizer {
 
     enum Cursor { case forward, backfill }
 
-    func fetchAndStore(_ uids: [Int64], folder: Folder, report: inout FolderSyncReport, cursor: Cursor) async throws {
-        for start in stride(from: 0, to: uids.count, by: AccountSynchronizer.batchSize) {
-            let slice = uids[start..<min(start + AccountSynchronizer.batchSize, uids.count)]
+    /// Fetches and stores `uids` in batches. Forward (new mail): oldest batch first, the forward
+    /// cursor rising. Backfill (history): newest batch first, the backfill cursor only falling. Either
+    /// way a kill leaves the stored range without a gap.
+    func fetchAndStore(_ uids: [Int64], folder: Folder, report: inout FolderSyncReport, cursor: Cursor,
+                       stored: (Int) -> Void = { _ in }) async throws {
+        var pendingWrite: Task<StoredBatch, any Error>?
+        // A failed fetch must not leave a write running behind the caller's back.
+        defer { pendingWrite?.cancel() }
+        let size = AccountSynchronizer.batchSize
+        var starts = Array(stride(from: 0, to: uids.count, by: size))
+        if cursor == .backfill { starts.reverse() }
+        var storedCount = 0
+        for (number, start) in starts.enumerated() {
+            let slice = uids[start..<min(start + size, uids.count)]
+            let isLast = number == starts.count - 1
             var incoming: [IncomingMessage] = []
             let parser = MessageParser()
             try await session.uidFetch(UIDSet(uids: slice.map { UInt32($0) }), items: AccountSynchronizer.headerItems) { message in
@@ -329,12 +338,32 @@ struct FolderSynchronizer {
                 incoming.append(IncomingMessage(email: email, uid: Int64(uid), modSeq: message.modSeq.map { Int64(clamping: $0) },
                                                 serverFlags: message.flags ?? [], attachments: attachments))
             }
-            let batch = try await store.store(incoming, folderId: folder.id!, cursorUID: cursor == .forward ? slice.last : nil,
-                                              backfillCursorUID: slice.first)
-            report.inserted += batch.inserted
-            report.linked += batch.linked
-            report.newMessages += batch.newMessages.prefix(max(0, 50 - report.newMessages.count))
+            // The batch is written while the next one is fetched (the server works while we store); writes
+            // stay in order, one at a time, each with its cursor, so a kill still leaves no gap.
+            if let previous = pendingWrite {
+                Self.add(try await previous.value, to: &report)
+                stored(storedCount)
+            }
+            let store = store
+            let folderId = folder.id!
+            let cursorUID = cursor == .forward ? slice.last : nil
+            let backfillUID = slice.first
+            pendingWrite = Task {
+                try await store.store(incoming, folderId: folderId, cursorUID: cursorUID, backfillCursorUID: backfillUID)
+            }
+            storedCount += slice.count
+            if isLast {
+                Self.add(try await pendingWrite!.value, to: &report)
+                pendingWrite = nil
+                stored(storedCount)
+            }
         }
+    }
+
+    static func add(_ batch: StoredBatch, to report: inout FolderSyncReport) {
+        report.inserted += batch.inserted
+        report.linked += batch.linked
+        report.newMessages += batch.newMessages.prefix(max(0, 50 - report.newMessages.count))
     }
 
     /// FR-SYNC-01 step 7 under the account's policy: only the text parts BODYSTRUCTURE names are
