@@ -180,17 +180,25 @@ public struct SyncAccountsUseCase: Sendable {
     public func callAsFunction(account name: String?, bodies: BodyHydrationPolicy? = nil,
                                progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> [SyncReport] {
         let selected = try await accounts(named: name)
-        var reports: [SyncReport] = []
-        for var account in selected {
-            if let bodies { account.bodyHydration = bodies }
-            guard account.isActive else { throw TernError.authenticationExpired(account.name) }
-            var pushed: PushReport?
-            if let pusher { pushed = try? await pusher.push(account: account) }
-            var report = try await synchronizer.sync(account: account, credentials: credentials.supply(for: account), progress: progress)
-            report.pushed = pushed
-            reports.append(report)
+        if let inactive = selected.first(where: { !$0.isActive }) { throw TernError.authenticationExpired(inactive.name) }
+        // Each account has its own engine and connection: they sync at the same time.
+        return try await withThrowingTaskGroup(of: (Int, SyncReport).self) { group in
+            for (index, selectedAccount) in selected.enumerated() {
+                var account = selectedAccount
+                if let bodies { account.bodyHydration = bodies }
+                let supply = credentials.supply(for: account)
+                group.addTask { [synchronizer, pusher] in
+                    var pushed: PushReport?
+                    if let pusher { pushed = try? await pusher.push(account: account) }
+                    var report = try await synchronizer.sync(account: account, credentials: supply, progress: progress)
+                    report.pushed = pushed
+                    return (index, report)
+                }
+            }
+            var reports: [(Int, SyncReport)] = []
+            for try await result in group { reports.append(result) }
+            return reports.sorted { $0.0 < $1.0 }.map(\.1)
         }
-        return reports
     }
 
     /// The account named, or every active account.
