@@ -19,6 +19,16 @@ struct LiveMailSynchronizer: MailSynchronizing {
         }
     }
 
+    func loadOlder(account: Account, folderPath: String, credentials: CredentialSupply) async throws -> OlderMailResult {
+        let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(endpoint: account.imap, caFile: account.caFile),
+                                               credentials: credentials.imapSource, locks: locks)
+        do {
+            return try await synchronizer.loadOlder(account: account, folderPath: folderPath)
+        } catch let error as IMAPError {
+            throw TernError.serverFailure(error.description)
+        }
+    }
+
     func watch(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
         let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(endpoint: account.imap, caFile: account.caFile),
                                                credentials: credentials.imapSource, locks: locks)

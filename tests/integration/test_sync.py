@@ -323,3 +323,32 @@ def test_a_sync_reports_the_fr_sync_04_states_in_order(servers, mailbox, tmp_pat
         states = [json.loads(line)["state"] for line in result.stderr.splitlines()
                   if line.startswith("{") and json.loads(line)["event"] == "state"]
         assert states == ["connecting", "authenticating", "syncingFolders", "initialFast", "catchingUp", "indexing", "idle"]
+
+
+def test_older_mail_is_fetched_on_demand_with_the_context_guards(servers, mailbox, tmp_path):
+    import os
+    import signal
+    from test_imap_check import TERN
+    add_account(tmp_path, servers)
+    env = dict(os.environ, TERN_HOME=str(tmp_path))
+    # A first sync stopped right after the Inbox's first page: older mail is on the server only.
+    run = subprocess.Popen([str(TERN), "sync", USER, "--json"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in run.stderr:
+        if '"firstPageReady"' in line:
+            run.send_signal(signal.SIGKILL)
+            break
+    run.wait()
+    before = local_folders(tmp_path)["INBOX"]["messageCount"]
+    paged = tern(tmp_path, "threads", "--account", USER, "--folder", "INBOX", "--older", "--json")
+    assert paged.returncode == 0, paged.stderr
+    assert "fetched" in paged.stderr
+    assert local_folders(tmp_path)["INBOX"]["messageCount"] > before
+    # Context guards (step 5): no server paging in the unified inbox or a virtual folder.
+    assert "unified inbox" in tern(tmp_path, "threads", "--older").stderr
+    assert "server folder" in tern(tmp_path, "threads", "--account", USER, "--archive", "--older").stderr
+    # Paging on reaches the end of the sync window and says so.
+    for _ in range(10):
+        note = tern(tmp_path, "threads", "--account", USER, "--folder", "INBOX", "--older").stderr
+        if "fetched" not in note:
+            break
+    assert "sync window ends here" in note or "no older mail" in note

@@ -171,6 +171,27 @@ public struct AccountSynchronizer: Sendable {
         return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage, seconds: (clock.now - start).inSeconds)
     }
 
+    /// FR-SYNC-01 step 5: the next page of history below the folder's backfill cursor, within the
+    /// sync window; at the end, the folder records that it reached the server's history.
+    public func loadOlder(account: Account, folderPath: String) async throws -> OlderMailResult {
+        guard let stored = try await store.folders(accountId: account.id).first(where: { $0.path == folderPath }) else {
+            throw IMAPError.server(status: .no, text: "no synced folder '\(folderPath)' (run tern sync first)")
+        }
+        guard stored.isSyncable else { return .notApplicable(reason: "\(folderPath) is not synced") }
+        return try await IMAPClient.withSession(to: server) { session in
+            try await session.authenticate(with: credentials)
+            let result = try await locks.withLock(Self.lockName(stored)) {
+                let since = now().addingTimeInterval(-Double(account.syncWindowDays) * 86_400)
+                let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id,
+                                                      keepOrphans: account.provider == .gmail, since: since,
+                                                      hydration: account.bodyHydration, now: now(), progress: { _ in })
+                return try await synchronizer.loadOlder(stored)
+            }
+            try? await session.logout()
+            return result
+        }
+    }
+
     static func lockName(_ folder: Folder) -> String { "sync-\(folder.accountId)-\(folder.id ?? 0)" }
 
     /// Inbox first (its first page is the render gate), then Sent, then the rest.
@@ -290,6 +311,24 @@ struct FolderSynchronizer {
         state.lastSyncDate = Date()
         state.lastSyncError = nil
         try await store.updateFolderState(state)
+    }
+
+    func loadOlder(_ stored: Folder) async throws -> OlderMailResult {
+        var report = FolderSyncReport(path: stored.path, folderType: stored.folderType)
+        let (folder, _) = try await select(stored, mailbox: stored.path, report: &report)
+        let lowest = folder.backfillCursorUID ?? Int64.max
+        let older = try await session.uidSearch(.uids(UIDSet([1...UInt32(clamping: max(1, lowest - 1))]))).map(Int64.init).sorted()
+            .filter { $0 < lowest }
+        let inWindow = Set(try await session.uidSearch(.since(since)).map(Int64.init))
+        let page = Array(older.filter(inWindow.contains).suffix(AccountSynchronizer.batchSize))
+        var state = folder
+        if page.isEmpty {
+            state.reachedServerHistoryBoundary = older.isEmpty
+            try await store.updateFolderState(state)
+            return .reachedBoundary(serverHistory: older.isEmpty)
+        }
+        try await fetchAndStore(page, folder: folder, report: &report, cursor: .backfill)
+        return .fetched(count: page.count)
     }
 
     enum Cursor { case forward, backfill }

@@ -174,6 +174,8 @@ struct ThreadsCommand: AsyncParsableCommand {
     var archive = false
     @Flag(help: "The virtual Outbox: messages queued, being sent, or failed.")
     var outbox = false
+    @Flag(help: "First fetch a page of older mail from the server (one account's folder: --account and --folder).")
+    var older = false
     @Option var limit = 50
     @OptionGroup var output: OutputOptions
 
@@ -184,7 +186,18 @@ struct ThreadsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let queries = try services().mailQueries
+        let services = try services()
+        if older {
+            let folderName = archive ? VirtualMailbox.archive.rawValue : outbox ? VirtualMailbox.outbox.rawValue : folder
+            let result = try await services.loadOlderMail(account: account, folder: folderName)
+            let note: String = switch result {
+            case .notApplicable(let reason): "no older mail fetched: \(reason)"
+            case .fetched(let count): "fetched \(count) older message\(count == 1 ? "" : "s")"
+            case .reachedBoundary(let serverHistory): serverHistory ? "no older mail on the server" : "the sync window ends here"
+            }
+            FileHandle.standardError.write(Data((note + "\n").utf8))
+        }
+        let queries = services.mailQueries
         let threads = if archive {
             try await queries.threads(in: .archive, account: account, limit: limit)
         } else if outbox {

@@ -157,6 +157,18 @@ public protocol MailSynchronizing: Sendable {
     func sync(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport
     /// FR-SYNC-03: IDLE on the Inbox; every change syncs the Inbox again. Runs until cancelled.
     func watch(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws
+    /// FR-SYNC-01 step 5: one page of older headers of a folder, below its backfill cursor.
+    func loadOlder(account: Account, folderPath: String, credentials: CredentialSupply) async throws -> OlderMailResult
+}
+
+/// What asking for older mail did (FR-SYNC-01 step 5).
+public enum OlderMailResult: Sendable, Hashable, Codable {
+    /// A context guard: unified inbox, a virtual folder, search. Nothing was asked of the server.
+    case notApplicable(reason: String)
+    /// Older headers were stored; more may follow.
+    case fetched(count: Int)
+    /// Nothing older: the server's history or the sync window ends here.
+    case reachedBoundary(serverHistory: Bool)
 }
 
 /// `tern sync [ACCOUNT]`: every active account, or the one named.
@@ -237,5 +249,31 @@ public struct SyncAccountsUseCase: Sendable {
             }
             try await Task.sleep(for: wait)
         }
+    }
+}
+
+/// FR-SYNC-01 step 5: older mail on demand, when the local pages of a folder are exhausted.
+public struct LoadOlderMailUseCase: Sendable {
+    let accounts: any AccountRepository
+    let credentials: AccountCredentials
+    let synchronizer: any MailSynchronizing
+
+    public init(accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing) {
+        self.accounts = accounts
+        self.credentials = credentials
+        self.synchronizer = synchronizer
+    }
+
+    /// The context guards come first: no paging in the unified inbox (no account), in a virtual
+    /// folder (`folder` nil or a `VirtualMailbox` name), or while searching.
+    public func callAsFunction(account name: String?, folder: String?, searching: Bool = false) async throws -> OlderMailResult {
+        guard let name else { return .notApplicable(reason: "the unified inbox spans accounts: pick one") }
+        guard !searching else { return .notApplicable(reason: "search results are not paged from the server") }
+        guard let folder, VirtualMailbox(rawValue: folder.lowercased()) == nil else {
+            return .notApplicable(reason: "only a server folder has older mail on the server")
+        }
+        guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
+        guard account.isActive else { throw TernError.authenticationExpired(account.name) }
+        return try await synchronizer.loadOlder(account: account, folderPath: folder, credentials: credentials.supply(for: account))
     }
 }
