@@ -140,6 +140,9 @@ struct MessageStoreTests {
         let queries = SQLiteMailQueries(database: database)
         #expect(try await queries.search("budg", account: nil, limit: 10).map(\.subject) == ["Quarterly budget review"])
         #expect(try await queries.search("offsite zoë", account: nil, limit: 10).count == 1)
+        // The last word may be unfinished; the others are whole words.
+        #expect(try await queries.search("quarterly budg", account: nil, limit: 10).count == 1)
+        #expect(try await queries.search("quarter budget", account: nil, limit: 10).isEmpty)
         #expect(try await queries.search("\"; DROP TABLE email; --", account: nil, limit: 10).isEmpty)
         #expect(try await queries.search("   ", account: nil, limit: 10).isEmpty)
     }

@@ -116,10 +116,12 @@ public struct SQLiteMailQueries: MailQueries {
 
     /// A person's words as an FTS5 query: each word quoted (so `AND`, `-`, `:` and quotes are only
     /// text) and matched as a prefix; nil when there is nothing to look for.
+    /// Every word must match; the last as the start of a word (it may still be being typed), the
+    /// others whole. A prefix term merges the posting lists of every word it starts, which made
+    /// three common words the slowest queries (BENCHMARKS.md, "Search").
     static func ftsQuery(_ text: String) -> String? {
-        let words = text.split(whereSeparator: { $0.isWhitespace }).map { word in
-            "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"*"
-        }
-        return words.isEmpty ? nil : words.joined(separator: " ")
+        let words = text.split(whereSeparator: { $0.isWhitespace }).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        guard let last = words.last else { return nil }
+        return (words.dropLast() + [last + "*"]).joined(separator: " ")
     }
 }

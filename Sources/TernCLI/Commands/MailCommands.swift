@@ -225,7 +225,7 @@ struct ThreadsCommand: AsyncParsableCommand {
 struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "search", abstract: "Search stored mail (subject, people, text), newest first.")
 
-    @Argument(help: "Words to look for; each must match (as a word or its start).")
+    @Argument(help: "Words to look for; each must match as a whole word, the last also as the start of one.")
     var words: [String]
     @Option(help: "Only this account.")
     var account: String?

@@ -134,6 +134,7 @@ public protocol MailQueries: Sendable {
     func threads(in view: VirtualMailbox, account: String?, limit: Int) async throws -> [ThreadSummary]
     /// A thread's messages, oldest first; nil when there is no such thread.
     func thread(id: Int64) async throws -> [ThreadMessage]?
-    /// Full-text search (FTS5): every word must match, as a word or the start of one; newest first.
+    /// Full-text search (FTS5): every word must match, the last as the start of a word (it may still be
+    /// being typed), the others whole; newest first.
     func search(_ query: String, account: String?, limit: Int) async throws -> [SearchHit]
 }
