@@ -29,6 +29,18 @@ struct LiveMailSynchronizer: MailSynchronizing {
         }
     }
 
+    func fetchBodies(_ requests: [FolderBodyRequest], account: Account, credentials: CredentialSupply) async throws -> Int {
+        let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(endpoint: account.imap, caFile: account.caFile),
+                                               credentials: credentials.imapSource, locks: locks)
+        do {
+            return try await synchronizer.fetchBodies(requests, account: account)
+        } catch let error as IMAPError where error.isRetryable {
+            throw TernError.connectionLost(error.description)
+        } catch let error as IMAPError {
+            throw TernError.serverFailure(error.description)
+        }
+    }
+
     func watch(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
         let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(endpoint: account.imap, caFile: account.caFile),
                                                credentials: credentials.imapSource, locks: locks)

@@ -47,6 +47,12 @@ public struct TernServices: Sendable {
     /// Under `$TERN_HOME/locks/`: one pusher per account, one writer per folder, across processes.
     var locks: FileLocks { FileLocks(directory: home.url.appendingPathComponent("locks")) }
 
+    /// FR-SYNC-01 step 7: a thread's bodies when it is opened.
+    public var fetchThreadBodies: FetchThreadBodiesUseCase {
+        FetchThreadBodiesUseCase(accounts: accountRepository, credentials: credentials, store: SQLiteSyncStore(database: database),
+                                 synchronizer: LiveMailSynchronizer(store: SQLiteSyncStore(database: database), locks: locks))
+    }
+
     /// FR-SYNC-01 step 5: older mail on demand.
     public var loadOlderMail: LoadOlderMailUseCase {
         LoadOlderMailUseCase(accounts: accountRepository, credentials: credentials,

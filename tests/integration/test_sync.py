@@ -352,3 +352,18 @@ def test_older_mail_is_fetched_on_demand_with_the_context_guards(servers, mailbo
         if "fetched" not in note:
             break
     assert "sync window ends here" in note or "no older mail" in note
+
+
+def test_opening_a_thread_fetches_the_bodies_sync_left_for_later(servers, mailbox, tmp_path):
+    add_account(tmp_path, servers)
+    stamp = int(time.time() * 1000)
+    raw = (f"From: Zoe <zoe@example.org>\r\nTo: {user_address(servers, USER)}\r\nSubject: Open me {stamp}\r\n"
+           f"Date: {datetime.now(timezone.utc).strftime('%a, %d %b %Y %H:%M:%S +0000')}\r\nMessage-ID: <open-{stamp}@example.org>\r\n"
+           f"\r\nThe body of {stamp}, fetched when opened.\r\n").encode()
+    mailbox.append("INBOX", None, None, raw)
+    sync(tmp_path, "--bodies", "none")
+    [hit] = json.loads(tern(tmp_path, "search", "open", "me", str(stamp), "--json", check=True).stdout)
+    [message] = json.loads(tern(tmp_path, "thread", str(hit["threadId"]), "--json", check=True).stdout)
+    assert message["bodiesFetched"] is True
+    assert message["bodyPlain"].strip() == f"The body of {stamp}, fetched when opened."
+    assert len(json.loads(tern(tmp_path, "search", "fetched", "when", "opened", str(stamp), "--json", check=True).stdout)) == 1

@@ -129,6 +129,22 @@ public struct SQLiteSyncStore: SyncStore {
         }
     }
 
+    public func missingBodies(threadId: Int64) async throws -> [FolderBodyRequest] {
+        try await database.writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT e.id, e.accountId, e.bodyStructure, ef.folderId, ef.imapUID, f.path FROM email e
+                JOIN emailFolder ef ON ef.id = (
+                    SELECT ef2.id FROM emailFolder ef2 JOIN folder f2 ON f2.id = ef2.folderId
+                    WHERE ef2.emailId = e.id ORDER BY f2.folderType = 'inbox' DESC, ef2.id LIMIT 1)
+                JOIN folder f ON f.id = ef.folderId
+                WHERE e.threadId = ? AND NOT e.bodiesFetched AND e.bodyStructure IS NOT NULL
+                """, arguments: [threadId]).map { row in
+                FolderBodyRequest(accountId: row["accountId"], folderId: row["folderId"], folderPath: row["path"],
+                                  request: BodyRequest(emailId: row["id"], uid: row["imapUID"], bodyStructure: row["bodyStructure"]))
+            }
+        }
+    }
+
     public func indexMissing(accountId: Account.ID) async throws -> Int {
         try await database.writer.write { db in
             let missing = try Email.fetchAll(db, sql: """

@@ -192,6 +192,24 @@ public struct AccountSynchronizer: Sendable {
         }
     }
 
+    /// FR-SYNC-01 step 7 "detail open": the bodies asked for, folder by folder, on one connection.
+    public func fetchBodies(_ requests: [FolderBodyRequest], account: Account) async throws -> Int {
+        guard !requests.isEmpty else { return 0 }
+        return try await IMAPClient.withSession(to: server) { session in
+            try await session.authenticate(with: credentials)
+            var fetched = 0
+            for (path, inFolder) in Dictionary(grouping: requests, by: \.folderPath) {
+                try await session.select(path, readOnly: true)
+                let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id,
+                                                      keepOrphans: account.provider == .gmail, since: .distantPast,
+                                                      hydration: .all, now: now(), progress: { _ in })
+                fetched += try await synchronizer.fetchBodies(inFolder.map(\.request))
+            }
+            try? await session.logout()
+            return fetched
+        }
+    }
+
     static func lockName(_ folder: Folder) -> String { "sync-\(folder.accountId)-\(folder.id ?? 0)" }
 
     /// Inbox first (its first page is the render gate), then Sent, then the rest.
@@ -418,35 +436,41 @@ struct FolderSynchronizer {
         while true {
             let requests = try await store.emailsNeedingBodies(folderId: folder.id!, since: cutoff, limit: AccountSynchronizer.batchSize)
             guard !requests.isEmpty else { return fetched }
-            var planned: [(request: BodyRequest, structure: MIMEPart, plan: BodyPlan)] = []
-            var bodies: [FetchedBodies] = []
-            for request in requests {
-                guard let structure = try? JSONDecoder().decode(MIMEPart.self, from: Data(request.bodyStructure.utf8)) else {
-                    bodies.append(FetchedBodies(emailId: request.emailId, plain: nil, html: nil, snippet: nil, truncated: false))
-                    continue
-                }
-                planned.append((request, structure, BodyPlanner.plan(structure)))
-            }
-            let groups = Dictionary(grouping: planned) { $0.plan.plainPartIds + ["|"] + $0.plan.htmlPartIds }
-            for (_, members) in groups {
-                let sections = members[0].plan.plainPartIds + members[0].plan.htmlPartIds
-                let byUID = Dictionary(members.map { ($0.request.uid, $0) }, uniquingKeysWith: { first, _ in first })
-                var seen: Set<Int64> = []
-                try await session.uidFetch(UIDSet(uids: members.map { UInt32($0.request.uid) }), items: sections.map { .section($0) }) { message in
-                    guard let uid = message.uid.map(Int64.init), let member = byUID[uid] else { return }
-                    let text = BodyText(structure: member.structure, plan: member.plan, sections: message.sections)
-                    bodies.append(Self.bodies(member.request.emailId, text))
-                    seen.insert(uid)
-                }
-                // Gone from the server meanwhile: marked fetched (empty) so the loop ends; deletion sync removes it.
-                for member in members where !seen.contains(member.request.uid) {
-                    bodies.append(FetchedBodies(emailId: member.request.emailId, plain: nil, html: nil, snippet: nil, truncated: false))
-                }
-            }
-            try await store.saveBodies(bodies)
-            fetched += bodies.count
+            fetched += try await fetchBodies(requests)
             progress(.syncingFolder(path: folder.path, done: fetched, total: fetched + requests.count))
         }
+    }
+
+    /// Fetches and stores the bodies of messages of the selected folder: only the text parts
+    /// BODYSTRUCTURE names, messages with the same part layout in one UID FETCH.
+    func fetchBodies(_ requests: [BodyRequest]) async throws -> Int {
+        var planned: [(request: BodyRequest, structure: MIMEPart, plan: BodyPlan)] = []
+        var bodies: [FetchedBodies] = []
+        for request in requests {
+            guard let structure = try? JSONDecoder().decode(MIMEPart.self, from: Data(request.bodyStructure.utf8)) else {
+                bodies.append(FetchedBodies(emailId: request.emailId, plain: nil, html: nil, snippet: nil, truncated: false))
+                continue
+            }
+            planned.append((request, structure, BodyPlanner.plan(structure)))
+        }
+        let groups = Dictionary(grouping: planned) { $0.plan.plainPartIds + ["|"] + $0.plan.htmlPartIds }
+        for (_, members) in groups {
+            let sections = members[0].plan.plainPartIds + members[0].plan.htmlPartIds
+            let byUID = Dictionary(members.map { ($0.request.uid, $0) }, uniquingKeysWith: { first, _ in first })
+            var seen: Set<Int64> = []
+            try await session.uidFetch(UIDSet(uids: members.map { UInt32($0.request.uid) }), items: sections.map { .section($0) }) { message in
+                guard let uid = message.uid.map(Int64.init), let member = byUID[uid] else { return }
+                let text = BodyText(structure: member.structure, plan: member.plan, sections: message.sections)
+                bodies.append(Self.bodies(member.request.emailId, text))
+                seen.insert(uid)
+            }
+            // Gone from the server meanwhile: marked fetched (empty) so the loop ends; deletion sync removes it.
+            for member in members where !seen.contains(member.request.uid) {
+                bodies.append(FetchedBodies(emailId: member.request.emailId, plain: nil, html: nil, snippet: nil, truncated: false))
+            }
+        }
+        try await store.saveBodies(bodies)
+        return bodies.count
     }
 
     /// An HTML-only message is searched and previewed by its text (FR-SYNC-04 Indexing: "HTML-stripped

@@ -257,7 +257,18 @@ struct ThreadCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        guard let messages = try await services().mailQueries.thread(id: id) else { throw TernError.notFound("thread \(id)") }
+        let services = try services()
+        guard var messages = try await services.mailQueries.thread(id: id) else { throw TernError.notFound("thread \(id)") }
+        if messages.contains(where: { !$0.bodiesFetched }) {
+            // FR-SYNC-01 step 7: opening a thread fetches its bodies; offline, what is stored is shown.
+            do {
+                if try await services.fetchThreadBodies(threadId: id) > 0 {
+                    messages = try await services.mailQueries.thread(id: id) ?? messages
+                }
+            } catch let error as TernError {
+                FileHandle.standardError.write(Data("bodies not downloaded: \(error.message)\n".utf8))
+            }
+        }
         if output.json {
             try printJSON(messages)
             return
@@ -283,7 +294,7 @@ struct ThreadCommand: AsyncParsableCommand {
                 // Sanitized first: what is shown as text is what the web view would show.
                 print(HTMLTextExtractor.text(fromHTML: HTMLSanitizer.sanitize(html).html))
             } else if !message.bodiesFetched {
-                print("(body not downloaded yet: `tern sync --bodies all` fetches every body)")
+                print("(body not downloaded: the server could not be reached)")
             } else {
                 print("(no text body)")
             }

@@ -81,6 +81,9 @@ public protocol SyncStore: Sendable {
     /// Returns how many stored messages changed.
     @discardableResult
     func applyServerFlags(_ states: [ServerFlagState], folderId: Int64) async throws -> Int
+    /// The bodies of a thread's messages still to fetch, each with the folder to read it from
+    /// (the Inbox when it is there).
+    func missingBodies(threadId: Int64) async throws -> [FolderBodyRequest]
     /// FR-SYNC-04 Indexing: indexes the account's emails that have no search entry (a failed or
     /// interrupted indexing); returns how many.
     func indexMissing(accountId: Account.ID) async throws -> Int
@@ -159,6 +162,23 @@ public protocol MailSynchronizing: Sendable {
     func watch(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws
     /// FR-SYNC-01 step 5: one page of older headers of a folder, below its backfill cursor.
     func loadOlder(account: Account, folderPath: String, credentials: CredentialSupply) async throws -> OlderMailResult
+    /// FR-SYNC-01 step 7 "detail open": these bodies, now (grouped by folder on one connection).
+    func fetchBodies(_ requests: [FolderBodyRequest], account: Account, credentials: CredentialSupply) async throws -> Int
+}
+
+/// A body to fetch and where: the folder the message is read from.
+public struct FolderBodyRequest: Sendable, Hashable {
+    public var accountId: Account.ID
+    public var folderId: Int64
+    public var folderPath: String
+    public var request: BodyRequest
+
+    public init(accountId: Account.ID, folderId: Int64, folderPath: String, request: BodyRequest) {
+        self.accountId = accountId
+        self.folderId = folderId
+        self.folderPath = folderPath
+        self.request = request
+    }
 }
 
 /// What asking for older mail did (FR-SYNC-01 step 5).
@@ -275,5 +295,32 @@ public struct LoadOlderMailUseCase: Sendable {
         guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
         guard account.isActive else { throw TernError.authenticationExpired(account.name) }
         return try await synchronizer.loadOlder(account: account, folderPath: folder, credentials: credentials.supply(for: account))
+    }
+}
+
+/// FR-SYNC-01 step 7: opening a thread fetches the bodies sync has not (the account's policy left
+/// them for later). Offline, the thread shows what is stored and says the rest is not downloaded.
+public struct FetchThreadBodiesUseCase: Sendable {
+    let accounts: any AccountRepository
+    let credentials: AccountCredentials
+    let store: any SyncStore
+    let synchronizer: any MailSynchronizing
+
+    public init(accounts: any AccountRepository, credentials: AccountCredentials, store: any SyncStore, synchronizer: any MailSynchronizing) {
+        self.accounts = accounts
+        self.credentials = credentials
+        self.store = store
+        self.synchronizer = synchronizer
+    }
+
+    /// How many bodies were fetched.
+    public func callAsFunction(threadId: Int64) async throws -> Int {
+        let missing = try await store.missingBodies(threadId: threadId)
+        var fetched = 0
+        for (accountId, requests) in Dictionary(grouping: missing, by: \.accountId) {
+            guard let account = try await accounts.account(id: accountId), account.isActive else { continue }
+            fetched += try await synchronizer.fetchBodies(requests, account: account, credentials: credentials.supply(for: account))
+        }
+        return fetched
     }
 }
