@@ -10,48 +10,40 @@ struct LiveMailSynchronizer: MailSynchronizing {
     let locks: any NamedLocks
 
     func sync(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
-        let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(endpoint: account.imap, caFile: account.caFile),
-                                               credentials: credentials.imapSource, locks: locks)
-        do {
-            return try await synchronizer.sync(account: account, progress: progress)
-        } catch let error as IMAPError {
-            throw TernError.serverFailure(error.description)
-        }
+        try await run(account, credentials) { try await $0.sync(account: account, progress: progress) }
     }
 
     func loadOlder(account: Account, folderPath: String, credentials: CredentialSupply) async throws -> OlderMailResult {
-        let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(endpoint: account.imap, caFile: account.caFile),
-                                               credentials: credentials.imapSource, locks: locks)
-        do {
-            return try await synchronizer.loadOlder(account: account, folderPath: folderPath)
-        } catch let error as IMAPError {
-            throw TernError.serverFailure(error.description)
-        }
+        try await run(account, credentials) { try await $0.loadOlder(account: account, folderPath: folderPath) }
     }
 
     func fetchBodies(_ requests: [FolderBodyRequest], account: Account, credentials: CredentialSupply) async throws -> Int {
-        let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(endpoint: account.imap, caFile: account.caFile),
-                                               credentials: credentials.imapSource, locks: locks)
-        do {
-            return try await synchronizer.fetchBodies(requests, account: account)
-        } catch let error as IMAPError where error.isRetryable {
-            throw TernError.connectionLost(error.description)
-        } catch let error as IMAPError {
-            throw TernError.serverFailure(error.description)
-        }
+        try await run(account, credentials) { try await $0.fetchBodies(requests, account: account) }
     }
 
     func watch(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+        try await run(account, credentials) { try await $0.watch(account: account, progress: progress) }
+    }
+
+    /// The account's engine, with IMAP errors turned into `TernError`s: a dropped connection is
+    /// worth retrying (`connectionLost`), anything else is the server's answer.
+    private func run<Result: Sendable>(_ account: Account, _ credentials: CredentialSupply,
+                                       _ body: (AccountSynchronizer) async throws -> Result) async throws -> Result {
         let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(endpoint: account.imap, caFile: account.caFile),
                                                credentials: credentials.imapSource, locks: locks)
         do {
-            try await synchronizer.watch(account: account, progress: progress)
+            return try await body(synchronizer)
         } catch let error as IMAPError {
-            throw TernError.serverFailure(error.description)
+            throw error.asTernError
         }
     }
 }
 
+extension IMAPError {
+    var asTernError: TernError {
+        isRetryable ? .connectionLost(description) : .serverFailure(description)
+    }
+}
 
 /// `AttachmentFetching` on the Sync module's downloader.
 struct LiveAttachmentFetcher: AttachmentFetching {
@@ -59,10 +51,8 @@ struct LiveAttachmentFetcher: AttachmentFetching {
         let downloader = AttachmentDownloader(server: IMAPServer(endpoint: account.imap, caFile: account.caFile), credentials: credentials.imapSource)
         do {
             return try await downloader.fetch(location)
-        } catch let error as IMAPError where error.isRetryable {
-            throw TernError.connectionLost(error.description)
         } catch let error as IMAPError {
-            throw TernError.serverFailure(error.description)
+            throw error.asTernError
         }
     }
 }
