@@ -95,7 +95,7 @@ def planted(servers, imap, home, folder="INBOX", label=""):
 
 
 def local_message(home, thread_id, email_id):
-    return next(m for m in json_of(home, "thread", str(thread_id)) if m["emailId"] == email_id)
+    return next(m for m in json_of(home, "thread", str(thread_id), "--keep-unread") if m["emailId"] == email_id)
 
 
 def test_flag_changes_reach_the_server(servers, home, alice):
@@ -109,6 +109,11 @@ def test_flag_changes_reach_the_server(servers, home, alice):
     json_of(home, "mark", "read", str(thread))
     assert "\\Seen" in flags_of(alice, "INBOX", message_id)
     assert local_message(home, thread, email)["isRead"] is True
+    # Opening a thread marks it read (FR-ED-01), on the server too.
+    json_of(home, "mark", "unread", str(thread))
+    assert "\\Seen" not in flags_of(alice, "INBOX", message_id)
+    [opened] = json_of(home, "thread", str(thread))
+    assert opened["isRead"] is True and "\\Seen" in flags_of(alice, "INBOX", message_id)
 
 
 def test_a_failed_push_reverts_after_its_retries_and_can_be_retried(servers, home, alice, tls_context):

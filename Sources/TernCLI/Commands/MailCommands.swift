@@ -254,6 +254,8 @@ struct ThreadCommand: AsyncParsableCommand {
 
     @Argument(help: "The thread id (from `tern threads` or `tern search`).")
     var id: Int64
+    @Flag(help: "Leave its unread messages unread (opening a thread marks them read).")
+    var keepUnread = false
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
@@ -268,6 +270,12 @@ struct ThreadCommand: AsyncParsableCommand {
             } catch let error as TernError {
                 FileHandle.standardError.write(Data("bodies not downloaded: \(error.message)\n".utf8))
             }
+        }
+        if !keepUnread, messages.contains(where: { !$0.isRead }) {
+            // FR-ED-01: opening a thread marks its unread messages read (pushed like `tern mark read`).
+            let result = try await services.mailActions.mark(.read, [.thread(id)])
+            for failure in result.failed { FileHandle.standardError.write(Data("could not mark read: \(failure)\n".utf8)) }
+            messages = try await services.mailQueries.thread(id: id) ?? messages
         }
         if output.json {
             try printJSON(messages)
