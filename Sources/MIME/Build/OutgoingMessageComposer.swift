@@ -11,10 +11,7 @@ public struct OutgoingMessageComposer: MessageComposing {
     public func compose(_ message: OutgoingMessage, accountId: Account.ID, at date: Date) throws -> ComposedMessage {
         var message = message
         message.date = date
-        if message.messageId == nil {
-            let domain = message.from.address.split(separator: "@").last.map(String.init) ?? ""
-            message.messageId = MessageBuilder.generateMessageID(domain: domain)
-        }
+        // MessageBuilder gives the message its Message-ID; the Email row reads it back from the bytes.
         let raw = try MessageBuilder().build(message)
         var email = MessageParser().parse(raw).email(accountId: accountId, internalDate: date, sizeBytes: Int64(raw.count))
         // Kept locally only: the sender's own record of whom the message went to.

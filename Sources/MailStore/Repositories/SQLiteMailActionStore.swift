@@ -80,7 +80,7 @@ public struct SQLiteMailActionStore: MailActionStore {
 
     public func applyFlagChange(_ change: FlagChange, to scope: ActionScope, at date: Date) async throws {
         try await database.writer.write { db in
-            let column = change.flag == "\\Seen" ? "isRead" : "isStarred"
+            let column = ServerFlags.column(for: change.flag)
             var threads: Set<Int64> = []
             for emailId in scope.emailIds {
                 try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [change.adds, emailId])
@@ -202,7 +202,7 @@ public struct SQLiteMailActionStore: MailActionStore {
             guard let flag = operation.flag else { return }
             let current = try String.fetchOne(db, sql: "SELECT serverFlags FROM emailFolder WHERE folderId = ? AND imapUID = ?",
                                               arguments: [operation.folderId, operation.imapUID]) ?? operation.serverFlags ?? ""
-            let column = flag == "\\Seen" ? "isRead" : "isStarred"
+            let column = ServerFlags.column(for: flag)
             try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [ServerFlags.contains(current, flag), operation.emailId])
         case .archive, .delete:
             guard let folderId = operation.folderId, let uid = operation.imapUID else { return }
@@ -223,7 +223,7 @@ public struct SQLiteMailActionStore: MailActionStore {
             guard var operation = try PendingOperation.fetchOne(db, key: operationId), operation.state == .failed else { return nil }
             switch operation.kind {
             case .addFlag, .removeFlag:
-                let column = operation.flag == "\\Seen" ? "isRead" : "isStarred"
+                let column = ServerFlags.column(for: operation.flag ?? "")
                 try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [operation.kind == .addFlag, operation.emailId])
             case .archive, .delete:
                 if let folderId = operation.folderId, let uid = operation.imapUID { try Self.removeCopy(folderId: folderId, uid: uid, db: db) }
@@ -278,6 +278,11 @@ extension MailTarget {
 /// The space-separated flag list of `emailFolder.serverFlags`, compared without case (RFC 9051
 /// flags are case-insensitive).
 enum ServerFlags {
+    /// The `email` column a pushed flag shows in: `\Seen` is read, `\Flagged` starred.
+    static func column(for flag: String) -> String {
+        flag.caseInsensitiveCompare("\\Seen") == .orderedSame ? "isRead" : "isStarred"
+    }
+
     static func contains(_ flags: String, _ flag: String) -> Bool {
         flags.split(separator: " ").contains { $0.caseInsensitiveCompare(flag) == .orderedSame }
     }

@@ -75,10 +75,10 @@ public struct SQLiteMessageStore: Sendable {
     /// Inserts a new Email with one cached statement: the Codable record path (encoding every
     /// property through a keyed container) was an eighth of a first sync.
     static func insert(_ email: inout Email, db: Database) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
         func json(_ addresses: [EmailAddress]) -> String {
             guard !addresses.isEmpty else { return "[]" }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
             return (try? encoder.encode(addresses)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
         }
         try db.cachedStatement(sql: """

@@ -24,19 +24,14 @@ public struct IMAPMailActions: Sendable {
             try await session.authenticate(with: credentials)
             var outcomes: [Int64: ServerOperationOutcome] = [:]
             var batches = Self.batches(operations)
+            if batches.contains(where: \.needsSentMailbox) {
+                // Never synced: the server's \Sent, looked up once for the pass.
+                let sent = try await Self.sentMailbox(session)
+                batches = batches.map { $0.withSentMailbox(sent) }
+            }
             var absentFromSent: Set<String>?
-            for (index, batch) in batches.enumerated() {
+            for batch in batches {
                 do {
-                    if case .fileSentCopy(_, _, nil, _) = batch {
-                        // Never synced: the server's \Sent, looked up once for the pass.
-                        let sent = try await Self.sentMailbox(session)
-                        for later in index..<batches.count {
-                            if case .fileSentCopy(let id, let message, nil, let confirmOnly) = batches[later] {
-                                batches[later] = .fileSentCopy(id: id, message: message, sentMailbox: sent, confirmOnly: confirmOnly)
-                            }
-                        }
-                    }
-                    let batch = batches[index]
                     if case .fileSentCopy(_, _, let sent?, _) = batch, absentFromSent == nil {
                         absentFromSent = try await Self.absent(from: sent, among: batches, session: session)
                     }
@@ -80,6 +75,15 @@ public struct IMAPMailActions: Sendable {
             case .store(_, _, _, let uids), .move(_, _, _, let uids), .expunge(_, let uids): uids.map(\.id)
             case .fileSentCopy(let id, _, _, _): [id]
             }
+        }
+
+        var needsSentMailbox: Bool {
+            if case .fileSentCopy(_, _, nil, _) = self { true } else { false }
+        }
+
+        func withSentMailbox(_ sent: String?) -> Batch {
+            guard case .fileSentCopy(let id, let message, nil, let confirmOnly) = self else { return self }
+            return .fileSentCopy(id: id, message: message, sentMailbox: sent, confirmOnly: confirmOnly)
         }
 
         /// Changes come before Sent copies; batches of one mailbox follow each other (one SELECT).
@@ -172,9 +176,7 @@ public struct IMAPMailActions: Sendable {
             try await session.uidExpunge(Self.set(uids))
             for (id, _) in uids { outcomes[id] = .done(newUID: nil) }
         case .fileSentCopy(let id, let message, let known, let confirmOnly):
-            var sent = known
-            if sent == nil { sent = try await Self.sentMailbox(session) }
-            guard let sent else {
+            guard let sent = known else {
                 outcomes[id] = .refused("the server has no Sent mailbox (\\Sent) to keep a copy in")
                 return
             }

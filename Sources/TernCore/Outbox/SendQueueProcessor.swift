@@ -53,9 +53,18 @@ public struct SendQueueProcessor: Sendable {
         guard index < entries.count else { return report }
         do {
             try await submitter.withSession(account: account, credentials: credentials) { session in
+                var decided: Triage? = .send  // the message that opened the session was triaged already
                 while index < entries.count {
                     let entry = entries[index]
-                    switch try await triage(entry, account: account, credentials: credentials, ignoreBackoff: ignoreBackoff, report: &report) {
+                    var decision: Triage
+                    if let known = decided {
+                        decision = known
+                        decided = nil
+                    } else {
+                        decision = try await triage(entry, account: account, credentials: credentials, ignoreBackoff: ignoreBackoff,
+                                                    report: &report)
+                    }
+                    switch decision {
                     case .handled: break
                     case .stop: return
                     case .send: guard try await send(entry, via: session, report: &report) else { return }
