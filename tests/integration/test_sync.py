@@ -164,15 +164,26 @@ def test_sync_killed_at_twenty_random_moments_resumes_to_the_server_state(server
     if len(imap.search(None, "ALL")[1][0].split()) < 1500:
         subprocess.run([str(MAILSERVERS), "seed", "--user", user, "--count", "2000", "--seed", "31", "--no-all-mail"],
                        check=True, capture_output=True)
-    tern(tmp_path, "account", "add", user, "--email", user_address(servers, user), "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
-         "--smtp", f"127.0.0.1:{servers['TERN_SMTPS_PORT']}", "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}",
-         "--ca-file", servers["TERN_TEST_CA"], check=True)
+    def add_account_in(home, servers, user):
+        tern(home, "account", "add", user, "--email", user_address(servers, user), "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
+             "--smtp", f"127.0.0.1:{servers['TERN_SMTPS_PORT']}", "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}",
+             "--ca-file", servers["TERN_TEST_CA"], check=True)
+
+    add_account_in(tmp_path, servers, user)
     env = dict(os.environ, TERN_HOME=str(tmp_path))
+    # The moments are spread over the length of one whole initial sync, measured first in a scratch
+    # home: 20 kills at up to a twelfth of it each land inside the sync however fast it gets.
+    scratch = tmp_path / "measure"
+    scratch.mkdir()
+    add_account_in(scratch, servers, user)
+    started = time.monotonic()
+    subprocess.run([str(TERN), "sync", user, "--bodies", "all"], check=True, capture_output=True, env=dict(os.environ, TERN_HOME=str(scratch)))
+    whole = time.monotonic() - started
     chance = random.Random(20261123)
     kills = 0
     for _ in range(20):
         process = subprocess.Popen([str(TERN), "sync", user, "--bodies", "all"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        time.sleep(chance.uniform(0.05, 1.5))
+        time.sleep(chance.uniform(0.02, max(0.1, whole / 12)))
         if process.poll() is None:
             process.send_signal(signal.SIGKILL)
             kills += 1

@@ -254,22 +254,11 @@ public struct MessageBuilder: Sendable {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
         let secondOfDay = seconds - days * 86400
-        let (year, month, day) = civilFromDays(days)
+        let (year, month, day) = CivilDate.fromDays(days)
         let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
         let monthName = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][month - 1]
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(weekday), \(two(day)) \(monthName) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60)) +0000"
     }
 
-    static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let doe = z - era * 146097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 }

@@ -25,7 +25,7 @@ public enum AddressParser {
         func finishMailbox() {
             defer { phrase.removeAll(); angle = nil }
             if let angle {
-                let address = angle.trimmingCharacters(in: .whitespaces)
+                let address = angle.trimmingSpaces()
                 let name = displayName(from: phrase, problems: &problems)
                 if address.isEmpty && name == nil { return }
                 result.append(EmailAddress(name: name, address: address))
@@ -123,7 +123,7 @@ public enum AddressParser {
             for case .comment(let text) in phrase where !text.isEmpty { return EncodedWordDecoder.decode(text) }
             return nil
         }
-        let decoded = EncodedWordDecoder.decode(joined).trimmingCharacters(in: .whitespaces)
+        let decoded = EncodedWordDecoder.decode(joined).trimmingSpaces()
         return decoded.isEmpty ? nil : decoded
     }
 

@@ -107,3 +107,16 @@ extension String {
         return needsWork ? lowercased() : self
     }
 }
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (Unicode Zs and U+0009): what Foundation's
+    /// `trimmingCharacters(in: .whitespaces)` does, without its NSString bridge, which header
+    /// parsing paid for on every address and date of a sync.
+    func trimmingSpaces() -> String {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator }
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !isSpace($0) })!
+        return String(String.UnicodeScalarView(scalars[first...last]))
+    }
+}

@@ -93,7 +93,7 @@ public enum DateParser {
     }
 
     static func parseISO(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         let utf8 = Array(trimmed.utf8)
         guard utf8.count >= 19, utf8[4] == 45, utf8[7] == 45, utf8[10] == 84 || utf8[10] == 32, utf8[13] == 58 else { return nil }
         func number(_ range: Range<Int>) -> Int? { Int(String(decoding: utf8[range], as: UTF8.self)) }
@@ -101,7 +101,7 @@ public enum DateParser {
               let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month), (1...31).contains(day)
         else { return nil }
         var offset = 0
-        let zone = String(decoding: utf8[19...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        let zone = String(decoding: utf8[19...], as: UTF8.self).trimmingSpaces()
         if let signIndex = zone.firstIndex(where: { $0 == "+" || $0 == "-" }) {
             let digits = zone[zone.index(after: signIndex)...].filter { $0.isASCII && $0.isNumber }
             guard digits.count <= 4, let value = Int(digits) else { return nil }

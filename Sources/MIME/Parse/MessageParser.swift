@@ -167,7 +167,7 @@ public struct MessageParser: Sendable {
                 String(headerBytes: $0.rawValue.trimmingWhitespace()).lowercasedASCII
             } ?? "7bit"
             let contentId = headers.first("content-id").flatMap { field -> String? in
-                let text = String(headerBytes: field.rawValue).trimmingCharacters(in: .whitespaces)
+                let text = String(headerBytes: field.rawValue).trimmingSpaces()
                 let stripped = text.hasPrefix("<") && text.hasSuffix(">") ? String(text.dropFirst().dropLast()) : text
                 return stripped.isEmpty ? nil : stripped
             }

@@ -25,17 +25,32 @@ extension ParsedMessage {
     static func snippet(from text: String, length: Int = 100) -> String {
         var words: [Substring] = []
         var count = 0
-        // Line by line, stopping as soon as there is enough: a body can be megabytes long.
-        var rest = text[...]
-        while !rest.isEmpty {
-            let end = rest.firstIndex(of: "\n") ?? rest.endIndex
-            let line = rest[..<end]
-            rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
-            guard !line.hasPrefix(">") else { continue }
-            for word in line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }) {
-                words.append(word)
-                count += word.count + 1
-                if count >= length { return String(words.joined(separator: " ").prefix(length)) }
+        // Line by line over UTF-8 (newlines, spaces, tabs and CRs are ASCII), stopping as soon as
+        // there is enough: a body can be megabytes long, and a quoted reply can come first.
+        let utf8 = text.utf8
+        var lineStart = utf8.startIndex
+        while lineStart < utf8.endIndex {
+            let lineEnd = utf8[lineStart...].firstIndex(of: 0x0A) ?? utf8.endIndex
+            defer { lineStart = lineEnd == utf8.endIndex ? lineEnd : utf8.index(after: lineEnd) }
+            guard utf8[lineStart] != UInt8(ascii: ">") || lineStart == lineEnd else { continue }
+            var wordStart: String.Index?
+            var index = lineStart
+            while true {
+                let atEnd = index == lineEnd
+                let byte = atEnd ? 0x20 : utf8[index]
+                if byte == 0x20 || byte == 0x09 || byte == 0x0D {
+                    if let start = wordStart {
+                        let word = text[start..<index]
+                        words.append(word)
+                        count += word.count + 1
+                        if count >= length { return String(words.joined(separator: " ").prefix(length)) }
+                        wordStart = nil
+                    }
+                } else if wordStart == nil {
+                    wordStart = index
+                }
+                if atEnd { break }
+                index = utf8.index(after: index)
             }
         }
         return words.joined(separator: " ")

@@ -17,9 +17,14 @@ public struct SQLiteMessageStore: Sendable {
         async throws -> StoredBatch {
         try await database.writer.write { db in
             var result = StoredBatch()
-            for message in messages { try Self.store(message, folderId: folderId, db: db, result: &result) }
+            var search = SearchIndexBatch(replacing: false)
+            var contacts = ContactTally()
+            for message in messages {
+                try Self.store(message, folderId: folderId, db: db, result: &result, search: &search, contacts: &contacts)
+            }
             for thread in result.threadsTouched.subtracting(result.threadsRemoved) { try Self.refresh(thread: thread, db: db) }
-            if result.inserted > 0, let accountId = messages.first?.email.accountId { try Self.evictContacts(accountId: accountId, db: db) }
+            try contacts.write(db)
+            try search.write(db)
             if let cursorUID {
                 try db.execute(sql: "UPDATE folder SET forwardCursorUID = MAX(COALESCE(forwardCursorUID, 0), ?) WHERE id = ?",
                                arguments: [cursorUID, folderId])
@@ -32,7 +37,8 @@ public struct SQLiteMessageStore: Sendable {
         }
     }
 
-    static func store(_ message: IncomingMessage, folderId: Int64, db: Database, result: inout StoredBatch) throws {
+    static func store(_ message: IncomingMessage, folderId: Int64, db: Database, result: inout StoredBatch,
+                      search: inout SearchIndexBatch, contacts: inout ContactTally) throws {
         var incoming = message.applyingServerFlags(to: message.email)
         if let existing = try existingEmail(for: &incoming, db: db) {
             let flags = [incoming.isRead, incoming.isStarred, incoming.isAnswered, incoming.isDraft]
@@ -45,42 +51,47 @@ public struct SQLiteMessageStore: Sendable {
             if let thread = existing.threadId { result.threadsTouched.insert(thread) }
             return
         }
-        incoming.threadId = nil
+        // Threaded first, so the row is written once with its thread.
+        incoming.threadId = try link(incoming, db: db, result: &result)
         try insert(&incoming, db: db)
         let emailId = incoming.id!
         try associate(emailId: emailId, message: message, folderId: folderId, db: db)
-        for var attachment in message.attachments {
-            attachment.emailId = emailId
-            try attachment.insert(db, onConflict: .ignore)
+        for attachment in message.attachments {
+            try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO attachment (emailId, partId, filename, mimeType, sizeBytes, contentId, isInline, transferEncoding)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [emailId, attachment.partId, attachment.filename, attachment.mimeType, attachment.sizeBytes,
+                                         attachment.contentId, attachment.isInline, attachment.transferEncoding])
         }
-        try indexAndThread(incoming, db: db, result: &result)
+        search.add(incoming, text: message.searchText)
+        contacts.add(incoming)
         result.newMessages.append(NewMessage(emailId: emailId, from: EmailAddress(name: incoming.fromName, address: incoming.fromAddress),
                                              subject: incoming.subject, date: incoming.dateSent ?? incoming.dateReceived))
     }
 
-    /// What every new Email gets, synced or composed here: its search row, its contacts, its thread.
-    static func indexAndThread(_ email: Email, db: Database, result: inout StoredBatch) throws {
-        try index(email, db: db)
-        try rememberContacts(of: email, db: db)
+    /// What every new Email gets, synced or composed here: its thread (FR-SYNC-06). Its search row
+    /// and contacts are counted in the transaction's `SearchIndexBatch` and `ContactTally`.
+    static func thread(_ email: Email, db: Database, result: inout StoredBatch) throws {
+        let thread = try link(email, db: db, result: &result)
+        try db.cachedStatement(sql: "UPDATE email SET threadId = ? WHERE id = ?").execute(arguments: [thread, email.id])
+    }
+
+    /// Links a new Email into the thread graph; returns its thread, created when it starts one.
+    static func link(_ email: Email, db: Database, result: inout StoredBatch) throws -> Int64 {
         var nodes = SQLiteThreadNodes(db: db, accountId: email.accountId)
         let node = try ThreadLinker.add(ThreadingHeaders(email), to: &nodes)
         let thread = try nodes.thread(for: nodes.component(of: node), creatingFrom: email)
-        try db.cachedStatement(sql: "UPDATE email SET threadId = ? WHERE id = ?").execute(arguments: [thread, email.id])
         result.inserted += 1
         result.threadsTouched.insert(thread)
         result.threadsTouched.formUnion(nodes.threadsTouched)
         result.threadsRemoved.formUnion(nodes.threadsRemoved)
+        return thread
     }
 
     /// Inserts a new Email with one cached statement: the Codable record path (encoding every
     /// property through a keyed container) was an eighth of a first sync.
     static func insert(_ email: inout Email, db: Database) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        func json(_ addresses: [EmailAddress]) -> String {
-            guard !addresses.isEmpty else { return "[]" }
-            return (try? encoder.encode(addresses)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
-        }
+        let json = AddressJSON.text
         try db.cachedStatement(sql: """
             INSERT INTO email (accountId, threadId, messageId, headerMessageId, dedupKey, inReplyTo, "references", subject, fromName,
                 fromAddress, toAddresses, ccAddresses, bccAddresses, replyTo, dateSent, dateReceived, snippet, bodyPlain, bodyHTML,
@@ -91,10 +102,10 @@ public struct SQLiteMessageStore: Sendable {
             """).execute(arguments: [
                 email.accountId, email.threadId, email.messageId, email.headerMessageId, email.dedupKey, email.inReplyTo, email.references,
                 email.subject, email.fromName, email.fromAddress, json(email.toAddresses), json(email.ccAddresses), json(email.bccAddresses),
-                json(email.replyTo), email.dateSent, email.dateReceived, email.snippet, email.bodyPlain, email.bodyHTML, email.bodyTruncated,
+                json(email.replyTo), email.dateSent.stored, email.dateReceived.stored, email.snippet, email.bodyPlain, email.bodyHTML, email.bodyTruncated,
                 email.bodiesFetched, email.bodyStructure, email.sizeBytes, email.hasAttachments, email.isRead, email.isStarred,
-                email.isAnswered, email.isDraft, email.deletedDate, email.sendState.rawValue, email.sendRetryCount, email.sendQueuedDate,
-                email.sendNotBefore, email.sendHoldUntil, email.sendAttemptStartedDate, email.sendError, email.createdDate,
+                email.isAnswered, email.isDraft, email.deletedDate.stored, email.sendState.rawValue, email.sendRetryCount, email.sendQueuedDate.stored,
+                email.sendNotBefore.stored, email.sendHoldUntil.stored, email.sendAttemptStartedDate.stored, email.sendError, email.createdDate.stored,
             ])
         email.id = db.lastInsertedRowID
     }
@@ -106,34 +117,6 @@ public struct SQLiteMessageStore: Sendable {
             try db.execute(sql: "UPDATE threadNode SET isPresent = 0 WHERE accountId = ? AND messageId = ?", arguments: [email.accountId, id])
         }
         try db.execute(sql: "DELETE FROM email WHERE id = ?", arguments: [email.id])
-    }
-
-    /// FR-SYNC-04 Indexing: subject, sender, recipients and text into FTS5 (rowid = email id). The
-    /// text is the plain body, or the snippet until bodies are fetched.
-    static func index(_ email: Email, text: String? = nil, db: Database) throws {
-        let recipients = (email.toAddresses + email.ccAddresses).map { [$0.name, $0.address].compactMap { $0 }.joined(separator: " ") }
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO searchIndex (rowid, subject, sender, recipients, content) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [email.id, email.subject, [email.fromName, email.fromAddress].compactMap { $0 }.joined(separator: " "),
-                                 recipients.joined(separator: ", "), email.bodyPlain ?? text ?? email.snippet ?? ""])
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO searchIndexState (emailId, indexedDate, failureCount) VALUES (?, ?, 0)")
-            .execute(arguments: [email.id, Date()])
-    }
-
-    /// FR-COMP-04: From, To and Cc of every newly synced email, counted per account.
-    static func rememberContacts(of email: Email, db: Database) throws {
-        let seen = email.dateSent ?? email.dateReceived
-        var addresses = email.toAddresses + email.ccAddresses
-        if !email.fromAddress.isEmpty { addresses.append(EmailAddress(name: email.fromName, address: email.fromAddress)) }
-        for address in addresses where address.address.contains("@") {
-            try db.cachedStatement(sql: """
-                INSERT INTO contactCacheEntry (id, accountId, emailAddress, displayName, lastSeenDate, frequency) VALUES (?, ?, ?, ?, ?, 1)
-                ON CONFLICT (accountId, emailAddress) DO UPDATE SET
-                    frequency = frequency + 1,
-                    displayName = CASE WHEN excluded.displayName IS NOT NULL AND excluded.lastSeenDate >= lastSeenDate
-                                       THEN excluded.displayName ELSE displayName END,
-                    lastSeenDate = MAX(lastSeenDate, excluded.lastSeenDate)
-                """).execute(arguments: [UUID().uuidString.lowercased(), email.accountId, address.address.lowercased(), address.name, seen])
-        }
     }
 
     /// FR-COMP-04: at most 10,000 contacts per account; the least frequent, then the oldest, go first.
@@ -167,16 +150,18 @@ public struct SQLiteMessageStore: Sendable {
     /// carried by a different message (another canonical key) is not an identity: `email.messageId`
     /// is cleared so the two stay apart (FR-SYNC-01 step 6's "duplicate Message-ID" case).
     static func existingEmail(for email: inout Email, db: Database) throws -> StoredIdentity? {
-        let columns = "id, dedupKey, threadId, isRead, isStarred, isAnswered, isDraft"
-        if let messageId = email.messageId,
-           let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(columns) FROM email WHERE accountId = ? AND messageId = ?"),
-                                      arguments: [email.accountId, messageId]) {
+        // Both keys in one statement (each has its unique index): at most two rows.
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT id, dedupKey, threadId, isRead, isStarred, isAnswered, isDraft, messageId FROM email
+            WHERE accountId = ? AND (messageId = ? OR dedupKey = ?)
+            """), arguments: [email.accountId, email.messageId, email.dedupKey])
+        guard !rows.isEmpty else { return nil }
+        if let messageId = email.messageId, let row = rows.first(where: { $0["messageId"] == messageId }) {
             let byMessageId = StoredIdentity(row: row)
             if byMessageId.dedupKey == email.dedupKey { return byMessageId }
             email.messageId = nil
         }
-        return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(columns) FROM email WHERE accountId = ? AND dedupKey = ?"),
-                                arguments: [email.accountId, email.dedupKey]).map(StoredIdentity.init)
+        return rows.first { $0["dedupKey"] == email.dedupKey }.map(StoredIdentity.init)
     }
 
     static func associate(emailId: Int64, message: IncomingMessage, folderId: Int64, db: Database) throws {
@@ -191,25 +176,29 @@ public struct SQLiteMessageStore: Sendable {
     static func refresh(thread: Int64, db: Database) throws {
         // Only the columns metadata needs: decoding whole Emails (bodies included) per batch was the
         // largest cost of a first sync.
+        // Dates read as seconds computed by SQLite: parsing the stored text in Swift row by row was
+        // a third of this function.
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT id, subject, fromName, fromAddress, dateSent, dateReceived, snippet, isRead, isStarred, hasAttachments
+            SELECT id, subject, fromName, fromAddress, \(StoredDate.secondsSQL("dateSent")), \(StoredDate.secondsSQL("dateReceived")),
+                snippet, isRead, isStarred, hasAttachments
             FROM email WHERE threadId = ?
             """), arguments: [thread])
         let messages = rows.map { row in
-            Email(id: row["id"], accountId: "", messageId: nil, dedupKey: "", subject: row["subject"], fromName: row["fromName"],
-                  fromAddress: row["fromAddress"], dateSent: row["dateSent"], dateReceived: row["dateReceived"], snippet: row["snippet"],
-                  hasAttachments: row["hasAttachments"], isRead: row["isRead"], isStarred: row["isStarred"], createdDate: Date(timeIntervalSince1970: 0))
+            Email(id: row[0], accountId: "", messageId: nil, dedupKey: "", subject: row[1], fromName: row[2],
+                  fromAddress: row[3], dateSent: (row[4] as Double?).map(StoredDate.date(seconds:)),
+                  dateReceived: StoredDate.date(seconds: row[5] ?? 0), snippet: row[6],
+                  hasAttachments: row[9], isRead: row[7], isStarred: row[8], createdDate: Date(timeIntervalSince1970: 0))
         }
         guard let metadata = ThreadMetadata(messages: messages) else {
             try db.cachedStatement(sql: "DELETE FROM thread WHERE id = ?").execute(arguments: [thread])
             return
         }
-        let participants = String(decoding: try JSONEncoder().encode(metadata.participants), as: UTF8.self)
+        let participants = AddressJSON.text(metadata.participants)
         try db.cachedStatement(sql: """
             UPDATE thread SET subject = ?, normalizedSubject = ?, latestDate = ?, earliestDate = ?, messageCount = ?,
                 unreadCount = ?, participants = ?, snippet = ?, hasAttachments = ?, isStarred = ?
             WHERE id = ?
-            """).execute(arguments: [metadata.subject, metadata.normalizedSubject, metadata.latestDate, metadata.earliestDate,
+            """).execute(arguments: [metadata.subject, metadata.normalizedSubject, metadata.latestDate.stored, metadata.earliestDate.stored,
                                      metadata.messageCount, metadata.unreadCount, participants, metadata.snippet, metadata.hasAttachments,
                                      metadata.isStarred, thread])
         try db.cachedStatement(sql: "DELETE FROM threadFolder WHERE threadId = ?").execute(arguments: [thread])
@@ -223,12 +212,20 @@ public struct SQLiteMessageStore: Sendable {
     }
 }
 
-/// `ThreadNodeStore` on the `threadNode` table, inside one write transaction.
+/// `ThreadNodeStore` on the `threadNode` table, inside one write transaction. Made for one
+/// message's `ThreadLinker.add`: the node rows it reads are kept for the rest of that call (a union
+/// forgets their components), which halved the statements threading ran per message.
 struct SQLiteThreadNodes: ThreadNodeStore {
     let db: Database
     let accountId: Account.ID
     private(set) var threadsTouched: Set<Int64> = []
     private(set) var threadsRemoved: Set<Int64> = []
+    private let rows = NodeRows()
+
+    /// Node rows read or written during one `ThreadLinker.add`; nil component: read it again.
+    private final class NodeRows {
+        var byId: [Int64: (isPresent: Bool, hasParent: Bool, component: Int64?)] = [:]
+    }
 
     init(db: Database, accountId: Account.ID) {
         self.db = db
@@ -236,27 +233,59 @@ struct SQLiteThreadNodes: ThreadNodeStore {
     }
 
     func existingNode(for messageID: String) throws -> Int64? {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM threadNode WHERE accountId = ? AND messageId = ?"), arguments: [accountId, messageID])
-    }
-
-    mutating func createNode(for messageID: String?) throws -> Int64 {
-        try db.cachedStatement(sql: "INSERT INTO threadNode (accountId, messageId, component) VALUES (?, ?, 0)").execute(arguments: [accountId, messageID])
-        let id = db.lastInsertedRowID
-        try db.cachedStatement(sql: "UPDATE threadNode SET component = id WHERE id = ?").execute(arguments: [id])
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT id, isPresent, hasParent, component FROM threadNode WHERE accountId = ? AND messageId = ?
+            """), arguments: [accountId, messageID]) else { return nil }
+        let id: Int64 = row[0]
+        rows.byId[id] = (row[1], row[2], row[3])
         return id
     }
 
-    func isPresent(_ node: Int64) throws -> Bool { try flag("isPresent", of: node) }
-    func hasParent(_ node: Int64) throws -> Bool { try flag("hasParent", of: node) }
-    mutating func markPresent(_ node: Int64) throws { try db.cachedStatement(sql: "UPDATE threadNode SET isPresent = 1 WHERE id = ?").execute(arguments: [node]) }
-    mutating func markHasParent(_ node: Int64) throws { try db.cachedStatement(sql: "UPDATE threadNode SET hasParent = 1 WHERE id = ?").execute(arguments: [node]) }
+    mutating func createNode(for messageID: String?) throws -> Int64 { try insertNode(messageID, present: false) }
+    mutating func createPresentNode(for messageID: String?) throws -> Int64 { try insertNode(messageID, present: true) }
 
-    private func flag(_ column: String, of node: Int64) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT \(column) FROM threadNode WHERE id = ?"), arguments: [node]) ?? false
+    private func insertNode(_ messageID: String?, present: Bool) throws -> Int64 {
+        // A node starts as its own component: the id AUTOINCREMENT is about to give it, checked after.
+        let row = try Row.fetchOne(db.cachedStatement(sql: """
+            INSERT INTO threadNode (accountId, messageId, isPresent, component)
+            VALUES (?, ?, ?, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'threadNode'), 0) + 1)
+            RETURNING id, component
+            """), arguments: [accountId, messageID, present])!
+        let (id, component): (Int64, Int64) = (row[0], row[1])
+        if component != id {
+            try db.cachedStatement(sql: "UPDATE threadNode SET component = id WHERE id = ?").execute(arguments: [id])
+        }
+        rows.byId[id] = (present, false, id)
+        return id
+    }
+
+    func isPresent(_ node: Int64) throws -> Bool { try row(node).isPresent }
+    func hasParent(_ node: Int64) throws -> Bool { try row(node).hasParent }
+
+    mutating func markPresent(_ node: Int64) throws {
+        try db.cachedStatement(sql: "UPDATE threadNode SET isPresent = 1 WHERE id = ?").execute(arguments: [node])
+        rows.byId[node]?.isPresent = true
+    }
+
+    mutating func markHasParent(_ node: Int64) throws {
+        try db.cachedStatement(sql: "UPDATE threadNode SET hasParent = 1 WHERE id = ?").execute(arguments: [node])
+        rows.byId[node]?.hasParent = true
+    }
+
+    private func row(_ node: Int64) throws -> (isPresent: Bool, hasParent: Bool, component: Int64?) {
+        if let known = rows.byId[node] { return known }
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT isPresent, hasParent, component FROM threadNode WHERE id = ?"),
+                                   arguments: [node])
+        let value: (isPresent: Bool, hasParent: Bool, component: Int64?) = (row?[0] ?? false, row?[1] ?? false, row?[2] ?? node)
+        rows.byId[node] = value
+        return value
     }
 
     func component(of node: Int64) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT component FROM threadNode WHERE id = ?"), arguments: [node]) ?? node
+        if let component = try row(node).component { return component }
+        let component = try Int64.fetchOne(db.cachedStatement(sql: "SELECT component FROM threadNode WHERE id = ?"), arguments: [node]) ?? node
+        rows.byId[node]?.component = component
+        return component
     }
 
     private func threadOf(component: Int64) throws -> Int64? {
@@ -276,6 +305,7 @@ struct SQLiteThreadNodes: ThreadNodeStore {
         let (keep, absorb) = keepA ? (a, b) : (b, a)
         let (keptThread, absorbedThread) = keepA ? (threadA, threadB) : (threadB, threadA)
         try db.cachedStatement(sql: "UPDATE threadNode SET component = ? WHERE component = ?").execute(arguments: [keep, absorb])
+        for id in rows.byId.keys { rows.byId[id]?.component = nil }
         switch (keptThread, absorbedThread) {
         case (let kept?, let absorbed?):
             try db.execute(sql: "UPDATE email SET threadId = ? WHERE threadId = ?", arguments: [kept, absorbed])
@@ -301,10 +331,9 @@ struct SQLiteThreadNodes: ThreadNodeStore {
     mutating func thread(for component: Int64, creatingFrom email: Email) throws -> Int64 {
         if let existing = try threadOf(component: component) { return existing }
         let date = email.dateSent ?? email.dateReceived
-        var thread = MailThread(accountId: accountId, subject: email.subject, normalizedSubject: SubjectNormalizer.normalize(email.subject),
-                                latestDate: date, earliestDate: date)
-        try thread.insert(db)
-        try db.execute(sql: "UPDATE thread SET component = ? WHERE id = ?", arguments: [component, thread.id!])
-        return thread.id!
+        try db.cachedStatement(sql: """
+            INSERT INTO thread (accountId, subject, normalizedSubject, latestDate, earliestDate, component) VALUES (?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [accountId, email.subject, SubjectNormalizer.normalize(email.subject), date.stored, date.stored, component])
+        return db.lastInsertedRowID
     }
 }

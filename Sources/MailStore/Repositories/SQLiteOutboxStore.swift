@@ -22,8 +22,14 @@ public struct SQLiteOutboxStore: OutboxStore {
             email.createdDate = date
             try email.insert(db)
             var result = StoredBatch()
-            try SQLiteMessageStore.indexAndThread(email, db: db, result: &result)
+            try SQLiteMessageStore.thread(email, db: db, result: &result)
             for thread in result.threadsTouched.subtracting(result.threadsRemoved) { try SQLiteMessageStore.refresh(thread: thread, db: db) }
+            var contacts = ContactTally()
+            contacts.add(email)
+            try contacts.write(db)
+            var search = SearchIndexBatch(replacing: false)
+            search.add(email)
+            try search.write(db)
             let recipients = String(decoding: try JSONEncoder().encode(message.envelope.recipients), as: UTF8.self)
             try db.execute(sql: """
                 INSERT INTO outgoingMessage (emailId, rawMessage, envelopeSender, envelopeRecipients) VALUES (?, ?, ?, ?)

@@ -108,6 +108,7 @@ public struct SQLiteSyncStore: SyncStore {
         guard !bodies.isEmpty else { return }
         try await database.writer.write { db in
             var threads: Set<Int64> = []
+            var search = SearchIndexBatch(replacing: true)
             for body in bodies {
                 try db.cachedStatement(sql: """
                     UPDATE email SET bodyPlain = ?, bodyHTML = ?, snippet = ?, bodyTruncated = ?, bodiesFetched = 1 WHERE id = ?
@@ -122,10 +123,11 @@ public struct SQLiteSyncStore: SyncStore {
                                   toAddresses: (try? decoder.decode([EmailAddress].self, from: Data((row["toAddresses"] as String).utf8))) ?? [],
                                   ccAddresses: (try? decoder.decode([EmailAddress].self, from: Data((row["ccAddresses"] as String).utf8))) ?? [],
                                   dateReceived: Date(timeIntervalSince1970: 0), snippet: row["snippet"], bodyPlain: row["bodyPlain"])
-                try SQLiteMessageStore.index(email, text: body.searchText, db: db)
+                search.add(email, text: body.searchText)
                 if let thread = row["threadId"] as Int64? { threads.insert(thread) }
             }
             for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
+            try search.write(db)
         }
     }
 
@@ -151,7 +153,9 @@ public struct SQLiteSyncStore: SyncStore {
                 SELECT e.* FROM email e LEFT JOIN searchIndexState s ON s.emailId = e.id
                 WHERE e.accountId = ? AND (s.emailId IS NULL OR s.indexedDate IS NULL) LIMIT 5000
                 """, arguments: [accountId])
-            for email in missing { try SQLiteMessageStore.index(email, db: db) }
+            var search = SearchIndexBatch(replacing: true)
+            for email in missing { search.add(email) }
+            try search.write(db)
             return missing.count
         }
     }

@@ -8,13 +8,18 @@ public struct IncomingMessage: Sendable, Hashable {
     public var modSeq: Int64?
     public var serverFlags: [String]
     public var attachments: [Attachment]
+    /// FR-SYNC-04 Indexing: the text search reads when the bodies came with the headers but there
+    /// is no plain body (the HTML's text).
+    public var searchText: String?
 
-    public init(email: Email, uid: Int64, modSeq: Int64? = nil, serverFlags: [String] = [], attachments: [Attachment] = []) {
+    public init(email: Email, uid: Int64, modSeq: Int64? = nil, serverFlags: [String] = [], attachments: [Attachment] = [],
+                searchText: String? = nil) {
         self.email = email
         self.uid = uid
         self.modSeq = modSeq
         self.serverFlags = serverFlags
         self.attachments = attachments
+        self.searchText = searchText
     }
 
     /// FR-SYNC-05: the flags Tern shows, from the server's.

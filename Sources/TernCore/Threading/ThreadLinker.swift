@@ -10,6 +10,9 @@ public protocol ThreadNodeStore {
     func existingNode(for messageID: String) throws -> Node?
     /// A node for an id nobody stored yet: a placeholder until its message arrives.
     mutating func createNode(for messageID: String?) throws -> Node
+    /// A node for a message being stored now (`createNode` then `markPresent`, in one step where
+    /// the store can).
+    mutating func createPresentNode(for messageID: String?) throws -> Node
     func isPresent(_ node: Node) throws -> Bool
     func hasParent(_ node: Node) throws -> Bool
     mutating func markPresent(_ node: Node) throws
@@ -19,6 +22,14 @@ public protocol ThreadNodeStore {
     @discardableResult mutating func union(_ a: Component, _ b: Component) throws -> Component
     /// Threads of the account whose messages share the normalized subject, with their date spans.
     func subjectCandidates(account: String, subject: String) throws -> [(component: Component, earliest: Date, latest: Date)]
+}
+
+extension ThreadNodeStore {
+    public mutating func createPresentNode(for messageID: String?) throws -> Node {
+        let node = try createNode(for: messageID)
+        try markPresent(node)
+        return node
+    }
 }
 
 /// FR-SYNC-06's rules, on any `ThreadNodeStore`; adding a message touches only the nodes of its own ids.
@@ -46,15 +57,15 @@ public enum ThreadLinker {
         var wasReferenced = false
         if let ownID, let existing = try store.existingNode(for: ownID) {
             if try store.isPresent(existing) {
-                own = try store.createNode(for: nil)  // a duplicate id: its own anonymous node
+                own = try store.createPresentNode(for: nil)  // a duplicate id: its own anonymous node
             } else {
                 own = existing  // a placeholder others referenced: this message fills it
                 wasReferenced = true
+                try store.markPresent(own)
             }
         } else {
-            own = try store.createNode(for: ownID)
+            own = try store.createPresentNode(for: ownID)
         }
-        try store.markPresent(own)
 
         func node(_ id: String) throws -> Store.Node { try store.existingNode(for: id) ?? store.createNode(for: id) }
         func link(child: Store.Node, parent: Store.Node) throws {

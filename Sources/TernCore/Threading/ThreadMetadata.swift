@@ -37,7 +37,7 @@ public struct ThreadMetadata: Sendable, Hashable {
             guard !address.isEmpty, seen.insert(address).inserted else { return nil }
             return EmailAddress(name: email.fromName, address: email.fromAddress)
         }
-        let text = latest.snippet?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let text = latest.snippet?.trimmingWhitespace() ?? ""
         snippet = text.isEmpty ? latest.subject : String(text.prefix(100))
         hasAttachments = messages.contains { $0.hasAttachments }
         isStarred = messages.contains { $0.isStarred }

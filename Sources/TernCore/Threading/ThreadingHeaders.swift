@@ -35,11 +35,24 @@ public struct ThreadingHeaders: Sendable, Hashable {
     /// Message-IDs from a header value: `<a@b> <c@d>` or bare `a@b c@d`; brackets removed.
     public static func ids(_ value: String?) -> [String] {
         guard let value else { return [] }
-        return value.split(whereSeparator: { $0.isWhitespace || $0 == "," }).compactMap { token in
-            var id = Substring(token)
-            if id.hasPrefix("<") { id = id.dropFirst() }
-            if id.hasSuffix(">") { id = id.dropLast() }
-            return id.isEmpty ? nil : String(id)
+        var ids: [String] = []
+        var token: [UInt8] = []
+        func finish() {
+            var start = token.startIndex
+            var end = token.endIndex
+            if start < end, token[start] == UInt8(ascii: "<") { start += 1 }
+            if start < end, token[end - 1] == UInt8(ascii: ">") { end -= 1 }
+            if start < end { ids.append(String(decoding: token[start..<end], as: UTF8.self)) }
+            token.removeAll(keepingCapacity: true)
         }
+        // Message-IDs are ASCII (RFC 5322 msg-id); separators are ASCII white space and commas.
+        for byte in value.utf8 {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C, UInt8(ascii: ","): finish()
+            default: token.append(byte)
+            }
+        }
+        finish()
+        return ids
     }
 }
