@@ -25,16 +25,31 @@ public enum HTMLTextExtractor {
         var pendingSpace = false
         var quoteDepth = 0
 
+        /// Runs of white space become one space; the runs between are copied whole (scalar by
+        /// scalar, not Character by Character: this is on every HTML-only message a sync indexes).
         mutating func append(_ text: Substring) {
-            for character in text {
-                if character.isWhitespace {
+            let scalars = text.unicodeScalars
+            var runStart: String.Index?
+            var index = scalars.startIndex
+            while index != scalars.endIndex {
+                let scalar = scalars[index]
+                let isSpace = scalar.isASCII ? scalar == " " || ("\t"..."\r").contains(scalar) : scalar.properties.isWhitespace
+                if isSpace {
+                    if let start = runStart { appendWord(text[start..<index]) }
+                    runStart = nil
                     pendingSpace = !current.isEmpty
-                } else {
-                    if pendingSpace { current.append(" ") }
-                    pendingSpace = false
-                    current.append(character)
+                } else if runStart == nil {
+                    runStart = index
                 }
+                index = scalars.index(after: index)
             }
+            if let start = runStart { appendWord(text[start..<scalars.endIndex]) }
+        }
+
+        private mutating func appendWord(_ word: Substring) {
+            if pendingSpace { current.append(" ") }
+            pendingSpace = false
+            current += word
         }
 
         mutating func breakLine(blank: Bool = false) {

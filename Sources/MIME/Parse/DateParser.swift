@@ -16,6 +16,11 @@ public enum DateParser {
     ]
 
     public static func parse(_ text: String) -> Date? {
+        parseCanonical(text) ?? parseAnyForm(text)
+    }
+
+    /// Every form this parser knows, the canonical one included.
+    static func parseAnyForm(_ text: String) -> Date? {
         // ISO 8601 first: `2026-01-05T10:00:00Z` or `2026-01-05 10:00:00 +0100`.
         if let iso = parseISO(text) { return iso }
         var tokens: [Substring] = []
@@ -89,6 +94,64 @@ public enum DateParser {
               hour < 24, minute < 60, second <= 60 else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86400 + hour * 3600 + minute * 60 + min(second, 59) - (offsetMinutes ?? 0) * 60
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// RFC 5322 section 3.3's own form, which nearly all mail carries (`Mon, 5 Jan 2026 10:00:00 +0000`,
+    /// day of week and seconds optional, a trailing comment allowed), read straight from its bytes;
+    /// anything else is nil and goes the long way.
+    static func parseCanonical(_ text: String) -> Date? {
+        guard text.utf8.count <= 200 else { return nil }
+        let bytes = Array(text.utf8)
+        var i = 0
+        func at(_ byte: UInt8) -> Bool { i < bytes.count && bytes[i] == byte }
+        func skipSpaces() -> Bool {
+            let start = i
+            while i < bytes.count, bytes[i] == 32 || bytes[i] == 9 { i += 1 }
+            return i > start
+        }
+        func number(exactly count: ClosedRange<Int>) -> Int? {
+            var value = 0
+            var digits = 0
+            while i < bytes.count, digits < count.upperBound, (48...57).contains(bytes[i]) {
+                value = value * 10 + Int(bytes[i] - 48)
+                i += 1
+                digits += 1
+            }
+            return count.contains(digits) ? value : nil
+        }
+        func letters(_ count: Int) -> String? {
+            guard i + count <= bytes.count, bytes[i..<i + count].allSatisfy({ (65...90).contains($0) || (97...122).contains($0) }) else { return nil }
+            defer { i += count }
+            return String(decoding: bytes[i..<i + count].map { $0 | 0x20 }, as: UTF8.self)
+        }
+        _ = skipSpaces()
+        if i < bytes.count, bytes[i] > 57 {
+            guard letters(3) != nil, at(44) else { return nil }
+            i += 1
+            _ = skipSpaces()
+        }
+        guard let day = number(exactly: 1...2), skipSpaces(), let monthName = letters(3), let month = months[monthName], skipSpaces(),
+              let year = number(exactly: 4...4), skipSpaces(), let hour = number(exactly: 2...2), at(58) else { return nil }
+        i += 1
+        guard let minute = number(exactly: 2...2) else { return nil }
+        var second = 0
+        if at(58) {
+            i += 1
+            guard let value = number(exactly: 2...2) else { return nil }
+            second = value
+        }
+        guard skipSpaces(), at(43) || at(45) else { return nil }
+        let sign = at(45) ? -1 : 1
+        i += 1
+        guard let zone = number(exactly: 4...4) else { return nil }
+        _ = skipSpaces()
+        guard i == bytes.count || at(40) else { return nil }
+        let (zoneHours, zoneMinutes) = (zone / 100, zone % 100)
+        guard (1...31).contains(day), (1900...2200).contains(year), hour < 24, minute < 60, second <= 60, zoneHours <= 14, zoneMinutes < 60
+        else { return nil }
+        let offset = sign * (zoneHours * 60 + zoneMinutes)
+        let seconds = daysFromCivil(year: year, month: month, day: day) * 86400 + hour * 3600 + minute * 60 + min(second, 59) - offset * 60
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 

@@ -225,6 +225,8 @@ struct SQLiteThreadNodes: ThreadNodeStore {
     /// Node rows read or written during one `ThreadLinker.add`; nil component: read it again.
     private final class NodeRows {
         var byId: [Int64: (isPresent: Bool, hasParent: Bool, component: Int64?)] = [:]
+        /// Message-ID to node, for the ids of a References chain looked up twice (child, then ancestor).
+        var byMessageId: [String: Int64] = [:]
     }
 
     init(db: Database, accountId: Account.ID) {
@@ -233,11 +235,13 @@ struct SQLiteThreadNodes: ThreadNodeStore {
     }
 
     func existingNode(for messageID: String) throws -> Int64? {
+        if let known = rows.byMessageId[messageID] { return known }
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT id, isPresent, hasParent, component FROM threadNode WHERE accountId = ? AND messageId = ?
             """), arguments: [accountId, messageID]) else { return nil }
         let id: Int64 = row[0]
         rows.byId[id] = (row[1], row[2], row[3])
+        rows.byMessageId[messageID] = id
         return id
     }
 
@@ -256,6 +260,7 @@ struct SQLiteThreadNodes: ThreadNodeStore {
             try db.cachedStatement(sql: "UPDATE threadNode SET component = id WHERE id = ?").execute(arguments: [id])
         }
         rows.byId[id] = (present, false, id)
+        if let messageID { rows.byMessageId[messageID] = id }
         return id
     }
 
