@@ -146,5 +146,20 @@ struct MessageStoreTests {
         #expect(try await queries.search("\"; DROP TABLE email; --", account: nil, limit: 10).isEmpty)
         #expect(try await queries.search("   ", account: nil, limit: 10).isEmpty)
     }
-}
 
+    /// Two copies of one message in a folder are one Email hydrated twice in one batch: one search row.
+    @Test func bodiesSavedTwiceForOneEmailKeepOneSearchRow() async throws {
+        var twin = message(2, id: "twin@x", subject: "Twins")
+        twin.email.dedupKey = "key-twin@x"
+        try await store.store([message(1, id: "twin@x", subject: "Twins"), twin], folderId: inbox.id!)
+        let emailId = try #require(try await database.writer.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM email") })
+        let sync = SQLiteSyncStore(database: database)
+        try await sync.saveBodies([
+            FetchedBodies(emailId: emailId, plain: "first copy", html: nil, snippet: "first copy", truncated: false),
+            FetchedBodies(emailId: emailId, plain: "second copy", html: nil, snippet: "second copy", truncated: false),
+        ])
+        #expect(try count("SELECT COUNT(*) FROM searchIndex") == 1)
+        let queries = SQLiteMailQueries(database: database)
+        #expect(try await queries.search("second", account: nil, limit: 10).count == 1)
+    }
+}

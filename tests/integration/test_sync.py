@@ -70,6 +70,32 @@ def test_sync_stores_what_the_server_has_and_resumes_without_duplicates(servers,
     assert status(tmp_path)["emailFolder"] == counts["emailFolder"]
 
 
+def test_unchanged_folders_are_not_selected_again_and_changed_ones_are(servers, mailbox, tmp_path):
+    """FR-SYNC-02 incremental: one pipelined STATUS tells which folders changed since the last sync."""
+    from email.message import EmailMessage
+    add_account(tmp_path, servers)
+    sync(tmp_path)
+
+    def selected():
+        result = tern(tmp_path, "sync", USER, "--json")
+        assert result.returncode == 0, result.stderr
+        events = [json.loads(line) for line in result.stderr.splitlines() if line.startswith("{")]
+        return {e["folder"] for e in events if e["event"] == "selectingFolder"}, json.loads(result.stdout)[0]
+
+    sync(tmp_path)  # the first incremental sync records the counts STATUS is compared with
+    quiet, _ = selected()
+    assert "INBOX" not in quiet and "[Gmail]/Sent Mail" not in quiet
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "zoe@example.org", user_address(servers, USER), f"Status {time.time()}"
+    message["Date"] = datetime.now(timezone.utc).strftime("%a, %d %b %Y %H:%M:%S +0000")
+    message.set_content("Appended by another client.")
+    mailbox.append('"[Gmail]/Sent Mail"', None, None, message.as_bytes())
+    changed, report = selected()
+    assert "[Gmail]/Sent Mail" in changed and "INBOX" not in changed
+    sent = next(folder for folder in report["folders"] if folder["path"] == "[Gmail]/Sent Mail")
+    assert sent["inserted"] + sent["linked"] == 1
+
+
 def test_expunges_and_flag_changes_by_another_client_are_pulled(servers, mailbox, tmp_path):
     add_account(tmp_path, servers)
     sync(tmp_path)

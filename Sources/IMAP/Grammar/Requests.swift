@@ -92,6 +92,8 @@ public indirect enum SearchCriteria: Sendable, Hashable {
     case since(Date)
     case before(Date)
     case uids(UIDSet)
+    /// Messages by sequence number: `low:high`.
+    case sequences(ClosedRange<UInt32>)
     case unseen
     case flagged
     case deleted
@@ -106,6 +108,7 @@ public indirect enum SearchCriteria: Sendable, Hashable {
         case .since(let date): return "SINCE \(Self.searchDate(date))"
         case .before(let date): return "BEFORE \(Self.searchDate(date))"
         case .uids(let set): return "UID \(set)"
+        case .sequences(let range): return "\(range.lowerBound):\(range.upperBound)"
         case .unseen: return "UNSEEN"
         case .flagged: return "FLAGGED"
         case .deleted: return "DELETED"

@@ -16,6 +16,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v3-local-feature-entities", migrate: createLocalFeatureEntities)
         migrator.registerMigration("v4-thread-nodes", migrate: createThreadNodes)
         migrator.registerMigration("v5-outbox-and-pending-operations", migrate: createOutboxAndPendingOperations)
+        migrator.registerMigration("v6-folder-message-count", migrate: addFolderMessageCount)
         return migrator
     }
 
@@ -294,5 +295,12 @@ public enum SchemaMigrations {
             CREATE INDEX pendingOperation_by_copy ON pendingOperation(folderId, imapUID);
             CREATE INDEX pendingOperation_by_email ON pendingOperation(emailId);
             """)
+    }
+
+    /// FR-SYNC-02 incremental: the server's message count at the last sync, so one pipelined STATUS
+    /// tells an unchanged folder (same UIDVALIDITY, UIDNEXT, count and HIGHESTMODSEQ) without
+    /// selecting and searching it.
+    static func addFolderMessageCount(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE folder ADD COLUMN serverMessageCount INTEGER")
     }
 }

@@ -20,6 +20,9 @@ struct SearchIndexBatch {
     }
 
     private var rows: [Row] = []
+    /// Where each email's row is: an email added twice (two copies of a message in one folder
+    /// hydrated together) keeps one row, the last.
+    private var positions: [Int64: Int] = [:]
     /// Rows that may already be indexed (bodies fetched later, repairs): their old entry goes first.
     private let replacing: Bool
 
@@ -32,8 +35,14 @@ struct SearchIndexBatch {
     mutating func add(_ email: Email, text: String? = nil) {
         guard let id = email.id else { return }
         let recipients = (email.toAddresses + email.ccAddresses).map { [$0.name, $0.address].compactMap { $0 }.joined(separator: " ") }
-        rows.append(Row(id: id, subject: email.subject, sender: [email.fromName, email.fromAddress].compactMap { $0 }.joined(separator: " "),
-                        recipients: recipients.joined(separator: ", "), content: email.bodyPlain ?? text ?? email.snippet ?? ""))
+        let row = Row(id: id, subject: email.subject, sender: [email.fromName, email.fromAddress].compactMap { $0 }.joined(separator: " "),
+                      recipients: recipients.joined(separator: ", "), content: email.bodyPlain ?? text ?? email.snippet ?? "")
+        if let position = positions[id] {
+            rows[position] = row
+        } else {
+            positions[id] = rows.count
+            rows.append(row)
+        }
     }
 
     static let rowsPerStatement = 200

@@ -147,8 +147,29 @@ public struct AccountSynchronizer: Sendable {
             }
         }
         states.move(to: .catchingUp)
+        // FR-SYNC-02 incremental: one pipelined STATUS of the folders whose catch-up is complete; one
+        // whose UIDVALIDITY, UIDNEXT, message count and HIGHESTMODSEQ are as the last sync left them
+        // has nothing new, gone or changed, and is not selected or searched at all. Not after an IDLE
+        // event (it says the Inbox changed), and never for the mailbox this connection has selected:
+        // STATUS may answer for it as of the selection (RFC 9051 section 6.3.11).
+        let selectedName = await session.selected?.name
+        let settled = ordered.filter {
+            $0.catchUpStatus == .completed && $0.highestModSeq != nil && $0.serverMessageCount != nil
+                && (rawNames[$0.path] ?? $0.path) != selectedName
+        }
+        var statuses: [String: [String: UInt64]] = [:]
+        if only == nil, !settled.isEmpty, session.hasCapability("CONDSTORE") {
+            statuses = (try? await session.status(of: settled.map { rawNames[$0.path] ?? $0.path },
+                                                  items: ["MESSAGES", "UIDNEXT", "UIDVALIDITY", "HIGHESTMODSEQ"])) ?? [:]
+        }
         // Stage D and incremental sync: new mail, history back to the window, deletions, flags, bodies.
         for (index, stale) in ordered.enumerated() where reports[index].error == nil {
+            if let status = statuses[rawNames[stale.path] ?? stale.path], stale.isUnchanged(status),
+               try await !synchronizer().bodiesPending(stale) {
+                reports[index].serverMessages = Int(stale.serverMessageCount ?? 0)
+                progress(.folderDone(path: stale.path))
+                continue
+            }
             do {
                 try await locks.withLock(Self.lockName(stale)) {
                     // Read under the lock: another writer may have moved the cursors meanwhile.
@@ -246,16 +267,30 @@ struct FolderSynchronizer {
     /// Stage B/C of a folder synced for the first time: its newest `budget` headers in the window,
     /// the first page stored (and announced, for the Inbox) before the rest.
     func bootstrap(_ stored: Folder, mailbox: String, budget: Int, report: inout FolderSyncReport, firstPageStored: () -> Void) async throws {
-        let (folder, _) = try await select(stored, mailbox: mailbox, report: &report)
-        let newest = Array(try await session.uidSearch(.since(since)).map(Int64.init).sorted().suffix(max(budget, 0)))
-        let page = Array(newest.suffix(AccountSynchronizer.firstPageSize))
+        let (folder, selected) = try await select(stored, mailbox: mailbox, report: &report)
+        let pageSize = min(AccountSynchronizer.firstPageSize, max(budget, 0))
+        // The first page from the newest arrivals by sequence number: a search of 30 messages, where
+        // the window's search reads the dates of the whole mailbox (a third of the first page's time
+        // on an Inbox of 8,000). When some of them are older than the window, the whole search decides.
+        var page: [Int64] = []
+        if selected.exists > 0, pageSize > 0 {
+            let low = selected.exists > UInt32(pageSize) ? selected.exists - UInt32(pageSize) + 1 : 1
+            page = try await session.uidSearch(.and([.sequences(low...selected.exists), .since(since)])).map(Int64.init).sorted()
+        }
+        var newest: [Int64]?
+        if page.count < min(pageSize, Int(selected.exists)) {
+            newest = Array(try await session.uidSearch(.since(since)).map(Int64.init).sorted().suffix(max(budget, 0)))
+            page = Array(newest!.suffix(pageSize))
+        }
         if !page.isEmpty { try await fetchAndStore(page, folder: folder, report: &report, cursor: .forward) }
         if folder.folderType == .inbox {
             progress(.firstPageReady(messages: page.count))
             firstPageStored()
         }
+        var window = newest ?? []
+        if newest == nil { window = Array(try await session.uidSearch(.since(since)).map(Int64.init).sorted().suffix(max(budget, 0))) }
         // Newest batch first, so the backfill cursor only moves down and a crash leaves no gap.
-        let rest = Array(newest.dropLast(page.count))
+        let rest = Array(window.filter { $0 < (page.first ?? .max) }.suffix(max(0, budget - page.count)))
         if !rest.isEmpty { try await fetchAndStore(rest, folder: folder, report: &report, cursor: .backfill) }
     }
 
@@ -331,6 +366,7 @@ struct FolderSynchronizer {
         var state = try await store.folders(accountId: accountId).first { $0.id == folder.id } ?? folder
         state.uidNext = selected.uidNext.map(Int64.init)
         state.highestModSeq = selected.highestModSeq.map { Int64(clamping: $0) }
+        state.serverMessageCount = Int64(serverUIDs.count)
         state.initialFastCompleted = true
         state.catchUpStatus = .completed
         state.reachedServerHistoryBoundary = older.count == serverUIDs.filter { $0 < lowest }.count
@@ -361,11 +397,15 @@ struct FolderSynchronizer {
 
     /// FR-SYNC-01 step 7 under the account's policy: whether a message received at `date` gets its
     /// bodies without waiting for the thread to be opened.
-    func hydrates(receivedAt date: Date) -> Bool {
+    func hydrates(receivedAt date: Date) -> Bool { hydrationCutoff.map { date >= $0 } ?? false }
+
+    /// FR-SYNC-01 step 7: the oldest date the account's policy fetches bodies for (`distantPast` for
+    /// all), nil when it fetches none ahead of opening.
+    var hydrationCutoff: Date? {
         switch hydration {
-        case .none: false
-        case .all: true
-        case .recent(let days): date >= now.addingTimeInterval(-Double(days) * 86_400)
+        case .none: nil
+        case .all: .distantPast
+        case .recent(let days): now.addingTimeInterval(-Double(days) * 86_400)
         }
     }
 
@@ -473,15 +513,16 @@ struct FolderSynchronizer {
         report.newMessages += batch.newMessages.prefix(max(0, 50 - report.newMessages.count))
     }
 
+    /// Whether the policy still wants bodies of this folder's stored messages.
+    func bodiesPending(_ folder: Folder) async throws -> Bool {
+        guard let cutoff = hydrationCutoff else { return false }
+        return try await !store.emailsNeedingBodies(folderId: folder.id!, since: cutoff, limit: 1).isEmpty
+    }
+
     /// FR-SYNC-01 step 7 under the account's policy, for what the header batches left without bodies:
     /// only the text parts BODYSTRUCTURE names, messages with the same part layout together.
     func hydrateBodies(_ folder: Folder) async throws -> Int {
-        let cutoff: Date?
-        switch hydration {
-        case .none: return 0
-        case .all: cutoff = nil
-        case .recent(let days): cutoff = now.addingTimeInterval(-Double(days) * 86_400)
-        }
+        guard let cutoff = hydrationCutoff else { return 0 }
         var fetched = 0
         while true {
             let requests = try await store.emailsNeedingBodies(folderId: folder.id!, since: cutoff, limit: AccountSynchronizer.batchSize)
@@ -539,6 +580,16 @@ struct FolderSynchronizer {
             snippet = ParsedMessage.previewSnippet(from: extracted)
         }
         return FetchedBodies(emailId: emailId, plain: text.plain, html: text.html, snippet: snippet, truncated: text.truncated, searchText: searchText)
+    }
+}
+
+extension Folder {
+    /// A STATUS answer that matches the state the last completed sync stored.
+    func isUnchanged(_ status: [String: UInt64]) -> Bool {
+        guard let validity = status["UIDVALIDITY"], let next = status["UIDNEXT"], let messages = status["MESSAGES"],
+              let modSeq = status["HIGHESTMODSEQ"] else { return false }
+        return uidValidity == Int64(validity) && uidNext == Int64(next) && serverMessageCount == Int64(messages)
+            && highestModSeq == Int64(clamping: modSeq)
     }
 }
 

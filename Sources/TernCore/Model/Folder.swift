@@ -39,6 +39,9 @@ public struct Folder: Sendable, Hashable, Codable, Identifiable {
     public var uidNext: Int64?
     /// RFC 7162 CONDSTORE: the highest mod-sequence seen, for `CHANGEDSINCE` flag pulls.
     public var highestModSeq: Int64?
+    /// The server's message count at the last completed sync: with UIDNEXT and HIGHESTMODSEQ, what
+    /// STATUS compares to skip an unchanged folder.
+    public var serverMessageCount: Int64?
     /// FR-SYNC-02: highest UID persisted by forward incremental sync.
     public var forwardCursorUID: Int64?
     /// FR-SYNC-02: oldest UID boundary persisted by backward catch-up.
@@ -57,7 +60,7 @@ public struct Folder: Sendable, Hashable, Codable, Identifiable {
         folderType: FolderType, uidValidity: Int64? = nil, uidNext: Int64? = nil, highestModSeq: Int64? = nil,
         forwardCursorUID: Int64? = nil, backfillCursorUID: Int64? = nil, initialFastCompleted: Bool = false,
         catchUpStatus: CatchUpStatus = .idle, reachedServerHistoryBoundary: Bool = false,
-        lastSyncDate: Date? = nil, lastSyncError: String? = nil
+        lastSyncDate: Date? = nil, lastSyncError: String? = nil, serverMessageCount: Int64? = nil
     ) {
         self.id = id
         self.accountId = accountId
@@ -75,6 +78,7 @@ public struct Folder: Sendable, Hashable, Codable, Identifiable {
         self.reachedServerHistoryBoundary = reachedServerHistoryBoundary
         self.lastSyncDate = lastSyncDate
         self.lastSyncError = lastSyncError
+        self.serverMessageCount = serverMessageCount
     }
 
     public var isSyncable: Bool { folderType.isSyncable }
