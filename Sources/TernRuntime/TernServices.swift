@@ -91,10 +91,14 @@ public struct TernServices: Sendable {
     }
 
     /// For `tern status`: where the store is and which schema it has.
-    public func storeStatus() throws -> StoreStatus {
-        StoreStatus(
+    /// What the store holds; with `checkIntegrity`, the whole file is read through first.
+    public func storeStatus(checkIntegrity: Bool = false) throws -> StoreStatus {
+        if checkIntegrity {
+            try database.checkIntegrity()
+        }
+        return StoreStatus(
             home: home.url.path, database: database.url.path, schema: try database.appliedMigrations().last ?? "empty",
-            counts: try database.rowCounts())
+            counts: try database.rowCounts(), lastIntegrityCheck: try database.lastIntegrityCheck())
     }
 }
 
@@ -103,4 +107,5 @@ public struct StoreStatus: Sendable, Codable {
     public var database: String
     public var schema: String
     public var counts: [String: Int]
+    public var lastIntegrityCheck: Date?
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import Testing
 import TernCore
@@ -12,6 +13,12 @@ import TernCore
             files[name] = try Data(contentsOf: directory.appendingPathComponent(name))
         }
         return files
+    }
+
+    /// The database and any WAL content: GRDB leaves an empty WAL and the shared-memory index
+    /// behind, which the next connection to close removes.
+    func storedBytes(_ directory: URL) throws -> [String: Data] {
+        try snapshot(directory).filter { name, data in !name.hasSuffix("-shm") && !data.isEmpty }
     }
 
     @Test func corruptFileIsRefusedAndLeftAlone() throws {
@@ -83,5 +90,70 @@ import TernCore
         let fileMode = try FileManager.default.attributesOfItem(atPath: home.databaseURL.path)[.posixPermissions] as? Int
         #expect(homeMode == 0o700)
         #expect(fileMode == 0o600)
+    }
+
+    /// A page damaged in the middle of the file passes the cheap checks; the full check, due once
+    /// `integrityCheckInterval` has passed, refuses it and leaves the file as it was.
+    @Test func damagedPageIsFoundByTheDueIntegrityCheck() throws {
+        let home = Fixtures.temporaryHome()
+        let created = Date(timeIntervalSince1970: 1_800_000_000)
+        let rootPage: Int
+        let pageSize: Int
+        do {
+            let database = try TernDatabase(home: home, now: created)
+            try database.writer.write { db in try Fixtures.account().insert(db) }
+            #expect(try database.lastIntegrityCheck() == created)
+            (rootPage, pageSize) = try database.writer.read { db in
+                (try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'trustedSender'")!,
+                 try Int.fetchOne(db, sql: "PRAGMA page_size")!)
+            }
+            try database.writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            try database.writer.close()
+        }
+        let handle = try FileHandle(forWritingTo: home.databaseURL)
+        try handle.seek(toOffset: UInt64((rootPage - 1) * pageSize))
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: pageSize))
+        try handle.close()
+
+        let nextDay = created.addingTimeInterval(24 * 3600)
+        do {
+            let database = try TernDatabase(home: home, now: nextDay)
+            #expect(try database.lastIntegrityCheck() == created)
+            try database.writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            try database.writer.close()
+        }
+        let before = try storedBytes(home.url)
+        let nextWeek = created.addingTimeInterval(TernDatabase.integrityCheckInterval + 1)
+        do {
+            _ = try TernDatabase(home: home, now: nextWeek)
+            Issue.record("opened a damaged database")
+        } catch let error as TernError {
+            #expect(error.message.contains("damaged") || error.message.contains("not a valid Tern database"))
+            #expect(!error.message.contains("\n"))
+        }
+        #expect(try storedBytes(home.url) == before)
+    }
+
+    @Test func checkOnDemandRecordsItsTime() throws {
+        let database = try TernDatabase(home: Fixtures.temporaryHome(), now: Date(timeIntervalSince1970: 1_800_000_000))
+        let later = Date(timeIntervalSince1970: 1_800_000_500)
+        try database.checkIntegrity(now: later)
+        #expect(try database.lastIntegrityCheck() == later)
+    }
+
+    /// Opening takes turns: several openers of one fresh home all succeed (CI once saw two
+    /// `tern sync` processes starting together fail with "database is locked").
+    @Test func openersOfOneFreshHomeTakeTurns() throws {
+        let home = Fixtures.temporaryHome()
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            do {
+                let database = try TernDatabase(home: home)
+                _ = try database.appliedMigrations()
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
     }
 }

@@ -11,21 +11,36 @@ public final class TernDatabase: Sendable {
     public let writer: DatabasePool
     public let url: URL
 
-    public init(home: TernHome) throws {
+    /// How long a full `quick_check` stays good. Reading the whole file costs time in proportion
+    /// to the mailbox (180 ms for 50,000 messages), so it is not paid on every `tern` command; a
+    /// killed process cannot damage a WAL database, and the cheap checks below catch a file that
+    /// is not SQLite, was written by a newer Tern or was cut short.
+    public static let integrityCheckInterval: TimeInterval = 7 * 24 * 3600
+
+    public init(home: TernHome, now: Date = Date()) throws {
         let url = home.databaseURL
         try Self.prepareHome(home)
-        if FileManager.default.fileExists(atPath: url.path) {
-            try Self.preflight(url)
-        }
-        do {
-            var configuration = Configuration()
-            configuration.foreignKeysEnabled = true
-            configuration.busyMode = .timeout(10)
-            configuration.label = "tern"
-            writer = try DatabasePool(path: url.path, configuration: configuration)
-            try SchemaMigrations.migrator.migrate(writer)
-        } catch let error as DatabaseError {
-            throw Self.unusable(url, error)
+        // Two Tern processes starting on one home (two `tern sync`, a sync and `tern serve`) take
+        // turns through the checks, the switch to WAL and the migrations.
+        writer = try HomeOpeningLock.whileHeld(home) {
+            var integrityChecked = true
+            if FileManager.default.fileExists(atPath: url.path) {
+                integrityChecked = try Self.preflight(url, now: now)
+            }
+            do {
+                var configuration = Configuration()
+                configuration.foreignKeysEnabled = true
+                configuration.busyMode = .timeout(10)
+                configuration.label = "tern"
+                let pool = try DatabasePool(path: url.path, configuration: configuration)
+                try SchemaMigrations.migrator.migrate(pool)
+                if integrityChecked {
+                    try Self.recordIntegrityCheck(pool, at: now)
+                }
+                return pool
+            } catch let error as DatabaseError {
+                throw Self.unusable(url, error)
+            }
         }
         self.url = url
         Self.restrictPermissions(of: url)
@@ -57,17 +72,22 @@ public final class TernDatabase: Sendable {
         }
     }
 
-    /// Read-only checks on an existing file before anything may write to it.
-    static func preflight(_ url: URL) throws {
+    /// Read-only checks on an existing file before anything may write to it. Returns whether the
+    /// full integrity check ran (it runs when the last one is older than `integrityCheckInterval`).
+    static func preflight(_ url: URL, now: Date) throws -> Bool {
         guard access(url.path, R_OK | W_OK) == 0 else {
             throw TernError.storageUnavailable("database '\(url.path)' is not readable and writable: \(String(cString: strerror(errno)))")
         }
         do {
             // Not `readonly`: a read-only connection to a WAL database leaves -shm/-wal files behind,
             // while a read-write connection that only reads removes them again when it closes.
-            let queue = try DatabaseQueue(path: url.path)
-            try queue.read { db in
-                // Forces SQLite to read the header and schema: fails on a file that is not a database.
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db -> Bool in
+                // Reads the header and schema: fails on a file that is not a database, and on one
+                // shorter than its header says (SQLite compares the two before the first read).
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
                 if try SchemaMigrations.migrator.hasBeenSuperseded(db) {
                     let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
@@ -75,14 +95,37 @@ public final class TernDatabase: Sendable {
                     throw TernError.databaseUnusable(
                         "'\(url.path)' was written by a newer version of Tern (schema \(unknown.joined(separator: ", "))); upgrade Tern to open it")
                 }
-                let quickCheck = try String.fetchOne(db, sql: "PRAGMA quick_check(1)")
-                if quickCheck != "ok" {
-                    throw TernError.databaseUnusable("'\(url.path)' is damaged (\(quickCheck ?? "unknown")); move it aside to start a fresh store")
+                if let last = try lastIntegrityCheck(db), now.timeIntervalSince(last) < integrityCheckInterval {
+                    return false
                 }
+                try requireIntegrity(db, url)
+                return true
             }
-            try queue.close()
         } catch let error as DatabaseError {
             throw unusable(url, error)
+        }
+    }
+
+    static func lastIntegrityCheck(_ db: Database) throws -> Date? {
+        guard try db.tableExists("storeHealth") else { return nil }
+        return try Double.fetchOne(db, sql: "SELECT lastIntegrityCheckAt FROM storeHealth WHERE id = 1")
+            .map(Date.init(timeIntervalSince1970:))
+    }
+
+    static func requireIntegrity(_ db: Database, _ url: URL) throws {
+        let quickCheck = try String.fetchOne(db, sql: "PRAGMA quick_check(1)") ?? "no answer"
+        if quickCheck != "ok" {
+            let finding = quickCheck.replacingOccurrences(of: "*** in database main ***", with: "")
+                .split(whereSeparator: \.isNewline).joined(separator: "; ")
+            throw TernError.databaseUnusable("'\(url.path)' is damaged (\(finding)); move it aside to start a fresh store")
+        }
+    }
+
+    static func recordIntegrityCheck(_ writer: some DatabaseWriter, at now: Date) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO storeHealth (id, lastIntegrityCheckAt) VALUES (1, ?)",
+                arguments: [now.timeIntervalSince1970])
         }
     }
 
@@ -125,6 +168,21 @@ public final class TernDatabase: Sendable {
 }
 
 extension TernDatabase {
+    /// Reads the whole file now (`tern status --check`), whatever the last check said.
+    public func checkIntegrity(now: Date = Date()) throws {
+        do {
+            try writer.read { db in try Self.requireIntegrity(db, url) }
+            try Self.recordIntegrityCheck(writer, at: now)
+        } catch let error as DatabaseError {
+            throw Self.unusable(url, error)
+        }
+    }
+
+    /// When the last full integrity check passed.
+    public func lastIntegrityCheck() throws -> Date? {
+        try writer.read { db in try Self.lastIntegrityCheck(db) }
+    }
+
     /// Row counts of the main tables, for `tern status`.
     public func rowCounts() throws -> [String: Int] {
         try writer.read { db in
@@ -134,5 +192,25 @@ extension TernDatabase {
             }
             return counts
         }
+    }
+}
+
+/// An exclusive `flock` on the home directory for the time a process opens the store. It is
+/// separate from SQLite's own POSIX locks on the database file (Linux keeps the two apart, and
+/// opening the database file here would drop SQLite's locks when closed), and the kernel releases
+/// it if the process dies while holding it.
+enum HomeOpeningLock {
+    static func whileHeld<Result>(_ home: TernHome, _ body: () throws -> Result) throws -> Result {
+        let descriptor = open(home.url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw TernError.storageUnavailable("cannot open TERN_HOME '\(home.url.path)': \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw TernError.storageUnavailable("cannot lock TERN_HOME '\(home.url.path)': \(String(cString: strerror(errno)))")
+            }
+        }
+        return try body()
     }
 }

@@ -17,6 +17,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v4-thread-nodes", migrate: createThreadNodes)
         migrator.registerMigration("v5-outbox-and-pending-operations", migrate: createOutboxAndPendingOperations)
         migrator.registerMigration("v6-folder-message-count", migrate: addFolderMessageCount)
+        migrator.registerMigration("v7-store-health", migrate: createStoreHealth)
         return migrator
     }
 
@@ -302,5 +303,16 @@ public enum SchemaMigrations {
     /// selecting and searching it.
     static func addFolderMessageCount(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE folder ADD COLUMN serverMessageCount INTEGER")
+    }
+
+    /// When the whole file was last read through by `PRAGMA quick_check`: opening runs it again
+    /// only when that is older than `TernDatabase.integrityCheckInterval` (docs/decisions.md).
+    static func createStoreHealth(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE storeHealth (
+                id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
+                lastIntegrityCheckAt REAL NOT NULL
+            )
+            """)
     }
 }
