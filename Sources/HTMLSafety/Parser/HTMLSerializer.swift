@@ -83,6 +83,9 @@ public enum HTMLSerializer {
                 case 60: replacement = "&lt;"
                 case 62: replacement = "&gt;"
                 case 34 where inAttribute: replacement = "&quot;"
+                // A carriage return read back is a line feed (input stream preprocessing): only a
+                // character reference keeps one that came from `&#13;`.
+                case 13: replacement = "&#13;"
                 case 0xC2 where index + 1 < buffer.count && buffer[index + 1] == 0xA0:
                     replacement = "&nbsp;"
                     width = 2

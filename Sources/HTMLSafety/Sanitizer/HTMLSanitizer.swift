@@ -30,18 +30,28 @@ public struct SanitizedHTML: Sendable, Hashable, Codable {
 /// and cleaned a second time, so what the web view parses is exactly what was checked.
 public enum HTMLSanitizer {
     public static func sanitize(_ html: [UInt8], options: SanitizeOptions = SanitizeOptions()) -> SanitizedHTML {
+        sanitize(html, options: options, alwaysSecondPass: false)
+    }
+
+    /// `alwaysSecondPass` is for the tests that hold the single pass to what two give.
+    static func sanitize(_ html: [UInt8], options: SanitizeOptions, alwaysSecondPass: Bool) -> SanitizedHTML {
         var first = SanitizerPass(options: options)
-        let firstMarkup = first.run(HTMLParser.parseDocument(html))
-        // Second pass on the parse of the first pass's output: a tree no markup can produce (foster
-        // parenting, misnested formatting) settles into the one its markup does.
-        var second = SanitizerPass(options: options)
-        let markup = second.run(HTMLParser.parseDocument(firstMarkup))
+        var markup = first.run(HTMLParser.parseDocument(html))
+        var settled = first
+        // A tree no markup can produce (foster parenting, misnested formatting, an unwrapped
+        // element, a quote wrapped inside a paragraph) settles into the one its markup does in a
+        // second pass on the parse of the first pass's output; the first pass tells when it wrote one.
+        if first.reparseChanges || alwaysSecondPass {
+            var second = SanitizerPass(options: options)
+            markup = second.run(HTMLParser.parseDocument(markup))
+            settled = second
+        }
         let text = String(decoding: markup, as: UTF8.self)
         let inputHasText = html.contains { $0 > 32 && $0 != 60 && $0 != 62 }
         return SanitizedHTML(
             html: text, trackersBlocked: first.trackersBlocked, trackerHosts: first.trackerHosts.sorted(),
-            remoteImagesBlocked: first.remoteImagesBlocked, hasQuotedText: second.quotesFound > 0,
-            fallbackToPlainText: second.visibleContent == 0 && inputHasText, suspiciousLinks: first.suspiciousLinks)
+            remoteImagesBlocked: first.remoteImagesBlocked, hasQuotedText: settled.quotesFound > 0,
+            fallbackToPlainText: settled.visibleContent == 0 && inputHasText, suspiciousLinks: first.suspiciousLinks)
     }
 
     public static func sanitize(_ html: String, options: SanitizeOptions = SanitizeOptions()) -> SanitizedHTML {
@@ -63,6 +73,11 @@ struct SanitizerPass {
     /// Text characters and images kept: zero means there is nothing to show.
     var visibleContent = 0
     private var output: [UInt8] = []
+    /// Where the body's markup starts (after the style sheets).
+    private var bodyStart = 0
+    private var reparse = ReparseCheck()
+    /// Whether the markup written reads back as a different tree (`ReparseCheck`).
+    var reparseChanges: Bool { reparse.restructures }
 
     init(options: SanitizeOptions) {
         self.options = options
@@ -92,12 +107,15 @@ struct SanitizerPass {
     ])
 
     static let voidElements: HTMLTagSet = ["br", "col", "hr", "img", "wbr"]
+    static let htmlElement: HTMLTagSet = ["html"]
+    static let bodyElement: HTMLTagSet = ["body"]
+    static let styleElement: HTMLTagSet = ["style"]
 
     // MARK: - Document
 
     mutating func run(_ document: HTMLNode) -> [UInt8] {
         output = []
-        guard let html = document.children.first(where: { $0.isHTML("html") }) else { return [] }
+        guard let html = document.children.first(where: { $0.isHTML(known: Self.htmlElement, in: .html) }) else { return [] }
         output.reserveCapacity(32_768)
         // Style sheets from the head first (mail clients put the layout there), then the body.
         for style in Self.styleElements(in: html) {
@@ -109,7 +127,8 @@ struct SanitizerPass {
                 output += Array("</style>".utf8)
             }
         }
-        if let body = html.children.first(where: { $0.isHTML("body") }) {
+        bodyStart = output.count
+        if let body = html.children.first(where: { $0.isHTML(known: Self.bodyElement, in: .html) }) {
             cleanChildren(of: body, hidden: TrackerDetector.hides(body), insideQuote: false)
         }
         remoteImagesBlocked += css.remoteReferencesBlocked
@@ -121,7 +140,7 @@ struct SanitizerPass {
         var found: [HTMLNode] = []
         func walk(_ parent: HTMLNode) {
             for child in parent.children where child.isElement {
-                if child.isHTML("style") { found.append(child) } else { walk(child) }
+                if child.isHTML(known: styleElement, in: .html) { found.append(child) } else { walk(child) }
             }
         }
         walk(node)
@@ -168,20 +187,35 @@ struct SanitizerPass {
     /// when the quote has nothing left after cleaning.
     mutating func wrapQuote(_ content: (inout SanitizerPass) -> Void) {
         let mark = output.count
+        let checked = reparse
         output += Self.quoteOpening
+        reparse.start(.details)
+        reparse.start(.summary)
+        reparse.end()
         content(&self)
         if output.count == mark + Self.quoteOpening.count {
             output.removeSubrange(mark...)
+            reparse = checked
             return
         }
         quotesFound += 1
         output += Self.quoteClosing
+        reparse.end()
     }
 
     mutating func clean(_ node: HTMLNode, hidden: Bool, insideQuote: Bool) {
         switch node.kind {
         case .text:
             if node.data.contains(where: { $0 > 32 }) { visibleContent += 1 }
+            if output.count == bodyStart {
+                // Whitespace before the body's first content goes to the head when read back.
+                guard let first = node.data.firstIndex(where: { !ASCIIBytes.isSpace($0) }) else { return }
+                let text = Array(node.data[first...])
+                reparse.text(text)
+                HTMLSerializer.escape(text, inAttribute: false, into: &output)
+                return
+            }
+            reparse.text(node.data)
             HTMLSerializer.escape(node.data, inAttribute: false, into: &output)
             return
         case .comment, .doctype, .document, .fragment:
@@ -196,8 +230,10 @@ struct SanitizerPass {
         if tagName == .details, QuoteDetector.hasClass(node, "tern-quote") {
             quotesFound += 1
             output += Array(#"<details class="tern-quote">"#.utf8)
+            reparse.start(.details)
             cleanChildren(of: node, hidden: hiddenHere, insideQuote: true)
             output += Self.quoteClosing
+            reparse.end()
             return
         }
         switch tagName {
@@ -212,11 +248,13 @@ struct SanitizerPass {
         case .xmp, .plaintext, .listing:
             var text: [UInt8] = []
             node.appendText(to: &text)
-            visibleContent += 1
+            if text.contains(where: { $0 > 32 }) { visibleContent += 1 }
             output += Array("<pre>".utf8)
+            reparse.start(.pre)
             if text.first == 10 { output.append(10) }  // the parser drops one newline after <pre>
             HTMLSerializer.escape(text, inAttribute: false, into: &output)
             output += Array("</pre>".utf8)
+            reparse.end()
             return
         default: break
         }
@@ -235,7 +273,9 @@ struct SanitizerPass {
             writeCleanAttributes(of: node)
         }
         output.append(62)
-        if node.isHTML(Self.voidElements) { return }
+        let isVoid = node.isHTML(Self.voidElements)
+        reparse.start(tagName, isVoid: isVoid)
+        if isVoid { return }
         let contentStart = output.count
         cleanChildren(of: node, hidden: hiddenHere, insideQuote: insideQuote)
         if tagName == .pre, output.count > contentStart, output[contentStart] == 10 {
@@ -244,6 +284,7 @@ struct SanitizerPass {
         output += [60, 47]
         output += nameBytes
         output.append(62)
+        reparse.end()
     }
 
     // MARK: - Attributes
@@ -339,6 +380,7 @@ struct SanitizerPass {
 
     mutating func writeImage(_ image: HTMLNode, source: [UInt8], srcset: String?) {
         output += Array("<img".utf8)
+        reparse.start(.img, isVoid: true)
         writeCleanAttributes(of: image)
         writeAttribute(Array("src".utf8), URLPolicy.normalize(bytes: source))
         if let srcset { writeAttribute(Array("srcset".utf8), Array(srcset.utf8)) }
@@ -352,6 +394,7 @@ struct SanitizerPass {
     /// An inert stand-in: text, no URL, nothing to load.
     mutating func writePlaceholder(text: String, label: String, kind: String) {
         output += Array("<span".utf8)
+        reparse.start(.span)
         writeAttribute(Array("class".utf8), Array(kind.utf8))
         writeAttribute(Array("role".utf8), Array("img".utf8))
         writeAttribute(Array("aria-label".utf8), Array(label.utf8))
@@ -359,6 +402,7 @@ struct SanitizerPass {
         output.append(62)
         HTMLSerializer.escape(Array(text.utf8), inAttribute: false, into: &output)
         output += Array("</span>".utf8)
+        reparse.end()
     }
 
     // MARK: - Links
@@ -367,13 +411,12 @@ struct SanitizerPass {
     /// their real destination; every other scheme loses its href.
     mutating func cleanLink(_ attributes: inout [HTMLAttribute], original: HTMLNode) {
         guard let href = original.attributeBytes("href") else { return }
+        // Written last and in this order whatever the input's order, so that cleaning the output
+        // again writes the same bytes.
         func set(_ name: String, _ value: [UInt8]) {
             let key = Array(name.utf8)
-            if let index = attributes.firstIndex(where: { $0.name == key }) {
-                attributes[index].value = value
-            } else {
-                attributes.append(HTMLAttribute(name: key, value: value))
-            }
+            attributes.removeAll { $0.name == key }
+            attributes.append(HTMLAttribute(name: key, value: value))
         }
         let url = URLPolicy.normalize(bytes: href)
         switch URLPolicy.classify(bytes: href) {
@@ -388,9 +431,9 @@ struct SanitizerPass {
                 suspiciousLinks += 1
                 set("data-tern-real-host", Array(host.utf8))
                 let existing = attributes.first { $0.name == Array("class".utf8) }.map { String(decoding: $0.value, as: UTF8.self) } ?? ""
-                if !existing.split(separator: " ").contains("tern-link-mismatch") {
-                    set("class", Array((existing.isEmpty ? "tern-link-mismatch" : existing + " tern-link-mismatch").utf8))
-                }
+                let marked = existing.split(separator: " ").contains("tern-link-mismatch")
+                    ? existing : existing.isEmpty ? "tern-link-mismatch" : existing + " tern-link-mismatch"
+                set("class", Array(marked.utf8))
             }
         case .mailto:
             set("href", url)
