@@ -63,7 +63,12 @@ let package = Package(
             swiftSettings: strict),
         // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
         .target(name: "Sync", dependencies: ["TernCore", "IMAP", "MIME", "HTMLSafety"], swiftSettings: strict),
-        .target(name: "HTMLSafety", resources: [.copy("Resources/tracker-domains.json")], swiftSettings: strict),
+        // Release builds skip the dynamic exclusivity checks here: the node tree is a class graph one
+        // task at a time builds and walks, and the checks on its stored properties were 6% of
+        // sanitizing (BENCHMARKS.md). Debug builds, and so every test, keep them.
+        .target(
+            name: "HTMLSafety", resources: [.copy("Resources/tracker-domains.json")],
+            swiftSettings: strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
         .target(
             name: "TernRuntime",
