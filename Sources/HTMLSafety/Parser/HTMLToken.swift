@@ -56,6 +56,13 @@ public struct HTMLTag: Sendable, Hashable {
         return attributes.first { $0.name == key }?.value
     }
 
+    init(name: [UInt8], knownName: HTMLTagName) {
+        self.name = name
+        attributes = []
+        selfClosing = false
+        self.knownName = knownName
+    }
+
     mutating func resolveName() {
         knownName = HTMLTagName(rawValue: KnownElementName.index(ofBytes: name)) ?? .unknown
     }

@@ -43,6 +43,8 @@ public struct HTMLTokenizer {
     private var queueStart = 0
     private var text: [UInt8] = []
     private var tag = HTMLTag(name: [])
+    /// The tag's name as it is read; given to the token at the end, shared when it is a known name.
+    private var tagName: [UInt8] = []
     private var tagIsEnd = false
     private var attributeName: [UInt8] = []
     private var attributeValue: [UInt8] = []
@@ -175,6 +177,7 @@ public struct HTMLTokenizer {
 
     private mutating func startTag(end: Bool) {
         tag = HTMLTag(name: [])
+        tagName.removeAll(keepingCapacity: true)
         tagIsEnd = end
         hasAttribute = false
     }
@@ -193,25 +196,36 @@ public struct HTMLTokenizer {
         if tag.attributes.contains(where: { $0.name == attributeName }) {
             error()
         } else {
-            tag.attributes.append(HTMLAttribute(name: attributeName, value: attributeValue))
+            let name = Self.commonAttributeNames.index(of: attributeName).map(Self.commonAttributeNames.word(at:)) ?? attributeName
+            tag.attributes.append(HTMLAttribute(name: name, value: attributeValue))
         }
     }
 
+    /// Names most mail uses, handed out as shared buffers instead of a copy per attribute.
+    static let commonAttributeNames = ASCIIKeywordSet([
+        "style", "class", "href", "src", "width", "height", "align", "valign", "border", "alt", "title", "target", "rel",
+        "id", "name", "bgcolor", "color", "cellpadding", "cellspacing", "face", "size", "lang", "dir", "role", "type",
+        "content", "http-equiv", "charset", "colspan", "rowspan", "srcset", "background", "xmlns", "data-id", "aria-label",
+        "aria-hidden", "nowrap", "span", "hspace", "vspace", "summary", "media", "value", "start",
+    ])
+
     private mutating func emitTag() {
         finishAttribute()
+        let index = KnownElementName.index(ofBytes: tagName)
+        let name = index == 0 ? tagName : KnownElementName.keywords.word(at: Int(index) - 1)
+        let known = HTMLTagName(rawValue: index) ?? .unknown
         if tagIsEnd {
             if !tag.attributes.isEmpty || tag.selfClosing { error() }
-            var end = HTMLTag(name: tag.name)
-            end.resolveName()
-            emit(.endTag(end))
+            emit(.endTag(HTMLTag(name: name, knownName: known)))
         } else {
-            lastStartTagName = tag.name
-            tag.resolveName()
+            lastStartTagName = name
+            tag.name = name
+            tag.knownName = known
             emit(.startTag(tag))
         }
     }
 
-    private var isAppropriateEndTag: Bool { tagIsEnd && !lastStartTagName.isEmpty && tag.name == lastStartTagName }
+    private var isAppropriateEndTag: Bool { tagIsEnd && !lastStartTagName.isEmpty && tagName == lastStartTagName }
 
     private var consumedAsPartOfAttribute: Bool {
         returnState == .attributeValueDoubleQuoted || returnState == .attributeValueSingleQuoted || returnState == .attributeValueUnquoted
@@ -299,9 +313,9 @@ public struct HTMLTokenizer {
             case let b? where Self.isWhitespace(b): state = .beforeAttributeName
             case 47?: state = .selfClosingStartTag
             case 62?: state = .data; emitTag()
-            case 0?: error(); tag.name += Self.replacement
+            case 0?: error(); tagName += Self.replacement
             case nil: error(); emitEOF()
-            case let b?: tag.name.append(Self.lower(b))
+            case let b?: tagName.append(Self.lower(b))
             }
         case .rcdataLessThanSign, .rawtextLessThanSign:
             let endOpen: State = state == .rcdataLessThanSign ? .rcdataEndTagOpen : .rawtextEndTagOpen
@@ -343,7 +357,7 @@ public struct HTMLTokenizer {
                 state = .data
                 emitTag()
             } else if let b, Self.isASCIIAlpha(b) {
-                tag.name.append(Self.lower(b))
+                tagName.append(Self.lower(b))
                 temporaryBuffer.append(b)
             } else {
                 text += [60, 47] + temporaryBuffer

@@ -22,6 +22,9 @@ struct ASCIIKeywordSet: Sendable {
 
     func contains(_ bytes: ArraySlice<UInt8>) -> Bool { index(of: bytes) != nil }
 
+    /// The word at `position`, lowercase: one shared buffer, so a caller can keep it without copying.
+    func word(at position: Int) -> [UInt8] { words[position] }
+
     /// The word's position in the list given to `init`, compared ASCII-case-insensitively.
     func index<Bytes: Collection<UInt8>>(of bytes: Bytes) -> Int? {
         var slot = Self.hash(bytes) & mask
