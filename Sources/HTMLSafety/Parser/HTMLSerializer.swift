@@ -76,9 +76,15 @@ public enum HTMLSerializer {
             var runStart = 0
             var index = 0
             while index < buffer.count {
+                let byte = buffer[index]
+                // Letters, digits and most punctuation: nothing to escape.
+                if byte > 62, byte != 0xC2 {
+                    index += 1
+                    continue
+                }
                 let replacement: StaticString
                 var width = 1
-                switch buffer[index] {
+                switch byte {
                 case 38: replacement = "&amp;"
                 case 60: replacement = "&lt;"
                 case 62: replacement = "&gt;"

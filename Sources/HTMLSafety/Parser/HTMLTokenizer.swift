@@ -135,7 +135,7 @@ public struct HTMLTokenizer {
             position += 1  // so that "reconsume" after EOF stays at EOF
             return nil
         }
-        let byte = input[position]
+        let byte = input.withUnsafeBufferPointer { $0[position] }
         position += 1
         return byte
     }
@@ -143,6 +143,16 @@ public struct HTMLTokenizer {
     private mutating func reconsume(in newState: State) {
         position -= 1
         state = newState
+    }
+
+    /// The position of the first byte from the current one that `stop` accepts, or the end: the
+    /// fast paths over text and attribute values, on the buffer without bounds-checked indexing.
+    @inline(__always) private func firstStop(_ stop: (UInt8) -> Bool) -> Int {
+        input.withUnsafeBufferPointer { buffer in
+            var index = position
+            while index < buffer.count, !stop(buffer[index]) { index += 1 }
+            return index
+        }
     }
 
     /// Case-insensitive match of ASCII `word` at the current position (not consumed).
@@ -244,11 +254,7 @@ public struct HTMLTokenizer {
         case .data:
             // Fast path: plain text up to the next '<', '&' or NUL.
             let start = position
-            while position < input.count {
-                let b = input[position]
-                if b == 60 || b == 38 || b == 0 { break }
-                position += 1
-            }
+            position = firstStop { b in b == 60 || b == 38 || b == 0 }
             if position > start { text += input[start..<position] }
             switch consume() {
             case 38?: returnState = .data; state = .characterReference
@@ -259,11 +265,7 @@ public struct HTMLTokenizer {
             }
         case .rcdata:
             let start = position
-            while position < input.count {
-                let b = input[position]
-                if b == 60 || b == 38 || b == 0 { break }
-                position += 1
-            }
+            position = firstStop { b in b == 60 || b == 38 || b == 0 }
             if position > start { text += input[start..<position] }
             switch consume() {
             case 38?: returnState = .rcdata; state = .characterReference
@@ -274,11 +276,7 @@ public struct HTMLTokenizer {
             }
         case .rawtext, .scriptData:
             let start = position
-            while position < input.count {
-                let b = input[position]
-                if b == 60 || b == 0 { break }
-                position += 1
-            }
+            position = firstStop { b in b == 60 || b == 0 }
             if position > start { text += input[start..<position] }
             switch consume() {
             case 60?: state = state == .rawtext ? .rawtextLessThanSign : .scriptDataLessThanSign
@@ -487,11 +485,7 @@ public struct HTMLTokenizer {
         case .attributeValueDoubleQuoted, .attributeValueSingleQuoted:
             let quote: UInt8 = state == .attributeValueDoubleQuoted ? 34 : 39
             let start = position
-            while position < input.count {
-                let b = input[position]
-                if b == quote || b == 38 || b == 0 { break }
-                position += 1
-            }
+            position = firstStop { b in b == quote || b == 38 || b == 0 }
             if position > start { attributeValue += input[start..<position] }
             switch consume() {
             case quote?: state = .afterAttributeValueQuoted
