@@ -101,7 +101,9 @@ public struct HTMLTokenizer {
             if emittedEOF { return .endOfFile }
             step()
         }
-        let token = queue[queueStart]
+        // Moved out, not copied: the queue keeps no reference to release later.
+        var token = HTMLToken.endOfFile
+        swap(&token, &queue[queueStart])
         queueStart += 1
         return token
     }

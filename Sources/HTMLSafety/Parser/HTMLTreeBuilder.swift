@@ -286,8 +286,12 @@ struct TreeBuilder {
     static let defaultScope: HTMLTagSet = ["applet", "caption", "html", "table", "td", "th", "marquee", "object", "template"]
 
     static func isScopeBoundary(_ node: HTMLNode, extra: HTMLTagSet) -> Bool {
+        isScopeBoundary(node, in: defaultScope, extra: extra)
+    }
+
+    static func isScopeBoundary(_ node: HTMLNode, in boundaries: HTMLTagSet, extra: HTMLTagSet) -> Bool {
         switch node.namespace {
-        case .html: defaultScope.contains(index: node.nameIndex) || extra.contains(index: node.nameIndex)
+        case .html: boundaries.contains(index: node.nameIndex) || extra.contains(index: node.nameIndex)
         case .mathml: node.isHTML(known: mathMLScopeBoundaries, in: .mathml)
         case .svg: node.isHTML(known: svgIntegrationPoints, in: .svg)
         default: false
@@ -297,14 +301,21 @@ struct TreeBuilder {
     enum Scope { case normal, listItem, button, table, select }
 
     func inScope(_ names: HTMLTagSet, _ scope: Scope = .normal) -> Bool {
+        // The boundary set read once, not per element of the stack.
+        let extra: HTMLTagSet = switch scope {
+        case .normal: []
+        case .listItem: Self.listItemScope
+        case .button: Self.buttonScope
+        case .table: Self.tableScopeBoundaries
+        case .select: Self.selectScopeMembers
+        }
+        let boundaries = Self.defaultScope
         for node in openElements.reversed() {
             if node.isHTML(names) { return true }
             switch scope {
-            case .normal: if Self.isScopeBoundary(node, extra: []) { return false }
-            case .listItem: if Self.isScopeBoundary(node, extra: Self.listItemScope) { return false }
-            case .button: if Self.isScopeBoundary(node, extra: Self.buttonScope) { return false }
-            case .table: if node.isHTML(Self.tableScopeBoundaries) { return false }
-            case .select: if !node.isHTML(Self.selectScopeMembers) { return false }
+            case .normal, .listItem, .button: if Self.isScopeBoundary(node, in: boundaries, extra: extra) { return false }
+            case .table: if node.isHTML(extra) { return false }
+            case .select: if !node.isHTML(extra) { return false }
             }
         }
         return false
