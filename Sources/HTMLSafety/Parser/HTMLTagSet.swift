@@ -8,6 +8,10 @@ enum KnownElementName {
     static let names: [String] = HTMLTagName.allCases.map(\.elementName)
 
     static func index(of name: String) -> UInt8 { index(ofBytes: name.utf8) }
+
+    /// `names` as the tokenizer spells them (lowercase, so `foreignobject`): an element's name
+    /// without decoding its bytes again. Foreign elements get their adjusted case afterwards.
+    static let lowercaseNames: [String] = names.map { $0.lowercased() }
 }
 
 /// A set of known element names as a 256-bit bitset.

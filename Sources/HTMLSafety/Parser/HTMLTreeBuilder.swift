@@ -230,7 +230,10 @@ struct TreeBuilder {
     }
 
     func createElement(_ tag: HTMLTag, namespace: HTMLNamespace) -> HTMLNode {
-        let name = String(decoding: tag.name, as: UTF8.self)
+        let known = tag.tagName
+        // HTML names are lowercase; SVG ones may have been given their camel case (`foreignObject`).
+        let name = known == .unknown || namespace != .html
+            ? String(decoding: tag.name, as: UTF8.self) : KnownElementName.lowercaseNames[Int(known.rawValue)]
         let node = HTMLNode(kind: .element, name: name, namespace: namespace, attributes: tag.attributes, nameIndex: tag.tagName.rawValue)
         if namespace == .html, tag.tagName == .template { node.templateContents = HTMLNode(kind: .fragment) }
         return node

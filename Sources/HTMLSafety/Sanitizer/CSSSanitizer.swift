@@ -56,24 +56,46 @@ struct CSSSanitizer {
 
     /// nil drops the declaration.
     mutating func sanitizeValue(_ value: ArraySlice<UInt8>, property: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
-        // Escapes and comments can spell anything (`\75rl(`, `ur/**/l(`): refuse them outright.
-        if value.contains(where: { $0 < 0x20 || $0 == 92 || $0 == 60 || $0 == 62 }) || ASCIIBytes.contains("/*", in: value) { return nil }
-        if ASCIIBytes.contains("expression(", in: value) || ASCIIBytes.contains("javascript:", in: value)
-            || ASCIIBytes.contains("vbscript:", in: value) || ASCIIBytes.contains("behavior", in: value)
-            || ASCIIBytes.contains("-moz-binding", in: value) || ASCIIBytes.contains("@import", in: value)
-            || ASCIIBytes.contains("-ms-filter", in: value) || ASCIIBytes.contains("progid:", in: value) {
+        // One pass over the value says which of the words below it could hold: each has a byte it
+        // cannot be spelled without (a parenthesis, a colon, a dash…), and most values have none.
+        var has = ValueBytes()
+        for byte in value {
+            switch byte {
+            // Escapes and comments can spell anything (`\75rl(`, `ur/**/l(`): refuse them outright.
+            case 0..<0x20, 92, 60, 62: return nil
+            case 40: has.parenthesis = true
+            case 58: has.colon = true
+            case 45: has.dash = true
+            case 47: has.slash = true
+            case 64: has.at = true
+            case 98, 66: has.b = true
+            default: break
+            }
+        }
+        if has.slash, ASCIIBytes.contains("/*", in: value) { return nil }
+        if has.parenthesis, ASCIIBytes.contains("expression(", in: value) { return nil }
+        if has.colon, ASCIIBytes.contains("javascript:", in: value) || ASCIIBytes.contains("vbscript:", in: value)
+            || ASCIIBytes.contains("progid:", in: value) {
             return nil
         }
+        if has.b, ASCIIBytes.contains("behavior", in: value) { return nil }
+        if has.dash, ASCIIBytes.contains("-moz-binding", in: value) || ASCIIBytes.contains("-ms-filter", in: value) { return nil }
+        if has.at, ASCIIBytes.contains("@import", in: value) { return nil }
         if ASCIIBytes.equals(property, "position") {
             let position = ASCIIBytes.withoutImportant(value)
             guard ASCIIBytes.equals(position, "static") || ASCIIBytes.equals(position, "relative") else { return nil }
         }
-        if ASCIIBytes.contains("url(", in: value) || ASCIIBytes.contains("image(", in: value) || ASCIIBytes.contains("image-set(", in: value)
-            || ASCIIBytes.contains("element(", in: value)
+        if has.parenthesis, ASCIIBytes.contains("url(", in: value) || ASCIIBytes.contains("image(", in: value)
+            || ASCIIBytes.contains("image-set(", in: value) || ASCIIBytes.contains("element(", in: value)
             || ASCIIBytes.contains("cross-fade(", in: value) {
             return sanitizeURLs(in: value)
         }
         return value
+    }
+
+    /// Which of the bytes the refused words need a value holds.
+    struct ValueBytes {
+        var parenthesis = false, colon = false, dash = false, slash = false, at = false, b = false
     }
 
     /// Keeps `url()`s that load nothing remote (data: images) or, when remote content is allowed,
