@@ -15,8 +15,11 @@ enum QuoteDetector {
     /// A quote container: `<blockquote>`, Gmail's `div.gmail_quote`, Yahoo's, Apple Mail's.
     static func isQuote(_ node: HTMLNode) -> Bool {
         guard node.isElement, node.namespace == .html else { return false }
-        if node.name == "blockquote" { return true }
-        return node.name == "div" && anyClass(of: node) { quoteClasses.contains($0) }
+        switch node.tagName {
+        case .blockquote: return true
+        case .div: return anyClass(of: node) { quoteClasses.contains($0) }
+        default: return false
+        }
     }
 
     /// Outlook's reply separator: everything from it to the end of its parent is the quote.
@@ -39,7 +42,7 @@ enum QuoteDetector {
 
     static func isBlank(_ node: HTMLNode) -> Bool {
         if node.isText { return !node.data.contains { $0 > 32 } }
-        return node.isHTML("br")
+        return node.isElement && node.namespace == .html && node.tagName == .br
     }
 
     /// The node is an "On … wrote:" line directly before a quote.
