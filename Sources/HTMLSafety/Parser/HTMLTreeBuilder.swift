@@ -202,7 +202,7 @@ struct TreeBuilder {
         } else {
             place = (target, nil)
         }
-        if place.0.isHTML("template"), let contents = place.0.templateContents { place = (contents, nil) }
+        if let contents = place.0.templateContents, place.0.namespace == .html { place = (contents, nil) }
         return place
     }
 

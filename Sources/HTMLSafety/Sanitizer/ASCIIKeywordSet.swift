@@ -52,10 +52,11 @@ enum ASCIIBytes {
     static func isSpace(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 10 || byte == 13 || byte == 12 }
 
     static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var slice = bytes
-        while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
-        while let last = slice.last, isSpace(last) { slice = slice.dropLast() }
-        return slice
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        return bytes[start..<end]
     }
 
     /// ASCII-case-insensitive search for `needle` (lowercase ASCII).
