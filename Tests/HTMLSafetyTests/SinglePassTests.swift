@@ -57,6 +57,21 @@ struct SinglePassTests {
         #expect(pass.reparseChanges == restructures)
     }
 
+    /// Found by the fuzz target: a style sheet whose cleaned value held a brace was not its own
+    /// fixed point, and one pass wrote it as it was.
+    @Test func styleSheetThatChangesWhenCleanedAgainIsSettled() throws {
+        let seed = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fuzz/HTMLFuzzer/seeds/regression-style-sheet-brace")
+        let html = try Data(contentsOf: seed)
+        for allow in [false, true] {
+            let options = SanitizeOptions(allowRemoteImages: allow)
+            let once = HTMLSanitizer.sanitize(Array(html), options: options).html
+            #expect(HTMLSanitizer.sanitize(Array(once.utf8), options: options).html == once)
+        }
+        var css = CSSSanitizer(allowRemote: false)
+        #expect(css.sanitizeDeclarations(Array("color: red{; width: 1px".utf8)[...]) == Array("width: 1px".utf8))
+    }
+
     @Test func carriageReturnFromAReferenceSurvivesReadingBack() {
         let once = HTMLSanitizer.sanitize("<p>a&#13;b</p>").html
         #expect(once == "<p>a&#13;b</p>")

@@ -63,6 +63,8 @@ struct CSSSanitizer {
             switch byte {
             // Escapes and comments can spell anything (`\75rl(`, `ur/**/l(`): refuse them outright.
             case 0..<0x20, 92, 60, 62: return nil
+            // Braces end a rule in a style sheet: read again, the value would start another one.
+            case 123, 125: return nil
             case 40: has.parenthesis = true
             case 58: has.colon = true
             case 45: has.dash = true

@@ -120,6 +120,9 @@ struct SanitizerPass {
         // Style sheets from the head first (mail clients put the layout there), then the body.
         for style in Self.styleElements(in: html) {
             let sheet = css.sanitizeStyleSheet(style.textContent)
+            // The second pass would clean the sheet again: it runs when that changes anything.
+            var again = CSSSanitizer(allowRemote: options.allowRemoteImages)
+            if again.sanitizeStyleSheet(sheet) != sheet { reparse.changesWhenCleanedAgain() }
             if !sheet.isEmpty {
                 // A raw text element: the sheet is written as it is (it cannot contain `<`).
                 output += Array("<style>".utf8)

@@ -35,6 +35,12 @@ struct ReparseCheck {
         if !isVoid { open.append(tag) }
     }
 
+    /// Something written would be cleaned differently when read back (a style sheet that is not
+    /// yet its own fixed point).
+    mutating func changesWhenCleanedAgain() {
+        restructures = true
+    }
+
     /// The end tag of the element opened last.
     mutating func end() {
         _ = open.popLast()

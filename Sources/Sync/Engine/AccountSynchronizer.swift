@@ -309,11 +309,15 @@ struct FolderSynchronizer {
 
     func sync(_ stored: Folder, mailbox: String, report: inout FolderSyncReport, firstPageStored: () -> Void) async throws {
         let (folder, selected) = try await select(stored, mailbox: mailbox, report: &report)
-        let inWindowList = try await session.uidSearch(.since(since)).map(Int64.init).sorted()
-        let inWindow = Set(inWindowList)
         let forward = folder.forwardCursorUID ?? 0
         let backfill = folder.backfillCursorUID ?? Int64.max
         let firstSync = folder.forwardCursorUID == nil
+        // Once the history is caught up, nothing in the window lies below the backfill cursor: the
+        // window's start only moves forward and new mail gets higher UIDs. The server's date search
+        // (a scan of the whole folder on Dovecot) is then skipped.
+        let caughtUp = !firstSync && folder.catchUpStatus == .completed && folder.backfillCursorUID != nil
+        let inWindowList = caughtUp ? [] : try await session.uidSearch(.since(since)).map(Int64.init).sorted()
+        let inWindow = Set(inWindowList)
         // Above the forward cursor: new mail. On a first sync the window's newest come first, before the
         // full UID list is even asked for (stage B: the first page is the render gate).
         var serverUIDs = firstSync ? [] : try await session.uidSearch(.all).map(Int64.init).sorted()
