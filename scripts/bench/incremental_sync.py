@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Incremental sync of 10 new messages (issue 6, goal < 200 ms), timed as a whole process.
+"""Incremental sync of 10 new messages (issue 6, goal < 200 ms), timed as a whole process, next to mbsync.
 
-A scratch TERN_HOME gets the account and one full sync; then, five times, 10 messages are appended to the
-Inbox over IMAP and `tern sync USER` is timed from process start to exit (start, TLS, login, every folder,
-the 10 messages with their bodies, threading and search index); then once with nothing new. The appended
-messages are deleted at the end.
+A scratch TERN_HOME gets the account (whole history, as in sync_peers.py) and one full sync, and mbsync
+(isync: `apt-get install -y isync`) a full pull to a scratch Maildir; then, each round, 10 messages are
+appended to the Inbox over IMAP and `tern sync USER` (start, TLS, login, every folder, the 10 messages with
+their bodies, threading and search index) and `mbsync -a` (the same folders to Maildir) are timed from
+process start to exit; then both once more with nothing new. The appended messages are deleted at the end.
 
-    scripts/bench/incremental_sync.py [--user alice] [--tern .build/release/tern] [--rounds 5]
+    scripts/bench/incremental_sync.py [--user alice] [--tern .build/release/tern] [--rounds 5] [--no-peer]
 """
 import argparse
 import imaplib
@@ -18,7 +19,7 @@ import tempfile
 import time
 from email.message import EmailMessage
 
-from sync_peers import settings
+from sync_peers import mbsync_config, settings, timed
 
 SUBJECT = "Tern incremental bench"
 
@@ -28,6 +29,7 @@ def main():
     parser.add_argument("--user", default="alice")
     parser.add_argument("--tern", default=".build/release/tern")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--no-peer", action="store_true", help="without mbsync")
     args = parser.parse_args()
     s = settings()
     address = f"{args.user}@{s['TERN_TEST_DOMAIN']}"
@@ -38,15 +40,24 @@ def main():
         env = dict(os.environ, TERN_HOME=home)
         subprocess.run([args.tern, "account", "add", args.user, "--email", address, "--imap", f"127.0.0.1:{s['TERN_IMAPS_PORT']}",
                         "--smtp", f"127.0.0.1:{s['TERN_SMTPS_PORT']}", "--password-command", f"cat {s['TERN_TEST_PASSWORD_FILE']}",
-                        "--ca-file", s["TERN_TEST_CA"], "--bodies", "all"], env=env, check=True, capture_output=True)
+                        "--ca-file", s["TERN_TEST_CA"], "--sync-window-days", "36500", "--bodies", "all"],
+                       env=env, check=True, capture_output=True)
         subprocess.run([args.tern, "sync", args.user], env=env, check=True, capture_output=True)
+        config = None if args.no_peer else mbsync_config(s, args.user, home)
+        if config:
+            timed(["mbsync", "-c", config, "-a", "-q"])
 
         def timed_sync():
             start = time.perf_counter()
             subprocess.run([args.tern, "sync", args.user], env=env, check=True, capture_output=True)
             return (time.perf_counter() - start) * 1000
 
-        new, idle = [], []
+        def timed_peer():
+            if not config:
+                return None
+            return timed(["mbsync", "-c", config, "-a", "-q"])[0] * 1000
+
+        new, idle, peer_new, peer_idle = [], [], [], []
         try:
             for round_number in range(args.rounds):
                 for index in range(10):
@@ -57,7 +68,9 @@ def main():
                     message.set_content("A new message for the incremental sync benchmark.\n" * 20)
                     imap.append("INBOX", None, None, message.as_bytes())
                 new.append(timed_sync())
+                peer_new.append(timed_peer())
                 idle.append(timed_sync())
+                peer_idle.append(timed_peer())
         finally:
             imap.select("INBOX")
             _, found = imap.search(None, "SUBJECT", f'"{SUBJECT}"')
@@ -65,8 +78,15 @@ def main():
                 imap.store(number, "+FLAGS", "\\Deleted")
             imap.expunge()
             imap.logout()
-    print(f"| 10 new messages | {min(new):.0f}–{max(new):.0f} ms, median {statistics.median(new):.0f} ms |")
-    print(f"| nothing new | {min(idle):.0f}–{max(idle):.0f} ms, median {statistics.median(idle):.0f} ms |")
+    def summary(times):
+        if None in times:
+            return "not run"
+        return f"{min(times):.0f}–{max(times):.0f} ms, median {statistics.median(times):.0f} ms"
+
+    print("| | tern | mbsync |")
+    print("|---|---|---|")
+    print(f"| 10 new messages | {summary(new)} | {summary(peer_new)} |")
+    print(f"| nothing new | {summary(idle)} | {summary(peer_idle)} |")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,11 @@ def run_tern(tern, s, user, scratch):
 
 
 def run_mbsync(s, user, scratch):
+    return timed(["mbsync", "-c", mbsync_config(s, user, scratch), "-a", "-q"])
+
+
+def mbsync_config(s, user, scratch):
+    """An mbsyncrc pulling every folder but All Mail and Important to a Maildir under scratch."""
     maildir = os.path.join(scratch, "mbsync-maildir")
     os.makedirs(maildir)
     config = os.path.join(scratch, "mbsyncrc")
@@ -80,7 +85,7 @@ Create Near
 Sync Pull
 SyncState *
 """)
-    return timed(["mbsync", "-c", config, "-a", "-q"])
+    return config
 
 
 def run_offlineimap(s, user, scratch):
