@@ -96,6 +96,37 @@ def test_unchanged_folders_are_not_selected_again_and_changed_ones_are(servers, 
     assert sent["inserted"] + sent["linked"] == 1
 
 
+def test_a_message_skipped_by_a_failed_fetch_is_fetched_at_the_next_sync(servers, tmp_path):
+    """FR-SYNC-01: a single email that fails to fetch is skipped, and retried on the next sync cycle.
+
+    Dovecot answers every FETCH, so the failure is staged in the store as a failed sync leaves it: the
+    cursors past the message, no row for it, and the folder's note that messages were skipped."""
+    import sqlite3
+    add_account(tmp_path, servers)
+    sync(tmp_path)
+    sync(tmp_path)
+    database = sqlite3.connect(tmp_path / "tern.sqlite")
+    database.execute("PRAGMA foreign_keys = ON")
+    with database:
+        folder_id, low, high = database.execute(
+            "SELECT id, backfillCursorUID, forwardCursorUID FROM folder WHERE path = 'INBOX'").fetchone()
+        uid = database.execute("SELECT imapUID FROM emailFolder WHERE folderId = ? AND imapUID > ? AND imapUID < ? ORDER BY imapUID LIMIT 1",
+                               (folder_id, low, high)).fetchone()[0]
+        email_id = database.execute("SELECT emailId FROM emailFolder WHERE folderId = ? AND imapUID = ?", (folder_id, uid)).fetchone()[0]
+        database.execute("DELETE FROM email WHERE id = ?", (email_id,))
+        database.execute("UPDATE folder SET lastSyncError = '1 message could not be fetched; retried at the next sync' WHERE id = ?",
+                         (folder_id,))
+    folders, _ = sync(tmp_path)
+    assert folders["INBOX"]["retriedMessages"] == 1
+    assert folders["INBOX"]["failedMessages"] == 0
+    with database:
+        assert database.execute("SELECT count(*) FROM emailFolder WHERE folderId = ? AND imapUID = ?", (folder_id, uid)).fetchone()[0] == 1
+        assert database.execute("SELECT lastSyncError FROM folder WHERE id = ?", (folder_id,)).fetchone()[0] is None
+    database.close()
+    folders, _ = sync(tmp_path)
+    assert folders["INBOX"]["retriedMessages"] == 0
+
+
 def test_expunges_and_flag_changes_by_another_client_are_pulled(servers, mailbox, tmp_path):
     add_account(tmp_path, servers)
     sync(tmp_path)

@@ -348,6 +348,19 @@ struct FolderSynchronizer {
         // Deletions (UID set difference) and the server's flags for what is stored (FR-SYNC-02, 05).
         let local = try await store.localUIDs(folderId: folder.id!)
         let serverSet = Set(serverUIDs)
+        // FR-SYNC-01: a message an earlier sync failed to fetch was skipped, and the cursors moved past
+        // it; it is one the server has between those cursors and the store lacks. Fetched again here
+        // (the cursors only ever widen, so they stay where they are).
+        if let low = folder.backfillCursorUID, let high = folder.forwardCursorUID {
+            let stored = Set(local)
+            let skipped = serverUIDs.filter { $0 >= low && $0 <= high && !stored.contains($0) }
+                .suffix(AccountSynchronizer.batchSize)
+            if !skipped.isEmpty {
+                let failedBefore = report.failedMessages
+                try await fetchAndStore(Array(skipped), folder: folder, report: &report, cursor: .backfill, bodies: true)
+                report.retriedMessages = skipped.count - (report.failedMessages - failedBefore)
+            }
+        }
         let gone = local.filter { !serverSet.contains($0) }
         try await store.removeFromFolder(folder.id!, uids: gone, keepOrphans: keepOrphans)
         report.removed = gone.count
@@ -375,7 +388,8 @@ struct FolderSynchronizer {
         state.catchUpStatus = .completed
         state.reachedServerHistoryBoundary = older.count == serverUIDs.filter { $0 < lowest }.count
         state.lastSyncDate = Date()
-        state.lastSyncError = nil
+        state.lastSyncError = report.failedMessages > 0
+            ? "\(report.failedMessages) message\(report.failedMessages == 1 ? "" : "s") could not be fetched; retried at the next sync" : nil
         try await store.updateFolderState(state)
     }
 
@@ -432,6 +446,7 @@ struct FolderSynchronizer {
             let isLast = number == starts.count - 1
             var incoming = try await fetchHeaders(slice, bodies: bodies)
             report.bodiesFetched += incoming.count { $0.email.bodyPlain != nil || $0.email.bodyHTML != nil }
+            report.failedMessages += slice.count - incoming.count
             // The batch is written while the next one is fetched (the server works while we store); writes
             // stay in order, one at a time, each with its cursor, so a kill still leaves no gap.
             if let previous = pendingWrite {
@@ -592,8 +607,9 @@ extension Folder {
     func isUnchanged(_ status: [String: UInt64]) -> Bool {
         guard let validity = status["UIDVALIDITY"], let next = status["UIDNEXT"], let messages = status["MESSAGES"],
               let modSeq = status["HIGHESTMODSEQ"] else { return false }
+        // A folder whose last sync skipped messages is synced again: they are retried.
         return uidValidity == Int64(validity) && uidNext == Int64(next) && serverMessageCount == Int64(messages)
-            && highestModSeq == Int64(clamping: modSeq)
+            && highestModSeq == Int64(clamping: modSeq) && lastSyncError == nil
     }
 }
 

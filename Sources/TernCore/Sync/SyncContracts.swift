@@ -119,6 +119,11 @@ public struct FolderSyncReport: Sendable, Hashable, Codable {
     public var flagChanges: Int
     /// Messages whose bodies were fetched (FR-SYNC-01 step 7, the account's hydration policy).
     public var bodiesFetched: Int = 0
+    /// Messages asked for that did not come back whole (quarantined or not answered): skipped now
+    /// and fetched again on the next sync (FR-SYNC-01 edge cases).
+    public var failedMessages: Int = 0
+    /// Messages skipped by an earlier sync and fetched again by this one.
+    public var retriedMessages: Int = 0
     /// The first new messages (at most 50), for notices.
     public var newMessages: [NewMessage] = []
     public var uidValidityReset: Bool
