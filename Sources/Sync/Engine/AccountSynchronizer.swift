@@ -348,12 +348,14 @@ struct FolderSynchronizer {
         // Deletions (UID set difference) and the server's flags for what is stored (FR-SYNC-02, 05).
         let local = try await store.localUIDs(folderId: folder.id!)
         let serverSet = Set(serverUIDs)
-        // FR-SYNC-01: a message an earlier sync failed to fetch was skipped, and the cursors moved past
-        // it; it is one the server has between those cursors and the store lacks. Fetched again here
-        // (the cursors only ever widen, so they stay where they are).
-        if let low = folder.backfillCursorUID, let high = folder.forwardCursorUID {
+        // FR-SYNC-01: a message an earlier sync failed to fetch was skipped (the folder noted it), and
+        // the cursors moved past it; it is one in the window that the server has between those cursors
+        // and the store lacks (UIDs do not follow dates: older mail outside the window lies between
+        // them too). Fetched again here; the cursors only ever widen, so they stay where they are.
+        if folder.lastSyncError != nil, let low = folder.backfillCursorUID, let high = folder.forwardCursorUID {
+            let window = caughtUp ? Set(try await session.uidSearch(.since(since)).map(Int64.init)) : inWindow
             let stored = Set(local)
-            let skipped = serverUIDs.filter { $0 >= low && $0 <= high && !stored.contains($0) }
+            let skipped = serverUIDs.filter { $0 >= low && $0 <= high && window.contains($0) && !stored.contains($0) }
                 .suffix(AccountSynchronizer.batchSize)
             if !skipped.isEmpty {
                 let failedBefore = report.failedMessages
