@@ -90,8 +90,8 @@ public struct TernServices: Sendable {
                                   fetcher: LiveAttachmentFetcher(), home: home)
     }
 
-    /// For `tern status`: where the store is and which schema it has.
-    /// What the store holds; with `checkIntegrity`, the whole file is read through first.
+    /// For `tern status`: where the store is, which schema it has and what it holds; with
+    /// `checkIntegrity`, the whole file is read through first.
     public func storeStatus(checkIntegrity: Bool = false) throws -> StoreStatus {
         if checkIntegrity {
             try database.checkIntegrity()

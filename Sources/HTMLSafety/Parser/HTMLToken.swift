@@ -41,7 +41,7 @@ public struct HTMLTag: Sendable, Hashable {
     /// In source order; a repeated name keeps its first value (the standard drops the others).
     public var attributes: [HTMLAttribute]
     public var selfClosing: Bool
-    /// `name` looked up once by the tokenizer (`resolveName`), so that the insertion modes a
+    /// `name` looked up once by the tokenizer (when it emits the tag), so that the insertion modes a
     /// token passes through do not each look it up again. Not part of the tag's identity.
     var knownName: HTMLTagName?
 
@@ -63,9 +63,6 @@ public struct HTMLTag: Sendable, Hashable {
         self.knownName = knownName
     }
 
-    mutating func resolveName() {
-        knownName = HTMLTagName(rawValue: KnownElementName.index(ofBytes: name)) ?? .unknown
-    }
 
     public static func == (lhs: HTMLTag, rhs: HTMLTag) -> Bool {
         lhs.name == rhs.name && lhs.attributes == rhs.attributes && lhs.selfClosing == rhs.selfClosing

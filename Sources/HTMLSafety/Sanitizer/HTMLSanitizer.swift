@@ -210,16 +210,14 @@ struct SanitizerPass {
         switch node.kind {
         case .text:
             if node.data.contains(where: { $0 > 32 }) { visibleContent += 1 }
+            var text = node.data
             if output.count == bodyStart {
                 // Whitespace before the body's first content goes to the head when read back.
-                guard let first = node.data.firstIndex(where: { !ASCIIBytes.isSpace($0) }) else { return }
-                let text = Array(node.data[first...])
-                reparse.text(text)
-                HTMLSerializer.escape(text, inAttribute: false, into: &output)
-                return
+                guard let first = text.firstIndex(where: { !ASCIIBytes.isSpace($0) }) else { return }
+                if first > 0 { text = Array(text[first...]) }
             }
-            reparse.text(node.data)
-            HTMLSerializer.escape(node.data, inAttribute: false, into: &output)
+            reparse.text(text)
+            HTMLSerializer.escape(text, inAttribute: false, into: &output)
             return
         case .comment, .doctype, .document, .fragment:
             return

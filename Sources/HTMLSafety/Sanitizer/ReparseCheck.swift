@@ -25,7 +25,6 @@ struct ReparseCheck {
     static let tableParts: HTMLTagSet = ["caption", "col", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr"]
     static let closesParagraph = TreeBuilder.closesParagraph.union(["pre", "listing", "hr", "li", "dd", "dt"])
         .union(TreeBuilder.headings)
-    static let impliedEndTags: HTMLTagSet = ["dd", "dt", "li", "optgroup", "option", "p", "rb", "rp", "rt", "rtc"]
     /// The markers of the list of active formatting elements.
     static let formattingMarkers: HTMLTagSet = ["applet", "caption", "marquee", "object", "td", "th", "template"]
 
@@ -80,7 +79,7 @@ struct ReparseCheck {
             }
             return false
         case .rp, .rt:
-            return inScope(.ruby) && Self.impliedEndTags.contains(index: current.rawValue) && current != .rtc
+            return inScope(.ruby) && TreeBuilder.impliedEndTags.contains(index: current.rawValue) && current != .rtc
         default:
             return false
         }
