@@ -62,6 +62,7 @@ public final class HTMLNode {
         self.namespace == namespace && isElement && set.contains(index: nameIndex)
     }
     public func isHTML(_ name: String) -> Bool { namespace == .html && isElement && self.name == name }
+    func isHTML(_ name: HTMLTagName) -> Bool { namespace == .html && isElement && nameIndex == name.rawValue && name != .unknown }
 
     public func attribute(_ name: String) -> String? {
         for attribute in attributes where attribute.namespace == nil && attribute.name.elementsEqual(name.utf8) {

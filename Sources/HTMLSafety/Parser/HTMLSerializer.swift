@@ -70,15 +70,21 @@ public enum HTMLSerializer {
     /// `&` `<` `>` and no-break space in text; `&` `"` and no-break space in attribute values.
     /// `<` and `>` are escaped in attributes too: harmless, and it defeats mXSS through
     /// re-parsing in other contexts.
+    /// The ASCII bytes `escape` may replace, one bit each (all are below 64; the other byte it
+    /// looks at is 0xC2, the lead of a no-break space): one test per byte on the common path.
+    static let textStops: UInt64 = 1 << 38 | 1 << 60 | 1 << 62 | 1 << 13
+    static let attributeStops: UInt64 = textStops | 1 << 34
+
     static func escape(_ bytes: [UInt8], inAttribute: Bool, into output: inout [UInt8]) {
         bytes.withUnsafeBufferPointer { buffer in
             // Runs without anything to escape are copied whole: most text has none.
             var runStart = 0
             var index = 0
+            let stops = inAttribute ? attributeStops : textStops
             while index < buffer.count {
                 let byte = buffer[index]
-                // Letters, digits and most punctuation: nothing to escape.
-                if byte > 62, byte != 0xC2 {
+                // Letters, digits, spaces and most punctuation: nothing to escape.
+                if byte < 64 ? stops >> byte & 1 == 0 : byte != 0xC2 {
                     index += 1
                     continue
                 }

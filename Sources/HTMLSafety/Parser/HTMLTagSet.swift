@@ -24,6 +24,10 @@ struct HTMLTagSet: ExpressibleByArrayLiteral, Sendable {
 
     init(single name: String) { insert(name) }
 
+    init(_ name: HTMLTagName) {
+        if name != .unknown { words[Int(name.rawValue >> 6)] |= UInt64(1) << UInt64(name.rawValue & 63) }
+    }
+
     init(_ names: [String]) {
         for name in names { insert(name) }
     }

@@ -71,7 +71,7 @@ public struct HTMLTokenizer {
 
     static func preprocess(_ bytes: [UInt8]) -> [UInt8] {
         var valid = bytes
-        if String(validating: bytes, as: UTF8.self) == nil {
+        if !UTF8Validation.isValid(bytes) {
             valid = Array(String(decoding: bytes, as: UTF8.self).utf8)
         }
         guard valid.contains(13) else { return valid }
@@ -157,6 +157,13 @@ public struct HTMLTokenizer {
         }
     }
 
+    /// `input[range]`, ASCII-lowercased, appended to `output` (tag and attribute names).
+    @inline(__always) private static func appendLowered(_ input: [UInt8], _ range: Range<Int>, to output: inout [UInt8]) {
+        input.withUnsafeBufferPointer { buffer in
+            for index in range { output.append(lower(buffer[index])) }
+        }
+    }
+
     /// Case-insensitive match of ASCII `word` at the current position (not consumed).
     private func lookahead(_ word: String, caseInsensitive: Bool) -> Bool {
         let bytes = Array(word.utf8)
@@ -208,8 +215,13 @@ public struct HTMLTokenizer {
         if tag.attributes.contains(where: { $0.name == attributeName }) {
             error()
         } else {
-            let name = Self.commonAttributeNames.index(of: attributeName).map(Self.commonAttributeNames.word(at:)) ?? attributeName
-            tag.attributes.append(HTMLAttribute(name: name, value: attributeValue))
+            if let common = Self.commonAttributeNames.index(of: attributeName) {
+                tag.attributes.append(HTMLAttribute(name: Self.commonAttributeNames.word(at: common), value: attributeValue))
+            } else {
+                tag.attributes.append(HTMLAttribute(name: attributeName, value: attributeValue))
+                attributeName = []
+            }
+            attributeValue = []  // handed over, not copied (see `flushText`)
         }
     }
 
@@ -225,6 +237,7 @@ public struct HTMLTokenizer {
         finishAttribute()
         let index = KnownElementName.index(ofBytes: tagName)
         let name = index == 0 ? tagName : KnownElementName.keywords.word(at: Int(index) - 1)
+        if index == 0 { tagName = [] }  // handed over
         let known = HTMLTagName(rawValue: index) ?? .unknown
         if tagIsEnd {
             if !tag.attributes.isEmpty || tag.selfClosing { error() }
@@ -309,6 +322,10 @@ public struct HTMLTokenizer {
             default: error(); commentData = []; reconsume(in: .bogusComment)
             }
         case .tagName:
+            // Fast path: the name's bytes up to whatever ends or interrupts it.
+            let nameEnd = firstStop { b in b == 9 || b == 10 || b == 12 || b == 32 || b == 47 || b == 62 || b == 0 }
+            Self.appendLowered(input, position..<nameEnd, to: &tagName)
+            position = nameEnd
             switch consume() {
             case let b? where Self.isWhitespace(b): state = .beforeAttributeName
             case 47?: state = .selfClosingStartTag
@@ -458,6 +475,11 @@ public struct HTMLTokenizer {
             default: startAttribute(); reconsume(in: .attributeName)
             }
         case .attributeName:
+            let nameEnd = firstStop { b in
+                b == 9 || b == 10 || b == 12 || b == 32 || b == 47 || b == 62 || b == 61 || b == 0 || b == 34 || b == 39 || b == 60
+            }
+            Self.appendLowered(input, position..<nameEnd, to: &attributeName)
+            position = nameEnd
             switch consume() {
             case let b? where Self.isWhitespace(b) || b == 47 || b == 62: reconsume(in: .afterAttributeName)
             case nil: reconsume(in: .afterAttributeName)
@@ -497,6 +519,11 @@ public struct HTMLTokenizer {
             default: break
             }
         case .attributeValueUnquoted:
+            let start = position
+            position = firstStop { b in
+                b == 9 || b == 10 || b == 12 || b == 32 || b == 38 || b == 62 || b == 0 || b == 34 || b == 39 || b == 60 || b == 61 || b == 96
+            }
+            if position > start { attributeValue += input[start..<position] }
             switch consume() {
             case let b? where Self.isWhitespace(b): state = .beforeAttributeName
             case 38?: returnState = .attributeValueUnquoted; state = .characterReference

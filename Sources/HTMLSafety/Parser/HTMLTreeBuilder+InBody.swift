@@ -35,69 +35,71 @@ extension TreeBuilder {
         }
     }
 
+    static let listItemNames: HTMLTagSet = ["li"]
+    static let definitionNames: HTMLTagSet = ["dd", "dt"]
+
     // swiftlint:disable:next cyclomatic_complexity function_body_length
     mutating func inBodyStartTag(_ tag: HTMLTag, token: HTMLToken) {
-        let name = tag.nameString
         switch tag.tagName {
         case .html:
-            guard !openElements.contains(where: { $0.isHTML("template") }), let root = openElements.first else { return }
+            guard !openElements.contains(where: { $0.isHTML(.template) }), let root = openElements.first else { return }
             for attribute in tag.attributes where !root.attributes.contains(where: { $0.name == attribute.name }) {
                 root.attributes.append(attribute)
             }
         case .base, .basefont, .bgsound, .link, .meta, .noframes, .script, .style, .template, .title:
             inHead(token)
         case .body:
-            guard openElements.count >= 2, openElements[1].isHTML("body"), !openElements.contains(where: { $0.isHTML("template") }) else { return }
+            guard openElements.count >= 2, openElements[1].isHTML(.body), !openElements.contains(where: { $0.isHTML(.template) }) else { return }
             framesetOK = false
             let body = openElements[1]
             for attribute in tag.attributes where !body.attributes.contains(where: { $0.name == attribute.name }) {
                 body.attributes.append(attribute)
             }
         case .frameset:
-            guard openElements.count >= 2, openElements[1].isHTML("body"), framesetOK else { return }
+            guard openElements.count >= 2, openElements[1].isHTML(.body), framesetOK else { return }
             openElements[1].detach()
             while openElements.count > 1 { openElements.removeLast() }
             insertHTMLElement(tag)
             mode = .inFrameset
         case _ where Self.closesParagraph.contains(index: tag.tagName.rawValue):
-            if inScope("p", .button) { closePElement() }
+            if inScope(.p, .button) { closePElement() }
             insertHTMLElement(tag)
         case _ where Self.headings.contains(index: tag.tagName.rawValue):
-            if inScope("p", .button) { closePElement() }
+            if inScope(.p, .button) { closePElement() }
             if currentNode?.isHTML(Self.headings) == true { openElements.removeLast() }
             insertHTMLElement(tag)
         case .pre, .listing:
-            if inScope("p", .button) { closePElement() }
+            if inScope(.p, .button) { closePElement() }
             insertHTMLElement(tag)
             skipNextNewline = true
             framesetOK = false
         case .form:
-            let hasTemplate = openElements.contains { $0.isHTML("template") }
+            let hasTemplate = openElements.contains { $0.isHTML(.template) }
             guard formElement == nil || hasTemplate else { return }
-            if inScope("p", .button) { closePElement() }
+            if inScope(.p, .button) { closePElement() }
             let node = insertHTMLElement(tag)
             if !hasTemplate { formElement = node }
         case .li, .dd, .dt:
             framesetOK = false
-            let closing: HTMLTagSet = name == "li" ? ["li"] : ["dd", "dt"]
+            let closing = tag.tagName == .li ? Self.listItemNames : Self.definitionNames
             for node in openElements.reversed() {
                 if node.isHTML(closing) {
-                    generateImpliedEndTags(except: node.name)
-                    popUntil(node.name)
+                    generateImpliedEndTags(except: node.tagName)
+                    popUntil(node.tagName)
                     break
                 }
                 if Self.isSpecial(node), !node.isHTML(Self.listItemClosingExceptions) { break }
             }
-            if inScope("p", .button) { closePElement() }
+            if inScope(.p, .button) { closePElement() }
             insertHTMLElement(tag)
         case .plaintext:
-            if inScope("p", .button) { closePElement() }
+            if inScope(.p, .button) { closePElement() }
             insertHTMLElement(tag)
             tokenizer.state = .plaintext
         case .button:
-            if inScope("button") {
+            if inScope(.button) {
                 generateImpliedEndTags()
-                popUntil("button")
+                popUntil(.button)
             }
             reconstructActiveFormatting()
             insertHTMLElement(tag)
@@ -105,8 +107,8 @@ extension TreeBuilder {
         case .a:
             for entry in activeFormatting.reversed() {
                 guard let node = entry.node else { break }
-                if node.isHTML("a") {
-                    if !adoptionAgency("a") { anyOtherEndTag("a") }
+                if node.isHTML(.a) {
+                    if !adoptionAgency(.a) { anyOtherEndTag(.a, name: "a") }
                     if let index = formattingIndex(of: node) { activeFormatting.remove(at: index) }
                     remove(fromStack: node)
                     break
@@ -119,8 +121,8 @@ extension TreeBuilder {
             pushFormatting(insertHTMLElement(tag), tag)
         case .nobr:
             reconstructActiveFormatting()
-            if inScope("nobr") {
-                if !adoptionAgency("nobr") { anyOtherEndTag("nobr") }
+            if inScope(.nobr) {
+                if !adoptionAgency(.nobr) { anyOtherEndTag(.nobr, name: "nobr") }
                 reconstructActiveFormatting()
             }
             pushFormatting(insertHTMLElement(tag), tag)
@@ -130,7 +132,7 @@ extension TreeBuilder {
             activeFormatting.append(.marker)
             framesetOK = false
         case .table:
-            if quirks != .quirks, inScope("p", .button) { closePElement() }
+            if quirks != .quirks, inScope(.p, .button) { closePElement() }
             insertHTMLElement(tag)
             framesetOK = false
             mode = .inTable
@@ -148,7 +150,7 @@ extension TreeBuilder {
             insertHTMLElement(tag)
             openElements.removeLast()
         case .hr:
-            if inScope("p", .button) { closePElement() }
+            if inScope(.p, .button) { closePElement() }
             insertHTMLElement(tag)
             openElements.removeLast()
             framesetOK = false
@@ -164,7 +166,7 @@ extension TreeBuilder {
             framesetOK = false
             mode = .text
         case .xmp:
-            if inScope("p", .button) { closePElement() }
+            if inScope(.p, .button) { closePElement() }
             reconstructActiveFormatting()
             framesetOK = false
             genericRawText(tag)
@@ -179,18 +181,18 @@ extension TreeBuilder {
             framesetOK = false
             mode = [.inTable, .inCaption, .inTableBody, .inRow, .inCell].contains(mode) ? .inSelectInTable : .inSelect
         case .optgroup, .option:
-            if currentNode?.isHTML("option") == true { openElements.removeLast() }
+            if currentNode?.isHTML(.option) == true { openElements.removeLast() }
             reconstructActiveFormatting()
             insertHTMLElement(tag)
         case .rb, .rtc:
-            if inScope("ruby") { generateImpliedEndTags() }
+            if inScope(.ruby) { generateImpliedEndTags() }
             insertHTMLElement(tag)
         case .rp, .rt:
-            if inScope("ruby") { generateImpliedEndTags(except: "rtc") }
+            if inScope(.ruby) { generateImpliedEndTags(except: .rtc) }
             insertHTMLElement(tag)
         case .math, .svg:
             reconstructActiveFormatting()
-            let namespace: HTMLNamespace = name == "svg" ? .svg : .mathml
+            let namespace: HTMLNamespace = tag.tagName == .svg ? .svg : .mathml
             var adjusted = tag
             if namespace == .svg { Self.adjustSVGAttributes(&adjusted) } else { Self.adjustMathMLAttributes(&adjusted) }
             Self.adjustForeignAttributes(&adjusted)
@@ -206,66 +208,67 @@ extension TreeBuilder {
 
     // swiftlint:disable:next cyclomatic_complexity
     mutating func inBodyEndTag(_ tag: HTMLTag, token: HTMLToken) {
-        let name = tag.nameString
         switch tag.tagName {
         case .template: inHead(token)
         case .body:
-            guard inScope("body") else { return }
+            guard inScope(.body) else { return }
             mode = .afterBody
         case .html:
-            guard inScope("body") else { return }
+            guard inScope(.body) else { return }
             mode = .afterBody
             dispatch(token)
         case .address, .article, .aside, .blockquote, .button, .center, .details, .dialog, .dir, .div, .dl, .fieldset, .figcaption, .figure, .footer, .header, .hgroup, .listing, .main, .menu, .nav, .ol, .pre, .search, .section, .summary, .ul:
-            guard inScope(name) else { return }
+            guard inScope(tag.tagName) else { return }
             generateImpliedEndTags()
-            popUntil(name)
+            popUntil(tag.tagName)
         case .form:
-            if !openElements.contains(where: { $0.isHTML("template") }) {
+            if !openElements.contains(where: { $0.isHTML(.template) }) {
                 let node = formElement
                 formElement = nil
                 guard let node, nodeInScope(node) else { return }
                 generateImpliedEndTags()
                 remove(fromStack: node)
             } else {
-                guard inScope("form") else { return }
+                guard inScope(.form) else { return }
                 generateImpliedEndTags()
-                popUntil("form")
+                popUntil(.form)
             }
         case .p:
-            if !inScope("p", .button) { insertHTMLElement(named: "p") }
+            if !inScope(.p, .button) { insertHTMLElement(named: "p") }
             closePElement()
         case .li:
-            guard inScope("li", .listItem) else { return }
-            generateImpliedEndTags(except: "li")
-            popUntil("li")
+            guard inScope(.li, .listItem) else { return }
+            generateImpliedEndTags(except: .li)
+            popUntil(.li)
         case .dd, .dt:
-            guard inScope(name) else { return }
-            generateImpliedEndTags(except: name)
-            popUntil(name)
+            guard inScope(tag.tagName) else { return }
+            generateImpliedEndTags(except: tag.tagName)
+            popUntil(tag.tagName)
         case _ where Self.headings.contains(index: tag.tagName.rawValue):
             guard inScope(Self.headings) else { return }
             generateImpliedEndTags()
             popUntil(Self.headings)
         case .a, .b, .big, .code, .em, .font, .i, .nobr, .s, .small, .strike, .strong, .tt, .u:
-            if !adoptionAgency(name) { anyOtherEndTag(name) }
+            if !adoptionAgency(tag.tagName) { anyOtherEndTag(tag.tagName, name: tag.nameString) }
         case .applet, .marquee, .object:
-            guard inScope(name) else { return }
+            guard inScope(tag.tagName) else { return }
             generateImpliedEndTags()
-            popUntil(name)
+            popUntil(tag.tagName)
             clearFormattingToLastMarker()
         case .br:
             inBodyStartTag(HTMLTag(name: Array("br".utf8)), token: .startTag(HTMLTag(name: Array("br".utf8))))
         default:
-            anyOtherEndTag(name)
+            anyOtherEndTag(tag.tagName, name: tag.nameString)
         }
     }
 
-    mutating func anyOtherEndTag(_ name: String) {
+    /// `known` is the name's `HTMLTagName`; `name` is read only when that is `.unknown`.
+    mutating func anyOtherEndTag(_ known: HTMLTagName, name: @autoclosure () -> String) {
+        let unknownName = known == .unknown ? name() : ""
         for index in openElements.indices.reversed() {
             let node = openElements[index]
-            if node.isHTML(name) {
-                generateImpliedEndTags(except: name)
+            if known == .unknown ? node.isHTML(unknownName) : node.isHTML(known) {
+                generateImpliedEndTags(except: known)
                 openElements.removeSubrange(index...)
                 return
             }

@@ -215,9 +215,9 @@ extension TreeBuilder {
                 inHeadAnythingElse()
                 dispatch(token)
             case .template:
-                guard openElements.contains(where: { $0.isHTML("template") }) else { return }
+                guard openElements.contains(where: { $0.isHTML(.template) }) else { return }
                 generateAllImpliedEndTagsThoroughly()
-                popUntil("template")
+                popUntil(.template)
                 clearFormattingToLastMarker()
                 templateModes.removeLast()
                 resetInsertionMode()
@@ -353,31 +353,31 @@ extension TreeBuilder {
         case .startTag(let tag):
             switch tag.tagName {
             case .caption:
-                clearStackBack(to: ["table", "template", "html"])
+                clearStackBack(to: Self.tableContext)
                 activeFormatting.append(.marker)
                 insertHTMLElement(tag)
                 mode = .inCaption
             case .colgroup:
-                clearStackBack(to: ["table", "template", "html"])
+                clearStackBack(to: Self.tableContext)
                 insertHTMLElement(tag)
                 mode = .inColumnGroup
             case .col:
-                clearStackBack(to: ["table", "template", "html"])
+                clearStackBack(to: Self.tableContext)
                 insertHTMLElement(named: "colgroup")
                 mode = .inColumnGroup
                 dispatch(token)
             case .tbody, .tfoot, .thead:
-                clearStackBack(to: ["table", "template", "html"])
+                clearStackBack(to: Self.tableContext)
                 insertHTMLElement(tag)
                 mode = .inTableBody
             case .td, .th, .tr:
-                clearStackBack(to: ["table", "template", "html"])
+                clearStackBack(to: Self.tableContext)
                 insertHTMLElement(named: "tbody")
                 mode = .inTableBody
                 dispatch(token)
             case .table:
-                guard inScope("table", .table) else { return }
-                popUntil("table")
+                guard inScope(.table, .table) else { return }
+                popUntil(.table)
                 resetInsertionMode()
                 dispatch(token)
             case .style, .script, .template: inHead(token)
@@ -389,7 +389,7 @@ extension TreeBuilder {
                     inTableAnythingElse(token)
                 }
             case .form:
-                guard formElement == nil, !openElements.contains(where: { $0.isHTML("template") }) else { return }
+                guard formElement == nil, !openElements.contains(where: { $0.isHTML(.template) }) else { return }
                 formElement = insertHTMLElement(tag)
                 openElements.removeLast()
             default: inTableAnythingElse(token)
@@ -397,8 +397,8 @@ extension TreeBuilder {
         case .endTag(let tag):
             switch tag.tagName {
             case .table:
-                guard inScope("table", .table) else { return }
-                popUntil("table")
+                guard inScope(.table, .table) else { return }
+                popUntil(.table)
                 resetInsertionMode()
             case .body, .caption, .col, .colgroup, .html, .tbody, .td, .tfoot, .th, .thead, .tr: break
             case .template: inHead(token)
@@ -450,9 +450,9 @@ extension TreeBuilder {
     }
 
     mutating func closeCaption() -> Bool {
-        guard inScope("caption", .table) else { return false }
+        guard inScope(.caption, .table) else { return false }
         generateImpliedEndTags()
-        popUntil("caption")
+        popUntil(.caption)
         clearFormattingToLastMarker()
         mode = .inTable
         return true
@@ -474,7 +474,7 @@ extension TreeBuilder {
             openElements.removeLast()
         case .startTag(let tag) where tag.tagName == .template: inHead(token)
         case .endTag(let tag) where tag.tagName == .colgroup:
-            guard currentNode?.isHTML("colgroup") == true else { return }
+            guard currentNode?.isHTML(.colgroup) == true else { return }
             openElements.removeLast()
             mode = .inTable
         case .endTag(let tag) where tag.tagName == .col: break
@@ -485,7 +485,7 @@ extension TreeBuilder {
     }
 
     mutating func columnGroupAnythingElse(_ token: HTMLToken) {
-        guard currentNode?.isHTML("colgroup") == true else { return }
+        guard currentNode?.isHTML(.colgroup) == true else { return }
         openElements.removeLast()
         mode = .inTable
         dispatch(token)
@@ -496,17 +496,17 @@ extension TreeBuilder {
     mutating func inTableBody(_ token: HTMLToken) {
         switch token {
         case .startTag(let tag) where tag.tagName == .tr:
-            clearStackBack(to: ["tbody", "tfoot", "thead", "template", "html"])
+            clearStackBack(to: Self.tableBodyContext)
             insertHTMLElement(tag)
             mode = .inRow
         case .startTag(let tag) where [.th, .td].contains(tag.tagName):
-            clearStackBack(to: ["tbody", "tfoot", "thead", "template", "html"])
+            clearStackBack(to: Self.tableBodyContext)
             insertHTMLElement(named: "tr")
             mode = .inRow
             dispatch(token)
         case .endTag(let tag) where [.tbody, .tfoot, .thead].contains(tag.tagName):
-            guard inScope(tag.nameString, .table) else { return }
-            clearStackBack(to: ["tbody", "tfoot", "thead", "template", "html"])
+            guard inScope(tag.tagName, .table) else { return }
+            clearStackBack(to: Self.tableBodyContext)
             openElements.removeLast()
             mode = .inTable
         case .startTag(let tag) where [.caption, .col, .colgroup, .tbody, .tfoot, .thead].contains(tag.tagName):
@@ -519,8 +519,8 @@ extension TreeBuilder {
     }
 
     mutating func leaveTableBody(_ token: HTMLToken) {
-        guard inScope(["tbody", "thead", "tfoot"], .table) else { return }
-        clearStackBack(to: ["tbody", "tfoot", "thead", "template", "html"])
+        guard inScope(Self.tableSections, .table) else { return }
+        clearStackBack(to: Self.tableBodyContext)
         openElements.removeLast()
         mode = .inTable
         dispatch(token)
@@ -531,7 +531,7 @@ extension TreeBuilder {
     mutating func inRow(_ token: HTMLToken) {
         switch token {
         case .startTag(let tag) where [.th, .td].contains(tag.tagName):
-            clearStackBack(to: ["tr", "template", "html"])
+            clearStackBack(to: Self.tableRowContext)
             insertHTMLElement(tag)
             mode = .inCell
             activeFormatting.append(.marker)
@@ -542,7 +542,7 @@ extension TreeBuilder {
         case .endTag(let tag) where tag.tagName == .table:
             if closeRow() { dispatch(token) }
         case .endTag(let tag) where [.tbody, .tfoot, .thead].contains(tag.tagName):
-            guard inScope(tag.nameString, .table) else { return }
+            guard inScope(tag.tagName, .table) else { return }
             if closeRow() { dispatch(token) }
         case .endTag(let tag) where [.body, .caption, .col, .colgroup, .html, .td, .th].contains(tag.tagName): break
         default: inTable(token)
@@ -550,8 +550,8 @@ extension TreeBuilder {
     }
 
     mutating func closeRow() -> Bool {
-        guard inScope("tr", .table) else { return false }
-        clearStackBack(to: ["tr", "template", "html"])
+        guard inScope(.tr, .table) else { return false }
+        clearStackBack(to: Self.tableRowContext)
         openElements.removeLast()
         mode = .inTableBody
         return true
@@ -559,22 +559,28 @@ extension TreeBuilder {
 
     // MARK: in cell
 
+    // The "clear the stack back to a … context" sets and the cell names, built once.
+    static let tableContext: HTMLTagSet = ["table", "template", "html"]
+    static let tableBodyContext: HTMLTagSet = ["tbody", "tfoot", "thead", "template", "html"]
+    static let tableRowContext: HTMLTagSet = ["tr", "template", "html"]
+    static let tableSections: HTMLTagSet = ["tbody", "thead", "tfoot"]
+    static let tableCells: HTMLTagSet = ["td", "th"]
+
     mutating func inCell(_ token: HTMLToken) {
         switch token {
         case .endTag(let tag) where [.td, .th].contains(tag.tagName):
-            let name = tag.nameString
-            guard inScope(name, .table) else { return }
+            guard inScope(tag.tagName, .table) else { return }
             generateImpliedEndTags()
-            popUntil(name)
+            popUntil(tag.tagName)
             clearFormattingToLastMarker()
             mode = .inRow
         case .startTag(let tag) where [.caption, .col, .colgroup, .tbody, .td, .tfoot, .th, .thead, .tr].contains(tag.tagName):
-            guard inScope(["td", "th"], .table) else { return }
+            guard inScope(Self.tableCells, .table) else { return }
             closeCell()
             dispatch(token)
         case .endTag(let tag) where [.body, .caption, .col, .colgroup, .html].contains(tag.tagName): break
         case .endTag(let tag) where [.table, .tbody, .tfoot, .thead, .tr].contains(tag.tagName):
-            guard inScope(tag.nameString, .table) else { return }
+            guard inScope(tag.tagName, .table) else { return }
             closeCell()
             dispatch(token)
         default: inBody(token)
@@ -583,7 +589,7 @@ extension TreeBuilder {
 
     mutating func closeCell() {
         generateImpliedEndTags()
-        popUntil(["td", "th"])
+        popUntil(Self.tableCells)
         clearFormattingToLastMarker()
         mode = .inRow
     }
@@ -600,24 +606,24 @@ extension TreeBuilder {
             switch tag.tagName {
             case .html: inBody(token)
             case .option:
-                if currentNode?.isHTML("option") == true { openElements.removeLast() }
+                if currentNode?.isHTML(.option) == true { openElements.removeLast() }
                 insertHTMLElement(tag)
             case .optgroup:
-                if currentNode?.isHTML("option") == true { openElements.removeLast() }
-                if currentNode?.isHTML("optgroup") == true { openElements.removeLast() }
+                if currentNode?.isHTML(.option) == true { openElements.removeLast() }
+                if currentNode?.isHTML(.optgroup) == true { openElements.removeLast() }
                 insertHTMLElement(tag)
             case .hr:
-                if currentNode?.isHTML("option") == true { openElements.removeLast() }
-                if currentNode?.isHTML("optgroup") == true { openElements.removeLast() }
+                if currentNode?.isHTML(.option) == true { openElements.removeLast() }
+                if currentNode?.isHTML(.optgroup) == true { openElements.removeLast() }
                 insertHTMLElement(tag)
                 openElements.removeLast()
             case .select:
-                guard inScope("select", .select) else { return }
-                popUntil("select")
+                guard inScope(.select, .select) else { return }
+                popUntil(.select)
                 resetInsertionMode()
             case .input, .keygen, .textarea:
-                guard inScope("select", .select) else { return }
-                popUntil("select")
+                guard inScope(.select, .select) else { return }
+                popUntil(.select)
                 resetInsertionMode()
                 dispatch(token)
             case .script, .template: inHead(token)
@@ -626,15 +632,15 @@ extension TreeBuilder {
         case .endTag(let tag):
             switch tag.tagName {
             case .optgroup:
-                if currentNode?.isHTML("option") == true, openElements.count >= 2, openElements[openElements.count - 2].isHTML("optgroup") {
+                if currentNode?.isHTML(.option) == true, openElements.count >= 2, openElements[openElements.count - 2].isHTML(.optgroup) {
                     openElements.removeLast()
                 }
-                if currentNode?.isHTML("optgroup") == true { openElements.removeLast() }
+                if currentNode?.isHTML(.optgroup) == true { openElements.removeLast() }
             case .option:
-                if currentNode?.isHTML("option") == true { openElements.removeLast() }
+                if currentNode?.isHTML(.option) == true { openElements.removeLast() }
             case .select:
-                guard inScope("select", .select) else { return }
-                popUntil("select")
+                guard inScope(.select, .select) else { return }
+                popUntil(.select)
                 resetInsertionMode()
             case .template: inHead(token)
             default: break
@@ -647,12 +653,12 @@ extension TreeBuilder {
         let tableNames: [HTMLTagName] = [.caption, .table, .tbody, .tfoot, .thead, .tr, .td, .th]
         switch token {
         case .startTag(let tag) where tableNames.contains(tag.tagName):
-            popUntil("select")
+            popUntil(.select)
             resetInsertionMode()
             dispatch(token)
         case .endTag(let tag) where tableNames.contains(tag.tagName):
-            guard inScope(tag.nameString, .table) else { return }
-            popUntil("select")
+            guard inScope(tag.tagName, .table) else { return }
+            popUntil(.select)
             resetInsertionMode()
             dispatch(token)
         default: inSelect(token)
@@ -683,11 +689,11 @@ extension TreeBuilder {
         case .endTag(let tag):
             if tag.tagName == .template { inHead(token) }
         case .endOfFile:
-            guard openElements.contains(where: { $0.isHTML("template") }) else {
+            guard openElements.contains(where: { $0.isHTML(.template) }) else {
                 stopped = true
                 return
             }
-            popUntil("template")
+            popUntil(.template)
             clearFormattingToLastMarker()
             templateModes.removeLast()
             resetInsertionMode()
@@ -734,7 +740,7 @@ extension TreeBuilder {
         case .endTag(let tag) where tag.tagName == .frameset:
             guard openElements.count > 1 else { return }
             openElements.removeLast()
-            if contextElement == nil, currentNode?.isHTML("frameset") == false { mode = .afterFrameset }
+            if contextElement == nil, currentNode?.isHTML(.frameset) == false { mode = .afterFrameset }
         case .endOfFile: stopped = true
         default: break
         }

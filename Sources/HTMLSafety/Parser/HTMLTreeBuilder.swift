@@ -90,11 +90,11 @@ struct TreeBuilder {
             default: break
             }
         }
-        if context.isHTML("template") { templateModes.append(.inTemplate) }
+        if context.isHTML(.template) { templateModes.append(.inTemplate) }
         resetInsertionMode()
         var node: HTMLNode? = context
         while let current = node {
-            if current.isHTML("form") { formElement = current; break }
+            if current.isHTML(.form) { formElement = current; break }
             node = current.parent
         }
     }
@@ -185,8 +185,8 @@ struct TreeBuilder {
         }
         var place: (HTMLNode, HTMLNode?)
         if fosterParenting, target.isHTML(Self.fosterParents) {
-            let lastTemplate = openElements.lastIndex { $0.isHTML("template") }
-            let lastTable = openElements.lastIndex { $0.isHTML("table") }
+            let lastTemplate = openElements.lastIndex { $0.isHTML(.template) }
+            let lastTable = openElements.lastIndex { $0.isHTML(.table) }
             if let lastTemplate, lastTable == nil || lastTemplate > lastTable! {
                 place = (openElements[lastTemplate].templateContents!, nil)
             } else if let lastTable {
@@ -325,6 +325,7 @@ struct TreeBuilder {
     }
 
     func inScope(_ name: String, _ scope: Scope = .normal) -> Bool { inScope(HTMLTagSet(single: name), scope) }
+    func inScope(_ name: HTMLTagName, _ scope: Scope = .normal) -> Bool { inScope(HTMLTagSet(name), scope) }
 
     func nodeInScope(_ target: HTMLNode) -> Bool {
         for node in openElements.reversed() {
@@ -341,6 +342,7 @@ struct TreeBuilder {
     }
 
     mutating func popUntil(_ name: String) { popUntil(HTMLTagSet(single: name)) }
+    mutating func popUntil(_ name: HTMLTagName) { popUntil(HTMLTagSet(name)) }
 
     mutating func pop(_ node: HTMLNode) {
         while let popped = openElements.popLast(), popped !== node {}
@@ -352,20 +354,26 @@ struct TreeBuilder {
 
     static let impliedEndTags: HTMLTagSet = ["dd", "dt", "li", "optgroup", "option", "p", "rb", "rp", "rt", "rtc"]
 
-    mutating func generateImpliedEndTags(except: String? = nil) {
-        while let node = currentNode, node.isHTML(Self.impliedEndTags), node.name != except || node.namespace != .html {
+    mutating func generateImpliedEndTags(except: HTMLTagName? = nil) {
+        // Every implied-end-tag element is a known name, so comparing indexes is comparing names.
+        while let node = currentNode, node.isHTML(Self.impliedEndTags), node.tagName != except {
             openElements.removeLast()
         }
     }
 
+    mutating func generateImpliedEndTags(except: String) {
+        generateImpliedEndTags(except: HTMLTagName(rawValue: KnownElementName.index(of: except)) ?? .unknown)
+    }
+
+    static let impliedEndTagsThoroughly = impliedEndTags.union(["caption", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr"])
+
     mutating func generateAllImpliedEndTagsThoroughly() {
-        let thorough = Self.impliedEndTags.union(["caption", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr"])
-        while let node = currentNode, node.isHTML(thorough) { openElements.removeLast() }
+        while let node = currentNode, node.isHTML(Self.impliedEndTagsThoroughly) { openElements.removeLast() }
     }
 
     mutating func closePElement() {
-        generateImpliedEndTags(except: "p")
-        popUntil("p")
+        generateImpliedEndTags(except: .p)
+        popUntil(.p)
     }
 
     mutating func clearStackBack(to names: HTMLTagSet) {
@@ -386,8 +394,8 @@ struct TreeBuilder {
             case .select:
                 if !last {
                     for ancestor in openElements[..<index].reversed() {
-                        if ancestor.isHTML("template") { break }
-                        if ancestor.isHTML("table") { mode = .inSelectInTable; return }
+                        if ancestor.isHTML(.template) { break }
+                        if ancestor.isHTML(.table) { mode = .inSelectInTable; return }
                     }
                 }
                 mode = .inSelect
@@ -457,7 +465,7 @@ struct TreeBuilder {
     }
 
     /// Section 13.2.6.4.7: the adoption agency algorithm. Returns false for "any other end tag".
-    mutating func adoptionAgency(_ subject: String) -> Bool {
+    mutating func adoptionAgency(_ subject: HTMLTagName) -> Bool {
         if let current = currentNode, current.isHTML(subject), formattingIndex(of: current) == nil {
             openElements.removeLast()
             return true

@@ -134,62 +134,83 @@ struct CSSSanitizer {
     /// cleaned recursively; every other at-rule (`@import`, `@font-face`, `@namespace`, `@charset`,
     /// `@keyframes`…) is dropped.
     mutating func sanitizeStyleSheet(_ css: String) -> String {
+        String(decoding: sanitizeStyleSheet(bytes: Array(css.utf8)[...]), as: UTF8.self)
+    }
+
+    /// On bytes, as a browser reads CSS (by code point; every byte that matters is ASCII).
+    mutating func sanitizeStyleSheet(bytes css: ArraySlice<UInt8>) -> [UInt8] {
         let text = Self.removeComments(css)
-        var output = ""
+        var output: [UInt8] = []
         var index = text.startIndex
         while index < text.endIndex {
-            guard let open = text[index...].firstIndex(where: { $0 == "{" || $0 == ";" }) else { break }
-            let prelude = text[index..<open].trimmingASCIIWhitespace
-            if text[open] == ";" {
+            guard let open = text[index...].firstIndex(where: { $0 == 123 || $0 == 59 }) else { break }
+            let prelude = ASCIIBytes.trimmed(text[index..<open])
+            if text[open] == 59 {
                 // A statement at-rule (@import, @charset, @namespace): dropped.
-                index = text.index(after: open)
+                index = open + 1
                 continue
             }
             guard let close = Self.matchingBrace(in: text, from: open) else { break }
-            let body = String(text[text.index(after: open)..<close])
-            let lowerPrelude = prelude.lowercased()
-            if lowerPrelude.hasPrefix("@media") || lowerPrelude.hasPrefix("@supports") {
-                if !prelude.contains("<"), !prelude.contains("\\") {
-                    let inner = sanitizeStyleSheet(body)
-                    if !inner.isEmpty { output += "\(prelude) {\n\(inner)}\n" }
+            let body = text[(open + 1)..<close]
+            let safePrelude = !prelude.contains(60) && !prelude.contains(92)
+            if Self.hasPrefix(prelude, "@media") || Self.hasPrefix(prelude, "@supports") {
+                if safePrelude {
+                    let inner = sanitizeStyleSheet(bytes: body)
+                    if !inner.isEmpty {
+                        output += prelude
+                        output += [32, 123, 10]  // " {\n"
+                        output += inner
+                        output += [125, 10]  // "}\n"
+                    }
                 }
-            } else if !lowerPrelude.hasPrefix("@"), !prelude.isEmpty, !prelude.contains("<"), !prelude.contains("\\") {
+            } else if prelude.first != 64, !prelude.isEmpty, safePrelude {
                 let declarations = sanitizeDeclarations(body)
-                if !declarations.isEmpty { output += "\(prelude) { \(declarations) }\n" }
+                if !declarations.isEmpty {
+                    output += prelude
+                    output += [32, 123, 32]  // " { "
+                    output += declarations
+                    output += [32, 125, 10]  // " }\n"
+                }
             }
-            index = text.index(after: close)
+            index = close + 1
         }
         return output
     }
 
-    static func removeComments(_ css: String) -> String {
-        var output = ""
-        var rest = Substring(css)
-        while let start = rest.range(of: "/*") {
-            output += rest[..<start.lowerBound]
-            guard let end = rest[start.upperBound...].range(of: "*/") else { return output }
-            rest = rest[end.upperBound...]
-        }
-        return output + rest
+    static func hasPrefix(_ bytes: ArraySlice<UInt8>, _ word: StaticString) -> Bool {
+        bytes.count >= word.utf8CodeUnitCount && ASCIIBytes.equals(bytes.prefix(word.utf8CodeUnitCount), word)
     }
 
-    static func matchingBrace(in text: String, from open: String.Index) -> String.Index? {
+    static func removeComments(_ css: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        guard var start = ASCIIBytes.firstRange(of: "/*", in: css) else { return css }
+        var output: [UInt8] = []
+        var rest = css
+        while true {
+            output += rest[..<start.lowerBound]
+            guard let end = ASCIIBytes.firstRange(of: "*/", in: rest[start.upperBound...]) else { return output[...] }
+            rest = rest[end.upperBound...]
+            guard let next = ASCIIBytes.firstRange(of: "/*", in: rest) else { break }
+            start = next
+        }
+        output += rest
+        return output[...]
+    }
+
+    static func matchingBrace(in text: ArraySlice<UInt8>, from open: Int) -> Int? {
         var depth = 0
-        var quote: Character?
-        var index = open
-        while index < text.endIndex {
-            let character = text[index]
+        var quote: UInt8?
+        for index in open..<text.endIndex {
+            let byte = text[index]
             if let current = quote {
-                if character == current { quote = nil }
-            } else if character == "\"" || character == "'" {
-                quote = character
-            } else if character == "{" {
+                if byte == current { quote = nil }
+            } else if byte == 34 || byte == 39 {
+                quote = byte
+            } else if byte == 123 {
                 depth += 1
-            } else if character == "}" {
+            } else if byte == 125 {
                 depth -= 1
                 if depth == 0 { return index }
             }
-            index = text.index(after: index)
         }
         return nil
     }

@@ -47,11 +47,12 @@ public enum HTMLSanitizer {
             settled = second
         }
         let text = String(decoding: markup, as: UTF8.self)
-        let inputHasText = html.contains { $0 > 32 && $0 != 60 && $0 != 62 }
+        // Only asked when nothing visible was kept (a scan of the whole input).
+        let fallback = settled.visibleContent == 0 && html.contains { $0 > 32 && $0 != 60 && $0 != 62 }
         return SanitizedHTML(
             html: text, trackersBlocked: first.trackersBlocked, trackerHosts: first.trackerHosts.sorted(),
             remoteImagesBlocked: first.remoteImagesBlocked, hasQuotedText: settled.quotesFound > 0,
-            fallbackToPlainText: settled.visibleContent == 0 && inputHasText, suspiciousLinks: first.suspiciousLinks)
+            fallbackToPlainText: fallback, suspiciousLinks: first.suspiciousLinks)
     }
 
     public static func sanitize(_ html: String, options: SanitizeOptions = SanitizeOptions()) -> SanitizedHTML {
@@ -76,6 +77,12 @@ struct SanitizerPass {
     /// Where the body's markup starts (after the style sheets).
     private var bodyStart = 0
     private var reparse = ReparseCheck()
+    /// Mail repeats a handful of style attributes on every cell (the benchmark's newsletters hold
+    /// about 140 style attributes and ten distinct values): each value is cleaned, and read for
+    /// hiding, once per document. Values whose cleaning blocked a remote load are not kept, so
+    /// every occurrence is counted.
+    private var cleanStyles: [StyleKey: [UInt8]] = [:]
+    private var hidingStyles: [StyleKey: Bool] = [:]
     /// Whether the markup written reads back as a different tree (`ReparseCheck`).
     var reparseChanges: Bool { reparse.restructures }
 
@@ -119,20 +126,22 @@ struct SanitizerPass {
         output.reserveCapacity(32_768)
         // Style sheets from the head first (mail clients put the layout there), then the body.
         for style in Self.styleElements(in: html) {
-            let sheet = css.sanitizeStyleSheet(style.textContent)
+            var source: [UInt8] = []
+            style.appendText(to: &source)
+            let sheet = css.sanitizeStyleSheet(bytes: source[...])
             // The second pass would clean the sheet again: it runs when that changes anything.
             var again = CSSSanitizer(allowRemote: options.allowRemoteImages)
-            if again.sanitizeStyleSheet(sheet) != sheet { reparse.changesWhenCleanedAgain() }
+            if again.sanitizeStyleSheet(bytes: sheet[...]) != sheet { reparse.changesWhenCleanedAgain() }
             if !sheet.isEmpty {
                 // A raw text element: the sheet is written as it is (it cannot contain `<`).
                 output += Array("<style>".utf8)
-                output += Array(sheet.utf8)
+                output += sheet
                 output += Array("</style>".utf8)
             }
         }
         bodyStart = output.count
         if let body = html.children.first(where: { $0.isHTML(known: Self.bodyElement, in: .html) }) {
-            cleanChildren(of: body, hidden: TrackerDetector.hides(body), insideQuote: false)
+            cleanChildren(of: body, hidden: hides(body), insideQuote: false)
         }
         remoteImagesBlocked += css.remoteReferencesBlocked
         return output
@@ -225,7 +234,7 @@ struct SanitizerPass {
             break
         }
         guard node.namespace == .html, !node.isHTML(Self.droppedWithContent) else { return }
-        let hiddenHere = hidden || TrackerDetector.hides(node)
+        let hiddenHere = hidden || hides(node)
         let tagName = node.tagName
         // Our own quote wrapper, from an earlier pass: kept as it is, not wrapped again.
         if tagName == .details, QuoteDetector.hasClass(node, "tern-quote") {
@@ -288,6 +297,18 @@ struct SanitizerPass {
         reparse.end()
     }
 
+    /// `TrackerDetector.hides`, with each distinct style read once.
+    mutating func hides(_ element: HTMLNode) -> Bool {
+        guard !element.attributes.isEmpty else { return false }
+        if element.attributeBytes("hidden") != nil { return true }
+        guard let style = element.attributeBytes("style") else { return false }
+        let key = StyleKey(style)
+        if let known = hidingStyles[key] { return known }
+        let hiding = TrackerDetector.hides(style: style)
+        hidingStyles[key] = hiding
+        return hiding
+    }
+
     // MARK: - Attributes
 
     mutating func writeAttribute(_ name: [UInt8], _ value: [UInt8]) {
@@ -316,14 +337,18 @@ struct SanitizerPass {
     mutating func cleanAttributeValue(_ attribute: HTMLAttribute) -> [UInt8]? {
         let name = attribute.name[...]
         if ASCIIBytes.equals(name, "style") {
+            let key = StyleKey(attribute.value)
+            if let clean = cleanStyles[key] { return clean.isEmpty ? nil : clean }
+            let blockedBefore = css.remoteReferencesBlocked
             let clean = css.sanitizeDeclarations(attribute.value[...])
+            if css.remoteReferencesBlocked == blockedBefore { cleanStyles[key] = clean }
             return clean.isEmpty ? nil : clean
         }
         if ASCIIBytes.equals(name, "background") {
             switch URLPolicy.classify(bytes: attribute.value) {
             case .dataImage: return attribute.value
             case .remote(let host):
-                if options.blocklist.matches(url: attribute.value) {
+                if options.blocklist.matches(url: attribute.value, lowercasedHost: host) {
                     trackersBlocked += 1
                     trackerHosts.insert(host)
                 } else if options.allowRemoteImages {
@@ -341,13 +366,12 @@ struct SanitizerPass {
     // MARK: - Images
 
     mutating func cleanImage(_ image: HTMLNode, hidden: Bool) {
-        let alt = image.attribute("alt") ?? ""
         let srcset = image.attribute("srcset")
-        let source = image.attribute("src") ?? srcset?.split(separator: " ").first.map(String.init) ?? ""
-        let sourceBytes = Array(source.utf8)
+        let sourceBytes = image.attributeBytes("src") ?? srcset.flatMap { $0.split(separator: " ").first.map { Array($0.utf8) } } ?? []
         let policy = URLPolicy.classify(bytes: sourceBytes)
         if case .cid = policy {
             visibleContent += 1
+            let alt = image.attribute("alt") ?? ""
             writePlaceholder(text: "Inline image not available", label: alt.isEmpty ? "Inline image not available" : "Inline image not available: \(alt)",
                              kind: "tern-inline-image")
             return
@@ -358,7 +382,7 @@ struct SanitizerPass {
             return
         }
         guard case .remote(let host) = policy else { return }
-        let isTracker = options.blocklist.matches(url: sourceBytes) || TrackerDetector.isPixelSized(image) || hidden
+        let isTracker = options.blocklist.matches(url: sourceBytes, lowercasedHost: host) || TrackerDetector.isPixelSized(image) || hidden
             || (srcset.map { Self.candidates($0).contains { options.blocklist.matches(url: $0) } } ?? false)
         if isTracker {
             trackersBlocked += 1
@@ -368,6 +392,7 @@ struct SanitizerPass {
         guard options.allowRemoteImages else {
             remoteImagesBlocked += 1
             visibleContent += 1
+            let alt = image.attribute("alt") ?? ""
             writePlaceholder(text: alt.isEmpty ? "Image" : alt, label: alt.isEmpty ? "Remote image blocked" : "Remote image blocked: \(alt)",
                              kind: "tern-blocked-image")
             return
@@ -412,38 +437,54 @@ struct SanitizerPass {
     /// their real destination; every other scheme loses its href.
     mutating func cleanLink(_ attributes: inout [HTMLAttribute], original: HTMLNode) {
         guard let href = original.attributeBytes("href") else { return }
-        // Written last and in this order whatever the input's order, so that cleaning the output
-        // again writes the same bytes.
-        func set(_ name: String, _ value: [UInt8]) {
-            let key = Array(name.utf8)
-            attributes.removeAll { $0.name == key }
-            attributes.append(HTMLAttribute(name: key, value: value))
-        }
-        let url = URLPolicy.normalize(bytes: href)
-        switch URLPolicy.classify(bytes: href) {
+        let policy = URLPolicy.classify(bytes: href)
+        var realHost: String?
+        switch policy {
         case .remote(let host):
-            set("href", url)
-            set("target", Array("_blank".utf8))
-            set("rel", Array("noopener noreferrer".utf8))
-            set("title", url)
             var text: [UInt8] = []
             original.appendText(to: &text)
-            if let shown = LinkSafety.hostShown(in: text), !LinkSafety.sameSite(shown, host) {
-                suspiciousLinks += 1
-                set("data-tern-real-host", Array(host.utf8))
-                let existing = attributes.first { $0.name == Array("class".utf8) }.map { String(decoding: $0.value, as: UTF8.self) } ?? ""
-                let marked = existing.split(separator: " ").contains("tern-link-mismatch")
-                    ? existing : existing.isEmpty ? "tern-link-mismatch" : existing + " tern-link-mismatch"
-                set("class", Array(marked.utf8))
-            }
+            if let shown = LinkSafety.hostShown(in: text), !LinkSafety.sameSite(shown, host) { realHost = host }
         case .mailto:
-            set("href", url)
-            set("target", Array("_blank".utf8))
-            set("rel", Array("noopener noreferrer".utf8))
-            set("title", url)
-        default:
             break
+        default:
+            return
         }
+        // Written last and in this order whatever the input's order, so that cleaning the output
+        // again writes the same bytes. Of these names only title and class pass the allow-list.
+        let url = URLPolicy.normalize(bytes: href)
+        var existingClass: [UInt8]?
+        attributes.removeAll { attribute in
+            if attribute.name == Self.titleName { return true }
+            guard realHost != nil, attribute.name == Self.className else { return false }
+            existingClass = attribute.value
+            return true
+        }
+        attributes.append(HTMLAttribute(name: Self.hrefName, value: url))
+        attributes.append(HTMLAttribute(name: Self.targetName, value: Self.blankTarget))
+        attributes.append(HTMLAttribute(name: Self.relName, value: Self.noOpenerNoReferrer))
+        attributes.append(HTMLAttribute(name: Self.titleName, value: url))
+        guard let realHost else { return }
+        suspiciousLinks += 1
+        attributes.append(HTMLAttribute(name: Self.realHostName, value: Array(realHost.utf8)))
+        let existing = existingClass.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let marked = existing.split(separator: " ").contains("tern-link-mismatch")
+            ? existing : existing.isEmpty ? "tern-link-mismatch" : existing + " tern-link-mismatch"
+        attributes.append(HTMLAttribute(name: Self.className, value: Array(marked.utf8)))
+    }
+
+    static let hrefName = Array("href".utf8), targetName = Array("target".utf8), relName = Array("rel".utf8)
+    static let titleName = Array("title".utf8), className = Array("class".utf8), realHostName = Array("data-tern-real-host".utf8)
+    static let blankTarget = Array("_blank".utf8), noOpenerNoReferrer = Array("noopener noreferrer".utf8)
+}
+
+/// A style attribute's bytes as a dictionary key, hashed as one block rather than byte by byte.
+struct StyleKey: Hashable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
 

@@ -64,7 +64,24 @@ public struct TrackerBlocklist: Sendable {
 
     func matches(url: [UInt8]) -> Bool {
         guard case .remote(let host) = URLPolicy.classify(bytes: url) else { return false }
+        return matches(url: url, lowercasedHost: host)
+    }
+
+    /// For a remote URL already classified (`host` as `URLPolicy` gives it, lowercased): the path
+    /// is read only when an entry names the host or one of its domains, which is rare.
+    func matches(url: [UInt8], lowercasedHost host: String) -> Bool {
+        guard byHost[host] != nil || hasDomainEntry(for: host) else { return false }
         return match(host: host, path: Self.path(of: url)) != nil
+    }
+
+    private func hasDomainEntry(for host: String) -> Bool {
+        guard !byDomain.isEmpty else { return false }
+        var suffix = Substring(host)
+        while true {
+            if byDomain[String(suffix)] != nil { return true }
+            guard let dot = suffix.firstIndex(of: ".") else { return false }
+            suffix = suffix[suffix.index(after: dot)...]
+        }
     }
 
     static func path(of url: [UInt8]) -> String {
@@ -122,6 +139,11 @@ enum TrackerDetector {
         guard !element.attributes.isEmpty else { return false }
         if element.attributeBytes("hidden") != nil { return true }
         guard let style = element.attributeBytes("style") else { return false }
+        return hides(style: style)
+    }
+
+    /// Whether a style attribute's declarations hide its element.
+    static func hides(style: [UInt8]) -> Bool {
         var hidden = false
         ASCIIBytes.forEachDeclaration(in: style[...]) { property, rawValue in
             guard !hidden else { return }

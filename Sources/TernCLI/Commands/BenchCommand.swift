@@ -166,6 +166,8 @@ extension BenchCommand {
         var iterations = 3
         @Option var peer = "scripts/bench/imap_python.py"
         @Flag var noPeer = false
+        @Flag(help: "Also time the tokenizer alone and the parser alone, to show where the time goes.")
+        var phases = false
         @OptionGroup var output: OutputOptions
 
         struct Report: Encodable {
@@ -270,6 +272,8 @@ extension BenchCommand {
         @Option var python = ".build/venv/bin/python"
         @Option var peer = "scripts/bench/sanitize_python.py"
         @Flag var noPeer = false
+        @Flag(help: "Also time the tokenizer alone and the parser alone, to show where the time goes.")
+        var phases = false
         @OptionGroup var output: OutputOptions
 
         struct Report: Encodable {
@@ -312,6 +316,18 @@ extension BenchCommand {
             var reports = [Report(tool: "tern", documents: documents.count, bytes: bytes, seconds: best,
                                   millisecondsPerDocument: best / Double(documents.count) * 1000, p99Milliseconds: p99,
                                   peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())]
+            if phases {
+                let tokenizing = bestSeconds(documents) { document in
+                    var tokenizer = HTMLTokenizer(document)
+                    while case let token = tokenizer.next(), token != .endOfFile {}
+                }
+                let parsing = bestSeconds(documents) { _ = HTMLParser.parseDocument($0) }
+                for (tool, time) in [("tern tokenize", tokenizing), ("tern parse", parsing)] {
+                    reports.append(Report(tool: tool, documents: documents.count, bytes: bytes, seconds: time,
+                                          millisecondsPerDocument: time / Double(documents.count) * 1000, p99Milliseconds: nil,
+                                          peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes()))
+                }
+            }
             if !noPeer { reports += try runPeers() }
             if output.json {
                 try printJSON(reports)
@@ -326,9 +342,20 @@ extension BenchCommand {
             }
             print(String(format: "tern resident memory: %.1f MB before and %.1f MB after %d more documents", Double(before) / 1_048_576,
                          Double(after) / 1_048_576, memoryDocuments))
-            for peer in reports.dropFirst() {
+            for peer in reports.dropFirst() where !peer.tool.hasPrefix("tern") {
                 print("tern vs \(peer.tool): " + String(format: "%.1fx faster per document", peer.millisecondsPerDocument / reports[0].millisecondsPerDocument))
             }
+        }
+
+        /// The best of `iterations` runs over all the documents.
+        private func bestSeconds(_ documents: [[UInt8]], _ work: ([UInt8]) -> Void) -> Double {
+            let clock = ContinuousClock()
+            var best = Double.infinity
+            for _ in 0..<max(1, iterations) {
+                let elapsed = clock.measure { for document in documents { work(document) } }
+                best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            }
+            return best
         }
 
         private func runPeers() throws -> [Report] {
