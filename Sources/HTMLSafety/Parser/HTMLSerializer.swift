@@ -67,21 +67,38 @@ public enum HTMLSerializer {
         }
     }
 
-    /// `&` `<` `>` and no-break space in text; `&` `"` and no-break space in attribute values.
-    /// `<` and `>` are escaped in attributes too: harmless, and it defeats mXSS through
-    /// re-parsing in other contexts.
     /// The ASCII bytes `escape` may replace, one bit each (all are below 64; the other byte it
     /// looks at is 0xC2, the lead of a no-break space): one test per byte on the common path.
     static let textStops: UInt64 = 1 << 38 | 1 << 60 | 1 << 62 | 1 << 13
     static let attributeStops: UInt64 = textStops | 1 << 34
 
+    private static let lanes: UInt64 = 0x0101_0101_0101_0101
+
+    @inline(__always) private static func hasZeroLane(_ word: UInt64) -> Bool {
+        (word &- lanes) & ~word & 0x8080_8080_8080_8080 != 0
+    }
+
+    /// `&` `<` `>` and no-break space in text; `&` `"` and no-break space in attribute values.
+    /// `<` and `>` are escaped in attributes too: harmless, and it defeats mXSS through
+    /// re-parsing in other contexts.
     static func escape(_ bytes: [UInt8], inAttribute: Bool, into output: inout [UInt8]) {
         bytes.withUnsafeBufferPointer { buffer in
             // Runs without anything to escape are copied whole: most text has none.
             var runStart = 0
             var index = 0
             let stops = inAttribute ? attributeStops : textStops
+            let quote: UInt64 = (inAttribute ? 34 : 38) &* lanes  // `&` again when `"` needs nothing
             while index < buffer.count {
+                // Eight bytes at a time while none of them can need escaping (SWAR: a lane of
+                // `word ^ target` is zero where the byte is the target).
+                if index + 8 <= buffer.count, let base = buffer.baseAddress {
+                    let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                    if !hasZeroLane(word ^ (38 &* lanes)), !hasZeroLane(word ^ (60 &* lanes)), !hasZeroLane(word ^ (62 &* lanes)),
+                       !hasZeroLane(word ^ (13 &* lanes)), !hasZeroLane(word ^ (0xC2 &* lanes)), !hasZeroLane(word ^ quote) {
+                        index += 8
+                        continue
+                    }
+                }
                 let byte = buffer[index]
                 // Letters, digits, spaces and most punctuation: nothing to escape.
                 if byte < 64 ? stops >> byte & 1 == 0 : byte != 0xC2 {

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The HTML tokenizer of the WHATWG standard (section 13.2.5), state by state, on UTF-8 bytes.
 ///
 /// Pull-based: `next()` runs the state machine until a token is ready, so the tree builder can
@@ -74,7 +80,7 @@ public struct HTMLTokenizer {
         if !UTF8Validation.isValid(bytes) {
             valid = Array(String(decoding: bytes, as: UTF8.self).utf8)
         }
-        guard valid.contains(13) else { return valid }
+        guard valid.withUnsafeBufferPointer({ $0.baseAddress.map { memchr($0, 13, valid.count) != nil } ?? false }) else { return valid }
         var output: [UInt8] = []
         output.reserveCapacity(valid.count)
         var index = 0
@@ -96,8 +102,10 @@ public struct HTMLTokenizer {
     /// The next token; `.endOfFile` once the input is used up (and again after).
     public mutating func next() -> HTMLToken {
         while queueStart >= queue.count {
-            queue.removeAll(keepingCapacity: true)
-            queueStart = 0
+            if !queue.isEmpty {
+                queue.removeAll(keepingCapacity: true)
+                queueStart = 0
+            }
             if emittedEOF { return .endOfFile }
             step()
         }
@@ -160,7 +168,13 @@ public struct HTMLTokenizer {
     /// `input[range]`, ASCII-lowercased, appended to `output` (tag and attribute names).
     @inline(__always) private static func appendLowered(_ input: [UInt8], _ range: Range<Int>, to output: inout [UInt8]) {
         input.withUnsafeBufferPointer { buffer in
-            for index in range { output.append(lower(buffer[index])) }
+            let bytes = UnsafeBufferPointer(rebasing: buffer[range])
+            // Mail writes its names in lowercase: then the run is copied whole.
+            if bytes.contains(where: { $0 >= 65 && $0 <= 90 }) {
+                output.append(contentsOf: bytes.lazy.map(lower))
+            } else {
+                output.append(contentsOf: bytes)
+            }
         }
     }
 

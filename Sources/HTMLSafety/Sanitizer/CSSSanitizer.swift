@@ -46,9 +46,10 @@ struct CSSSanitizer {
         var kept: [UInt8] = []
         ASCIIBytes.forEachDeclaration(in: bytes) { property, value in
             guard !value.isEmpty, Self.allowedProperties.contains(property), let clean = sanitizeValue(value, property: property) else { return }
-            if !kept.isEmpty { kept += [59, 32] }
+            if !kept.isEmpty { kept.append(59); kept.append(32) }
             kept += property.map(URLPolicy.lowercased)
-            kept += [58, 32]
+            kept.append(58)
+            kept.append(32)
             kept += clean
         }
         return kept

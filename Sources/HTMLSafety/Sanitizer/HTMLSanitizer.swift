@@ -134,9 +134,9 @@ struct SanitizerPass {
             if again.sanitizeStyleSheet(bytes: sheet[...]) != sheet { reparse.changesWhenCleanedAgain() }
             if !sheet.isEmpty {
                 // A raw text element: the sheet is written as it is (it cannot contain `<`).
-                output += Array("<style>".utf8)
+                output += "<style>".utf8
                 output += sheet
-                output += Array("</style>".utf8)
+                output += "</style>".utf8
             }
         }
         bodyStart = output.count
@@ -259,11 +259,11 @@ struct SanitizerPass {
             var text: [UInt8] = []
             node.appendText(to: &text)
             if text.contains(where: { $0 > 32 }) { visibleContent += 1 }
-            output += Array("<pre>".utf8)
+            output += "<pre>".utf8
             reparse.start(.pre)
             if text.first == 10 { output.append(10) }  // the parser drops one newline after <pre>
             HTMLSerializer.escape(text, inAttribute: false, into: &output)
-            output += Array("</pre>".utf8)
+            output += "</pre>".utf8
             reparse.end()
             return
         default: break
@@ -272,9 +272,8 @@ struct SanitizerPass {
             cleanChildren(of: node, hidden: hiddenHere, insideQuote: insideQuote)  // unknown or unwanted: unwrap
             return
         }
-        let nameBytes = Array(node.name.utf8)
         output.append(60)
-        output += nameBytes
+        output += node.name.utf8
         if tagName == .a {
             var attributes = cleanAttributes(of: node)
             cleanLink(&attributes, original: node)
@@ -291,8 +290,9 @@ struct SanitizerPass {
         if tagName == .pre, output.count > contentStart, output[contentStart] == 10 {
             output.insert(10, at: contentStart)  // keep a leading newline the parser would drop
         }
-        output += [60, 47]
-        output += nameBytes
+        output.append(60)
+        output.append(47)
+        output += node.name.utf8
         output.append(62)
         reparse.end()
     }
@@ -314,7 +314,8 @@ struct SanitizerPass {
     mutating func writeAttribute(_ name: [UInt8], _ value: [UInt8]) {
         output.append(32)
         output += name
-        output += [61, 34]
+        output.append(61)
+        output.append(34)
         HTMLSerializer.escape(value, inAttribute: true, into: &output)
         output.append(34)
     }
@@ -405,7 +406,7 @@ struct SanitizerPass {
     }
 
     mutating func writeImage(_ image: HTMLNode, source: [UInt8], srcset: String?) {
-        output += Array("<img".utf8)
+        output += "<img".utf8
         reparse.start(.img, isVoid: true)
         writeCleanAttributes(of: image)
         writeAttribute(Array("src".utf8), URLPolicy.normalize(bytes: source))
@@ -419,7 +420,7 @@ struct SanitizerPass {
 
     /// An inert stand-in: text, no URL, nothing to load.
     mutating func writePlaceholder(text: String, label: String, kind: String) {
-        output += Array("<span".utf8)
+        output += "<span".utf8
         reparse.start(.span)
         writeAttribute(Array("class".utf8), Array(kind.utf8))
         writeAttribute(Array("role".utf8), Array("img".utf8))
@@ -427,7 +428,7 @@ struct SanitizerPass {
         writeAttribute(Array("title".utf8), Array(label.utf8))
         output.append(62)
         HTMLSerializer.escape(Array(text.utf8), inAttribute: false, into: &output)
-        output += Array("</span>".utf8)
+        output += "</span>".utf8
         reparse.end()
     }
 

@@ -5,7 +5,14 @@ enum QuoteDetector {
     /// Calls `body` with each class name of the element until it returns true.
     static func anyClass(of node: HTMLNode, _ body: (ArraySlice<UInt8>) -> Bool) -> Bool {
         guard let value = node.attributeBytes("class") else { return false }
-        return value.split(whereSeparator: ASCIIBytes.isSpace).contains(where: body)
+        var start = value.startIndex
+        while start < value.endIndex {
+            guard let first = value[start...].firstIndex(where: { !ASCIIBytes.isSpace($0) }) else { return false }
+            let end = value[first...].firstIndex(where: ASCIIBytes.isSpace) ?? value.endIndex
+            if body(value[first..<end]) { return true }
+            start = end
+        }
+        return false
     }
 
     static func hasClass(_ node: HTMLNode, _ name: StaticString) -> Bool {
