@@ -118,7 +118,9 @@ public struct HTMLTokenizer {
 
     private mutating func flushText() {
         guard !text.isEmpty else { return }
-        queue.append(.characters(text))
+        // An exact-sized copy for the token (and the text node it becomes); the buffer, still
+        // only ours, is kept for the next run.
+        queue.append(.characters(text.withUnsafeBufferPointer { Array($0) }))
         text.removeAll(keepingCapacity: true)
     }
 
@@ -157,6 +159,31 @@ public struct HTMLTokenizer {
 
     /// The position of the first byte from the current one that `stop` accepts, or the end: the
     /// fast paths over text and attribute values, on the buffer without bounds-checked indexing.
+    /// `firstStop` for the three bytes that end a run of text or of a quoted attribute value,
+    /// eight bytes at a time (SWAR: a lane of `word ^ target` is zero where the byte is the
+    /// target); the scalar loop finishes the run.
+    @inline(__always) private func firstOf(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> Int {
+        input.withUnsafeBufferPointer { buffer in
+            var index = position
+            if let base = buffer.baseAddress {
+                let lanes: UInt64 = 0x0101_0101_0101_0101
+                let (wa, wb, wc) = (UInt64(a) &* lanes, UInt64(b) &* lanes, UInt64(c) &* lanes)
+                @inline(__always) func hasZeroLane(_ word: UInt64) -> Bool { (word &- lanes) & ~word & 0x8080_8080_8080_8080 != 0 }
+                while index + 8 <= buffer.count {
+                    let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                    if hasZeroLane(word ^ wa) || hasZeroLane(word ^ wb) || hasZeroLane(word ^ wc) { break }
+                    index += 8
+                }
+            }
+            while index < buffer.count {
+                let byte = buffer[index]
+                if byte == a || byte == b || byte == c { break }
+                index += 1
+            }
+            return index
+        }
+    }
+
     @inline(__always) private func firstStop(_ stop: (UInt8) -> Bool) -> Int {
         input.withUnsafeBufferPointer { buffer in
             var index = position
@@ -279,556 +306,559 @@ public struct HTMLTokenizer {
 
     // swiftlint:disable:next cyclomatic_complexity function_body_length
     private mutating func step() {
-        switch state {
-        case .data:
-            // Fast path: plain text up to the next '<', '&' or NUL.
-            let start = position
-            position = firstStop { b in b == 60 || b == 38 || b == 0 }
-            if position > start { text += input[start..<position] }
-            switch consume() {
-            case 38?: returnState = .data; state = .characterReference
-            case 60?: state = .tagOpen
-            case 0?: error(); text.append(0)
-            case nil: emitEOF()
-            default: break
-            }
-        case .rcdata:
-            let start = position
-            position = firstStop { b in b == 60 || b == 38 || b == 0 }
-            if position > start { text += input[start..<position] }
-            switch consume() {
-            case 38?: returnState = .rcdata; state = .characterReference
-            case 60?: state = .rcdataLessThanSign
-            case 0?: error(); text += Self.replacement
-            case nil: emitEOF()
-            default: break
-            }
-        case .rawtext, .scriptData:
-            let start = position
-            position = firstStop { b in b == 60 || b == 0 }
-            if position > start { text += input[start..<position] }
-            switch consume() {
-            case 60?: state = state == .rawtext ? .rawtextLessThanSign : .scriptDataLessThanSign
-            case 0?: error(); text += Self.replacement
-            case nil: emitEOF()
-            default: break
-            }
-        case .plaintext:
-            switch consume() {
-            case 0?: error(); text += Self.replacement
-            case nil: emitEOF()
-            case let b?: text.append(b)
-            }
-        case .tagOpen:
-            switch consume() {
-            case 33?: state = .markupDeclarationOpen
-            case 47?: state = .endTagOpen
-            case let b? where Self.isASCIIAlpha(b): startTag(end: false); reconsume(in: .tagName)
-            case 63?: error(); commentData = []; reconsume(in: .bogusComment)
-            case nil: error(); text.append(60); emitEOF()
-            default: error(); text.append(60); reconsume(in: .data)
-            }
-        case .endTagOpen:
-            switch consume() {
-            case let b? where Self.isASCIIAlpha(b): startTag(end: true); reconsume(in: .tagName)
-            case 62?: error(); state = .data
-            case nil: error(); text += [60, 47]; emitEOF()
-            default: error(); commentData = []; reconsume(in: .bogusComment)
-            }
-        case .tagName:
-            // Fast path: the name's bytes up to whatever ends or interrupts it.
-            let nameEnd = firstStop { b in b == 9 || b == 10 || b == 12 || b == 32 || b == 47 || b == 62 || b == 0 }
-            Self.appendLowered(input, position..<nameEnd, to: &tagName)
-            position = nameEnd
-            switch consume() {
-            case let b? where Self.isWhitespace(b): state = .beforeAttributeName
-            case 47?: state = .selfClosingStartTag
-            case 62?: state = .data; emitTag()
-            case 0?: error(); tagName += Self.replacement
-            case nil: error(); emitEOF()
-            case let b?: tagName.append(Self.lower(b))
-            }
-        case .rcdataLessThanSign, .rawtextLessThanSign:
-            let endOpen: State = state == .rcdataLessThanSign ? .rcdataEndTagOpen : .rawtextEndTagOpen
-            let home: State = state == .rcdataLessThanSign ? .rcdata : .rawtext
-            if consume() == 47 {
-                temporaryBuffer = []
-                state = endOpen
-            } else {
-                text.append(60)
-                reconsume(in: home)
-            }
-        case .rcdataEndTagOpen, .rawtextEndTagOpen, .scriptDataEndTagOpen, .scriptDataEscapedEndTagOpen:
-            let (nameState, home): (State, State) = switch state {
-            case .rcdataEndTagOpen: (.rcdataEndTagName, .rcdata)
-            case .rawtextEndTagOpen: (.rawtextEndTagName, .rawtext)
-            case .scriptDataEndTagOpen: (.scriptDataEndTagName, .scriptData)
-            default: (.scriptDataEscapedEndTagName, .scriptDataEscaped)
-            }
-            if let b = consume(), Self.isASCIIAlpha(b) {
-                startTag(end: true)
-                reconsume(in: nameState)
-            } else {
-                text += [60, 47]
-                reconsume(in: home)
-            }
-        case .rcdataEndTagName, .rawtextEndTagName, .scriptDataEndTagName, .scriptDataEscapedEndTagName:
-            let home: State = switch state {
-            case .rcdataEndTagName: .rcdata
-            case .rawtextEndTagName: .rawtext
-            case .scriptDataEndTagName: .scriptData
-            default: .scriptDataEscaped
-            }
-            let b = consume()
-            if let b, Self.isWhitespace(b), isAppropriateEndTag {
-                state = .beforeAttributeName
-            } else if b == 47, isAppropriateEndTag {
-                state = .selfClosingStartTag
-            } else if b == 62, isAppropriateEndTag {
-                state = .data
-                emitTag()
-            } else if let b, Self.isASCIIAlpha(b) {
-                tagName.append(Self.lower(b))
-                temporaryBuffer.append(b)
-            } else {
-                text += [60, 47] + temporaryBuffer
-                reconsume(in: home)
-            }
-        case .scriptDataLessThanSign:
-            switch consume() {
-            case 47?: temporaryBuffer = []; state = .scriptDataEndTagOpen
-            case 33?: state = .scriptDataEscapeStart; text += [60, 33]
-            default: text.append(60); reconsume(in: .scriptData)
-            }
-        case .scriptDataEscapeStart:
-            if consume() == 45 { state = .scriptDataEscapeStartDash; text.append(45) } else { reconsume(in: .scriptData) }
-        case .scriptDataEscapeStartDash:
-            if consume() == 45 { state = .scriptDataEscapedDashDash; text.append(45) } else { reconsume(in: .scriptData) }
-        case .scriptDataEscaped:
-            switch consume() {
-            case 45?: state = .scriptDataEscapedDash; text.append(45)
-            case 60?: state = .scriptDataEscapedLessThanSign
-            case 0?: error(); text += Self.replacement
-            case nil: error(); emitEOF()
-            case let b?: text.append(b)
-            }
-        case .scriptDataEscapedDash:
-            switch consume() {
-            case 45?: state = .scriptDataEscapedDashDash; text.append(45)
-            case 60?: state = .scriptDataEscapedLessThanSign
-            case 0?: error(); state = .scriptDataEscaped; text += Self.replacement
-            case nil: error(); emitEOF()
-            case let b?: state = .scriptDataEscaped; text.append(b)
-            }
-        case .scriptDataEscapedDashDash:
-            switch consume() {
-            case 45?: text.append(45)
-            case 60?: state = .scriptDataEscapedLessThanSign
-            case 62?: state = .scriptData; text.append(62)
-            case 0?: error(); state = .scriptDataEscaped; text += Self.replacement
-            case nil: error(); emitEOF()
-            case let b?: state = .scriptDataEscaped; text.append(b)
-            }
-        case .scriptDataEscapedLessThanSign:
-            switch consume() {
-            case 47?: temporaryBuffer = []; state = .scriptDataEscapedEndTagOpen
-            case let b? where Self.isASCIIAlpha(b): temporaryBuffer = []; text.append(60); reconsume(in: .scriptDataDoubleEscapeStart)
-            default: text.append(60); reconsume(in: .scriptDataEscaped)
-            }
-        case .scriptDataDoubleEscapeStart, .scriptDataDoubleEscapeEnd:
-            let starting = state == .scriptDataDoubleEscapeStart
-            let b = consume()
-            if let b, Self.isWhitespace(b) || b == 47 || b == 62 {
-                let isScript = temporaryBuffer == Array("script".utf8)
-                state = starting ? (isScript ? .scriptDataDoubleEscaped : .scriptDataEscaped) : (isScript ? .scriptDataEscaped : .scriptDataDoubleEscaped)
-                text.append(b)
-            } else if let b, Self.isASCIIAlpha(b) {
-                temporaryBuffer.append(Self.lower(b))
-                text.append(b)
-            } else {
-                reconsume(in: starting ? .scriptDataEscaped : .scriptDataDoubleEscaped)
-            }
-        case .scriptDataDoubleEscaped:
-            switch consume() {
-            case 45?: state = .scriptDataDoubleEscapedDash; text.append(45)
-            case 60?: state = .scriptDataDoubleEscapedLessThanSign; text.append(60)
-            case 0?: error(); text += Self.replacement
-            case nil: error(); emitEOF()
-            case let b?: text.append(b)
-            }
-        case .scriptDataDoubleEscapedDash:
-            switch consume() {
-            case 45?: state = .scriptDataDoubleEscapedDashDash; text.append(45)
-            case 60?: state = .scriptDataDoubleEscapedLessThanSign; text.append(60)
-            case 0?: error(); state = .scriptDataDoubleEscaped; text += Self.replacement
-            case nil: error(); emitEOF()
-            case let b?: state = .scriptDataDoubleEscaped; text.append(b)
-            }
-        case .scriptDataDoubleEscapedDashDash:
-            switch consume() {
-            case 45?: text.append(45)
-            case 60?: state = .scriptDataDoubleEscapedLessThanSign; text.append(60)
-            case 62?: state = .scriptData; text.append(62)
-            case 0?: error(); state = .scriptDataDoubleEscaped; text += Self.replacement
-            case nil: error(); emitEOF()
-            case let b?: state = .scriptDataDoubleEscaped; text.append(b)
-            }
-        case .scriptDataDoubleEscapedLessThanSign:
-            if consume() == 47 {
-                temporaryBuffer = []
-                state = .scriptDataDoubleEscapeEnd
-                text.append(47)
-            } else {
-                reconsume(in: .scriptDataDoubleEscaped)
-            }
-        case .beforeAttributeName:
-            switch consume() {
-            case let b? where Self.isWhitespace(b): break
-            case 47?, 62?, nil: reconsume(in: .afterAttributeName)
-            case 61?: error(); startAttribute(); attributeName = [61]; state = .attributeName
-            default: startAttribute(); reconsume(in: .attributeName)
-            }
-        case .attributeName:
-            let nameEnd = firstStop { b in
-                b == 9 || b == 10 || b == 12 || b == 32 || b == 47 || b == 62 || b == 61 || b == 0 || b == 34 || b == 39 || b == 60
-            }
-            Self.appendLowered(input, position..<nameEnd, to: &attributeName)
-            position = nameEnd
-            switch consume() {
-            case let b? where Self.isWhitespace(b) || b == 47 || b == 62: reconsume(in: .afterAttributeName)
-            case nil: reconsume(in: .afterAttributeName)
-            case 61?: state = .beforeAttributeValue
-            case 0?: error(); attributeName += Self.replacement
-            case let b?:
-                if b == 34 || b == 39 || b == 60 { error() }
-                attributeName.append(Self.lower(b))
-            }
-        case .afterAttributeName:
-            switch consume() {
-            case let b? where Self.isWhitespace(b): break
-            case 47?: state = .selfClosingStartTag
-            case 61?: state = .beforeAttributeValue
-            case 62?: state = .data; emitTag()
-            case nil: error(); emitEOF()
-            default: startAttribute(); reconsume(in: .attributeName)
-            }
-        case .beforeAttributeValue:
-            switch consume() {
-            case let b? where Self.isWhitespace(b): break
-            case 34?: state = .attributeValueDoubleQuoted
-            case 39?: state = .attributeValueSingleQuoted
-            case 62?: error(); state = .data; emitTag()
-            default: reconsume(in: .attributeValueUnquoted)
-            }
-        case .attributeValueDoubleQuoted, .attributeValueSingleQuoted:
-            let quote: UInt8 = state == .attributeValueDoubleQuoted ? 34 : 39
-            let start = position
-            position = firstStop { b in b == quote || b == 38 || b == 0 }
-            if position > start { attributeValue += input[start..<position] }
-            switch consume() {
-            case quote?: state = .afterAttributeValueQuoted
-            case 38?: returnState = state; state = .characterReference
-            case 0?: error(); attributeValue += Self.replacement
-            case nil: error(); emitEOF()
-            default: break
-            }
-        case .attributeValueUnquoted:
-            let start = position
-            position = firstStop { b in
-                b == 9 || b == 10 || b == 12 || b == 32 || b == 38 || b == 62 || b == 0 || b == 34 || b == 39 || b == 60 || b == 61 || b == 96
-            }
-            if position > start { attributeValue += input[start..<position] }
-            switch consume() {
-            case let b? where Self.isWhitespace(b): state = .beforeAttributeName
-            case 38?: returnState = .attributeValueUnquoted; state = .characterReference
-            case 62?: state = .data; emitTag()
-            case 0?: error(); attributeValue += Self.replacement
-            case nil: error(); emitEOF()
-            case let b?:
-                if b == 34 || b == 39 || b == 60 || b == 61 || b == 96 { error() }
-                attributeValue.append(b)
-            }
-        case .afterAttributeValueQuoted:
-            switch consume() {
-            case let b? where Self.isWhitespace(b): state = .beforeAttributeName
-            case 47?: state = .selfClosingStartTag
-            case 62?: state = .data; emitTag()
-            case nil: error(); emitEOF()
-            default: error(); reconsume(in: .beforeAttributeName)
-            }
-        case .selfClosingStartTag:
-            switch consume() {
-            case 62?: tag.selfClosing = true; state = .data; emitTag()
-            case nil: error(); emitEOF()
-            default: error(); reconsume(in: .beforeAttributeName)
-            }
-        case .bogusComment:
-            switch consume() {
-            case 62?: state = .data; emit(.comment(commentData))
-            case nil: emit(.comment(commentData)); emitEOF()
-            case 0?: error(); commentData += Self.replacement
-            case let b?: commentData.append(b)
-            }
-        case .markupDeclarationOpen:
-            if lookahead("--", caseInsensitive: false) {
-                position += 2
-                commentData = []
-                state = .commentStart
-            } else if lookahead("doctype", caseInsensitive: true) {
-                position += 7
-                state = .doctype
-            } else if lookahead("[CDATA[", caseInsensitive: false) {
-                position += 7
-                if allowsCDATA {
-                    state = .cdataSection
+        // One call runs the states until a token is ready, rather than one call per state.
+        repeat {
+            switch state {
+            case .data:
+                // Fast path: plain text up to the next '<', '&' or NUL.
+                let start = position
+                position = firstOf(60, 38, 0)
+                if position > start { text += input[start..<position] }
+                switch consume() {
+                case 38?: returnState = .data; state = .characterReference
+                case 60?: state = .tagOpen
+                case 0?: error(); text.append(0)
+                case nil: emitEOF()
+                default: break
+                }
+            case .rcdata:
+                let start = position
+                position = firstOf(60, 38, 0)
+                if position > start { text += input[start..<position] }
+                switch consume() {
+                case 38?: returnState = .rcdata; state = .characterReference
+                case 60?: state = .rcdataLessThanSign
+                case 0?: error(); text += Self.replacement
+                case nil: emitEOF()
+                default: break
+                }
+            case .rawtext, .scriptData:
+                let start = position
+                position = firstOf(60, 0, 0)
+                if position > start { text += input[start..<position] }
+                switch consume() {
+                case 60?: state = state == .rawtext ? .rawtextLessThanSign : .scriptDataLessThanSign
+                case 0?: error(); text += Self.replacement
+                case nil: emitEOF()
+                default: break
+                }
+            case .plaintext:
+                switch consume() {
+                case 0?: error(); text += Self.replacement
+                case nil: emitEOF()
+                case let b?: text.append(b)
+                }
+            case .tagOpen:
+                switch consume() {
+                case 33?: state = .markupDeclarationOpen
+                case 47?: state = .endTagOpen
+                case let b? where Self.isASCIIAlpha(b): startTag(end: false); reconsume(in: .tagName)
+                case 63?: error(); commentData = []; reconsume(in: .bogusComment)
+                case nil: error(); text.append(60); emitEOF()
+                default: error(); text.append(60); reconsume(in: .data)
+                }
+            case .endTagOpen:
+                switch consume() {
+                case let b? where Self.isASCIIAlpha(b): startTag(end: true); reconsume(in: .tagName)
+                case 62?: error(); state = .data
+                case nil: error(); text += [60, 47]; emitEOF()
+                default: error(); commentData = []; reconsume(in: .bogusComment)
+                }
+            case .tagName:
+                // Fast path: the name's bytes up to whatever ends or interrupts it.
+                let nameEnd = firstStop { b in b == 9 || b == 10 || b == 12 || b == 32 || b == 47 || b == 62 || b == 0 }
+                Self.appendLowered(input, position..<nameEnd, to: &tagName)
+                position = nameEnd
+                switch consume() {
+                case let b? where Self.isWhitespace(b): state = .beforeAttributeName
+                case 47?: state = .selfClosingStartTag
+                case 62?: state = .data; emitTag()
+                case 0?: error(); tagName += Self.replacement
+                case nil: error(); emitEOF()
+                case let b?: tagName.append(Self.lower(b))
+                }
+            case .rcdataLessThanSign, .rawtextLessThanSign:
+                let endOpen: State = state == .rcdataLessThanSign ? .rcdataEndTagOpen : .rawtextEndTagOpen
+                let home: State = state == .rcdataLessThanSign ? .rcdata : .rawtext
+                if consume() == 47 {
+                    temporaryBuffer = []
+                    state = endOpen
+                } else {
+                    text.append(60)
+                    reconsume(in: home)
+                }
+            case .rcdataEndTagOpen, .rawtextEndTagOpen, .scriptDataEndTagOpen, .scriptDataEscapedEndTagOpen:
+                let (nameState, home): (State, State) = switch state {
+                case .rcdataEndTagOpen: (.rcdataEndTagName, .rcdata)
+                case .rawtextEndTagOpen: (.rawtextEndTagName, .rawtext)
+                case .scriptDataEndTagOpen: (.scriptDataEndTagName, .scriptData)
+                default: (.scriptDataEscapedEndTagName, .scriptDataEscaped)
+                }
+                if let b = consume(), Self.isASCIIAlpha(b) {
+                    startTag(end: true)
+                    reconsume(in: nameState)
+                } else {
+                    text += [60, 47]
+                    reconsume(in: home)
+                }
+            case .rcdataEndTagName, .rawtextEndTagName, .scriptDataEndTagName, .scriptDataEscapedEndTagName:
+                let home: State = switch state {
+                case .rcdataEndTagName: .rcdata
+                case .rawtextEndTagName: .rawtext
+                case .scriptDataEndTagName: .scriptData
+                default: .scriptDataEscaped
+                }
+                let b = consume()
+                if let b, Self.isWhitespace(b), isAppropriateEndTag {
+                    state = .beforeAttributeName
+                } else if b == 47, isAppropriateEndTag {
+                    state = .selfClosingStartTag
+                } else if b == 62, isAppropriateEndTag {
+                    state = .data
+                    emitTag()
+                } else if let b, Self.isASCIIAlpha(b) {
+                    tagName.append(Self.lower(b))
+                    temporaryBuffer.append(b)
+                } else {
+                    text += [60, 47] + temporaryBuffer
+                    reconsume(in: home)
+                }
+            case .scriptDataLessThanSign:
+                switch consume() {
+                case 47?: temporaryBuffer = []; state = .scriptDataEndTagOpen
+                case 33?: state = .scriptDataEscapeStart; text += [60, 33]
+                default: text.append(60); reconsume(in: .scriptData)
+                }
+            case .scriptDataEscapeStart:
+                if consume() == 45 { state = .scriptDataEscapeStartDash; text.append(45) } else { reconsume(in: .scriptData) }
+            case .scriptDataEscapeStartDash:
+                if consume() == 45 { state = .scriptDataEscapedDashDash; text.append(45) } else { reconsume(in: .scriptData) }
+            case .scriptDataEscaped:
+                switch consume() {
+                case 45?: state = .scriptDataEscapedDash; text.append(45)
+                case 60?: state = .scriptDataEscapedLessThanSign
+                case 0?: error(); text += Self.replacement
+                case nil: error(); emitEOF()
+                case let b?: text.append(b)
+                }
+            case .scriptDataEscapedDash:
+                switch consume() {
+                case 45?: state = .scriptDataEscapedDashDash; text.append(45)
+                case 60?: state = .scriptDataEscapedLessThanSign
+                case 0?: error(); state = .scriptDataEscaped; text += Self.replacement
+                case nil: error(); emitEOF()
+                case let b?: state = .scriptDataEscaped; text.append(b)
+                }
+            case .scriptDataEscapedDashDash:
+                switch consume() {
+                case 45?: text.append(45)
+                case 60?: state = .scriptDataEscapedLessThanSign
+                case 62?: state = .scriptData; text.append(62)
+                case 0?: error(); state = .scriptDataEscaped; text += Self.replacement
+                case nil: error(); emitEOF()
+                case let b?: state = .scriptDataEscaped; text.append(b)
+                }
+            case .scriptDataEscapedLessThanSign:
+                switch consume() {
+                case 47?: temporaryBuffer = []; state = .scriptDataEscapedEndTagOpen
+                case let b? where Self.isASCIIAlpha(b): temporaryBuffer = []; text.append(60); reconsume(in: .scriptDataDoubleEscapeStart)
+                default: text.append(60); reconsume(in: .scriptDataEscaped)
+                }
+            case .scriptDataDoubleEscapeStart, .scriptDataDoubleEscapeEnd:
+                let starting = state == .scriptDataDoubleEscapeStart
+                let b = consume()
+                if let b, Self.isWhitespace(b) || b == 47 || b == 62 {
+                    let isScript = temporaryBuffer == Array("script".utf8)
+                    state = starting ? (isScript ? .scriptDataDoubleEscaped : .scriptDataEscaped) : (isScript ? .scriptDataEscaped : .scriptDataDoubleEscaped)
+                    text.append(b)
+                } else if let b, Self.isASCIIAlpha(b) {
+                    temporaryBuffer.append(Self.lower(b))
+                    text.append(b)
+                } else {
+                    reconsume(in: starting ? .scriptDataEscaped : .scriptDataDoubleEscaped)
+                }
+            case .scriptDataDoubleEscaped:
+                switch consume() {
+                case 45?: state = .scriptDataDoubleEscapedDash; text.append(45)
+                case 60?: state = .scriptDataDoubleEscapedLessThanSign; text.append(60)
+                case 0?: error(); text += Self.replacement
+                case nil: error(); emitEOF()
+                case let b?: text.append(b)
+                }
+            case .scriptDataDoubleEscapedDash:
+                switch consume() {
+                case 45?: state = .scriptDataDoubleEscapedDashDash; text.append(45)
+                case 60?: state = .scriptDataDoubleEscapedLessThanSign; text.append(60)
+                case 0?: error(); state = .scriptDataDoubleEscaped; text += Self.replacement
+                case nil: error(); emitEOF()
+                case let b?: state = .scriptDataDoubleEscaped; text.append(b)
+                }
+            case .scriptDataDoubleEscapedDashDash:
+                switch consume() {
+                case 45?: text.append(45)
+                case 60?: state = .scriptDataDoubleEscapedLessThanSign; text.append(60)
+                case 62?: state = .scriptData; text.append(62)
+                case 0?: error(); state = .scriptDataDoubleEscaped; text += Self.replacement
+                case nil: error(); emitEOF()
+                case let b?: state = .scriptDataDoubleEscaped; text.append(b)
+                }
+            case .scriptDataDoubleEscapedLessThanSign:
+                if consume() == 47 {
+                    temporaryBuffer = []
+                    state = .scriptDataDoubleEscapeEnd
+                    text.append(47)
+                } else {
+                    reconsume(in: .scriptDataDoubleEscaped)
+                }
+            case .beforeAttributeName:
+                switch consume() {
+                case let b? where Self.isWhitespace(b): break
+                case 47?, 62?, nil: reconsume(in: .afterAttributeName)
+                case 61?: error(); startAttribute(); attributeName = [61]; state = .attributeName
+                default: startAttribute(); reconsume(in: .attributeName)
+                }
+            case .attributeName:
+                let nameEnd = firstStop { b in
+                    b == 9 || b == 10 || b == 12 || b == 32 || b == 47 || b == 62 || b == 61 || b == 0 || b == 34 || b == 39 || b == 60
+                }
+                Self.appendLowered(input, position..<nameEnd, to: &attributeName)
+                position = nameEnd
+                switch consume() {
+                case let b? where Self.isWhitespace(b) || b == 47 || b == 62: reconsume(in: .afterAttributeName)
+                case nil: reconsume(in: .afterAttributeName)
+                case 61?: state = .beforeAttributeValue
+                case 0?: error(); attributeName += Self.replacement
+                case let b?:
+                    if b == 34 || b == 39 || b == 60 { error() }
+                    attributeName.append(Self.lower(b))
+                }
+            case .afterAttributeName:
+                switch consume() {
+                case let b? where Self.isWhitespace(b): break
+                case 47?: state = .selfClosingStartTag
+                case 61?: state = .beforeAttributeValue
+                case 62?: state = .data; emitTag()
+                case nil: error(); emitEOF()
+                default: startAttribute(); reconsume(in: .attributeName)
+                }
+            case .beforeAttributeValue:
+                switch consume() {
+                case let b? where Self.isWhitespace(b): break
+                case 34?: state = .attributeValueDoubleQuoted
+                case 39?: state = .attributeValueSingleQuoted
+                case 62?: error(); state = .data; emitTag()
+                default: reconsume(in: .attributeValueUnquoted)
+                }
+            case .attributeValueDoubleQuoted, .attributeValueSingleQuoted:
+                let quote: UInt8 = state == .attributeValueDoubleQuoted ? 34 : 39
+                let start = position
+                position = firstOf(quote, 38, 0)
+                if position > start { attributeValue += input[start..<position] }
+                switch consume() {
+                case quote?: state = .afterAttributeValueQuoted
+                case 38?: returnState = state; state = .characterReference
+                case 0?: error(); attributeValue += Self.replacement
+                case nil: error(); emitEOF()
+                default: break
+                }
+            case .attributeValueUnquoted:
+                let start = position
+                position = firstStop { b in
+                    b == 9 || b == 10 || b == 12 || b == 32 || b == 38 || b == 62 || b == 0 || b == 34 || b == 39 || b == 60 || b == 61 || b == 96
+                }
+                if position > start { attributeValue += input[start..<position] }
+                switch consume() {
+                case let b? where Self.isWhitespace(b): state = .beforeAttributeName
+                case 38?: returnState = .attributeValueUnquoted; state = .characterReference
+                case 62?: state = .data; emitTag()
+                case 0?: error(); attributeValue += Self.replacement
+                case nil: error(); emitEOF()
+                case let b?:
+                    if b == 34 || b == 39 || b == 60 || b == 61 || b == 96 { error() }
+                    attributeValue.append(b)
+                }
+            case .afterAttributeValueQuoted:
+                switch consume() {
+                case let b? where Self.isWhitespace(b): state = .beforeAttributeName
+                case 47?: state = .selfClosingStartTag
+                case 62?: state = .data; emitTag()
+                case nil: error(); emitEOF()
+                default: error(); reconsume(in: .beforeAttributeName)
+                }
+            case .selfClosingStartTag:
+                switch consume() {
+                case 62?: tag.selfClosing = true; state = .data; emitTag()
+                case nil: error(); emitEOF()
+                default: error(); reconsume(in: .beforeAttributeName)
+                }
+            case .bogusComment:
+                switch consume() {
+                case 62?: state = .data; emit(.comment(commentData))
+                case nil: emit(.comment(commentData)); emitEOF()
+                case 0?: error(); commentData += Self.replacement
+                case let b?: commentData.append(b)
+                }
+            case .markupDeclarationOpen:
+                if lookahead("--", caseInsensitive: false) {
+                    position += 2
+                    commentData = []
+                    state = .commentStart
+                } else if lookahead("doctype", caseInsensitive: true) {
+                    position += 7
+                    state = .doctype
+                } else if lookahead("[CDATA[", caseInsensitive: false) {
+                    position += 7
+                    if allowsCDATA {
+                        state = .cdataSection
+                    } else {
+                        error()
+                        commentData = Array("[CDATA[".utf8)
+                        state = .bogusComment
+                    }
                 } else {
                     error()
-                    commentData = Array("[CDATA[".utf8)
+                    commentData = []
                     state = .bogusComment
                 }
-            } else {
-                error()
-                commentData = []
-                state = .bogusComment
+            case .commentStart:
+                switch consume() {
+                case 45?: state = .commentStartDash
+                case 62?: error(); state = .data; emit(.comment(commentData))
+                default: reconsume(in: .comment)
+                }
+            case .commentStartDash:
+                switch consume() {
+                case 45?: state = .commentEnd
+                case 62?: error(); state = .data; emit(.comment(commentData))
+                case nil: error(); emit(.comment(commentData)); emitEOF()
+                default: commentData.append(45); reconsume(in: .comment)
+                }
+            case .comment:
+                switch consume() {
+                case 60?: commentData.append(60); state = .commentLessThanSign
+                case 45?: state = .commentEndDash
+                case 0?: error(); commentData += Self.replacement
+                case nil: error(); emit(.comment(commentData)); emitEOF()
+                case let b?: commentData.append(b)
+                }
+            case .commentLessThanSign:
+                switch consume() {
+                case 33?: commentData.append(33); state = .commentLessThanSignBang
+                case 60?: commentData.append(60)
+                default: reconsume(in: .comment)
+                }
+            case .commentLessThanSignBang:
+                if consume() == 45 { state = .commentLessThanSignBangDash } else { reconsume(in: .comment) }
+            case .commentLessThanSignBangDash:
+                if consume() == 45 { state = .commentLessThanSignBangDashDash } else { reconsume(in: .commentEndDash) }
+            case .commentLessThanSignBangDashDash:
+                let b = consume()
+                if b != 62, b != nil { error() }
+                reconsume(in: .commentEnd)
+            case .commentEndDash:
+                switch consume() {
+                case 45?: state = .commentEnd
+                case nil: error(); emit(.comment(commentData)); emitEOF()
+                default: commentData.append(45); reconsume(in: .comment)
+                }
+            case .commentEnd:
+                switch consume() {
+                case 62?: state = .data; emit(.comment(commentData))
+                case 33?: state = .commentEndBang
+                case 45?: commentData.append(45)
+                case nil: error(); emit(.comment(commentData)); emitEOF()
+                default: commentData += [45, 45]; reconsume(in: .comment)
+                }
+            case .commentEndBang:
+                switch consume() {
+                case 45?: commentData += [45, 45, 33]; state = .commentEndDash
+                case 62?: error(); state = .data; emit(.comment(commentData))
+                case nil: error(); emit(.comment(commentData)); emitEOF()
+                default: commentData += [45, 45, 33]; reconsume(in: .comment)
+                }
+            case .doctype:
+                switch consume() {
+                case let b? where Self.isWhitespace(b): state = .beforeDoctypeName
+                case 62?: reconsume(in: .beforeDoctypeName)
+                case nil: error(); emit(.doctype(HTMLDoctype(forceQuirks: true))); emitEOF()
+                default: error(); reconsume(in: .beforeDoctypeName)
+                }
+            case .beforeDoctypeName:
+                switch consume() {
+                case let b? where Self.isWhitespace(b): break
+                case 0?: error(); doctype = HTMLDoctype(name: Self.replacement); state = .doctypeName
+                case 62?: error(); state = .data; emit(.doctype(HTMLDoctype(forceQuirks: true)))
+                case nil: error(); emit(.doctype(HTMLDoctype(forceQuirks: true))); emitEOF()
+                case let b?: doctype = HTMLDoctype(name: [Self.lower(b)]); state = .doctypeName
+                }
+            case .doctypeName:
+                switch consume() {
+                case let b? where Self.isWhitespace(b): state = .afterDoctypeName
+                case 62?: state = .data; emit(.doctype(doctype))
+                case 0?: error(); doctype.name! += Self.replacement
+                case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+                case let b?: doctype.name!.append(Self.lower(b))
+                }
+            case .afterDoctypeName:
+                if let b = input.indices.contains(position) ? input[position] : nil, Self.isWhitespace(b) {
+                    position += 1
+                } else if atEnd {
+                    position += 1
+                    error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+                } else if input[position] == 62 {
+                    position += 1
+                    state = .data
+                    emit(.doctype(doctype))
+                } else if lookahead("public", caseInsensitive: true) {
+                    position += 6
+                    state = .afterDoctypePublicKeyword
+                } else if lookahead("system", caseInsensitive: true) {
+                    position += 6
+                    state = .afterDoctypeSystemKeyword
+                } else {
+                    error()
+                    doctype.forceQuirks = true
+                    state = .bogusDoctype
+                }
+            case .afterDoctypePublicKeyword, .afterDoctypeSystemKeyword:
+                let isPublic = state == .afterDoctypePublicKeyword
+                switch consume() {
+                case let b? where Self.isWhitespace(b): state = isPublic ? .beforeDoctypePublicIdentifier : .beforeDoctypeSystemIdentifier
+                case 34?:
+                    error()
+                    if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
+                    state = isPublic ? .doctypePublicIdentifierDoubleQuoted : .doctypeSystemIdentifierDoubleQuoted
+                case 39?:
+                    error()
+                    if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
+                    state = isPublic ? .doctypePublicIdentifierSingleQuoted : .doctypeSystemIdentifierSingleQuoted
+                case 62?: error(); doctype.forceQuirks = true; state = .data; emit(.doctype(doctype))
+                case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+                default: error(); doctype.forceQuirks = true; reconsume(in: .bogusDoctype)
+                }
+            case .beforeDoctypePublicIdentifier, .beforeDoctypeSystemIdentifier:
+                let isPublic = state == .beforeDoctypePublicIdentifier
+                switch consume() {
+                case let b? where Self.isWhitespace(b): break
+                case 34?:
+                    if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
+                    state = isPublic ? .doctypePublicIdentifierDoubleQuoted : .doctypeSystemIdentifierDoubleQuoted
+                case 39?:
+                    if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
+                    state = isPublic ? .doctypePublicIdentifierSingleQuoted : .doctypeSystemIdentifierSingleQuoted
+                case 62?: error(); doctype.forceQuirks = true; state = .data; emit(.doctype(doctype))
+                case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+                default: error(); doctype.forceQuirks = true; reconsume(in: .bogusDoctype)
+                }
+            case .doctypePublicIdentifierDoubleQuoted, .doctypePublicIdentifierSingleQuoted,
+                 .doctypeSystemIdentifierDoubleQuoted, .doctypeSystemIdentifierSingleQuoted:
+                let isPublic = state == .doctypePublicIdentifierDoubleQuoted || state == .doctypePublicIdentifierSingleQuoted
+                let quote: UInt8 = (state == .doctypePublicIdentifierDoubleQuoted || state == .doctypeSystemIdentifierDoubleQuoted) ? 34 : 39
+                switch consume() {
+                case quote?: state = isPublic ? .afterDoctypePublicIdentifier : .afterDoctypeSystemIdentifier
+                case 0?:
+                    error()
+                    if isPublic { doctype.publicIdentifier! += Self.replacement } else { doctype.systemIdentifier! += Self.replacement }
+                case 62?: error(); doctype.forceQuirks = true; state = .data; emit(.doctype(doctype))
+                case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+                case let b?:
+                    if isPublic { doctype.publicIdentifier!.append(b) } else { doctype.systemIdentifier!.append(b) }
+                }
+            case .afterDoctypePublicIdentifier, .betweenDoctypePublicAndSystemIdentifiers:
+                let after = state == .afterDoctypePublicIdentifier
+                switch consume() {
+                case let b? where Self.isWhitespace(b): if after { state = .betweenDoctypePublicAndSystemIdentifiers }
+                case 62?: state = .data; emit(.doctype(doctype))
+                case 34?: if after { error() }; doctype.systemIdentifier = []; state = .doctypeSystemIdentifierDoubleQuoted
+                case 39?: if after { error() }; doctype.systemIdentifier = []; state = .doctypeSystemIdentifierSingleQuoted
+                case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+                default: error(); doctype.forceQuirks = true; reconsume(in: .bogusDoctype)
+                }
+            case .afterDoctypeSystemIdentifier:
+                switch consume() {
+                case let b? where Self.isWhitespace(b): break
+                case 62?: state = .data; emit(.doctype(doctype))
+                case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+                default: error(); reconsume(in: .bogusDoctype)
+                }
+            case .bogusDoctype:
+                switch consume() {
+                case 62?: state = .data; emit(.doctype(doctype))
+                case 0?: error()
+                case nil: emit(.doctype(doctype)); emitEOF()
+                default: break
+                }
+            case .cdataSection:
+                switch consume() {
+                case 93?: state = .cdataSectionBracket
+                case nil: error(); emitEOF()
+                case let b?: text.append(b)
+                }
+            case .cdataSectionBracket:
+                if consume() == 93 { state = .cdataSectionEnd } else { text.append(93); reconsume(in: .cdataSection) }
+            case .cdataSectionEnd:
+                switch consume() {
+                case 93?: text.append(93)
+                case 62?: state = .data
+                default: text += [93, 93]; reconsume(in: .cdataSection)
+                }
+            case .characterReference:
+                temporaryBuffer = [38]
+                switch consume() {
+                case let b? where Self.isASCIIAlphanumeric(b): reconsume(in: .namedCharacterReference)
+                case 35?: temporaryBuffer.append(35); state = .numericCharacterReference
+                default: flushCodePoints(temporaryBuffer); reconsume(in: returnState)
+                }
+            case .namedCharacterReference:
+                namedCharacterReference()
+            case .ambiguousAmpersand:
+                switch consume() {
+                case let b? where Self.isASCIIAlphanumeric(b): flushCodePoints([b])
+                case 59?: error(); reconsume(in: returnState)
+                default: reconsume(in: returnState)
+                }
+            case .numericCharacterReference:
+                characterReferenceCode = 0
+                switch consume() {
+                case 120?, 88?: temporaryBuffer.append(input[position - 1]); state = .hexadecimalCharacterReferenceStart
+                default: reconsume(in: .decimalCharacterReferenceStart)
+                }
+            case .hexadecimalCharacterReferenceStart, .decimalCharacterReferenceStart:
+                let hex = state == .hexadecimalCharacterReferenceStart
+                if let b = consume(), hex ? Self.isHexDigit(b) : Self.isASCIIDigit(b) {
+                    reconsume(in: hex ? .hexadecimalCharacterReference : .decimalCharacterReference)
+                } else {
+                    error()
+                    flushCodePoints(temporaryBuffer)
+                    reconsume(in: returnState)
+                }
+            case .hexadecimalCharacterReference, .decimalCharacterReference:
+                let hex = state == .hexadecimalCharacterReference
+                let b = consume()
+                if let b, hex ? Self.isHexDigit(b) : Self.isASCIIDigit(b) {
+                    let digit: UInt32 = Self.isASCIIDigit(b) ? UInt32(b - 48) : UInt32(Self.lower(b) - 87)
+                    characterReferenceCode = min(characterReferenceCode &* (hex ? 16 : 10) &+ digit, 0x110000)
+                } else if b == 59 {
+                    state = .numericCharacterReferenceEnd
+                } else {
+                    error()
+                    reconsume(in: .numericCharacterReferenceEnd)
+                }
+            case .numericCharacterReferenceEnd:
+                var code = characterReferenceCode
+                if code == 0 || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF) {
+                    error()
+                    code = 0xFFFD
+                } else if code >= 0x80, code <= 0x9F, let mapped = Self.windows1252[code] {
+                    error()
+                    code = mapped
+                }
+                var bytes: [UInt8] = []
+                Self.appendScalar(code, to: &bytes)
+                flushCodePoints(bytes)
+                state = returnState
             }
-        case .commentStart:
-            switch consume() {
-            case 45?: state = .commentStartDash
-            case 62?: error(); state = .data; emit(.comment(commentData))
-            default: reconsume(in: .comment)
-            }
-        case .commentStartDash:
-            switch consume() {
-            case 45?: state = .commentEnd
-            case 62?: error(); state = .data; emit(.comment(commentData))
-            case nil: error(); emit(.comment(commentData)); emitEOF()
-            default: commentData.append(45); reconsume(in: .comment)
-            }
-        case .comment:
-            switch consume() {
-            case 60?: commentData.append(60); state = .commentLessThanSign
-            case 45?: state = .commentEndDash
-            case 0?: error(); commentData += Self.replacement
-            case nil: error(); emit(.comment(commentData)); emitEOF()
-            case let b?: commentData.append(b)
-            }
-        case .commentLessThanSign:
-            switch consume() {
-            case 33?: commentData.append(33); state = .commentLessThanSignBang
-            case 60?: commentData.append(60)
-            default: reconsume(in: .comment)
-            }
-        case .commentLessThanSignBang:
-            if consume() == 45 { state = .commentLessThanSignBangDash } else { reconsume(in: .comment) }
-        case .commentLessThanSignBangDash:
-            if consume() == 45 { state = .commentLessThanSignBangDashDash } else { reconsume(in: .commentEndDash) }
-        case .commentLessThanSignBangDashDash:
-            let b = consume()
-            if b != 62, b != nil { error() }
-            reconsume(in: .commentEnd)
-        case .commentEndDash:
-            switch consume() {
-            case 45?: state = .commentEnd
-            case nil: error(); emit(.comment(commentData)); emitEOF()
-            default: commentData.append(45); reconsume(in: .comment)
-            }
-        case .commentEnd:
-            switch consume() {
-            case 62?: state = .data; emit(.comment(commentData))
-            case 33?: state = .commentEndBang
-            case 45?: commentData.append(45)
-            case nil: error(); emit(.comment(commentData)); emitEOF()
-            default: commentData += [45, 45]; reconsume(in: .comment)
-            }
-        case .commentEndBang:
-            switch consume() {
-            case 45?: commentData += [45, 45, 33]; state = .commentEndDash
-            case 62?: error(); state = .data; emit(.comment(commentData))
-            case nil: error(); emit(.comment(commentData)); emitEOF()
-            default: commentData += [45, 45, 33]; reconsume(in: .comment)
-            }
-        case .doctype:
-            switch consume() {
-            case let b? where Self.isWhitespace(b): state = .beforeDoctypeName
-            case 62?: reconsume(in: .beforeDoctypeName)
-            case nil: error(); emit(.doctype(HTMLDoctype(forceQuirks: true))); emitEOF()
-            default: error(); reconsume(in: .beforeDoctypeName)
-            }
-        case .beforeDoctypeName:
-            switch consume() {
-            case let b? where Self.isWhitespace(b): break
-            case 0?: error(); doctype = HTMLDoctype(name: Self.replacement); state = .doctypeName
-            case 62?: error(); state = .data; emit(.doctype(HTMLDoctype(forceQuirks: true)))
-            case nil: error(); emit(.doctype(HTMLDoctype(forceQuirks: true))); emitEOF()
-            case let b?: doctype = HTMLDoctype(name: [Self.lower(b)]); state = .doctypeName
-            }
-        case .doctypeName:
-            switch consume() {
-            case let b? where Self.isWhitespace(b): state = .afterDoctypeName
-            case 62?: state = .data; emit(.doctype(doctype))
-            case 0?: error(); doctype.name! += Self.replacement
-            case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
-            case let b?: doctype.name!.append(Self.lower(b))
-            }
-        case .afterDoctypeName:
-            if let b = input.indices.contains(position) ? input[position] : nil, Self.isWhitespace(b) {
-                position += 1
-            } else if atEnd {
-                position += 1
-                error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
-            } else if input[position] == 62 {
-                position += 1
-                state = .data
-                emit(.doctype(doctype))
-            } else if lookahead("public", caseInsensitive: true) {
-                position += 6
-                state = .afterDoctypePublicKeyword
-            } else if lookahead("system", caseInsensitive: true) {
-                position += 6
-                state = .afterDoctypeSystemKeyword
-            } else {
-                error()
-                doctype.forceQuirks = true
-                state = .bogusDoctype
-            }
-        case .afterDoctypePublicKeyword, .afterDoctypeSystemKeyword:
-            let isPublic = state == .afterDoctypePublicKeyword
-            switch consume() {
-            case let b? where Self.isWhitespace(b): state = isPublic ? .beforeDoctypePublicIdentifier : .beforeDoctypeSystemIdentifier
-            case 34?:
-                error()
-                if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
-                state = isPublic ? .doctypePublicIdentifierDoubleQuoted : .doctypeSystemIdentifierDoubleQuoted
-            case 39?:
-                error()
-                if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
-                state = isPublic ? .doctypePublicIdentifierSingleQuoted : .doctypeSystemIdentifierSingleQuoted
-            case 62?: error(); doctype.forceQuirks = true; state = .data; emit(.doctype(doctype))
-            case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
-            default: error(); doctype.forceQuirks = true; reconsume(in: .bogusDoctype)
-            }
-        case .beforeDoctypePublicIdentifier, .beforeDoctypeSystemIdentifier:
-            let isPublic = state == .beforeDoctypePublicIdentifier
-            switch consume() {
-            case let b? where Self.isWhitespace(b): break
-            case 34?:
-                if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
-                state = isPublic ? .doctypePublicIdentifierDoubleQuoted : .doctypeSystemIdentifierDoubleQuoted
-            case 39?:
-                if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
-                state = isPublic ? .doctypePublicIdentifierSingleQuoted : .doctypeSystemIdentifierSingleQuoted
-            case 62?: error(); doctype.forceQuirks = true; state = .data; emit(.doctype(doctype))
-            case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
-            default: error(); doctype.forceQuirks = true; reconsume(in: .bogusDoctype)
-            }
-        case .doctypePublicIdentifierDoubleQuoted, .doctypePublicIdentifierSingleQuoted,
-             .doctypeSystemIdentifierDoubleQuoted, .doctypeSystemIdentifierSingleQuoted:
-            let isPublic = state == .doctypePublicIdentifierDoubleQuoted || state == .doctypePublicIdentifierSingleQuoted
-            let quote: UInt8 = (state == .doctypePublicIdentifierDoubleQuoted || state == .doctypeSystemIdentifierDoubleQuoted) ? 34 : 39
-            switch consume() {
-            case quote?: state = isPublic ? .afterDoctypePublicIdentifier : .afterDoctypeSystemIdentifier
-            case 0?:
-                error()
-                if isPublic { doctype.publicIdentifier! += Self.replacement } else { doctype.systemIdentifier! += Self.replacement }
-            case 62?: error(); doctype.forceQuirks = true; state = .data; emit(.doctype(doctype))
-            case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
-            case let b?:
-                if isPublic { doctype.publicIdentifier!.append(b) } else { doctype.systemIdentifier!.append(b) }
-            }
-        case .afterDoctypePublicIdentifier, .betweenDoctypePublicAndSystemIdentifiers:
-            let after = state == .afterDoctypePublicIdentifier
-            switch consume() {
-            case let b? where Self.isWhitespace(b): if after { state = .betweenDoctypePublicAndSystemIdentifiers }
-            case 62?: state = .data; emit(.doctype(doctype))
-            case 34?: if after { error() }; doctype.systemIdentifier = []; state = .doctypeSystemIdentifierDoubleQuoted
-            case 39?: if after { error() }; doctype.systemIdentifier = []; state = .doctypeSystemIdentifierSingleQuoted
-            case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
-            default: error(); doctype.forceQuirks = true; reconsume(in: .bogusDoctype)
-            }
-        case .afterDoctypeSystemIdentifier:
-            switch consume() {
-            case let b? where Self.isWhitespace(b): break
-            case 62?: state = .data; emit(.doctype(doctype))
-            case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
-            default: error(); reconsume(in: .bogusDoctype)
-            }
-        case .bogusDoctype:
-            switch consume() {
-            case 62?: state = .data; emit(.doctype(doctype))
-            case 0?: error()
-            case nil: emit(.doctype(doctype)); emitEOF()
-            default: break
-            }
-        case .cdataSection:
-            switch consume() {
-            case 93?: state = .cdataSectionBracket
-            case nil: error(); emitEOF()
-            case let b?: text.append(b)
-            }
-        case .cdataSectionBracket:
-            if consume() == 93 { state = .cdataSectionEnd } else { text.append(93); reconsume(in: .cdataSection) }
-        case .cdataSectionEnd:
-            switch consume() {
-            case 93?: text.append(93)
-            case 62?: state = .data
-            default: text += [93, 93]; reconsume(in: .cdataSection)
-            }
-        case .characterReference:
-            temporaryBuffer = [38]
-            switch consume() {
-            case let b? where Self.isASCIIAlphanumeric(b): reconsume(in: .namedCharacterReference)
-            case 35?: temporaryBuffer.append(35); state = .numericCharacterReference
-            default: flushCodePoints(temporaryBuffer); reconsume(in: returnState)
-            }
-        case .namedCharacterReference:
-            namedCharacterReference()
-        case .ambiguousAmpersand:
-            switch consume() {
-            case let b? where Self.isASCIIAlphanumeric(b): flushCodePoints([b])
-            case 59?: error(); reconsume(in: returnState)
-            default: reconsume(in: returnState)
-            }
-        case .numericCharacterReference:
-            characterReferenceCode = 0
-            switch consume() {
-            case 120?, 88?: temporaryBuffer.append(input[position - 1]); state = .hexadecimalCharacterReferenceStart
-            default: reconsume(in: .decimalCharacterReferenceStart)
-            }
-        case .hexadecimalCharacterReferenceStart, .decimalCharacterReferenceStart:
-            let hex = state == .hexadecimalCharacterReferenceStart
-            if let b = consume(), hex ? Self.isHexDigit(b) : Self.isASCIIDigit(b) {
-                reconsume(in: hex ? .hexadecimalCharacterReference : .decimalCharacterReference)
-            } else {
-                error()
-                flushCodePoints(temporaryBuffer)
-                reconsume(in: returnState)
-            }
-        case .hexadecimalCharacterReference, .decimalCharacterReference:
-            let hex = state == .hexadecimalCharacterReference
-            let b = consume()
-            if let b, hex ? Self.isHexDigit(b) : Self.isASCIIDigit(b) {
-                let digit: UInt32 = Self.isASCIIDigit(b) ? UInt32(b - 48) : UInt32(Self.lower(b) - 87)
-                characterReferenceCode = min(characterReferenceCode &* (hex ? 16 : 10) &+ digit, 0x110000)
-            } else if b == 59 {
-                state = .numericCharacterReferenceEnd
-            } else {
-                error()
-                reconsume(in: .numericCharacterReferenceEnd)
-            }
-        case .numericCharacterReferenceEnd:
-            var code = characterReferenceCode
-            if code == 0 || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF) {
-                error()
-                code = 0xFFFD
-            } else if code >= 0x80, code <= 0x9F, let mapped = Self.windows1252[code] {
-                error()
-                code = mapped
-            }
-            var bytes: [UInt8] = []
-            Self.appendScalar(code, to: &bytes)
-            flushCodePoints(bytes)
-            state = returnState
-        }
+        } while queueStart >= queue.count && !emittedEOF
     }
 
     /// The longest name of the table matching here (section 13.2.5.73).

@@ -20,7 +20,7 @@ extension TreeBuilder {
                 if bytes.isEmpty { return }
             }
             reconstructActiveFormatting()
-            insertCharacters(bytes[...])
+            insertCharacters(bytes)
             if bytes.contains(where: { !($0 == 9 || $0 == 10 || $0 == 12 || $0 == 13 || $0 == 32) }) { framesetOK = false }
         case .comment(let data): insertComment(data)
         case .doctype: break

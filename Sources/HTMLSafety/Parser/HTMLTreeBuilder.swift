@@ -221,6 +221,17 @@ struct TreeBuilder {
         insert(HTMLNode.text(Array(bytes)), at: place)
     }
 
+    /// The same for a whole token's text, which becomes the node's without a copy.
+    mutating func insertCharacters(_ bytes: [UInt8]) {
+        let place = insertionPlace()
+        if case .document = place.parent.kind { return }
+        if place.before == nil, let last = place.parent.children.last, last.isText {
+            last.data += bytes
+            return
+        }
+        insert(HTMLNode.text(bytes), at: place)
+    }
+
     mutating func insertComment(_ data: [UInt8], into parent: HTMLNode? = nil) {
         if let parent {
             parent.append(HTMLNode.comment(data))

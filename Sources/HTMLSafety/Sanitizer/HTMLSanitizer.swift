@@ -478,14 +478,30 @@ struct SanitizerPass {
     static let blankTarget = Array("_blank".utf8), noOpenerNoReferrer = Array("noopener noreferrer".utf8)
 }
 
-/// A style attribute's bytes as a dictionary key, hashed as one block rather than byte by byte.
+/// A style attribute's bytes as a dictionary key. The hash reads the length and the first and
+/// last eight bytes only (a document's styles differ there, and a collision costs one more
+/// comparison); equality compares every byte.
 struct StyleKey: Hashable {
     let bytes: [UInt8]
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(bytes.count)
+        bytes.withUnsafeBytes { raw in
+            guard raw.count >= 8 else {
+                hasher.combine(bytes: raw)
+                return
+            }
+            hasher.combine(raw.loadUnaligned(as: UInt64.self))
+            hasher.combine(raw.loadUnaligned(fromByteOffset: raw.count - 8, as: UInt64.self))
+        }
+    }
+
+    static func == (lhs: StyleKey, rhs: StyleKey) -> Bool {
+        lhs.bytes.count == rhs.bytes.count && lhs.bytes.withUnsafeBytes { left in
+            rhs.bytes.withUnsafeBytes { right in left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
+        }
     }
 }
 
@@ -510,10 +526,24 @@ enum LinkSafety {
         return nil
     }
 
-    /// `www.` and letter case aside, the same host or one a subdomain of the other.
+    /// `www.` and letter case aside, the same host or one a subdomain of the other. Compared on
+    /// UTF-8 bytes: host names are ASCII (IDNs in punycode) or compared as written.
     static func sameSite(_ a: String, _ b: String) -> Bool {
-        func strip(_ host: String) -> String { host.hasPrefix("www.") ? String(host.dropFirst(4)) : host }
-        let (x, y) = (strip(a.lowercased()), strip(b.lowercased()))
-        return x == y || x.hasSuffix("." + y) || y.hasSuffix("." + x)
+        var (first, second) = (a, b)
+        if first.utf8.contains(where: { $0 >= 65 && $0 <= 90 || $0 >= 0x80 }) { first = first.lowercased() }
+        if second.utf8.contains(where: { $0 >= 65 && $0 <= 90 || $0 >= 0x80 }) { second = second.lowercased() }
+        func strip(_ host: String) -> Substring.UTF8View {
+            let view = Substring(host).utf8
+            return view.starts(with: "www.".utf8) ? view.dropFirst(4) : view
+        }
+        let (x, y) = (strip(first), strip(second))
+        /// `inner` is `outer` or ends in "." followed by `outer`.
+        func isWithin(_ inner: Substring.UTF8View, _ outer: Substring.UTF8View) -> Bool {
+            guard inner.count >= outer.count else { return false }
+            let tail = inner.dropFirst(inner.count - outer.count)
+            guard tail.elementsEqual(outer) else { return false }
+            return inner.count == outer.count || inner[inner.index(tail.startIndex, offsetBy: -1)] == 46
+        }
+        return isWithin(x, y) || isWithin(y, x)
     }
 }

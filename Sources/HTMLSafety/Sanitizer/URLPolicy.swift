@@ -39,21 +39,24 @@ enum URLPolicy: Equatable {
         guard colon > 0, isAlpha(url[0]),
               url[1..<colon].allSatisfy({ isAlpha($0) || ($0 >= 48 && $0 <= 57) || $0 == 43 || $0 == 45 || $0 == 46 })
         else { return .relative }
-        let scheme = String(decoding: url[..<colon].map(lowercased), as: UTF8.self)
+        let scheme = url[..<colon]
         let rest = url[(colon + 1)...]
-        switch scheme {
-        case "http", "https":
-            guard let host = host(of: rest) else { return .unsafe(scheme: scheme) }
+        // The scheme compared on bytes: a String is built only for the rare unsafe ones.
+        if ASCIIBytes.equals(scheme, "https") || ASCIIBytes.equals(scheme, "http") {
+            guard let host = host(of: rest) else { return .unsafe(scheme: lowercasedString(scheme)) }
             return .remote(host: host)
-        case "mailto": return .mailto
-        case "cid": return .cid
-        case "data":
-            let type = ASCIIBytes.trimmed(rest.prefix { $0 != 59 && $0 != 44 })
-            let name = String(decoding: type.map(lowercased), as: UTF8.self)
-            if ["image/png", "image/jpeg", "image/jpg", "image/gif", "image/webp", "image/bmp"].contains(name) { return .dataImage }
-            return .unsafe(scheme: "data")
-        default: return .unsafe(scheme: scheme)
         }
+        if ASCIIBytes.equals(scheme, "mailto") { return .mailto }
+        if ASCIIBytes.equals(scheme, "cid") { return .cid }
+        if ASCIIBytes.equals(scheme, "data") {
+            let type = ASCIIBytes.trimmed(rest.prefix { $0 != 59 && $0 != 44 })
+            for image in ["image/png", "image/jpeg", "image/jpg", "image/gif", "image/webp", "image/bmp"] as [StaticString]
+            where ASCIIBytes.equals(type, image) {
+                return .dataImage
+            }
+            return .unsafe(scheme: "data")
+        }
+        return .unsafe(scheme: lowercasedString(scheme))
     }
 
     /// `//user@Host:port/path` → `host` (lowercased); nil when there is no host.
@@ -74,8 +77,11 @@ enum URLPolicy: Equatable {
 
     /// Lowercased as `String.lowercased()` does, without its cost for the usual ASCII host.
     static func lowercasedString(_ bytes: ArraySlice<UInt8>) -> String {
-        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes.map(lowercased), as: UTF8.self) }
-        return String(decoding: bytes, as: UTF8.self).lowercased()
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(decoding: bytes, as: UTF8.self).lowercased() }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (offset, byte) in bytes.enumerated() { buffer[offset] = lowercased(byte) }
+            return bytes.count
+        }
     }
 
     static func isAlpha(_ byte: UInt8) -> Bool { (byte | 0x20) >= 97 && (byte | 0x20) <= 122 }
