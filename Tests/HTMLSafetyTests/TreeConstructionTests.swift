@@ -54,7 +54,8 @@ struct TreeConstructionTests {
         func walk(_ node: HTMLNode, depth: Int) {
             let indent = "| " + String(repeating: "  ", count: depth)
             switch node.kind {
-            case .doctype(let name, let publicId, let systemId):
+            case .doctype:
+                let (name, publicId, systemId) = (node.doctype?.name ?? "", node.doctype?.publicIdentifier ?? "", node.doctype?.systemIdentifier ?? "")
                 if publicId.isEmpty && systemId.isEmpty {
                     lines.append("\(indent)<!DOCTYPE \(name)>")
                 } else {

@@ -1,16 +1,26 @@
 /// A node of the parsed document. A reference type because the tree builder moves nodes
 /// (the adoption agency algorithm, foster parenting); used by one task at a time.
 public final class HTMLNode {
-    public enum Kind {
+    /// Without payloads, so that asking a node's kind (on every node the sanitizer visits) copies
+    /// one byte; a doctype's identifiers are in `doctype`.
+    public enum Kind: Sendable {
         case document
         case fragment
-        case doctype(name: String, publicIdentifier: String, systemIdentifier: String)
+        case doctype
         case element
         case text
         case comment
     }
 
+    public struct Doctype: Sendable, Hashable {
+        public var name: String
+        public var publicIdentifier: String
+        public var systemIdentifier: String
+    }
+
     public let kind: Kind
+    /// For a `.doctype` node.
+    public private(set) var doctype: Doctype?
     /// Element local name, lowercased for HTML (SVG names keep their adjusted case).
     public var name: String { didSet { nameIndex = KnownElementName.index(of: name) } }
     /// `name` numbered for `HTMLTagSet` tests.
@@ -45,6 +55,12 @@ public final class HTMLNode {
     public static func element(_ name: String, namespace: HTMLNamespace = .html, attributes: [HTMLAttribute] = []) -> HTMLNode {
         let node = HTMLNode(kind: .element, name: name, namespace: namespace, attributes: attributes)
         if namespace == .html, name == "template" { node.templateContents = HTMLNode(kind: .fragment) }
+        return node
+    }
+
+    static func doctype(name: String, publicIdentifier: String, systemIdentifier: String) -> HTMLNode {
+        let node = HTMLNode(kind: .doctype)
+        node.doctype = Doctype(name: name, publicIdentifier: publicIdentifier, systemIdentifier: systemIdentifier)
         return node
     }
 

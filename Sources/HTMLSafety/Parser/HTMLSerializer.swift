@@ -60,8 +60,8 @@ public enum HTMLSerializer {
             output += [60, 33, 45, 45]
             output += node.data
             output += [45, 45, 62]
-        case .doctype(let name, _, _):
-            output += Array("<!DOCTYPE \(name)>".utf8)
+        case .doctype:
+            output += Array("<!DOCTYPE \(node.doctype?.name ?? "")>".utf8)
         case .document, .fragment:
             for child in node.children { serialize(child, parent: node, into: &output) }
         }

@@ -58,7 +58,7 @@ extension TreeBuilder {
             let name = doctype.name.map { String(decoding: $0, as: UTF8.self) } ?? ""
             let publicId = doctype.publicIdentifier.map { String(decoding: $0, as: UTF8.self) }
             let systemId = doctype.systemIdentifier.map { String(decoding: $0, as: UTF8.self) }
-            document.append(HTMLNode(kind: .doctype(name: name, publicIdentifier: publicId ?? "", systemIdentifier: systemId ?? "")))
+            document.append(HTMLNode.doctype(name: name, publicIdentifier: publicId ?? "", systemIdentifier: systemId ?? ""))
             quirks = Self.quirksMode(forceQuirks: doctype.forceQuirks, name: name, publicId: publicId, systemId: systemId)
             mode = .beforeHTML
         default:

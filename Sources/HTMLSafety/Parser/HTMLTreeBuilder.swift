@@ -108,15 +108,18 @@ struct TreeBuilder {
 
     /// Tree construction dispatcher (section 13.2.6): foreign content or the insertion mode.
     mutating func dispatch(_ token: HTMLToken) {
-        var token = token
         if skipNextNewline {
             skipNextNewline = false
             if case .characters(let bytes) = token, bytes.first == 10 {
                 guard bytes.count > 1 else { return }
-                token = .characters(Array(bytes.dropFirst()))
+                dispatch(.characters(Array(bytes.dropFirst())))
+                return
             }
         }
-        if shouldUseForeignContent(token) {
+        // Almost every token of a message arrives with an HTML element current: that case is
+        // decided without taking a reference to the node.
+        let htmlCurrent = contextElement == nil && openElements.withUnsafeBufferPointer { $0.last?.namespace ?? .html } == .html
+        if !htmlCurrent, shouldUseForeignContent(token) {
             processForeign(token)
         } else {
             process(token, in: mode)

@@ -275,9 +275,7 @@ struct SanitizerPass {
         output.append(60)
         output += node.name.utf8
         if tagName == .a {
-            var attributes = cleanAttributes(of: node)
-            cleanLink(&attributes, original: node)
-            for attribute in attributes { writeAttribute(attribute.name, attribute.value) }
+            writeLinkAttributes(of: node)
         } else {
             writeCleanAttributes(of: node)
         }
@@ -323,13 +321,6 @@ struct SanitizerPass {
     mutating func writeCleanAttributes(of node: HTMLNode) {
         for attribute in node.attributes where attribute.namespace == nil {
             if let value = cleanAttributeValue(attribute) { writeAttribute(attribute.name, value) }
-        }
-    }
-
-    mutating func cleanAttributes(of node: HTMLNode) -> [HTMLAttribute] {
-        node.attributes.compactMap { attribute in
-            guard attribute.namespace == nil, let value = cleanAttributeValue(attribute) else { return nil }
-            return HTMLAttribute(name: attribute.name, value: value)
         }
     }
 
@@ -436,41 +427,47 @@ struct SanitizerPass {
 
     /// http(s) and mailto links open outside (`target=_blank`, no opener, no referrer) and show
     /// their real destination; every other scheme loses its href.
-    mutating func cleanLink(_ attributes: inout [HTMLAttribute], original: HTMLNode) {
-        guard let href = original.attributeBytes("href") else { return }
-        let policy = URLPolicy.classify(bytes: href)
+    mutating func writeLinkAttributes(of link: HTMLNode) {
+        guard let href = link.attributeBytes("href") else {
+            writeCleanAttributes(of: link)
+            return
+        }
         var realHost: String?
-        switch policy {
+        switch URLPolicy.classify(bytes: href) {
         case .remote(let host):
             var text: [UInt8] = []
-            original.appendText(to: &text)
+            link.appendText(to: &text)
             if let shown = LinkSafety.hostShown(in: text), !LinkSafety.sameSite(shown, host) { realHost = host }
         case .mailto:
             break
         default:
+            writeCleanAttributes(of: link)
             return
         }
-        // Written last and in this order whatever the input's order, so that cleaning the output
-        // again writes the same bytes. Of these names only title and class pass the allow-list.
-        let url = URLPolicy.normalize(bytes: href)
+        // The link's own attributes go last and in this order whatever the input's order, so
+        // that cleaning the output again writes the same bytes. Of these names only title and
+        // class pass the allow-list.
         var existingClass: [UInt8]?
-        attributes.removeAll { attribute in
-            if attribute.name == Self.titleName { return true }
-            guard realHost != nil, attribute.name == Self.className else { return false }
-            existingClass = attribute.value
-            return true
+        for attribute in link.attributes where attribute.namespace == nil {
+            if attribute.name == Self.titleName { continue }
+            if realHost != nil, attribute.name == Self.className {
+                existingClass = attribute.value
+                continue
+            }
+            if let value = cleanAttributeValue(attribute) { writeAttribute(attribute.name, value) }
         }
-        attributes.append(HTMLAttribute(name: Self.hrefName, value: url))
-        attributes.append(HTMLAttribute(name: Self.targetName, value: Self.blankTarget))
-        attributes.append(HTMLAttribute(name: Self.relName, value: Self.noOpenerNoReferrer))
-        attributes.append(HTMLAttribute(name: Self.titleName, value: url))
+        let url = URLPolicy.normalize(bytes: href)
+        writeAttribute(Self.hrefName, url)
+        writeAttribute(Self.targetName, Self.blankTarget)
+        writeAttribute(Self.relName, Self.noOpenerNoReferrer)
+        writeAttribute(Self.titleName, url)
         guard let realHost else { return }
         suspiciousLinks += 1
-        attributes.append(HTMLAttribute(name: Self.realHostName, value: Array(realHost.utf8)))
+        writeAttribute(Self.realHostName, Array(realHost.utf8))
         let existing = existingClass.map { String(decoding: $0, as: UTF8.self) } ?? ""
         let marked = existing.split(separator: " ").contains("tern-link-mismatch")
             ? existing : existing.isEmpty ? "tern-link-mismatch" : existing + " tern-link-mismatch"
-        attributes.append(HTMLAttribute(name: Self.className, value: Array(marked.utf8)))
+        writeAttribute(Self.className, Array(marked.utf8))
     }
 
     static let hrefName = Array("href".utf8), targetName = Array("target".utf8), relName = Array("rel".utf8)
@@ -529,21 +526,21 @@ enum LinkSafety {
     /// `www.` and letter case aside, the same host or one a subdomain of the other. Compared on
     /// UTF-8 bytes: host names are ASCII (IDNs in punycode) or compared as written.
     static func sameSite(_ a: String, _ b: String) -> Bool {
-        var (first, second) = (a, b)
-        if first.utf8.contains(where: { $0 >= 65 && $0 <= 90 || $0 >= 0x80 }) { first = first.lowercased() }
-        if second.utf8.contains(where: { $0 >= 65 && $0 <= 90 || $0 >= 0x80 }) { second = second.lowercased() }
-        func strip(_ host: String) -> Substring.UTF8View {
-            let view = Substring(host).utf8
-            return view.starts(with: "www.".utf8) ? view.dropFirst(4) : view
+        var first = a.utf8.contains(where: { $0 >= 65 && $0 <= 90 || $0 >= 0x80 }) ? a.lowercased() : a
+        var second = b.utf8.contains(where: { $0 >= 65 && $0 <= 90 || $0 >= 0x80 }) ? b.lowercased() : b
+        return first.withUTF8 { x in
+            second.withUTF8 { y in
+                func strip(_ host: UnsafeBufferPointer<UInt8>) -> Slice<UnsafeBufferPointer<UInt8>> {
+                    host.starts(with: "www.".utf8) ? host.dropFirst(4) : host[...]
+                }
+                /// `inner` is `outer` or ends in "." followed by `outer`.
+                func isWithin(_ inner: Slice<UnsafeBufferPointer<UInt8>>, _ outer: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+                    guard inner.count >= outer.count, inner.suffix(outer.count).elementsEqual(outer) else { return false }
+                    return inner.count == outer.count || inner[inner.endIndex - outer.count - 1] == 46
+                }
+                let (host, other) = (strip(x), strip(y))
+                return isWithin(host, other) || isWithin(other, host)
+            }
         }
-        let (x, y) = (strip(first), strip(second))
-        /// `inner` is `outer` or ends in "." followed by `outer`.
-        func isWithin(_ inner: Substring.UTF8View, _ outer: Substring.UTF8View) -> Bool {
-            guard inner.count >= outer.count else { return false }
-            let tail = inner.dropFirst(inner.count - outer.count)
-            guard tail.elementsEqual(outer) else { return false }
-            return inner.count == outer.count || inner[inner.index(tail.startIndex, offsetBy: -1)] == 46
-        }
-        return isWithin(x, y) || isWithin(y, x)
     }
 }

@@ -16,6 +16,8 @@ public struct TrackerBlocklist: Sendable {
     /// the host instead of a walk over the list (the sanitizer asks for every image).
     private let byHost: [String: [Int]]
     private let byDomain: [String: [Int]]
+    /// `byDomain`'s keys, for the byte-wise walk of `hasDomainEntry`.
+    private let domainKeys: ASCIIKeywordSet
 
     public init(entries: [Entry]) {
         self.entries = entries
@@ -30,6 +32,7 @@ public struct TrackerBlocklist: Sendable {
         }
         self.byHost = byHost
         self.byDomain = byDomain
+        domainKeys = ASCIIKeywordSet(Array(byDomain.keys))
     }
 
     /// The list shipped in the package (`Resources/tracker-domains.json`); never updated remotely.
@@ -74,13 +77,17 @@ public struct TrackerBlocklist: Sendable {
         return match(host: host, path: Self.path(of: url)) != nil
     }
 
+    /// The host and each parent domain looked up on bytes, without a string per label.
     private func hasDomainEntry(for host: String) -> Bool {
         guard !byDomain.isEmpty else { return false }
-        var suffix = Substring(host)
-        while true {
-            if byDomain[String(suffix)] != nil { return true }
-            guard let dot = suffix.firstIndex(of: ".") else { return false }
-            suffix = suffix[suffix.index(after: dot)...]
+        var host = host
+        return host.withUTF8 { bytes in
+            var start = 0
+            while true {
+                if domainKeys.index(of: bytes[start...]) != nil { return true }
+                guard let dot = bytes[start...].firstIndex(of: 46) else { return false }
+                start = dot + 1
+            }
         }
     }
 
