@@ -49,7 +49,10 @@ public final class HTMLNode {
     }
 
     deinit {
-        for child in children { child.parent = nil }
+        // Borrowed from the buffer: a for-in over the array would retain and release each child.
+        children.withUnsafeBufferPointer { buffer in
+            for child in buffer { child.parent = nil }
+        }
     }
 
     public static func element(_ name: String, namespace: HTMLNamespace = .html, attributes: [HTMLAttribute] = []) -> HTMLNode {
@@ -118,6 +121,9 @@ public final class HTMLNode {
             return
         }
         child.parent = self
+        // Room for a few from the first: growing one slot at a time reallocated the list of
+        // nearly every element with children two or three times.
+        if children.isEmpty { children.reserveCapacity(4) }
         children.append(child)
     }
 

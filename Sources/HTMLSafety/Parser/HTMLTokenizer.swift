@@ -256,6 +256,8 @@ public struct HTMLTokenizer {
         if tag.attributes.contains(where: { $0.name == attributeName }) {
             error()
         } else {
+            // Mail's tags that have attributes mostly have a few: one allocation instead of growing.
+            if tag.attributes.isEmpty { tag.attributes.reserveCapacity(4) }
             if let common = Self.commonAttributeNames.index(of: attributeName) {
                 tag.attributes.append(HTMLAttribute(name: Self.commonAttributeNames.word(at: common), value: attributeValue))
             } else {

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // "in body" (section 13.2.6.4.7) and "in foreign content" (section 13.2.6.5).
 
 extension TreeBuilder {
@@ -15,13 +21,13 @@ extension TreeBuilder {
             // Null characters are dropped; whitespace and other text are inserted alike (after
             // reconstructing the active formatting elements once: later pieces find them open),
             // and any non-whitespace turns `frameset-ok` off.
-            if bytes.contains(0) {
+            if bytes.withUnsafeBufferPointer({ $0.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }) {
                 bytes.removeAll { $0 == 0 }
                 if bytes.isEmpty { return }
             }
             reconstructActiveFormatting()
+            if framesetOK, bytes.contains(where: { !($0 == 9 || $0 == 10 || $0 == 12 || $0 == 13 || $0 == 32) }) { framesetOK = false }
             insertCharacters(bytes)
-            if bytes.contains(where: { !($0 == 9 || $0 == 10 || $0 == 12 || $0 == 13 || $0 == 32) }) { framesetOK = false }
         case .comment(let data): insertComment(data)
         case .doctype: break
         case .startTag(let tag): inBodyStartTag(tag, token: token)

@@ -86,6 +86,11 @@ struct SanitizerPass {
     /// Whether the markup written reads back as a different tree (`ReparseCheck`).
     var reparseChanges: Bool { reparse.restructures }
 
+    /// The element sets asked for every node, held by the pass: a `static let` is reached
+    /// through a one-time-initialisation check on every read.
+    private let tagSets = (droppedWithContent: Self.droppedWithContent, allowedElements: Self.allowedElements,
+                           voidElements: Self.voidElements)
+
     init(options: SanitizeOptions) {
         self.options = options
         self.css = CSSSanitizer(allowRemote: options.allowRemoteImages)
@@ -233,7 +238,7 @@ struct SanitizerPass {
         case .element:
             break
         }
-        guard node.namespace == .html, !node.isHTML(Self.droppedWithContent) else { return }
+        guard node.namespace == .html, !node.isHTML(tagSets.droppedWithContent) else { return }
         let hiddenHere = hidden || hides(node)
         let tagName = node.tagName
         // Our own quote wrapper, from an earlier pass: kept as it is, not wrapped again.
@@ -268,7 +273,7 @@ struct SanitizerPass {
             return
         default: break
         }
-        guard node.isHTML(Self.allowedElements) else {
+        guard node.isHTML(tagSets.allowedElements) else {
             cleanChildren(of: node, hidden: hiddenHere, insideQuote: insideQuote)  // unknown or unwanted: unwrap
             return
         }
@@ -280,7 +285,7 @@ struct SanitizerPass {
             writeCleanAttributes(of: node)
         }
         output.append(62)
-        let isVoid = node.isHTML(Self.voidElements)
+        let isVoid = node.isHTML(tagSets.voidElements)
         reparse.start(tagName, isVoid: isVoid)
         if isVoid { return }
         let contentStart = output.count
@@ -413,10 +418,11 @@ struct SanitizerPass {
     mutating func writePlaceholder(text: String, label: String, kind: String) {
         output += "<span".utf8
         reparse.start(.span)
-        writeAttribute(Array("class".utf8), Array(kind.utf8))
-        writeAttribute(Array("role".utf8), Array("img".utf8))
-        writeAttribute(Array("aria-label".utf8), Array(label.utf8))
-        writeAttribute(Array("title".utf8), Array(label.utf8))
+        let labelBytes = Array(label.utf8)
+        writeAttribute(Self.className, Array(kind.utf8))
+        writeAttribute(Self.roleName, Self.imageRole)
+        writeAttribute(Self.ariaLabelName, labelBytes)
+        writeAttribute(Self.titleName, labelBytes)
         output.append(62)
         HTMLSerializer.escape(Array(text.utf8), inAttribute: false, into: &output)
         output += "</span>".utf8
@@ -473,6 +479,7 @@ struct SanitizerPass {
     static let hrefName = Array("href".utf8), targetName = Array("target".utf8), relName = Array("rel".utf8)
     static let titleName = Array("title".utf8), className = Array("class".utf8), realHostName = Array("data-tern-real-host".utf8)
     static let blankTarget = Array("_blank".utf8), noOpenerNoReferrer = Array("noopener noreferrer".utf8)
+    static let roleName = Array("role".utf8), imageRole = Array("img".utf8), ariaLabelName = Array("aria-label".utf8)
 }
 
 /// A style attribute's bytes as a dictionary key. The hash reads the length and the first and
