@@ -83,7 +83,10 @@ let package = Package(
             name: "TernCLI",
             dependencies: ["TernCore", "TernRuntime", "MIME", "HTMLSafety", "Sync", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
-        .executableTarget(name: "tern", dependencies: ["TernCLI"], swiftSettings: strict),
+        // Linked with mimalloc, which then serves every allocation of the process (docs/decisions.md).
+        .executableTarget(
+            name: "tern", dependencies: ["TernCLI"], swiftSettings: strict,
+            linkerSettings: [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]),
         // libFuzzer targets (`make fuzz-mime`); without -DFUZZING they replay files.
         .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: strict),
         .executableTarget(name: "MIMEFuzzer", dependencies: ["MIME", "FuzzSupport"], path: "Fuzz/MIMEFuzzer", swiftSettings: strict),

@@ -55,7 +55,7 @@ struct ReparseCheck {
     private func placesOutsideCurrentNode(_ tag: HTMLTagName) -> Bool {
         let current = open.last ?? .body
         switch current {
-        case .table: return ![.caption, .colgroup, .tbody, .thead, .tfoot].contains(tag)
+        case .table: return !(tag == .caption || tag == .colgroup || tag == .tbody || tag == .thead || tag == .tfoot)
         case .tbody, .thead, .tfoot: return tag != .tr
         case .tr: return tag != .td && tag != .th
         case .colgroup: return tag != .col
@@ -68,9 +68,9 @@ struct ReparseCheck {
         case .h1, .h2, .h3, .h4, .h5, .h6:
             return TreeBuilder.headings.contains(index: current.rawValue)
         case .li:
-            return closesOpenItem([.li])
+            return closesOpenItem(.li, .li)
         case .dd, .dt:
-            return closesOpenItem([.dd, .dt])
+            return closesOpenItem(.dd, .dt)
         case .a:
             // An open `a` since the last marker is closed by the adoption agency.
             for element in open.reversed() {
@@ -87,9 +87,9 @@ struct ReparseCheck {
 
     /// "In body" for li, dd and dt: an open item of the kind is closed, looking down the stack
     /// until a special element other than address, div and p.
-    private func closesOpenItem(_ items: [HTMLTagName]) -> Bool {
+    private func closesOpenItem(_ item: HTMLTagName, _ sibling: HTMLTagName) -> Bool {
         for element in open.reversed() {
-            if items.contains(element) { return true }
+            if element == item || element == sibling { return true }
             if TreeBuilder.specialHTML.contains(index: element.rawValue),
                !TreeBuilder.listItemClosingExceptions.contains(index: element.rawValue) {
                 return false
