@@ -72,6 +72,19 @@ struct SinglePassTests {
         #expect(css.sanitizeDeclarations(Array("color: red{; width: 1px".utf8)[...]) == Array("width: 1px".utf8))
     }
 
+    /// Found by the fuzz target: headings inside ruby text inside a heading, with misnested links,
+    /// needed a third pass; two wrote a heading inside a heading, which reads back as siblings.
+    @Test func nestingThatTakesAThirdPassIsSettled() throws {
+        let seed = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fuzz/HTMLFuzzer/seeds/regression-headings-in-ruby-text")
+        let html = try Data(contentsOf: seed)
+        for allow in [false, true] {
+            let options = SanitizeOptions(allowRemoteImages: allow)
+            let once = HTMLSanitizer.sanitize(Array(html), options: options).html
+            #expect(HTMLSanitizer.sanitize(Array(once.utf8), options: options).html == once)
+        }
+    }
+
     @Test func carriageReturnFromAReferenceSurvivesReadingBack() {
         let once = HTMLSanitizer.sanitize("<p>a&#13;b</p>").html
         #expect(once == "<p>a&#13;b</p>")

@@ -39,12 +39,17 @@ public enum HTMLSanitizer {
         var markup = first.run(HTMLParser.parseDocument(html))
         var settled = first
         // A tree no markup can produce (foster parenting, misnested formatting, an unwrapped
-        // element, a quote wrapped inside a paragraph) settles into the one its markup does in a
-        // second pass on the parse of the first pass's output; the first pass tells when it wrote one.
-        if first.reparseChanges || alwaysSecondPass {
-            var second = SanitizerPass(options: options)
-            markup = second.run(HTMLParser.parseDocument(markup))
-            settled = second
+        // element, a quote wrapped inside a paragraph) settles into the one its markup does in
+        // another pass on the parse of the last pass's output; each pass tells when it wrote one.
+        // Nearly always one more pass settles it; some nestings (headings inside ruby text inside
+        // a heading) take another, so passes go on until one writes markup that reads back as it
+        // is, up to a bound no real message comes near.
+        var passes = 1
+        while settled.reparseChanges || (alwaysSecondPass && passes == 1), passes < Self.maximumPasses {
+            var next = SanitizerPass(options: options)
+            markup = next.run(HTMLParser.parseDocument(markup))
+            settled = next
+            passes += 1
         }
         let text = String(decoding: markup, as: UTF8.self)
         // Only asked when nothing visible was kept (a scan of the whole input).
@@ -54,6 +59,10 @@ public enum HTMLSanitizer {
             remoteImagesBlocked: first.remoteImagesBlocked, hasQuotedText: settled.quotesFound > 0,
             fallbackToPlainText: fallback, suspiciousLinks: first.suspiciousLinks)
     }
+
+    /// Every pass is a whole sanitize, so the output is safe whatever the count; the bound only
+    /// limits the time a hostile message can take.
+    static let maximumPasses = 8
 
     public static func sanitize(_ html: String, options: SanitizeOptions = SanitizeOptions()) -> SanitizedHTML {
         sanitize(Array(html.utf8), options: options)
