@@ -71,6 +71,14 @@ struct SinglePassTests {
         try expectSettled(seed: "regression-headings-in-ruby-text")
     }
 
+    /// Found by the fuzz target: a style sheet inside a link counted as the link's text, so the
+    /// link was marked only once the sheet was gone, on the next cleaning.
+    @Test func linkTextIsWhatTheCleanedLinkShows() throws {
+        try expectSettled(seed: "regression-style-in-link-text")
+        let html = HTMLSanitizer.sanitize("<a href=\"https://a.example/\">www.b.example<style>p { color: red }</style></a>").html
+        #expect(html.contains("tern-link-mismatch"))
+    }
+
     /// Sanitizing the fuzz seed's output again changes nothing, in both remote modes.
     private func expectSettled(seed name: String) throws {
         let seed = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

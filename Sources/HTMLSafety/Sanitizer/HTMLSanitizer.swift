@@ -440,6 +440,18 @@ struct SanitizerPass {
 
     // MARK: - Links
 
+    /// The text the cleaned link will show: elements removed with their content (a style sheet,
+    /// a script, SVG) contribute none, so the check reads on this pass what the next would read.
+    func appendShownText(of node: HTMLNode, to output: inout [UInt8]) {
+        for child in node.children {
+            if child.isText {
+                output += child.data
+            } else if child.isElement, child.namespace == .html, !child.isHTML(tagSets.droppedWithContent) {
+                appendShownText(of: child, to: &output)
+            }
+        }
+    }
+
     /// http(s) and mailto links open outside (`target=_blank`, no opener, no referrer) and show
     /// their real destination; every other scheme loses its href.
     mutating func writeLinkAttributes(of link: HTMLNode) {
@@ -451,7 +463,7 @@ struct SanitizerPass {
         switch URLPolicy.classify(bytes: href) {
         case .remote(let host):
             var text: [UInt8] = []
-            link.appendText(to: &text)
+            appendShownText(of: link, to: &text)
             if let shown = LinkSafety.hostShown(in: text), !LinkSafety.sameSite(shown, host) { realHost = host }
         case .mailto:
             break
