@@ -77,6 +77,13 @@ struct SinglePassTests {
         try expectSettled(seed: "regression-style-in-link-text")
         let html = HTMLSanitizer.sanitize("<a href=\"https://a.example/\">www.b.example<style>p { color: red }</style></a>").html
         #expect(html.contains("tern-link-mismatch"))
+        // What a pass writes inside a link (an image's placeholder, a quote's summary) is not the
+        // link's text on the next pass either.
+        for inside in ["<img src=\"https://c.example/i.png\" alt=\"x\">", "<img src=\"cid:part1\">", "<blockquote> quoted</blockquote>"] {
+            let once = HTMLSanitizer.sanitize("<a href=\"https://b.example/\">www.b.example\(inside)</a>").html
+            #expect(HTMLSanitizer.sanitize(once).html == once, "\(inside)")
+            #expect(!once.contains("tern-link-mismatch"), "\(inside)")
+        }
     }
 
     /// Sanitizing the fuzz seed's output again changes nothing, in both remote modes.

@@ -440,14 +440,24 @@ struct SanitizerPass {
 
     // MARK: - Links
 
-    /// The text the cleaned link will show: elements removed with their content (a style sheet,
-    /// a script, SVG) contribute none, so the check reads on this pass what the next would read.
+    /// The link's own text as the cleaned link shows it, read the same on this pass and on the
+    /// next: elements removed with their content (a style sheet, a script, SVG) and videos give
+    /// none, and neither do images nor what a pass writes for them or for a quote (placeholders,
+    /// the quote's summary).
     func appendShownText(of node: HTMLNode, to output: inout [UInt8]) {
         for child in node.children {
             if child.isText {
                 output += child.data
-            } else if child.isElement, child.namespace == .html, !child.isHTML(tagSets.droppedWithContent) {
-                appendShownText(of: child, to: &output)
+                continue
+            }
+            guard child.isElement, child.namespace == .html, !child.isHTML(tagSets.droppedWithContent) else { continue }
+            switch child.tagName {
+            case .img, .video: continue
+            case .span where QuoteDetector.hasClass(child, "tern-blocked-image") || QuoteDetector.hasClass(child, "tern-inline-image"):
+                continue
+            case .summary where node.tagName == .details && QuoteDetector.hasClass(node, "tern-quote"):
+                continue
+            default: appendShownText(of: child, to: &output)
             }
         }
     }
