@@ -1,0 +1,108 @@
+import Foundation
+
+/// `tern sync [ACCOUNT]`: every active account, or the one named.
+public struct SyncAccountsUseCase: Sendable {
+    let accounts: any AccountRepository
+    let credentials: AccountCredentials
+    let synchronizer: any MailSynchronizing
+    /// Local changes and queued mail go to the server before each sync pulls (push, then pull: a
+    /// message archived offline is not fetched back as new).
+    let pusher: LocalChangesPusher?
+
+    public init(accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing,
+                pusher: LocalChangesPusher? = nil) {
+        self.accounts = accounts
+        self.credentials = credentials
+        self.synchronizer = synchronizer
+        self.pusher = pusher
+    }
+
+    /// `bodies` overrides the accounts' body policy for this run (`tern sync --bodies all`).
+    public func callAsFunction(account name: String?, bodies: BodyHydrationPolicy? = nil,
+                               progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> [SyncReport] {
+        let selected = try await accounts(named: name)
+        if let inactive = selected.first(where: { !$0.isActive }) { throw TernError.authenticationExpired(inactive.name) }
+        // Each account has its own engine and connection: they sync at the same time.
+        return try await withThrowingTaskGroup(of: (Int, SyncReport).self) { group in
+            for (index, selectedAccount) in selected.enumerated() {
+                var account = selectedAccount
+                if let bodies { account.bodyHydration = bodies }
+                let supply = credentials.supply(for: account)
+                group.addTask { [synchronizer, pusher] in
+                    var pushed: PushReport?
+                    if let pusher { pushed = try? await pusher.push(account: account) }
+                    var report = try await synchronizer.sync(account: account, credentials: supply, progress: progress)
+                    report.pushed = pushed
+                    return (index, report)
+                }
+            }
+            var reports: [(Int, SyncReport)] = []
+            for try await result in group { reports.append(result) }
+            return reports.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
+    /// The account named, or every active account.
+    public func accounts(named name: String?) async throws -> [Account] {
+        guard let name else { return try await accounts.allAccounts().filter(\.isActive) }
+        guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
+        return [account]
+    }
+
+    /// `tern sync --watch`: after the sync, every active account (or the one named) is watched until cancelled.
+    public func watch(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+        let selected = try await accounts(named: name)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for account in selected {
+                let supply = credentials.supply(for: account)
+                group.addTask { try await synchronizer.watch(account: account, credentials: supply, progress: progress) }
+                if let pusher {
+                    group.addTask { try await Self.keepPushing(account: account, pusher: pusher, progress: progress) }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// While watching: local changes and queued mail go out as they become due (retries on their
+    /// schedules), and what another `tern` process queued is picked up within `pollInterval`.
+    static func keepPushing(account: Account, pusher: LocalChangesPusher, pollInterval: Duration = .seconds(5),
+                            progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+        while !Task.isCancelled {
+            var wait = pollInterval
+            if let report = try? await pusher.push(account: account) {
+                if !report.queue.sent.isEmpty || !report.queue.failed.isEmpty { progress(.pushed(account: account.name, report)) }
+                if let next = LocalChangesPusher.nextDue(report) {
+                    wait = min(wait, .milliseconds(max(10, Int64(next.timeIntervalSinceNow * 1000))))
+                }
+            }
+            try await Task.sleep(for: wait)
+        }
+    }
+}
+
+/// FR-SYNC-01 step 5: older mail on demand, when the local pages of a folder are exhausted.
+public struct LoadOlderMailUseCase: Sendable {
+    let accounts: any AccountRepository
+    let credentials: AccountCredentials
+    let synchronizer: any MailSynchronizing
+
+    public init(accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing) {
+        self.accounts = accounts
+        self.credentials = credentials
+        self.synchronizer = synchronizer
+    }
+
+    /// The context guards come first: no paging in the unified inbox (no account), in a virtual
+    /// folder (`folder` nil or a `VirtualMailbox` name), or while searching.
+    public func callAsFunction(account name: String?, folder: String?, searching: Bool = false) async throws -> OlderMailResult {
+        guard let name else { return .notApplicable(reason: "the unified inbox spans accounts: pick one") }
+        guard !searching else { return .notApplicable(reason: "search results are not paged from the server") }
+        guard let folder, VirtualMailbox(rawValue: folder.lowercased()) == nil else {
+            return .notApplicable(reason: "only a server folder has older mail on the server")
+        }
+        guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
+        guard account.isActive else { throw TernError.authenticationExpired(account.name) }
+        return try await synchronizer.loadOlder(account: account, folderPath: folder, credentials: credentials.supply(for: account))
+    }
+}
