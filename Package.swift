@@ -9,7 +9,7 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "Tern",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tern", targets: ["tern"]),
         .library(name: "TernCore", targets: ["TernCore"]),
@@ -73,7 +73,7 @@ let package = Package(
         .target(
             name: "TernRuntime",
             dependencies: [
-                "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", .product(name: "Crypto", package: "swift-crypto"),
+                "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", "HTMLSafety", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

@@ -2,10 +2,10 @@ import Foundation
 import MailStore
 import TernCore
 
-/// The composition root: opens the store under `TernHome` and hands front ends the use cases,
-/// wired to live implementations. Front ends depend on this and on `TernCore`, never on GRDB,
-/// SQL or sockets.
-public struct TernServices: Sendable {
+/// The composition root: opens the store under `TernHome` and builds every use case once, wired to
+/// live implementations; a process holds one (a long-running `tern serve` for days) and every front
+/// end calls its use cases. Front ends depend on this and on `TernCore`, never on GRDB, SQL or sockets.
+public final class TernServices: Sendable {
     public let home: TernHome
     let database: TernDatabase
     let secrets: any SecretResolver
@@ -13,81 +13,106 @@ public struct TernServices: Sendable {
     let tokens: any OAuthTokenStore
     let authorizer: any OAuthAuthorizer
     let environment: [String: String]
+    let credentials: AccountCredentials
+    /// Under `$TERN_HOME/locks/`: one pusher per account, one writer per folder, across processes.
+    let locks: FileLocks
+    let operations: PendingOperationProcessor
+
+    /// What changed, for live front ends (the web app's server-sent events).
+    public let changes: ChangeFeed
+    public let addAccount: AddAccountUseCase
+    public let signIn: SignInUseCase
+    public let listAccounts: ListAccountsUseCase
+    public let removeAccount: RemoveAccountUseCase
+    public let checkServers: CheckServersUseCase
+    public let syncAccounts: SyncAccountsUseCase
+    /// FR-SYNC-01 step 7: a thread's bodies when it is opened.
+    public let fetchThreadBodies: FetchThreadBodiesUseCase
+    /// FR-SYNC-01 step 5: older mail on demand.
+    public let loadOlderMail: LoadOlderMailUseCase
+    /// Pending changes, the send queue and Sent copies, for one account at a time.
+    public let pusher: LocalChangesPusher
+    /// FR-SYNC-10, FR-ED-01: mark, star, archive and delete with undo.
+    public let mailActions: MailActionsUseCase
+    /// FR-SYNC-07: send and the Outbox.
+    public let outbox: OutboxUseCase
+    public let mailQueries: any MailQueries
+    public let downloadAttachment: DownloadAttachmentUseCase
+    /// FR-ED-01..05: open a thread, a page of it, one message rendered.
+    public let openThread: OpenThreadUseCase
+    /// FR-ED-04: a body made safe to show.
+    public let renderMessage: RenderMessageUseCase
+    public let trustedSenders: TrustedSendersUseCase
+    public let settings: SettingsUseCase
+    /// FR-ED-03, FR-SYNC-08: warnings before a download.
+    public let attachmentWarnings: AttachmentWarningsUseCase
 
     public static func open(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TernServices {
         let home = TernHome.fromEnvironment(environment)
-        let database = try TernDatabase(home: home)
-        return TernServices(
-            home: home, database: database, secrets: ShellSecretResolver(environment: environment, home: home),
-            accountRepository: SQLiteAccountRepository(database: database),
-            tokens: TokenStoreChoice.make(home: home, environment: environment),
-            authorizer: LoopbackOAuthAuthorizer(configuration: .fromEnvironment(environment), environment: environment),
-            environment: environment)
+        return try TernServices(home: home, database: TernDatabase(home: home), environment: environment)
     }
 
-    public var addAccount: AddAccountUseCase { AddAccountUseCase(accounts: accountRepository, secrets: secrets, signIn: signIn) }
-    public var signIn: SignInUseCase { SignInUseCase(accounts: accountRepository, tokens: tokens, authorizer: authorizer) }
-    var credentials: AccountCredentials {
-        AccountCredentials(secrets: secrets, tokens: tokens, authorizer: authorizer, accounts: accountRepository)
-    }
-    public var listAccounts: ListAccountsUseCase { ListAccountsUseCase(accounts: accountRepository) }
-    public var removeAccount: RemoveAccountUseCase {
-        RemoveAccountUseCase(accounts: accountRepository, files: LocalAccountFiles(home: home))
-    }
-
-    public var checkServers: CheckServersUseCase {
-        CheckServersUseCase(accounts: accountRepository, credentials: credentials, probe: LiveServerProbe())
-    }
-
-    public var syncAccounts: SyncAccountsUseCase {
-        SyncAccountsUseCase(accounts: accountRepository, credentials: credentials,
-                            synchronizer: LiveMailSynchronizer(store: SQLiteSyncStore(database: database), locks: locks), pusher: pusher)
-    }
-
-    /// Under `$TERN_HOME/locks/`: one pusher per account, one writer per folder, across processes.
-    var locks: FileLocks { FileLocks(directory: home.url.appendingPathComponent("locks")) }
-
-    /// FR-SYNC-01 step 7: a thread's bodies when it is opened.
-    public var fetchThreadBodies: FetchThreadBodiesUseCase {
-        FetchThreadBodiesUseCase(accounts: accountRepository, credentials: credentials, store: SQLiteSyncStore(database: database),
-                                 synchronizer: LiveMailSynchronizer(store: SQLiteSyncStore(database: database), locks: locks))
-    }
-
-    /// FR-SYNC-01 step 5: older mail on demand.
-    public var loadOlderMail: LoadOlderMailUseCase {
-        LoadOlderMailUseCase(accounts: accountRepository, credentials: credentials,
-                             synchronizer: LiveMailSynchronizer(store: SQLiteSyncStore(database: database), locks: locks))
-    }
-
-    var operations: PendingOperationProcessor {
-        PendingOperationProcessor(store: SQLiteMailActionStore(database: database), server: LiveServerMailActions())
-    }
-
-    /// Pending changes, the send queue and Sent copies, for one account at a time.
-    public var pusher: LocalChangesPusher {
-        LocalChangesPusher(
+    init(home: TernHome, database: TernDatabase, environment: [String: String]) {
+        self.home = home
+        self.database = database
+        self.environment = environment
+        let secrets = ShellSecretResolver(environment: environment, home: home)
+        let accounts = SQLiteAccountRepository(database: database)
+        let tokens = TokenStoreChoice.make(home: home, environment: environment)
+        let authorizer = LoopbackOAuthAuthorizer(configuration: .fromEnvironment(environment), environment: environment)
+        let credentials = AccountCredentials(secrets: secrets, tokens: tokens, authorizer: authorizer, accounts: accounts)
+        let locks = FileLocks(directory: home.url.appendingPathComponent("locks"))
+        let changes = ChangeFeed()
+        let syncStore = SQLiteSyncStore(database: database)
+        let synchronizer = LiveMailSynchronizer(store: syncStore, locks: locks)
+        let actionStore = SQLiteMailActionStore(database: database)
+        let operations = PendingOperationProcessor(store: actionStore, server: LiveServerMailActions())
+        let pusher = LocalChangesPusher(
             credentials: credentials, operations: operations,
             queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: LiveMessageSubmitter(environment: environment),
-                                      server: LiveServerMailActions(), folders: SQLiteMailActionStore(database: database)),
+                                      server: LiveServerMailActions(), folders: actionStore),
             lock: locks)
-    }
+        let signIn = SignInUseCase(accounts: accounts, tokens: tokens, authorizer: authorizer)
+        let mailActions = MailActionsUseCase(accounts: accounts, credentials: credentials, store: actionStore, processor: operations,
+                                             changes: changes)
+        let fetchThreadBodies = FetchThreadBodiesUseCase(accounts: accounts, credentials: credentials, store: syncStore,
+                                                         synchronizer: synchronizer, changes: changes)
+        let trustedSenderStore = SQLiteTrustedSenderStore(database: database)
+        let settingsStore = SQLiteSettingsStore(database: database)
+        let renderMessage = RenderMessageUseCase(sanitizer: HTMLSafetyBodySanitizer(), trustedSenders: trustedSenderStore)
+        let attachmentWarnings = AttachmentWarningsUseCase(settings: settingsStore, detector: NetworkManagerMeteredDetector())
+        let queries = SQLiteMailQueries(database: database)
 
-    /// FR-SYNC-10: mark, star, archive, delete.
-    public var mailActions: MailActionsUseCase {
-        MailActionsUseCase(accounts: accountRepository, credentials: credentials, store: SQLiteMailActionStore(database: database),
-                           processor: operations)
-    }
-
-    /// FR-SYNC-07: send and the Outbox.
-    public var outbox: OutboxUseCase {
-        OutboxUseCase(accounts: accountRepository, composer: LiveMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher)
-    }
-
-    public var mailQueries: any MailQueries { SQLiteMailQueries(database: database) }
-
-    public var downloadAttachment: DownloadAttachmentUseCase {
-        DownloadAttachmentUseCase(accounts: accountRepository, credentials: credentials, store: SQLiteAttachmentStore(database: database),
-                                  fetcher: LiveAttachmentFetcher(), home: home)
+        self.secrets = secrets
+        self.accountRepository = accounts
+        self.tokens = tokens
+        self.authorizer = authorizer
+        self.credentials = credentials
+        self.locks = locks
+        self.operations = operations
+        self.changes = changes
+        self.signIn = signIn
+        self.addAccount = AddAccountUseCase(accounts: accounts, secrets: secrets, signIn: signIn)
+        self.listAccounts = ListAccountsUseCase(accounts: accounts)
+        self.removeAccount = RemoveAccountUseCase(accounts: accounts, files: LocalAccountFiles(home: home))
+        self.checkServers = CheckServersUseCase(accounts: accounts, credentials: credentials, probe: LiveServerProbe())
+        self.syncAccounts = SyncAccountsUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer, pusher: pusher,
+                                                changes: changes)
+        self.fetchThreadBodies = fetchThreadBodies
+        self.loadOlderMail = LoadOlderMailUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer)
+        self.pusher = pusher
+        self.mailActions = mailActions
+        self.outbox = OutboxUseCase(accounts: accounts, composer: LiveMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher)
+        self.mailQueries = queries
+        self.downloadAttachment = DownloadAttachmentUseCase(accounts: accounts, credentials: credentials,
+                                                            store: SQLiteAttachmentStore(database: database), fetcher: LiveAttachmentFetcher(),
+                                                            home: home)
+        self.renderMessage = renderMessage
+        self.openThread = OpenThreadUseCase(queries: queries, actions: mailActions, bodies: fetchThreadBodies, renderer: renderMessage,
+                                            trustedSenders: trustedSenderStore, attachmentWarnings: attachmentWarnings)
+        self.trustedSenders = TrustedSendersUseCase(store: trustedSenderStore, changes: changes)
+        self.settings = SettingsUseCase(store: settingsStore, changes: changes)
+        self.attachmentWarnings = attachmentWarnings
     }
 
     /// For `tern status`: where the store is, which schema it has and what it holds; with

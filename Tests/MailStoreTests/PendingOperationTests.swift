@@ -73,7 +73,7 @@ struct PendingOperationTests {
 
     @Test func anArchiveTheServerRefusesIsUndoneAtOnce() async throws {
         let copies = try await actions.scope(of: [.message(emailId)], folderPath: nil, forFlags: false).copies
-        try await actions.applyRemoval(.archive, of: copies, at: clock.now())
+        try await actions.applyRemoval(.archive, of: copies, at: clock.now(), undo: nil)
         #expect(try await uids() == [7], "an archive waiting for the server is still known to sync")
         let inInbox = try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder") }
         #expect(inInbox == 0)

@@ -18,6 +18,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v5-outbox-and-pending-operations", migrate: createOutboxAndPendingOperations)
         migrator.registerMigration("v6-folder-message-count", migrate: addFolderMessageCount)
         migrator.registerMigration("v7-store-health", migrate: createStoreHealth)
+        migrator.registerMigration("v9-settings-and-undo-window", migrate: createSettingsAndUndoWindow)
         return migrator
     }
 
@@ -313,6 +314,20 @@ public enum SchemaMigrations {
                 id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
                 lastIntegrityCheckAt REAL NOT NULL
             )
+            """)
+    }
+
+    /// The typed settings (`TernSettings`: undo-send delay, metered override, …) as key → text, and
+    /// FR-ED-01's undo window on archive and delete: the token of the action an operation belongs to
+    /// while it waits (`notBefore`) for its window to end.
+    static func createSettingsAndUndoWindow(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE setting (
+                key TEXT PRIMARY KEY NOT NULL,
+                value TEXT NOT NULL
+            );
+            ALTER TABLE pendingOperation ADD COLUMN undoToken TEXT;
+            CREATE INDEX pendingOperation_by_undo ON pendingOperation(undoToken) WHERE undoToken IS NOT NULL;
             """)
     }
 }

@@ -45,7 +45,7 @@ public struct SQLiteMailActionStore: MailActionStore {
         case .thread:
             let inInbox = all.filter { $0.folderType == .inbox }
             guard !inInbox.isEmpty else {
-                throw TernError.invalidInput("\(target.label) has nothing in the Inbox; name the folder with --folder (it is in: \(folderList(all)))")
+                throw TernError.folderNeeded(target: target.label, folders: Self.folderPaths(all))
             }
             return inInbox
         case .message:
@@ -53,15 +53,12 @@ public struct SQLiteMailActionStore: MailActionStore {
             if folders.count == 1 { return all }
             let inInbox = all.filter { $0.folderType == .inbox }
             if !inInbox.isEmpty { return inInbox }
-            throw TernError.invalidInput(all.isEmpty
-                ? "\(target.label) is in no synced folder (already archived)"
-                : "\(target.label) is in several folders (\(folderList(all))); name one with --folder")
+            throw TernError.folderNeeded(target: target.label, folders: Self.folderPaths(all))
         }
     }
 
-    static func folderList(_ copies: [EmailCopy]) -> String {
-        let paths = Set(copies.map(\.folderPath)).sorted()
-        return paths.isEmpty ? "no folder" : paths.joined(separator: ", ")
+    static func folderPaths(_ copies: [EmailCopy]) -> [String] {
+        Array(Set(copies.map(\.folderPath))).sorted()
     }
 
     static func copies(of emailIds: [Int64], db: Database) throws -> [EmailCopy] {
@@ -101,18 +98,48 @@ public struct SQLiteMailActionStore: MailActionStore {
         }
     }
 
-    public func applyRemoval(_ kind: PendingOperation.Kind, of copies: [EmailCopy], at date: Date) async throws {
+    public func applyRemoval(_ kind: PendingOperation.Kind, of copies: [EmailCopy], at date: Date, undo: UndoHold?) async throws {
         try await database.writer.write { db in
             var threads: Set<Int64> = []
             for copy in copies {
                 try Self.removeCopy(folderId: copy.folderId, uid: copy.uid, db: db)
                 var operation = PendingOperation(accountId: copy.accountId, kind: kind, emailId: copy.emailId, folderId: copy.folderId,
-                                                 imapUID: copy.uid, serverFlags: copy.serverFlags, modSeq: copy.modSeq, createdDate: date)
+                                                 imapUID: copy.uid, serverFlags: copy.serverFlags, modSeq: copy.modSeq,
+                                                 notBefore: undo?.until, createdDate: date, undoToken: undo?.token)
                 try operation.insert(db)
                 if kind == .delete { try db.execute(sql: "UPDATE email SET deletedDate = ? WHERE id = ?", arguments: [date, copy.emailId]) }
                 if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [copy.emailId]) { threads.insert(thread) }
             }
             for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
+        }
+    }
+
+    public func undoRemoval(token: String, now: Date) async throws -> [Int64] {
+        try await database.writer.write { db in
+            // Only what is still inside its window and was never tried: nothing of it reached the server.
+            let operations = try PendingOperation.fetchAll(db, sql: """
+                SELECT * FROM pendingOperation
+                WHERE undoToken = ? AND state = 'pending' AND attempts = 0 AND kind IN ('archive', 'delete') AND notBefore > ?
+                """, arguments: [token, now])
+            var threads: Set<Int64> = []
+            for operation in operations {
+                try Self.revert(operation, db: db)
+                _ = try PendingOperation.deleteOne(db, key: operation.id)
+                if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [operation.emailId]) {
+                    threads.insert(thread)
+                }
+            }
+            return threads.sorted()
+        }
+    }
+
+    public func latestUndoableRemoval(now: Date) async throws -> UndoHold? {
+        try await database.writer.read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT undoToken, notBefore FROM pendingOperation
+                WHERE undoToken IS NOT NULL AND state = 'pending' AND attempts = 0 AND notBefore > ?
+                ORDER BY createdDate DESC, id DESC LIMIT 1
+                """, arguments: [now]).map { UndoHold(token: $0["undoToken"], until: $0["notBefore"]) }
         }
     }
 

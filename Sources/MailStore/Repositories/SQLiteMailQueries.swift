@@ -71,23 +71,42 @@ public struct SQLiteMailQueries: MailQueries {
     }
 
     public func thread(id: Int64) async throws -> [ThreadMessage]? {
+        guard let outline = try await threadOutline(id: id) else { return nil }
+        return try await threadMessages(ids: outline.entries.map(\.emailId))
+    }
+
+    public func threadOutline(id: Int64) async throws -> ThreadOutline? {
         try await database.writer.read { db in
-            guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM thread WHERE id = ?", arguments: [id]) == 1 else { return nil }
-            let emails = try Email.filter(Column("threadId") == id).fetchAll(db)
-                .sorted { ($0.dateSent ?? $0.dateReceived, $0.id ?? 0) < ($1.dateSent ?? $1.dateReceived, $1.id ?? 0) }
+            guard let subject = try String.fetchOne(db, sql: "SELECT subject FROM thread WHERE id = ?", arguments: [id]) else { return nil }
+            let entries = try Row.fetchAll(db, sql: """
+                SELECT id, COALESCE(dateSent, dateReceived) AS date, isRead FROM email WHERE threadId = ? ORDER BY date, id
+                """, arguments: [id]).map { ThreadOutline.Entry(emailId: $0["id"], date: $0["date"], isRead: $0["isRead"]) }
+            return ThreadOutline(threadId: id, subject: subject, entries: entries)
+        }
+    }
+
+    public func threadMessages(ids: [Int64]) async throws -> [ThreadMessage] {
+        guard !ids.isEmpty else { return [] }
+        return try await database.writer.read { db in
+            let emails = try Email.filter(ids.contains(Column("id"))).fetchAll(db)
+                .sorted { ($0.displayDate, $0.id ?? 0) < ($1.displayDate, $1.id ?? 0) }
             return try emails.map { email in
                 let folders = try String.fetchAll(db, sql: """
                     SELECT f.path FROM emailFolder ef JOIN folder f ON f.id = ef.folderId WHERE ef.emailId = ? ORDER BY f.path
                     """, arguments: [email.id])
                 let attachments = try Attachment.filter(Column("emailId") == email.id).order(Column("partId")).fetchAll(db).map {
-                    AttachmentSummary(id: $0.id ?? 0, filename: $0.filename, mimeType: $0.mimeType, sizeBytes: $0.sizeBytes, isDownloaded: $0.isDownloaded)
+                    AttachmentSummary(id: $0.id ?? 0, filename: $0.filename, mimeType: $0.mimeType, sizeBytes: $0.sizeBytes, isDownloaded: $0.isDownloaded,
+                                      contentId: $0.contentId, isInline: $0.isInline)
                 }
                 var message = ThreadMessage(emailId: email.id ?? 0, subject: email.subject, from: EmailAddress(name: email.fromName, address: email.fromAddress),
-                                     to: email.toAddresses, cc: email.ccAddresses, date: email.dateSent ?? email.dateReceived, isRead: email.isRead,
+                                     to: email.toAddresses, cc: email.ccAddresses, date: email.displayDate, isRead: email.isRead,
                                      isStarred: email.isStarred, bodyPlain: email.bodyPlain, bodyHTML: email.bodyHTML,
                                      bodiesFetched: email.bodiesFetched, folders: folders, attachments: attachments)
                 message.sendState = email.sendState
                 message.sendError = email.sendError
+                message.messageId = email.headerMessageId
+                message.snippet = email.snippet
+                message.bodyTruncated = email.bodyTruncated
                 return message
             }
         }

@@ -196,7 +196,7 @@ public struct AccountSynchronizer: Sendable {
     /// sync window; at the end, the folder records that it reached the server's history.
     public func loadOlder(account: Account, folderPath: String) async throws -> OlderMailResult {
         guard let stored = try await store.folders(accountId: account.id).first(where: { $0.path == folderPath }) else {
-            throw IMAPError.server(status: .no, text: "no synced folder '\(folderPath)' (run tern sync first)")
+            throw IMAPError.server(status: .no, text: "no synced folder '\(folderPath)': the account has not synced it yet")
         }
         guard stored.isSyncable else { return .notApplicable(reason: "\(folderPath) is not synced") }
         return try await IMAPClient.withSession(to: server) { session in

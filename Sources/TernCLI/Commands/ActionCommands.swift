@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TernCore
+import TernRuntime
 
 /// A thread id as `tern threads` prints it (`12` or `t12`), or a message id as `tern thread` prints
 /// it (`m34`).
@@ -54,29 +55,70 @@ struct MarkCommand: AsyncParsableCommand {
 
 extension FlagChange: ExpressibleByArgument {}
 
-/// `tern archive ID…` (FR-SYNC-10 Archive Behavior).
+/// `tern archive ID…` (FR-SYNC-10 Archive Behavior, FR-ED-01 undo).
 struct ArchiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "archive", abstract: "Archive threads or messages: out of the folder, kept in All Mail and in search.")
+        commandName: "archive", abstract: "Archive threads or messages: out of the folder, kept in All Mail and in search (undo: tern undo).")
 
     @OptionGroup var options: ActionOptions
+    @OptionGroup var undo: UndoOptions
 
     func run() async throws {
-        let result = try await services().mailActions.archive(options.ids.map(\.target), folder: options.folder)
+        let services = try services()
+        let window = try await undo.window(services)
+        let result = try await services.mailActions.archive(options.ids.map(\.target), folder: options.folder, undoWindow: window)
         try options.report(result, done: "archived")
     }
 }
 
-/// `tern delete ID…`: to Trash; from Trash, for good.
+/// `tern delete ID…`: to Trash; from Trash, for good (FR-ED-01 undo).
 struct DeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "delete", abstract: "Move threads or messages to Trash (deleted for good when already in Trash).")
+        commandName: "delete", abstract: "Move threads or messages to Trash (deleted for good when already in Trash; undo: tern undo).")
 
     @OptionGroup var options: ActionOptions
+    @OptionGroup var undo: UndoOptions
 
     func run() async throws {
-        let result = try await services().mailActions.delete(options.ids.map(\.target), folder: options.folder)
+        let services = try services()
+        let window = try await undo.window(services)
+        let result = try await services.mailActions.delete(options.ids.map(\.target), folder: options.folder, undoWindow: window)
         try options.report(result, done: "deleted")
+    }
+}
+
+/// FR-ED-01: archive and delete wait for their undo window (the `undo-action-window` setting,
+/// 5 seconds) before they reach the server.
+struct UndoOptions: ParsableArguments {
+    @Flag(help: "Push to the server at once, without the undo window.")
+    var noUndo = false
+
+    func window(_ services: TernServices) async throws -> Duration? {
+        noUndo ? nil : .seconds(try await services.settings.current().undoActionWindow)
+    }
+}
+
+extension ActionOptions {
+    func report(_ result: RemovalResult, done: String) throws {
+        if output.json { return try printJSON(result) }
+        guard let undo = result.undo else { return try report(result.action, done: done) }
+        let seconds = max(1, Int(undo.until.timeIntervalSinceNow.rounded()))
+        print("\(done) \(result.action.messages) message\(result.action.messages == 1 ? "" : "s"); undo within \(seconds) s: tern undo")
+        // The change reaches the server when the window ends, also after this command has returned.
+        BackgroundPush.start(after: undo.until)
+    }
+}
+
+/// `tern undo`: undoes the last archive or delete still inside its window (FR-ED-01).
+struct UndoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "undo", abstract: "Undo the last archive or delete while its undo window lasts.")
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let result = try await services().mailActions.undo()
+        if output.json { return try printJSON(result) }
+        let threads = result.threadIds.map { "t\($0)" }.joined(separator: ", ")
+        print("undone: \(threads) restored; nothing reached the server")
     }
 }
 
@@ -128,9 +170,16 @@ struct ChangesCommand: AsyncParsableCommand {
         var account: String?
         @Flag(help: "Do not wait for retry delays: try everything now (attempts still count).")
         var now = false
+        @Option(help: .hidden)
+        var after: Double?
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
+            if let after {
+                // The background push an archive or delete started: it waits for the undo window.
+                let wait = Date(timeIntervalSince1970: after).timeIntervalSinceNow
+                if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000) + 100)) }
+            }
             try await pushAll(account: account, ignoreBackoff: now, json: output.json)
         }
     }

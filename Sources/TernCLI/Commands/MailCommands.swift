@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HTMLSafety
 import TernCore
 
 /// `tern sync [ACCOUNT]`: brings the server's mail into the local store (headers; FR-SYNC-01, 02).
@@ -247,70 +246,50 @@ struct SearchCommand: AsyncParsableCommand {
     }
 }
 
-/// `tern thread ID`: a conversation's messages in order, bodies as text (HTML bodies sanitized, then
-/// read as text), attachments listed.
+/// `tern thread ID`: a conversation as the Email Detail screen shows it (FR-ED-01..05): opening
+/// marks it read, read messages are one line with their snippet, the others show their headers and
+/// the body as text (from the sanitized HTML, quoted history folded), with tracker and remote-image
+/// counts and attachment warnings.
 struct ThreadCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "thread", abstract: "Show a thread's messages in order, with their bodies as text.")
+    static let configuration = CommandConfiguration(commandName: "thread", abstract: "Show a conversation: headers, bodies as text, attachments.")
 
     @Argument(help: "The thread id (from `tern threads` or `tern search`).")
     var id: Int64
     @Flag(help: "Leave its unread messages unread (opening a thread marks them read).")
     var keepUnread = false
+    @Option(help: "Also show this many pages of 25 earlier messages (threads over 50 messages show the newest 25 first).")
+    var earlier = 0
+    @Flag(help: "Load remote images for every message shown (trackers are still blocked).")
+    var loadRemote = false
+    @Flag(help: "Show every message's body, read ones too.")
+    var expandAll = false
+    @Flag(help: "Show quoted history instead of folding it.")
+    var showQuoted = false
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let services = try services()
-        guard var messages = try await services.mailQueries.thread(id: id) else { throw TernError.notFound("thread \(id)") }
-        if messages.contains(where: { !$0.bodiesFetched }) {
-            // FR-SYNC-01 step 7: opening a thread fetches its bodies; offline, what is stored is shown.
-            do {
-                if try await services.fetchThreadBodies(threadId: id) > 0 {
-                    messages = try await services.mailQueries.thread(id: id) ?? messages
-                }
-            } catch let error as TernError {
-                FileHandle.standardError.write(Data("bodies not downloaded: \(error.message)\n".utf8))
+        var options = OpenThreadUseCase.Options(markRead: !keepUnread, earlierPages: earlier, expandAll: expandAll)
+        guard case .opened(var conversation, let network) = try await services.openThread(threadId: id, options: options) else {
+            throw CLIError.emptyConversation
+        }
+        if loadRemote { options.loadRemoteImages = Set(conversation.messages.map(\.id)) }
+        if let network {
+            // The CLI shows the finished state: bodies fetched (or not, offline), read flags pushed.
+            let outcome = await network.outcome()
+            if let error = outcome.bodyError { FileHandle.standardError.write(Data("tern: bodies not downloaded: \(ErrorWording.line(error))\n".utf8)) }
+            for failure in outcome.markRead?.failed ?? [] { FileHandle.standardError.write(Data("tern: could not mark read: \(failure)\n".utf8)) }
+            options.markRead = false
+            options.fetchMissingBodies = false
+            if case .opened(var reopened, _) = try await services.openThread(threadId: id, options: options) {
+                reopened.offline = outcome.offline
+                conversation = reopened
             }
+        } else if loadRemote, case .opened(let reopened, _) = try await services.openThread(threadId: id, options: options) {
+            conversation = reopened
         }
-        if !keepUnread, messages.contains(where: { !$0.isRead }) {
-            // FR-ED-01: opening a thread marks its unread messages read (pushed like `tern mark read`).
-            let result = try await services.mailActions.mark(.read, [.thread(id)])
-            for failure in result.failed { FileHandle.standardError.write(Data("could not mark read: \(failure)\n".utf8)) }
-            messages = try await services.mailQueries.thread(id: id) ?? messages
-        }
-        if output.json {
-            try printJSON(messages)
-            return
-        }
-        let formatter = DateFormatter()
-        formatter.dateFormat = "EEE, d MMM yyyy HH:mm"
-        for (index, message) in messages.enumerated() {
-            if index > 0 { print("\n" + String(repeating: "─", count: 72)) }
-            print("Message: m\(message.emailId)\(message.sendState == .none ? "" : "  (\(message.sendState.rawValue)\(message.sendError.map { ": \($0)" } ?? ""))")")
-            print("From:    \(Self.format(message.from))")
-            if !message.to.isEmpty { print("To:      \(message.to.map(Self.format).joined(separator: ", "))") }
-            if !message.cc.isEmpty { print("Cc:      \(message.cc.map(Self.format).joined(separator: ", "))") }
-            print("Date:    \(formatter.string(from: message.date))")
-            print("Subject: \(message.subject)")
-            print("Folders: \(message.folders.joined(separator: ", "))\(message.isStarred ? "  ★" : "")")
-            for attachment in message.attachments {
-                print("Attachment \(attachment.id): \(attachment.filename) (\(attachment.mimeType), \(ByteCountFormatter.string(fromByteCount: attachment.sizeBytes, countStyle: .file)))")
-            }
-            print("")
-            if let plain = message.bodyPlain {
-                print(plain)
-            } else if let html = message.bodyHTML {
-                // Sanitized first: what is shown as text is what the web view would show.
-                print(HTMLTextExtractor.text(fromHTML: HTMLSanitizer.sanitize(html).html))
-            } else if !message.bodiesFetched {
-                print("(body not downloaded: the server could not be reached)")
-            } else {
-                print("(no text body)")
-            }
-        }
-    }
-
-    static func format(_ address: EmailAddress) -> String {
-        address.name.map { "\($0) <\(address.address)>" } ?? address.address
+        if output.json { return try printJSON(ConversationJSON(conversation)) }
+        print(ConversationText(conversation: conversation, showQuoted: showQuoted).rendered)
     }
 }
 

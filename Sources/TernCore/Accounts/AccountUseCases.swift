@@ -61,8 +61,8 @@ public struct AddAccountUseCase: Sendable {
         }
         let imap = request.imap ?? (request.gmailPreset ? Self.gmailIMAP : nil)
         let smtp = request.smtp ?? (request.gmailPreset ? Self.gmailSMTP : nil)
-        guard let imap else { throw TernError.invalidInput("--imap HOST:PORT is required (or --gmail)") }
-        guard let smtp else { throw TernError.invalidInput("--smtp HOST:PORT is required (or --gmail)") }
+        guard let imap else { throw TernError.serverMissing(.imap) }
+        guard let smtp else { throw TernError.serverMissing(.smtp) }
         if let caFile = request.caFile {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: caFile, isDirectory: &isDirectory), !isDirectory.boolValue else {

@@ -85,7 +85,7 @@ public struct AccountCredentials: Sendable {
             return .password(try await secrets.secret(for: account.credential, accountID: account.id))
         }
         guard let stored = try await tokens.tokens(for: account.id) else {
-            throw TernError.secretUnavailable("account '\(account.name)' has no OAuth token; sign in with 'tern account login \(account.name)'")
+            throw TernError.signInRequired(account: account.name)
         }
         guard forceRefresh || stored.isExpired(at: now()) else { return .accessToken(stored.accessToken) }
         do {

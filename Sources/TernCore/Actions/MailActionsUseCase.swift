@@ -1,44 +1,80 @@
 import Foundation
 
 /// Mark read/unread, star/unstar, archive and delete (FR-SYNC-10, FR-ED-01): applied locally at
-/// once (optimistic), persisted as pending operations, and pushed to the server right away; a push
-/// that fails is retried (5/15/45 s) by whoever runs `push` next (`tern sync`, the watch loop).
+/// once (optimistic), persisted as pending operations, and pushed to the server; a push that fails
+/// is retried (5/15/45 s) by whoever runs `push` next (`tern sync`, the watch loop, `tern serve`), and
+/// one given up is reverted and published on the change feed (E-10, E-11).
+///
+/// Archive and delete can be undone for `undoWindow` (FR-ED-01: 5 seconds): they change the store at
+/// once but reach the server only when the window has passed.
 public struct MailActionsUseCase: Sendable {
     let accounts: any AccountRepository
     let credentials: AccountCredentials
     let store: any MailActionStore
     let processor: PendingOperationProcessor
+    let changes: ChangeFeed?
     let clock: any WallClock
 
     public init(accounts: any AccountRepository, credentials: AccountCredentials, store: any MailActionStore,
-                processor: PendingOperationProcessor, clock: any WallClock = SystemClock()) {
+                processor: PendingOperationProcessor, changes: ChangeFeed? = nil, clock: any WallClock = SystemClock()) {
         self.accounts = accounts
         self.credentials = credentials
         self.store = store
         self.processor = processor
+        self.changes = changes
         self.clock = clock
     }
 
     public func mark(_ change: FlagChange, _ targets: [MailTarget], folder: String? = nil) async throws -> ActionResult {
+        try await push(markLocally(change, targets, folder: folder))
+    }
+
+    /// The local half of `mark`: what opening a thread does before any network work (FR-ED-01
+    /// "immediately"); `push` sends it.
+    public func markLocally(_ change: FlagChange, _ targets: [MailTarget], folder: String? = nil) async throws -> ActionScope {
         let scope = try await store.scope(of: targets, folderPath: folder, forFlags: true)
         try await store.applyFlagChange(change, to: scope, at: clock.now())
-        return try await push(scope)
+        publishChanged(scope)
+        return scope
     }
 
-    public func archive(_ targets: [MailTarget], folder: String? = nil) async throws -> ActionResult {
+    /// `undoWindow` nil or zero: pushed at once, no undo (`tern archive --no-undo`).
+    public func archive(_ targets: [MailTarget], folder: String? = nil, undoWindow: Duration? = nil) async throws -> RemovalResult {
+        try await remove(.archive, targets, folder: folder, undoWindow: undoWindow)
+    }
+
+    public func delete(_ targets: [MailTarget], folder: String? = nil, undoWindow: Duration? = nil) async throws -> RemovalResult {
+        try await remove(.delete, targets, folder: folder, undoWindow: undoWindow)
+    }
+
+    func remove(_ kind: PendingOperation.Kind, _ targets: [MailTarget], folder: String?, undoWindow: Duration?) async throws -> RemovalResult {
         let scope = try await store.scope(of: targets, folderPath: folder, forFlags: false)
-        try await store.applyRemoval(.archive, of: scope.copies, at: clock.now())
-        return try await push(scope)
+        let now = clock.now()
+        let hold = undoWindow.flatMap { $0 > .zero ? UndoHold(until: now.adding($0)) : nil }
+        try await store.applyRemoval(kind, of: scope.copies, at: now, undo: hold)
+        publishChanged(scope)
+        guard let hold else { return RemovalResult(action: try await push(scope), undo: nil) }
+        return RemovalResult(action: ActionResult(messages: scope.emailIds.count, copies: scope.copies.count, waiting: scope.copies.count),
+                             undo: hold)
     }
 
-    public func delete(_ targets: [MailTarget], folder: String? = nil) async throws -> ActionResult {
-        let scope = try await store.scope(of: targets, folderPath: folder, forFlags: false)
-        try await store.applyRemoval(.delete, of: scope.copies, at: clock.now())
-        return try await push(scope)
+    /// FR-ED-01 Undo: the archive or delete of `token` (nil: the latest) if its window has not passed;
+    /// nothing of it has reached the server.
+    public func undo(_ token: String? = nil) async throws -> UndoResult {
+        let now = clock.now()
+        var chosen = token
+        if chosen == nil { chosen = try await store.latestUndoableRemoval(now: now)?.token }
+        guard let token = chosen else { throw TernError.nothingToUndo }
+        let threads = try await store.undoRemoval(token: token, now: now)
+        guard !threads.isEmpty else { throw TernError.nothingToUndo }
+        changes?.publish(.removalUndone(threadIds: threads))
+        changes?.publish(.threadsChanged(accountId: nil))
+        return UndoResult(token: token, threadIds: threads)
     }
 
-    /// The first push, for the accounts the copies belong to.
-    func push(_ scope: ActionScope) async throws -> ActionResult {
+    /// Pushes what the scope's accounts have due (the first push of a change; the undo window's
+    /// changes wait until it ends).
+    public func push(_ scope: ActionScope) async throws -> ActionResult {
         var result = ActionResult(messages: scope.emailIds.count, copies: scope.copies.count)
         for accountId in Set(scope.copies.map(\.accountId)).sorted() {
             guard let account = try await accounts.account(id: accountId), account.isActive else { continue }
@@ -46,8 +82,26 @@ public struct MailActionsUseCase: Sendable {
             result.pushed += report.done
             result.waiting += report.waiting
             result.failed += report.failed
+            try await publishFailures(report, accountId: accountId)
         }
         return result
+    }
+
+    /// E-10, E-11: each change given up was reverted; front ends show "Couldn't … Tap to retry."
+    func publishFailures(_ report: OperationsReport, accountId: Account.ID) async throws {
+        guard let changes, !report.failedOperationIds.isEmpty else { return }
+        let failed = Set(report.failedOperationIds)
+        for summary in try await store.summaries(accountId: accountId) where failed.contains(summary.id) {
+            changes.publish(.changeFailed(summary))
+        }
+        changes.publish(.threadsChanged(accountId: accountId))
+    }
+
+    func publishChanged(_ scope: ActionScope) {
+        guard let changes else { return }
+        let accountIds = Set(scope.copies.map(\.accountId))
+        if accountIds.isEmpty { changes.publish(.threadsChanged(accountId: nil)) }
+        for accountId in accountIds.sorted() { changes.publish(.threadsChanged(accountId: accountId)) }
     }
 
     /// Pending and failed changes, for the "Couldn't … Tap to retry" of FR-ED-01.
@@ -64,11 +118,36 @@ public struct MailActionsUseCase: Sendable {
     public func retry(_ operationId: Int64) async throws -> ActionResult {
         guard let operation = try await store.retry(operationId) else { throw TernError.notFound("change \(operationId)") }
         guard let account = try await accounts.account(id: operation.accountId) else { throw TernError.notFound("account of change \(operationId)") }
+        changes?.publish(.threadsChanged(accountId: account.id))
         let report = try await processor.process(account: account, credentials: credentials.supply(for: account))
+        try await publishFailures(report, accountId: account.id)
         return ActionResult(messages: 1, copies: 1, pushed: report.done, waiting: report.waiting, failed: report.failed)
     }
 
     public func dismiss(_ operationId: Int64) async throws { try await store.dismiss(operationId) }
+}
+
+/// What an archive or delete did, and how to undo it while it can be.
+public struct RemovalResult: Sendable, Hashable, Codable {
+    public var action: ActionResult
+    /// Nil when it went to the server at once.
+    public var undo: UndoHold?
+
+    public init(action: ActionResult, undo: UndoHold?) {
+        self.action = action
+        self.undo = undo
+    }
+}
+
+/// What Undo restored.
+public struct UndoResult: Sendable, Hashable, Codable {
+    public var token: String
+    public var threadIds: [Int64]
+
+    public init(token: String, threadIds: [Int64]) {
+        self.token = token
+        self.threadIds = threadIds
+    }
 }
 
 /// What an action did.

@@ -23,7 +23,8 @@ public struct PendingOperationProcessor: Sendable {
     public func process(account: Account, credentials: CredentialSupply, ignoreBackoff: Bool = false) async throws -> OperationsReport {
         let now = clock.now()
         let pending = try await store.pendingOperations(accountId: account.id)
-        let due = pending.filter { ignoreBackoff || ($0.notBefore ?? .distantPast) <= now }
+        // An archive or delete inside its undo window waits even for "try now": Undo must find nothing sent.
+        let due = pending.filter { ($0.notBefore ?? .distantPast) <= now || (ignoreBackoff && $0.undoToken == nil) }
         var report = OperationsReport()
         report.nextDue = pending.filter { !due.contains($0) }.compactMap(\.notBefore).min()
         guard !due.isEmpty else { return report }
@@ -45,6 +46,7 @@ public struct PendingOperationProcessor: Sendable {
             case .impossible(let reason):
                 try await store.fail(operation, error: reason, attempts: operation.attempts + 1)
                 report.failed.append(reason)
+                report.failedOperationIds.append(id)
             }
         }
         guard !actions.isEmpty else { return report }
@@ -67,10 +69,12 @@ public struct PendingOperationProcessor: Sendable {
             case .refused(let text):
                 try await store.fail(operation, error: text, attempts: attempts)
                 report.failed.append(text)
+                report.failedOperationIds.append(action.id)
             case .deferred(let text):
                 if attempts > Self.retryDelays.count {
                     try await store.fail(operation, error: text, attempts: attempts)
                     report.failed.append(text)
+                    report.failedOperationIds.append(action.id)
                 } else {
                     let next = now.adding(Self.retryDelays[attempts - 1])
                     try await store.scheduleRetry(action.id, attempts: attempts, notBefore: next, error: text)
@@ -123,6 +127,8 @@ public struct OperationsReport: Sendable, Hashable, Codable {
     public var waiting = 0
     /// Given up (and reverted), with the errors.
     public var failed: [String] = []
+    /// The operations given up, for the change feed's "Couldn't … Tap to retry".
+    public var failedOperationIds: [Int64] = []
     /// When the earliest waiting operation is due.
     public var nextDue: Date?
 

@@ -32,10 +32,13 @@ public struct PendingOperation: Sendable, Hashable, Codable, Identifiable {
     public var notBefore: Date?
     public var lastError: String?
     public var createdDate: Date
+    /// FR-ED-01: the archive or delete this operation belongs to, while it can be undone (it waits
+    /// for the server until `notBefore`, the end of its undo window).
+    public var undoToken: String?
 
     public init(id: Int64? = nil, accountId: Account.ID, kind: Kind, flag: String? = nil, emailId: Int64, folderId: Int64? = nil,
                 imapUID: Int64? = nil, serverFlags: String? = nil, modSeq: Int64? = nil, state: State = .pending, attempts: Int = 0,
-                notBefore: Date? = nil, lastError: String? = nil, createdDate: Date) {
+                notBefore: Date? = nil, lastError: String? = nil, createdDate: Date, undoToken: String? = nil) {
         self.id = id
         self.accountId = accountId
         self.kind = kind
@@ -50,6 +53,20 @@ public struct PendingOperation: Sendable, Hashable, Codable, Identifiable {
         self.notBefore = notBefore
         self.lastError = lastError
         self.createdDate = createdDate
+        self.undoToken = undoToken
+    }
+}
+
+/// FR-ED-01: an archive or delete that waits `until` before it goes to the server, and can be
+/// undone by its token until then. Persisted with its operations: a process that dies inside the
+/// window still pushes the change later (the user meant it).
+public struct UndoHold: Sendable, Hashable, Codable {
+    public var token: String
+    public var until: Date
+
+    public init(token: String = UUID().uuidString.lowercased(), until: Date) {
+        self.token = token
+        self.until = until
     }
 }
 
@@ -189,7 +206,14 @@ public protocol MailActionStore: Sendable {
     func applyFlagChange(_ change: FlagChange, to scope: ActionScope, at date: Date) async throws
     /// FR-SYNC-10 Archive/Delete: the copies leave their folder locally (the Email stays); deletes
     /// set `deletedDate` so the message is not in the virtual Archive.
-    func applyRemoval(_ kind: PendingOperation.Kind, of copies: [EmailCopy], at date: Date) async throws
+    /// `undo`: the operations wait for the end of the undo window and carry its token.
+    func applyRemoval(_ kind: PendingOperation.Kind, of copies: [EmailCopy], at date: Date, undo: UndoHold?) async throws
+    /// FR-ED-01 Undo: the operations of `token` that are still waiting inside their window (`now`
+    /// before their `notBefore`, never attempted) are removed and their local change reverted.
+    /// Returns the threads restored; empty when the window has passed.
+    func undoRemoval(token: String, now: Date) async throws -> [Int64]
+    /// The most recent archive or delete still inside its undo window.
+    func latestUndoableRemoval(now: Date) async throws -> UndoHold?
     func pendingOperations(accountId: Account.ID) async throws -> [PendingOperation]
     /// Mailboxes by id, with their roles, to turn operations into server actions.
     func folders(accountId: Account.ID) async throws -> [Folder]

@@ -82,6 +82,11 @@ public struct ThreadMessage: Sendable, Hashable, Codable {
     /// FR-SYNC-07: where a message written here is in the send pipeline (`none` for received mail).
     public var sendState: SendState = .none
     public var sendError: String?
+    /// The Message-ID header as received (FR-COMP-01 replies quote it in In-Reply-To).
+    public var messageId: String?
+    public var snippet: String?
+    /// FR-SYNC-01 step 7: the body was cut at the 10 MB limit.
+    public var bodyTruncated = false
 
     public init(emailId: Int64, subject: String, from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, isRead: Bool,
                 isStarred: Bool, bodyPlain: String?, bodyHTML: String?, bodiesFetched: Bool, folders: [String], attachments: [AttachmentSummary]) {
@@ -107,13 +112,45 @@ public struct AttachmentSummary: Sendable, Hashable, Codable {
     public var mimeType: String
     public var sizeBytes: Int64
     public var isDownloaded: Bool
+    /// The `cid:` an HTML body names it by (FR-ED-03 inline images).
+    public var contentId: String?
+    public var isInline: Bool
 
-    public init(id: Int64, filename: String, mimeType: String, sizeBytes: Int64, isDownloaded: Bool) {
+    public init(id: Int64, filename: String, mimeType: String, sizeBytes: Int64, isDownloaded: Bool, contentId: String? = nil,
+                isInline: Bool = false) {
         self.id = id
         self.filename = filename
         self.mimeType = mimeType
         self.sizeBytes = sizeBytes
         self.isDownloaded = isDownloaded
+        self.contentId = contentId
+        self.isInline = isInline
+    }
+}
+
+/// A thread before its bodies are read: enough to choose a page and what to expand (FR-ED-01, 05).
+public struct ThreadOutline: Sendable, Hashable {
+    public struct Entry: Sendable, Hashable {
+        public var emailId: Int64
+        public var date: Date
+        public var isRead: Bool
+
+        public init(emailId: Int64, date: Date, isRead: Bool) {
+            self.emailId = emailId
+            self.date = date
+            self.isRead = isRead
+        }
+    }
+
+    public var threadId: Int64
+    public var subject: String
+    /// Oldest first, as the thread is shown.
+    public var entries: [Entry]
+
+    public init(threadId: Int64, subject: String, entries: [Entry]) {
+        self.threadId = threadId
+        self.subject = subject
+        self.entries = entries
     }
 }
 
@@ -134,6 +171,11 @@ public protocol MailQueries: Sendable {
     func threads(in view: VirtualMailbox, account: String?, limit: Int) async throws -> [ThreadSummary]
     /// A thread's messages, oldest first; nil when there is no such thread.
     func thread(id: Int64) async throws -> [ThreadMessage]?
+    /// FR-ED-05: what a thread holds, without bodies, oldest first (cheap for 500 messages); nil when
+    /// there is no such thread.
+    func threadOutline(id: Int64) async throws -> ThreadOutline?
+    /// Whole messages (bodies, folders, attachments) by id, oldest first: one page of a thread.
+    func threadMessages(ids: [Int64]) async throws -> [ThreadMessage]
     /// Full-text search (FTS5): every word must match, the last as the start of a word (it may still be
     /// being typed), the others whole; newest first.
     func search(_ query: String, account: String?, limit: Int) async throws -> [SearchHit]

@@ -26,7 +26,7 @@ public struct OutboxUseCase: Sendable {
         }
         let all = try await accounts.allAccounts()
         guard all.count == 1, let only = all.first else {
-            throw TernError.invalidInput(all.isEmpty ? "no account: add one with 'tern account add'" : "several accounts: say which with --account")
+            throw TernError.accountNeeded(available: all.map(\.name).sorted())
         }
         return only
     }

@@ -7,21 +7,27 @@ public struct FetchThreadBodiesUseCase: Sendable {
     let credentials: AccountCredentials
     let store: any SyncStore
     let synchronizer: any MailSynchronizing
+    let changes: ChangeFeed?
 
-    public init(accounts: any AccountRepository, credentials: AccountCredentials, store: any SyncStore, synchronizer: any MailSynchronizing) {
+    public init(accounts: any AccountRepository, credentials: AccountCredentials, store: any SyncStore, synchronizer: any MailSynchronizing,
+                changes: ChangeFeed? = nil) {
         self.accounts = accounts
         self.credentials = credentials
         self.store = store
         self.synchronizer = synchronizer
+        self.changes = changes
     }
 
-    /// How many bodies were fetched.
-    public func callAsFunction(threadId: Int64) async throws -> Int {
-        let missing = try await store.missingBodies(threadId: threadId)
+    /// How many bodies were fetched. `only`: just these messages of the thread (the page on screen,
+    /// FR-ED-05), so a 500-message thread does not fetch 500 bodies to show 25.
+    public func callAsFunction(threadId: Int64, only emailIds: Set<Int64>? = nil) async throws -> Int {
+        var missing = try await store.missingBodies(threadId: threadId)
+        if let emailIds { missing = missing.filter { emailIds.contains($0.request.emailId) } }
         var fetched = 0
         for (accountId, requests) in Dictionary(grouping: missing, by: \.accountId) {
             guard let account = try await accounts.account(id: accountId), account.isActive else { continue }
             fetched += try await synchronizer.fetchBodies(requests, account: account, credentials: credentials.supply(for: account))
+            for request in requests { changes?.publish(.bodyArrived(emailId: request.request.emailId, threadId: threadId)) }
         }
         return fetched
     }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Errors a front end shows to a person. Each `message` is one line that says what went wrong
-/// and, where it helps, what to do about it.
+/// Errors a front end shows to a person. Each `message` is one neutral line that says what went
+/// wrong; what to do about it is the front end's to word (the CLI names its commands and flags, the
+/// web app its buttons), which is why the cases that call for an action carry typed data.
 public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The user typed something Tern cannot use.
     case invalidInput(String)
@@ -21,6 +22,19 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
     case authenticationExpired(String)
     /// The connection dropped or timed out: worth trying again (FR-SYNC-08's retries, the send queue's).
     case connectionLost(String)
+    /// The account has no usable sign-in (no OAuth token yet, or it was revoked): sign in again.
+    case signInRequired(account: String)
+    /// An action needs one account and there are none, or several (`available`).
+    case accountNeeded(available: [String])
+    /// An action on `target` needs the folder it applies to: it is in none of the implied ones
+    /// (`inInbox` false: not in the Inbox) or in several.
+    case folderNeeded(target: String, folders: [String])
+    /// A new account needs its IMAP or SMTP server.
+    case serverMissing(ServerRole)
+    /// A setting was given a value it does not take.
+    case invalidSetting(SettingError)
+    /// Undo found no archive or delete still inside its window.
+    case nothingToUndo
 
     public var message: String {
         switch self {
@@ -33,6 +47,15 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
         case .serverFailure(let text): "server: \(text)"
         case .authenticationExpired(let text): "sign-in expired: \(text)"
         case .connectionLost(let text): "connection lost: \(text)"
+        case .signInRequired(let account): "account '\(account)' must sign in again"
+        case .accountNeeded(let available):
+            available.isEmpty ? "there is no account" : "several accounts (\(available.joined(separator: ", "))): which one?"
+        case .folderNeeded(let target, let folders):
+            "\(target) is in \(folders.isEmpty ? "no synced folder" : folders.joined(separator: ", ")): which folder?"
+        case .serverMissing(let role): "the \(role.rawValue) server is missing"
+        case .invalidSetting(let error):
+            "invalid value '\(error.value)' for \(error.key.rawValue) (one of: \(error.choices.joined(separator: ", ")))"
+        case .nothingToUndo: "nothing to undo: no archive or delete is still inside its undo window"
         }
     }
 
@@ -42,4 +65,9 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+/// Which of an account's servers.
+public enum ServerRole: String, Sendable, Hashable, Codable {
+    case imap = "IMAP", smtp = "SMTP"
 }

@@ -8,13 +8,35 @@ public struct SyncAccountsUseCase: Sendable {
     /// Local changes and queued mail go to the server before each sync pulls (push, then pull: a
     /// message archived offline is not fetched back as new).
     let pusher: LocalChangesPusher?
+    /// Where a live front end learns what the engine changed (sync states, new mail, folders done).
+    let changes: ChangeFeed?
 
     public init(accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing,
-                pusher: LocalChangesPusher? = nil) {
+                pusher: LocalChangesPusher? = nil, changes: ChangeFeed? = nil) {
         self.accounts = accounts
         self.credentials = credentials
         self.synchronizer = synchronizer
         self.pusher = pusher
+        self.changes = changes
+    }
+
+    /// The engine's progress for one account, also published on the change feed.
+    func reporting(_ account: Account, to progress: @escaping @Sendable (SyncProgress) -> Void) -> @Sendable (SyncProgress) -> Void {
+        guard let changes else { return progress }
+        return { event in
+            progress(event)
+            switch event {
+            case .state(let name, let state, let detail): changes.publish(.syncState(account: name, state: state, detail: detail))
+            case .firstPageReady, .folderDone: changes.publish(.threadsChanged(accountId: account.id))
+            case .newMail(let name, let messages):
+                changes.publish(.newMail(account: name, count: messages.count))
+                changes.publish(.threadsChanged(accountId: account.id))
+            case .pushed(let name, _):
+                changes.publish(.outboxChanged(account: name))
+                changes.publish(.threadsChanged(accountId: account.id))
+            default: break
+            }
+        }
     }
 
     /// `bodies` overrides the accounts' body policy for this run (`tern sync --bodies all`).
@@ -28,10 +50,11 @@ public struct SyncAccountsUseCase: Sendable {
                 var account = selectedAccount
                 if let bodies { account.bodyHydration = bodies }
                 let supply = credentials.supply(for: account)
+                let report = reporting(account, to: progress)
                 group.addTask { [synchronizer, pusher] in
                     var pushed: PushReport?
                     if let pusher { pushed = try? await pusher.push(account: account) }
-                    var report = try await synchronizer.sync(account: account, credentials: supply, progress: progress)
+                    var report = try await synchronizer.sync(account: account, credentials: supply, progress: report)
                     report.pushed = pushed
                     return (index, report)
                 }
@@ -55,9 +78,10 @@ public struct SyncAccountsUseCase: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for account in selected {
                 let supply = credentials.supply(for: account)
-                group.addTask { try await synchronizer.watch(account: account, credentials: supply, progress: progress) }
+                let report = reporting(account, to: progress)
+                group.addTask { try await synchronizer.watch(account: account, credentials: supply, progress: report) }
                 if let pusher {
-                    group.addTask { try await Self.keepPushing(account: account, pusher: pusher, progress: progress) }
+                    group.addTask { try await Self.keepPushing(account: account, pusher: pusher, progress: report) }
                 }
             }
             try await group.waitForAll()

@@ -1,0 +1,162 @@
+import Foundation
+import TernCore
+
+/// A conversation for a terminal: one line per collapsed message, headers and the body as text for
+/// expanded ones, quoted history folded behind "[N quoted lines]" (FR-ED-01).
+struct ConversationText {
+    let conversation: Conversation
+    var showQuoted = false
+
+    var rendered: String {
+        var out: [String] = []
+        let count = conversation.messageCount
+        out.append("\(conversation.subject)  (\(count) message\(count == 1 ? "" : "s"))")
+        if conversation.offline { out.append("You're offline: bodies that were not downloaded are not shown.") }
+        if conversation.hasEarlier {
+            out.append("\(conversation.earlierCount) earlier message\(conversation.earlierCount == 1 ? "" : "s") not shown: tern thread \(conversation.threadId) --earlier 1")
+        }
+        for message in conversation.messages {
+            out.append(String(repeating: "─", count: 72))
+            out.append(contentsOf: message.collapsed ? collapsedLines(message) : expandedLines(message))
+        }
+        return out.joined(separator: "\n")
+    }
+
+    func collapsedLines(_ message: ConversationMessage) -> [String] {
+        ["m\(message.id)  \(Self.date.string(from: message.date))  \(message.isRead ? " " : "●")\(message.isStarred ? "★" : " ") \(message.senderName): \(message.snippet)"]
+    }
+
+    func expandedLines(_ message: ConversationMessage) -> [String] {
+        var lines: [String] = []
+        let state = message.sendState == .none ? "" : "  (\(message.sendState.rawValue)\(message.sendError.map { ": \($0)" } ?? ""))"
+        lines.append("Message: m\(message.id)\(message.isRead ? "" : "  ● unread")\(message.isStarred ? "  ★ starred" : "")\(state)")
+        lines.append("From:    \(Self.format(message.from))")
+        if !message.to.isEmpty { lines.append("To:      \(message.to.map(Self.format).joined(separator: ", "))") }
+        if !message.cc.isEmpty { lines.append("Cc:      \(message.cc.map(Self.format).joined(separator: ", "))") }
+        lines.append("Date:    \(Self.date.string(from: message.date))")
+        if !message.folders.isEmpty { lines.append("Folders: \(message.folders.joined(separator: ", "))") }
+        for attachment in message.attachments {
+            lines.append("Attachment \(attachment.id): \(attachment.filename) (\(attachment.mimeType), \(ByteCountFormatter.string(fromByteCount: attachment.size, countStyle: .file)))\(attachment.isDownloaded ? ", downloaded" : "")")
+            for warning in attachment.warnings { lines.append("  ⚠ \(warning.text)") }
+        }
+        if let body = message.body {
+            var notes: [String] = []
+            if body.trackersBlocked > 0 {
+                notes.append("\(body.trackersBlocked) tracker\(body.trackersBlocked == 1 ? "" : "s") blocked (\(body.trackerHosts.joined(separator: ", ")))")
+            }
+            if body.remoteImagesBlocked > 0 {
+                notes.append("\(body.remoteImagesBlocked) remote image\(body.remoteImagesBlocked == 1 ? "" : "s") not loaded (--load-remote)")
+            }
+            if body.suspiciousLinks > 0 { notes.append("\(body.suspiciousLinks) link\(body.suspiciousLinks == 1 ? "" : "s") go elsewhere than their text says") }
+            if !notes.isEmpty { lines.append("[" + notes.joined(separator: "; ") + "]") }
+        }
+        lines.append("")
+        switch message.bodyState {
+        case .unavailableOffline: lines.append("(Message body not available offline)")
+        case .loading: lines.append("(body not downloaded yet)")
+        case .empty: lines.append("(no text body)")
+        case .available, .truncated:
+            if let body = message.body { lines.append(showQuoted ? body.text : Self.foldingQuotes(body.text)) }
+            if message.bodyState == .truncated { lines.append("[message too large: the rest was not downloaded]") }
+        }
+        return lines
+    }
+
+    /// Runs of `>` lines become one "[N quoted lines]" marker (FR-ED-01: quoted text collapsed).
+    static func foldingQuotes(_ text: String) -> String {
+        var out: [Substring] = []
+        var quoted = 0
+        func flush() {
+            if quoted > 0 { out.append("[\(quoted) quoted line\(quoted == 1 ? "" : "s")]") }
+            quoted = 0
+        }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix(">") { quoted += 1 } else { flush(); out.append(line) }
+        }
+        flush()
+        return out.joined(separator: "\n")
+    }
+
+    static func format(_ address: EmailAddress) -> String {
+        address.name.map { "\($0) <\(address.address)>" } ?? address.address
+    }
+
+    static let date: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "EEE, d MMM yyyy HH:mm"
+        return formatter
+    }()
+}
+
+/// `tern thread --json`: the fields scripts read, per message and per thread. The sanitized HTML
+/// only: the raw body never leaves the core.
+struct ConversationJSON: Encodable {
+    let id: Int64
+    let subject: String
+    let messageCount: Int
+    let hasEarlier: Bool
+    let earlierCount: Int
+    let offline: Bool
+    let messages: [Message]
+
+    struct Message: Encodable {
+        let id: Int64
+        let messageId: String?
+        let from: EmailAddress
+        let senderName: String
+        let avatar: SenderAvatar
+        let to: [EmailAddress]
+        let cc: [EmailAddress]
+        let date: Date
+        let isRead: Bool
+        let isStarred: Bool
+        let collapsed: Bool
+        let snippet: String
+        let bodyState: BodyState
+        let bodyTruncated: Bool
+        let html: String?
+        let text: String?
+        let trackersBlocked: Int
+        let trackerHosts: [String]
+        let remoteImagesBlocked: Int
+        let remoteImagesLoaded: Bool
+        let hasQuotedText: Bool
+        let folders: [String]
+        let sendState: SendState
+        let sendError: String?
+        let attachments: [Attachment]
+    }
+
+    struct Attachment: Encodable {
+        let id: Int64
+        let filename: String
+        let mimeType: String
+        let size: Int64
+        let isDownloaded: Bool
+        let warnings: [String]
+    }
+
+    init(_ conversation: Conversation) {
+        id = conversation.threadId
+        subject = conversation.subject
+        messageCount = conversation.messageCount
+        hasEarlier = conversation.hasEarlier
+        earlierCount = conversation.earlierCount
+        offline = conversation.offline
+        messages = conversation.messages.map { message in
+            let body = message.body
+            return Message(
+                id: message.id, messageId: message.messageId, from: message.from, senderName: message.senderName, avatar: message.avatar,
+                to: message.to, cc: message.cc, date: message.date, isRead: message.isRead, isStarred: message.isStarred,
+                collapsed: message.collapsed, snippet: message.snippet, bodyState: message.bodyState,
+                bodyTruncated: message.bodyState == .truncated, html: body?.html, text: body?.text,
+                trackersBlocked: body?.trackersBlocked ?? 0, trackerHosts: body?.trackerHosts ?? [],
+                remoteImagesBlocked: body?.remoteImagesBlocked ?? 0, remoteImagesLoaded: body?.remoteImagesLoaded ?? false,
+                hasQuotedText: body?.hasQuotedText ?? false, folders: message.folders, sendState: message.sendState, sendError: message.sendError,
+                attachments: message.attachments.map {
+                    Attachment(id: $0.id, filename: $0.filename, mimeType: $0.mimeType, size: $0.size, isDownloaded: $0.isDownloaded,
+                               warnings: $0.warnings.map(\.text))
+                })
+        }
+    }
+}

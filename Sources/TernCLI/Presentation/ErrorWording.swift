@@ -1,0 +1,33 @@
+import Foundation
+import TernCore
+
+/// Errors the CLI raises itself, worded like the core's.
+enum CLIError: Error {
+    /// E-08.
+    case emptyConversation
+}
+
+/// How the CLI words the core's neutral errors: with the command or flag that helps.
+enum ErrorWording {
+    static func line(_ error: TernError) -> String {
+        switch error {
+        case .signInRequired(let account): "account '\(account)' must sign in again: run 'tern account login \(account)'"
+        case .accountNeeded(let available):
+            available.isEmpty ? "no account: add one with 'tern account add'"
+                : "several accounts (\(available.joined(separator: ", "))): say which with --account"
+        case .folderNeeded(let target, let folders):
+            folders.isEmpty ? "\(target) is in no synced folder (already archived)"
+                : "\(target) is in \(folders.joined(separator: ", ")): name the folder with --folder"
+        case .serverMissing(let role): "--\(role.rawValue.lowercased()) HOST:PORT is required (or --gmail)"
+        case .authenticationExpired(let text): "sign-in expired: \(text); run 'tern account login'"
+        case .nothingToUndo: "nothing to undo: no archive or delete is still inside its undo window"
+        default: error.message
+        }
+    }
+
+    static func line(_ error: CLIError) -> String {
+        switch error {
+        case .emptyConversation: "This conversation appears empty"
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Synchronization
+
+/// What changed in the mail a front end shows, so a live front end (the web app's server-sent
+/// events, `tern sync --watch`) redraws only what it must.
+public enum MailChange: Sendable, Hashable {
+    /// Thread lists and folder counts of the account (nil: any account) may have changed.
+    case threadsChanged(accountId: Account.ID?)
+    /// FR-SYNC-01 step 7: a message's body was stored.
+    case bodyArrived(emailId: Int64, threadId: Int64?)
+    /// FR-SYNC-04: an account's sync state.
+    case syncState(account: String, state: SyncState, detail: String?)
+    /// New mail arrived (IDLE, or a sync found it).
+    case newMail(account: String, count: Int)
+    /// FR-SYNC-07: the Outbox changed (queued, sent, failed).
+    case outboxChanged(account: String)
+    /// FR-SYNC-05, E-10/E-11: a local change the server refused was reverted: "Couldn't archive. Tap to retry."
+    case changeFailed(PendingChangeSummary)
+    /// An archive or delete inside its undo window was undone (FR-ED-01).
+    case removalUndone(threadIds: [Int64])
+    /// FR-ED-03: a download's progress; `received == total` when done.
+    case attachmentProgress(AttachmentProgress)
+    case trustedSendersChanged
+    case settingChanged(SettingKey)
+}
+
+/// One attachment download's progress (determinate when the size is known).
+public struct AttachmentProgress: Sendable, Hashable, Codable {
+    public enum Phase: String, Sendable, Hashable, Codable { case downloading, retrying, finished, failed, cancelled }
+
+    public var attachmentId: Int64
+    public var phase: Phase
+    public var receivedBytes: Int64
+    /// Nil when the size is not known.
+    public var totalBytes: Int64?
+    public var error: String?
+
+    public init(attachmentId: Int64, phase: Phase, receivedBytes: Int64, totalBytes: Int64?, error: String? = nil) {
+        self.attachmentId = attachmentId
+        self.phase = phase
+        self.receivedBytes = receivedBytes
+        self.totalBytes = totalBytes
+        self.error = error
+    }
+}
+
+/// The change feed: use cases and the sync engine publish, each subscriber gets every change from
+/// its subscription on, in order, as an `AsyncStream`. One per process, held by the composition root.
+/// A subscriber that falls behind keeps the newest `bufferSize` changes: a front end that missed some
+/// redraws from the store, which is the truth.
+public final class ChangeFeed: Sendable {
+    private struct Subscribers {
+        var next = 0
+        var continuations: [Int: AsyncStream<MailChange>.Continuation] = [:]
+    }
+
+    private let subscribers = Mutex(Subscribers())
+    private let bufferSize: Int
+
+    public init(bufferSize: Int = 512) {
+        self.bufferSize = bufferSize
+    }
+
+    public func publish(_ change: MailChange) {
+        let continuations = subscribers.withLock { Array($0.continuations.values) }
+        for continuation in continuations { continuation.yield(change) }
+    }
+
+    /// Changes from now until the stream is dropped or its task is cancelled.
+    public func changes() -> AsyncStream<MailChange> {
+        let (stream, continuation) = AsyncStream<MailChange>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
+        let id = subscribers.withLock { state in
+            let id = state.next
+            state.next += 1
+            state.continuations[id] = continuation
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    public var subscriberCount: Int { subscribers.withLock { $0.continuations.count } }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// A message body made safe to show (FR-ED-04): front ends never receive the raw HTML.
+public struct RenderedBody: Sendable, Hashable, Codable {
+    /// The sanitized HTML for a web view (a plain-text body rendered as HTML, line breaks kept and
+    /// `>` quotes folded); nil when there is nothing to show as HTML.
+    public var html: String?
+    /// The same content as text, for terminals: quoted history marked with `>`.
+    public var text: String
+    public var hasQuotedText: Bool
+    public var trackersBlocked: Int
+    public var trackerHosts: [String]
+    /// Remote images left out (their placeholders say so); 0 when they were allowed.
+    public var remoteImagesBlocked: Int
+    /// Remote images were allowed for this message (the user's choice, or a trusted sender).
+    public var remoteImagesLoaded: Bool
+    /// The sender is a trusted sender (FR-ED-04 "Always load remote images").
+    public var senderTrusted: Bool
+    /// Links whose text names another destination (the front end marks them).
+    public var suspiciousLinks: Int
+    /// The HTML could not be shown (it sanitized to nothing): this is the plain-text body instead.
+    public var fellBackToPlainText: Bool
+
+    public init(html: String?, text: String, hasQuotedText: Bool, trackersBlocked: Int, trackerHosts: [String], remoteImagesBlocked: Int,
+                remoteImagesLoaded: Bool, senderTrusted: Bool, suspiciousLinks: Int, fellBackToPlainText: Bool) {
+        self.html = html
+        self.text = text
+        self.hasQuotedText = hasQuotedText
+        self.trackersBlocked = trackersBlocked
+        self.trackerHosts = trackerHosts
+        self.remoteImagesBlocked = remoteImagesBlocked
+        self.remoteImagesLoaded = remoteImagesLoaded
+        self.senderTrusted = senderTrusted
+        self.suspiciousLinks = suspiciousLinks
+        self.fellBackToPlainText = fellBackToPlainText
+    }
+}
+
+/// What the HTML safety module does for the reading use cases (implemented over `HTMLSafety` by the
+/// composition root, so the core needs no HTML parser).
+public protocol BodySanitizing: Sendable {
+    func sanitize(html: String, allowRemoteImages: Bool) -> SanitizedBody
+    /// A plain-text body as safe HTML: escaped, line breaks kept, links clickable, quotes folded.
+    func renderPlainText(_ text: String) -> SanitizedBody
+    /// The text a reader sees in sanitized HTML, quoted history marked with `>`.
+    func readableText(fromSanitizedHTML html: String) -> String
+}
+
+/// One sanitizer run's result.
+public struct SanitizedBody: Sendable, Hashable {
+    public var html: String
+    public var trackersBlocked: Int
+    public var trackerHosts: [String]
+    public var remoteImagesBlocked: Int
+    public var hasQuotedText: Bool
+    public var sanitizedToNothing: Bool
+    public var suspiciousLinks: Int
+
+    public init(html: String, trackersBlocked: Int, trackerHosts: [String], remoteImagesBlocked: Int, hasQuotedText: Bool,
+                sanitizedToNothing: Bool, suspiciousLinks: Int) {
+        self.html = html
+        self.trackersBlocked = trackersBlocked
+        self.trackerHosts = trackerHosts
+        self.remoteImagesBlocked = remoteImagesBlocked
+        self.hasQuotedText = hasQuotedText
+        self.sanitizedToNothing = sanitizedToNothing
+        self.suspiciousLinks = suspiciousLinks
+    }
+}
+
+/// FR-ED-04: a message's body for display. Remote images load only when the user allowed them for
+/// this message or the sender is trusted; trackers are stripped either way (E-06, E-12); an HTML
+/// body that sanitizes to nothing falls back to the plain body.
+public struct RenderMessageUseCase: Sendable {
+    let sanitizer: any BodySanitizing
+    let trustedSenders: any TrustedSenderStore
+
+    public init(sanitizer: any BodySanitizing, trustedSenders: any TrustedSenderStore) {
+        self.sanitizer = sanitizer
+        self.trustedSenders = trustedSenders
+    }
+
+    /// `loadRemoteImages`: the user's "Load remote images" for this message.
+    public func callAsFunction(_ message: ThreadMessage, loadRemoteImages: Bool = false) async throws -> RenderedBody? {
+        let trusted = try await trustedSenders.isTrusted(message.from.address)
+        return render(message, loadRemoteImages: loadRemoteImages, senderTrusted: trusted)
+    }
+
+    /// Without a store read: the conversation use case asks the trusted senders once per page.
+    func render(_ message: ThreadMessage, loadRemoteImages: Bool, senderTrusted: Bool) -> RenderedBody? {
+        let allowRemote = loadRemoteImages || senderTrusted
+        if let html = message.bodyHTML, !html.isEmpty {
+            let cleaned = sanitizer.sanitize(html: html, allowRemoteImages: allowRemote)
+            if !cleaned.sanitizedToNothing {
+                return RenderedBody(
+                    html: cleaned.html, text: sanitizer.readableText(fromSanitizedHTML: cleaned.html), hasQuotedText: cleaned.hasQuotedText,
+                    trackersBlocked: cleaned.trackersBlocked, trackerHosts: cleaned.trackerHosts,
+                    remoteImagesBlocked: allowRemote ? 0 : cleaned.remoteImagesBlocked, remoteImagesLoaded: allowRemote,
+                    senderTrusted: senderTrusted, suspiciousLinks: cleaned.suspiciousLinks, fellBackToPlainText: false)
+            }
+            return plain(message.bodyPlain ?? "", senderTrusted: senderTrusted, fellBack: true)
+        }
+        guard let plain = message.bodyPlain else { return nil }
+        return self.plain(plain, senderTrusted: senderTrusted, fellBack: false)
+    }
+
+    private func plain(_ text: String, senderTrusted: Bool, fellBack: Bool) -> RenderedBody {
+        let rendered = sanitizer.renderPlainText(text)
+        return RenderedBody(html: rendered.html, text: text, hasQuotedText: rendered.hasQuotedText, trackersBlocked: 0, trackerHosts: [],
+                            remoteImagesBlocked: 0, remoteImagesLoaded: false, senderTrusted: senderTrusted, suspiciousLinks: 0,
+                            fellBackToPlainText: fellBack)
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+
+/// What the specs make configurable, by the name a person types (`tern settings set metered yes`).
+public enum SettingKey: String, Sendable, Hashable, Codable, CaseIterable {
+    /// FR-COMP-02: seconds a sent message waits for Undo: 0, 5, 10, 15 or 30.
+    case undoSendDelay = "undo-send-delay"
+    /// FR-SYNC-08, PLATFORM.md: whether the connection is metered: auto (ask the system), yes, no.
+    case meteredConnection = "metered"
+    /// FR-SYNC-01 step 7: the body policy accounts start with: none, recent:DAYS, all.
+    case bodyDownload = "body-download"
+    /// FR-ED-01: seconds an archive or delete can be undone before it reaches the server.
+    case undoActionWindow = "undo-action-window"
+}
+
+/// FR-SYNC-08's metered override.
+public enum MeteredSetting: String, Sendable, Hashable, Codable, CaseIterable {
+    case auto, yes, no
+}
+
+/// Every setting with its typed value; defaults for what was never set.
+public struct TernSettings: Sendable, Hashable, Codable {
+    public static let undoSendDelayChoices = [0, 5, 10, 15, 30]
+
+    public var undoSendDelay = 5
+    public var meteredConnection = MeteredSetting.auto
+    public var bodyDownload = BodyHydrationPolicy.recent(days: 30)
+    public var undoActionWindow = 5
+
+    public init() {}
+
+    /// The value as text, as `tern settings` shows it and the store keeps it.
+    public func text(of key: SettingKey) -> String {
+        switch key {
+        case .undoSendDelay: String(undoSendDelay)
+        case .meteredConnection: meteredConnection.rawValue
+        case .bodyDownload: bodyDownload.settingText
+        case .undoActionWindow: String(undoActionWindow)
+        }
+    }
+
+    /// Sets one value from text; a value that is not one of the choices is refused, naming them.
+    public mutating func set(_ key: SettingKey, from text: String) throws(SettingError) {
+        let value = text.trimmingCharacters(in: .whitespaces).lowercased()
+        switch key {
+        case .undoSendDelay:
+            guard let seconds = Int(value), Self.undoSendDelayChoices.contains(seconds) else {
+                throw SettingError(key: key, value: text, choices: Self.undoSendDelayChoices.map(String.init))
+            }
+            undoSendDelay = seconds
+        case .meteredConnection:
+            guard let choice = MeteredSetting(rawValue: value) else {
+                throw SettingError(key: key, value: text, choices: MeteredSetting.allCases.map(\.rawValue))
+            }
+            meteredConnection = choice
+        case .bodyDownload:
+            guard let policy = BodyHydrationPolicy(settingText: value) else {
+                throw SettingError(key: key, value: text, choices: ["none", "recent:DAYS", "all"])
+            }
+            bodyDownload = policy
+        case .undoActionWindow:
+            guard let seconds = Int(value), (0...30).contains(seconds) else {
+                throw SettingError(key: key, value: text, choices: ["0…30"])
+            }
+            undoActionWindow = seconds
+        }
+    }
+}
+
+/// A value a setting does not take.
+public struct SettingError: Error, Sendable, Hashable {
+    public var key: SettingKey
+    public var value: String
+    public var choices: [String]
+}
+
+extension BodyHydrationPolicy {
+    var settingText: String {
+        switch self {
+        case .none: "none"
+        case .recent(let days): "recent:\(days)"
+        case .all: "all"
+        }
+    }
+
+    init?(settingText text: String) {
+        switch text {
+        case "none": self = .none
+        case "all": self = .all
+        case "recent": self = .recent(days: 30)
+        default:
+            guard text.hasPrefix("recent:"), let days = Int(text.dropFirst(7)), days > 0 else { return nil }
+            self = .recent(days: days)
+        }
+    }
+}
+
+/// Settings persistence: key → text.
+public protocol SettingsStore: Sendable {
+    func values() async throws -> [SettingKey: String]
+    func setValue(_ value: String, for key: SettingKey) async throws
+    func removeValue(for key: SettingKey) async throws
+}
+
+extension SettingsStore {
+    /// Every setting typed; a stored value this Tern cannot read counts as unset.
+    public func settings() async throws -> TernSettings {
+        var settings = TernSettings()
+        for (key, value) in try await values() { try? settings.set(key, from: value) }
+        return settings
+    }
+}
+
+/// `tern settings`, the web app's Settings screen: read, list and change settings.
+public struct SettingsUseCase: Sendable {
+    let store: any SettingsStore
+    let changes: ChangeFeed?
+
+    public init(store: any SettingsStore, changes: ChangeFeed? = nil) {
+        self.store = store
+        self.changes = changes
+    }
+
+    public func current() async throws -> TernSettings { try await store.settings() }
+
+    /// Each key with its value as text, in `SettingKey` order.
+    public func list() async throws -> [(key: SettingKey, value: String)] {
+        let settings = try await store.settings()
+        return SettingKey.allCases.map { ($0, settings.text(of: $0)) }
+    }
+
+    public func set(_ key: SettingKey, to text: String) async throws {
+        var settings = try await store.settings()
+        do {
+            try settings.set(key, from: text)
+        } catch {
+            throw TernError.invalidSetting(error)
+        }
+        try await store.setValue(settings.text(of: key), for: key)
+        changes?.publish(.settingChanged(key))
+    }
+
+    public func reset(_ key: SettingKey) async throws {
+        try await store.removeValue(for: key)
+        changes?.publish(.settingChanged(key))
+    }
+}

@@ -1,0 +1,25 @@
+import HTMLSafety
+import TernCore
+
+/// The reading use cases' `BodySanitizing` on the HTMLSafety module (FR-ED-04).
+struct HTMLSafetyBodySanitizer: BodySanitizing {
+    func sanitize(html: String, allowRemoteImages: Bool) -> SanitizedBody {
+        SanitizedBody(HTMLSanitizer.sanitize(html, options: SanitizeOptions(allowRemoteImages: allowRemoteImages)))
+    }
+
+    func renderPlainText(_ text: String) -> SanitizedBody {
+        SanitizedBody(PlainTextRenderer.render(text))
+    }
+
+    func readableText(fromSanitizedHTML html: String) -> String {
+        HTMLTextExtractor.text(fromHTML: html)
+    }
+}
+
+extension SanitizedBody {
+    init(_ result: SanitizedHTML) {
+        self.init(html: result.html, trackersBlocked: result.trackersBlocked, trackerHosts: result.trackerHosts,
+                  remoteImagesBlocked: result.remoteImagesBlocked, hasQuotedText: result.hasQuotedText,
+                  sanitizedToNothing: result.fallbackToPlainText, suspiciousLinks: result.suspiciousLinks)
+    }
+}
