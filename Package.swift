@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
             name: "MailStoreTests",
-            dependencies: ["MailStore", "TernCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MailStore", "TernCore", "TernRuntime", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
         .testTarget(name: "TernCLITests", dependencies: ["tern", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
     ],

@@ -2,16 +2,18 @@ import HTMLSafety
 import TernCore
 
 /// The reading use cases' `BodySanitizing` on the HTMLSafety module (FR-ED-04).
-struct HTMLSafetyBodySanitizer: BodySanitizing {
-    func sanitize(html: String, allowRemoteImages: Bool) -> SanitizedBody {
+public struct HTMLSafetyBodySanitizer: BodySanitizing {
+    public init() {}
+
+    public func sanitize(html: String, allowRemoteImages: Bool) -> SanitizedBody {
         SanitizedBody(HTMLSanitizer.sanitize(html, options: SanitizeOptions(allowRemoteImages: allowRemoteImages)))
     }
 
-    func renderPlainText(_ text: String) -> SanitizedBody {
+    public func renderPlainText(_ text: String) -> SanitizedBody {
         SanitizedBody(PlainTextRenderer.render(text))
     }
 
-    func readableText(fromSanitizedHTML html: String) -> String {
+    public func readableText(fromSanitizedHTML html: String) -> String {
         HTMLTextExtractor.text(fromHTML: html)
     }
 }

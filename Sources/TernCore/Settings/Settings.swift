@@ -71,6 +71,12 @@ public struct SettingError: Error, Sendable, Hashable {
     public var key: SettingKey
     public var value: String
     public var choices: [String]
+
+    public init(key: SettingKey, value: String, choices: [String]) {
+        self.key = key
+        self.value = value
+        self.choices = choices
+    }
 }
 
 extension BodyHydrationPolicy {
