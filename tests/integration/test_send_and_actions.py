@@ -95,7 +95,7 @@ def planted(servers, imap, home, folder="INBOX", label=""):
 
 
 def local_message(home, thread_id, email_id):
-    return next(m for m in json_of(home, "thread", str(thread_id), "--keep-unread") if m["emailId"] == email_id)
+    return next(m for m in json_of(home, "thread", str(thread_id), "--keep-unread")["messages"] if m["id"] == email_id)
 
 
 def test_flag_changes_reach_the_server(servers, home, alice):
@@ -112,7 +112,7 @@ def test_flag_changes_reach_the_server(servers, home, alice):
     # Opening a thread marks it read (FR-ED-01), on the server too.
     json_of(home, "mark", "unread", str(thread))
     assert "\\Seen" not in flags_of(alice, "INBOX", message_id)
-    [opened] = json_of(home, "thread", str(thread))
+    [opened] = json_of(home, "thread", str(thread))["messages"]
     assert opened["isRead"] is True and "\\Seen" in flags_of(alice, "INBOX", message_id)
 
 
@@ -149,8 +149,8 @@ def local_message_offline(home, email):
 def test_archive_and_delete_leave_the_server_as_fr_sync_10_says(servers, home, alice):
     # Archive from INBOX: out of INBOX, in All Mail, kept locally in the virtual Archive.
     archived_id, email, thread = planted(servers, alice, home, label="a")
-    result = json_of(home, "archive", str(thread))
-    assert result["pushed"] == 1, result
+    result = json_of(home, "archive", str(thread), "--no-undo")
+    assert result["action"]["pushed"] == 1 and result["undo"] is None, result
     assert uids_with_message_id(alice, "INBOX", archived_id) == []
     assert len(uids_with_message_id(alice, "[Gmail]/All Mail", archived_id)) == 1
     assert any(t["id"] == thread for t in json_of(home, "threads", "--archive"))
@@ -161,18 +161,18 @@ def test_archive_and_delete_leave_the_server_as_fr_sync_10_says(servers, home, a
 
     # Archive from a label: only that folder's copy moves.
     label_id, email, thread = planted(servers, alice, home, folder="Receipts", label="l")
-    json_of(home, "archive", f"m{email}", "--folder", "Receipts")
+    json_of(home, "archive", f"m{email}", "--folder", "Receipts", "--no-undo")
     assert uids_with_message_id(alice, "Receipts", label_id) == []
     assert len(uids_with_message_id(alice, "[Gmail]/All Mail", label_id)) == 1
 
     # Delete from INBOX: to Trash; then from Trash: gone for good.
     deleted_id, email, thread = planted(servers, alice, home, label="d")
-    json_of(home, "delete", str(thread))
+    json_of(home, "delete", str(thread), "--no-undo")
     assert uids_with_message_id(alice, "INBOX", deleted_id) == []
     assert len(uids_with_message_id(alice, "[Gmail]/Trash", deleted_id)) == 1
     assert not any(t["id"] == thread for t in json_of(home, "threads", "--archive"))  # deleted is not archived
     assert local_message(home, thread, email)["folders"] == ["[Gmail]/Trash"]
-    json_of(home, "delete", f"m{email}", "--folder", "[Gmail]/Trash")
+    json_of(home, "delete", f"m{email}", "--folder", "[Gmail]/Trash", "--no-undo")
     assert uids_with_message_id(alice, "[Gmail]/Trash", deleted_id) == []
     assert uids_with_message_id(alice, "[Gmail]/All Mail", deleted_id) == []
     assert json_of(home, "search", "action", deleted_id.strip("<>").split("@")[0].split("-")[1]) == []

@@ -100,12 +100,12 @@ struct UndoOptions: ParsableArguments {
 
 extension ActionOptions {
     func report(_ result: RemovalResult, done: String) throws {
+        // The change reaches the server when the window ends, also after this command has returned.
+        if let undo = result.undo { BackgroundPush.start(after: undo.until) }
         if output.json { return try printJSON(result) }
         guard let undo = result.undo else { return try report(result.action, done: done) }
         let seconds = max(1, Int(undo.until.timeIntervalSinceNow.rounded()))
         print("\(done) \(result.action.messages) message\(result.action.messages == 1 ? "" : "s"); undo within \(seconds) s: tern undo")
-        // The change reaches the server when the window ends, also after this command has returned.
-        BackgroundPush.start(after: undo.until)
     }
 }
 

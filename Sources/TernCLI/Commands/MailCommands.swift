@@ -269,27 +269,25 @@ struct ThreadCommand: AsyncParsableCommand {
 
     func run() async throws {
         let services = try services()
-        var options = OpenThreadUseCase.Options(markRead: !keepUnread, earlierPages: earlier, expandAll: expandAll)
+        let options = OpenThreadUseCase.Options(markRead: !keepUnread, earlierPages: earlier, expandAll: expandAll)
         guard case .opened(var conversation, let network) = try await services.openThread(threadId: id, options: options) else {
             throw CLIError.emptyConversation
         }
-        if loadRemote { options.loadRemoteImages = Set(conversation.messages.map(\.id)) }
         if let network {
             // The CLI shows the finished state: bodies fetched (or not, offline), read flags pushed.
             let outcome = await network.outcome()
             if let error = outcome.bodyError { FileHandle.standardError.write(Data("tern: bodies not downloaded: \(ErrorWording.line(error))\n".utf8)) }
             for failure in outcome.markRead?.failed ?? [] { FileHandle.standardError.write(Data("tern: could not mark read: \(failure)\n".utf8)) }
-            options.markRead = false
-            options.fetchMissingBodies = false
-            if case .opened(var reopened, _) = try await services.openThread(threadId: id, options: options) {
-                reopened.offline = outcome.offline
-                conversation = reopened
-            }
-        } else if loadRemote, case .opened(let reopened, _) = try await services.openThread(threadId: id, options: options) {
-            conversation = reopened
+            conversation = try await services.openThread.refreshed(conversation, loadRemoteImages: remote(conversation), offline: outcome.offline)
+        } else if loadRemote {
+            conversation = try await services.openThread.refreshed(conversation, loadRemoteImages: remote(conversation))
         }
         if output.json { return try printJSON(ConversationJSON(conversation)) }
         print(ConversationText(conversation: conversation, showQuoted: showQuoted).rendered)
+    }
+
+    func remote(_ conversation: Conversation) -> Set<Int64> {
+        loadRemote ? Set(conversation.messages.map(\.id)) : []
     }
 }
 

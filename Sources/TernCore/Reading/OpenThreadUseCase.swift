@@ -110,6 +110,17 @@ public struct OpenThreadUseCase: Sendable {
         return .opened(conversation, network: ConversationNetworkWork(task: task))
     }
 
+    /// The same page read again from the store (bodies that arrived, remote images now allowed),
+    /// with the same messages expanded: the read state no longer says which were new.
+    public func refreshed(_ conversation: Conversation, loadRemoteImages: Set<Int64> = [], offline: Bool = false) async throws -> Conversation {
+        let messages = try await queries.threadMessages(ids: conversation.messages.map(\.id))
+        let expanded = Set(conversation.messages.filter { !$0.collapsed }.map(\.id))
+        var refreshed = conversation
+        refreshed.messages = try await conversationMessages(messages, expanded: expanded, loadRemoteImages: loadRemoteImages, fetching: false)
+        refreshed.offline = offline
+        return refreshed
+    }
+
     /// FR-ED-05 "Show earlier messages": the `page`th page above the first, oldest first, and how many
     /// older messages remain after it. A failure leaves what the front end has loaded as it is.
     public func earlier(threadId: Int64, page: Int, loadRemoteImages: Set<Int64> = []) async throws -> (messages: [ConversationMessage], remaining: Int) {
