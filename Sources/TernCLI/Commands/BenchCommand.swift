@@ -10,7 +10,7 @@ import TernRuntime
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
-        subcommands: [MIMEBench.self, IMAPBench.self, SanitizeBench.self, ThreadBench.self, SearchBench.self, SendBench.self])
+        subcommands: [MIMEBench.self, IMAPBench.self, SanitizeBench.self, ThreadBench.self, SearchBench.self, SendBench.self, ThreadOpenBench.self])
 
     struct MIMEBench: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -544,6 +544,25 @@ extension BenchCommand {
                 print(String(format: "python smtplib  one message alone: median %.1f ms, p95 %.1f ms; a batch of %d on one connection in %.2f s, %.1f msg/s",
                              python.medianMilliseconds, python.p95Milliseconds, python.messages, python.sendSeconds, python.messagesPerSecond))
             }
+        }
+    }
+}
+
+extension BenchCommand {
+    /// NFR-ED-01/02 through `OpenThreadUseCase`: a cached 5-message thread opened with every body
+    /// rendered, and the first page of a 500-message thread (issue 15: < 5 ms and < 20 ms).
+    struct ThreadOpenBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "thread-open", abstract: "Time opening cached threads through the reading use case.")
+
+        @Option var iterations = 200
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let report = try await ReadingBenchmark.run(iterations: iterations)
+            if output.json { return try printJSON(report) }
+            print(String(format: "5-message thread, all rendered: p50 %.2f ms, p99 %.2f ms; 500-message thread, first page: p50 %.2f ms, p99 %.2f ms, %+.1f MB",
+                         report.fiveMessageP50Milliseconds, report.fiveMessageP99Milliseconds, report.largeThreadFirstPageP50Milliseconds,
+                         report.largeThreadFirstPageP99Milliseconds, report.largeThreadMemoryAboveBaselineMegabytes))
         }
     }
 }
