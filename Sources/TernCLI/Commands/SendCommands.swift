@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import MIME
 import TernCore
+import TernRuntime
 
 /// `tern send`: composes, queues (FR-SYNC-07) and sends at once when the server can be reached; a
 /// message that cannot go now waits in the Outbox and is retried by `tern sync`, `tern sync --watch`
@@ -71,13 +71,7 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     static func addresses(_ values: [String]) throws -> [EmailAddress] {
-        try values.flatMap { value -> [EmailAddress] in
-            let parsed = AddressParser.parse(value)
-            guard !parsed.isEmpty, parsed.allSatisfy({ $0.address.contains("@") }) else {
-                throw TernError.invalidInput("'\(value)' is not an email address")
-            }
-            return parsed
-        }
+        try RecipientList.parse(values)
     }
 
     static func time(_ date: Date) -> String {
