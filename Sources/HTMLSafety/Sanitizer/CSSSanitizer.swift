@@ -18,6 +18,8 @@ struct CSSSanitizer {
     private(set) var remoteReferencesBlocked = 0
     /// The top-level rules of the document's sheets that hide what they select (tracker pixels).
     private(set) var hidingRules = HidingStyleRules()
+    /// Whether the rule being written kept one of `hidingProperties`.
+    private var wroteHidingProperty = false
 
     init(allowRemote: Bool) {
         self.allowRemote = allowRemote
@@ -57,6 +59,9 @@ struct CSSSanitizer {
         "-moz-linear-gradient", "-moz-radial-gradient", "url", "rect", "format",
     ])
 
+    /// The properties `HidingStyleRules` reads.
+    static let hidingProperties = ASCIIKeywordSet(["display", "visibility", "opacity", "width", "height", "max-width", "max-height"])
+
     /// The functional pseudo-classes a selector may use.
     static let allowedSelectorFunctions = ASCIIKeywordSet([
         "not", "is", "where", "has", "nth-child", "nth-last-child", "nth-of-type", "nth-last-of-type", "lang", "dir",
@@ -77,15 +82,19 @@ struct CSSSanitizer {
 
     /// The allowed declarations of a style attribute, each cleaned, as `property: value; property: value`.
     mutating func sanitizeDeclarations(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        let sheet = CSSSource(bytes: bytes)
-        var kept: [UInt8] = []
-        writeDeclarations(of: sheet, in: 0..<sheet.tokens.count, into: &kept)
-        return kept
+        bytes.withUnsafeBufferPointer { buffer in
+            let sheet = CSSSource(buffer)
+            var kept: [UInt8] = []
+            kept.reserveCapacity(buffer.count + 16)
+            writeDeclarations(of: sheet, in: 0..<sheet.tokens.count, into: &kept)
+            return kept
+        }
     }
 
     /// "Consume a block's contents": declarations are kept when allowed; nested rules and
     /// at-rules are skipped whole.
     mutating func writeDeclarations(of sheet: CSSSource, in range: Range<Int>, into output: inout [UInt8]) {
+        let start = output.count
         var index = range.lowerBound
         while index < range.upperBound {
             switch sheet.tokens[index].kind {
@@ -95,7 +104,7 @@ struct CSSSanitizer {
                 index = sheet.endOfAtRule(from: index, limit: range.upperBound).end
             default:
                 if let declaration = sheet.declaration(at: index, limit: range.upperBound) {
-                    writeDeclaration(declaration, of: sheet, into: &output)
+                    writeDeclaration(declaration, of: sheet, separated: output.count > start, into: &output)
                     index = declaration.end
                 } else {
                     index = sheet.endOfNestedRule(from: index, limit: range.upperBound)
@@ -104,77 +113,87 @@ struct CSSSanitizer {
         }
     }
 
-    mutating func writeDeclaration(_ declaration: CSSSource.Declaration, of sheet: CSSSource, into output: inout [UInt8]) {
+    /// Writes `property: value` (after `; ` when `separated`), or nothing: the value's tokens are
+    /// checked first (only the kinds a property value needs, allowed functions, `url()`s the
+    /// policy allows), the written value then for the words no value may hold.
+    mutating func writeDeclaration(_ declaration: CSSSource.Declaration, of sheet: CSSSource, separated: Bool,
+                                   into output: inout [UInt8]) {
         let name = sheet.tokens[declaration.name]
         let property = sheet.bytes(of: name)
-        guard !name.has(CSSToken.Flags.escape), !declaration.value.isEmpty, Self.allowedProperties.contains(property),
-              let value = cleanValue(declaration.value, of: sheet, property: property) else { return }
-        if !output.isEmpty { output += [59, 32] }  // "; "
-        output += property.map(URLPolicy.lowercased)
+        guard !name.has(CSSToken.Flags.escape), !declaration.value.isEmpty, Self.allowedProperties.index(of: property) != nil,
+              valueTokensPass(declaration.value, of: sheet) else { return }
+        let mark = output.count
+        if separated { output += [59, 32] }  // "; "
+        for byte in property { output.append(URLPolicy.lowercased(byte)) }
         output += [58, 32]  // ": "
-        output += value
+        let valueStart = output.count
+        sheet.write(declaration.value, into: &output)
+        guard Self.passesWordChecks(output[valueStart...], property: property) else {
+            output.removeSubrange(mark...)
+            return
+        }
         if declaration.important { output += " !important".utf8 }
+        if Self.hidingProperties.index(of: property) != nil { wroteHidingProperty = true }
     }
 
-    /// The value written from its tokens, or nil to drop the declaration: only the token kinds a
-    /// property value needs, allowed functions, `url()`s the policy allows, then the words no
-    /// value may hold.
-    mutating func cleanValue(_ range: Range<Int>, of sheet: CSSSource, property: ArraySlice<UInt8>) -> [UInt8]? {
+    /// Whether a value's tokens may stay; a remote `url()` while remote content is blocked is
+    /// counted (once the rest of the declaration would have stayed, as a blocked image is).
+    mutating func valueTokensPass(_ range: Range<Int>, of sheet: CSSSource) -> Bool {
         var depth = 0
         var blocksRemote = false
         var index = range.lowerBound
         while index < range.upperBound {
             let token = sheet.tokens[index]
             index += 1
-            if token.has(CSSToken.Flags.escape) { return nil }
+            if token.has(CSSToken.Flags.escape) { return false }
             switch token.kind {
             case .whitespace, .ident, .number, .percentage, .dimension, .hash, .comma, .string:
                 continue
             case .delim:
-                // `/` (font, grid shorthands), the signs and `*` of calc(), `.` never starts a number here.
+                // `/` (font, grid shorthands), the signs and `*` of calc(); `.` never starts a number here.
                 switch sheet.firstByte(of: token) {
                 case 47, 43, 45, 42: continue
-                default: return nil
+                default: return false
                 }
             case .openParen:
                 depth += 1
-                if depth > Self.maximumNesting { return nil }
+                if depth > Self.maximumNesting { return false }
             case .closeParen:
-                guard token.isMatchedCloser else { return nil }
+                guard token.isMatchedCloser else { return false }
                 depth -= 1
             case .function:
                 let name = sheet.bytes(of: token).dropLast()
-                guard Self.allowedFunctions.contains(name) else { return nil }
-                if ASCIIBytes.equals(name, "url") {
+                guard Self.allowedFunctions.index(of: name) != nil else { return false }
+                if sheet.equals(name, "url") {
                     // `url("…")`: the function form takes one string and nothing else.
                     guard let string = sheet.onlyString(inFunctionAt: index - 1),
-                          allowsURL(sheet.stringContent(of: sheet.tokens[string]), blocksRemote: &blocksRemote) else { return nil }
+                          allowsURL(sheet.stringContent(of: sheet.tokens[string]), blocksRemote: &blocksRemote) else { return false }
                     index = min(token.partner + 1, range.upperBound)
                     continue
                 }
                 depth += 1
-                if depth > Self.maximumNesting { return nil }
+                if depth > Self.maximumNesting { return false }
             case .url:
-                guard allowsURL(sheet.urlContent(of: token), blocksRemote: &blocksRemote) else { return nil }
+                guard allowsURL(sheet.urlContent(of: token), blocksRemote: &blocksRemote) else { return false }
             default:
                 // Blocks `{}` and `[]`, colons, semicolons, at-keywords, bad strings and URLs, `<!--`.
-                return nil
+                return false
             }
         }
         if blocksRemote {
-            // Counted once the declaration would otherwise have stayed, as a blocked image is.
             remoteReferencesBlocked += 1
-            return nil
+            return false
         }
-        var value: [UInt8] = []
-        sheet.write(range, into: &value)
-        return Self.passesWordChecks(value, property: property) ? value : nil
+        return true
     }
 
     /// Keeps `url()`s that load nothing remote (data: images) or, when remote content is allowed,
     /// http(s) ones; anything else drops the declaration. A blocked remote one is noted.
-    func allowsURL(_ url: ArraySlice<UInt8>, blocksRemote: inout Bool) -> Bool {
-        switch URLPolicy.classify(bytes: Array(ASCIIBytes.trimmed(url))) {
+    func allowsURL(_ url: Slice<UnsafeBufferPointer<UInt8>>, blocksRemote: inout Bool) -> Bool {
+        var start = url.startIndex, end = url.endIndex
+        while start < end, ASCIIBytes.isSpace(url[start]) { start += 1 }
+        while end > start, ASCIIBytes.isSpace(url[end - 1]) { end -= 1 }
+        switch URLPolicy.classify(bytes: Array(url[start..<end])) {
         case .dataImage:
             return true
         case .remote:
@@ -187,7 +206,7 @@ struct CSSSanitizer {
 
     /// The checks on the written value: no byte of markup or control, none of the words of
     /// script or binding, and `position` only `static` or `relative`.
-    static func passesWordChecks(_ value: [UInt8], property: ArraySlice<UInt8>) -> Bool {
+    static func passesWordChecks(_ value: ArraySlice<UInt8>, property: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         // One pass over the value says which of the words below it could hold: each has a byte it
         // cannot be spelled without (a parenthesis, a colon, a dash…), and most values have none.
         var has = ValueBytes()
@@ -202,17 +221,16 @@ struct CSSSanitizer {
             default: break
             }
         }
-        let bytes = value[...]
-        if has.parenthesis, ASCIIBytes.contains("expression(", in: bytes) { return false }
-        if has.colon, ASCIIBytes.contains("javascript:", in: bytes) || ASCIIBytes.contains("vbscript:", in: bytes)
-            || ASCIIBytes.contains("progid:", in: bytes) {
+        if has.parenthesis, ASCIIBytes.contains("expression(", in: value) { return false }
+        if has.colon, ASCIIBytes.contains("javascript:", in: value) || ASCIIBytes.contains("vbscript:", in: value)
+            || ASCIIBytes.contains("progid:", in: value) {
             return false
         }
-        if has.b, ASCIIBytes.contains("behavior", in: bytes) { return false }
-        if has.dash, ASCIIBytes.contains("-moz-binding", in: bytes) || ASCIIBytes.contains("-ms-filter", in: bytes) { return false }
-        if has.at, ASCIIBytes.contains("@import", in: bytes) { return false }
-        if ASCIIBytes.equals(property, "position") {
-            guard ASCIIBytes.equals(bytes, "static") || ASCIIBytes.equals(bytes, "relative") else { return false }
+        if has.b, ASCIIBytes.contains("behavior", in: value) { return false }
+        if has.dash, ASCIIBytes.contains("-moz-binding", in: value) || ASCIIBytes.contains("-ms-filter", in: value) { return false }
+        if has.at, ASCIIBytes.contains("@import", in: value) { return false }
+        if property.count == 8, zip(property, "position".utf8).allSatisfy({ URLPolicy.lowercased($0) == $1 }) {
+            guard ASCIIBytes.equals(value, "static") || ASCIIBytes.equals(value, "relative") else { return false }
         }
         return true
     }
@@ -233,12 +251,15 @@ struct CSSSanitizer {
 
     /// On bytes, as a browser reads CSS (by code point; every byte that matters is ASCII).
     mutating func sanitizeStyleSheet(bytes css: ArraySlice<UInt8>) -> [UInt8] {
-        let sheet = CSSSource(bytes: css)
-        var output: [UInt8] = []
-        let rulesBefore = hidingRules.count
-        writeRules(of: sheet, in: 0..<sheet.tokens.count, depth: 0, into: &output)
-        if hidingRules.count != rulesBefore { hidingRules.index() }
-        return output
+        css.withUnsafeBufferPointer { buffer in
+            let sheet = CSSSource(buffer)
+            var output: [UInt8] = []
+            output.reserveCapacity(buffer.count * 2)
+            let rulesBefore = hidingRules.count
+            writeRules(of: sheet, in: 0..<sheet.tokens.count, depth: 0, into: &output)
+            if hidingRules.count != rulesBefore { hidingRules.index() }
+            return output
+        }
     }
 
     /// "Consume a stylesheet's contents" at the top (`depth` 0), "consume a block's contents"
@@ -290,55 +311,83 @@ struct CSSSanitizer {
         }
     }
 
-    mutating func writeGroupRule(_ name: StaticString, prelude: Range<Int>, of sheet: CSSSource, depth: Int, into output: inout [UInt8]) {
-        guard let condition = sheet.groupPrelude(prelude) else { return }
-        let block = sheet.tokens[prelude.upperBound]
-        var inner: [UInt8] = []
-        writeRules(of: sheet, in: (prelude.upperBound + 1)..<block.partner, depth: depth + 1, into: &inner)
-        guard !inner.isEmpty else { return }
+    mutating func writeGroupRule(_ name: StaticString, prelude: Range<Int>, of sheet: CSSSource, depth: Int,
+                                 into output: inout [UInt8]) {
+        let mark = output.count
         output.append(64)
         output += name.withUTF8Buffer { Array($0) }
-        if !condition.isEmpty {
-            output.append(32)
-            output += condition
+        guard sheet.writeGroupPrelude(prelude, into: &output) else {
+            output.removeSubrange(mark...)
+            return
         }
         output += [32, 123, 10]  // " {\n"
-        output += inner
+        let inner = output.count
+        let block = sheet.tokens[prelude.upperBound]
+        writeRules(of: sheet, in: (prelude.upperBound + 1)..<block.partner, depth: depth + 1, into: &output)
+        if output.count == inner {
+            output.removeSubrange(mark...)
+            return
+        }
         output += [125, 10]  // "}\n"
     }
 
-    mutating func writeStyleRule(prelude: Range<Int>, block: Range<Int>, of sheet: CSSSource, topLevel: Bool, into output: inout [UInt8]) {
-        var compounds: [HidingStyleRules.Compound] = []
-        guard let selectors = sheet.selectorList(prelude, collecting: topLevel, compounds: &compounds) else { return }
-        var declarations: [UInt8] = []
-        writeDeclarations(of: sheet, in: block, into: &declarations)
-        guard !declarations.isEmpty else { return }
-        output += selectors
+    mutating func writeStyleRule(prelude: Range<Int>, block: Range<Int>, of sheet: CSSSource, topLevel: Bool,
+                                 into output: inout [UInt8]) {
+        let mark = output.count
+        guard let selectors = sheet.writeSelectorList(prelude, into: &output) else {
+            output.removeSubrange(mark...)
+            return
+        }
         output += [32, 123, 32]  // " { "
-        output += declarations
+        let declarations = output.count
+        wroteHidingProperty = false
+        writeDeclarations(of: sheet, in: block, into: &output)
+        if output.count == declarations {
+            output.removeSubrange(mark...)
+            return
+        }
+        if topLevel, wroteHidingProperty, let effect = HidingStyleRules.effect(of: Array(output[declarations...])) {
+            hidingRules.add(selectors.compactMap(sheet.compound), effect: effect)
+        }
         output += [32, 125, 10]  // " }\n"
-        if !compounds.isEmpty { hidingRules.add(compounds, declarations: declarations) }
     }
 }
 
 // MARK: - The tokenized source
 
-/// A style sheet or style attribute as tokens, with the parser's steps that find where things
-/// end, and the writing of checked tokens.
+/// A style sheet or style attribute as tokens over its bytes (borrowed for one sanitizing call),
+/// with the parser's steps that find where things end, and the writing of checked tokens.
 struct CSSSource {
-    let bytes: ArraySlice<UInt8>
+    let bytes: UnsafeBufferPointer<UInt8>
     let tokens: [CSSToken]
 
-    init(bytes: ArraySlice<UInt8>) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         tokens = CSSTokenizer.tokenize(bytes)
     }
 
-    func bytes(of token: CSSToken) -> ArraySlice<UInt8> {
-        bytes[(bytes.startIndex + token.start)..<(bytes.startIndex + token.end)]
+    func bytes(of token: CSSToken) -> Slice<UnsafeBufferPointer<UInt8>> { bytes[token.start..<token.end] }
+
+    func firstByte(of token: CSSToken) -> UInt8 { bytes[token.start] }
+
+    /// ASCII-case-insensitively equal to `word` (lowercase).
+    func equals(_ text: Slice<UnsafeBufferPointer<UInt8>>, _ word: StaticString) -> Bool {
+        guard text.count == word.utf8CodeUnitCount else { return false }
+        return word.withUTF8Buffer { pattern in zip(text, pattern).allSatisfy { URLPolicy.lowercased($0) == $1 } }
     }
 
-    func firstByte(of token: CSSToken) -> UInt8 { bytes[bytes.startIndex + token.start] }
+    /// Holds `word` (lowercase), ASCII-case-insensitively.
+    func contains(_ word: StaticString, in text: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard text.count >= count else { return false }
+        return word.withUTF8Buffer { pattern in
+            for start in text.startIndex...(text.endIndex - count)
+            where zip(text[start..<(start + count)], pattern).allSatisfy({ URLPolicy.lowercased($0) == $1 }) {
+                return true
+            }
+            return false
+        }
+    }
 
     /// The index after a component value: a block or function is skipped whole.
     func next(after index: Int) -> Int {
@@ -367,29 +416,35 @@ struct CSSSource {
         index += 1
         while index < limit, tokens[index].kind == .whitespace { index += 1 }
         let valueStart = index
-        while index < limit, tokens[index].kind != .semicolon { index = min(next(after: index), limit) }
+        var block = false
+        while index < limit {
+            let kind = tokens[index].kind
+            if kind == .semicolon { break }
+            if kind == .openCurly { block = true }
+            index = min(next(after: index), limit)
+        }
         let end = index
         var valueEnd = trimmedEnd(valueStart, end)
         var important = false
         // `! important` ends the value: the flag, not part of it.
-        if valueEnd > valueStart, tokens[valueEnd - 1].kind == .ident, ASCIIBytes.equals(bytes(of: tokens[valueEnd - 1]), "important") {
+        if valueEnd > valueStart, tokens[valueEnd - 1].kind == .ident, equals(bytes(of: tokens[valueEnd - 1]), "important") {
             let bang = trimmedEnd(valueStart, valueEnd - 1)
             if bang > valueStart, tokens[bang - 1].kind == .delim, firstByte(of: tokens[bang - 1]) == 33 {
                 important = true
                 valueEnd = trimmedEnd(valueStart, bang - 1)
             }
         }
-        var block = false, other = false
-        var scan = valueStart
-        while scan < valueEnd {
-            switch tokens[scan].kind {
-            case .openCurly: block = true
-            case .whitespace: break
-            default: other = true
+        if block {
+            // Without `!important`, is the block all there is?
+            var scan = valueStart
+            var other = false
+            while scan < valueEnd {
+                let kind = tokens[scan].kind
+                if kind != .openCurly, kind != .whitespace { other = true }
+                scan = min(next(after: scan), valueEnd)
             }
-            scan = min(next(after: scan), valueEnd)
+            if other { return nil }
         }
-        if block, other { return nil }
         return Declaration(name: start, value: valueStart..<valueEnd, important: important, end: end)
     }
 
@@ -432,8 +487,8 @@ struct CSSSource {
         let token = tokens[index]
         guard !token.has(CSSToken.Flags.escape) else { return nil }
         let name = bytes(of: token).dropFirst()
-        if ASCIIBytes.equals(name, "media") { return "media" }
-        if ASCIIBytes.equals(name, "supports") { return "supports" }
+        if equals(name, "media") { return "media" }
+        if equals(name, "supports") { return "supports" }
         return nil
     }
 
@@ -451,13 +506,13 @@ struct CSSSource {
     }
 
     /// A string token's text without its quotes.
-    func stringContent(of token: CSSToken) -> ArraySlice<UInt8> {
+    func stringContent(of token: CSSToken) -> Slice<UnsafeBufferPointer<UInt8>> {
         let text = bytes(of: token).dropFirst()
         return token.has(CSSToken.Flags.unterminated) ? text : text.dropLast()
     }
 
     /// A `url(…)` token's URL, whitespace around it included.
-    func urlContent(of token: CSSToken) -> ArraySlice<UInt8> {
+    func urlContent(of token: CSSToken) -> Slice<UnsafeBufferPointer<UInt8>> {
         let text = bytes(of: token).dropFirst(4)
         return token.has(CSSToken.Flags.unterminated) ? text : text.dropLast()
     }
@@ -466,85 +521,90 @@ struct CSSSource {
 
     /// Writes tokens as they were written, each whitespace run as one space and a comment that
     /// joined two tokens as `/**/`; closes a string, URL, block or function the input's end
-    /// closed, so the output holds no open construct.
+    /// closed, so the output holds no open construct. Runs of tokens that need none of that are
+    /// copied at once.
     func write(_ range: Range<Int>, into output: inout [UInt8]) {
+        guard !range.isEmpty else { return }
         var unclosed: [CSSToken.Kind] = []
-        var previous = -1
+        var run = tokens[range.lowerBound].start
+        var previousEnd = run
+        var previousKind = CSSToken.Kind.whitespace
         for index in range {
-            write(index, after: previous, into: &output)
-            previous = index
             let token = tokens[index]
+            if token.start != previousEnd {
+                // A comment was here: `/**/` between two tokens it joined, nothing otherwise.
+                output += bytes[run..<previousEnd]
+                if token.kind != .whitespace, previousKind != .whitespace, index > range.lowerBound { output += "/**/".utf8 }
+                run = token.start
+            }
+            if token.kind == .whitespace, token.end - token.start != 1 || bytes[token.start] != 32 || output.last == 32 && run == token.start {
+                output += bytes[run..<token.start]
+                if output.last != 32 { output.append(32) }
+                run = token.end
+            } else if token.has(CSSToken.Flags.unterminated) {
+                output += bytes[run..<token.end]
+                output.append(token.kind == .string ? bytes[token.start] : 41)
+                run = token.end
+            }
             if token.isOpener, token.partner >= range.upperBound { unclosed.append(token.kind) }
+            previousEnd = token.end
+            previousKind = token.kind
         }
+        output += bytes[run..<previousEnd]
         for kind in unclosed.reversed() { output.append(CSSTokenizer.closingByte(of: kind)) }
-    }
-
-    /// One token, after the token written before it (`-1` for none).
-    func write(_ index: Int, after previous: Int, into output: inout [UInt8]) {
-        let token = tokens[index]
-        if token.kind == .whitespace {
-            if output.last != 32 { output.append(32) }
-            return
-        }
-        if token.has(CSSToken.Flags.afterComment), previous >= 0, tokens[previous].kind != .whitespace {
-            output += "/**/".utf8
-        }
-        output += bytes(of: token)
-        if token.has(CSSToken.Flags.unterminated) {
-            output.append(token.kind == .string ? bytes[bytes.startIndex + token.start] : 41)
-        }
     }
 
     // MARK: Preludes
 
-    /// A group rule's condition (`screen and (max-width: 600px)`), or nil: words, numbers,
-    /// colons, commas, `>`, `=`, `/` and parentheses only.
-    func groupPrelude(_ range: Range<Int>) -> [UInt8]? {
+    /// Writes a group rule's condition after a space (` screen and (max-width: 600px)`), or
+    /// returns false: words, numbers, colons, commas, `>`, `=`, `/` and parentheses only.
+    func writeGroupPrelude(_ range: Range<Int>, into output: inout [UInt8]) -> Bool {
         var start = range.lowerBound
         while start < range.upperBound, tokens[start].kind == .whitespace { start += 1 }
         let end = trimmedEnd(start, range.upperBound)
         var depth = 0
         for index in start..<end {
             let token = tokens[index]
-            if token.has(CSSToken.Flags.escape) { return nil }
+            if token.has(CSSToken.Flags.escape) { return false }
             switch token.kind {
             case .whitespace, .ident, .number, .percentage, .dimension, .colon, .comma: continue
             case .delim:
                 switch firstByte(of: token) {
                 case 62, 61, 47: continue
-                default: return nil
+                default: return false
                 }
             case .openParen:
                 depth += 1
-                if depth > CSSSanitizer.maximumNesting { return nil }
+                if depth > CSSSanitizer.maximumNesting { return false }
             case .closeParen:
-                guard token.isMatchedCloser else { return nil }
+                guard token.isMatchedCloser else { return false }
                 depth -= 1
-            default: return nil
+            default: return false
             }
         }
-        var output: [UInt8] = []
-        write(start..<end, into: &output)
-        return output
+        if start < end {
+            output.append(32)
+            write(start..<end, into: &output)
+        }
+        return true
     }
 
-    /// A style rule's selector list written with `CSSSanitizer.markerExclusion` on each selector,
-    /// or nil to drop the rule: a selector of unexpected tokens, or naming a `tern-` class.
-    /// `compounds`, when asked for, gets the selectors that are one compound of a type, classes
-    /// and ids (`img.pixel`, `#open`), for `HidingStyleRules`.
-    func selectorList(_ range: Range<Int>, collecting: Bool, compounds: inout [HidingStyleRules.Compound]) -> [UInt8]? {
-        var output: [UInt8] = []
+    /// Writes a style rule's selector list with `CSSSanitizer.markerExclusion` on each selector,
+    /// and returns each selector's tokens; nil (with something written) to drop the rule: a
+    /// selector of unexpected tokens, or naming a `tern-` class.
+    func writeSelectorList(_ range: Range<Int>, into output: inout [UInt8]) -> [[Int]]? {
+        var selectors: [[Int]] = []
         var start = range.lowerBound
         while start <= range.upperBound {
             var end = start
             while end < range.upperBound, tokens[end].kind != .comma { end = min(next(after: end), range.upperBound) }
             guard let kept = selectorTokens(start..<end) else { return nil }
-            if !output.isEmpty { output += [44, 32] }  // ", "
+            if !selectors.isEmpty { output += [44, 32] }  // ", "
             writeSelector(kept, into: &output)
-            if collecting, let compound = compound(of: kept) { compounds.append(compound) }
+            selectors.append(kept)
             start = end + 1
         }
-        return output
+        return selectors
     }
 
     /// One complex selector's tokens, checked, without the marker exclusion an earlier pass
@@ -566,7 +626,7 @@ struct CSSSource {
                 }
             case .ident, .hash, .string:
                 let text = bytes(of: token)
-                if ASCIIBytes.contains("tern-", in: text) { return nil }
+                if contains("tern-", in: text) { return nil }
                 // A style element's text may hold no `<` (`</style`) and no control byte.
                 if token.kind == .string, text.contains(where: { $0 == 60 || $0 < 32 }) { return nil }
             case .colon:
@@ -586,7 +646,7 @@ struct CSSSource {
             case .openSquare:
                 depth += 1
             case .function:
-                guard CSSSanitizer.allowedSelectorFunctions.contains(bytes(of: token).dropLast()) else { return nil }
+                guard CSSSanitizer.allowedSelectorFunctions.index(of: bytes(of: token).dropLast()) != nil else { return nil }
                 depth += 1
             case .closeSquare, .closeParen:
                 guard token.isMatchedCloser, token.partner >= range.lowerBound else { return nil }
@@ -599,21 +659,24 @@ struct CSSSource {
             index += 1
         }
         while let last = kept.last, tokens[last].kind == .whitespace { kept.removeLast() }
-        // A trailing combinator would make the exclusion its subject: `a >` is no selector,
-        // `a >:not(…)` is one.
-        if let last = kept.last, tokens[last].kind == .delim, [62, 43, 126].contains(firstByte(of: tokens[last])) { return nil }
+        // A trailing combinator would make the exclusion its subject (`a >` is no selector,
+        // `a >:not(…)` is one), a trailing colon would make it a pseudo-element.
+        if let last = kept.last {
+            let token = tokens[last]
+            if token.kind == .colon || token.kind == .delim && [62, 43, 126].contains(firstByte(of: token)) { return nil }
+        }
         return kept.isEmpty ? nil : kept
     }
 
-    /// Where `CSSSanitizer.markerExclusion` written by an earlier pass ends, when it starts at
-    /// this colon; nil when something else does.
+    /// Where `CSSSanitizer.markerExclusion` as the sanitizer writes it ends, when it starts at
+    /// this colon; nil for anything else (which names `tern-` and drops the rule).
     func markerExclusionEnd(at colon: Int) -> Int? {
         let function = colon + 1
-        guard function < tokens.count, tokens[function].kind == .function, ASCIIBytes.equals(bytes(of: tokens[function]), "not("),
-              tokens[function].partner < tokens.count else { return nil }
-        var written: [UInt8] = [58]
-        write(function..<(tokens[function].partner + 1), into: &written)
-        return written == CSSSanitizer.markerExclusion ? tokens[function].partner + 1 : nil
+        guard function < tokens.count, tokens[function].kind == .function else { return nil }
+        let close = tokens[function].partner
+        guard close < tokens.count else { return nil }
+        let written = bytes[tokens[colon].start..<tokens[close].end]
+        return written.elementsEqual(CSSSanitizer.markerExclusion) ? close + 1 : nil
     }
 
     /// Writes a complex selector with the marker exclusion on its subject: before its first
@@ -632,14 +695,12 @@ struct CSSSource {
                 break
             }
         }
-        var previous = -1
-        for (position, index) in kept.enumerated() {
-            if position == insertion {
-                output += CSSSanitizer.markerExclusion
-                previous = -1
-            }
-            write(index, after: previous, into: &output)
-            previous = index
+        var runStart = 0
+        for position in 1...kept.count where position == kept.count || kept[position] != kept[position - 1] + 1 || position == insertion {
+            // Consecutive tokens are written as one range.
+            if runStart == insertion { output += CSSSanitizer.markerExclusion }
+            write(kept[runStart]..<(kept[position - 1] + 1), into: &output)
+            runStart = position
         }
         if insertion == kept.count { output += CSSSanitizer.markerExclusion }
     }
@@ -647,8 +708,7 @@ struct CSSSource {
     func isLegacyPseudoElement(_ token: CSSToken) -> Bool {
         guard token.kind == .ident else { return false }
         let name = bytes(of: token)
-        return ASCIIBytes.equals(name, "before") || ASCIIBytes.equals(name, "after") || ASCIIBytes.equals(name, "first-line")
-            || ASCIIBytes.equals(name, "first-letter")
+        return equals(name, "before") || equals(name, "after") || equals(name, "first-line") || equals(name, "first-letter")
     }
 
     /// A selector that is one compound of an optional type and classes or ids, nothing else.

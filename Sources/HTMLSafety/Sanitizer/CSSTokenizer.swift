@@ -13,9 +13,24 @@ struct CSSToken {
     var kind: Kind
     /// `Flags` bits.
     var flags: UInt8
-    var start: Int
-    var end: Int
-    var partner = -1
+    /// Offsets in 32 bits: a token is 16 bytes, and sheets are tokenized for every message.
+    private var storedStart: Int32
+    private var storedEnd: Int32
+    private var storedPartner: Int32 = -1
+
+    init(kind: Kind, flags: UInt8, start: Int, end: Int) {
+        self.kind = kind
+        self.flags = flags
+        storedStart = Int32(truncatingIfNeeded: start)
+        storedEnd = Int32(truncatingIfNeeded: end)
+    }
+
+    var start: Int { Int(storedStart) }
+    var end: Int { Int(storedEnd) }
+    var partner: Int {
+        get { Int(storedPartner) }
+        set { storedPartner = Int32(truncatingIfNeeded: newValue) }
+    }
 
     enum Flags {
         /// The token holds a backslash escape (`wid\74h`, `"\""`).
@@ -45,15 +60,21 @@ struct CSSToken {
 /// at that place: the sanitizer decides on these tokens and writes only tokens it checked, so what
 /// it allows is what a browser will read.
 enum CSSTokenizer {
+    /// Offsets are 32-bit: a longer text (no mail has one) gives no tokens, so no CSS.
+    static let maximumLength = Int(Int32.max)
+
     static func tokenize(_ source: ArraySlice<UInt8>) -> [CSSToken] {
-        source.withUnsafeBufferPointer { buffer in
-            var tokenizer = Cursor(bytes: buffer)
-            var tokens: [CSSToken] = []
-            tokens.reserveCapacity(buffer.count / 3 + 4)
-            while let token = tokenizer.next() { tokens.append(token) }
-            matchBlocks(&tokens)
-            return tokens
-        }
+        source.withUnsafeBufferPointer { tokenize($0) }
+    }
+
+    static func tokenize(_ buffer: UnsafeBufferPointer<UInt8>) -> [CSSToken] {
+        guard buffer.count < maximumLength else { return [] }
+        var tokenizer = Cursor(bytes: buffer)
+        var tokens: [CSSToken] = []
+        tokens.reserveCapacity(buffer.count / 4 + 4)
+        while let token = tokenizer.next() { tokens.append(token) }
+        matchBlocks(&tokens)
+        return tokens
     }
 
     /// Pairs every `{`, `[`, `(` and function with the closer the parser ends it at, in one pass
@@ -105,9 +126,18 @@ enum CSSTokenizer {
     @inline(__always) static func isWhitespace(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || isNewline(byte) }
     /// Letters, `_`, non-ASCII and NUL (U+FFFD once preprocessed).
     @inline(__always) static func isIdentStart(_ byte: UInt8) -> Bool {
-        (byte | 0x20 >= 97 && byte | 0x20 <= 122) || byte == 95 || byte >= 0x80 || byte == 0
+        byte >= 0x80 || isInMask(byte, low: 1, high: 0x07FF_FFFE_87FF_FFFE)
     }
-    @inline(__always) static func isIdentCodePoint(_ byte: UInt8) -> Bool { isIdentStart(byte) || isDigit(byte) || byte == 45 }
+    /// Also digits and `-`.
+    @inline(__always) static func isIdentCodePoint(_ byte: UInt8) -> Bool {
+        byte >= 0x80 || isInMask(byte, low: 0x03FF_2000_0000_0001, high: 0x07FF_FFFE_87FF_FFFE)
+    }
+    /// An ASCII byte's bit in a 128-bit class: `low` holds 0–63, `high` 64–127 (a lookup
+    /// without memory, for the tokenizer's hottest loops).
+    @inline(__always) static func isInMask(_ byte: UInt8, low: UInt64, high: UInt64) -> Bool {
+        let bit = UInt64(1) << UInt64(byte & 63)
+        return (byte < 64 ? low : high) & bit != 0
+    }
     /// Section 4.2's non-printable code points, which end a `url(` as a bad URL.
     @inline(__always) static func isNonPrintable(_ byte: UInt8) -> Bool {
         byte <= 8 || byte == 11 || (byte >= 14 && byte <= 31) || byte == 127
@@ -173,10 +203,12 @@ enum CSSTokenizer {
         /// Section 4.3.11: an ident sequence; whether it held an escape.
         mutating func consumeName() -> Bool {
             var escaped = false
-            while let byte = byte(at: position) {
+            let count = bytes.count
+            while position < count {
+                let byte = bytes[position]
                 if CSSTokenizer.isIdentCodePoint(byte) {
                     position += 1
-                } else if isValidEscape(at: position) {
+                } else if byte == 92, isValidEscape(at: position) {
                     escaped = true
                     position += 1
                     consumeEscape()

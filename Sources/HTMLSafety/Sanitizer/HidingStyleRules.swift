@@ -43,8 +43,8 @@ struct HidingStyleRules {
     var count: Int { rules.count }
     var isEmpty: Bool { rules.isEmpty }
 
-    /// A kept rule's selectors and cleaned declarations; nothing when they neither hide nor size.
-    mutating func add(_ compounds: [Compound], declarations: [UInt8]) {
+    /// What a rule's cleaned declarations do, or nil when they neither hide nor size to a pixel.
+    static func effect(of declarations: [UInt8]) -> Effect? {
         var effect = Effect(hides: TrackerDetector.hides(style: declarations))
         ASCIIBytes.forEachDeclaration(in: declarations[...]) { property, value in
             if ASCIIBytes.equals(property, "width") || ASCIIBytes.equals(property, "max-width"), let size = TrackerDetector.dimension(value) {
@@ -57,7 +57,11 @@ struct HidingStyleRules {
         // A size above a pixel never makes an image one (sizes combine by their minimum).
         if let width = effect.width, width > 1 { effect.width = nil }
         if let height = effect.height, height > 1 { effect.height = nil }
-        guard effect.hides || effect.width != nil || effect.height != nil else { return }
+        return effect.hides || effect.width != nil || effect.height != nil ? effect : nil
+    }
+
+    /// A kept rule's selectors that are one compound each, with what its declarations do.
+    mutating func add(_ compounds: [Compound], effect: Effect) {
         for compound in compounds { rules.append((compound, effect)) }
     }
 
@@ -104,22 +108,25 @@ struct HidingStyleRules {
     /// has neither, and the next pass must see what this one saw.
     func effect(on element: HTMLNode) -> Effect {
         var effect = Effect()
-        guard !rules.isEmpty, element.isElement, element.namespace == .html, !InterfaceMarkers.isMarker(element) else { return effect }
+        guard !rules.isEmpty, element.isElement, element.namespace == .html else { return effect }
+        var matched = false
         func consider(_ positions: [Int]) {
-            for position in positions where matches(rules[position].compound, element) { effect.combine(rules[position].effect) }
+            for position in positions where matches(rules[position].compound, element) {
+                effect.combine(rules[position].effect)
+                matched = true
+            }
         }
-        consider(universal)
-        if let tagged = byTag[element.tagName.rawValue] { consider(tagged) }
+        if !universal.isEmpty { consider(universal) }
+        if !byTag.isEmpty, let tagged = byTag[element.tagName.rawValue] { consider(tagged) }
         if !byID.isEmpty, let id = element.attributeBytes("id"), let slot = idKeys.index(of: id) { consider(byID[slot]) }
         if !byClass.isEmpty {
-            // A class listed twice in the attribute must not apply its rules twice: combining is
-            // idempotent, so it does not matter.
+            // A class the attribute lists twice applies its rules twice, which changes nothing.
             _ = QuoteDetector.anyClass(of: element) { name in
                 if !InterfaceMarkers.isReserved(name), let slot = classKeys.index(of: name) { consider(byClass[slot]) }
                 return false
             }
         }
-        return effect
+        return matched && InterfaceMarkers.isMarker(element) ? Effect() : effect
     }
 
     func hides(_ element: HTMLNode) -> Bool { effect(on: element).hides }
