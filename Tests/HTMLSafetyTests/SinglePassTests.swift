@@ -61,8 +61,10 @@ struct SinglePassTests {
     /// fixed point, and one pass wrote it as it was.
     @Test func styleSheetThatChangesWhenCleanedAgainIsSettled() throws {
         try expectSettled(seed: "regression-style-sheet-brace")
+        // As CSS Syntax 3 reads it, the `{` opens a block that runs to the end: the whole text is
+        // one invalid declaration (the old splitter kept `width: 1px`, which no browser applies).
         var css = CSSSanitizer(allowRemote: false)
-        #expect(css.sanitizeDeclarations(Array("color: red{; width: 1px".utf8)[...]) == Array("width: 1px".utf8))
+        #expect(css.sanitizeDeclarations(Array("color: red{; width: 1px".utf8)[...]).isEmpty)
     }
 
     /// Found by the fuzz target: headings inside ruby text inside a heading, with misnested links,

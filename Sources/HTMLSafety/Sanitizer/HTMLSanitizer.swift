@@ -309,8 +309,10 @@ struct SanitizerPass {
         reparse.end()
     }
 
-    /// `TrackerDetector.hides`, with each distinct style read once.
+    /// `TrackerDetector.hides`, with each distinct style read once, or a rule of the message's
+    /// style sheets (`HidingStyleRules`).
     mutating func hides(_ element: HTMLNode) -> Bool {
+        if !css.hidingRules.isEmpty, css.hidingRules.hides(element) { return true }
         guard !element.attributes.isEmpty else { return false }
         if element.attributeBytes("hidden") != nil { return true }
         guard let style = element.attributeBytes("style") else { return false }
@@ -334,6 +336,10 @@ struct SanitizerPass {
 
     mutating func writeCleanAttributes(of node: HTMLNode) {
         for attribute in node.attributes where attribute.namespace == nil {
+            if attribute.name == Self.className, InterfaceMarkers.isPlaceholder(node) {
+                writeAttribute(attribute.name, attribute.value)  // a placeholder an earlier pass wrote
+                continue
+            }
             if let value = cleanAttributeValue(attribute) { writeAttribute(attribute.name, value) }
         }
     }
@@ -366,6 +372,7 @@ struct SanitizerPass {
             default: return nil
             }
         }
+        if attribute.name == Self.className { return InterfaceMarkers.withoutReservedClasses(attribute.value) }
         return Self.allowedAttributes.contains(name) ? attribute.value : nil
     }
 
@@ -388,7 +395,9 @@ struct SanitizerPass {
             return
         }
         guard case .remote(let host) = policy else { return }
-        let isTracker = options.blocklist.matches(url: sourceBytes, lowercasedHost: host) || TrackerDetector.isPixelSized(image) || hidden
+        let sized = css.hidingRules.effect(on: image)
+        let isTracker = options.blocklist.matches(url: sourceBytes, lowercasedHost: host)
+            || TrackerDetector.isPixelSized(image, ruleWidth: sized.width, ruleHeight: sized.height) || hidden
             || (srcset.map { Self.candidates($0).contains { options.blocklist.matches(url: $0) } } ?? false)
         if isTracker {
             trackersBlocked += 1
@@ -453,7 +462,7 @@ struct SanitizerPass {
             guard child.isElement, child.namespace == .html, !child.isHTML(tagSets.droppedWithContent) else { continue }
             switch child.tagName {
             case .img, .video: continue
-            case .span where QuoteDetector.hasClass(child, "tern-blocked-image") || QuoteDetector.hasClass(child, "tern-inline-image"):
+            case .span where InterfaceMarkers.isPlaceholder(child):
                 continue
             case .summary where node.tagName == .details && QuoteDetector.hasClass(node, "tern-quote"):
                 continue
@@ -501,9 +510,8 @@ struct SanitizerPass {
         guard let realHost else { return }
         suspiciousLinks += 1
         writeAttribute(Self.realHostName, Array(realHost.utf8))
-        let existing = existingClass.map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let marked = existing.split(separator: " ").contains("tern-link-mismatch")
-            ? existing : existing.isEmpty ? "tern-link-mismatch" : existing + " tern-link-mismatch"
+        let existing = existingClass.flatMap(InterfaceMarkers.withoutReservedClasses).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let marked = existing.isEmpty ? "tern-link-mismatch" : existing + " tern-link-mismatch"
         writeAttribute(Self.className, Array(marked.utf8))
     }
 

@@ -103,8 +103,9 @@ public struct TrackerBlocklist: Sendable {
 }
 
 enum TrackerDetector {
-    /// 1×1 or 0×0 (or either side 0 or 1) in `width`/`height` attributes or inline CSS, in any unit.
-    static func isPixelSized(_ image: HTMLNode) -> Bool {
+    /// 1×1 or 0×0 (or either side 0 or 1) in `width`/`height` attributes, inline CSS or the
+    /// document's style rules (`HidingStyleRules`), in any unit.
+    static func isPixelSized(_ image: HTMLNode, ruleWidth: Double? = nil, ruleHeight: Double? = nil) -> Bool {
         var width = image.attributeBytes("width").flatMap { dimension($0[...]) }
         var height = image.attributeBytes("height").flatMap { dimension($0[...]) }
         if let style = image.attributeBytes("style") {
@@ -117,6 +118,8 @@ enum TrackerDetector {
                 }
             }
         }
+        if let ruleWidth { width = min(width ?? ruleWidth, ruleWidth) }
+        if let ruleHeight { height = min(height ?? ruleHeight, ruleHeight) }
         guard let width, let height else { return false }
         return width <= 1 && height <= 1
     }

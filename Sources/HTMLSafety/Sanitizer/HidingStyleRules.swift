@@ -1,0 +1,152 @@
+/// The rules of a message's own style sheets that hide what they select, so that a tracking pixel
+/// hidden by a class, id or element rule is found like one hidden by its inline style (issue 21,
+/// privacy: a pixel in `<div class="hide">` with `.hide { display: none }` loaded when remote
+/// images were allowed). The same declarations count as hiding as inline: `display: none`,
+/// `visibility: hidden`, `opacity: 0`, a zero `max-height` or `max-width`
+/// (`TrackerDetector.hides(style:)`), and for an image, a width or height of 1px or less.
+///
+/// Only top-level rules whose selector is one compound of a type, classes and ids (`.hide`,
+/// `#pixel`, `img`, `img.open`) count: they apply whatever the screen, which is what the inline
+/// check assumes too. Rules inside `@media` are the responsive layout (a column hidden on phones)
+/// and are not read.
+struct HidingStyleRules {
+    /// `tag` is a `KnownElementName` index, 0 for any element; classes and ids are compared
+    /// ASCII-case-insensitively, as quirks mode (most mail) does.
+    struct Compound {
+        var tag: UInt8 = 0
+        var classes: [[UInt8]] = []
+        var ids: [[UInt8]] = []
+    }
+
+    /// What the rules that select an element do to it.
+    struct Effect {
+        var hides = false
+        var width: Double?
+        var height: Double?
+
+        mutating func combine(_ other: Effect) {
+            hides = hides || other.hides
+            if let size = other.width { width = min(width ?? size, size) }
+            if let size = other.height { height = min(height ?? size, size) }
+        }
+    }
+
+    private var rules: [(compound: Compound, effect: Effect)] = []
+    /// Each rule is found under one key: its first class, else its first id, else its type.
+    private var classKeys = ASCIIKeywordSet([])
+    private var byClass: [[Int]] = []
+    private var idKeys = ASCIIKeywordSet([])
+    private var byID: [[Int]] = []
+    private var byTag: [UInt8: [Int]] = [:]
+    private var universal: [Int] = []
+
+    var count: Int { rules.count }
+    var isEmpty: Bool { rules.isEmpty }
+
+    /// What a rule's cleaned declarations do, or nil when they neither hide nor size to a pixel.
+    static func effect(of declarations: [UInt8]) -> Effect? {
+        var effect = Effect(hides: TrackerDetector.hides(style: declarations))
+        ASCIIBytes.forEachDeclaration(in: declarations[...]) { property, value in
+            if ASCIIBytes.equals(property, "width") || ASCIIBytes.equals(property, "max-width"), let size = TrackerDetector.dimension(value) {
+                effect.width = min(effect.width ?? size, size)
+            }
+            if ASCIIBytes.equals(property, "height") || ASCIIBytes.equals(property, "max-height"), let size = TrackerDetector.dimension(value) {
+                effect.height = min(effect.height ?? size, size)
+            }
+        }
+        // A size above a pixel never makes an image one (sizes combine by their minimum).
+        if let width = effect.width, width > 1 { effect.width = nil }
+        if let height = effect.height, height > 1 { effect.height = nil }
+        return effect.hides || effect.width != nil || effect.height != nil ? effect : nil
+    }
+
+    /// A kept rule's selectors that are one compound each, with what its declarations do.
+    mutating func add(_ compounds: [Compound], effect: Effect) {
+        for compound in compounds { rules.append((compound, effect)) }
+    }
+
+    /// Builds the lookup keys, after a sheet added rules.
+    mutating func index() {
+        var classNames: [String] = [], idNames: [String] = []
+        var classPositions: [String: Int] = [:], idPositions: [String: Int] = [:]
+        byClass = []
+        byID = []
+        byTag = [:]
+        universal = []
+        func key(_ bytes: [UInt8]) -> String { String(decoding: bytes.map(URLPolicy.lowercased), as: UTF8.self) }
+        for (position, rule) in rules.enumerated() {
+            if let first = rule.compound.classes.first {
+                let name = key(first)
+                if let slot = classPositions[name] {
+                    byClass[slot].append(position)
+                } else {
+                    classPositions[name] = classNames.count
+                    classNames.append(name)
+                    byClass.append([position])
+                }
+            } else if let first = rule.compound.ids.first {
+                let name = key(first)
+                if let slot = idPositions[name] {
+                    byID[slot].append(position)
+                } else {
+                    idPositions[name] = idNames.count
+                    idNames.append(name)
+                    byID.append([position])
+                }
+            } else if rule.compound.tag != 0 {
+                byTag[rule.compound.tag, default: []].append(position)
+            } else {
+                universal.append(position)
+            }
+        }
+        classKeys = ASCIIKeywordSet(classNames)
+        idKeys = ASCIIKeywordSet(idNames)
+    }
+
+    /// The combined effect of the rules that select `element`. The interface's markers are never
+    /// selected, as in a browser, and the mail's own `tern-` classes are not read: the output
+    /// has neither, and the next pass must see what this one saw.
+    func effect(on element: HTMLNode) -> Effect {
+        var effect = Effect()
+        guard !rules.isEmpty, element.isElement, element.namespace == .html else { return effect }
+        var matched = false
+        func consider(_ positions: [Int]) {
+            for position in positions where matches(rules[position].compound, element) {
+                effect.combine(rules[position].effect)
+                matched = true
+            }
+        }
+        if !universal.isEmpty { consider(universal) }
+        if !byTag.isEmpty, let tagged = byTag[element.tagName.rawValue] { consider(tagged) }
+        if !byID.isEmpty, let id = element.attributeBytes("id"), let slot = idKeys.index(of: id) { consider(byID[slot]) }
+        if !byClass.isEmpty {
+            // A class the attribute lists twice applies its rules twice, which changes nothing.
+            _ = QuoteDetector.anyClass(of: element) { name in
+                if !InterfaceMarkers.isReserved(name), let slot = classKeys.index(of: name) { consider(byClass[slot]) }
+                return false
+            }
+        }
+        return matched && InterfaceMarkers.isMarker(element) ? Effect() : effect
+    }
+
+    func hides(_ element: HTMLNode) -> Bool { effect(on: element).hides }
+
+    private func matches(_ compound: Compound, _ element: HTMLNode) -> Bool {
+        if compound.tag != 0, element.tagName.rawValue != compound.tag { return false }
+        if !compound.ids.isEmpty {
+            guard let id = element.attributeBytes("id") else { return false }
+            for wanted in compound.ids where !Self.equalIgnoringASCIICase(id[...], wanted) { return false }
+        }
+        for wanted in compound.classes {
+            let found = QuoteDetector.anyClass(of: element) { name in
+                !InterfaceMarkers.isReserved(name) && Self.equalIgnoringASCIICase(name, wanted)
+            }
+            if !found { return false }
+        }
+        return true
+    }
+
+    static func equalIgnoringASCIICase(_ bytes: ArraySlice<UInt8>, _ other: [UInt8]) -> Bool {
+        bytes.count == other.count && zip(bytes, other).allSatisfy { URLPolicy.lowercased($0) == URLPolicy.lowercased($1) }
+    }
+}
