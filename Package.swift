@@ -67,7 +67,7 @@ let package = Package(
         // task at a time builds and walks, and the checks on its stored properties were 6% of
         // sanitizing (BENCHMARKS.md). Debug builds, and so every test, keep them.
         .target(
-            name: "HTMLSafety", resources: [.copy("Resources/tracker-domains.json")],
+            name: "HTMLSafety", resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
             swiftSettings: strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
         .target(

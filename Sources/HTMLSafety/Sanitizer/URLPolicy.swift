@@ -59,20 +59,83 @@ enum URLPolicy: Equatable {
         return .unsafe(scheme: lowercasedString(scheme))
     }
 
-    /// `//user@Host:port/path` → `host` (lowercased); nil when there is no host.
+    /// `//user@Host:port/path` → `host` as the browser reads it (`URLHost.canonical`: decoded,
+    /// IDNA-mapped, lowercase ASCII); nil when there is none or a browser would fail the URL.
     static func host(of rest: Substring) -> String? { host(of: ArraySlice(rest.utf8)) }
 
     static func host(of rest: ArraySlice<UInt8>) -> String? {
-        var text = rest.drop { $0 == 47 || $0 == 92 }
-        if let end = text.firstIndex(where: { $0 == 47 || $0 == 92 || $0 == 63 || $0 == 35 }) { text = text[..<end] }
+        var text = authority(of: rest)
         if let at = text.lastIndex(of: 64) { text = text[(at + 1)...] }
         if text.first == 91 {
             guard let close = text.firstIndex(of: 93) else { return nil }
             return lowercasedString(text[...close])
         }
         if let colon = text.firstIndex(of: 58) { text = text[..<colon] }
-        while text.last == 46 { text = text.dropLast() }
-        return text.isEmpty ? nil : lowercasedString(text)
+        return URLHost.canonical(text)
+    }
+
+    /// What follows `http(s):` up to the path: slashes and backslashes before it skipped, and
+    /// ended by `/`, `\`, `?` or `#` (URL Standard, special authority states: for http(s) a
+    /// backslash is a slash).
+    static func authority(of rest: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let text = rest.drop { $0 == 47 || $0 == 92 }
+        return text[..<(text.firstIndex(where: { $0 == 47 || $0 == 92 || $0 == 63 || $0 == 35 }) ?? text.endIndex)]
+    }
+
+    /// The path and query an http(s) URL requests, as a server reads them, for the blocklist's
+    /// path rules: backslashes are slashes, dot segments (`.`, `..`, also spelled `%2e`) are
+    /// resolved as the URL Standard's path state does, and the unreserved characters a server
+    /// reads the same encoded or not are decoded (RFC 3986 §6.2.2.2), so `/track/%6Fpen` and
+    /// `/x/../track/open` are `/track/open`. The fragment is not sent.
+    static func requestPath(of url: [UInt8]) -> [UInt8] {
+        let url = normalize(bytes: url)
+        guard let colon = url.firstIndex(of: 58) else { return [47] }
+        let authority = authority(of: url[(colon + 1)...])
+        var rest = url[authority.endIndex...]
+        if let hash = rest.firstIndex(of: 35) { rest = rest[..<hash] }
+        let queryStart = rest.firstIndex(of: 63) ?? rest.endIndex
+        var segments: [ArraySlice<UInt8>] = []
+        let parts = rest[..<queryStart].split(omittingEmptySubsequences: false) { $0 == 47 || $0 == 92 }.dropFirst()
+        for (position, segment) in parts.enumerated() {
+            let isLast = position == parts.count - 1
+            if isDotSegment(segment, dots: 2) {
+                _ = segments.popLast()
+                if isLast { segments.append([]) }
+            } else if isDotSegment(segment, dots: 1) {
+                if isLast { segments.append([]) }
+            } else {
+                segments.append(segment)
+            }
+        }
+        var path: [UInt8] = [47]
+        for (position, segment) in segments.enumerated() {
+            if position > 0 { path.append(47) }
+            path += segment
+        }
+        path += rest[queryStart...]
+        return decodingUnreserved(path)
+    }
+
+    /// `.` or `..` (`dots` of them), each dot possibly written `%2e` (URL Standard).
+    static func isDotSegment(_ segment: ArraySlice<UInt8>, dots: Int) -> Bool {
+        var index = segment.startIndex, found = 0
+        while index < segment.endIndex {
+            if segment[index] == 46 {
+                index += 1
+            } else if segment[index] == 37, index + 2 < segment.endIndex, segment[index + 1] == 50, segment[index + 2] | 0x20 == 101 {
+                index += 3
+            } else {
+                return false
+            }
+            found += 1
+        }
+        return found == dots
+    }
+
+    /// `%XX` for a letter, digit, `-`, `.`, `_` or `~` becomes that character; other escapes stay.
+    static func decodingUnreserved(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.contains(37) else { return bytes }
+        return URLHost.percentDecoded(bytes[...]) { isAlpha($0) || ($0 >= 48 && $0 <= 57) || $0 == 45 || $0 == 46 || $0 == 95 || $0 == 126 }
     }
 
     /// Lowercased as `String.lowercased()` does, without its cost for the usual ASCII host.
