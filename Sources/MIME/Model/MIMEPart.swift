@@ -60,9 +60,19 @@ public struct MIMEPart: Sendable, Hashable, Codable {
 
     /// Every part in document order.
     public func flattened() -> [MIMEPart] {
-        var result = [self]
-        for child in children { result.append(contentsOf: child.flattened()) }
+        var result: [MIMEPart] = []
+        var pending = [self]
+        while let part = pending.popLast() {
+            result.append(part)
+            pending.append(contentsOf: part.children.reversed())
+        }
         return result
+    }
+
+    /// The parts of a tree by id; where ids repeat (a message/rfc822 part and the multipart it
+    /// encloses), the first in document order, as IMAP numbers them.
+    static func byId(_ root: MIMEPart) -> [String: MIMEPart] {
+        Dictionary(root.flattened().map { ($0.partId, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }
 
