@@ -131,3 +131,13 @@ import TernCore
         #expect(parsed.problems.filter { $0.kind == .limit }.count == 1)
     }
 }
+
+@Suite struct AttachmentNameTests {
+    @Test func partFilenamesAreCappedInBytesAndLoseBidiControls() {
+        let long = MIMEPart(partId: "2", contentType: "application/pdf",
+                            dispositionParameters: ["filename": String(repeating: "ü", count: 250) + ".pdf"])
+        #expect(long.filename.map { $0.utf8.count <= 255 && $0.hasSuffix("ü.pdf") } == true)
+        let spoofed = MIMEPart(partId: "2", contentType: "application/pdf", parameters: ["name": "report\u{202E}fdp.exe"])
+        #expect(spoofed.filename == "reportfdp.exe")
+    }
+}

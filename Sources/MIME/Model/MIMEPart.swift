@@ -1,4 +1,5 @@
 import Foundation
+import TernCore
 
 /// A body part of a message: the shape shared by parsed messages and by IMAP BODYSTRUCTURE, so
 /// that body selection and attachment listing work the same from either (FR-SYNC-01 steps 7-8).
@@ -49,13 +50,9 @@ public struct MIMEPart: Sendable, Hashable, Codable {
         return Self.sanitizedFilename(name)
     }
 
-    /// Paths, control characters and leading dots are removed: a filename comes from a stranger.
+    /// A stranger's file name made safe to show and to save (`AttachmentFilename`).
     static func sanitizedFilename(_ name: String) -> String {
-        let lastComponent = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? name
-        var cleaned = String(lastComponent.unicodeScalars.filter { $0.value >= 32 && $0.value != 127 }.map(Character.init))
-        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
-        cleaned = cleaned.trimmingCharacters(in: .whitespaces)
-        return cleaned.isEmpty ? "attachment" : String(cleaned.prefix(255))
+        AttachmentFilename.sanitized(name)
     }
 
     /// Every part in document order.
