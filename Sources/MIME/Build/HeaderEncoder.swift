@@ -29,23 +29,33 @@ enum HeaderEncoder {
         return output + current
     }
 
+    /// Folding breaks lines only between words, so a word must fit on a line of its own within RFC
+    /// 5322's 998 bytes, with room for a field name or the quotes of a phrase; longer ones are
+    /// written as encoded words, which split anywhere.
+    static let maxUnencodedWordBytes = 900
+
     static func needsEncoding(_ text: String) -> Bool {
         text.utf8.contains { $0 >= 0x80 || $0 < 0x20 } || text.contains("=?")
     }
 
+    static func hasOverlongWord(_ text: String) -> Bool {
+        text.utf8.split(separator: ASCII.space).contains { $0.count > maxUnencodedWordBytes }
+    }
+
     /// Unstructured text (Subject): encoded words when needed, else as is.
     static func unstructured(_ text: String) -> String {
-        needsEncoding(text) ? encodedWords(text) : text
+        needsEncoding(text) || hasOverlongWord(text) ? encodedWords(text) : text
     }
 
     /// A display name: an atom-only phrase as is, specials in a quoted string, non-ASCII as encoded words.
     static func phrase(_ text: String) -> String {
         if needsEncoding(text) { return encodedWords(text) }
         let specials = Set("()<>[]:;@\\,.\"")
+        var written = text
         if text.contains(where: { specials.contains($0) }) {
-            return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            written = "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }
-        return text
+        return hasOverlongWord(written) ? encodedWords(text) : written
     }
 
     /// `=?UTF-8?B?…?=` words separated by spaces (which readers drop between encoded words).

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import TernCore
 
 /// Turns an `OutgoingMessage` into RFC 5322 bytes for SMTP and IMAP APPEND (FR-SYNC-07, FR-COMP-01):
@@ -8,8 +13,7 @@ public struct MessageBuilder: Sendable {
     public init() {}
 
     public static func generateMessageID(domain: String) -> String {
-        let host = domain.isEmpty ? "tern.invalid" : domain
-        return "<\(UUID().uuidString.lowercased()).\(UInt64(Date().timeIntervalSince1970 * 1000))@\(host)>"
+        MessageID.generate(domain: domain)
     }
 
     public func build(_ message: OutgoingMessage) throws -> [UInt8] {
@@ -41,7 +45,29 @@ public struct MessageBuilder: Sendable {
         }
         var bytes = Array(head.utf8)
         bytes.append(contentsOf: body)
+        try Self.checkLineLengths(bytes)
         return bytes
+    }
+
+    /// RFC 5322 section 2.1.1. Fields fold between words and bodies are encoded within it, so this
+    /// holds unless a single token is too long (a Content-ID, a media type): then the message is
+    /// refused, never sent broken.
+    static func checkLineLengths(_ bytes: [UInt8]) throws(MessageBuildError) {
+        let overlong: Range<Int>? = bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return nil }
+            var lineStart = 0
+            while lineStart < buffer.count {
+                let lineEnd = memchr(base + lineStart, Int32(ASCII.lf), buffer.count - lineStart)
+                    .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? buffer.count
+                let length = lineEnd - lineStart - (lineEnd > lineStart && buffer[lineEnd - 1] == ASCII.cr ? 1 : 0)
+                if length > 998 { return lineStart..<(lineStart + length) }
+                lineStart = lineEnd + 1
+            }
+            return nil
+        }
+        if let overlong {
+            throw .lineTooLong(start: String(decoding: bytes[overlong].prefix(40), as: UTF8.self), length: overlong.count)
+        }
     }
 
     // MARK: - Parts (each: its header lines, a blank line, its body; CRLF throughout)
@@ -133,8 +159,10 @@ public struct MessageBuilder: Sendable {
             try checkText(attachment.mimeType, "attachment type")
             if let contentId = attachment.contentId { try checkText(contentId, "content id") }
         }
-        for id in [message.messageId, message.inReplyTo].compactMap({ $0 }) + message.references {
+        let ids = [("Message-ID", message.messageId), ("In-Reply-To", message.inReplyTo)] + message.references.map { ("References", $0) }
+        for case let (field, id?) in ids {
             try checkText(id, "message id")
+            guard MessageID.isValid(id) else { throw MessageBuildError.invalidMessageID(field: field, id: id) }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TernCore
 
 /// A body part of a message: the shape shared by parsed messages and by IMAP BODYSTRUCTURE, so
 /// that body selection and attachment listing work the same from either (FR-SYNC-01 steps 7-8).
@@ -49,20 +50,26 @@ public struct MIMEPart: Sendable, Hashable, Codable {
         return Self.sanitizedFilename(name)
     }
 
-    /// Paths, control characters and leading dots are removed: a filename comes from a stranger.
+    /// A stranger's file name made safe to show and to save (`AttachmentFilename`).
     static func sanitizedFilename(_ name: String) -> String {
-        let lastComponent = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? name
-        var cleaned = String(lastComponent.unicodeScalars.filter { $0.value >= 32 && $0.value != 127 }.map(Character.init))
-        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
-        cleaned = cleaned.trimmingCharacters(in: .whitespaces)
-        return cleaned.isEmpty ? "attachment" : String(cleaned.prefix(255))
+        AttachmentFilename.sanitized(name)
     }
 
     /// Every part in document order.
     public func flattened() -> [MIMEPart] {
-        var result = [self]
-        for child in children { result.append(contentsOf: child.flattened()) }
+        var result: [MIMEPart] = []
+        var pending = [self]
+        while let part = pending.popLast() {
+            result.append(part)
+            pending.append(contentsOf: part.children.reversed())
+        }
         return result
+    }
+
+    /// The parts of a tree by id; where ids repeat (a message/rfc822 part and the multipart it
+    /// encloses), the first in document order, as IMAP numbers them.
+    static func byId(_ root: MIMEPart) -> [String: MIMEPart] {
+        Dictionary(root.flattened().map { ($0.partId, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }
 

@@ -10,7 +10,7 @@ public struct BodyText: Sendable, Hashable {
 
     /// `sections` maps part ids of `plan` to their raw (still transfer-encoded) bytes.
     public init(structure: MIMEPart, plan: BodyPlan, sections: [String: [UInt8]], limit: Int = MessageParser().maxBodyBytes) {
-        let parts = Dictionary(structure.flattened().map { ($0.partId, $0) }, uniquingKeysWith: { first, _ in first })
+        let parts = MIMEPart.byId(structure)
         var truncated = false
         var budget = limit
         func text(_ ids: [String]) -> String? {

@@ -19,6 +19,7 @@ enum ASCII {
     static let closeParen: UInt8 = 41
     static let comma: UInt8 = 44
     static let at: UInt8 = 64
+    static let asterisk: UInt8 = 42
 
     @inline(__always) static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == space || byte == tab || byte == cr || byte == lf
@@ -53,6 +54,24 @@ extension Collection where Element == UInt8 {
     }
 }
 
+extension UnsafeBufferPointer where Element == UInt8 {
+    /// Eight bytes at a time: a hostile header can be a megabyte, and the IMAP parser asks this of
+    /// every string it reads.
+    var isASCII: Bool {
+        guard let base = baseAddress else { return true }
+        var index = 0
+        while index + 8 <= count {
+            if UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            index += 8
+        }
+        while index < count {
+            if base[index] >= 0x80 { return false }
+            index += 1
+        }
+        return true
+    }
+}
+
 extension ArraySlice where Element == UInt8 {
     func trimmingWhitespace() -> ArraySlice<UInt8> {
         var start = startIndex
@@ -64,7 +83,6 @@ extension ArraySlice where Element == UInt8 {
 }
 
 extension String {
-    /// Header bytes as text: UTF-8 when valid (RFC 6532), else Latin-1, so nothing is lost or crashes.
     /// Header bytes as text: UTF-8 when valid (RFC 6532), else Latin-1, so nothing is lost or crashes.
     public init<Bytes: Collection>(headerBytes bytes: Bytes) where Bytes.Element == UInt8 {
         if let contiguous = bytes.withContiguousStorageIfAvailable({ String(headerBuffer: $0) }) {
@@ -87,12 +105,7 @@ extension String {
 
     /// ASCII (the common case) is copied without validation; otherwise UTF-8 when valid, else Latin-1.
     init(headerBuffer buffer: UnsafeBufferPointer<UInt8>) {
-        var ascii = true
-        for byte in buffer where byte >= 0x80 {
-            ascii = false
-            break
-        }
-        if ascii {
+        if buffer.isASCII {
             self = String(decoding: buffer, as: UTF8.self)
         } else if let text = String(validating: buffer, as: UTF8.self) {
             self = text

@@ -16,6 +16,11 @@ public struct HeaderField: Sendable, Hashable {
 /// The header section of a message or body part (RFC 5322 section 2.2, with the obsolete syntax
 /// of section 4.5: whitespace before the colon, and tolerance for lines that are not fields).
 public struct HeaderSection: Sendable {
+    /// Fields kept per header section (a message's or a part's); the rest are dropped and reported,
+    /// and the section is still read to its end, so the body starts where it should. Real mail has
+    /// tens, a long relay chain a few hundred (docs/decisions.md, issue 21).
+    public static let maxFields = 1_000
+
     public var fields: [HeaderField]
 
     public init(fields: [HeaderField]) { self.fields = fields }
@@ -38,9 +43,18 @@ public struct HeaderSection: Sendable {
         var index = start
         var current: (name: ArraySlice<UInt8>, valueStart: Int, lines: [ArraySlice<UInt8>])? = nil
         var reportedJunk = false
+        var reportedLimit = false
 
         func finish() {
             guard let field = current else { return }
+            current = nil
+            guard fields.count < maxFields else {
+                if !reportedLimit {
+                    problems.append(ParseProblem(.limit, partId: partId, "more than \(maxFields) header fields; the rest dropped"))
+                    reportedLimit = true
+                }
+                return
+            }
             let value: ArraySlice<UInt8>
             if field.lines.count == 1 {
                 value = field.lines[0]
@@ -52,7 +66,6 @@ public struct HeaderSection: Sendable {
             }
             let name = String(headerBytes: field.name)
             fields.append(HeaderField(name: name, key: name.lowercasedASCII, rawValue: value))
-            current = nil
         }
 
         bytes.withUnsafeBufferPointer { buffer in

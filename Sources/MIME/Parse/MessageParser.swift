@@ -33,11 +33,12 @@ public struct ParsedMessage: Sendable {
 
     /// Leaf part bodies by section, as ranges of the raw bytes (for attachment content).
     let leafRanges: [String: Range<Int>]
+    let parts: [String: MIMEPart]
     let raw: [UInt8]
 
     /// The decoded content of a leaf part (an attachment's bytes), or nil for an unknown part.
     public func content(ofPart partId: String) -> [UInt8]? {
-        guard let range = leafRanges[partId], let part = structure.flattened().first(where: { $0.partId == partId }) else { return nil }
+        guard let range = leafRanges[partId], let part = parts[partId] else { return nil }
         return TransferDecoding.decode(raw[range], encoding: part.transferEncoding)
     }
 }
@@ -86,9 +87,10 @@ public struct MessageParser: Sendable {
         for problem in Set(addressProblems) { state.problems.append(ParseProblem(.malformedAddress, partId: "", problem)) }
 
         let plan = BodyPlanner.plan(root)
+        let parts = MIMEPart.byId(root)
         var truncated = false
-        let plain = state.text(of: plan.plainPartIds, root: root, truncated: &truncated)
-        let html = state.text(of: plan.htmlPartIds, root: root, truncated: &truncated)
+        let plain = state.text(of: plan.plainPartIds, parts: parts, truncated: &truncated)
+        let html = state.text(of: plan.htmlPartIds, parts: parts, truncated: &truncated)
         let to = addresses("to")
         let cc = addresses("cc")
         let references = headers.first("references").map { MessageIDParser.parseList(String(headerBytes: $0.rawValue)) } ?? []
@@ -102,7 +104,7 @@ public struct MessageParser: Sendable {
             dedupKey: DedupKey.make(from: from, to: to, cc: cc, subject: subject,
                                     dateHeader: headers.first("date").map { String(headerBytes: $0.rawValue) },
                                     messageId: messageIdField),
-            leafRanges: state.leafRanges, raw: bytes)
+            leafRanges: state.leafRanges, parts: parts, raw: bytes)
     }
 
     public func parse(_ data: Data) -> ParsedMessage { parse([UInt8](data)) }
@@ -208,6 +210,17 @@ public struct MessageParser: Sendable {
                 let childDefault = contentType.value == "multipart/digest" ? "message/rfc822" : "text/plain"
                 for (number, range) in split.parts.enumerated() {
                     let childId = partId.isEmpty ? "\(number + 1)" : "\(partId).\(number + 1)"
+                    // The limit counts the parts of the whole message, checked before each one.
+                    if partCount >= parser.maxParts {
+                        let rest = range.lowerBound..<split.parts[split.parts.count - 1].upperBound
+                        problems.append(ParseProblem(.limit, partId: partId,
+                                                     "part limit (\(parser.maxParts)) reached; \(split.parts.count - number) more parts kept as one"))
+                        partCount += 1
+                        leafRanges[childId] = rest
+                        part.children.append(MIMEPart(partId: childId, contentType: "application/octet-stream", transferEncoding: "8bit",
+                                                      sizeBytes: rest.count))
+                        break
+                    }
                     let (childHeaders, childBodyStart) = HeaderSection.parse(bytes, from: range.lowerBound, to: range.upperBound,
                                                                              problems: &problems, partId: childId)
                     part.children.append(parseBody(headers: childHeaders, bodyStart: childBodyStart, end: range.upperBound,
@@ -217,7 +230,7 @@ public struct MessageParser: Sendable {
             }
 
             leafRanges[leafId] = bodyStart..<end
-            if part.isMessage, depth < parser.maxDepth, encoding != "base64", encoding != "quoted-printable" {
+            if part.isMessage, depth < parser.maxDepth, partCount < parser.maxParts, encoding != "base64", encoding != "quoted-printable" {
                 // message/rfc822: the enclosed message's structure, numbered as IMAP does (2 → 2.1…).
                 let (innerHeaders, innerBodyStart) = HeaderSection.parse(bytes, from: bodyStart, to: end, problems: &problems, partId: leafId)
                 var inner = parseBody(headers: innerHeaders, bodyStart: innerBodyStart, end: end, partId: leafId,
@@ -239,14 +252,13 @@ public struct MessageParser: Sendable {
             return part
         }
 
-        mutating func text(of partIds: [String], root: MIMEPart, truncated: inout Bool) -> String? {
+        /// Looked up by id, not searched for: a message can have 10,000 body parts (issue 21).
+        mutating func text(of partIds: [String], parts: [String: MIMEPart], truncated: inout Bool) -> String? {
             guard !partIds.isEmpty else { return nil }
-            let parts = root.flattened()
             var pieces: [String] = []
             var total = 0
             for partId in partIds {
-                guard let part = parts.first(where: { $0.partId == partId && $0.children.isEmpty }),
-                      let range = leafRanges[partId] else { continue }
+                guard let part = parts[partId], part.children.isEmpty, let range = leafRanges[partId] else { continue }
                 var budget = parser.maxBodyBytes - total
                 let wasTruncated = truncated
                 let decoded = BodyText.decode(bytes[range], part: part, limit: &budget, truncated: &truncated)

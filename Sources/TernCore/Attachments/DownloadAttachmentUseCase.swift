@@ -55,7 +55,7 @@ public struct DownloadAttachmentUseCase: Sendable {
     public func callAsFunction(attachmentId: Int64) async throws -> URL {
         guard let location = try await store.location(ofAttachment: attachmentId) else { throw TernError.notFound("attachment \(attachmentId)") }
         let directory = home.attachmentsURL(for: location.accountId)
-        let final = directory.appendingPathComponent("\(attachmentId)-\(Self.safeFilename(location.attachment.filename))")
+        let final = directory.appendingPathComponent(Self.fileName(attachmentId: attachmentId, filename: location.attachment.filename))
         if location.attachment.isDownloaded, FileManager.default.fileExists(atPath: final.path) {
             try await store.markDownloaded(attachmentId, path: final.path, at: Date())
             return final
@@ -104,10 +104,9 @@ public struct DownloadAttachmentUseCase: Sendable {
         for name in names where name.hasSuffix(".partial") { try? FileManager.default.removeItem(at: directory.appendingPathComponent(name)) }
     }
 
-    /// A file name that stays inside the directory and is readable in a shell.
-    static func safeFilename(_ name: String) -> String {
-        let cleaned = String(name.map { $0 == "/" || $0 == "\\" || $0.isNewline || $0 == "\0" ? "_" : $0 }).trimmingCharacters(in: .whitespaces)
-        let trimmed = cleaned.hasPrefix(".") ? "_" + cleaned.dropFirst() : cleaned
-        return trimmed.isEmpty ? "attachment" : String(trimmed.prefix(200))
+    /// `<id>-<name>`: one path component inside the directory, of at most 255 bytes, readable in a shell.
+    static func fileName(attachmentId: Int64, filename: String) -> String {
+        let prefix = "\(attachmentId)-"
+        return prefix + AttachmentFilename.sanitized(filename, maxBytes: AttachmentFilename.maxBytes - prefix.utf8.count)
     }
 }
