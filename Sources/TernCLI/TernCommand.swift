@@ -27,7 +27,8 @@ public struct TernCommand: AsyncParsableCommand {
             }
             Foundation.exit(0)
         } catch let error as TernError {
-            FileHandle.standardError.write(Data("tern: \(error.message)\n".utf8))
+            // Errors quote servers and files: escaped like any text for the terminal.
+            printError("tern: \(TerminalText.line(error.message))")
             Foundation.exit(1)
         } catch {
             exit(withError: error)
@@ -54,7 +55,7 @@ func printJSON<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
-    let data = try encoder.encode(value)
+    let data = TerminalText.json(try encoder.encode(value))
     FileHandle.standardOutput.write(data)
     FileHandle.standardOutput.write(Data("\n".utf8))
 }

@@ -34,14 +34,14 @@ struct SyncCommand: AsyncParsableCommand {
         let reports = try await services().syncAccounts(account: account, bodies: bodies?.policy) { event in
             guard !json else {
                 // Scripts follow progress as JSON Lines on standard error; the report goes to standard output.
-                if let line = Self.progressLine(event) { FileHandle.standardError.write(line) }
+                if let line = Self.progressLine(event) { FileHandle.standardError.write(TerminalText.json(line)) }
                 return
             }
             switch event {
             case .firstPageReady(let count) where count > 0:
                 FileHandle.standardError.write(Data("Inbox: first \(count) messages ready\n".utf8))
             case .syncingFolder(let path, let done, let total) where interactive:
-                FileHandle.standardError.write(Data("\r\(path): \(done)/\(total)\u{1B}[K".utf8))
+                FileHandle.standardError.write(Data("\r\(TerminalText.line(path)): \(done)/\(total)\u{1B}[K".utf8))
             case .folderDone where interactive:
                 FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
             default: break
@@ -64,20 +64,24 @@ struct SyncCommand: AsyncParsableCommand {
                 }
             case .newMail(let account, let messages):
                 if json { try? printJSONLine(["event": "newMail", "account": account], messages) } else {
-                    let formatter = DateFormatter()
-                    formatter.dateFormat = "HH:mm"
-                    for message in messages {
-                        print("\(account): new  \(formatter.string(from: message.date))  \(message.from.name ?? message.from.address)  \(message.subject)")
-                    }
+                    for message in messages { print(Self.newMailLine(account: account, message: message)) }
                 }
             case .pushed(let account, let report):
                 if json { try? printJSONLine(["event": "pushed", "account": account], report) } else {
                     for id in report.queue.sent { print("\(account): sent message \(id)") }
-                    for failure in report.queue.failed { print("\(account): message \(failure.emailId) failed: \(failure.error)") }
+                    for failure in report.queue.failed { print("\(account): message \(failure.emailId) failed: \(TerminalText.line(failure.error))") }
                 }
             default: break
             }
         }
+    }
+
+    /// What `--watch` prints for a new message: one line, whatever its sender and subject hold.
+    static func newMailLine(account: String, message: NewMessage) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm"
+        let from = TerminalText.line(message.from.name ?? message.from.address)
+        return "\(account): new  \(formatter.string(from: message.date))  \(from)  \(TerminalText.line(message.subject))"
     }
 
     static func progressLine(_ event: SyncProgress) -> Data? {
@@ -119,7 +123,7 @@ func printJSONLine<Payload: Encodable>(_ labels: [String: String], _ data: Paylo
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .iso8601
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let bytes = try encoder.encode(JSONLine(labels: labels, data: data))
+    let bytes = TerminalText.json(try encoder.encode(JSONLine(labels: labels, data: data)))
     FileHandle.standardOutput.write(bytes + Data("\n".utf8))
 }
 
@@ -195,7 +199,7 @@ struct ThreadsCommand: AsyncParsableCommand {
             case .fetched(let count): "fetched \(count) older message\(count == 1 ? "" : "s")"
             case .reachedBoundary(let serverHistory): serverHistory ? "no older mail on the server" : "the sync window ends here"
             }
-            FileHandle.standardError.write(Data((note + "\n").utf8))
+            printError(note)
         }
         let queries = services.mailQueries
         let threads = if archive {
@@ -268,13 +272,13 @@ struct ThreadCommand: AsyncParsableCommand {
                     messages = try await services.mailQueries.thread(id: id) ?? messages
                 }
             } catch let error as TernError {
-                FileHandle.standardError.write(Data("bodies not downloaded: \(error.message)\n".utf8))
+                printError("bodies not downloaded: \(TerminalText.line(error.message))")
             }
         }
         if !keepUnread, messages.contains(where: { !$0.isRead }) {
             // FR-ED-01: opening a thread marks its unread messages read (pushed like `tern mark read`).
             let result = try await services.mailActions.mark(.read, [.thread(id)])
-            for failure in result.failed { FileHandle.standardError.write(Data("could not mark read: \(failure)\n".utf8)) }
+            for failure in result.failed { printError("could not mark read: \(TerminalText.line(failure))") }
             messages = try await services.mailQueries.thread(id: id) ?? messages
         }
         if output.json {
@@ -285,15 +289,18 @@ struct ThreadCommand: AsyncParsableCommand {
         formatter.dateFormat = "EEE, d MMM yyyy HH:mm"
         for (index, message) in messages.enumerated() {
             if index > 0 { print("\n" + String(repeating: "─", count: 72)) }
-            print("Message: m\(message.emailId)\(message.sendState == .none ? "" : "  (\(message.sendState.rawValue)\(message.sendError.map { ": \($0)" } ?? ""))")")
+            // Header fields are one line each: a newline in a subject must not start a forged `From:`.
+            let sendNote = message.sendError.map { ": \(TerminalText.line($0))" } ?? ""
+            print("Message: m\(message.emailId)\(message.sendState == .none ? "" : "  (\(message.sendState.rawValue)\(sendNote))")")
             print("From:    \(Self.format(message.from))")
             if !message.to.isEmpty { print("To:      \(message.to.map(Self.format).joined(separator: ", "))") }
             if !message.cc.isEmpty { print("Cc:      \(message.cc.map(Self.format).joined(separator: ", "))") }
             print("Date:    \(formatter.string(from: message.date))")
-            print("Subject: \(message.subject)")
-            print("Folders: \(message.folders.joined(separator: ", "))\(message.isStarred ? "  ★" : "")")
+            print("Subject: \(TerminalText.line(message.subject))")
+            print("Folders: \(message.folders.map(TerminalText.line).joined(separator: ", "))\(message.isStarred ? "  ★" : "")")
             for attachment in message.attachments {
-                print("Attachment \(attachment.id): \(attachment.filename) (\(attachment.mimeType), \(ByteCountFormatter.string(fromByteCount: attachment.sizeBytes, countStyle: .file)))")
+                let size = ByteCountFormatter.string(fromByteCount: attachment.sizeBytes, countStyle: .file)
+                print("Attachment \(attachment.id): \(TerminalText.line(attachment.filename)) (\(TerminalText.line(attachment.mimeType)), \(size))")
             }
             print("")
             if let plain = message.bodyPlain {
@@ -310,7 +317,7 @@ struct ThreadCommand: AsyncParsableCommand {
     }
 
     static func format(_ address: EmailAddress) -> String {
-        address.name.map { "\($0) <\(address.address)>" } ?? address.address
+        TerminalText.line(address.name.map { "\($0) <\(address.address)>" } ?? address.address)
     }
 }
 
