@@ -113,6 +113,7 @@ let package = Package(
             name: "MailStoreTests",
             dependencies: ["MailStore", "TernCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
+        .testTarget(name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport"], swiftSettings: strict),
         .testTarget(name: "TernCLITests", dependencies: ["tern", "TernCLI", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

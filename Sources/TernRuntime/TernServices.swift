@@ -28,7 +28,7 @@ public struct TernServices: Sendable {
     public var addAccount: AddAccountUseCase { AddAccountUseCase(accounts: accountRepository, secrets: secrets, signIn: signIn) }
     public var signIn: SignInUseCase { SignInUseCase(accounts: accountRepository, tokens: tokens, authorizer: authorizer) }
     var credentials: AccountCredentials {
-        AccountCredentials(secrets: secrets, tokens: tokens, authorizer: authorizer, accounts: accountRepository)
+        AccountCredentials(secrets: secrets, tokens: tokens, authorizer: authorizer, accounts: accountRepository, locks: locks)
     }
     public var listAccounts: ListAccountsUseCase { ListAccountsUseCase(accounts: accountRepository) }
     public var removeAccount: RemoveAccountUseCase {
@@ -44,7 +44,8 @@ public struct TernServices: Sendable {
                             synchronizer: LiveMailSynchronizer(store: SQLiteSyncStore(database: database), locks: locks), pusher: pusher)
     }
 
-    /// Under `$TERN_HOME/locks/`: one pusher per account, one writer per folder, across processes.
+    /// Under `$TERN_HOME/locks/`: one pusher per account, one writer per folder, one token refresh
+    /// per account, across processes.
     var locks: FileLocks { FileLocks(directory: home.url.appendingPathComponent("locks")) }
 
     /// FR-SYNC-01 step 7: a thread's bodies when it is opened.
