@@ -118,20 +118,28 @@ def test_refused_consent_adds_no_account(oauth, servers):
 
 
 def test_concurrent_refreshes_with_rotating_refresh_tokens_keep_the_account(oauth):
-    """Two processes find the access token refused at once, against a provider that rotates refresh
-    tokens: they take turns (a lock per account), the second uses what the first stored, and
-    neither meets invalid_grant, so the account stays active (issue 21)."""
+    """Two processes start with an expired access token, against a provider that rotates refresh
+    tokens and answers slowly: they take turns (a lock per account), the second uses what the first
+    stored, and neither meets invalid_grant, so the account stays active (issue 21). Without the
+    lock both send the same refresh token, and the second is refused."""
     assert oauth.add()[0] == 0
+    token_file = next((oauth.home / "secrets").glob("*.json"))
+    tokens = json.loads(token_file.read_text())
+    tokens["expiresAt"] = "2000-01-01T00:00:00Z"
+    token_file.write_text(json.dumps(tokens))
     oauth.post("/admin/rotate-refresh?on=1")
-    oauth.post("/admin/token-delay?seconds=1")
+    oauth.post("/admin/token-delay?seconds=3")
     try:
         oauth.post("/admin/expire-access")
+        before = oauth.stats()
         checks = [oauth.start("imap-check", "gm") for _ in range(2)]
-        results = [(check.wait(timeout=60), check.stderr.read()) for check in checks]
+        results = [(check.returncode, err) for check in checks for _, err in [check.communicate(timeout=60)]]
         assert [code for code, _ in results] == [0, 0], results
+        assert oauth.stats()["refresh_token"] == before["refresh_token"] + 1, "the second used the first one's token"
         assert json.loads(oauth.run("account", "list", "--json", check=True).stdout)[0]["isActive"] is True
 
         # What is stored is the newest refresh token: the next refresh works too.
+        oauth.post("/admin/token-delay?seconds=0")
         oauth.post("/admin/expire-access")
         again = oauth.run("imap-check", "gm")
         assert again.returncode == 0, again.stderr
