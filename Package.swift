@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(name: "IMAPTests", dependencies: ["IMAP", "MIME", "TernCore"], swiftSettings: strict),
         .testTarget(
             name: "IMAPIntegrationTests",
-            dependencies: ["IMAP", "TernCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            dependencies: ["IMAP", "TernCore", "Sync", "MailStore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: strict),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "TernCore"], swiftSettings: strict),
@@ -113,7 +113,8 @@ let package = Package(
             name: "MailStoreTests",
             dependencies: ["MailStore", "TernCore", "TernRuntime", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
-        .testTarget(name: "TernCLITests", dependencies: ["tern", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+        .testTarget(name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport"], swiftSettings: strict),
+        .testTarget(name: "TernCLITests", dependencies: ["tern", "TernCLI", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,6 +8,9 @@
   POST /introspect    {"active": true, "email": user} for a live access token
   POST /admin/expire-access    every access token stops working (the client must refresh)
   POST /admin/revoke-refresh   every refresh token stops working (the client must sign in again)
+  POST /admin/rotate-refresh?on=1|0   each refresh issues a new refresh token and revokes the old
+                                      one (RFC 6749 section 6), as some providers do; off by default
+  POST /admin/token-delay?seconds=S   the token endpoint answers S seconds late (overlapping refreshes)
   GET  /admin/stats   counts of grants, for tests
 """
 import argparse, base64, hashlib, json, secrets, threading, time
@@ -16,6 +19,7 @@ from urllib.parse import urlparse, parse_qs, urlencode
 
 LOCK = threading.Lock()
 CODES, ACCESS, REFRESH = {}, {}, {}
+SETTINGS = {"rotate": False, "delay": 0.0}
 STATS = {"authorization_code": 0, "refresh_token": 0, "introspect_active": 0, "introspect_inactive": 0}
 
 
@@ -79,8 +83,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         url = urlparse(self.path)
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}
         if url.path == "/token":
             form = self.form()
+            time.sleep(SETTINGS["delay"])
             with LOCK:
                 if form.get("grant_type") == "authorization_code":
                     grant = CODES.pop(form.get("code", ""), None)
@@ -96,8 +102,11 @@ class Handler(BaseHTTPRequestHandler):
                         return self.reply(400, {"error": "invalid_grant", "error_description": "refresh token revoked"})
                     STATS["refresh_token"] += 1
                     token = self.issue(grant["user"], grant["client"])
-                    del REFRESH[token["refresh_token"]]
-                    del token["refresh_token"]  # like Google: the refresh token stays the same
+                    if SETTINGS["rotate"]:
+                        del REFRESH[form["refresh_token"]]
+                    else:
+                        del REFRESH[token["refresh_token"]]
+                        del token["refresh_token"]  # like Google: the refresh token stays the same
                     return self.reply(200, token)
             return self.reply(400, {"error": "unsupported_grant_type"})
         if url.path == "/introspect":
@@ -113,6 +122,12 @@ class Handler(BaseHTTPRequestHandler):
         if url.path == "/admin/expire-access":
             with LOCK:
                 ACCESS.clear()
+            return self.reply(200, {"ok": True})
+        if url.path == "/admin/rotate-refresh":
+            SETTINGS["rotate"] = query.get("on") == "1"
+            return self.reply(200, {"ok": True})
+        if url.path == "/admin/token-delay":
+            SETTINGS["delay"] = float(query.get("seconds", "0"))
             return self.reply(200, {"ok": True})
         if url.path == "/admin/revoke-refresh":
             with LOCK:

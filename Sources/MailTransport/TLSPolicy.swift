@@ -12,6 +12,7 @@ public enum TLSPolicy {
     private static let contexts = NIOLockedValueBox<[String: NIOSSLContext]>([:])
 
     public static func clientContext(caFile: String?) throws(TransportFailure) -> NIOSSLContext {
+        if let caFile { try CAFileOwnership.check(caFile) }
         let modified = caFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0)[.modificationDate] as? Date }
         let key = "\(caFile ?? "")\u{0}\(modified?.timeIntervalSince1970 ?? 0)"
         if let cached = contexts.withLockedValue({ $0[key] }) { return cached }

@@ -27,10 +27,10 @@ public struct TernCommand: AsyncParsableCommand {
             }
             Foundation.exit(0)
         } catch let error as TernError {
-            FileHandle.standardError.write(Data("tern: \(ErrorWording.line(error))\n".utf8))
+            printError("tern: \(TerminalText.line(ErrorWording.line(error)))")
             Foundation.exit(1)
         } catch let error as CLIError {
-            FileHandle.standardError.write(Data("tern: \(ErrorWording.line(error))\n".utf8))
+            printError("tern: \(TerminalText.line(ErrorWording.line(error)))")
             Foundation.exit(1)
         } catch {
             exit(withError: error)
@@ -57,7 +57,7 @@ func printJSON<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
-    let data = try encoder.encode(value)
+    let data = TerminalText.json(try encoder.encode(value))
     FileHandle.standardOutput.write(data)
     FileHandle.standardOutput.write(Data("\n".utf8))
 }

@@ -10,11 +10,17 @@ import TernCore
 /// server's words kept) and transient (the queue's schedule).
 struct LiveMessageSubmitter: MessageSubmitting {
     /// Fault injection for the exactly-once test: `TERN_FAULT=kill-after-smtp-accept` SIGKILLs the
-    /// process right after the server accepted the content, before Tern records it.
+    /// process right after the server accepted the content, before Tern records it. Debug builds
+    /// only (SwiftPM defines DEBUG for them; the integration tests run `.build/debug/tern`): a
+    /// shipped binary has no variable that makes it kill itself mid-send.
     let killAfterAccept: Bool
 
     init(environment: [String: String]) {
+        #if DEBUG
         killAfterAccept = environment["TERN_FAULT"] == "kill-after-smtp-accept"
+        #else
+        killAfterAccept = false
+        #endif
     }
 
     func withSession<Result: Sendable>(account: Account, credentials: CredentialSupply,

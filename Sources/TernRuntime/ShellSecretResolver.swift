@@ -3,7 +3,8 @@ import TernCore
 
 /// Resolves an account's secret from its source at the moment it is needed
 /// (PLATFORM.md: `password_command`, or an environment variable). The secret is returned to the
-/// caller and never written anywhere; error messages name the source, never the secret.
+/// caller and never written anywhere; error messages name the account, never the command (which
+/// may hold an inlined secret) nor its output.
 public struct ShellSecretResolver: SecretResolver {
     let environment: [String: String]
     let home: TernHome
@@ -19,63 +20,49 @@ public struct ShellSecretResolver: SecretResolver {
         self.timeout = timeout
     }
 
-    public func secret(for source: CredentialSource, accountID: Account.ID) async throws -> String {
-        switch source {
+    public func secret(for account: Account) async throws -> String {
+        switch account.credential {
         case .passwordEnvironment(let variable):
             guard let value = environment[variable], !value.isEmpty else {
                 throw TernError.secretUnavailable("environment variable \(variable) is not set")
             }
             return value
         case .passwordCommand(let command):
-            return try await run(command)
+            return try await run(command, account: account.name)
         case .oauth2:
             // OAuth accounts have tokens, not a password: `AccountCredentials` handles them.
             throw TernError.secretUnavailable("this account signs in with OAuth; run 'tern account login' to sign in")
         }
     }
 
-    func run(_ command: String) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+    func run(_ command: String, account: String) async throws -> String {
+        let what = "the password command of account '\(account)'"
+        let result: PasswordCommand.Outcome
         do {
-            try process.run()
+            result = try await PasswordCommand(command: command, environment: environment, timeout: timeout).run()
         } catch {
-            throw TernError.secretUnavailable("password command could not start: \(error.localizedDescription)")
+            throw TernError.secretUnavailable("\(what) could not start: \(error)")
         }
-        let timeout = self.timeout
-        let watchdog = Task.detached {
-            try await Task.sleep(for: timeout)
-            if process.isRunning { process.terminate() }
-        }
-        let (stdout, stderr) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let stderrData = errors.fileHandleForReading.readDataToEndOfFile()
-                let stdoutData = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (stdoutData, stderrData))
-            }
-        }
-        watchdog.cancel()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let detail = String(decoding: stderr, as: UTF8.self)
-                .split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-            let status = process.terminationReason == .exit ? "exit status \(process.terminationStatus)" : "killed"
-            throw TernError.secretUnavailable(
-                "password command '\(command)' failed (\(status))\(detail.isEmpty ? "" : ": \(detail)")")
+        switch result.ending {
+        case .timedOut:
+            throw TernError.secretUnavailable("\(what) did not finish within \(Int(timeout.components.seconds)) s and was stopped")
+        case .signal(let number):
+            throw TernError.secretUnavailable("\(what) was killed by signal \(number)\(Self.detail(result.stderr))")
+        case .exit(let status) where status != 0:
+            throw TernError.secretUnavailable("\(what) failed (exit status \(status))\(Self.detail(result.stderr))")
+        case .exit:
+            break
         }
         // Like `pass` and most password commands: the first line is the password.
-        let text = String(decoding: stdout, as: UTF8.self)
+        let text = String(decoding: result.stdout, as: UTF8.self)
         let firstLine = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        guard !firstLine.isEmpty else {
-            throw TernError.secretUnavailable("password command '\(command)' printed nothing")
-        }
+        guard !firstLine.isEmpty else { throw TernError.secretUnavailable("\(what) printed nothing") }
         return firstLine
+    }
+
+    /// The first line the command wrote to standard error (what `pass` or `gpg` say went wrong).
+    static func detail(_ stderr: Data) -> String {
+        let line = String(decoding: stderr, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        return line.isEmpty ? "" : ": \(line.prefix(200))"
     }
 }

@@ -14,7 +14,8 @@ public final class TernServices: Sendable {
     let authorizer: any OAuthAuthorizer
     let environment: [String: String]
     let credentials: AccountCredentials
-    /// Under `$TERN_HOME/locks/`: one pusher per account, one writer per folder, across processes.
+    /// Under `$TERN_HOME/locks/`: one pusher per account, one writer per folder, one token refresh
+    /// per account, across processes.
     let locks: FileLocks
     let operations: PendingOperationProcessor
 
@@ -60,8 +61,8 @@ public final class TernServices: Sendable {
         let accounts = SQLiteAccountRepository(database: database)
         let tokens = TokenStoreChoice.make(home: home, environment: environment)
         let authorizer = LoopbackOAuthAuthorizer(configuration: .fromEnvironment(environment), environment: environment)
-        let credentials = AccountCredentials(secrets: secrets, tokens: tokens, authorizer: authorizer, accounts: accounts)
         let locks = FileLocks(directory: home.url.appendingPathComponent("locks"))
+        let credentials = AccountCredentials(secrets: secrets, tokens: tokens, authorizer: authorizer, accounts: accounts, locks: locks)
         let changes = ChangeFeed()
         let syncStore = SQLiteSyncStore(database: database)
         let synchronizer = LiveMailSynchronizer(store: syncStore, locks: locks)

@@ -92,6 +92,35 @@ import TernCore
         #expect(fileMode == 0o600)
     }
 
+    /// Issue 21: a home made beforehand with access for others (`mkdir` under umask 022) is closed.
+    @Test func anExistingHomeOthersCanReadIsMadePrivate() throws {
+        let home = Fixtures.temporaryHome()
+        try FileManager.default.createDirectory(at: home.url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        _ = try TernDatabase(home: home)
+        #expect(try FileManager.default.attributesOfItem(atPath: home.url.path)[.posixPermissions] as? Int == 0o700)
+    }
+
+    @Test func aSharedDirectoryIsRefusedAsHomeAndLeftAlone() throws {
+        let home = Fixtures.temporaryHome()
+        try FileManager.default.createDirectory(at: home.url, withIntermediateDirectories: true)
+        chmod(home.url.path, 0o1777)
+        #expect { _ = try TernDatabase(home: home) } throws: { error in
+            (error as? TernError)?.message.contains("is a shared directory") == true
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: home.url.path)[.posixPermissions] as? Int == 0o1777)
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "needs root to give the directory away"))
+    func anotherUsersHomeOthersCanReadIsRefusedAndLeftAlone() throws {
+        let home = Fixtures.temporaryHome()
+        try FileManager.default.createDirectory(at: home.url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        chown(home.url.path, 65534, 65534)
+        #expect { _ = try TernDatabase(home: home) } throws: { error in
+            (error as? TernError)?.message.contains("belongs to another user") == true
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: home.url.path)[.posixPermissions] as? Int == 0o755)
+    }
+
     /// A page damaged in the middle of the file passes the cheap checks; the full check, due once
     /// `integrityCheckInterval` has passed, refuses it and leaves the file as it was.
     @Test func damagedPageIsFoundByTheDueIntegrityCheck() throws {

@@ -30,6 +30,34 @@ import TernCore
         #expect(names == (appliedCount > 0 ? ["old"] : []))
     }
 
+    /// v8: a change queued before it takes its folder's UIDVALIDITY, the best known of it.
+    @Test func pendingChangesFromBeforeV8TakeTheirFoldersUIDValidity() throws {
+        let home = Fixtures.temporaryHome()
+        try FileManager.default.createDirectory(at: home.url, withIntermediateDirectories: true)
+        let account = Fixtures.account()
+        do {
+            let queue = try DatabaseQueue(path: home.databaseURL.path)
+            try SchemaMigrations.migrator.migrate(queue, upTo: "v7-store-health")
+            try queue.write { db in
+                try account.insert(db)
+                var folder = Folder(accountId: account.id, path: "Trash", folderType: .trash, uidValidity: 42)
+                try folder.insert(db)
+                var email = Fixtures.email(accountId: account.id, messageId: "<m@example.org>")
+                try email.insert(db)
+                try db.execute(sql: """
+                    INSERT INTO pendingOperation (accountId, kind, emailId, folderId, imapUID, createdDate) VALUES (?, 'delete', ?, ?, 5, ?);
+                    INSERT INTO pendingOperation (accountId, kind, emailId, createdDate) VALUES (?, 'fileSentCopy', ?, ?)
+                    """, arguments: [account.id, email.id, folder.id, Date(), account.id, email.id, Date()])
+            }
+            try queue.close()
+        }
+        let database = try TernDatabase(home: home)
+        let validities = try database.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT kind, uidValidity FROM pendingOperation ORDER BY id").map { "\($0["kind"] as String)=\($0["uidValidity"] as Int64? ?? -1)" }
+        }
+        #expect(validities == ["delete=42", "fileSentCopy=-1"])
+    }
+
     /// Every field the specs name has a column (docs/data-model.md).
     @Test func schemaHasEverySpecField() throws {
         let database = try TernDatabase.temporary()

@@ -25,7 +25,7 @@ actor InMemoryAccounts: AccountRepository {
 
 struct FixedSecrets: SecretResolver {
     var fail = false
-    func secret(for source: CredentialSource, accountID: Account.ID) async throws -> String {
+    func secret(for account: Account) async throws -> String {
         if fail { throw TernError.secretUnavailable("no secret") }
         return "s3cret"
     }

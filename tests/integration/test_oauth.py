@@ -27,6 +27,9 @@ def oauth(servers, tmp_path):
     def run(*args, check=False):
         return subprocess.run([str(TERN), *args], capture_output=True, text=True, env=env, timeout=60, check=check)
 
+    def start(*args):
+        return subprocess.Popen([str(TERN), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
     def post(path):
         request = urllib.request.Request(f"{base}{path}", data=b"", method="POST")
         return json.load(urllib.request.urlopen(request, timeout=10))
@@ -56,7 +59,7 @@ def oauth(servers, tmp_path):
                        "--smtp", f"127.0.0.1:{servers['TERN_SUBMISSION_PORT']}", "--smtp-starttls",
                        "--ca-file", servers["TERN_TEST_CA"], "--oauth-client-id", "tern-test-client")
 
-    return type("OAuth", (), dict(run=staticmethod(run), post=staticmethod(post), stats=staticmethod(stats),
+    return type("OAuth", (), dict(run=staticmethod(run), start=staticmethod(start), post=staticmethod(post), stats=staticmethod(stats),
                                    sign_in=staticmethod(sign_in), add=staticmethod(add), home=tmp_path / "home"))
 
 
@@ -112,3 +115,34 @@ def test_refused_consent_adds_no_account(oauth, servers):
                                    "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}", "--smtp", "127.0.0.1:1")
     assert code == 1 and "refused" in err
     assert json.loads(oauth.run("account", "list", "--json", check=True).stdout) == []
+
+
+def test_concurrent_refreshes_with_rotating_refresh_tokens_keep_the_account(oauth):
+    """Two processes start with an expired access token, against a provider that rotates refresh
+    tokens and answers slowly: they take turns (a lock per account), the second uses what the first
+    stored, and neither meets invalid_grant, so the account stays active (issue 21). Without the
+    lock both send the same refresh token, and the second is refused."""
+    assert oauth.add()[0] == 0
+    token_file = next((oauth.home / "secrets").glob("*.json"))
+    tokens = json.loads(token_file.read_text())
+    tokens["expiresAt"] = "2000-01-01T00:00:00Z"
+    token_file.write_text(json.dumps(tokens))
+    oauth.post("/admin/rotate-refresh?on=1")
+    oauth.post("/admin/token-delay?seconds=3")
+    try:
+        oauth.post("/admin/expire-access")
+        before = oauth.stats()
+        checks = [oauth.start("imap-check", "gm") for _ in range(2)]
+        results = [(check.returncode, err) for check in checks for _, err in [check.communicate(timeout=60)]]
+        assert [code for code, _ in results] == [0, 0], results
+        assert oauth.stats()["refresh_token"] == before["refresh_token"] + 1, "the second used the first one's token"
+        assert json.loads(oauth.run("account", "list", "--json", check=True).stdout)[0]["isActive"] is True
+
+        # What is stored is the newest refresh token: the next refresh works too.
+        oauth.post("/admin/token-delay?seconds=0")
+        oauth.post("/admin/expire-access")
+        again = oauth.run("imap-check", "gm")
+        assert again.returncode == 0, again.stderr
+    finally:
+        oauth.post("/admin/rotate-refresh?on=0")
+        oauth.post("/admin/token-delay?seconds=0")

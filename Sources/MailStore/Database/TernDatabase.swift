@@ -64,11 +64,35 @@ public final class TernDatabase: Sendable {
             guard isDirectory.boolValue else {
                 throw TernError.storageUnavailable("TERN_HOME '\(path)' exists and is not a directory")
             }
+            try makePrivate(path)
         } else {
             try createDirectories(home.url.path)
         }
         guard access(path, W_OK | X_OK) == 0 else {
             throw TernError.storageUnavailable("TERN_HOME '\(path)' is not writable: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Mail is private (PLATFORM.md): a home Tern creates is 0700, and one that already exists with
+    /// access for others (made by hand, or by `mkdir` under a 022 umask) is tightened to 0700. One
+    /// that belongs to another user is not Tern's to change: refused, with what to do.
+    static func makePrivate(_ path: String) throws {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw TernError.storageUnavailable("cannot read TERN_HOME '\(path)': \(String(cString: strerror(errno)))")
+        }
+        let mode = status.st_mode & 0o7777
+        guard mode & 0o077 != 0 else { return }
+        guard mode & 0o1000 == 0 else {  // S_ISVTX: a shared directory such as /tmp, never to be closed
+            throw TernError.storageUnavailable("TERN_HOME '\(path)' is a shared directory (mode \(String(mode, radix: 8))); use a directory of its own")
+        }
+        guard status.st_uid == geteuid() else {
+            throw TernError.storageUnavailable(
+                "TERN_HOME '\(path)' belongs to another user (uid \(status.st_uid)) and others can read it (mode \(String(mode, radix: 8))); use a directory of your own")
+        }
+        guard chmod(path, mode & 0o700) == 0 else {
+            throw TernError.storageUnavailable(
+                "TERN_HOME '\(path)' can be read by others (mode \(String(mode, radix: 8))) and cannot be made private: \(String(cString: strerror(errno)))")
         }
     }
 

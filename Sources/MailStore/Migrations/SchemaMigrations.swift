@@ -18,6 +18,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v5-outbox-and-pending-operations", migrate: createOutboxAndPendingOperations)
         migrator.registerMigration("v6-folder-message-count", migrate: addFolderMessageCount)
         migrator.registerMigration("v7-store-health", migrate: createStoreHealth)
+        migrator.registerMigration("v8-pending-operation-uid-validity", migrate: addPendingOperationUIDValidity)
         migrator.registerMigration("v9-settings-and-undo-window", migrate: createSettingsAndUndoWindow)
         return migrator
     }
@@ -314,6 +315,19 @@ public enum SchemaMigrations {
                 id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
                 lastIntegrityCheckAt REAL NOT NULL
             )
+            """)
+    }
+
+    /// The folder's UIDVALIDITY when a pending change named its copy by UID (RFC 9051 section
+    /// 2.3.1.1: a UID means nothing under another UIDVALIDITY). The push compares it with the
+    /// server's after SELECT, and a folder reset cancels the changes made under the old one, so a
+    /// queued delete can never expunge whichever message holds that UID now. Rows written before
+    /// this migration take their folder's current value: the best that is known of them.
+    static func addPendingOperationUIDValidity(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE pendingOperation ADD COLUMN uidValidity INTEGER;
+            UPDATE pendingOperation SET uidValidity = (SELECT uidValidity FROM folder WHERE folder.id = pendingOperation.folderId)
+            WHERE folderId IS NOT NULL;
             """)
     }
 

@@ -88,10 +88,12 @@ public struct SQLiteMailActionStore: MailActionStore {
                 try db.execute(sql: """
                     DELETE FROM pendingOperation WHERE folderId = ? AND imapUID = ? AND flag = ? AND kind IN ('addFlag', 'removeFlag')
                     """, arguments: [copy.folderId, copy.uid, change.flag])
-                guard ServerFlags.contains(copy.serverFlags, change.flag) != change.adds else { continue }
+                guard ServerFlags.contains(copy.serverFlags, change.flag) != change.adds,
+                      let stored = try Self.storedCopy(copy, db: db) else { continue }
                 var operation = PendingOperation(accountId: copy.accountId, kind: change.adds ? .addFlag : .removeFlag, flag: change.flag,
                                                  emailId: copy.emailId, folderId: copy.folderId, imapUID: copy.uid,
-                                                 serverFlags: copy.serverFlags, modSeq: copy.modSeq, createdDate: date)
+                                                 uidValidity: stored.uidValidity, serverFlags: copy.serverFlags, modSeq: copy.modSeq,
+                                                 createdDate: date)
                 try operation.insert(db)
             }
             for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
@@ -102,10 +104,11 @@ public struct SQLiteMailActionStore: MailActionStore {
         try await database.writer.write { db in
             var threads: Set<Int64> = []
             for copy in copies {
+                guard let stored = try Self.storedCopy(copy, db: db) else { continue }
                 try Self.removeCopy(folderId: copy.folderId, uid: copy.uid, db: db)
                 var operation = PendingOperation(accountId: copy.accountId, kind: kind, emailId: copy.emailId, folderId: copy.folderId,
-                                                 imapUID: copy.uid, serverFlags: copy.serverFlags, modSeq: copy.modSeq,
-                                                 notBefore: undo?.until, createdDate: date, undoToken: undo?.token)
+                                                 imapUID: copy.uid, uidValidity: stored.uidValidity, serverFlags: copy.serverFlags,
+                                                 modSeq: copy.modSeq, notBefore: undo?.until, createdDate: date, undoToken: undo?.token)
                 try operation.insert(db)
                 if kind == .delete { try db.execute(sql: "UPDATE email SET deletedDate = ? WHERE id = ?", arguments: [date, copy.emailId]) }
                 if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [copy.emailId]) { threads.insert(thread) }
@@ -141,6 +144,27 @@ public struct SQLiteMailActionStore: MailActionStore {
                 ORDER BY createdDate DESC, id DESC LIMIT 1
                 """, arguments: [now]).map { UndoHold(token: $0["undoToken"], until: $0["notBefore"]) }
         }
+    }
+
+    /// The copy as this transaction sees it, with its folder's UIDVALIDITY: nil when it is gone since
+    /// the scope was read (a sync removed it, or reset the folder, and its UID may be another
+    /// message's now), so no change is queued against that UID.
+    static func storedCopy(_ copy: EmailCopy, db: Database) throws -> StoredCopy? {
+        try Row.fetchOne(db, sql: """
+            SELECT f.uidValidity FROM emailFolder ef JOIN folder f ON f.id = ef.folderId
+            WHERE ef.folderId = ? AND ef.imapUID = ? AND ef.emailId = ?
+            """, arguments: [copy.folderId, copy.uid, copy.emailId]).map { StoredCopy(uidValidity: $0["uidValidity"]) }
+    }
+
+    struct StoredCopy {
+        var uidValidity: Int64?
+    }
+
+    /// Whether the operation's UID still belongs to its folder's current UIDVALIDITY.
+    static func isCurrent(_ operation: PendingOperation, db: Database) throws -> Bool {
+        guard let folderId = operation.folderId else { return true }
+        let folder = try Row.fetchOne(db, sql: "SELECT uidValidity FROM folder WHERE id = ?", arguments: [folderId])
+        return folder?["uidValidity"] as Int64? == operation.uidValidity
     }
 
     /// The copy leaves its folder; flag pushes aimed at it go with it.
@@ -222,21 +246,43 @@ public struct SQLiteMailActionStore: MailActionStore {
         }
     }
 
-    /// FR-SYNC-05: the local state goes back to the server's.
+    /// The folder's UIDVALIDITY changed (its sync saw a new one): every change still waiting on it
+    /// named its message by a UID that now means nothing, or another message. Each is cancelled as
+    /// a push would have given it up (reverted, kept as failed with the reason), rather than
+    /// re-mapped: the message may be gone, and the person sees what did not happen (docs/decisions.md).
+    static func cancelStaleOperations(folderId: Int64, db: Database) throws {
+        let stale = try PendingOperation.fetchAll(db, sql: """
+            SELECT p.* FROM pendingOperation p JOIN folder f ON f.id = p.folderId
+            WHERE p.folderId = ? AND p.state = 'pending' AND p.uidValidity IS NOT f.uidValidity
+            """, arguments: [folderId])
+        for operation in stale {
+            try db.execute(sql: "UPDATE pendingOperation SET state = 'failed', attempts = attempts + 1, notBefore = NULL, lastError = ? WHERE id = ?",
+                           arguments: [PendingOperation.folderResetNote, operation.id])
+            try revert(operation, db: db)
+        }
+    }
+
+    /// FR-SYNC-05: the local state goes back to the server's. A change whose folder was reset since
+    /// (a new UIDVALIDITY) puts back no copy under its old UID, which may be another message's now:
+    /// the folder's next sync brings the message back if the server still has it.
     static func revert(_ operation: PendingOperation, db: Database) throws {
+        let current = try isCurrent(operation, db: db)
         switch operation.kind {
         case .addFlag, .removeFlag:
             guard let flag = operation.flag else { return }
-            let current = try String.fetchOne(db, sql: "SELECT serverFlags FROM emailFolder WHERE folderId = ? AND imapUID = ?",
-                                              arguments: [operation.folderId, operation.imapUID]) ?? operation.serverFlags ?? ""
+            let stored = current
+                ? try String.fetchOne(db, sql: "SELECT serverFlags FROM emailFolder WHERE folderId = ? AND imapUID = ?",
+                                      arguments: [operation.folderId, operation.imapUID])
+                : nil
+            let serverFlags = stored ?? operation.serverFlags ?? ""
             let column = ServerFlags.column(for: flag)
-            try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [ServerFlags.contains(current, flag), operation.emailId])
+            try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [ServerFlags.contains(serverFlags, flag), operation.emailId])
         case .archive, .delete:
-            guard let folderId = operation.folderId, let uid = operation.imapUID else { return }
+            if operation.kind == .delete { try db.execute(sql: "UPDATE email SET deletedDate = NULL WHERE id = ?", arguments: [operation.emailId]) }
+            guard current, let folderId = operation.folderId, let uid = operation.imapUID else { break }
             try db.execute(sql: """
                 INSERT INTO emailFolder (emailId, folderId, imapUID, modSeq, serverFlags) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
                 """, arguments: [operation.emailId, folderId, uid, operation.modSeq, operation.serverFlags ?? ""])
-            if operation.kind == .delete { try db.execute(sql: "UPDATE email SET deletedDate = NULL WHERE id = ?", arguments: [operation.emailId]) }
         case .fileSentCopy:
             return
         }
@@ -248,6 +294,9 @@ public struct SQLiteMailActionStore: MailActionStore {
     public func retry(_ operationId: Int64) async throws -> PendingOperation? {
         try await database.writer.write { db in
             guard var operation = try PendingOperation.fetchOne(db, key: operationId), operation.state == .failed else { return nil }
+            // Its UID belongs to a UIDVALIDITY the folder no longer has: applied again, it would act on
+            // whichever message holds that UID now.
+            guard try Self.isCurrent(operation, db: db) else { throw TernError.invalidInput(PendingOperation.folderResetNote) }
             switch operation.kind {
             case .addFlag, .removeFlag:
                 let column = ServerFlags.column(for: operation.flag ?? "")

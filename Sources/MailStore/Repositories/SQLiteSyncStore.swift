@@ -42,12 +42,13 @@ public struct SQLiteSyncStore: SyncStore {
     public func resetFolder(_ folderId: Int64, uidValidity: Int64, keepOrphans: Bool) async throws {
         try await database.writer.write { db in
             let uids = try Int64.fetchAll(db, sql: "SELECT imapUID FROM emailFolder WHERE folderId = ?", arguments: [folderId])
-            try Self.remove(folderId: folderId, uids: uids, keepOrphans: keepOrphans, db: db)
             try db.execute(sql: """
                 UPDATE folder SET uidValidity = ?, uidNext = NULL, highestModSeq = NULL, forwardCursorUID = NULL,
                     backfillCursorUID = NULL, initialFastCompleted = 0, catchUpStatus = 'idle', reachedServerHistoryBoundary = 0
                 WHERE id = ?
                 """, arguments: [uidValidity, folderId])
+            try SQLiteMailActionStore.cancelStaleOperations(folderId: folderId, db: db)
+            try Self.remove(folderId: folderId, uids: uids, keepOrphans: keepOrphans, db: db)
         }
     }
 
@@ -58,11 +59,13 @@ public struct SQLiteSyncStore: SyncStore {
     public func localUIDs(folderId: Int64) async throws -> [Int64] {
         try await database.writer.read { db in
             // A copy archived or deleted here whose move the server has not confirmed is still known:
-            // it must not come back as new mail (FR-SYNC-10 optimistic archive).
+            // it must not come back as new mail (FR-SYNC-10 optimistic archive). Only under the folder's
+            // current UIDVALIDITY: an older one's UID may be a new message's now, which must be fetched.
             try Int64.fetchAll(db, sql: """
                 SELECT imapUID FROM emailFolder WHERE folderId = ?
-                UNION SELECT imapUID FROM pendingOperation
-                WHERE folderId = ? AND kind IN ('archive', 'delete') AND state = 'pending' AND imapUID IS NOT NULL
+                UNION SELECT p.imapUID FROM pendingOperation p JOIN folder f ON f.id = p.folderId
+                WHERE p.folderId = ? AND p.kind IN ('archive', 'delete') AND p.state = 'pending' AND p.imapUID IS NOT NULL
+                    AND p.uidValidity IS f.uidValidity
                 ORDER BY 1
                 """, arguments: [folderId, folderId])
         }

@@ -10,6 +10,11 @@ import TernCore
 /// message is in both mailboxes or flagged `\Deleted` where another client might expunge it. Without
 /// MOVE: `UID COPY`, `UID STORE +FLAGS.SILENT (\Deleted)`, `UID EXPUNGE` of exactly those UIDs
 /// (RFC 4315), as FR-SYNC-10 describes.
+///
+/// A UID is only a message's name under one UIDVALIDITY (RFC 9051 section 2.3.1.1): after each
+/// SELECT the mailbox's is compared with the one each operation's UID was read under, and an
+/// operation made under another gets `.folderReset` with no command sent for it, so a queued delete
+/// never flags or expunges whichever message holds that UID now.
 public struct IMAPMailActions: Sendable {
     let server: IMAPServer
     let credentials: IMAPCredentialSource
@@ -63,16 +68,23 @@ public struct IMAPMailActions: Sendable {
         }
     }
 
+    /// One operation's message: its UID and the UIDVALIDITY that UID was read under.
+    struct Target {
+        let id: Int64
+        let uid: Int64
+        let uidValidity: Int64?
+    }
+
     /// Operations that one command (or one short sequence) carries out together.
     enum Batch {
-        case store(mailbox: String, flag: String, add: Bool, uids: [(id: Int64, uid: Int64)])
-        case move(mailbox: String, to: String, createTarget: Bool, uids: [(id: Int64, uid: Int64)])
-        case expunge(mailbox: String, uids: [(id: Int64, uid: Int64)])
+        case store(mailbox: String, flag: String, add: Bool, targets: [Target])
+        case move(mailbox: String, to: String, createTarget: Bool, targets: [Target])
+        case expunge(mailbox: String, targets: [Target])
         case fileSentCopy(id: Int64, message: OutgoingSubmission, sentMailbox: String?, confirmOnly: Bool)
 
         var ids: [Int64] {
             switch self {
-            case .store(_, _, _, let uids), .move(_, _, _, let uids), .expunge(_, let uids): uids.map(\.id)
+            case .store(_, _, _, let targets), .move(_, _, _, let targets), .expunge(_, let targets): targets.map(\.id)
             case .fileSentCopy(let id, _, _, _): [id]
             }
         }
@@ -96,9 +108,9 @@ public struct IMAPMailActions: Sendable {
     }
 
     static func batches(_ operations: [ServerOperation]) -> [Batch] {
-        var stores: [String: [(Int64, Int64)]] = [:]
-        var moves: [String: [(Int64, Int64)]] = [:]
-        var expunges: [String: [(Int64, Int64)]] = [:]
+        var stores: [String: [Target]] = [:]
+        var moves: [String: [Target]] = [:]
+        var expunges: [String: [Target]] = [:]
         var keys: [String: (mailbox: String, flag: String, add: Bool, target: String, create: Bool)] = [:]
         var batches: [Batch] = []
         for operation in operations {
@@ -106,20 +118,23 @@ public struct IMAPMailActions: Sendable {
             case .store(let flag, let add, let mailbox, let uid):
                 let key = "\(mailbox)\u{0}\(flag)\u{0}\(add)"
                 keys[key] = (mailbox, flag, add, "", false)
-                stores[key, default: []].append((operation.id, uid))
+                stores[key, default: []].append(Target(id: operation.id, uid: uid, uidValidity: operation.uidValidity))
             case .move(let mailbox, let uid, let target, let create):
                 let key = "\(mailbox)\u{0}\(target)"
                 keys[key] = (mailbox, "", false, target, create)
-                moves[key, default: []].append((operation.id, uid))
+                moves[key, default: []].append(Target(id: operation.id, uid: uid, uidValidity: operation.uidValidity))
             case .expunge(let mailbox, let uid):
-                expunges[mailbox, default: []].append((operation.id, uid))
+                expunges[mailbox, default: []].append(Target(id: operation.id, uid: uid, uidValidity: operation.uidValidity))
             case .fileSentCopy(let message, let sent, let confirmOnly):
                 batches.append(.fileSentCopy(id: operation.id, message: message, sentMailbox: sent, confirmOnly: confirmOnly))
             }
         }
-        for (key, uids) in stores { let k = keys[key]!; batches.append(.store(mailbox: k.mailbox, flag: k.flag, add: k.add, uids: uids)) }
-        for (key, uids) in moves { let k = keys[key]!; batches.append(.move(mailbox: k.mailbox, to: k.target, createTarget: k.create, uids: uids)) }
-        for (mailbox, uids) in expunges { batches.append(.expunge(mailbox: mailbox, uids: uids)) }
+        for (key, targets) in stores { let k = keys[key]!; batches.append(.store(mailbox: k.mailbox, flag: k.flag, add: k.add, targets: targets)) }
+        for (key, targets) in moves {
+            let k = keys[key]!
+            batches.append(.move(mailbox: k.mailbox, to: k.target, createTarget: k.create, targets: targets))
+        }
+        for (mailbox, targets) in expunges { batches.append(.expunge(mailbox: mailbox, targets: targets)) }
         // Flag changes before moves, so a message marked read and then archived arrives read.
         return batches.enumerated().sorted { a, b in
             let (x, y) = (a.element.order, b.element.order)
@@ -149,32 +164,35 @@ public struct IMAPMailActions: Sendable {
     func perform(_ batch: Batch, session: IMAPSession, absentFromSent: Set<String> = [],
                  outcomes: inout [Int64: ServerOperationOutcome]) async throws {
         switch batch {
-        case .store(let mailbox, let flag, let add, let uids):
-            try await ensureSelected(mailbox, session: session)
-            try await session.uidStore(Self.set(uids), add ? .add : .remove, flags: [flag])
-            for (id, _) in uids { outcomes[id] = .done(newUID: nil) }
-        case .move(let mailbox, let target, let createTarget, let uids):
-            if createTarget { try? await session.create(target) }
-            try await ensureSelected(mailbox, session: session)
+        case .store(let mailbox, let flag, let add, let targets):
+            let current = try await select(mailbox, for: targets, session: session, outcomes: &outcomes)
+            guard !current.isEmpty else { return }
+            try await session.uidStore(Self.set(current), add ? .add : .remove, flags: [flag])
+            for target in current { outcomes[target.id] = .done(newUID: nil) }
+        case .move(let mailbox, let destination, let createTarget, let targets):
+            let current = try await select(mailbox, for: targets, session: session, outcomes: &outcomes)
+            guard !current.isEmpty else { return }
+            if createTarget { try? await session.create(destination) }
             let mapping: UIDMapping?
             if session.hasCapability("MOVE") {
-                mapping = try await session.uidMove(Self.set(uids), to: target)
+                mapping = try await session.uidMove(Self.set(current), to: destination)
             } else {
-                mapping = try await session.uidCopy(Self.set(uids), to: target)
-                try await session.uidStore(Self.set(uids), .add, flags: ["\\Deleted"])
-                if session.hasCapability("UIDPLUS") { try await session.uidExpunge(Self.set(uids)) }
+                mapping = try await session.uidCopy(Self.set(current), to: destination)
+                try await session.uidStore(Self.set(current), .add, flags: ["\\Deleted"])
+                if session.hasCapability("UIDPLUS") { try await session.uidExpunge(Self.set(current)) }
             }
             let moved = Self.destinations(mapping)
-            for (id, uid) in uids { outcomes[id] = .done(newUID: moved[uid]) }
-        case .expunge(let mailbox, let uids):
+            for target in current { outcomes[target.id] = .done(newUID: moved[target.uid]) }
+        case .expunge(let mailbox, let targets):
             guard session.hasCapability("UIDPLUS") else {
-                for (id, _) in uids { outcomes[id] = .refused("the server lacks UIDPLUS: Tern cannot delete only these messages for good") }
+                for target in targets { outcomes[target.id] = .refused("the server lacks UIDPLUS: Tern cannot delete only these messages for good") }
                 return
             }
-            try await ensureSelected(mailbox, session: session)
-            try await session.uidStore(Self.set(uids), .add, flags: ["\\Deleted"])
-            try await session.uidExpunge(Self.set(uids))
-            for (id, _) in uids { outcomes[id] = .done(newUID: nil) }
+            let current = try await select(mailbox, for: targets, session: session, outcomes: &outcomes)
+            guard !current.isEmpty else { return }
+            try await session.uidStore(Self.set(current), .add, flags: ["\\Deleted"])
+            try await session.uidExpunge(Self.set(current))
+            for target in current { outcomes[target.id] = .done(newUID: nil) }
         case .fileSentCopy(let id, let message, let known, let confirmOnly):
             guard let sent = known else {
                 outcomes[id] = .refused("the server has no Sent mailbox (\\Sent) to keep a copy in")
@@ -201,11 +219,21 @@ public struct IMAPMailActions: Sendable {
         try await session.listMailboxes().first { $0.folderType == .sent }?.name
     }
 
-    func ensureSelected(_ mailbox: String, session: IMAPSession) async throws {
+    /// Selects the mailbox read-write (once for consecutive batches) and returns the targets whose
+    /// UIDs belong to its UIDVALIDITY; the others are answered `.folderReset` and never named to
+    /// the server.
+    func select(_ mailbox: String, for targets: [Target], session: IMAPSession,
+                outcomes: inout [Int64: ServerOperationOutcome]) async throws -> [Target] {
         if session.selected?.name != mailbox || session.selected?.readOnly != false { try await session.select(mailbox) }
+        let validity = session.selected?.uidValidity.map(Int64.init)
+        var current: [Target] = []
+        for target in targets {
+            if target.uidValidity == validity { current.append(target) } else { outcomes[target.id] = .folderReset }
+        }
+        return current
     }
 
-    static func set(_ uids: [(id: Int64, uid: Int64)]) -> UIDSet { UIDSet(uids: uids.map { UInt32($0.uid) }.sorted()) }
+    static func set(_ targets: [Target]) -> UIDSet { UIDSet(uids: targets.map { UInt32($0.uid) }.sorted()) }
 
     /// COPYUID pairs source and destination UIDs in order (RFC 4315 section 3).
     static func destinations(_ mapping: UIDMapping?) -> [Int64: Int64] {

@@ -33,7 +33,7 @@ struct ActionOptions: ParsableArguments {
         var line = "\(done) \(result.messages) message\(result.messages == 1 ? "" : "s")"
         if result.waiting > 0 { line += "; the server could not be reached: will retry (\(result.waiting) change\(result.waiting == 1 ? "" : "s") waiting)" }
         print(line)
-        for failure in result.failed { FileHandle.standardError.write(Data("failed and undone: \(failure)\n".utf8)) }
+        for failure in result.failed { printError("failed and undone: \(TerminalText.line(failure))") }
         if !result.failed.isEmpty { throw ExitCode(1) }
     }
 }
@@ -153,7 +153,7 @@ struct ChangesCommand: AsyncParsableCommand {
         func run() async throws {
             let result = try await services().mailActions.retry(id)
             if output.json { return try printJSON(result) }
-            print(result.pushed > 0 ? "pushed" : result.failed.first.map { "failed: \($0)" } ?? "waiting for the server")
+            print(result.pushed > 0 ? "pushed" : result.failed.first.map { "failed: \(TerminalText.line($0))" } ?? "waiting for the server")
         }
     }
 
@@ -198,8 +198,8 @@ func pushAll(account name: String?, ignoreBackoff: Bool, json: Bool) async throw
         if report.changes.waiting + report.queue.waiting > 0 { parts.append("\(report.changes.waiting + report.queue.waiting) waiting") }
         if report.queue.held > 0 { parts.append("\(report.queue.held) held") }
         print("\(report.account): " + parts.joined(separator: ", "))
-        for failure in report.changes.failed { print("  change failed and undone: \(failure)") }
-        for failure in report.queue.failed { print("  message \(failure.emailId) failed: \(failure.error)") }
-        if let error = report.queue.lastError { print("  sending stopped: \(error)") }
+        for failure in report.changes.failed { print("  change failed and undone: \(TerminalText.line(failure))") }
+        for failure in report.queue.failed { print("  message \(failure.emailId) failed: \(TerminalText.line(failure.error))") }
+        if let error = report.queue.lastError { print("  sending stopped: \(TerminalText.line(error))") }
     }
 }

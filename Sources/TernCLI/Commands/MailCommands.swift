@@ -33,14 +33,14 @@ struct SyncCommand: AsyncParsableCommand {
         let reports = try await services().syncAccounts(account: account, bodies: bodies?.policy) { event in
             guard !json else {
                 // Scripts follow progress as JSON Lines on standard error; the report goes to standard output.
-                if let line = Self.progressLine(event) { FileHandle.standardError.write(line) }
+                if let line = Self.progressLine(event) { FileHandle.standardError.write(TerminalText.json(line)) }
                 return
             }
             switch event {
             case .firstPageReady(let count) where count > 0:
                 FileHandle.standardError.write(Data("Inbox: first \(count) messages ready\n".utf8))
             case .syncingFolder(let path, let done, let total) where interactive:
-                FileHandle.standardError.write(Data("\r\(path): \(done)/\(total)\u{1B}[K".utf8))
+                FileHandle.standardError.write(Data("\r\(TerminalText.line(path)): \(done)/\(total)\u{1B}[K".utf8))
             case .folderDone where interactive:
                 FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
             default: break
@@ -63,20 +63,24 @@ struct SyncCommand: AsyncParsableCommand {
                 }
             case .newMail(let account, let messages):
                 if json { try? printJSONLine(["event": "newMail", "account": account], messages) } else {
-                    let formatter = DateFormatter()
-                    formatter.dateFormat = "HH:mm"
-                    for message in messages {
-                        print("\(account): new  \(formatter.string(from: message.date))  \(message.from.name ?? message.from.address)  \(message.subject)")
-                    }
+                    for message in messages { print(Self.newMailLine(account: account, message: message)) }
                 }
             case .pushed(let account, let report):
                 if json { try? printJSONLine(["event": "pushed", "account": account], report) } else {
                     for id in report.queue.sent { print("\(account): sent message \(id)") }
-                    for failure in report.queue.failed { print("\(account): message \(failure.emailId) failed: \(failure.error)") }
+                    for failure in report.queue.failed { print("\(account): message \(failure.emailId) failed: \(TerminalText.line(failure.error))") }
                 }
             default: break
             }
         }
+    }
+
+    /// What `--watch` prints for a new message: one line, whatever its sender and subject hold.
+    static func newMailLine(account: String, message: NewMessage) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm"
+        let from = TerminalText.line(message.from.name ?? message.from.address)
+        return "\(account): new  \(formatter.string(from: message.date))  \(from)  \(TerminalText.line(message.subject))"
     }
 
     static func progressLine(_ event: SyncProgress) -> Data? {
@@ -118,7 +122,7 @@ func printJSONLine<Payload: Encodable>(_ labels: [String: String], _ data: Paylo
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .iso8601
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let bytes = try encoder.encode(JSONLine(labels: labels, data: data))
+    let bytes = TerminalText.json(try encoder.encode(JSONLine(labels: labels, data: data)))
     FileHandle.standardOutput.write(bytes + Data("\n".utf8))
 }
 
@@ -194,7 +198,7 @@ struct ThreadsCommand: AsyncParsableCommand {
             case .fetched(let count): "fetched \(count) older message\(count == 1 ? "" : "s")"
             case .reachedBoundary(let serverHistory): serverHistory ? "no older mail on the server" : "the sync window ends here"
             }
-            FileHandle.standardError.write(Data((note + "\n").utf8))
+            printError(note)
         }
         let queries = services.mailQueries
         let threads = if archive {
@@ -276,8 +280,8 @@ struct ThreadCommand: AsyncParsableCommand {
         if let network {
             // The CLI shows the finished state: bodies fetched (or not, offline), read flags pushed.
             let outcome = await network.outcome()
-            if let error = outcome.bodyError { FileHandle.standardError.write(Data("tern: bodies not downloaded: \(ErrorWording.line(error))\n".utf8)) }
-            for failure in outcome.markRead?.failed ?? [] { FileHandle.standardError.write(Data("tern: could not mark read: \(failure)\n".utf8)) }
+            if let error = outcome.bodyError { printError("tern: bodies not downloaded: \(TerminalText.line(ErrorWording.line(error)))") }
+            for failure in outcome.markRead?.failed ?? [] { printError("tern: could not mark read: \(TerminalText.line(failure))") }
             conversation = try await services.openThread.refreshed(conversation, loadRemoteImages: remote(conversation), offline: outcome.offline)
         } else if loadRemote {
             conversation = try await services.openThread.refreshed(conversation, loadRemoteImages: remote(conversation))

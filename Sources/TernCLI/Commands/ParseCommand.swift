@@ -138,6 +138,8 @@ struct ParseReport: Encodable {
             lines.append("Problems:")
             lines.append(contentsOf: problems.map { "  - \($0)" })
         }
+        // Every field line is one line, whatever the file holds; the body keeps its own lines.
+        lines = lines.map(TerminalText.line)
         if let bodyPlain {
             lines.append("--- plain body ---")
             lines.append(bodyPlain)

@@ -36,9 +36,13 @@ struct SanitizeCommand: ParsableCommand {
             if output.json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(result), as: UTF8.self))
-            } else {
+                FileHandle.standardOutput.write(TerminalText.json(try encoder.encode(result)) + Data("\n".utf8))
+            } else if isatty(STDOUT_FILENO) == 1 {
                 print(result.html)
+            } else {
+                // Markup for a browser or a pipe (the sanitizer's browser and CSS tests read it): the
+                // data as it is; only a terminal gets the escaped form.
+                FileHandle.standardOutput.write(Data((result.html + "\n").utf8))
             }
         }
     }

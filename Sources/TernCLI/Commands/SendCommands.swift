@@ -62,11 +62,11 @@ struct SendCommand: AsyncParsableCommand {
         switch outcome.state {
         case .sent: print("sent (message \(outcome.emailId), \(outcome.messageId ?? ""))")
         case .failed:
-            FileHandle.standardError.write(Data("not sent: \(outcome.error ?? "unknown error") (message \(outcome.emailId) is in the Outbox: tern outbox retry \(outcome.emailId))\n".utf8))
+            printError("not sent: \(TerminalText.line(outcome.error ?? "unknown error")) (message \(outcome.emailId) is in the Outbox: tern outbox retry \(outcome.emailId))")
             throw ExitCode(1)
         default:
             let when = outcome.nextAttempt.map { " next try at \(Self.time($0))" } ?? ""
-            print("queued in the Outbox (message \(outcome.emailId))\(outcome.error.map { ": \($0);" } ?? "")\(when)")
+            print("queued in the Outbox (message \(outcome.emailId))\(outcome.error.map { ": \(TerminalText.line($0));" } ?? "")\(when)")
         }
     }
 
@@ -125,7 +125,7 @@ struct OutboxCommand: AsyncParsableCommand {
         func run() async throws {
             let outcome = try await services().outbox.retry(id)
             if output.json { return try printJSON(outcome) }
-            print(outcome.state == .sent ? "sent" : "\(outcome.state.rawValue)\(outcome.error.map { ": \($0)" } ?? "")")
+            print(outcome.state == .sent ? "sent" : "\(outcome.state.rawValue)\(outcome.error.map { ": \(TerminalText.line($0))" } ?? "")")
         }
     }
 

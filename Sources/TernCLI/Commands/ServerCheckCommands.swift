@@ -17,8 +17,8 @@ struct IMAPCheckCommand: AsyncParsableCommand {
             try printJSON(report)
             return
         }
-        print("Server:       \(report.server) — \(report.greeting)")
-        print("Capabilities: \(report.capabilities.joined(separator: " "))")
+        print("Server:       \(report.server) — \(TerminalText.line(report.greeting))")
+        print("Capabilities: \(TerminalText.line(report.capabilities.joined(separator: " ")))")
         print("Folders:")
         let rows = report.folders.map { folder in
             [folder.path, folder.folderType.rawValue, folder.synced ? "synced" : "not synced", folder.attributes.joined(separator: " ")]
@@ -42,8 +42,8 @@ struct SMTPCheckCommand: AsyncParsableCommand {
             try printJSON(report)
             return
         }
-        print("Server:         \(report.server) — \(report.greeting)")
+        print("Server:         \(report.server) — \(TerminalText.line(report.greeting))")
         print("Authentication: \(report.authentication) (accepted)")
-        print("Extensions:     \(report.extensions.joined(separator: " "))")
+        print("Extensions:     \(TerminalText.line(report.extensions.joined(separator: " ")))")
     }
 }

@@ -10,7 +10,7 @@ struct ConversationText {
     var rendered: String {
         var out: [String] = []
         let count = conversation.messageCount
-        out.append("\(conversation.subject)  (\(count) message\(count == 1 ? "" : "s"))")
+        out.append("\(TerminalText.line(conversation.subject))  (\(count) message\(count == 1 ? "" : "s"))")
         if conversation.offline { out.append("You're offline: bodies that were not downloaded are not shown.") }
         if conversation.hasEarlier {
             out.append("\(conversation.earlierCount) earlier message\(conversation.earlierCount == 1 ? "" : "s") not shown: tern thread \(conversation.threadId) --earlier 1")
@@ -23,26 +23,26 @@ struct ConversationText {
     }
 
     func collapsedLines(_ message: ConversationMessage) -> [String] {
-        ["m\(message.id)  \(Self.date.string(from: message.date))  \(message.isRead ? " " : "●")\(message.isStarred ? "★" : " ") \(message.senderName): \(message.snippet)"]
+        ["m\(message.id)  \(Self.date.string(from: message.date))  \(message.isRead ? " " : "●")\(message.isStarred ? "★" : " ") \(TerminalText.line(message.senderName)): \(TerminalText.line(message.snippet))"]
     }
 
     func expandedLines(_ message: ConversationMessage) -> [String] {
         var lines: [String] = []
-        let state = message.sendState == .none ? "" : "  (\(message.sendState.rawValue)\(message.sendError.map { ": \($0)" } ?? ""))"
+        let state = message.sendState == .none ? "" : "  (\(message.sendState.rawValue)\(message.sendError.map { ": \(TerminalText.line($0))" } ?? ""))"
         lines.append("Message: m\(message.id)\(message.isRead ? "" : "  ● unread")\(message.isStarred ? "  ★ starred" : "")\(state)")
         lines.append("From:    \(Self.format(message.from))")
         if !message.to.isEmpty { lines.append("To:      \(message.to.map(Self.format).joined(separator: ", "))") }
         if !message.cc.isEmpty { lines.append("Cc:      \(message.cc.map(Self.format).joined(separator: ", "))") }
         lines.append("Date:    \(Self.date.string(from: message.date))")
-        if !message.folders.isEmpty { lines.append("Folders: \(message.folders.joined(separator: ", "))") }
+        if !message.folders.isEmpty { lines.append("Folders: \(message.folders.map(TerminalText.line).joined(separator: ", "))") }
         for attachment in message.attachments {
-            lines.append("Attachment \(attachment.id): \(attachment.filename) (\(attachment.mimeType), \(ByteCountFormatter.string(fromByteCount: attachment.size, countStyle: .file)))\(attachment.isDownloaded ? ", downloaded" : "")")
+            lines.append("Attachment \(attachment.id): \(TerminalText.line(attachment.filename)) (\(TerminalText.line(attachment.mimeType)), \(ByteCountFormatter.string(fromByteCount: attachment.size, countStyle: .file)))\(attachment.isDownloaded ? ", downloaded" : "")")
             for warning in attachment.warnings { lines.append("  ⚠ \(warning.text)") }
         }
         if let body = message.body {
             var notes: [String] = []
             if body.trackersBlocked > 0 {
-                notes.append("\(body.trackersBlocked) tracker\(body.trackersBlocked == 1 ? "" : "s") blocked (\(body.trackerHosts.joined(separator: ", ")))")
+                notes.append("\(body.trackersBlocked) tracker\(body.trackersBlocked == 1 ? "" : "s") blocked (\(body.trackerHosts.map(TerminalText.line).joined(separator: ", ")))")
             }
             if body.remoteImagesBlocked > 0 {
                 notes.append("\(body.remoteImagesBlocked) remote image\(body.remoteImagesBlocked == 1 ? "" : "s") not loaded (--load-remote)")
@@ -78,7 +78,7 @@ struct ConversationText {
     }
 
     static func format(_ address: EmailAddress) -> String {
-        address.name.map { "\($0) <\(address.address)>" } ?? address.address
+        TerminalText.line(address.name.map { "\($0) <\(address.address)>" } ?? address.address)
     }
 
     static let date: DateFormatter = {

@@ -19,9 +19,10 @@ extension AccountRepository {
     }
 }
 
-/// Obtains an account's secret at the moment a connection needs it. Never persists it.
+/// Obtains an account's secret (from its `credential`) at the moment a connection needs it. Never
+/// persists it; errors name the account, never the secret's source text.
 public protocol SecretResolver: Sendable {
-    func secret(for source: CredentialSource, accountID: Account.ID) async throws -> String
+    func secret(for account: Account) async throws -> String
 }
 
 /// The files an account owns outside the database: attachment cache, OAuth token file.

@@ -95,7 +95,7 @@ public struct AddAccountUseCase: Sendable {
             }
             return account
         }
-        _ = try await secrets.secret(for: request.credential, accountID: account.id)
+        _ = try await secrets.secret(for: account)
         try await accounts.insert(account)
         return account
     }

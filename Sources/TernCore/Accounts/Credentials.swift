@@ -58,19 +58,27 @@ public struct CredentialSupply: Sendable {
 /// Resolves an account's credential: a password from its command or variable, or an OAuth access
 /// token, refreshed when it expires or when a server rejects it. A refresh that fails for good
 /// deactivates the account (FR-SYNC-04) and says how to sign in again.
+///
+/// Refreshes of one account take turns across processes (`token-<account>` in `locks`): a provider
+/// that rotates refresh tokens may revoke the old one as it issues the new (RFC 6749 section 6) and
+/// answer `invalid_grant` to its second use, so two processes refreshing with the same stored token
+/// would deactivate the account. Under the lock the stored tokens are read again: another process
+/// may have just refreshed.
 public struct AccountCredentials: Sendable {
     let secrets: any SecretResolver
     let tokens: any OAuthTokenStore
     let authorizer: any OAuthAuthorizer
     let accounts: any AccountRepository
+    let locks: any NamedLocks
     let now: @Sendable () -> Date
 
     public init(secrets: any SecretResolver, tokens: any OAuthTokenStore, authorizer: any OAuthAuthorizer,
-                accounts: any AccountRepository, now: @escaping @Sendable () -> Date = { Date() }) {
+                accounts: any AccountRepository, locks: any NamedLocks = NoLocks(), now: @escaping @Sendable () -> Date = { Date() }) {
         self.secrets = secrets
         self.tokens = tokens
         self.authorizer = authorizer
         self.accounts = accounts
+        self.locks = locks
         self.now = now
     }
 
@@ -82,12 +90,28 @@ public struct AccountCredentials: Sendable {
 
     func credential(for account: Account, forceRefresh: Bool) async throws -> MailCredential {
         guard case .oauth2(let clientID) = account.credential else {
-            return .password(try await secrets.secret(for: account.credential, accountID: account.id))
+            return .password(try await secrets.secret(for: account))
         }
+        let stored = try await storedTokens(of: account)
+        guard forceRefresh || stored.isExpired(at: now()) else { return .accessToken(stored.accessToken) }
+        return try await locks.withLock("token-\(account.id)") {
+            let latest = try await storedTokens(of: account)
+            if latest.accessToken != stored.accessToken, !latest.isExpired(at: now()) {
+                // Refreshed by another process while this one waited for the lock.
+                return .accessToken(latest.accessToken)
+            }
+            return try await refresh(latest, of: account, clientID: clientID)
+        }
+    }
+
+    func storedTokens(of account: Account) async throws -> OAuthTokens {
         guard let stored = try await tokens.tokens(for: account.id) else {
             throw TernError.signInRequired(account: account.name)
         }
-        guard forceRefresh || stored.isExpired(at: now()) else { return .accessToken(stored.accessToken) }
+        return stored
+    }
+
+    func refresh(_ stored: OAuthTokens, of account: Account, clientID: String) async throws -> MailCredential {
         do {
             let fresh = try await authorizer.refresh(stored, clientID: clientID)
             try await tokens.save(fresh, for: account.id)

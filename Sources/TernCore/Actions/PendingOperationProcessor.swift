@@ -38,7 +38,7 @@ public struct PendingOperationProcessor: Sendable {
             byId[id] = operation
             switch try await action(for: operation, account: account, mailboxes: mailboxes) {
             case .perform(let action, let target):
-                actions.append(ServerOperation(id: id, action: action))
+                actions.append(ServerOperation(id: id, action: action, uidValidity: operation.uidValidity))
                 if let target { targetFolders[id] = target }
             case .nothingToDo:
                 try await store.complete(operation, newUID: nil, targetFolderId: nil)
@@ -70,6 +70,10 @@ public struct PendingOperationProcessor: Sendable {
                 try await store.fail(operation, error: text, attempts: attempts)
                 report.failed.append(text)
                 report.failedOperationIds.append(action.id)
+            case .folderReset:
+                try await store.fail(operation, error: PendingOperation.folderResetNote, attempts: attempts)
+                report.failed.append(PendingOperation.folderResetNote)
+                report.failedOperationIds.append(action.id)
             case .deferred(let text):
                 if attempts > Self.retryDelays.count {
                     try await store.fail(operation, error: text, attempts: attempts)
@@ -94,6 +98,11 @@ public struct PendingOperationProcessor: Sendable {
 
     func action(for operation: PendingOperation, account: Account, mailboxes: MailboxRoles) async throws -> Plan {
         let source = operation.folderId.flatMap { mailboxes.byId[$0] }
+        // The folder was reset since the change was made (sync saw a new UIDVALIDITY): its UID is
+        // meaningless now, and the server is not even asked.
+        if let source, operation.kind != .fileSentCopy, source.uidValidity != operation.uidValidity {
+            return .impossible(PendingOperation.folderResetNote)
+        }
         switch operation.kind {
         case .addFlag, .removeFlag:
             guard let source, let uid = operation.imapUID, let flag = operation.flag else { return .nothingToDo }

@@ -23,6 +23,9 @@ public struct PendingOperation: Sendable, Hashable, Codable, Identifiable {
     /// The folder copy acted on; nil for `fileSentCopy`.
     public var folderId: Int64?
     public var imapUID: Int64?
+    /// The folder's UIDVALIDITY when `imapUID` was read: under another one the UID names another
+    /// message (RFC 9051 section 2.3.1.1), so the change is cancelled rather than pushed.
+    public var uidValidity: Int64?
     /// The copy's server flags when the change was made: what a revert of archive/delete restores.
     public var serverFlags: String?
     public var modSeq: Int64?
@@ -36,9 +39,12 @@ public struct PendingOperation: Sendable, Hashable, Codable, Identifiable {
     /// for the server until `notBefore`, the end of its undo window).
     public var undoToken: String?
 
+    /// Why a change made before its folder's UIDVALIDITY changed was cancelled (`lastError`).
+    public static let folderResetNote = "the folder was reset on the server (new UIDVALIDITY), so the change was not made; make it again"
+
     public init(id: Int64? = nil, accountId: Account.ID, kind: Kind, flag: String? = nil, emailId: Int64, folderId: Int64? = nil,
-                imapUID: Int64? = nil, serverFlags: String? = nil, modSeq: Int64? = nil, state: State = .pending, attempts: Int = 0,
-                notBefore: Date? = nil, lastError: String? = nil, createdDate: Date, undoToken: String? = nil) {
+                imapUID: Int64? = nil, uidValidity: Int64? = nil, serverFlags: String? = nil, modSeq: Int64? = nil, state: State = .pending,
+                attempts: Int = 0, notBefore: Date? = nil, lastError: String? = nil, createdDate: Date, undoToken: String? = nil) {
         self.id = id
         self.accountId = accountId
         self.kind = kind
@@ -46,6 +52,7 @@ public struct PendingOperation: Sendable, Hashable, Codable, Identifiable {
         self.emailId = emailId
         self.folderId = folderId
         self.imapUID = imapUID
+        self.uidValidity = uidValidity
         self.serverFlags = serverFlags
         self.modSeq = modSeq
         self.state = state
@@ -88,10 +95,14 @@ public struct ServerOperation: Sendable, Hashable {
 
     public var id: Int64
     public var action: Action
+    /// The UIDVALIDITY the action's UID belongs to; the server side acts only when the mailbox's,
+    /// read at SELECT, is the same (nil for a Sent copy, which names no UID).
+    public var uidValidity: Int64?
 
-    public init(id: Int64, action: Action) {
+    public init(id: Int64, action: Action, uidValidity: Int64? = nil) {
         self.id = id
         self.action = action
+        self.uidValidity = uidValidity
     }
 }
 
@@ -102,6 +113,9 @@ public enum ServerOperationOutcome: Sendable, Hashable {
     case refused(String)
     /// Not now (not filed by Gmail yet, a server busy): retried on the schedule.
     case deferred(String)
+    /// The mailbox's UIDVALIDITY is no longer the one the UID was read under: the UID may name
+    /// another message now, so nothing was sent and the change is cancelled (reverted, reported).
+    case folderReset
 }
 
 /// The IMAP side (the Sync module). One connection per batch; each operation gets its own outcome,

@@ -140,7 +140,8 @@ public struct PushReport: Sendable, Hashable, Codable {
 
 /// Mutual exclusion between processes sharing one store, and between tasks of one process (an
 /// advisory file lock in the runtime: released by the kernel when its holder dies). Names:
-/// `push-<account>` (one pusher per account), `sync-<account>-<folder>` (one writer per folder).
+/// `push-<account>` (one pusher per account), `sync-<account>-<folder>` (one writer per folder),
+/// `token-<account>` (one OAuth refresh per account; taken inside the others, never around them).
 public protocol NamedLocks: Sendable {
     func withLock<Result: Sendable>(_ name: String, _ body: () async throws -> Result) async throws -> Result
 }

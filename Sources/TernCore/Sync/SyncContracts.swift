@@ -66,8 +66,9 @@ public protocol SyncStore: Sendable {
     /// Inserts new mailboxes and updates the type of known ones; returns the account's folders.
     func saveDiscoveredFolders(_ folders: [DiscoveredFolder], accountId: Account.ID) async throws -> [Folder]
     func updateFolderState(_ folder: Folder) async throws
-    /// UIDVALIDITY changed (FR-SYNC-02): the folder's associations and cursors go; emails left in no
-    /// folder are removed unless `keepOrphans` (Gmail, where they remain in All Mail).
+    /// UIDVALIDITY changed (FR-SYNC-02): the folder's associations and cursors go, and the local
+    /// changes still waiting on its old UIDs are cancelled (reverted, kept as failed); emails left in
+    /// no folder are removed unless `keepOrphans` (Gmail, where they remain in All Mail).
     func resetFolder(_ folderId: Int64, uidValidity: Int64, keepOrphans: Bool) async throws
     @discardableResult
     func store(_ messages: [IncomingMessage], folderId: Int64, cursorUID: Int64?, backfillCursorUID: Int64?) async throws -> StoredBatch

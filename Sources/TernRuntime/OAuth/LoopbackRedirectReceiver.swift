@@ -3,8 +3,13 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// RFC 8252 section 7.3: a one-shot HTTP listener on 127.0.0.1 (never a public interface) at a port
-/// the system picks, receiving the authorization response from the browser.
+/// RFC 8252 section 7.3: an HTTP listener on 127.0.0.1 (never a public interface) at a port the
+/// system picks, receiving the authorization response from the browser.
+///
+/// Only the answer carrying this sign-in's `state` (RFC 6749 section 10.12) ends the wait. Any
+/// local process, or a page the browser has open, can send a request to the port first; such a
+/// request gets 400 and the listener keeps waiting for the real one until the timeout, so a stray
+/// or forged request can neither end the sign-in nor hand Tern another authorization code.
 final class LoopbackRedirectReceiver: Sendable {
     let channel: any Channel
     let port: Int
@@ -20,20 +25,21 @@ final class LoopbackRedirectReceiver: Sendable {
 
     var redirectURI: String { "http://127.0.0.1:\(port)\(Self.path)" }
 
-    static func start() async throws -> LoopbackRedirectReceiver {
+    /// `state`: the value the authorization request carried; only an answer with it is taken.
+    static func start(state: String) async throws -> LoopbackRedirectReceiver {
         let group = MultiThreadedEventLoopGroup.singleton
         let result = group.next().makePromise(of: [String: String].self)
         let channel = try await ServerBootstrap(group: group)
             .childChannelInitializer { child in
                 child.pipeline.configureHTTPServerPipeline().flatMap {
-                    child.pipeline.addHandler(CallbackHandler(result: result))
+                    child.pipeline.addHandler(CallbackHandler(result: result, state: state))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
         return LoopbackRedirectReceiver(channel: channel, result: result)
     }
 
-    /// The query parameters of the first request to the callback path.
+    /// The query parameters of the first request to the callback path with the expected `state`.
     func parameters(timeout: Duration) async throws -> [String: String] {
         let scheduled = channel.eventLoop.scheduleTask(in: timeout.nioTimeAmount) {
             self.result.fail(OAuthFlowError.timedOut)
@@ -49,8 +55,12 @@ final class LoopbackRedirectReceiver: Sendable {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
         let result: EventLoopPromise<[String: String]>
+        let state: String
 
-        init(result: EventLoopPromise<[String: String]>) { self.result = result }
+        init(result: EventLoopPromise<[String: String]>, state: String) {
+            self.result = result
+            self.state = state
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard case .head(let head) = unwrapInboundIn(data) else { return }
@@ -61,6 +71,10 @@ final class LoopbackRedirectReceiver: Sendable {
             }
             var parameters: [String: String] = [:]
             for item in components?.queryItems ?? [] { parameters[item.name] = item.value ?? "" }
+            guard parameters["state"] == state else {
+                respond(context: context, status: .badRequest, body: "This answer is not for the sign-in Tern is waiting for.")
+                return
+            }
             let body = parameters["error"] == nil
                 ? "Tern is signed in. You can close this window."
                 : "Sign-in was not completed. You can close this window and try again."

@@ -41,6 +41,9 @@ struct FileTokenStore: OAuthTokenStore {
                 try? FileManager.default.removeItem(at: temporary)
                 throw TernError.storageUnavailable("cannot store the OAuth token at \(url.path): \(String(cString: strerror(errno)))")
             }
+            // The rename is durable only once the directory is: after a crash the old file could
+            // come back, with a refresh token a rotating provider has already revoked.
+            try Self.synchronizeDirectory(directory)
         } catch let error as TernError {
             throw error
         } catch {
@@ -50,6 +53,13 @@ struct FileTokenStore: OAuthTokenStore {
 
     func delete(for accountID: Account.ID) async throws {
         try? FileManager.default.removeItem(at: home.tokenFileURL(for: accountID))
+    }
+
+    static func synchronizeDirectory(_ directory: URL) throws {
+        let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw TernError.storageUnavailable("cannot open \(directory.path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw TernError.storageUnavailable("cannot sync \(directory.path): \(String(cString: strerror(errno)))") }
     }
 }
 
