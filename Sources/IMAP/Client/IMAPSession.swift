@@ -62,6 +62,8 @@ public final class IMAPSession {
     /// Asked at each watchdog tick: the pool's caller gave up, so the command is abandoned.
     public var cancellationCheck: (() -> Bool)?
     var isCancelled: Bool { Task.isCancelled || (cancellationCheck?() ?? false) }
+    /// Messages taken from the connection: at STARTTLS every one delivered must have been read.
+    private var messagesRead = 0
     /// Untagged responses that did not parse and belonged to no FETCH: kept for the log.
     public private(set) var skippedResponses: [QuarantinedResponse] = []
 
@@ -106,13 +108,13 @@ public final class IMAPSession {
             }
             watch.withLockedValue { $0.startTLSPending = true }
             try await execute("STARTTLS")
-            let context = tlsContext
-            let hostname = sniHostname
-            let watch = self.watch
-            try await channel.eventLoop.submit { [channel] in
-                try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: hostname), position: .first)
-                watch.withLockedValue { $0.plaintextClosed = false }
-            }.get()
+            do {
+                try await STARTTLS.addTLS(to: channel, framer: IMAPStreamFramer.self, messagesRead: messagesRead, context: tlsContext,
+                                          serverHostname: sniHostname, watch: watch)
+            } catch {
+                isBroken = true
+                throw IMAPClient.classify(error, server: server)
+            }
             capabilities = []  // RFC 9051 section 6.2.1: capabilities before STARTTLS are discarded
         }
         if capabilities.isEmpty { try await refreshCapabilities() }
@@ -255,8 +257,9 @@ public final class IMAPSession {
                 try onUntagged(response)
             case .message(.response(.continuation(let text))):
                 // AUTHENTICATE failures (XOAUTH2) send a challenge with the error; an empty line ends it.
+                // Its text is part of the exchange and stays out of the log (issue 21).
                 if command.uppercased().hasPrefix("AUTHENTICATE") {
-                    logger.debug("authentication challenge", metadata: ["text": "\(text)"])
+                    logger.debug("authentication answered with a challenge; ending the exchange")
                     try await send([13, 10])
                 } else {
                     isBroken = true
@@ -311,6 +314,7 @@ public final class IMAPSession {
                 isBroken = true
                 throw IMAPError.connectionClosed
             }
+            if case .message = event { messagesRead += 1 }
             return event
         } catch let error as IMAPError {
             isBroken = true
