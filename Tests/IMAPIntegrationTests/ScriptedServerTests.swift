@@ -77,6 +77,44 @@ struct ScriptedServerTests {
         #expect(server.commandsOverTLS.isEmpty)
     }
 
+    /// Issue 21: counts and ranges naming four billion messages, in SELECT, MOVE, EXPUNGE and IDLE,
+    /// cost what their bytes cost (the old map took 16 GB for the EXISTS).
+    @Test func hugeCountsAndRangesKeepTheClientSmall() async throws {
+        let idleTag = Locked("")
+        let server = try await ScriptedIMAPServer.start(tls: true) { tag, command in
+            switch command.uppercased() {
+            case let c where c.hasPrefix("AUTHENTICATE"): return "\(tag) OK [CAPABILITY IMAP4rev1 IDLE UIDPLUS MOVE QRESYNC] in\r\n"
+            case let c where c.hasPrefix("SELECT"):
+                return "* 4294967295 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n* VANISHED (EARLIER) 1:4294967294\r\n\(tag) OK [READ-WRITE] selected\r\n"
+            case let c where c.hasPrefix("UID MOVE"):
+                return "* OK [COPYUID 9 1:4294967294 1:4294967294] moved\r\n* VANISHED 1:4294967294\r\n\(tag) OK moved\r\n"
+            case let c where c.hasPrefix("UID EXPUNGE"): return "* VANISHED 1:4294967294\r\n\(tag) OK expunged\r\n"
+            case "IDLE":
+                idleTag.withLock { $0 = tag }
+                return "+ idling\r\n* 4294967295 EXISTS\r\n* 4294967295 FETCH (UID 4294967294 FLAGS ())\r\n"
+            case "DONE": return "\(idleTag.withLock { $0 }) OK idle done\r\n"
+            default: return "\(tag) OK\r\n"
+            }
+        }
+        defer { server.stop() }
+        var imapServer = server.imapServer
+        imapServer.watchdogInterval = .milliseconds(50)
+        let events = Locked<[MailboxEvent]>([])
+        try await IMAPClient.withSession(to: imapServer) { session in
+            try await session.login(username: "bob@tern.test", password: "x")
+            let selected = try await session.select("INBOX")
+            #expect(selected.exists == 4_294_967_295 && selected.vanished.ranges == [1...4_294_967_294])
+            let mapping = try await session.uidMove(UIDSet([3...4]), to: "Archive")
+            #expect(mapping?.destinations(of: [3, 4]) == [3: 3, 4: 4])
+            #expect(try await session.uidExpunge(UIDSet([5...6])) == [5, 6])
+            session.eventSink = { _, event in events.withLock { $0.append(event) } }
+            _ = try await session.idle { events.withLock { $0.count >= 2 } }
+            #expect(session.sequenceMap.entries.count == 1)
+            #expect(session.uid(forSequence: 4_294_967_295) == 4_294_967_294)
+        }
+        #expect(events.withLock { $0 }.first == .exists(count: 4_294_967_295))
+    }
+
     /// Issue 21: neither the XOAUTH2 response nor the server's challenge reaches the log.
     @Test func anXOAUTH2ExchangeLeavesNoSecretInTheLog() async throws {
         let token = "ya29.a0-secret-access-token"

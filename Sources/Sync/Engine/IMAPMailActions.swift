@@ -164,8 +164,8 @@ public struct IMAPMailActions: Sendable {
                 try await session.uidStore(Self.set(uids), .add, flags: ["\\Deleted"])
                 if session.hasCapability("UIDPLUS") { try await session.uidExpunge(Self.set(uids)) }
             }
-            let moved = Self.destinations(mapping)
-            for (id, uid) in uids { outcomes[id] = .done(newUID: moved[uid]) }
+            let moved = mapping?.destinations(of: uids.map { UInt32($0.uid) }) ?? [:]
+            for (id, uid) in uids { outcomes[id] = .done(newUID: moved[UInt32(uid)].map(Int64.init)) }
         case .expunge(let mailbox, let uids):
             guard session.hasCapability("UIDPLUS") else {
                 for (id, _) in uids { outcomes[id] = .refused("the server lacks UIDPLUS: Tern cannot delete only these messages for good") }
@@ -191,7 +191,7 @@ public struct IMAPMailActions: Sendable {
                 outcomes[id] = .deferred("not in \(sent) yet")
             } else {
                 let mapping = try await session.append(to: sent, message: message.raw, flags: ["\\Seen"], date: message.date)
-                outcomes[id] = .done(newUID: mapping?.destination.uids.first.map(Int64.init))
+                outcomes[id] = .done(newUID: mapping?.destination.first.map(Int64.init))
             }
         }
     }
@@ -206,12 +206,4 @@ public struct IMAPMailActions: Sendable {
     }
 
     static func set(_ uids: [(id: Int64, uid: Int64)]) -> UIDSet { UIDSet(uids: uids.map { UInt32($0.uid) }.sorted()) }
-
-    /// COPYUID pairs source and destination UIDs in order (RFC 4315 section 3).
-    static func destinations(_ mapping: UIDMapping?) -> [Int64: Int64] {
-        guard let mapping, let source = mapping.source?.uids else { return [:] }
-        var result: [Int64: Int64] = [:]
-        for (from, to) in zip(source, mapping.destination.uids) { result[Int64(from)] = Int64(to) }
-        return result
-    }
 }
