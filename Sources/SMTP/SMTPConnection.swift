@@ -159,8 +159,15 @@ final class SMTPConnection {
         guard let dataReply, dataReply.code == 354 else { throw Self.failure(dataReply!) }
         // The last moment at which a crash certainly delivers nothing: the send queue records it.
         try await beforeContent()
-        try await send(bytes: data + Array("\r\n.\r\n".utf8))
-        let final = try await readReply()
+        let final: SMTPReply
+        do {
+            try await send(bytes: data + Array("\r\n.\r\n".utf8))
+            final = try await readReply(timeout: server.dataTerminationTimeout)
+        } catch let error as SMTPError {
+            // A 421 is the server's answer (not accepted); anything else leaves the outcome unknown.
+            if case .transient = error { throw error }
+            throw SMTPError.deliveryUncertain(error.description)
+        }
         guard final.code == 250 else { throw Self.failure(final) }
         return SMTPDelivery(accepted: accepted, refused: refused, reply: final)
     }
@@ -212,7 +219,8 @@ final class SMTPConnection {
         }
     }
 
-    func readReply() async throws -> SMTPReply {
+    /// The next reply; `timeout` of silence (the command timeout unless given) is a stuck connection.
+    func readReply(timeout: Duration? = nil) async throws -> SMTPReply {
         watch.beginWaiting()
         defer { watch.endWaiting() }
         while true {
@@ -231,7 +239,7 @@ final class SMTPConnection {
                 return reply
             case .tick(let silence)?:
                 if Task.isCancelled { throw CancellationError() }
-                if silence >= server.commandTimeout {
+                if silence >= timeout ?? server.commandTimeout {
                     throw SMTPError.timeout("\(server.host):\(server.port) sent nothing for \(silence.components.seconds) s; the connection is stuck")
                 }
             case nil:

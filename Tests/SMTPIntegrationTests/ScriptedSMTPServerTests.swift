@@ -4,10 +4,28 @@ import Testing
 @testable import SMTP
 
 /// Hostile and broken submission servers Postfix cannot imitate (issue 21): answers forged before
-/// STARTTLS, and an XOAUTH2 exchange whose secrets must stay out of the log. The client under
-/// test is the real one.
+/// STARTTLS, a server that goes silent or drops the connection once the content went out, and an
+/// XOAUTH2 exchange whose secrets must stay out of the log. The client under test is the real one.
 @Suite(.enabled(if: MailServers.available, "needs the test CA (make test)"), .timeLimit(.minutes(1)))
 struct ScriptedSMTPServerTests {
+    static let envelope = SMTPEnvelope(sender: "alice@tern.test", recipients: ["dave@tern.test"])
+    static let message = Array("Subject: hi\r\n\r\nHello.\r\n".utf8)
+
+    /// A server that takes a message up to its content and answers the content with `final`.
+    static func submission(contentReply: String) -> @Sendable (String) -> String {
+        { command in
+            switch command.uppercased() {
+            case let c where c.hasPrefix("EHLO"): "250-hi\r\n250-PIPELINING\r\n250 AUTH PLAIN\r\n"
+            case let c where c.hasPrefix("AUTH"): "235 2.7.0 ok\r\n"
+            case let c where c.hasPrefix("MAIL"), let c where c.hasPrefix("RCPT"): "250 ok\r\n"
+            case "DATA": "354 go on\r\n"
+            case ".": contentReply
+            case "QUIT": "221 bye\r\n"
+            default: "500 what\r\n"
+            }
+        }
+    }
+
     @Test func repliesQueuedBeforeSTARTTLSAreRefusedAndNothingIsSentOverTLS() async throws {
         // The EHLO reply's packet carries a forged STARTTLS answer, the EHLO reply after TLS and a login.
         let server = try await ScriptedSMTPServer.start(tls: false, silentSTARTTLS: true) { command in
@@ -26,6 +44,46 @@ struct ScriptedSMTPServerTests {
             return text.contains("injecting")
         }
         #expect(server.commandsOverTLS.isEmpty)
+    }
+
+    @Test func noReplyAfterTheContentIsAnUncertainDeliveryNotARetry() async throws {
+        let server = try await ScriptedSMTPServer.start(tls: true, script: Self.submission(contentReply: ""))
+        defer { server.stop() }
+        var smtpServer = server.smtpServer
+        smtpServer.dataTerminationTimeout = .seconds(2)
+        await #expect {
+            try await SMTPClient.send(Self.message, envelope: Self.envelope, server: smtpServer, credential: MailServers.credential("dave"))
+        } throws: { error in
+            guard let error = error as? SMTPError, case .deliveryUncertain(let text) = error else { return false }
+            return text.contains("sent nothing") && !error.isTransient
+        }
+    }
+
+    @Test func aDropAfterTheContentIsAnUncertainDelivery() async throws {
+        let server = try await ScriptedSMTPServer.start(tls: true, script: Self.submission(contentReply: ScriptedSMTPServer.close))
+        defer { server.stop() }
+        await #expect {
+            try await SMTPClient.send(Self.message, envelope: Self.envelope, server: server.smtpServer, credential: MailServers.credential("dave"))
+        } throws: { error in
+            guard case .deliveryUncertain? = error as? SMTPError else { return false }
+            return true
+        }
+    }
+
+    @Test func aReplyRefusingTheContentKeepsItsClass() async throws {
+        let refused = try await ScriptedSMTPServer.start(tls: true, script: Self.submission(contentReply: "554 5.7.1 spam\r\n"))
+        defer { refused.stop() }
+        await #expect {
+            try await SMTPClient.send(Self.message, envelope: Self.envelope, server: refused.smtpServer, credential: MailServers.credential("dave"))
+        } throws: { error in
+            guard case .permanent(let reply)? = error as? SMTPError else { return false }
+            return reply.code == 554
+        }
+    }
+
+    /// RFC 5321 section 4.5.3.2.6: the reply to the end of the content may take 10 minutes.
+    @Test func theWaitForTheContentsReplyIsTenMinutes() {
+        #expect(SMTPServer(host: "mail.example.org", port: 587, security: .startTLS).dataTerminationTimeout == .seconds(600))
     }
 
     @Test func anXOAUTH2ExchangeLeavesNoSecretInTheTraceLog() async throws {
