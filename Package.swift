@@ -97,17 +97,23 @@ let package = Package(
         .executableTarget(
             name: "SMTPFuzzer", dependencies: ["SMTP", "FuzzSupport"], path: "Fuzz/SMTPFuzzer", exclude: ["seeds"], swiftSettings: strict),
 
+        // Scripted hostile servers and log capture, shared by the IMAP and SMTP integration tests.
+        .target(
+            name: "ScriptedServers",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log")],
+            path: "Tests/ScriptedServers", swiftSettings: strict),
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
         .testTarget(name: "IMAPTests", dependencies: ["IMAP", "MIME", "TernCore"], swiftSettings: strict),
         .testTarget(
             name: "IMAPIntegrationTests",
-            dependencies: ["IMAP", "TernCore", "Sync", "MailStore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                           .product(name: "NIOSSL", package: "swift-nio-ssl")],
+            dependencies: ["IMAP", "TernCore", "Sync", "MailStore", "ScriptedServers", .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: strict),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "TernCore"], swiftSettings: strict),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
         .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety"], exclude: ["html5lib-tests"], swiftSettings: strict),
-        .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore"], swiftSettings: strict),
+        .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore", "ScriptedServers"], swiftSettings: strict),
         .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
             name: "MailStoreTests",

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOSSL
 
 /// Cuts a protocol's byte stream into messages (IMAP responses, SMTP replies). Incremental: bytes
 /// may arrive split anywhere.
@@ -44,6 +45,8 @@ public final class FramingHandler<Framer: StreamFramer>: ChannelInboundHandler {
     private let watch: NIOLockedValueBox<ConnectionWatch>
     private var lastRead = NIODeadline.now()
     private var ticker: RepeatedTask?
+    /// Messages handed to the session so far; `STARTTLS.addTLS` compares it with what the session read.
+    private var deliveredMessages = 0
 
     public init(framer: Framer, tickInterval: TimeAmount, watch: NIOLockedValueBox<ConnectionWatch>) {
         self.framer = framer
@@ -97,11 +100,24 @@ public final class FramingHandler<Framer: StreamFramer>: ChannelInboundHandler {
                         return
                     }
                 }
+                deliveredMessages += 1
                 context.fireChannelRead(wrapInboundOut(.message(message)))
             }
         } catch {
             context.fireErrorCaught(error)
             context.close(promise: nil)
+        }
+    }
+
+    /// Throws unless the session has read every message this handler delivered and the framer holds
+    /// no byte: then nothing received in plaintext can be read as if it came over TLS.
+    func requireDrained(messagesRead: Int) throws(TransportFailure) {
+        let unread = deliveredMessages - messagesRead
+        guard unread == 0, framer.bufferedByteCount == 0 else {
+            throw .tlsRefused("""
+                the server's plaintext held \(unread > 0 ? "\(unread) unread response(s)" : "unframed bytes") when TLS was to start: \
+                someone on the network may be injecting answers into this connection (STARTTLS response injection); connection closed
+                """)
         }
     }
 
@@ -121,5 +137,26 @@ extension NIOLockedValueBox where Value == ConnectionWatch {
 
     public func endWaiting() {
         withLockedValue { $0.waiting = false }
+    }
+}
+
+/// The switch to TLS after a STARTTLS answer (RFC 3207 section 4.2, RFC 9051 section 6.2.1).
+public enum STARTTLS {
+    /// Puts TLS in front of the framing handler, on the event loop so that no read interleaves.
+    /// Refused (`TransportFailure.tlsRefused`) when anything received in plaintext is still
+    /// waiting for the session: responses the server, or someone on the path, sent in the same
+    /// packets as the greeting or an earlier answer would otherwise be read as the server's
+    /// answers over TLS (the finding of issue 21; CVE-2011-0411 is the server-side twin).
+    /// `messagesRead` counts the messages the session has taken from the channel.
+    public static func addTLS<Framer: StreamFramer>(
+        to channel: any Channel, framer: Framer.Type, messagesRead: Int, context: NIOSSLContext, serverHostname: String?,
+        watch: NIOLockedValueBox<ConnectionWatch>
+    ) async throws {
+        try await channel.eventLoop.submit {
+            let framing = try channel.pipeline.syncOperations.handler(type: FramingHandler<Framer>.self)
+            try framing.requireDrained(messagesRead: messagesRead)
+            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverHostname), position: .first)
+            watch.withLockedValue { $0.plaintextClosed = false }
+        }.get()
     }
 }

@@ -17,19 +17,25 @@ public struct SMTPServer: Sendable, Hashable {
     public var connectTimeout: Duration
     /// RFC 5321 section 4.5.3.2 allows minutes per step; a server silent this long is stuck.
     public var commandTimeout: Duration
+    /// The wait for the reply to the end of the content: 10 minutes (RFC 5321 section 4.5.3.2.6),
+    /// since the server may scan the message first. Giving up sooner leaves a message it may still
+    /// accept (the queue then treats it as possibly delivered, never sends it again blindly).
+    public var dataTerminationTimeout: Duration
     public var watchdogInterval: Duration
     /// The EHLO argument. An address literal, not the machine's name: a privacy-first client does
     /// not tell every server (and every Received header) what its host is called.
     public var heloName: String
 
     public init(host: String, port: Int, security: ConnectionSecurity, caFile: String? = nil, connectTimeout: Duration = .seconds(30),
-                commandTimeout: Duration = .seconds(120), watchdogInterval: Duration = .seconds(1), heloName: String = "[127.0.0.1]") {
+                commandTimeout: Duration = .seconds(120), dataTerminationTimeout: Duration = .seconds(600),
+                watchdogInterval: Duration = .seconds(1), heloName: String = "[127.0.0.1]") {
         self.host = host
         self.port = port
         self.security = security
         self.caFile = caFile
         self.connectTimeout = connectTimeout
         self.commandTimeout = commandTimeout
+        self.dataTerminationTimeout = dataTerminationTimeout
         self.watchdogInterval = watchdogInterval
         self.heloName = heloName
     }

@@ -19,6 +19,8 @@ final class SMTPConnection {
     private(set) var greeting: SMTPReply?
     /// EHLO keywords (uppercased) with their parameters.
     private(set) var extensions: [String: [String]] = [:]
+    /// Replies taken from the connection: at STARTTLS every one delivered must have been read.
+    private var repliesRead = 0
 
     init(inbound: NIOAsyncChannelInboundStream<TransportEvent<SMTPReply>>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
          channel: any Channel, watch: NIOLockedValueBox<ConnectionWatch>, tlsContext: NIOSSLContext, sni: String?, server: SMTPServer,
@@ -48,13 +50,12 @@ final class SMTPConnection {
         watch.withLockedValue { $0.startTLSPending = true }
         let reply = try await command("STARTTLS")
         guard reply.code == 220 else { throw Self.failure(reply) }
-        let context = tlsContext
-        let sni = sni
-        let watch = watch
-        try await channel.eventLoop.submit { [channel] in
-            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: sni), position: .first)
-            watch.withLockedValue { $0.plaintextClosed = false }
-        }.get()
+        do {
+            try await STARTTLS.addTLS(to: channel, framer: SMTPReplyFramer.self, messagesRead: repliesRead, context: tlsContext,
+                                      serverHostname: sni, watch: watch)
+        } catch {
+            throw SMTPClient.classify(error, server: server)
+        }
         extensions = [:]
         try await ehlo()
     }
@@ -81,10 +82,11 @@ final class SMTPConnection {
             guard offered.contains("XOAUTH2") else { throw SMTPError.unsupported("AUTH XOAUTH2") }
             mechanism = "XOAUTH2"
             let token = Data("user=\(username)\u{1}auth=Bearer \(accessToken)\u{1}\u{1}".utf8).base64EncodedString()
-            var first = try await command("AUTH XOAUTH2 \(token)")
+            var first = try await command("AUTH XOAUTH2 \(token)", redacted: "AUTH XOAUTH2 ***")
             if first.code == 334 {
-                // The server's error details; an empty line ends the exchange (then 535).
-                logger.debug("XOAUTH2 challenge", metadata: ["reply": "\(first)"])
+                // The server's error details; an empty line ends the exchange (then 535). Not logged,
+                // like every step of an authentication (issue 21: the token reached the trace log).
+                logger.debug("XOAUTH2 answered with a challenge; ending the exchange")
                 first = try await command("")
             }
             reply = first
@@ -157,8 +159,15 @@ final class SMTPConnection {
         guard let dataReply, dataReply.code == 354 else { throw Self.failure(dataReply!) }
         // The last moment at which a crash certainly delivers nothing: the send queue records it.
         try await beforeContent()
-        try await send(bytes: data + Array("\r\n.\r\n".utf8))
-        let final = try await readReply()
+        let final: SMTPReply
+        do {
+            try await send(bytes: data + Array("\r\n.\r\n".utf8))
+            final = try await readReply(timeout: server.dataTerminationTimeout)
+        } catch let error as SMTPError {
+            // A 421 is the server's answer (not accepted); anything else leaves the outcome unknown.
+            if case .transient = error { throw error }
+            throw SMTPError.deliveryUncertain(error.description)
+        }
         guard final.code == 250 else { throw Self.failure(final) }
         return SMTPDelivery(accepted: accepted, refused: refused, reply: final)
     }
@@ -210,7 +219,8 @@ final class SMTPConnection {
         }
     }
 
-    func readReply() async throws -> SMTPReply {
+    /// The next reply; `timeout` of silence (the command timeout unless given) is a stuck connection.
+    func readReply(timeout: Duration? = nil) async throws -> SMTPReply {
         watch.beginWaiting()
         defer { watch.endWaiting() }
         while true {
@@ -222,12 +232,14 @@ final class SMTPConnection {
             }
             switch event {
             case .message(let reply)?:
-                logger.trace("S: \(reply)")
+                repliesRead += 1
+                // 334 is an authentication challenge: its text is part of the exchange, kept out of the log.
+                logger.trace("S: \(reply.code == 334 ? "334 ***" : reply.description)")
                 if reply.code == 421 { throw SMTPError.transient(reply) }  // service closing
                 return reply
             case .tick(let silence)?:
                 if Task.isCancelled { throw CancellationError() }
-                if silence >= server.commandTimeout {
+                if silence >= timeout ?? server.commandTimeout {
                     throw SMTPError.timeout("\(server.host):\(server.port) sent nothing for \(silence.components.seconds) s; the connection is stuck")
                 }
             case nil:

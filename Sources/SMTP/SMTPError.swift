@@ -16,6 +16,9 @@ public enum SMTPError: Error, Sendable, Hashable, CustomStringConvertible {
     case network(String)
     case timeout(String)
     case connectionClosed
+    /// The content went out and the connection failed (timeout, drop, garbage) before the server's
+    /// reply: it may have accepted the message. Never retried blindly (a duplicate delivery).
+    case deliveryUncertain(String)
     case protocolViolation(String)
     /// A header or address Tern refuses to send (a line break in an address: command injection).
     case invalidArgument(String)
@@ -31,6 +34,7 @@ public enum SMTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case .network(let text): "network error: \(text)"
         case .timeout(let text): "timed out: \(text)"
         case .connectionClosed: "the server closed the connection"
+        case .deliveryUncertain(let text): "the connection failed after the message's content was sent, before the server answered (\(text)); it may have been delivered"
         case .protocolViolation(let text): "protocol violation: \(text)"
         case .invalidArgument(let text): "invalid argument: \(text)"
         }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ScriptedServers
 import Testing
 import TernCore
 @testable import IMAP
@@ -163,11 +163,4 @@ struct IMAPPoolTests {
         try? process.run()
         process.waitUntilExit()
     }
-}
-
-/// Shared mutable test state for concurrent tasks.
-final class Locked<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-    init(_ value: Value) { storage = Mutex(value) }
-    func withLock<T>(_ body: (inout Value) -> T) -> T { storage.withLock { body(&$0) } }
 }

@@ -1,7 +1,5 @@
 import Foundation
-import NIOCore
-import NIOPosix
-import NIOSSL
+import ScriptedServers
 import Testing
 import TernCore
 @testable import IMAP
@@ -59,6 +57,90 @@ struct ScriptedServerTests {
         }
     }
 
+    /// Issue 21: answers forged in the greeting's packet, queued before STARTTLS was even sent,
+    /// must not be read as the server's answers over TLS.
+    @Test func answersQueuedBeforeSTARTTLSAreRefusedAndNothingIsSentOverTLS() async throws {
+        let forged = "* OK [CAPABILITY IMAP4rev1 STARTTLS LOGINDISABLED] hi\r\n" + "t1 OK begin TLS\r\n"
+            + "* CAPABILITY IMAP4rev1 AUTH=PLAIN SASL-IR INJECTED\r\n" + "t2 OK capabilities\r\n"
+        let server = try await ScriptedIMAPServer.start(tls: false, greeting: forged, silentSTARTTLS: true) { tag, _ in "\(tag) BAD no\r\n" }
+        defer { server.stop() }
+        var imapServer = server.imapServer
+        imapServer.security = .startTLS
+        await #expect {
+            try await IMAPClient.withSession(to: imapServer) { session in
+                try await session.login(username: "bob@tern.test", password: "x")
+            }
+        } throws: { error in
+            guard case IMAPError.tlsRefused(let text) = error else { return false }
+            return text.contains("injecting")
+        }
+        #expect(server.commandsOverTLS.isEmpty)
+    }
+
+    /// Issue 21: counts and ranges naming four billion messages, in SELECT, MOVE, EXPUNGE and IDLE,
+    /// cost what their bytes cost (the old map took 16 GB for the EXISTS).
+    @Test func hugeCountsAndRangesKeepTheClientSmall() async throws {
+        let idleTag = Locked("")
+        let server = try await ScriptedIMAPServer.start(tls: true) { tag, command in
+            switch command.uppercased() {
+            case let c where c.hasPrefix("AUTHENTICATE"): return "\(tag) OK [CAPABILITY IMAP4rev1 IDLE UIDPLUS MOVE QRESYNC] in\r\n"
+            case let c where c.hasPrefix("SELECT"):
+                return "* 4294967295 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n* VANISHED (EARLIER) 1:4294967294\r\n\(tag) OK [READ-WRITE] selected\r\n"
+            case let c where c.hasPrefix("UID MOVE"):
+                return "* OK [COPYUID 9 1:4294967294 1:4294967294] moved\r\n* VANISHED 1:4294967294\r\n\(tag) OK moved\r\n"
+            case let c where c.hasPrefix("UID EXPUNGE"): return "* VANISHED 1:4294967294\r\n\(tag) OK expunged\r\n"
+            case "IDLE":
+                idleTag.withLock { $0 = tag }
+                return "+ idling\r\n* 4294967295 EXISTS\r\n* 4294967295 FETCH (UID 4294967294 FLAGS ())\r\n"
+            case "DONE": return "\(idleTag.withLock { $0 }) OK idle done\r\n"
+            default: return "\(tag) OK\r\n"
+            }
+        }
+        defer { server.stop() }
+        var imapServer = server.imapServer
+        imapServer.watchdogInterval = .milliseconds(50)
+        let events = Locked<[MailboxEvent]>([])
+        try await IMAPClient.withSession(to: imapServer) { session in
+            try await session.login(username: "bob@tern.test", password: "x")
+            let selected = try await session.select("INBOX")
+            #expect(selected.exists == 4_294_967_295 && selected.vanished.ranges == [1...4_294_967_294])
+            let mapping = try await session.uidMove(UIDSet([3...4]), to: "Archive")
+            #expect(mapping?.destinations(of: [3, 4]) == [3: 3, 4: 4])
+            #expect(try await session.uidExpunge(UIDSet([5...6])) == [5, 6])
+            session.eventSink = { _, event in events.withLock { $0.append(event) } }
+            _ = try await session.idle { events.withLock { $0.count >= 2 } }
+            #expect(session.sequenceMap.entries.count == 1)
+            #expect(session.uid(forSequence: 4_294_967_295) == 4_294_967_294)
+        }
+        #expect(events.withLock { $0 }.first == .exists(count: 4_294_967_295))
+    }
+
+    /// Issue 21: neither the XOAUTH2 response nor the server's challenge reaches the log.
+    @Test func anXOAUTH2ExchangeLeavesNoSecretInTheLog() async throws {
+        let token = "ya29.a0-secret-access-token"
+        let initialResponse = XOAUTH2.initialResponse(username: "bob@tern.test", accessToken: token)
+        // A challenge that echoes what it got, as a debugging proxy might.
+        let challenge = Data("{\"status\":\"401\",\"echo\":\"\(token)\"}".utf8).base64EncodedString()
+        let authenticateTag = Locked("")
+        let server = try await ScriptedIMAPServer.start(tls: true, greeting: "* OK [CAPABILITY IMAP4rev1 AUTH=XOAUTH2 SASL-IR] ready\r\n") {
+            tag, command in
+            if command.uppercased().hasPrefix("AUTHENTICATE") {
+                authenticateTag.withLock { $0 = tag }
+                return "+ \(challenge)\r\n"
+            }
+            return command.isEmpty ? "\(authenticateTag.withLock { $0 }) NO [AUTHENTICATIONFAILED] invalid token\r\n" : "\(tag) BAD no\r\n"
+        }
+        defer { server.stop() }
+        let log = CapturedLog()
+        await #expect(throws: IMAPError.authenticationFailed("invalid token")) {
+            try await IMAPClient.withSession(to: server.imapServer, logger: log.logger) { session in
+                try await session.authenticateXOAUTH2(username: "bob@tern.test", accessToken: token)
+            }
+        }
+        #expect(!log.text.isEmpty, "the exchange is logged")
+        #expect(!log.text.contains(token) && !log.text.contains(initialResponse) && !log.text.contains(challenge))
+    }
+
     @Test func aSilentServerIsAStuckConnection() async throws {
         let server = try await ScriptedIMAPServer.start(tls: true) { tag, command in
             command.uppercased().hasPrefix("AUTHENTICATE") ? "\(tag) OK [CAPABILITY IMAP4rev1] in\r\n" : ""
@@ -78,76 +160,42 @@ struct ScriptedServerTests {
     }
 }
 
-/// A one-connection-at-a-time IMAP server that answers each command line with what `script` returns.
+/// An IMAP server that answers each command line with what `script` returns (`ScriptedLineServer`
+/// with tags: a line without one, DONE or an AUTHENTICATE response, comes with the tag "").
 final class ScriptedIMAPServer: Sendable {
-    let channel: any Channel
-    let port: Int
+    let lineServer: ScriptedLineServer
     private let received: Locked<[String]>
 
+    var port: Int { lineServer.port }
+    /// The commands received; those that came over TLS started by STARTTLS marked "TLS: ".
     var commands: [String] { received.withLock { $0 } }
+    var commandsOverTLS: [String] { commands.filter { $0.hasPrefix("TLS: ") } }
 
     var imapServer: IMAPServer {
         IMAPServer(host: "127.0.0.1", port: port, security: .implicitTLS, caFile: TestServers.ca, connectTimeout: .seconds(5))
     }
 
+    /// `silentSTARTTLS`: STARTTLS is not answered; the server starts TLS at once (what an on-path
+    /// attacker who forged the answer in an earlier packet lets through).
     static func start(tls: Bool, greeting: String = "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN SASL-IR LITERAL+] ready\r\n",
+                      silentSTARTTLS: Bool = false,
                       script: @escaping @Sendable (_ tag: String, _ command: String) -> String) async throws -> ScriptedIMAPServer {
-        let directory = TestServers.directory ?? ""
-        let context = try NIOSSLContext(configuration: .makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMFile(directory + "/tls/server.crt").map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(file: directory + "/tls/server.key", format: .pem))))
         let log = Locked<[String]>([])
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { child in
-                child.eventLoop.makeCompletedFuture {
-                    if tls { try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
-                    try child.pipeline.syncOperations.addHandler(ScriptHandler(greeting: greeting, script: script, log: log))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        return ScriptedIMAPServer(channel: channel, log: log)
+        let lineServer = try await ScriptedLineServer.start(tls: tls, greeting: greeting) { line, overTLS in
+            let space = line.firstIndex(of: " ")
+            let tag = space.map { String(line[..<$0]) } ?? ""
+            let command = space.map { String(line[line.index(after: $0)...]) } ?? line
+            log.withLock { $0.append(overTLS && !tls ? "TLS: " + command : command) }
+            if silentSTARTTLS, !overTLS, command.uppercased() == "STARTTLS" { return .startTLS }
+            return .write(script(tag, command))
+        }
+        return ScriptedIMAPServer(lineServer: lineServer, log: log)
     }
 
-    private init(channel: any Channel, log: Locked<[String]>) {
-        self.channel = channel
-        self.port = channel.localAddress?.port ?? 0
+    private init(lineServer: ScriptedLineServer, log: Locked<[String]>) {
+        self.lineServer = lineServer
         self.received = log
     }
 
-    func stop() { channel.close(promise: nil) }
-}
-
-private final class ScriptHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-    let greeting: String
-    let script: @Sendable (String, String) -> String
-    let log: Locked<[String]>
-    var pending: [UInt8] = []
-
-    init(greeting: String, script: @escaping @Sendable (String, String) -> String, log: Locked<[String]>) {
-        self.greeting = greeting
-        self.script = script
-        self.log = log
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: greeting)), promise: nil)
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        pending += buffer.readBytes(length: buffer.readableBytes) ?? []
-        while let newline = pending.firstIndex(of: 10) {
-            let line = String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            pending.removeFirst(newline + 1)
-            guard let space = line.firstIndex(of: " ") else { continue }
-            let tag = String(line[..<space])
-            let command = String(line[line.index(after: space)...])
-            log.withLock { $0.append(command) }
-            let answer = script(tag, command)
-            if !answer.isEmpty { context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: answer)), promise: nil) }
-        }
-    }
+    func stop() { lineServer.stop() }
 }

@@ -142,6 +142,51 @@ struct SendQueueTests {
         #expect(try await state(early).state == .sent && submitter.submitted == [notDelivered, early])
     }
 
+    /// Issue 21: a timeout or drop once the content started is not a transient failure to retry in
+    /// 30 s (the recipient got it twice): the message goes to the interrupted-send recovery.
+    @Test func aFailureAfterTheContentStartedIsNeverSentAgain() async throws {
+        let submitter = ScriptedSubmitter([.failAfterContent("timed out: no reply to the content")])
+        let queue = queue(submitter)
+        let id = try await enqueue("Slow scanner")
+        let behind = try await enqueue("Behind it")
+        let first = try await queue.process(account: account, credentials: .unused)
+        #expect(submitter.submitted == [id] && first.sent.isEmpty)
+        #expect(try await state(id).state == .sending && first.nextDue == clock.now().addingTimeInterval(30))
+        for delay in [30.0, 120, 480, 3600] {
+            clock.advance(seconds: delay)
+            _ = try await queue.process(account: account, credentials: .unused)
+        }
+        #expect(submitter.submitted == [id, behind], "never submitted again")
+        #expect(try await state(id).state == .failed)
+        #expect(try await state(id).error == SendQueueProcessor.uncertainDeliveryError)
+    }
+
+    @Test func aFailureAfterTheContentIsSentWhenSentHoldsIt() async throws {
+        let submitter = ScriptedSubmitter([.failAfterContent("the server closed the connection")])
+        let id = try await enqueue("Dropped")
+        _ = try await queue(submitter, server: ScriptedServer(sentHolds: true)).process(account: account, credentials: .unused)
+        clock.advance(seconds: 30)
+        _ = try await queue(submitter, server: ScriptedServer(sentHolds: true)).process(account: account, credentials: .unused)
+        #expect(submitter.submitted == [id])
+        #expect(try await state(id).state == .sent)
+    }
+
+    /// On Gmail, not in Sent means not accepted, so it is sent again, but only as often as the
+    /// transient schedule allows when the failure repeats.
+    @Test func onGmailAFailureAfterTheContentIsRetriedOnlyOnTheSchedule() async throws {
+        var gmail = account
+        gmail.provider = .gmail
+        let submitter = ScriptedSubmitter(otherwise: .failAfterContent("timed out"))
+        let queue = queue(submitter)
+        let id = try await enqueue("Gmail")
+        for delay in [0.0, 29, 1, 120, 480, 480, 3600] {
+            clock.advance(seconds: delay)
+            _ = try await queue.process(account: gmail, credentials: .unused)
+        }
+        #expect(submitter.submitted == [id, id, id, id])
+        #expect(try await state(id).state == .failed)
+    }
+
     @Test func retryRequeuesAndDiscardDeletesEntirely() async throws {
         let id = try await enqueue("Again")
         try await store.markFailed(id, error: "send timeout")

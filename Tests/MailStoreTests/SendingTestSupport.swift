@@ -16,7 +16,9 @@ final class ManualClock: WallClock {
 /// SMTP outcomes scripted per attempt, for the queue's schedule (the real submission is tested
 /// against Postfix in tests/integration/test_send_and_actions.py).
 final class ScriptedSubmitter: MessageSubmitting {
-    enum Step: Sendable { case accept, transient(String), permanent(String) }
+    /// `failAfterContent`: the content starts going out, then the connection fails (a timeout or a
+    /// drop before the server's reply), reported as the transient failure it looks like.
+    enum Step: Sendable { case accept, transient(String), permanent(String), failAfterContent(String) }
 
     fileprivate let state: Mutex<(steps: [Step], submitted: [Int64])>
     /// The step used once the script has run out.
@@ -53,6 +55,9 @@ final class ScriptedSubmitter: MessageSubmitting {
                 return SubmissionReceipt(reply: "250 2.0.0 Ok: queued")
             case .transient(let text): throw SubmissionError.transient(text)
             case .permanent(let text): throw SubmissionError.permanent(text)
+            case .failAfterContent(let text):
+                try await beforeContent()
+                throw SubmissionError.transient(text)
             }
         }
     }

@@ -30,17 +30,27 @@ struct IMAPStreamFramer: StreamFramer {
 }
 
 /// The connection's framing and parsing without the connection: for benchmarks and replaying
-/// recorded sessions.
+/// recorded sessions (and the fuzzer), with the selected mailbox's sequence-to-UID map kept as
+/// the session keeps it.
 public struct IMAPResponseStream {
     var framer = IMAPStreamFramer()
+    var sequenceMap = SequenceMap()
 
     public init() {}
+
+    /// The message count EXISTS, EXPUNGE and VANISHED have left.
+    public var messageCount: UInt32 { sequenceMap.count }
+
+    /// The UID of a sequence number, when a FETCH told it.
+    public func uid(forSequence sequence: UInt32) -> UInt32? { sequenceMap.uid(at: sequence) }
 
     /// Feeds bytes; `onFetch` sees each FETCH as a `FetchedMessage`. Unparseable responses are skipped.
     public mutating func append(_ bytes: ArraySlice<UInt8>, onFetch: (FetchedMessage) -> Void) throws {
         framer.append(Array(bytes))
         while let message = try framer.nextMessage() {
-            if case .response(.untagged(.fetch(let sequence, let attributes))) = message {
+            guard case .response(.untagged(let response)) = message else { continue }
+            _ = sequenceMap.apply(response)
+            if case .fetch(let sequence, let attributes) = response {
                 onFetch(FetchedMessage(sequence: sequence, attributes: attributes))
             }
         }

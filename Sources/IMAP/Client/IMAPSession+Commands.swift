@@ -243,7 +243,7 @@ extension IMAPSession {
     @discardableResult
     public func uidCopy(_ uids: UIDSet, to mailbox: String) async throws -> UIDMapping? {
         let state = try await run([.text("UID COPY \(uids) \(try Self.mailboxArgument(mailbox))")]) { _ in }
-        return Self.mapping(from: state.code)
+        return UIDMapping(state.code)
     }
 
     /// UID MOVE (RFC 6851): the COPYUID arrives in an untagged OK before the EXPUNGEs.
@@ -252,32 +252,34 @@ extension IMAPSession {
         guard hasCapability("MOVE") else { throw IMAPError.unsupported("MOVE") }
         var mapping: UIDMapping?
         let state = try await run([.text("UID MOVE \(uids) \(try Self.mailboxArgument(mailbox))")]) { response in
-            if case .state(let state) = response, let found = Self.mapping(from: state.code) { mapping = found }
+            if case .state(let state) = response, let found = UIDMapping(state.code) { mapping = found }
         }
-        return mapping ?? Self.mapping(from: state.code)
+        return mapping ?? UIDMapping(state.code)
     }
 
     /// UID EXPUNGE (UIDPLUS): removes only these `\Deleted` messages, never another client's.
     /// Returns the UIDs the server reported gone.
+    /// A VANISHED answer counts only for UIDs asked for: a server's `1:4294967294` is never expanded.
     @discardableResult
     public func uidExpunge(_ uids: UIDSet) async throws -> [UInt32] {
         guard hasCapability("UIDPLUS") else { throw IMAPError.unsupported("UIDPLUS") }
-        return try await expungeCollecting("UID EXPUNGE \(uids)")
+        return try await expungeCollecting("UID EXPUNGE \(uids)") { vanished, _ in vanished.intersection(uids).uids }
     }
 
-    /// EXPUNGE: every `\Deleted` message of the mailbox.
+    /// EXPUNGE: every `\Deleted` message of the mailbox. A VANISHED answer (QRESYNC) counts for the
+    /// UIDs the sequence map knows.
     @discardableResult
     public func expunge() async throws -> [UInt32] {
-        try await expungeCollecting("EXPUNGE")
+        try await expungeCollecting("EXPUNGE") { vanished, known in known.known(among: vanished) }
     }
 
-    private func expungeCollecting(_ command: String) async throws -> [UInt32] {
+    private func expungeCollecting(_ command: String, vanishedUIDs: (UIDSet, SequenceMap) -> [UInt32]) async throws -> [UInt32] {
         var gone: [UInt32] = []
         var before = sequenceMap
         _ = try await run([.text(command)]) { response in
             switch response {
             case .expunge(let sequence): if let uid = before.remove(at: sequence) { gone.append(uid) }
-            case .vanished(_, let uids): gone += uids.uids
+            case .vanished(_, let uids): gone += vanishedUIDs(uids, before)
             default: break
             }
         }
@@ -291,7 +293,7 @@ extension IMAPSession {
         if !flags.isEmpty { head += " (\(flags.joined(separator: " ")))" }
         if let date { head += " \"\(Self.internalDateText(date))\"" }
         let state = try await run([.text(head + " "), .literal(message)]) { _ in }
-        return Self.mapping(from: state.code)
+        return UIDMapping(state.code)
     }
 
     public func logout() async throws {
@@ -303,14 +305,6 @@ extension IMAPSession {
         try await execute(hasCapability("UNSELECT") ? "UNSELECT" : "CLOSE")
         selected = nil
         sequenceMap = SequenceMap()
-    }
-
-    static func mapping(from code: ResponseCode?) -> UIDMapping? {
-        switch code {
-        case .appendUID(let validity, let uids)?: UIDMapping(uidValidity: validity, source: nil, destination: uids)
-        case .copyUID(let validity, let source, let destination)?: UIDMapping(uidValidity: validity, source: source, destination: destination)
-        default: nil
-        }
     }
 
     /// `date-time` of RFC 9051: `"21-Nov-2026 14:05:09 +0000"`.

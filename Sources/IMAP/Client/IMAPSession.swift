@@ -62,6 +62,8 @@ public final class IMAPSession {
     /// Asked at each watchdog tick: the pool's caller gave up, so the command is abandoned.
     public var cancellationCheck: (() -> Bool)?
     var isCancelled: Bool { Task.isCancelled || (cancellationCheck?() ?? false) }
+    /// Messages taken from the connection: at STARTTLS every one delivered must have been read.
+    private var messagesRead = 0
     /// Untagged responses that did not parse and belonged to no FETCH: kept for the log.
     public private(set) var skippedResponses: [QuarantinedResponse] = []
 
@@ -106,13 +108,13 @@ public final class IMAPSession {
             }
             watch.withLockedValue { $0.startTLSPending = true }
             try await execute("STARTTLS")
-            let context = tlsContext
-            let hostname = sniHostname
-            let watch = self.watch
-            try await channel.eventLoop.submit { [channel] in
-                try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: hostname), position: .first)
-                watch.withLockedValue { $0.plaintextClosed = false }
-            }.get()
+            do {
+                try await STARTTLS.addTLS(to: channel, framer: IMAPStreamFramer.self, messagesRead: messagesRead, context: tlsContext,
+                                          serverHostname: sniHostname, watch: watch)
+            } catch {
+                isBroken = true
+                throw IMAPClient.classify(error, server: server)
+            }
             capabilities = []  // RFC 9051 section 6.2.1: capabilities before STARTTLS are discarded
         }
         if capabilities.isEmpty { try await refreshCapabilities() }
@@ -255,8 +257,9 @@ public final class IMAPSession {
                 try onUntagged(response)
             case .message(.response(.continuation(let text))):
                 // AUTHENTICATE failures (XOAUTH2) send a challenge with the error; an empty line ends it.
+                // Its text is part of the exchange and stays out of the log (issue 21).
                 if command.uppercased().hasPrefix("AUTHENTICATE") {
-                    logger.debug("authentication challenge", metadata: ["text": "\(text)"])
+                    logger.debug("authentication answered with a challenge; ending the exchange")
                     try await send([13, 10])
                 } else {
                     isBroken = true
@@ -311,6 +314,7 @@ public final class IMAPSession {
                 isBroken = true
                 throw IMAPError.connectionClosed
             }
+            if case .message = event { messagesRead += 1 }
             return event
         } catch let error as IMAPError {
             isBroken = true
@@ -342,38 +346,34 @@ public final class IMAPSession {
     /// Keeps the sequence-to-UID map and emits mailbox events.
     func observe(_ response: UntaggedResponse) {
         guard let mailbox = selected?.name else { return }
+        let expungedUID = sequenceMap.apply(response)
         switch response {
         case .exists(let count):
-            sequenceMap.resize(to: count)
             selected?.exists = count
             eventSink?(mailbox, .exists(count: count))
         case .expunge(let sequence):
-            let uid = sequenceMap.remove(at: sequence)
-            selected?.exists = UInt32(sequenceMap.count)
-            eventSink?(mailbox, .expunged(sequence: sequence, uid: uid))
+            selected?.exists = sequenceMap.count
+            eventSink?(mailbox, .expunged(sequence: sequence, uid: expungedUID))
         case .vanished(let earlier, let uids):
-            sequenceMap.remove(uids: uids)
             if earlier {
                 selected?.vanished.formUnion(uids)
             } else {
-                selected?.exists = UInt32(sequenceMap.count)
+                selected?.exists = sequenceMap.count
                 eventSink?(mailbox, .vanished(uids))
             }
         case .fetch(let sequence, let attributes):
-            var uid: UInt32?
+            guard !fetchInProgress else { return }
             var flags: [String]?
             var modSeq: UInt64?
             for attribute in attributes {
                 switch attribute {
-                case .uid(let value): uid = value
                 case .flags(let value): flags = value
                 case .modSeq(let value): modSeq = value
                 default: break
                 }
             }
-            if let uid { sequenceMap.set(uid: uid, at: sequence) }
-            if !fetchInProgress, let flags {
-                eventSink?(mailbox, .flagsChanged(sequence: sequence, uid: uid ?? sequenceMap.uid(at: sequence), flags: flags, modSeq: modSeq))
+            if let flags {
+                eventSink?(mailbox, .flagsChanged(sequence: sequence, uid: sequenceMap.uid(at: sequence), flags: flags, modSeq: modSeq))
             }
         default:
             break
@@ -450,39 +450,112 @@ enum UnparseableFetch {
 
 /// Sequence numbers to UIDs for the selected mailbox (RFC 9051 section 2.3.1.2): EXPUNGE shifts
 /// every later number down by one.
+///
+/// Sparse: only the pairs the server reported (FETCH with UID, `loadSequenceMap`) are held, and the
+/// message count is a number, so memory follows the bytes received: a hostile `* 4294967295 EXISTS`,
+/// in a SELECT or during IDLE, costs nothing (issue 21; a dense array took 16 GB).
 struct SequenceMap {
-    private(set) var uids: [UInt32] = []
+    struct Entry: Hashable {
+        var sequence: UInt32
+        var uid: UInt32
+    }
 
-    var count: Int { uids.count }
+    /// Known pairs, ascending by sequence number.
+    private(set) var entries: [Entry] = []
+    /// The mailbox's message count, known UIDs or not.
+    private(set) var count: UInt32 = 0
 
-    mutating func reset(count: UInt32) { uids = Array(repeating: 0, count: Int(count)) }
+    mutating func reset(count: UInt32) {
+        entries = []
+        self.count = count
+    }
 
     mutating func resize(to count: UInt32) {
-        if Int(count) > uids.count {
-            uids.append(contentsOf: repeatElement(0, count: Int(count) - uids.count))
-        } else if Int(count) < uids.count {
-            uids.removeLast(uids.count - Int(count))
-        }
+        if count < self.count { entries.removeSubrange(firstEntry(atOrAfter: count + 1)...) }
+        self.count = count
+    }
+
+    /// The index of the first entry whose sequence number is at least `sequence`.
+    private func firstEntry(atOrAfter sequence: UInt32) -> Int {
+        // Loaded maps are dense from 1: entry n - 1 is sequence n.
+        if sequence >= 1, Int(sequence) <= entries.count, entries[Int(sequence) - 1].sequence == sequence { return Int(sequence) - 1 }
+        return entries.partitioningIndex { $0.sequence >= sequence }
     }
 
     mutating func set(uid: UInt32, at sequence: UInt32) {
         guard sequence >= 1 else { return }
-        if Int(sequence) > uids.count { resize(to: sequence) }
-        uids[Int(sequence) - 1] = uid
+        if sequence > count { count = sequence }
+        if entries.last.map({ $0.sequence < sequence }) ?? true {
+            entries.append(Entry(sequence: sequence, uid: uid))
+            return
+        }
+        let index = firstEntry(atOrAfter: sequence)
+        if entries[index].sequence == sequence {
+            entries[index].uid = uid
+        } else {
+            entries.insert(Entry(sequence: sequence, uid: uid), at: index)
+        }
     }
 
     func uid(at sequence: UInt32) -> UInt32? {
-        guard sequence >= 1, Int(sequence) <= uids.count, uids[Int(sequence) - 1] != 0 else { return nil }
-        return uids[Int(sequence) - 1]
+        let index = firstEntry(atOrAfter: sequence)
+        guard index < entries.count, entries[index].sequence == sequence, entries[index].uid != 0 else { return nil }
+        return entries[index].uid
     }
 
     mutating func remove(at sequence: UInt32) -> UInt32? {
-        guard sequence >= 1, Int(sequence) <= uids.count else { return nil }
-        let uid = uids.remove(at: Int(sequence) - 1)
-        return uid == 0 ? nil : uid
+        guard sequence >= 1, sequence <= count else { return nil }
+        count -= 1
+        var index = firstEntry(atOrAfter: sequence)
+        var uid: UInt32?
+        if index < entries.count, entries[index].sequence == sequence {
+            uid = entries[index].uid == 0 ? nil : entries[index].uid
+            entries.remove(at: index)
+        }
+        while index < entries.count {
+            entries[index].sequence -= 1
+            index += 1
+        }
+        return uid
     }
 
+    /// VANISHED: the known messages among `removed` go, and later numbers close up. A UID the map
+    /// does not know cannot be placed, so it changes nothing (as before).
     mutating func remove(uids removed: UIDSet) {
-        uids.removeAll { $0 != 0 && removed.contains($0) }
+        var kept = 0
+        var gone: UInt32 = 0
+        for entry in entries {
+            if entry.uid != 0, removed.contains(entry.uid) {
+                gone += 1
+            } else {
+                entries[kept] = Entry(sequence: entry.sequence - gone, uid: entry.uid)
+                kept += 1
+            }
+        }
+        entries.removeSubrange(kept...)
+        count -= gone
+    }
+
+    /// What an untagged response says about the mailbox's messages (EXISTS, EXPUNGE, VANISHED, a
+    /// FETCH with UID); returns the UID an EXPUNGE removed, when known.
+    mutating func apply(_ response: UntaggedResponse) -> UInt32? {
+        switch response {
+        case .exists(let count):
+            resize(to: count)
+        case .expunge(let sequence):
+            return remove(at: sequence)
+        case .vanished(_, let uids):
+            remove(uids: uids)
+        case .fetch(let sequence, let attributes):
+            for case .uid(let uid) in attributes { set(uid: uid, at: sequence) }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// The known UIDs among `uids`, without expanding it.
+    func known(among uids: UIDSet) -> [UInt32] {
+        entries.compactMap { $0.uid != 0 && uids.contains($0.uid) ? $0.uid : nil }
     }
 }

@@ -155,6 +155,49 @@ public struct UIDMapping: Sendable, Hashable {
     public var uidValidity: UInt32
     public var source: UIDSet?
     public var destination: UIDSet
+
+    /// The mapping an APPENDUID or COPYUID code carries; nil for any other code.
+    public init?(_ code: ResponseCode?) {
+        switch code {
+        case .appendUID(let validity, let uids)?:
+            uidValidity = validity
+            source = nil
+            destination = uids
+        case .copyUID(let validity, let sourceUIDs, let destinationUIDs)?:
+            uidValidity = validity
+            source = sourceUIDs
+            destination = destinationUIDs
+        default:
+            return nil
+        }
+    }
+
+    /// The destination UID of each of `sources` that COPYUID names, pairing the two sets member by
+    /// member in ascending order (RFC 4315 section 3). Walks the ranges, never their members: the
+    /// server's sets may name four billion UIDs (issue 21). Empty when the sets differ in size,
+    /// where no pairing can be trusted.
+    public func destinations(of sources: [UInt32]) -> [UInt32: UInt32] {
+        guard let source, source.count == destination.count else { return [:] }
+        var result: [UInt32: UInt32] = [:]
+        var sourceRange = 0
+        var sourceOffset = 0  // members in the source ranges before `sourceRange`
+        var destinationRange = 0
+        var destinationOffset = 0
+        for uid in Set(sources).sorted() {
+            while sourceRange < source.ranges.count, source.ranges[sourceRange].upperBound < uid {
+                sourceOffset += source.ranges[sourceRange].count
+                sourceRange += 1
+            }
+            guard sourceRange < source.ranges.count, source.ranges[sourceRange].contains(uid) else { continue }
+            let position = sourceOffset + Int(uid - source.ranges[sourceRange].lowerBound)
+            while destinationOffset + destination.ranges[destinationRange].count <= position {
+                destinationOffset += destination.ranges[destinationRange].count
+                destinationRange += 1
+            }
+            result[uid] = destination.ranges[destinationRange].lowerBound + UInt32(position - destinationOffset)
+        }
+        return result
+    }
 }
 
 /// A FETCH response that did not parse even when fetched alone: its bytes, kept for the log and the

@@ -335,9 +335,8 @@ struct Cursor {
     }
 
     mutating func uidSet() throws -> UIDSet {
-        let start = index
-        while let byte = peek, (byte >= 48 && byte <= 57) || byte == 58 || byte == 44 || byte == 42 { index += 1 }
-        guard let set = UIDSet(parsing: String(decoding: bytes[start..<index], as: UTF8.self)) else { throw fail("bad uid set") }
+        guard let set = UIDSet.parse(bytes, at: &index) else { throw fail("bad uid set") }
+        if let byte = peek, (byte >= 48 && byte <= 57) || byte == 58 || byte == 42 { throw fail("bad uid set") }
         return set
     }
 

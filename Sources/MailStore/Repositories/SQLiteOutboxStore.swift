@@ -126,6 +126,16 @@ public struct SQLiteOutboxStore: OutboxStore {
         }
     }
 
+    public func markDeliveryUncertain(_ emailId: Int64, retryCount: Int, notBefore: Date, error: String, at date: Date) async throws {
+        try await database.writer.write { db in
+            try db.execute(sql: """
+                UPDATE email SET sendState = 'sending', sendRetryCount = ?, sendNotBefore = ?, sendError = ?,
+                    sendAttemptStartedDate = COALESCE(sendAttemptStartedDate, ?)
+                WHERE id = ?
+                """, arguments: [retryCount, notBefore, error, date, emailId])
+        }
+    }
+
     public func markFailed(_ emailId: Int64, error: String) async throws {
         try await database.writer.write { db in
             try db.execute(sql: """

@@ -181,8 +181,8 @@ public struct IMAPMailActions: Sendable {
                 try await session.uidStore(Self.set(current), .add, flags: ["\\Deleted"])
                 if session.hasCapability("UIDPLUS") { try await session.uidExpunge(Self.set(current)) }
             }
-            let moved = Self.destinations(mapping)
-            for target in current { outcomes[target.id] = .done(newUID: moved[target.uid]) }
+            let moved = mapping?.destinations(of: current.map { UInt32($0.uid) }) ?? [:]
+            for target in current { outcomes[target.id] = .done(newUID: moved[UInt32(target.uid)].map(Int64.init)) }
         case .expunge(let mailbox, let targets):
             guard session.hasCapability("UIDPLUS") else {
                 for target in targets { outcomes[target.id] = .refused("the server lacks UIDPLUS: Tern cannot delete only these messages for good") }
@@ -209,7 +209,7 @@ public struct IMAPMailActions: Sendable {
                 outcomes[id] = .deferred("not in \(sent) yet")
             } else {
                 let mapping = try await session.append(to: sent, message: message.raw, flags: ["\\Seen"], date: message.date)
-                outcomes[id] = .done(newUID: mapping?.destination.uids.first.map(Int64.init))
+                outcomes[id] = .done(newUID: mapping?.destination.first.map(Int64.init))
             }
         }
     }
@@ -234,12 +234,4 @@ public struct IMAPMailActions: Sendable {
     }
 
     static func set(_ targets: [Target]) -> UIDSet { UIDSet(uids: targets.map { UInt32($0.uid) }.sorted()) }
-
-    /// COPYUID pairs source and destination UIDs in order (RFC 4315 section 3).
-    static func destinations(_ mapping: UIDMapping?) -> [Int64: Int64] {
-        guard let mapping, let source = mapping.source?.uids else { return [:] }
-        var result: [Int64: Int64] = [:]
-        for (from, to) in zip(source, mapping.destination.uids) { result[Int64(from)] = Int64(to) }
-        return result
-    }
 }

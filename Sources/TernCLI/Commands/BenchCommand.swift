@@ -10,7 +10,8 @@ import TernRuntime
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
-        subcommands: [MIMEBench.self, IMAPBench.self, SanitizeBench.self, ThreadBench.self, SearchBench.self, SendBench.self, ThreadOpenBench.self])
+        subcommands: [MIMEBench.self, IMAPBench.self, UIDSetBench.self, SanitizeBench.self, ThreadBench.self, SearchBench.self, SendBench.self,
+                      ThreadOpenBench.self])
 
     struct MIMEBench: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -254,6 +255,31 @@ extension BenchCommand {
             }
             return Report(tool: peer.tool, messages: peer.messages, seconds: peer.seconds,
                           messagesPerSecond: Double(peer.messages) / peer.seconds, peakRSSBytes: peer.peakRSSBytes)
+        }
+    }
+}
+
+extension BenchCommand {
+    /// What a hostile IMAP server's counts and ranges cost (issue 21).
+    struct UIDSetBench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "uidset", abstract: "Parse and build large UID sets, look up a huge COPYUID, take a huge EXISTS.")
+
+        @Option var ranges = 200_000
+        @Option(help: "Timed runs; the best is reported.")
+        var iterations = 5
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let report = try IMAPHostileInputBenchmark.run(ranges: ranges, iterations: iterations)
+            if output.json {
+                try printJSON([report])
+                return
+            }
+            print(String(format: "%d-range VANISHED parsed in %.1f ms; %d UIDs in random order made a set in %.1f ms", report.ranges,
+                         report.parseMilliseconds, report.ranges, report.buildMilliseconds))
+            print(String(format: "COPYUID 1:4294967294, 1,000 lookups: %.0f µs; * 4294967295 EXISTS: RSS +%.1f MB", report.copyUIDLookupMicroseconds,
+                         Double(report.hugeExistsResidentGrowthBytes) / 1_048_576))
         }
     }
 }

@@ -100,6 +100,10 @@ public protocol OutboxStore: Sendable {
     /// Accepted by the server. Schedules the Sent copy (a `fileSentCopy` operation) in the same write.
     func markSent(_ emailId: Int64, reply: String, note: String?, fileSentCopy: Bool, at date: Date) async throws
     func scheduleRetry(_ emailId: Int64, retryCount: Int, notBefore: Date, error: String) async throws
+    /// The attempt failed after the content started: the message stays in `sending` with its
+    /// exactly-once marker (set at `date` if it somehow is not), for recovery (the Sent search)
+    /// from `notBefore`.
+    func markDeliveryUncertain(_ emailId: Int64, retryCount: Int, notBefore: Date, error: String, at date: Date) async throws
     func markFailed(_ emailId: Int64, error: String) async throws
     /// Back to the queue, as new: retries and the 24-hour limit count again from `date`.
     func requeue(_ emailId: Int64, at date: Date) async throws
@@ -113,12 +117,15 @@ public protocol OutboxStore: Sendable {
 public enum SubmissionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server refused for good (a 5xx, every recipient refused): never retried; the text is the server's.
     case permanent(String)
-    /// Network, timeout, 4xx: retried on the schedule.
+    /// Network, timeout, 4xx before the content went out: retried on the schedule.
     case transient(String)
+    /// The content went out and no verdict came back (timeout, dropped connection): the server may
+    /// have accepted it, so it is never sent again blindly (the queue's recovery looks in Sent).
+    case deliveryUncertain(String)
 
     public var description: String {
         switch self {
-        case .permanent(let text), .transient(let text): text
+        case .permanent(let text), .transient(let text), .deliveryUncertain(let text): text
         }
     }
 }

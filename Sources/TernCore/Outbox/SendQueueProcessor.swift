@@ -22,7 +22,8 @@ public struct SendQueueProcessor: Sendable {
     public static let maximumAge: Duration = .seconds(24 * 3600)
     public static let timeoutError = "send timeout"
     public static let uncertainDeliveryError = """
-        Tern stopped while the server was accepting this message, and it is not in Sent: it may have been delivered. \
+        Sending was interrupted after the message's content went to the server (Tern stopped, or the connection failed \
+        before the server's answer), and it is not in Sent: it may have been delivered. \
         Check with the recipients before sending it again (retry).
         """
 
@@ -95,13 +96,15 @@ public struct SendQueueProcessor: Sendable {
             report.nextDue = min(report.nextDue ?? hold, hold)
             return .handled
         }
-        if entry.state == .sending, entry.attemptStartedDate != nil {
-            return try await recover(entry, account: account, credentials: credentials, report: &report)
-        }
+        // Before recovery too: a send that failed after its content is looked for in Sent only after
+        // its backoff, so a server still filing it has the time to.
         if let notBefore = entry.notBefore, notBefore > now, !ignoreBackoff {
             report.waiting = try await store.pending(accountId: account.id).count { $0.holdUntil.map { $0 <= now } ?? true }
             report.nextDue = min(report.nextDue ?? notBefore, notBefore)
             return .stop
+        }
+        if entry.state == .sending, entry.attemptStartedDate != nil {
+            return try await recover(entry, account: account, credentials: credentials, report: &report)
         }
         return .send
     }
@@ -128,13 +131,21 @@ public struct SendQueueProcessor: Sendable {
         }
     }
 
-    /// Records a failed attempt: permanent, or retried on the schedule (then false: the pass stops).
+    /// Records a failed attempt: permanent, retried on the schedule, or, once the content started
+    /// going out, left to recovery (then false: the pass stops).
     func failed(_ entry: OutboxEntry, _ error: SubmissionError, account: Account?, report: inout SendQueueReport) async throws -> Bool {
-        guard case .transient(let text) = error else {
+        if case .permanent = error {
             try await store.markFailed(entry.emailId, error: error.description)
             report.failed.append(FailedSend(emailId: entry.emailId, error: error.description))
             return true
         }
+        if case .deliveryUncertain = error {
+            return try await deliveryUncertain(entry, error.description, report: &report)
+        }
+        if try await store.entry(emailId: entry.emailId)?.attemptStartedDate != nil {
+            return try await deliveryUncertain(entry, error.description, report: &report)
+        }
+        let text = error.description
         let retries = entry.retryCount + 1
         guard retries <= Self.retryDelays.count else {
             try await store.markFailed(entry.emailId, error: text)
@@ -143,6 +154,20 @@ public struct SendQueueProcessor: Sendable {
         }
         let next = clock.now().adding(Self.retryDelays[retries - 1])
         try await store.scheduleRetry(entry.emailId, retryCount: retries, notBefore: next, error: text)
+        report.waiting = try await store.pending(accountId: entry.accountId).count
+        report.nextDue = min(report.nextDue ?? next, next)
+        report.lastError = text
+        return false
+    }
+
+    /// A failure after the content started going out (the exactly-once marker is set): a timeout or
+    /// a dropped connection there says nothing about whether the server took the message, so it is
+    /// never simply retried (issue 21: the recipient got it twice). It stays in `sending` with its
+    /// marker, and after the schedule's delay `recover` looks for it in Sent, as after a crash.
+    func deliveryUncertain(_ entry: OutboxEntry, _ text: String, report: inout SendQueueReport) async throws -> Bool {
+        let retries = entry.retryCount + 1
+        let next = clock.now().adding(Self.retryDelays[min(retries, Self.retryDelays.count) - 1])
+        try await store.markDeliveryUncertain(entry.emailId, retryCount: retries, notBefore: next, error: text, at: clock.now())
         report.waiting = try await store.pending(accountId: entry.accountId).count
         report.nextDue = min(report.nextDue ?? next, next)
         report.lastError = text
@@ -167,8 +192,9 @@ public struct SendQueueProcessor: Sendable {
             report.sent.append(entry.emailId)
             return .handled
         }
-        // Gmail files every message its SMTP accepted: not in Sent means not accepted.
-        if account.provider == .gmail { return .send }
+        // Gmail files every message its SMTP accepted: not in Sent means not accepted. Sent again
+        // only as often as the transient schedule allows, in case the failure repeats.
+        if account.provider == .gmail, entry.retryCount <= Self.retryDelays.count { return .send }
         try await store.markFailed(entry.emailId, error: Self.uncertainDeliveryError)
         report.failed.append(FailedSend(emailId: entry.emailId, error: Self.uncertainDeliveryError))
         return .handled

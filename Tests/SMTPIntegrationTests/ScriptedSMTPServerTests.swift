@@ -1,0 +1,158 @@
+import Foundation
+import ScriptedServers
+import Testing
+@testable import SMTP
+
+/// Hostile and broken submission servers Postfix cannot imitate (issue 21): answers forged before
+/// STARTTLS, a server that goes silent or drops the connection once the content went out, and an
+/// XOAUTH2 exchange whose secrets must stay out of the log. The client under test is the real one.
+@Suite(.enabled(if: MailServers.available, "needs the test CA (make test)"), .timeLimit(.minutes(1)))
+struct ScriptedSMTPServerTests {
+    static let envelope = SMTPEnvelope(sender: "alice@tern.test", recipients: ["dave@tern.test"])
+    static let message = Array("Subject: hi\r\n\r\nHello.\r\n".utf8)
+
+    /// A server that takes a message up to its content and answers the content with `final`.
+    static func submission(contentReply: String) -> @Sendable (String) -> String {
+        { command in
+            switch command.uppercased() {
+            case let c where c.hasPrefix("EHLO"): "250-hi\r\n250-PIPELINING\r\n250 AUTH PLAIN\r\n"
+            case let c where c.hasPrefix("AUTH"): "235 2.7.0 ok\r\n"
+            case let c where c.hasPrefix("MAIL"), let c where c.hasPrefix("RCPT"): "250 ok\r\n"
+            case "DATA": "354 go on\r\n"
+            case ".": contentReply
+            case "QUIT": "221 bye\r\n"
+            default: "500 what\r\n"
+            }
+        }
+    }
+
+    @Test func repliesQueuedBeforeSTARTTLSAreRefusedAndNothingIsSentOverTLS() async throws {
+        // The EHLO reply's packet carries a forged STARTTLS answer, the EHLO reply after TLS and a login.
+        let server = try await ScriptedSMTPServer.start(tls: false, silentSTARTTLS: true) { command in
+            command.uppercased().hasPrefix("EHLO")
+                ? "250-hi\r\n250-STARTTLS\r\n250 AUTH PLAIN\r\n" + "220 2.0.0 go ahead\r\n" + "250-forged\r\n250 AUTH PLAIN\r\n"
+                    + "235 2.7.0 forged: authenticated\r\n"
+                : "500 what\r\n"
+        }
+        defer { server.stop() }
+        var smtpServer = server.smtpServer
+        smtpServer.security = .startTLS
+        await #expect {
+            try await SMTPClient.check(server: smtpServer, credential: MailServers.credential("dave"))
+        } throws: { error in
+            guard case SMTPError.tlsRefused(let text) = error else { return false }
+            return text.contains("injecting")
+        }
+        #expect(server.commandsOverTLS.isEmpty)
+    }
+
+    @Test func noReplyAfterTheContentIsAnUncertainDeliveryNotARetry() async throws {
+        let server = try await ScriptedSMTPServer.start(tls: true, script: Self.submission(contentReply: ""))
+        defer { server.stop() }
+        var smtpServer = server.smtpServer
+        smtpServer.dataTerminationTimeout = .seconds(2)
+        await #expect {
+            try await SMTPClient.send(Self.message, envelope: Self.envelope, server: smtpServer, credential: MailServers.credential("dave"))
+        } throws: { error in
+            guard let error = error as? SMTPError, case .deliveryUncertain(let text) = error else { return false }
+            return text.contains("sent nothing") && !error.isTransient
+        }
+    }
+
+    @Test func aDropAfterTheContentIsAnUncertainDelivery() async throws {
+        let server = try await ScriptedSMTPServer.start(tls: true, script: Self.submission(contentReply: ScriptedSMTPServer.close))
+        defer { server.stop() }
+        await #expect {
+            try await SMTPClient.send(Self.message, envelope: Self.envelope, server: server.smtpServer, credential: MailServers.credential("dave"))
+        } throws: { error in
+            guard case .deliveryUncertain? = error as? SMTPError else { return false }
+            return true
+        }
+    }
+
+    @Test func aReplyRefusingTheContentKeepsItsClass() async throws {
+        let refused = try await ScriptedSMTPServer.start(tls: true, script: Self.submission(contentReply: "554 5.7.1 spam\r\n"))
+        defer { refused.stop() }
+        await #expect {
+            try await SMTPClient.send(Self.message, envelope: Self.envelope, server: refused.smtpServer, credential: MailServers.credential("dave"))
+        } throws: { error in
+            guard case .permanent(let reply)? = error as? SMTPError else { return false }
+            return reply.code == 554
+        }
+    }
+
+    /// RFC 5321 section 4.5.3.2.6: the reply to the end of the content may take 10 minutes.
+    @Test func theWaitForTheContentsReplyIsTenMinutes() {
+        #expect(SMTPServer(host: "mail.example.org", port: 587, security: .startTLS).dataTerminationTimeout == .seconds(600))
+    }
+
+    @Test func anXOAUTH2ExchangeLeavesNoSecretInTheTraceLog() async throws {
+        let token = "ya29.a0-secret-access-token"
+        let initialResponse = Data("user=dave@tern.test\u{1}auth=Bearer \(token)\u{1}\u{1}".utf8).base64EncodedString()
+        // A challenge that echoes what it got, as a debugging proxy might.
+        let challenge = Data("{\"status\":\"401\",\"echo\":\"\(token)\"}".utf8).base64EncodedString()
+        let server = try await ScriptedSMTPServer.start(tls: true) { command in
+            switch command.uppercased() {
+            case let c where c.hasPrefix("EHLO"): "250-hi\r\n250 AUTH XOAUTH2\r\n"
+            case let c where c.hasPrefix("AUTH XOAUTH2"): "334 \(challenge)\r\n"
+            case "": "535 5.7.8 invalid credentials\r\n"
+            default: "500 what\r\n"
+            }
+        }
+        defer { server.stop() }
+        let log = CapturedLog()
+        await #expect(throws: SMTPError.self) {
+            try await SMTPClient.check(server: server.smtpServer, credential: .oauth2(username: "dave@tern.test", accessToken: token),
+                                       logger: log.logger)
+        }
+        let text = log.text
+        #expect(text.contains("C: EHLO"), "the trace is on")
+        #expect(!text.contains(token) && !text.contains(initialResponse) && !text.contains(challenge))
+    }
+}
+
+/// A submission server that answers each command line with what `script` returns
+/// (`ScriptedLineServer`); the content after a 354 is taken whole and answered as the command ".".
+final class ScriptedSMTPServer: Sendable {
+    /// An answer that closes the connection instead.
+    static let close = "\u{0}close"
+    let lineServer: ScriptedLineServer
+    private let received: Locked<[String]>
+
+    /// The commands received; those that came over TLS started by STARTTLS marked "TLS: ".
+    var commands: [String] { received.withLock { $0 } }
+    var commandsOverTLS: [String] { commands.filter { $0.hasPrefix("TLS: ") } }
+
+    var smtpServer: SMTPServer {
+        SMTPServer(host: "127.0.0.1", port: lineServer.port, security: .implicitTLS, caFile: MailServers.ca, connectTimeout: .seconds(5))
+    }
+
+    /// `silentSTARTTLS`: STARTTLS is not answered; the server starts TLS at once (what an on-path
+    /// attacker who forged the answer in an earlier packet lets through).
+    static func start(tls: Bool, greeting: String = "220 scripted ESMTP\r\n", silentSTARTTLS: Bool = false,
+                      script: @escaping @Sendable (_ command: String) -> String) async throws -> ScriptedSMTPServer {
+        let log = Locked<[String]>([])
+        let inContent = Locked(false)
+        let lineServer = try await ScriptedLineServer.start(tls: tls, greeting: greeting) { line, overTLS in
+            let skipped = inContent.withLock { inside in
+                defer { if line == "." { inside = false } }
+                return inside && line != "."
+            }
+            if skipped { return .write("") }
+            log.withLock { $0.append(overTLS && !tls ? "TLS: " + line : line) }
+            if silentSTARTTLS, !overTLS, line.uppercased() == "STARTTLS" { return .startTLS }
+            let answer = script(line)
+            if answer == close { return .close }
+            if answer.hasPrefix("354") { inContent.withLock { $0 = true } }
+            return .write(answer)
+        }
+        return ScriptedSMTPServer(lineServer: lineServer, log: log)
+    }
+
+    private init(lineServer: ScriptedLineServer, log: Locked<[String]>) {
+        self.lineServer = lineServer
+        self.received = log
+    }
+
+    func stop() { lineServer.stop() }
+}
