@@ -41,41 +41,76 @@ public struct DownloadAttachmentUseCase: Sendable {
     let store: any AttachmentStore
     let fetcher: any AttachmentFetching
     let home: TernHome
+    /// Injectable so tests of the retry path take milliseconds instead of 13 s.
+    let retryDelays: [Duration]
+    /// Injectable so a test can show eviction without writing 500 MB.
+    let cacheLimitBytes: Int64
 
     public init(accounts: any AccountRepository, credentials: AccountCredentials, store: any AttachmentStore, fetcher: any AttachmentFetching,
-                home: TernHome) {
+                home: TernHome, retryDelays: [Duration] = Self.retryDelays, cacheLimitBytes: Int64 = Self.cacheLimitBytes) {
         self.accounts = accounts
         self.credentials = credentials
         self.store = store
         self.fetcher = fetcher
         self.home = home
+        self.retryDelays = retryDelays
+        self.cacheLimitBytes = cacheLimitBytes
     }
 
     /// The downloaded file's path.
     public func callAsFunction(attachmentId: Int64) async throws -> URL {
+        URL(fileURLWithPath: try await download(attachmentId: attachmentId).path)
+    }
+
+    /// Downloads with progress reported to `progress` (phases downloading, retrying, then finished, failed or
+    /// cancelled), and returns what a front end needs to preview safely: the path and the type sniffed from the bytes.
+    /// Task cancellation removes the partial file and leaves the attachment not downloaded.
+    public func download(attachmentId: Int64,
+                         progress: @Sendable (AttachmentProgress) -> Void = { _ in }) async throws -> DownloadedAttachment {
+        do {
+            let result = try await fetchToDisk(attachmentId: attachmentId, progress: progress)
+            progress(AttachmentProgress(attachmentId: attachmentId, phase: .finished, receivedBytes: result.size, totalBytes: result.size))
+            return result
+        } catch is CancellationError {
+            progress(AttachmentProgress(attachmentId: attachmentId, phase: .cancelled, receivedBytes: 0, totalBytes: nil))
+            throw CancellationError()
+        } catch {
+            progress(AttachmentProgress(attachmentId: attachmentId, phase: .failed, receivedBytes: 0, totalBytes: nil, error: String(describing: error)))
+            throw error
+        }
+    }
+
+    private func fetchToDisk(attachmentId: Int64, progress: @Sendable (AttachmentProgress) -> Void) async throws -> DownloadedAttachment {
         guard let location = try await store.location(ofAttachment: attachmentId) else { throw TernError.notFound("attachment \(attachmentId)") }
         let directory = home.attachmentsURL(for: location.accountId)
         let final = directory.appendingPathComponent(Self.fileName(attachmentId: attachmentId, filename: location.attachment.filename))
         if location.attachment.isDownloaded, FileManager.default.fileExists(atPath: final.path) {
             try await store.markDownloaded(attachmentId, path: final.path, at: Date())
-            return final
+            return try Self.described(final, declaredType: location.attachment.mimeType)
         }
         guard let account = (try await accounts.allAccounts()).first(where: { $0.id == location.accountId }) else {
             throw TernError.notFound("the account of attachment \(attachmentId)")
         }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         Self.removeLeftovers(in: directory)
+        let total: Int64? = location.attachment.sizeBytes > 0 ? location.attachment.sizeBytes : nil
+        progress(AttachmentProgress(attachmentId: attachmentId, phase: .downloading, receivedBytes: 0, totalBytes: total))
         var attempt = 0
         var bytes: [UInt8]
         while true {
+            try Task.checkCancellation()
             do {
                 bytes = try await fetcher.fetch(location, account: account, credentials: credentials.supply(for: account))
                 break
-            } catch let error as TernError where attempt < Self.retryDelays.count && error.isRetryable {
-                try await Task.sleep(for: Self.retryDelays[attempt])
+            } catch let error as TernError where attempt < retryDelays.count && error.isRetryable {
+                progress(AttachmentProgress(attachmentId: attachmentId, phase: .retrying, receivedBytes: 0, totalBytes: total,
+                                            error: String(describing: error)))
+                try await Task.sleep(for: retryDelays[attempt])
                 attempt += 1
             }
         }
+        try Task.checkCancellation()
+        progress(AttachmentProgress(attachmentId: attachmentId, phase: .downloading, receivedBytes: Int64(bytes.count), totalBytes: total))
         // Written aside and renamed: a killed download leaves no file under the final name.
         let partial = directory.appendingPathComponent(".\(attachmentId).partial")
         guard FileManager.default.createFile(atPath: partial.path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
@@ -85,13 +120,22 @@ public struct DownloadAttachmentUseCase: Sendable {
         try FileManager.default.moveItem(at: partial, to: final)
         try await store.markDownloaded(attachmentId, path: final.path, at: Date())
         try await evict(accountId: location.accountId, keeping: attachmentId)
-        return final
+        return DownloadedAttachment(path: final.path, sniffedType: MIMESniffer.sniff(bytes, declared: location.attachment.mimeType),
+                                    size: Int64(bytes.count))
+    }
+
+    static func described(_ url: URL, declaredType: String) throws -> DownloadedAttachment {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        let head = [UInt8](try handle.read(upToCount: 16) ?? Data())
+        let size = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.int64Value ?? 0
+        return DownloadedAttachment(path: url.path, sniffedType: MIMESniffer.sniff(head, declared: declaredType), size: size)
     }
 
     func evict(accountId: Account.ID, keeping: Int64) async throws {
         let downloaded = try await store.downloaded(accountId: accountId)
         var total = downloaded.reduce(Int64(0)) { $0 + $1.sizeBytes }
-        for attachment in downloaded where total > Self.cacheLimitBytes && attachment.id != keeping {
+        for attachment in downloaded where total > cacheLimitBytes && attachment.id != keeping {
             if let path = attachment.localPath { try? FileManager.default.removeItem(atPath: path) }
             try await store.markEvicted(attachment.id ?? 0)
             total -= attachment.sizeBytes
@@ -108,5 +152,32 @@ public struct DownloadAttachmentUseCase: Sendable {
     static func fileName(attachmentId: Int64, filename: String) -> String {
         let prefix = "\(attachmentId)-"
         return prefix + AttachmentFilename.sanitized(filename, maxBytes: AttachmentFilename.maxBytes - prefix.utf8.count)
+    }
+}
+
+/// A downloaded attachment as a front end previews it (FR-ED-03): the type comes from the bytes, never only
+/// from the sender's header, so a file declared `image/png` that is really HTML is not rendered as an image.
+public struct DownloadedAttachment: Sendable, Hashable, Codable {
+    public var path: String
+    public var sniffedType: String
+    public var size: Int64
+}
+
+/// Magic-number sniffing for the types a front end previews inline (images, PDF).
+public enum MIMESniffer {
+    /// PNG, JPEG, GIF, WebP or PDF from the leading bytes; otherwise the declared type unless it claims to be an
+    /// image or PDF (a claim the bytes did not back), which becomes application/octet-stream.
+    public static func sniff(_ bytes: [UInt8], declared: String) -> String {
+        func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
+            bytes.count >= offset + magic.count && Array(bytes[offset..<offset + magic.count]) == magic
+        }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
+        if starts([0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return "image/gif" }
+        if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) { return "image/webp" }
+        if starts(Array("%PDF-".utf8)) { return "application/pdf" }
+        let lowered = declared.lowercased().trimmingCharacters(in: .whitespaces)
+        if lowered.isEmpty || lowered.hasPrefix("image/") || lowered == "application/pdf" { return "application/octet-stream" }
+        return lowered
     }
 }
