@@ -55,7 +55,7 @@ struct StaleChangePushTests {
         switch change {
         case .deleteFromTrash, .archive:
             let copies = try await actions.scope(of: [.message(emailId)], folderPath: mailbox, forFlags: false).copies
-            try await actions.applyRemoval(change == .archive ? .archive : .delete, of: copies, at: Date())
+            try await actions.applyRemoval(change == .archive ? .archive : .delete, of: copies, at: Date(), undo: nil)
         case .markRead:
             try await actions.applyFlagChange(.read, to: try await actions.scope(of: [.message(emailId)], folderPath: nil, forFlags: true),
                                               at: Date())

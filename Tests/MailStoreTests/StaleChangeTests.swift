@@ -32,7 +32,7 @@ struct StaleChangeTests {
 
     func deleteForGood() async throws {
         let copies = try await actions.scope(of: [.message(emailId)], folderPath: "Trash", forFlags: false).copies
-        try await actions.applyRemoval(.delete, of: copies, at: clock.now())
+        try await actions.applyRemoval(.delete, of: copies, at: clock.now(), undo: nil)
     }
 
     @Test func aChangeRecordsTheUIDValidityOfItsUID() async throws {
