@@ -393,7 +393,7 @@ struct FixedMeteredState: MeteredConnectionDetecting {
 
 /// Credentials that no test should need: the IMAP side is a double.
 struct FailingSecrets: SecretResolver, OAuthTokenStore, OAuthAuthorizer {
-    func secret(for source: CredentialSource, accountID: Account.ID) async throws -> String { "unused" }
+    func secret(for account: Account) async throws -> String { "unused" }
     func tokens(for accountID: Account.ID) async throws -> OAuthTokens? { nil }
     func save(_ tokens: OAuthTokens, for accountID: Account.ID) async throws {}
     func delete(for accountID: Account.ID) async throws {}
