@@ -5,7 +5,8 @@ images of an email, as shipped in Debian's `webext-ublock-origin-chromium` packa
 assets/thirdparties/easylist/easyprivacy.txt). Tern's hand-curated list (tracker-domains.json) is
 matched before it. See docs/decisions.md, "The bundled tracker list".
 
-    scripts/gen_tracker_list.py                 # apt-get download the package, extract, write
+    scripts/gen_tracker_list.py                 # apt-get download the package (after an
+                                                # apt-get update), read it with dpkg-deb, write
     scripts/gen_tracker_list.py path/to/the.deb # or a .deb already downloaded
 
 What is kept (an email image is a third-party image request with no page around it):

@@ -30,22 +30,27 @@ struct TrackerHostList: Sendable {
         self.text = text
         var lines: [Line] = []
         lines.reserveCapacity(text.count / 20)
-        var start = 0
-        while start < text.count {
-            let end = text[start...].firstIndex(of: 10) ?? text.count
-            if end > start, text[start] != 35 {
-                let isException = text[start] == 64
-                let hostStart = isException ? start + 1 : start
-                let hostEnd = text[hostStart..<end].firstIndex(of: 47) ?? end
-                var lineEnd = end
-                while lineEnd > hostEnd, ASCIIBytes.isSpace(text[lineEnd - 1]) { lineEnd -= 1 }
-                let hostLength = hostEnd - hostStart, pathLength = lineEnd - hostEnd
-                if hostLength > 0, hostLength <= Int(UInt16.max), pathLength <= Int(UInt16.max), hostStart <= Int(UInt32.max) {
-                    lines.append(Line(hostStart: UInt32(hostStart), hostLength: UInt16(hostLength),
-                                      pathLength: UInt16(pathLength), isException: isException))
+        text.withUnsafeBufferPointer { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var start = 0
+            while start < bytes.count {
+                let end = memchr(base + start, 10, bytes.count - start).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
+                    ?? bytes.count
+                if end > start, bytes[start] != 35 {
+                    let isException = bytes[start] == 64
+                    let hostStart = isException ? start + 1 : start
+                    var hostEnd = hostStart
+                    while hostEnd < end, bytes[hostEnd] != 47 { hostEnd += 1 }
+                    var lineEnd = end
+                    while lineEnd > hostEnd, ASCIIBytes.isSpace(bytes[lineEnd - 1]) { lineEnd -= 1 }
+                    let hostLength = hostEnd - hostStart, pathLength = lineEnd - hostEnd
+                    if hostLength > 0, hostLength <= Int(UInt16.max), pathLength <= Int(UInt16.max), hostStart <= Int(UInt32.max) {
+                        lines.append(Line(hostStart: UInt32(hostStart), hostLength: UInt16(hostLength),
+                                          pathLength: UInt16(pathLength), isException: isException))
+                    }
                 }
+                start = end + 1
             }
-            start = end + 1
         }
         let isSorted = text.withUnsafeBufferPointer { bytes in
             zip(lines, lines.dropFirst()).allSatisfy { Self.compare(bytes, $0, bytes, $1) <= 0 }
