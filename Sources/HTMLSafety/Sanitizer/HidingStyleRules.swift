@@ -39,8 +39,8 @@ struct HidingStyleRules {
     private var byID: [[Int]] = []
     private var byTag: [UInt8: [Int]] = [:]
     private var universal: [Int] = []
+    private var indexedCount = 0
 
-    var count: Int { rules.count }
     var isEmpty: Bool { rules.isEmpty }
 
     /// What a rule's cleaned declarations do, or nil when they neither hide nor size to a pixel.
@@ -65,8 +65,10 @@ struct HidingStyleRules {
         for compound in compounds { rules.append((compound, effect)) }
     }
 
-    /// Builds the lookup keys, after a sheet added rules.
-    mutating func index() {
+    /// Builds the lookup keys when rules came since the last time.
+    mutating func indexIfNeeded() {
+        guard indexedCount != rules.count else { return }
+        indexedCount = rules.count
         var classNames: [String] = [], idNames: [String] = []
         var classPositions: [String: Int] = [:], idPositions: [String: Int] = [:]
         byClass = []
@@ -103,9 +105,9 @@ struct HidingStyleRules {
         idKeys = ASCIIKeywordSet(idNames)
     }
 
-    /// The combined effect of the rules that select `element`. The interface's markers are never
-    /// selected, as in a browser, and the mail's own `tern-` classes are not read: the output
-    /// has neither, and the next pass must see what this one saw.
+    /// The combined effect of the rules that select `element` (after `indexIfNeeded`). The
+    /// interface's markers are never selected, as in a browser, and the mail's own `tern-`
+    /// classes are not read: the output has neither, and the next pass must see what this one saw.
     func effect(on element: HTMLNode) -> Effect {
         var effect = Effect()
         guard !rules.isEmpty, element.isElement, element.namespace == .html else { return effect }
@@ -128,8 +130,6 @@ struct HidingStyleRules {
         }
         return matched && InterfaceMarkers.isMarker(element) ? Effect() : effect
     }
-
-    func hides(_ element: HTMLNode) -> Bool { effect(on: element).hides }
 
     private func matches(_ compound: Compound, _ element: HTMLNode) -> Bool {
         if compound.tag != 0, element.tagName.rawValue != compound.tag { return false }
