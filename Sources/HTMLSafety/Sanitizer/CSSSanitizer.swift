@@ -21,6 +21,14 @@ struct CSSSanitizer {
     /// Whether the rule being written kept one of `hidingProperties`.
     private var wroteHidingProperty = false
 
+    /// What the document's style rules do to an element; the rules are indexed on the first
+    /// question, once every sheet is read (a sheet per `<style>` must not re-index each time).
+    mutating func ruleEffect(on element: HTMLNode) -> HidingStyleRules.Effect {
+        guard !hidingRules.isEmpty else { return HidingStyleRules.Effect() }
+        hidingRules.indexIfNeeded()
+        return hidingRules.effect(on: element)
+    }
+
     init(allowRemote: Bool) {
         self.allowRemote = allowRemote
     }
@@ -255,9 +263,7 @@ struct CSSSanitizer {
             let sheet = CSSSource(buffer)
             var output: [UInt8] = []
             output.reserveCapacity(buffer.count * 2)
-            let rulesBefore = hidingRules.count
             writeRules(of: sheet, in: 0..<sheet.tokens.count, depth: 0, into: &output)
-            if hidingRules.count != rulesBefore { hidingRules.index() }
             return output
         }
     }

@@ -312,7 +312,7 @@ struct SanitizerPass {
     /// `TrackerDetector.hides`, with each distinct style read once, or a rule of the message's
     /// style sheets (`HidingStyleRules`).
     mutating func hides(_ element: HTMLNode) -> Bool {
-        if !css.hidingRules.isEmpty, css.hidingRules.hides(element) { return true }
+        if css.ruleEffect(on: element).hides { return true }
         guard !element.attributes.isEmpty else { return false }
         if element.attributeBytes("hidden") != nil { return true }
         guard let style = element.attributeBytes("style") else { return false }
@@ -395,7 +395,7 @@ struct SanitizerPass {
             return
         }
         guard case .remote(let host) = policy else { return }
-        let sized = css.hidingRules.effect(on: image)
+        let sized = css.ruleEffect(on: image)
         let isTracker = options.blocklist.matches(url: sourceBytes, lowercasedHost: host)
             || TrackerDetector.isPixelSized(image, ruleWidth: sized.width, ruleHeight: sized.height) || hidden
             || (srcset.map { Self.candidates($0).contains { options.blocklist.matches(url: $0) } } ?? false)

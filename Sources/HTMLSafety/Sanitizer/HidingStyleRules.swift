@@ -33,14 +33,12 @@ struct HidingStyleRules {
 
     private var rules: [(compound: Compound, effect: Effect)] = []
     /// Each rule is found under one key: its first class, else its first id, else its type.
-    private var classKeys = ASCIIKeywordSet([])
-    private var byClass: [[Int]] = []
-    private var idKeys = ASCIIKeywordSet([])
-    private var byID: [[Int]] = []
+    private var byClass = NameIndex()
+    private var byID = NameIndex()
     private var byTag: [UInt8: [Int]] = [:]
     private var universal: [Int] = []
+    private var indexedCount = 0
 
-    var count: Int { rules.count }
     var isEmpty: Bool { rules.isEmpty }
 
     /// What a rule's cleaned declarations do, or nil when they neither hide nor size to a pixel.
@@ -65,47 +63,32 @@ struct HidingStyleRules {
         for compound in compounds { rules.append((compound, effect)) }
     }
 
-    /// Builds the lookup keys, after a sheet added rules.
-    mutating func index() {
-        var classNames: [String] = [], idNames: [String] = []
-        var classPositions: [String: Int] = [:], idPositions: [String: Int] = [:]
-        byClass = []
-        byID = []
+    /// Builds the lookup keys when rules came since the last time.
+    mutating func indexIfNeeded() {
+        guard indexedCount != rules.count else { return }
+        indexedCount = rules.count
+        byClass = NameIndex()
+        byID = NameIndex()
         byTag = [:]
         universal = []
-        func key(_ bytes: [UInt8]) -> String { String(decoding: bytes.map(URLPolicy.lowercased), as: UTF8.self) }
         for (position, rule) in rules.enumerated() {
             if let first = rule.compound.classes.first {
-                let name = key(first)
-                if let slot = classPositions[name] {
-                    byClass[slot].append(position)
-                } else {
-                    classPositions[name] = classNames.count
-                    classNames.append(name)
-                    byClass.append([position])
-                }
+                byClass.add(first, rule: position)
             } else if let first = rule.compound.ids.first {
-                let name = key(first)
-                if let slot = idPositions[name] {
-                    byID[slot].append(position)
-                } else {
-                    idPositions[name] = idNames.count
-                    idNames.append(name)
-                    byID.append([position])
-                }
+                byID.add(first, rule: position)
             } else if rule.compound.tag != 0 {
                 byTag[rule.compound.tag, default: []].append(position)
             } else {
                 universal.append(position)
             }
         }
-        classKeys = ASCIIKeywordSet(classNames)
-        idKeys = ASCIIKeywordSet(idNames)
+        byClass.finish()
+        byID.finish()
     }
 
-    /// The combined effect of the rules that select `element`. The interface's markers are never
-    /// selected, as in a browser, and the mail's own `tern-` classes are not read: the output
-    /// has neither, and the next pass must see what this one saw.
+    /// The combined effect of the rules that select `element` (after `indexIfNeeded`). The
+    /// interface's markers are never selected, as in a browser, and the mail's own `tern-`
+    /// classes are not read: the output has neither, and the next pass must see what this one saw.
     func effect(on element: HTMLNode) -> Effect {
         var effect = Effect()
         guard !rules.isEmpty, element.isElement, element.namespace == .html else { return effect }
@@ -118,18 +101,16 @@ struct HidingStyleRules {
         }
         if !universal.isEmpty { consider(universal) }
         if !byTag.isEmpty, let tagged = byTag[element.tagName.rawValue] { consider(tagged) }
-        if !byID.isEmpty, let id = element.attributeBytes("id"), let slot = idKeys.index(of: id) { consider(byID[slot]) }
+        if !byID.isEmpty, let id = element.attributeBytes("id"), let found = byID.rules(named: id) { consider(found) }
         if !byClass.isEmpty {
             // A class the attribute lists twice applies its rules twice, which changes nothing.
             _ = QuoteDetector.anyClass(of: element) { name in
-                if !InterfaceMarkers.isReserved(name), let slot = classKeys.index(of: name) { consider(byClass[slot]) }
+                if !InterfaceMarkers.isReserved(name), let found = byClass.rules(named: name) { consider(found) }
                 return false
             }
         }
         return matched && InterfaceMarkers.isMarker(element) ? Effect() : effect
     }
-
-    func hides(_ element: HTMLNode) -> Bool { effect(on: element).hides }
 
     private func matches(_ compound: Compound, _ element: HTMLNode) -> Bool {
         if compound.tag != 0, element.tagName.rawValue != compound.tag { return false }
@@ -149,4 +130,31 @@ struct HidingStyleRules {
     static func equalIgnoringASCIICase(_ bytes: ArraySlice<UInt8>, _ other: [UInt8]) -> Bool {
         bytes.count == other.count && zip(bytes, other).allSatisfy { URLPolicy.lowercased($0) == URLPolicy.lowercased($1) }
     }
+}
+
+/// Rules found under a name (a class or an id), looked up on an attribute's bytes without
+/// building a string, ASCII-case-insensitively.
+private struct NameIndex {
+    private var names: [String] = []
+    private var slots: [String: Int] = [:]
+    private var lists: [[Int]] = []
+    private var keys = ASCIIKeywordSet([])
+
+    var isEmpty: Bool { lists.isEmpty }
+
+    mutating func add(_ name: [UInt8], rule: Int) {
+        let key = String(decoding: name.map(URLPolicy.lowercased), as: UTF8.self)
+        if let slot = slots[key] {
+            lists[slot].append(rule)
+        } else {
+            slots[key] = names.count
+            names.append(key)
+            lists.append([rule])
+        }
+    }
+
+    /// Builds the lookup, after the last `add`.
+    mutating func finish() { keys = ASCIIKeywordSet(names) }
+
+    func rules(named name: some Collection<UInt8>) -> [Int]? { keys.index(of: name).map { lists[$0] } }
 }
