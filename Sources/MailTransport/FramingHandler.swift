@@ -3,8 +3,8 @@ import NIOCore
 import NIOSSL
 
 /// Cuts a protocol's byte stream into messages (IMAP responses, SMTP replies). Incremental: bytes
-/// may arrive split anywhere.
-public protocol StreamFramer {
+/// may arrive split anywhere. The type is named in closures run on the event loop.
+public protocol StreamFramer: SendableMetatype {
     associatedtype Message: Sendable
     mutating func append(_ bytes: [UInt8])
     /// The next whole message; nil when more bytes are needed. A throw ends the connection.

@@ -12,13 +12,20 @@ public struct UIDSet: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init<S: Sequence>(uids: S) where S.Element == UInt32 {
+        var sorted = Array(uids)
+        sorted.sort()
         var merged: [ClosedRange<UInt32>] = []
-        for uid in Array(uids).sorted() {
-            if let last = merged.last, UInt64(uid) <= UInt64(last.upperBound) + 1 {
-                if uid > last.upperBound { merged[merged.count - 1] = last.lowerBound...uid }
-            } else {
-                merged.append(uid...uid)
+        var index = 0
+        while index < sorted.count {
+            let lower = sorted[index]
+            var upper = lower
+            index += 1
+            // Repeats and neighbours join the run (compared in 64 bits: `*` is UInt32.max).
+            while index < sorted.count, UInt64(sorted[index]) <= UInt64(upper) + 1 {
+                upper = sorted[index]
+                index += 1
             }
+            merged.append(lower...upper)
         }
         ranges = merged
     }
