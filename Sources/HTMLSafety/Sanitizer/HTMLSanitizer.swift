@@ -510,8 +510,11 @@ struct SanitizerPass {
         guard let realHost else { return }
         suspiciousLinks += 1
         writeAttribute(Self.realHostName, Array(realHost.utf8))
-        let existing = existingClass.flatMap(InterfaceMarkers.withoutReservedClasses).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let marked = existing.isEmpty ? "tern-link-mismatch" : existing + " tern-link-mismatch"
+        // After the mail's own classes (trailing whitespace aside: taking the mark out again
+        // must give back what it was added to).
+        var existing = existingClass.flatMap(InterfaceMarkers.withoutReservedClasses) ?? []
+        while let last = existing.last, ASCIIBytes.isSpace(last) { existing.removeLast() }
+        let marked = existing.isEmpty ? "tern-link-mismatch" : String(decoding: existing, as: UTF8.self) + " tern-link-mismatch"
         writeAttribute(Self.className, Array(marked.utf8))
     }
 
