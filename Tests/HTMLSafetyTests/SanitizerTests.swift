@@ -284,6 +284,21 @@ struct PlainTextRendererTests {
         #expect(!html.contains("<script"))
         #expect(!html.contains("href=\"javascript"))
     }
+
+    /// A search of the rest of the line for each link (after lowercasing it) was quadratic.
+    @Test func linkifyIsLinear() {
+        let line = String(repeating: "see https://a.example/page, ", count: 20_000)
+        var html = ""
+        #expect(ContinuousClock().measure { html = PlainTextRenderer.render(line).html } < .seconds(5))
+        #expect(html.components(separatedBy: "<a href=").count - 1 == 20_000)
+        #expect(html.contains(">https://a.example/page</a>, see"))
+    }
+
+    @Test func aLinkStartingInsideAWordIsNoLinkButLaterOnesAre() {
+        let html = PlainTextRenderer.render("xhttps://a.example/x and https://b.example/y").html
+        #expect(!html.contains("href=\"https://a.example"))
+        #expect(html.contains("href=\"https://b.example/y\""))
+    }
 }
 
 struct DeepNestingTests {
