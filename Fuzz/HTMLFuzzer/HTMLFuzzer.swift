@@ -2,7 +2,8 @@ import FuzzSupport
 import HTMLSafety
 
 /// libFuzzer target for the HTML parser and sanitizer (`make fuzz-html`): any bytes parse and
-/// sanitize without crashing; sanitizing is idempotent; the output parses back to the same tree.
+/// sanitize without crashing; sanitizing is idempotent; the output parses back to the same tree;
+/// the text extracted stays within its limit.
 func fuzzOneInput(_ bytes: [UInt8]) {
     for allow in [false, true] {
         let options = SanitizeOptions(allowRemoteImages: allow)
@@ -14,6 +15,7 @@ func fuzzOneInput(_ bytes: [UInt8]) {
         let again = HTMLSerializer.serialize(children: HTMLParser.parseFragment(markup, context: "body"))
         precondition(markup == again, "sanitized output does not reparse to the same tree")
     }
+    precondition(HTMLTextExtractor.text(fromHTML: bytes, limit: 4096).utf8.count <= 4096, "extracted text past its limit")
     _ = PlainTextRenderer.render(String(decoding: bytes, as: UTF8.self))
 }
 

@@ -25,6 +25,9 @@ public final class HTMLNode {
     public var name: String { didSet { nameIndex = KnownElementName.index(of: name) } }
     /// `name` numbered for `HTMLTagSet` tests.
     private(set) var nameIndex: UInt8
+    /// How many times the node is on the tree builder's stack of open elements (0 or 1), kept by
+    /// `OpenElementStack` so that "is it open" is not a search of the stack.
+    var openElementEntries: UInt16 = 0
     public var namespace: HTMLNamespace
     public var attributes: [HTMLAttribute]
     /// Text or comment data (UTF-8).
@@ -48,10 +51,37 @@ public final class HTMLNode {
         self.data = data
     }
 
+    /// Releasing a node released its children, which released theirs: a recursion as deep as the
+    /// tree, which overflowed a secondary thread's 512 KiB stack on hostile nesting (issue 21).
+    /// The first node of a tree to go takes the lists of children of every node going with it
+    /// onto a work list and lets them go one at a time, so each later `deinit` finds no children.
     deinit {
-        // Borrowed from the buffer: a for-in over the array would retain and release each child.
-        children.withUnsafeBufferPointer { buffer in
-            for child in buffer { child.parent = nil }
+        guard !children.isEmpty || templateContents != nil else { return }
+        var lists: [[HTMLNode]] = []
+        takeChildren(into: &lists)
+        while let last = lists.indices.last {
+            guard var node = lists[last].popLast() else {
+                lists.removeLast()
+                continue
+            }
+            // A node held elsewhere stays, with its subtree.
+            if isKnownUniquelyReferenced(&node) { node.takeChildren(into: &lists) }
+        }
+    }
+
+    /// Moves the children list (and the template contents) to `lists`, the children's parent cleared.
+    private func takeChildren(into lists: inout [[HTMLNode]]) {
+        if !children.isEmpty {
+            // Borrowed from the buffer: a for-in over the array would retain and release each child.
+            children.withUnsafeBufferPointer { buffer in
+                for child in buffer { child.parent = nil }
+            }
+            lists.append(children)
+            children = []
+        }
+        if let contents = templateContents {
+            templateContents = nil
+            lists.append([contents])
         }
     }
 
@@ -128,7 +158,9 @@ public final class HTMLNode {
     }
 
     public func insert(_ child: HTMLNode, before reference: HTMLNode?) {
-        guard let reference, let index = children.firstIndex(where: { $0 === reference }) else {
+        // Searched from the end: foster parenting inserts before an open table, the last child or
+        // nearly, and from the front that search was as long as everything fostered before it.
+        guard let reference, let index = children.lastIndex(where: { $0 === reference }) else {
             append(child)
             return
         }
@@ -143,7 +175,8 @@ public final class HTMLNode {
 
     public func detach() {
         guard let parent else { return }
-        parent.children.removeAll { $0 === self }
+        // The nodes the tree builder moves are at or near the end of their parent's children.
+        if let index = parent.children.lastIndex(where: { $0 === self }) { parent.children.remove(at: index) }
         self.parent = nil
     }
 
@@ -176,18 +209,69 @@ public final class HTMLNode {
         return result
     }
 
-    /// Appends the text of the node and its descendants.
-    func appendText(to output: inout [UInt8]) {
+    /// Appends the text of the node and its descendants, up to `limit` bytes (a multi-byte
+    /// character at the cut is cut too).
+    func appendText(to output: inout [UInt8], limit: Int = .max) {
+        let end = limit > Int.max - output.count ? Int.max : output.count + limit
         if isText {
-            output += data
+            output += data.prefix(end - output.count)
             return
         }
-        for child in children { child.appendText(to: &output) }
+        walkDescendants { node, _ in
+            guard node.isText else { return .descend }
+            output += node.data.prefix(end - output.count)
+            return output.count >= end ? .stop : .descend
+        }
     }
 
     /// The text of the node and its descendants.
     public var textContent: String {
-        if isText { return String(decoding: data, as: UTF8.self) }
-        return children.map(\.textContent).joined()
+        var text: [UInt8] = []
+        appendText(to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+}
+
+// MARK: - Walks
+
+extension HTMLNode {
+    /// What a walk does after visiting a node.
+    enum WalkStep {
+        case descend
+        case skipChildren
+        case stop
+    }
+
+    /// Visits the descendants of this node depth first, in document order, with an explicit stack
+    /// instead of recursion: a recursive walk of a deep tree overflowed a secondary thread's stack
+    /// (issue 21). `enter` gets each node and its parent; `leave` is called after the descendants
+    /// of each node `enter` descended into. `templates`: a template's contents are walked as its
+    /// children (serializing does).
+    func walkDescendants(templates: Bool = false, enter: (_ node: HTMLNode, _ parent: HTMLNode) -> WalkStep,
+                         leave: (HTMLNode) -> Void = { _ in }) {
+        var levels: [(node: HTMLNode, children: [HTMLNode], next: Int)] = []
+        var current = (node: self, children: templates ? (templateContents ?? self).children : children, next: 0)
+        while true {
+            guard current.next < current.children.count else {
+                guard let outer = levels.popLast() else { return }
+                leave(current.node)
+                current = outer
+                continue
+            }
+            let child = current.children[current.next]
+            current.next += 1
+            switch enter(child, current.node) {
+            case .stop: return
+            case .skipChildren: continue
+            case .descend:
+                let grandchildren = templates ? (child.templateContents ?? child).children : child.children
+                if grandchildren.isEmpty {
+                    leave(child)
+                } else {
+                    levels.append(current)
+                    current = (child, grandchildren, 0)
+                }
+            }
+        }
     }
 }

@@ -11,18 +11,30 @@ public enum HTMLSerializer {
     public static func serialize(children node: HTMLNode) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(4096)
-        let parent = node.templateContents ?? node
-        for child in parent.children { serialize(child, parent: node, into: &output) }
+        write(descendantsOf: node, into: &output)
         return output
     }
 
     public static func serialize(_ node: HTMLNode) -> [UInt8] {
         var output: [UInt8] = []
-        serialize(node, parent: nil, into: &output)
+        if writeStart(of: node, parent: nil, into: &output) {
+            write(descendantsOf: node, into: &output)
+            writeEnd(of: node, into: &output)
+        }
         return output
     }
 
-    static func serialize(_ node: HTMLNode, parent: HTMLNode?, into output: inout [UInt8]) {
+    /// Depth first with an explicit stack, not recursion (issue 21: deep trees).
+    private static func write(descendantsOf root: HTMLNode, into output: inout [UInt8]) {
+        root.walkDescendants(templates: true) { node, parent in
+            writeStart(of: node, parent: parent, into: &output) ? .descend : .skipChildren
+        } leave: { node in
+            writeEnd(of: node, into: &output)
+        }
+    }
+
+    /// Writes the node, or an element's start tag; true when its children and end tag follow.
+    private static func writeStart(of node: HTMLNode, parent: HTMLNode?, into output: inout [UInt8]) -> Bool {
         switch node.kind {
         case .element:
             let name = node.name
@@ -40,31 +52,38 @@ public enum HTMLSerializer {
                 output.append(34)
             }
             output.append(62)
-            if node.namespace == .html, voidElements.contains(name) { return }
-            if node.namespace == .html, ["pre", "textarea", "listing"].contains(name), let first = node.children.first, first.isText, first.data.first == 10 {
+            if node.namespace == .html, voidElements.contains(name) { return false }
+            let children = node.templateContents?.children ?? node.children
+            if node.namespace == .html, ["pre", "textarea", "listing"].contains(name), let first = children.first, first.isText, first.data.first == 10 {
                 // The parser drops one newline right after these start tags; keep the real one.
                 output.append(10)
             }
-            let children = node.templateContents?.children ?? node.children
-            for child in children { serialize(child, parent: node, into: &output) }
-            output += [60, 47]
-            output += Array(name.utf8)
-            output.append(62)
+            return true
         case .text:
             if let parent, parent.namespace == .html, rawTextElements.contains(parent.name) {
                 output += node.data
             } else {
                 escape(node.data, inAttribute: false, into: &output)
             }
+            return false
         case .comment:
             output += [60, 33, 45, 45]
             output += node.data
             output += [45, 45, 62]
+            return false
         case .doctype:
             output += Array("<!DOCTYPE \(node.doctype?.name ?? "")>".utf8)
+            return false
         case .document, .fragment:
-            for child in node.children { serialize(child, parent: node, into: &output) }
+            return true
         }
+    }
+
+    private static func writeEnd(of node: HTMLNode, into output: inout [UInt8]) {
+        guard node.isElement else { return }
+        output += [60, 47]
+        output += Array(node.name.utf8)
+        output.append(62)
     }
 
     /// The ASCII bytes `escape` may replace, one bit each (all are below 64; the other byte it

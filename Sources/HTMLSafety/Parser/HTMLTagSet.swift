@@ -44,6 +44,23 @@ struct HTMLTagSet: ExpressibleByArrayLiteral, Sendable {
 
     func contains(_ name: String) -> Bool { contains(index: KnownElementName.index(of: name)) }
 
+    /// Calls `body` with the index of each member, in increasing order.
+    @inline(__always) func forEachIndex(_ body: (Int) -> Void) {
+        for word in 0..<4 {
+            var bits = words[word]
+            while bits != 0 {
+                body(word << 6 | bits.trailingZeroBitCount)
+                bits &= bits &- 1
+            }
+        }
+    }
+
+    func subtracting(_ other: HTMLTagSet) -> HTMLTagSet {
+        var result = self
+        result.words = words & ~other.words
+        return result
+    }
+
     func union(_ other: HTMLTagSet) -> HTMLTagSet {
         var result = self
         result.words = words | other.words

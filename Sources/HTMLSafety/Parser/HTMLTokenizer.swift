@@ -55,6 +55,8 @@ public struct HTMLTokenizer {
     private var attributeName: [UInt8] = []
     private var attributeValue: [UInt8] = []
     private var hasAttribute = false
+    /// The names of the tag's attributes, kept once it has `attributeSetThreshold` of them.
+    private var attributeNames: Set<AttributeName> = []
     private var lastStartTagName: [UInt8] = []
     private var temporaryBuffer: [UInt8] = []
     private var commentData: [UInt8] = []
@@ -240,6 +242,7 @@ public struct HTMLTokenizer {
         tagName.removeAll(keepingCapacity: true)
         tagIsEnd = end
         hasAttribute = false
+        if !attributeNames.isEmpty { attributeNames.removeAll() }
     }
 
     private mutating func startAttribute() {
@@ -249,11 +252,25 @@ public struct HTMLTokenizer {
         attributeValue.removeAll(keepingCapacity: true)
     }
 
+    /// Past this many attributes a tag's names are looked up in a set: a search of the list for
+    /// each new name made a tag with 10,000 attributes take 4.8 s (issue 21).
+    static let attributeSetThreshold = 16
+
     /// A repeated name is a parse error and the later attribute is dropped.
     private mutating func finishAttribute() {
         guard hasAttribute else { return }
         hasAttribute = false
-        if tag.attributes.contains(where: { $0.name == attributeName }) {
+        let repeated: Bool
+        if tag.attributes.count < Self.attributeSetThreshold {
+            repeated = tag.attributes.contains(where: { $0.name == attributeName })
+        } else {
+            if attributeNames.isEmpty {
+                attributeNames.reserveCapacity(4 * Self.attributeSetThreshold)
+                for attribute in tag.attributes { attributeNames.insert(AttributeName(bytes: attribute.name)) }
+            }
+            repeated = !attributeNames.insert(AttributeName(bytes: attributeName)).inserted
+        }
+        if repeated {
             error()
         } else {
             // Mail's tags that have attributes mostly have a few: one allocation instead of growing.
@@ -928,5 +945,28 @@ enum HTMLEntities {
 
     static func lookup(_ name: ArraySlice<UInt8>) -> [UInt8]? {
         table[Array(name)]
+    }
+}
+
+/// An attribute name as a set member: hashed once, as one run of bytes (`[UInt8]` feeds the
+/// hasher a byte at a time), and the hash kept, so that growing the set and comparing with
+/// another name do not read the bytes again (each name is its own allocation: a cache miss).
+struct AttributeName: Hashable {
+    let bytes: [UInt8]
+    private let hash: Int
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        var hasher = Hasher()
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hash = hasher.finalize()
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(hash)
+    }
+
+    static func == (lhs: AttributeName, rhs: AttributeName) -> Bool {
+        lhs.hash == rhs.hash && lhs.bytes == rhs.bytes
     }
 }

@@ -48,23 +48,18 @@ extension TreeBuilder {
     mutating func inBodyStartTag(_ tag: HTMLTag, token: HTMLToken) {
         switch tag.tagName {
         case .html:
-            guard !openElements.contains(where: { $0.isHTML(.template) }), let root = openElements.first else { return }
-            for attribute in tag.attributes where !root.attributes.contains(where: { $0.name == attribute.name }) {
-                root.attributes.append(attribute)
-            }
+            guard !openElements.contains(.template), let root = openElements.first else { return }
+            Self.addMissingAttributes(of: tag, to: root)
         case .base, .basefont, .bgsound, .link, .meta, .noframes, .script, .style, .template, .title:
             inHead(token)
         case .body:
-            guard openElements.count >= 2, openElements[1].isHTML(.body), !openElements.contains(where: { $0.isHTML(.template) }) else { return }
+            guard openElements.count >= 2, openElements[1].isHTML(.body), !openElements.contains(.template) else { return }
             framesetOK = false
-            let body = openElements[1]
-            for attribute in tag.attributes where !body.attributes.contains(where: { $0.name == attribute.name }) {
-                body.attributes.append(attribute)
-            }
+            Self.addMissingAttributes(of: tag, to: openElements[1])
         case .frameset:
             guard openElements.count >= 2, openElements[1].isHTML(.body), framesetOK else { return }
             openElements[1].detach()
-            while openElements.count > 1 { openElements.removeLast() }
+            openElements.removeAll(from: 1)
             insertHTMLElement(tag)
             mode = .inFrameset
         case _ where Self.closesParagraph.contains(index: tag.tagName.rawValue):
@@ -80,21 +75,21 @@ extension TreeBuilder {
             skipNextNewline = true
             framesetOK = false
         case .form:
-            let hasTemplate = openElements.contains { $0.isHTML(.template) }
+            let hasTemplate = openElements.contains(.template)
             guard formElement == nil || hasTemplate else { return }
             if inScope(.p, .button) { closePElement() }
             let node = insertHTMLElement(tag)
             if !hasTemplate { formElement = node }
         case .li, .dd, .dt:
             framesetOK = false
+            // The topmost open item of the kind, unless a special element other than address, div
+            // and p is above it (or is it: an item is special).
             let closing = tag.tagName == .li ? Self.listItemNames : Self.definitionNames
-            for node in openElements.reversed() {
-                if node.isHTML(closing) {
-                    generateImpliedEndTags(except: node.tagName)
-                    popUntil(node.tagName)
-                    break
-                }
-                if Self.isSpecial(node), !node.isHTML(Self.listItemClosingExceptions) { break }
+            let item = openElements.topmost(closing)
+            if item >= 0, item >= max(openElements.topmost(Self.listItemStops), openElements.topmostForeignBoundary) {
+                let name = openElements[item].tagName
+                generateImpliedEndTags(except: name)
+                popUntil(name)
             }
             if inScope(.p, .button) { closePElement() }
             insertHTMLElement(tag)
@@ -135,7 +130,7 @@ extension TreeBuilder {
         case .applet, .marquee, .object:
             reconstructActiveFormatting()
             insertHTMLElement(tag)
-            activeFormatting.append(.marker)
+            appendFormattingMarker()
             framesetOK = false
         case .table:
             if quirks != .quirks, inScope(.p, .button) { closePElement() }
@@ -228,7 +223,7 @@ extension TreeBuilder {
             generateImpliedEndTags()
             popUntil(tag.tagName)
         case .form:
-            if !openElements.contains(where: { $0.isHTML(.template) }) {
+            if !openElements.contains(.template) {
                 let node = formElement
                 formElement = nil
                 guard let node, nodeInScope(node) else { return }
@@ -268,18 +263,35 @@ extension TreeBuilder {
         }
     }
 
-    /// `known` is the name's `HTMLTagName`; `name` is read only when that is `.unknown`.
-    mutating func anyOtherEndTag(_ known: HTMLTagName, name: @autoclosure () -> String) {
-        let unknownName = known == .unknown ? name() : ""
-        for index in openElements.indices.reversed() {
-            let node = openElements[index]
-            if known == .unknown ? node.isHTML(unknownName) : node.isHTML(known) {
-                generateImpliedEndTags(except: known)
-                openElements.removeSubrange(index...)
-                return
-            }
-            if Self.isSpecial(node) { return }
+    static let listItemStops = specialHTML.subtracting(listItemClosingExceptions)
+
+    /// Adds the attributes of `tag` that `node` lacks (a second `<html>` or `<body>` tag), with a
+    /// set of the names it has rather than a search of them per attribute.
+    static func addMissingAttributes(of tag: HTMLTag, to node: HTMLNode) {
+        guard !tag.attributes.isEmpty else { return }
+        var present = Set(node.attributes.map { AttributeName(bytes: $0.name) })
+        for attribute in tag.attributes where present.insert(AttributeName(bytes: attribute.name)).inserted {
+            node.attributes.append(attribute)
         }
+    }
+
+    /// "Any other end tag": the topmost HTML element of that name closes, unless a special element
+    /// is above it (or the special element is it: then it closes). `known` is the name's
+    /// `HTMLTagName`; `name` is read only when that is `.unknown`, and only the elements with an
+    /// unknown name above the topmost special one are compared with it.
+    mutating func anyOtherEndTag(_ known: HTMLTagName, name: @autoclosure () -> String) {
+        let special = max(openElements.topmost(Self.specialHTML), openElements.topmostForeignBoundary)
+        var match = -1
+        if known != .unknown {
+            match = openElements.topmost(known)
+            guard match >= 0, match >= special else { return }
+        } else {
+            let unknownName = name()
+            match = openElements.topmostUnindexed(named: unknownName, above: special) { $0.namespace == .html && $0.name == unknownName }
+            guard match >= 0 else { return }
+        }
+        generateImpliedEndTags(except: known)
+        openElements.removeAll(from: match)
     }
 
     // MARK: - Foreign content
@@ -335,19 +347,25 @@ extension TreeBuilder {
                 process(token, in: mode)
                 return
             }
-            var index = openElements.count - 1
-            while index > 0 {
-                if openElements[index].name.lowercased() == name {
-                    openElements.removeSubrange(index...)
-                    return
-                }
-                index -= 1
-                if openElements[index].namespace == .html {
-                    process(token, in: mode)
-                    return
-                }
+            // From the current node down to the topmost HTML element (not it): the topmost foreign
+            // element of that name closes; if none has it, the token goes to the insertion mode.
+            let floor = max(openElements.topmostHTML, 0)
+            let match = openElements.topmostUnindexed(named: name, above: floor) {
+                $0.namespace != .html && Self.equalIgnoringASCIICase($0.name, name)
+            }
+            if match > 0 {
+                openElements.removeAll(from: match)
+            } else {
+                process(token, in: mode)
             }
         case .endOfFile: break
+        }
+    }
+
+    /// `name` is the tokenizer's, lowercase already; foreign element names may have capitals.
+    static func equalIgnoringASCIICase(_ elementName: String, _ name: String) -> Bool {
+        elementName.utf8.count == name.utf8.count && zip(elementName.utf8, name.utf8).allSatisfy { (a, b) in
+            a == b || (a >= 65 && a <= 90 && a | 0x20 == b)
         }
     }
 

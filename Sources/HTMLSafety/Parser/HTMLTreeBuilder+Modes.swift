@@ -188,6 +188,7 @@ extension TreeBuilder {
                 insertHTMLElement(tag)
                 mode = .inHeadNoscript
             case .script:
+                makeRoomOnStack()
                 let place = insertionPlace()
                 let node = createElement(tag, namespace: .html)
                 insert(node, at: place)
@@ -197,7 +198,7 @@ extension TreeBuilder {
                 mode = .text
             case .template:
                 insertHTMLElement(tag)
-                activeFormatting.append(.marker)
+                appendFormattingMarker()
                 framesetOK = false
                 mode = .inTemplate
                 templateModes.append(.inTemplate)
@@ -215,7 +216,7 @@ extension TreeBuilder {
                 inHeadAnythingElse()
                 dispatch(token)
             case .template:
-                guard openElements.contains(where: { $0.isHTML(.template) }) else { return }
+                guard openElements.contains(.template) else { return }
                 generateAllImpliedEndTagsThoroughly()
                 popUntil(.template)
                 clearFormattingToLastMarker()
@@ -354,7 +355,7 @@ extension TreeBuilder {
             switch tag.tagName {
             case .caption:
                 clearStackBack(to: Self.tableContext)
-                activeFormatting.append(.marker)
+                appendFormattingMarker()
                 insertHTMLElement(tag)
                 mode = .inCaption
             case .colgroup:
@@ -389,7 +390,7 @@ extension TreeBuilder {
                     inTableAnythingElse(token)
                 }
             case .form:
-                guard formElement == nil, !openElements.contains(where: { $0.isHTML(.template) }) else { return }
+                guard formElement == nil, !openElements.contains(.template) else { return }
                 formElement = insertHTMLElement(tag)
                 openElements.removeLast()
             default: inTableAnythingElse(token)
@@ -534,7 +535,7 @@ extension TreeBuilder {
             clearStackBack(to: Self.tableRowContext)
             insertHTMLElement(tag)
             mode = .inCell
-            activeFormatting.append(.marker)
+            appendFormattingMarker()
         case .endTag(let tag) where tag.tagName == .tr:
             _ = closeRow()
         case .startTag(let tag) where [.caption, .col, .colgroup, .tbody, .tfoot, .thead, .tr].contains(tag.tagName):
@@ -689,7 +690,7 @@ extension TreeBuilder {
         case .endTag(let tag):
             if tag.tagName == .template { inHead(token) }
         case .endOfFile:
-            guard openElements.contains(where: { $0.isHTML(.template) }) else {
+            guard openElements.contains(.template) else {
                 stopped = true
                 return
             }

@@ -8,7 +8,7 @@ public struct HTMLParser {
 
     /// Parses a whole document.
     public static func parseDocument(_ bytes: [UInt8]) -> HTMLNode {
-        var builder = TreeBuilder(tokenizer: HTMLTokenizer(bytes))
+        var builder = TreeBuilder(tokenizer: HTMLTokenizer(bytes), inputLength: bytes.count)
         builder.run()
         return builder.document
     }
@@ -16,7 +16,7 @@ public struct HTMLParser {
     /// Parses a fragment in the context of an element (innerHTML), as section 13.4 describes.
     /// Returns the fragment's root `html` element's children wrapped in a fragment node.
     public static func parseFragment(_ bytes: [UInt8], context: String, contextNamespace: HTMLNamespace = .html) -> HTMLNode {
-        var builder = TreeBuilder(tokenizer: HTMLTokenizer(bytes))
+        var builder = TreeBuilder(tokenizer: HTMLTokenizer(bytes), inputLength: bytes.count)
         builder.prepareFragment(context: HTMLNode.element(context, namespace: contextNamespace))
         builder.run()
         let fragment = HTMLNode.fragment()
@@ -42,9 +42,12 @@ struct TreeBuilder {
     var mode: InsertionMode = .initial
     var originalMode: InsertionMode = .initial
     var templateModes: [InsertionMode] = []
-    var openElements: [HTMLNode] = []
+    var openElements = OpenElementStack()
     /// nil entries are markers.
     var activeFormatting: [FormattingEntry] = []
+    /// Elements the reconstruction of the active formatting elements may still create (see
+    /// `reconstructActiveFormatting`).
+    var reconstructionBudget: Int
     var headElement: HTMLNode?
     var formElement: HTMLNode?
     var framesetOK = true
@@ -61,8 +64,9 @@ struct TreeBuilder {
         static var marker: FormattingEntry { FormattingEntry(node: nil, tag: nil) }
     }
 
-    init(tokenizer: HTMLTokenizer) {
+    init(tokenizer: HTMLTokenizer, inputLength: Int) {
         self.tokenizer = tokenizer
+        reconstructionBudget = Self.reconstructionAllowance + inputLength / 16
     }
 
     // MARK: - Driving
@@ -80,7 +84,8 @@ struct TreeBuilder {
         contextElement = context
         let root = HTMLNode.element("html")
         document.append(root)
-        openElements = [root]
+        openElements = OpenElementStack()
+        openElements.append(root)
         if context.namespace == .html {
             switch context.tagName {
             case .title, .textarea: tokenizer.state = .rcdata
@@ -118,7 +123,7 @@ struct TreeBuilder {
         }
         // Almost every token of a message arrives with an HTML element current: that case is
         // decided without taking a reference to the node.
-        let htmlCurrent = contextElement == nil && openElements.withUnsafeBufferPointer { $0.last?.namespace ?? .html } == .html
+        let htmlCurrent = contextElement == nil && openElements.currentNamespace == .html
         if !htmlCurrent, shouldUseForeignContent(token) {
             processForeign(token)
         } else {
@@ -175,24 +180,20 @@ struct TreeBuilder {
 
     // MARK: - Inserting
 
-    /// The appropriate place for inserting a node (section 13.2.6.1), with foster parenting.
-    /// Chromium's limit: deeper elements become children of the element at this depth, so a
-    /// hostile message of nested tags cannot exhaust the stack of anything that walks the tree.
-    static let maximumDepth = 512
+    /// The deepest the tree gets below the document's root element: the stack of open elements
+    /// holds the root and this many levels (`OpenElementStack.capacity`).
+    static let maximumDepth = OpenElementStack.capacity - 1
 
+    /// The appropriate place for inserting a node (section 13.2.6.1), with foster parenting.
     func insertionPlace(overriding target: HTMLNode? = nil) -> (parent: HTMLNode, before: HTMLNode?) {
-        var target = target ?? currentNode ?? document
-        if openElements.count > Self.maximumDepth {
-            let index = target === openElements.last ? openElements.count - 1 : openElements.firstIndex { $0 === target }
-            if let index, index >= Self.maximumDepth { target = openElements[Self.maximumDepth - 1] }
-        }
+        let target = target ?? currentNode ?? document
         var place: (HTMLNode, HTMLNode?)
         if fosterParenting, target.isHTML(Self.fosterParents) {
-            let lastTemplate = openElements.lastIndex { $0.isHTML(.template) }
-            let lastTable = openElements.lastIndex { $0.isHTML(.table) }
-            if let lastTemplate, lastTable == nil || lastTemplate > lastTable! {
+            let lastTemplate = openElements.topmost(.template)
+            let lastTable = openElements.topmost(.table)
+            if lastTemplate >= 0, lastTemplate > lastTable {
                 place = (openElements[lastTemplate].templateContents!, nil)
-            } else if let lastTable {
+            } else if lastTable >= 0 {
                 let table = openElements[lastTable]
                 if let parent = table.parent {
                     place = (parent, table)
@@ -260,10 +261,37 @@ struct TreeBuilder {
 
     @discardableResult
     mutating func insertForeignElement(_ tag: HTMLTag, namespace: HTMLNamespace) -> HTMLNode {
+        makeRoomOnStack()
         let node = createElement(tag, namespace: namespace)
         insert(node, at: insertionPlace())
         openElements.append(node)
         return node
+    }
+
+    /// The elements whose closing changes the insertion mode (those "reset the insertion mode
+    /// appropriately" stops at).
+    static let modeElements: HTMLTagSet = [
+        "select", "td", "th", "tr", "tbody", "thead", "tfoot", "caption", "colgroup", "table", "template", "head", "body", "frameset", "html",
+    ]
+
+    /// Before an element is pushed on a full stack of open elements (`OpenElementStack.capacity`),
+    /// the current node is closed, so the new element becomes its sibling: what WebKit and Chromium
+    /// build for markup nested deeper than 512. Closed as an end tag would close it: a formatting
+    /// element leaves the list of active formatting elements (not to be reopened), others clear
+    /// that list back to their marker, a template its insertion mode, and the insertion mode is
+    /// reset.
+    mutating func makeRoomOnStack() {
+        guard openElements.isFull, let current = openElements.popLast(), current.namespace == .html else { return }
+        if let entry = formattingIndex(of: current) { activeFormatting.remove(at: entry) }
+        switch current.tagName {
+        case .applet, .object, .marquee, .td, .th, .caption:
+            clearFormattingToLastMarker()
+        case .template:
+            clearFormattingToLastMarker()
+            _ = templateModes.popLast()
+        default: break
+        }
+        if Self.modeElements.contains(index: current.nameIndex) { resetInsertionMode() }
     }
 
     @discardableResult
@@ -317,36 +345,38 @@ struct TreeBuilder {
 
     enum Scope { case normal, listItem, button, table, select }
 
+    static let defaultScopeWithListItems = defaultScope.union(listItemScope)
+    static let defaultScopeWithButton = defaultScope.union(buttonScope)
+
+    /// "Has an element in scope" (section 13.2.4.2): the topmost element named in `names` is above
+    /// the topmost boundary of the scope (or is it). Read from the stack's index of positions, not
+    /// by walking the stack (issue 21).
     func inScope(_ names: HTMLTagSet, _ scope: Scope = .normal) -> Bool {
-        // The boundary set read once, not per element of the stack.
-        let extra: HTMLTagSet = switch scope {
-        case .normal: []
-        case .listItem: Self.listItemScope
-        case .button: Self.buttonScope
-        case .table: Self.tableScopeBoundaries
-        case .select: Self.selectScopeMembers
-        }
-        let boundaries = Self.defaultScope
-        for node in openElements.reversed() {
-            if node.isHTML(names) { return true }
-            switch scope {
-            case .normal, .listItem, .button: if Self.isScopeBoundary(node, in: boundaries, extra: extra) { return false }
-            case .table: if node.isHTML(extra) { return false }
-            case .select: if !node.isHTML(extra) { return false }
+        let target = openElements.topmost(names)
+        guard target >= 0 else { return false }
+        let boundary: Int
+        switch scope {
+        case .normal: boundary = max(openElements.topmost(Self.defaultScope), openElements.topmostForeignBoundary)
+        case .listItem: boundary = max(openElements.topmost(Self.defaultScopeWithListItems), openElements.topmostForeignBoundary)
+        case .button: boundary = max(openElements.topmost(Self.defaultScopeWithButton), openElements.topmostForeignBoundary)
+        case .table: boundary = openElements.topmost(Self.tableScopeBoundaries)
+        case .select:
+            // Every element but optgroup and option bounds it: the walk stops at the first other.
+            for node in openElements.reversed() {
+                if node.isHTML(names) { return true }
+                if !node.isHTML(Self.selectScopeMembers) { return false }
             }
+            return false
         }
-        return false
+        return target >= boundary
     }
 
     func inScope(_ name: String, _ scope: Scope = .normal) -> Bool { inScope(HTMLTagSet(single: name), scope) }
     func inScope(_ name: HTMLTagName, _ scope: Scope = .normal) -> Bool { inScope(HTMLTagSet(name), scope) }
 
     func nodeInScope(_ target: HTMLNode) -> Bool {
-        for node in openElements.reversed() {
-            if node === target { return true }
-            if Self.isScopeBoundary(node, extra: []) { return false }
-        }
-        return false
+        guard openElements.contains(target), let position = openElements.lastIndex(where: { $0 === target }) else { return false }
+        return position >= max(openElements.topmost(Self.defaultScope), openElements.topmostForeignBoundary)
     }
 
     mutating func popUntil(_ names: HTMLTagSet) {
@@ -363,7 +393,7 @@ struct TreeBuilder {
     }
 
     mutating func remove(fromStack node: HTMLNode) {
-        openElements.removeAll { $0 === node }
+        openElements.remove(node)
     }
 
     static let impliedEndTags: HTMLTagSet = ["dd", "dt", "li", "optgroup", "option", "p", "rb", "rp", "rt", "rtc"]
@@ -394,9 +424,15 @@ struct TreeBuilder {
         while let node = currentNode, !node.isHTML(names) { openElements.removeLast() }
     }
 
-    /// Section 13.2.4.1: "reset the insertion mode appropriately".
+    /// Section 13.2.4.1: "reset the insertion mode appropriately". The walk starts at the topmost
+    /// element that can decide the mode (the ones above it all fall through).
     mutating func resetInsertionMode() {
-        for index in openElements.indices.reversed() {
+        let start = max(openElements.topmost(Self.modeElements), 0)
+        guard start < openElements.count else {
+            mode = .inBody
+            return
+        }
+        for index in (0...start).reversed() {
             var node = openElements[index]
             let last = index == 0
             if last, let contextElement { node = contextElement }
@@ -406,13 +442,9 @@ struct TreeBuilder {
             }
             switch node.tagName {
             case .select:
-                if !last {
-                    for ancestor in openElements[..<index].reversed() {
-                        if ancestor.isHTML(.template) { break }
-                        if ancestor.isHTML(.table) { mode = .inSelectInTable; return }
-                    }
-                }
-                mode = .inSelect
+                // The topmost table below the select, unless a template is closer.
+                let table = openElements.topmost(.table), template = openElements.topmost(.template)
+                mode = !last && table >= 0 && table < index && table > template ? .inSelectInTable : .inSelect
                 return
             case .td, .th: if !last { mode = .inCell; return }
             case .tr: mode = .inRow; return
@@ -436,38 +468,76 @@ struct TreeBuilder {
 
     static let formattingNames: HTMLTagSet = ["a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"]
 
+    /// Bounds of the list of active formatting elements beyond Noah's Ark, which only limits equal
+    /// entries: elements that differ in an attribute (`<b id=1><b id=2>…`) made the list, each
+    /// Noah's Ark comparison and each reconstruction as long as the input allowed (issue 21). Past
+    /// `formattingSectionLimit` entries after the last marker the earliest of them goes, as Noah's
+    /// Ark drops the earliest equal one; past `formattingListLimit` entries in all (markers too)
+    /// the first goes. Mail nests a handful of formatting elements.
+    static let formattingSectionLimit = 64
+    static let formattingListLimit = 512
+
     mutating func pushFormatting(_ node: HTMLNode, _ tag: HTMLTag) {
         // Noah's Ark: at most three equal entries after the last marker.
         var equal: [Int] = []
+        var sectionStart = activeFormatting.count
         for index in activeFormatting.indices.reversed() {
             guard let existing = activeFormatting[index].node else { break }
-            if existing.name == node.name, existing.namespace == node.namespace, Self.sameAttributes(existing.attributes, node.attributes) {
+            sectionStart = index
+            // Formatting elements have known names: the index compares the name.
+            if existing.nameIndex == node.nameIndex, existing.name == node.name, existing.namespace == node.namespace,
+               Self.sameAttributes(existing.attributes, node.attributes) {
                 equal.append(index)
             }
         }
-        if equal.count >= 3, let earliest = equal.last { activeFormatting.remove(at: earliest) }
+        if equal.count >= 3, let earliest = equal.last {
+            activeFormatting.remove(at: earliest)
+        } else if activeFormatting.count - sectionStart >= Self.formattingSectionLimit {
+            activeFormatting.remove(at: sectionStart)
+        }
+        if activeFormatting.count >= Self.formattingListLimit { activeFormatting.removeFirst() }
         activeFormatting.append(FormattingEntry(node: node, tag: tag))
     }
 
+    /// Whether two elements' attributes are the same set (names are unique per element and
+    /// namespace); a set for many, not a search per attribute.
     static func sameAttributes(_ a: [HTMLAttribute], _ b: [HTMLAttribute]) -> Bool {
         guard a.count == b.count else { return false }
-        return a.allSatisfy { attribute in b.contains { $0.name == attribute.name && $0.value == attribute.value && $0.namespace == attribute.namespace } }
+        guard a.count > 8 else {
+            return a.allSatisfy { attribute in b.contains { $0.name == attribute.name && $0.value == attribute.value && $0.namespace == attribute.namespace } }
+        }
+        return Set(a) == Set(b)
     }
 
+    /// What reconstruction may create in one parse, beyond one element per 16 bytes of input.
+    static let reconstructionAllowance = 4096
+
+    /// Reconstruction re-opens, on each text or formatting tag, every formatting element implicitly
+    /// closed since: markup that closes many at once (`</p>`) between each character recreated them
+    /// all each time, quadratic in the input (issue 21). What it may create in one parse is bounded
+    /// by `reconstructionBudget` (`reconstructionAllowance` plus one element per 16 bytes of input,
+    /// far more than mail uses); past it the text goes in without its formatting.
     mutating func reconstructActiveFormatting() {
-        guard let last = activeFormatting.last, let lastNode = last.node, !openElements.contains(where: { $0 === lastNode }) else { return }
+        guard let last = activeFormatting.last, let lastNode = last.node, !openElements.contains(lastNode) else { return }
         var index = activeFormatting.count - 1
         while index > 0 {
             let previous = activeFormatting[index - 1]
-            guard let node = previous.node, !openElements.contains(where: { $0 === node }) else { break }
+            guard let node = previous.node, !openElements.contains(node) else { break }
             index -= 1
         }
+        guard reconstructionBudget >= activeFormatting.count - index else { return }
+        reconstructionBudget -= activeFormatting.count - index
         while index < activeFormatting.count {
             let entry = activeFormatting[index]
             let node = insertHTMLElement(entry.tag!)
             activeFormatting[index] = FormattingEntry(node: node, tag: entry.tag)
             index += 1
         }
+    }
+
+    mutating func appendFormattingMarker() {
+        if activeFormatting.count >= Self.formattingListLimit { activeFormatting.removeFirst() }
+        activeFormatting.append(.marker)
     }
 
     mutating func clearFormattingToLastMarker() {
@@ -491,7 +561,7 @@ struct TreeBuilder {
                 if node.isHTML(subject) { formattingEntryIndex = index; break }
             }
             guard let entryIndex = formattingEntryIndex, let formattingElement = activeFormatting[entryIndex].node else { return false }
-            guard let stackIndex = openElements.firstIndex(where: { $0 === formattingElement }) else {
+            guard openElements.contains(formattingElement), let stackIndex = openElements.lastIndex(where: { $0 === formattingElement }) else {
                 activeFormatting.remove(at: entryIndex)
                 return true
             }
@@ -531,7 +601,7 @@ struct TreeBuilder {
                 let tag = activeFormatting[formattingIndexOfNode].tag!
                 let replacement = createElement(tag, namespace: .html)
                 activeFormatting[formattingIndexOfNode] = FormattingEntry(node: replacement, tag: tag)
-                openElements[nodeIndex] = replacement
+                openElements.replace(at: nodeIndex, with: replacement)
                 node = replacement
                 if lastNode === furthestBlock { bookmark = formattingIndexOfNode + 1 }
                 node.append(lastNode)
@@ -546,7 +616,7 @@ struct TreeBuilder {
             if entryIndex < bookmark { bookmark -= 1 }
             activeFormatting.insert(FormattingEntry(node: newElement, tag: tag), at: min(bookmark, activeFormatting.count))
             remove(fromStack: formattingElement)
-            if let index = openElements.firstIndex(where: { $0 === furthestBlock }) {
+            if openElements.contains(furthestBlock), let index = openElements.lastIndex(where: { $0 === furthestBlock }) {
                 openElements.insert(newElement, at: index + 1)
             }
         }

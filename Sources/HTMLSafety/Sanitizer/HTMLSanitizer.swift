@@ -164,90 +164,151 @@ struct SanitizerPass {
     /// The `<style>` elements of a document in document order, without collecting every node.
     static func styleElements(in node: HTMLNode) -> [HTMLNode] {
         var found: [HTMLNode] = []
-        func walk(_ parent: HTMLNode) {
-            for child in parent.children where child.isElement {
-                if child.isHTML(known: styleElement, in: .html) { found.append(child) } else { walk(child) }
-            }
+        node.walkDescendants { child, _ in
+            guard child.isElement else { return .skipChildren }
+            guard child.isHTML(known: styleElement, in: .html) else { return .descend }
+            found.append(child)
+            return .skipChildren
         }
-        walk(node)
         return found
     }
 
     // MARK: - Nodes
 
-    /// Writes the cleaned children of `parent`; Outlook's reply separator (`#appendonsend`,
-    /// `#divRplyFwdMsg`) starts a quote that runs to the end of the parent.
-    mutating func cleanChildren(of parent: HTMLNode, hidden: Bool, insideQuote: Bool) {
+    /// One level of the walk: a list of nodes to clean in order, and what to write once they are.
+    /// The walk keeps its levels on an explicit stack: recursing once per level of the tree
+    /// overflowed a secondary thread's 512 KiB stack at about 600 nested elements (issue 21).
+    private struct Level {
+        /// A parent's children, or what one quote wrapper holds (an attribution and its quote).
+        let nodes: [HTMLNode]
+        var next = 0
+        let hidden: Bool
+        let insideQuote: Bool
+        /// Where Outlook's reply separator is among `nodes` (-1: nowhere); see `cleanChildren`.
+        let outlookQuoteStart: Int
+        let closing: Closing
+    }
+
+    private enum Closing {
+        /// The body, or an element unwrapped.
+        case nothing
+        /// `contentStart`: where the element's content starts in the output.
+        case element(HTMLNode, contentStart: Int)
+        /// Our own quote wrapper from an earlier pass, kept as it is.
+        case ownQuote
+        /// A quote wrapper this pass opened at `mark`, and the reparse check as it was before it.
+        case quote(mark: Int, reparse: ReparseCheck)
+    }
+
+    /// The level of `parent`'s children. Outside a quote, Outlook's reply separator
+    /// (`#appendonsend`, `#divRplyFwdMsg`) starts a quote that runs to the end of the parent.
+    private func childrenLevel(of parent: HTMLNode, hidden: Bool, insideQuote: Bool, closing: Closing) -> Level {
         let children = parent.children
-        var quoteStart: Int?
-        if !insideQuote {
-            quoteStart = children.firstIndex { QuoteDetector.startsOutlookQuote($0) }
-        }
-        for (index, child) in children.enumerated() {
-            if let quoteStart, index == quoteStart {
-                wrapQuote { pass in
-                    for quoted in children[index...] { pass.clean(quoted, hidden: hidden, insideQuote: true) }
-                }
-                break
-            }
-            if !insideQuote, QuoteDetector.isAttribution(child, followedBy: children.dropFirst(index + 1)) {
-                continue  // moved into the quote that follows
-            }
-            if !insideQuote, QuoteDetector.isQuote(child) {
-                wrapQuote { pass in
-                    if let attribution = QuoteDetector.attribution(before: index, in: children) {
-                        pass.clean(attribution, hidden: hidden, insideQuote: true)
-                    }
-                    pass.clean(child, hidden: hidden, insideQuote: true)
-                }
+        let quoteStart = insideQuote ? nil : children.firstIndex { QuoteDetector.startsOutlookQuote($0) }
+        return Level(nodes: children, hidden: hidden, insideQuote: insideQuote, outlookQuoteStart: quoteStart ?? -1, closing: closing)
+    }
+
+    /// Writes the cleaned children of `parent`, depth first. Outside a quote, a quote container
+    /// and the "On … wrote:" line before it are wrapped together, and so is everything from
+    /// Outlook's separator on.
+    mutating func cleanChildren(of parent: HTMLNode, hidden: Bool, insideQuote: Bool) {
+        var outer: [Level] = []
+        var current = childrenLevel(of: parent, hidden: hidden, insideQuote: insideQuote, closing: .nothing)
+        while true {
+            guard current.next < current.nodes.count else {
+                close(current.closing)
+                guard let level = outer.popLast() else { return }
+                current = level
                 continue
             }
-            clean(child, hidden: hidden, insideQuote: insideQuote)
+            let index = current.next
+            let child = current.nodes[index]
+            current.next += 1
+            var inner: Level?
+            if index == current.outlookQuoteStart {
+                current.next = current.nodes.count
+                inner = Level(nodes: current.nodes, next: index, hidden: current.hidden, insideQuote: true, outlookQuoteStart: -1,
+                              closing: openQuote())
+            } else if !current.insideQuote, QuoteDetector.isAttribution(child, followedBy: current.nodes[(index + 1)...]) {
+                continue  // moved into the quote that follows
+            } else if !current.insideQuote, QuoteDetector.isQuote(child) {
+                let quoted = QuoteDetector.attribution(before: index, in: current.nodes).map { [$0, child] } ?? [child]
+                inner = Level(nodes: quoted, hidden: current.hidden, insideQuote: true, outlookQuoteStart: -1, closing: openQuote())
+            } else {
+                inner = clean(child, hidden: current.hidden, insideQuote: current.insideQuote)
+            }
+            guard let inner else { continue }
+            if inner.nodes.isEmpty {
+                close(inner.closing)
+            } else {
+                outer.append(current)
+                current = inner
+            }
         }
     }
 
     static let quoteOpening = Array(#"<details class="tern-quote"><summary>Show quoted text</summary>"#.utf8)
     static let quoteClosing = Array("</details>".utf8)
 
-    /// Collapsed by default, expanded without any request or script (FR-ED-01); nothing at all
-    /// when the quote has nothing left after cleaning.
-    mutating func wrapQuote(_ content: (inout SanitizerPass) -> Void) {
-        let mark = output.count
-        let checked = reparse
+    /// Collapsed by default, expanded without any request or script (FR-ED-01); `close` writes
+    /// nothing at all when the quote has nothing left after cleaning.
+    private mutating func openQuote() -> Closing {
+        let closing = Closing.quote(mark: output.count, reparse: reparse)
         output += Self.quoteOpening
         reparse.start(.details)
         reparse.start(.summary)
         reparse.end()
-        content(&self)
-        if output.count == mark + Self.quoteOpening.count {
-            output.removeSubrange(mark...)
-            reparse = checked
-            return
-        }
-        quotesFound += 1
-        output += Self.quoteClosing
-        reparse.end()
+        return closing
     }
 
-    mutating func clean(_ node: HTMLNode, hidden: Bool, insideQuote: Bool) {
+    private mutating func close(_ closing: Closing) {
+        switch closing {
+        case .nothing:
+            return
+        case .element(let node, let contentStart):
+            if node.tagName == .pre, output.count > contentStart, output[contentStart] == 10 {
+                output.insert(10, at: contentStart)  // keep a leading newline the parser would drop
+            }
+            output.append(60)
+            output.append(47)
+            output += node.name.utf8
+            output.append(62)
+            reparse.end()
+        case .ownQuote:
+            output += Self.quoteClosing
+            reparse.end()
+        case .quote(let mark, let before):
+            if output.count == mark + Self.quoteOpening.count {
+                output.removeSubrange(mark...)
+                reparse = before
+                return
+            }
+            quotesFound += 1
+            output += Self.quoteClosing
+            reparse.end()
+        }
+    }
+
+    /// Writes what `node` starts; returns the level of its children when they are to be cleaned.
+    private mutating func clean(_ node: HTMLNode, hidden: Bool, insideQuote: Bool) -> Level? {
         switch node.kind {
         case .text:
             if node.data.contains(where: { $0 > 32 }) { visibleContent += 1 }
             var text = node.data
             if output.count == bodyStart {
                 // Whitespace before the body's first content goes to the head when read back.
-                guard let first = text.firstIndex(where: { !ASCIIBytes.isSpace($0) }) else { return }
+                guard let first = text.firstIndex(where: { !ASCIIBytes.isSpace($0) }) else { return nil }
                 if first > 0 { text = Array(text[first...]) }
             }
             reparse.text(text)
             HTMLSerializer.escape(text, inAttribute: false, into: &output)
-            return
+            return nil
         case .comment, .doctype, .document, .fragment:
-            return
+            return nil
         case .element:
             break
         }
-        guard node.namespace == .html, !node.isHTML(tagSets.droppedWithContent) else { return }
+        guard node.namespace == .html, !node.isHTML(tagSets.droppedWithContent) else { return nil }
         let hiddenHere = hidden || hides(node)
         let tagName = node.tagName
         // Our own quote wrapper, from an earlier pass: kept as it is, not wrapped again.
@@ -255,20 +316,17 @@ struct SanitizerPass {
             quotesFound += 1
             output += Array(#"<details class="tern-quote">"#.utf8)
             reparse.start(.details)
-            cleanChildren(of: node, hidden: hiddenHere, insideQuote: true)
-            output += Self.quoteClosing
-            reparse.end()
-            return
+            return childrenLevel(of: node, hidden: hiddenHere, insideQuote: true, closing: .ownQuote)
         }
         switch tagName {
         case .img:
             cleanImage(node, hidden: hiddenHere)
-            return
+            return nil
         case .video:
             if let poster = node.attributeBytes("poster") {
                 cleanImage(HTMLNode.element("img", attributes: [HTMLAttribute(name: Array("src".utf8), value: poster)]), hidden: hiddenHere)
             }
-            return
+            return nil
         case .xmp, .plaintext, .listing:
             var text: [UInt8] = []
             node.appendText(to: &text)
@@ -279,12 +337,12 @@ struct SanitizerPass {
             HTMLSerializer.escape(text, inAttribute: false, into: &output)
             output += "</pre>".utf8
             reparse.end()
-            return
+            return nil
         default: break
         }
         guard node.isHTML(tagSets.allowedElements) else {
-            cleanChildren(of: node, hidden: hiddenHere, insideQuote: insideQuote)  // unknown or unwanted: unwrap
-            return
+            // Unknown or unwanted: unwrapped.
+            return childrenLevel(of: node, hidden: hiddenHere, insideQuote: insideQuote, closing: .nothing)
         }
         output.append(60)
         output += node.name.utf8
@@ -296,17 +354,8 @@ struct SanitizerPass {
         output.append(62)
         let isVoid = node.isHTML(tagSets.voidElements)
         reparse.start(tagName, isVoid: isVoid)
-        if isVoid { return }
-        let contentStart = output.count
-        cleanChildren(of: node, hidden: hiddenHere, insideQuote: insideQuote)
-        if tagName == .pre, output.count > contentStart, output[contentStart] == 10 {
-            output.insert(10, at: contentStart)  // keep a leading newline the parser would drop
-        }
-        output.append(60)
-        output.append(47)
-        output += node.name.utf8
-        output.append(62)
-        reparse.end()
+        if isVoid { return nil }
+        return childrenLevel(of: node, hidden: hiddenHere, insideQuote: insideQuote, closing: .element(node, contentStart: output.count))
     }
 
     /// `TrackerDetector.hides`, with each distinct style read once, or a rule of the message's
@@ -452,21 +501,25 @@ struct SanitizerPass {
     /// The link's own text as the cleaned link shows it, read the same on this pass and on the
     /// next: elements removed with their content (a style sheet, a script, SVG) and videos give
     /// none, and neither do images nor what a pass writes for them or for a quote (placeholders,
-    /// the quote's summary).
-    func appendShownText(of node: HTMLNode, to output: inout [UInt8]) {
-        for child in node.children {
+    /// the quote's summary). At most `LinkSafety.shownTextLimit` bytes of it: links nested in
+    /// tables nested in links each read the text of all the others inside them. (Each still walks
+    /// the elements inside it; the parser's depth cap leaves room for at most a few hundred links
+    /// one inside another.)
+    func appendShownText(of link: HTMLNode, to output: inout [UInt8]) {
+        let end = output.count + LinkSafety.shownTextLimit
+        link.walkDescendants { child, parent in
             if child.isText {
-                output += child.data
-                continue
+                output += child.data.prefix(end - output.count)
+                return output.count >= end ? .stop : .skipChildren
             }
-            guard child.isElement, child.namespace == .html, !child.isHTML(tagSets.droppedWithContent) else { continue }
+            guard child.isElement, child.namespace == .html, !child.isHTML(tagSets.droppedWithContent) else { return .skipChildren }
             switch child.tagName {
-            case .img, .video: continue
+            case .img, .video: return .skipChildren
             case .span where InterfaceMarkers.isPlaceholder(child):
-                continue
-            case .summary where node.tagName == .details && QuoteDetector.hasClass(node, "tern-quote"):
-                continue
-            default: appendShownText(of: child, to: &output)
+                return .skipChildren
+            case .summary where parent.tagName == .details && QuoteDetector.hasClass(parent, "tern-quote"):
+                return .skipChildren
+            default: return .descend
             }
         }
     }
@@ -553,6 +606,10 @@ struct StyleKey: Hashable {
 
 /// FR-ED-04 link safety: a link whose text reads as a URL for another site.
 enum LinkSafety {
+    /// How much of a link's text is read for the host it shows: a URL's host is at its start, and
+    /// longer text (with a space after this) is read as if it ended here.
+    static let shownTextLimit = 4096
+
     static func hostShown(in text: String) -> String? { hostShown(in: Array(text.utf8)) }
 
     /// The host a link's visible text names, when the text is a URL or a bare domain.

@@ -1,29 +1,53 @@
 /// HTML bodies as plain text, for terminals, search and snippets: the text a reader sees, with
 /// line breaks where blocks and `<br>` break lines; nothing from `head`, scripts, styles or
 /// templates, and quoted history marked with `>` as a plain-text reply would.
+///
+/// Bounded for hostile markup (issue 21): quote prefixes stop at `maximumQuoteDepth` levels, and
+/// the text at `limit` bytes. Before, 510 nested blockquotes and then 2 million `<br>` (8 MB of
+/// markup) made about 2 GB of text, past SQLite's string limit, and the sync batch indexing it
+/// failed on every sync.
 public enum HTMLTextExtractor {
-    public static func text(fromHTML html: String) -> String { text(fromHTML: Array(html.utf8)) }
+    /// Deeper quotes are marked as this deep: plain-text replies rarely show more.
+    public static let maximumQuoteDepth = 16
+    /// The default bound of the text, in UTF-8 bytes: what search indexes of an HTML-only body.
+    public static let maximumTextBytes = 4 * 1024 * 1024
 
-    public static func text(fromHTML html: [UInt8]) -> String {
+    public static func text(fromHTML html: String, limit: Int = maximumTextBytes) -> String {
+        text(fromHTML: Array(html.utf8), limit: limit)
+    }
+
+    /// At most `limit` bytes of text, cut at a character boundary.
+    public static func text(fromHTML html: [UInt8], limit: Int = maximumTextBytes) -> String {
         let document = HTMLParser.parseDocument(html)
-        guard let root = document.children.first(where: { $0.isHTML("html") }),
-              let body = root.children.first(where: { $0.isHTML("body") }) else { return "" }
-        var output = Output()
-        walk(body, into: &output, quoteDepth: 0)
+        guard let root = document.children.first(where: { $0.isHTML(known: htmlElement, in: .html) }),
+              let body = root.children.first(where: { $0.isHTML(known: bodyElement, in: .html) }) else { return "" }
+        var output = Output(limit: limit)
+        walk(body, into: &output)
         return output.finished()
     }
 
+    static let htmlElement: HTMLTagSet = ["html"]
+    static let bodyElement: HTMLTagSet = ["body"]
     static let skipped: HTMLTagSet = ["script", "style", "template", "head", "title", "noscript", "svg", "math", "select", "textarea"]
     static let blocks: HTMLTagSet = [
         "p", "div", "section", "article", "header", "footer", "aside", "nav", "main", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol",
         "li", "table", "tr", "pre", "hr", "address", "center", "dl", "dt", "dd", "figure", "figcaption", "details", "summary",
     ]
+    static let cells: HTMLTagSet = ["td", "th"]
 
     struct Output {
+        let limit: Int
         var lines: [String] = []
+        /// The bytes of `lines`, a line break counted after each.
+        var size = 0
         var current = ""
         var pendingSpace = false
         var quoteDepth = 0
+
+        init(limit: Int) { self.limit = limit }
+
+        /// The text has reached `limit`: the walk stops.
+        var isFull: Bool { size + current.utf8.count >= limit }
 
         /// Runs of white space become one space; the runs between are copied whole (scalar by
         /// scalar, not Character by Character: this is on every HTML-only message a sync indexes).
@@ -53,8 +77,11 @@ public enum HTMLTextExtractor {
         }
 
         mutating func breakLine(blank: Bool = false) {
-            let prefix = String(repeating: "> ", count: quoteDepth)
-            if !current.isEmpty || blank { lines.append(prefix + current) }
+            if !current.isEmpty || blank {
+                let line = String(repeating: "> ", count: min(quoteDepth, HTMLTextExtractor.maximumQuoteDepth)) + current
+                size += line.utf8.count + 1
+                lines.append(line)
+            }
             current = ""
             pendingSpace = false
         }
@@ -68,35 +95,47 @@ public enum HTMLTextExtractor {
                 result.append(trimmed.allSatisfy({ $0 == ">" || $0 == " " }) ? "" : line)
             }
             while result.last?.isEmpty == true { result.removeLast() }
-            return result.joined(separator: "\n")
+            let text = result.joined(separator: "\n")
+            guard text.utf8.count > limit else { return text }
+            // One text node can take the last line past the limit: cut before the character the
+            // limit falls in (continuation bytes are 10xxxxxx).
+            let bytes = Array(text.utf8)
+            var cut = max(limit, 0)
+            while cut > 0, bytes[cut] & 0xC0 == 0x80 { cut -= 1 }
+            return String(decoding: bytes[..<cut], as: UTF8.self)
         }
     }
 
-    static func walk(_ node: HTMLNode, into output: inout Output, quoteDepth: Int) {
-        for child in node.children {
+    /// Depth first with an explicit stack (`HTMLNode.walkDescendants`), not recursion: a deep tree
+    /// overflowed a secondary thread's stack (issue 21).
+    static func walk(_ body: HTMLNode, into output: inout Output) {
+        body.walkDescendants { child, _ in
+            if output.isFull { return .stop }
             if child.isText {
                 output.append(Substring(String(decoding: child.data, as: UTF8.self)))
-                continue
+                return .skipChildren
             }
-            guard child.isElement, !child.isHTML(skipped) else { continue }
-            if child.isHTML("br") {
+            guard child.isElement, !child.isHTML(skipped) else { return .skipChildren }
+            if child.isHTML(.br) {
                 output.breakLine(blank: true)
-                continue
+                return .skipChildren
             }
-            if child.isHTML("blockquote") {
+            if child.isHTML(.blockquote) {
                 output.breakLine()
-                output.quoteDepth = quoteDepth + 1
-                walk(child, into: &output, quoteDepth: quoteDepth + 1)
-                output.breakLine()
-                output.quoteDepth = quoteDepth
-                continue
+                output.quoteDepth += 1
+                return .descend
             }
-            let block = child.isHTML(blocks)
-            if block { output.breakLine() }
-            if child.isHTML("img"), let alt = child.attribute("alt"), !alt.isEmpty { output.append(Substring("[\(alt)]")) }
-            walk(child, into: &output, quoteDepth: quoteDepth)
-            if child.isHTML("td") || child.isHTML("th") { output.pendingSpace = true }
-            if block { output.breakLine() }
+            if child.isHTML(blocks) { output.breakLine() }
+            if child.isHTML(.img), let alt = child.attribute("alt"), !alt.isEmpty { output.append(Substring("[\(alt)]")) }
+            return .descend
+        } leave: { node in
+            if node.isHTML(.blockquote) {
+                output.breakLine()
+                output.quoteDepth -= 1
+                return
+            }
+            if node.isHTML(cells) { output.pendingSpace = true }
+            if node.isHTML(blocks) { output.breakLine() }
         }
     }
 }

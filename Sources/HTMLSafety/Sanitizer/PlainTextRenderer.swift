@@ -37,54 +37,85 @@ public enum PlainTextRenderer {
 
     static func escape(_ text: String) -> String {
         var output = ""
+        output.reserveCapacity(text.utf8.count)
+        var afterSpace = false
         for scalar in text.unicodeScalars {
             switch scalar {
             case "&": output += "&amp;"
             case "<": output += "&lt;"
             case ">": output += "&gt;"
             case "\"": output += "&quot;"
-            case " " where output.hasSuffix(" "): output += "&nbsp;"  // runs of spaces survive
+            case " " where afterSpace:
+                output += "&nbsp;"  // runs of spaces survive
+                afterSpace = false
+                continue
             default: output.unicodeScalars.append(scalar)
             }
+            afterSpace = scalar == " "
         }
         return output
     }
 
-    /// Links in escaped text: `https://…`, `http://…`, `mailto:…`, `www.…` (shown as written).
+    static let linkPrefixes: [[UInt8]] = ["https://", "http://", "mailto:", "www."].map { Array($0.utf8) }
+    /// Trailing punctuation belongs to the sentence, not the link.
+    static let trailingPunctuation = Set(".,;:!?)]'".utf8)
+
+    /// Links in escaped text: `https://…`, `http://…`, `mailto:…`, `www.…` (shown as written), each
+    /// starting a word and running to a space, tab or `<`. One pass over the bytes: a search of the
+    /// rest of the text for each link (after lowercasing it) made a long line of links quadratic.
     static func linkify(_ escaped: String) -> String {
-        var output = ""
-        var rest = Substring(escaped)
-        while let start = firstLinkStart(in: rest) {
-            output += rest[..<start]
-            var end = rest[start...].firstIndex(where: { $0 == " " || $0 == "<" || $0 == "\t" || $0 == "&" && false }) ?? rest.endIndex
-            // Trailing punctuation belongs to the sentence.
-            while end > start, let last = rest[..<end].last, ".,;:!?)]'".contains(last) { end = rest.index(before: end) }
-            let shown = String(rest[start..<end])
-            let target = shown.lowercased().hasPrefix("www.") ? "https://" + shown : shown
-            if case .remote = URLPolicy.classify(target.replacingEntities) {
-                output += "<a href=\"\(target)\" target=\"_blank\" rel=\"noopener noreferrer\" title=\"\(target)\">\(shown)</a>"
-            } else if case .mailto = URLPolicy.classify(target.replacingEntities) {
-                output += "<a href=\"\(target)\" target=\"_blank\" rel=\"noopener noreferrer\" title=\"\(target)\">\(shown)</a>"
-            } else {
-                output += shown
+        let bytes = Array(escaped.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var copied = 0
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] | 0x20 == 104 || bytes[index] | 0x20 == 109 || bytes[index] | 0x20 == 119,  // h, m, w
+                  linkPrefixes.contains(where: { startsLowercased(bytes, at: index, with: $0) }) else {
+                index += 1
+                continue
             }
-            rest = rest[end...]
-            if rest.first.map({ $0 != " " }) == true, end == start { output.append(rest.removeFirst()) }
+            var end = index
+            while end < bytes.count, bytes[end] != 32, bytes[end] != 60, bytes[end] != 9 { end += 1 }
+            // Inside a word it is no link, nor is anything after it in that word.
+            guard startsWord(bytes, at: index) else {
+                index = end
+                continue
+            }
+            while end > index, trailingPunctuation.contains(bytes[end - 1]) { end -= 1 }
+            let shown = String(decoding: bytes[index..<end], as: UTF8.self)
+            let target = startsLowercased(bytes, at: index, with: linkPrefixes[3]) ? "https://" + shown : shown
+            output += bytes[copied..<index]
+            switch URLPolicy.classify(target.replacingEntities) {
+            case .remote, .mailto:
+                output += "<a href=\"\(target)\" target=\"_blank\" rel=\"noopener noreferrer\" title=\"\(target)\">\(shown)</a>".utf8
+            default:
+                output += shown.utf8
+            }
+            copied = end
+            index = max(end, index + 1)
         }
-        return output + rest
+        output += bytes[copied...]
+        return String(decoding: output, as: UTF8.self)
     }
 
-    static func firstLinkStart(in text: Substring) -> Substring.Index? {
-        let lower = text.lowercased()
-        let candidates = ["https://", "http://", "mailto:", "www."].compactMap { lower.range(of: $0)?.lowerBound }
-        guard let earliest = candidates.min() else { return nil }
-        let offset = lower.distance(from: lower.startIndex, to: earliest)
-        let index = text.index(text.startIndex, offsetBy: offset)
-        // Only at a word start.
-        if index > text.startIndex, let previous = text[..<index].last, previous.isLetter || previous.isNumber {
-            return nil
+    static func startsLowercased(_ bytes: [UInt8], at index: Int, with prefix: [UInt8]) -> Bool {
+        guard bytes.count - index >= prefix.count else { return false }
+        for offset in prefix.indices {
+            let byte = bytes[index + offset]
+            if (byte >= 65 && byte <= 90 ? byte | 0x20 : byte) != prefix[offset] { return false }
         }
-        return index
+        return true
+    }
+
+    /// Nothing before, or a character before that is neither a letter nor a digit.
+    static func startsWord(_ bytes: [UInt8], at index: Int) -> Bool {
+        guard index > 0 else { return true }
+        var start = index - 1
+        while start > 0, bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        let previous = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let character = previous.last else { return true }
+        return !(character.isLetter || character.isNumber)
     }
 }
 
@@ -101,12 +132,25 @@ extension String {
         return output
     }
 
-    /// `&amp;` back to `&` for classifying an escaped URL.
+    /// `&amp;`, `&lt;`, `&gt;` and `&quot;` back to their characters, for classifying an escaped URL;
+    /// one pass (a search from the start for each entity was quadratic).
     var replacingEntities: String {
-        var text = self
-        for (entity, character) in [("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\"")] {
-            while let range = text.range(of: entity) { text.replaceSubrange(range, with: character) }
+        guard utf8.contains(38) else { return self }
+        let entities: [(name: [UInt8], byte: UInt8)] = [(Array("&amp;".utf8), 38), (Array("&lt;".utf8), 60), (Array("&gt;".utf8), 62),
+                                                         (Array("&quot;".utf8), 34)]
+        let bytes = Array(utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 38, let entity = entities.first(where: { bytes[index...].starts(with: $0.name) }) {
+                output.append(entity.byte)
+                index += entity.name.count
+            } else {
+                output.append(bytes[index])
+                index += 1
+            }
         }
-        return text
+        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -41,8 +41,11 @@ enum QuoteDetector {
         "napisał(a):", "napsal(a):", "написал(а):", "написал:", "escreveu:", "yazdı:", "написа:", "έγραψε:", "wrote :",
     ]
 
+    /// Longer text is not an attribution line.
+    static let attributionLimit = 1200
+
     static func isAttributionText(_ text: String) -> Bool {
-        guard text.utf8.count < 1200 else { return false }
+        guard text.utf8.count < attributionLimit else { return false }
         let trimmed = text.trimmingASCIIWhitespace.lowercased()
         return attributionEndings.contains { trimmed.hasSuffix($0) }
     }
@@ -55,7 +58,15 @@ enum QuoteDetector {
     /// The node is an "On … wrote:" line directly before a quote.
     static func isAttribution(_ node: HTMLNode, followedBy rest: ArraySlice<HTMLNode>) -> Bool {
         guard !isBlank(node), let next = rest.first(where: { !isBlank($0) }), isQuote(next) else { return false }
-        return isAttributionText(node.textContent)
+        return isAttributionText(shortText(of: node))
+    }
+
+    /// The node's text, read no further than `attributionLimit`: every node before a quote is
+    /// asked, and nested ones each read the text of all those inside them.
+    static func shortText(of node: HTMLNode) -> String {
+        var text: [UInt8] = []
+        node.appendText(to: &text, limit: attributionLimit)
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The attribution line before the quote at `index`, if there is one.
@@ -64,6 +75,6 @@ enum QuoteDetector {
         while position >= 0, isBlank(children[position]) { position -= 1 }
         guard position >= 0 else { return nil }
         let candidate = children[position]
-        return isAttributionText(candidate.textContent) ? candidate : nil
+        return isAttributionText(shortText(of: candidate)) ? candidate : nil
     }
 }

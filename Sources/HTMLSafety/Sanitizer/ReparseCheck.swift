@@ -17,7 +17,7 @@
 /// foster parenting and implied elements, and the tags "in body" ignores.
 struct ReparseCheck {
     /// The elements the pass has opened and not yet closed (below them: html and body).
-    private var open: [HTMLTagName] = []
+    private var open = OpenTags()
     /// Set once a tag would be placed anywhere but inside the current node.
     private(set) var restructures = false
 
@@ -31,7 +31,7 @@ struct ReparseCheck {
     /// A start tag the pass writes; `isVoid` for elements without an end tag.
     mutating func start(_ tag: HTMLTagName, isVoid: Bool = false) {
         if !restructures, placesOutsideCurrentNode(tag) { restructures = true }
-        if !isVoid { open.append(tag) }
+        if !isVoid { open.push(tag) }
     }
 
     /// Something written would be cleaned differently when read back (a style sheet that is not
@@ -42,7 +42,7 @@ struct ReparseCheck {
 
     /// The end tag of the element opened last.
     mutating func end() {
-        _ = open.popLast()
+        open.pop()
     }
 
     /// Text the pass writes: in a table (not in a cell or caption) anything but whitespace is
@@ -73,11 +73,7 @@ struct ReparseCheck {
             return closesOpenItem(.dd, .dt)
         case .a:
             // An open `a` since the last marker is closed by the adoption agency.
-            for element in open.reversed() {
-                if element == .a { return true }
-                if Self.formattingMarkers.contains(index: element.rawValue) { return false }
-            }
-            return false
+            return open.topmost(.a) > open.topmost(Self.formattingMarkers)
         case .rp, .rt:
             return inScope(.ruby) && TreeBuilder.impliedEndTags.contains(index: current.rawValue) && current != .rtc
         default:
@@ -86,24 +82,49 @@ struct ReparseCheck {
     }
 
     /// "In body" for li, dd and dt: an open item of the kind is closed, looking down the stack
-    /// until a special element other than address, div and p.
+    /// until a special element other than address, div and p (an item is one: at the same place,
+    /// the item counts).
     private func closesOpenItem(_ item: HTMLTagName, _ sibling: HTMLTagName) -> Bool {
-        for element in open.reversed() {
-            if element == item || element == sibling { return true }
-            if TreeBuilder.specialHTML.contains(index: element.rawValue),
-               !TreeBuilder.listItemClosingExceptions.contains(index: element.rawValue) {
-                return false
-            }
-        }
-        return false
+        let topmostItem = max(open.topmost(item), open.topmost(sibling))
+        return topmostItem >= 0 && topmostItem >= open.topmost(TreeBuilder.listItemStops)
     }
 
     /// "Has an element in scope" (button scope with `extraBoundary: .button`) over the open elements.
     private func inScope(_ target: HTMLTagName, extraBoundary: HTMLTagName? = nil) -> Bool {
-        for element in open.reversed() {
-            if element == target { return true }
-            if TreeBuilder.defaultScope.contains(index: element.rawValue) || element == extraBoundary { return false }
-        }
-        return false
+        let boundary = max(open.topmost(TreeBuilder.defaultScope), extraBoundary.map { open.topmost($0) } ?? -1)
+        return open.topmost(target) > boundary
+    }
+}
+
+/// The element names a sanitizer pass has open, with where the topmost of each name is: the
+/// checks above read positions instead of walking the list, which made writing deeply nested
+/// markup quadratic (issue 21; the same index as `OpenElementStack`'s).
+struct OpenTags {
+    private(set) var tags: [HTMLTagName] = []
+    /// For each entry, the position of the next one below with the same name, or -1.
+    private var belowSameTag: [Int32] = []
+    private var topmostByTag = [Int32](repeating: -1, count: 256)
+
+    var last: HTMLTagName? { tags.last }
+
+    mutating func push(_ tag: HTMLTagName) {
+        belowSameTag.append(topmostByTag[Int(tag.rawValue)])
+        topmostByTag[Int(tag.rawValue)] = Int32(tags.count)
+        tags.append(tag)
+    }
+
+    mutating func pop() {
+        guard let tag = tags.popLast() else { return }
+        topmostByTag[Int(tag.rawValue)] = belowSameTag.removeLast()
+    }
+
+    /// The position of the topmost open element with this name, or -1.
+    func topmost(_ tag: HTMLTagName) -> Int { tag == .unknown ? -1 : Int(topmostByTag[Int(tag.rawValue)]) }
+
+    /// The position of the topmost open element named in `names`, or -1.
+    func topmost(_ names: HTMLTagSet) -> Int {
+        var result: Int32 = -1
+        names.forEachIndex { result = Swift.max(result, topmostByTag[$0]) }
+        return Int(result)
     }
 }

@@ -154,8 +154,8 @@ public struct SQLiteSyncStore: SyncStore {
         try await database.writer.write { db in
             let missing = try Email.fetchAll(db, sql: """
                 SELECT e.* FROM email e LEFT JOIN searchIndexState s ON s.emailId = e.id
-                WHERE e.accountId = ? AND (s.emailId IS NULL OR s.indexedDate IS NULL) LIMIT 5000
-                """, arguments: [accountId])
+                WHERE e.accountId = ? AND (s.emailId IS NULL OR (s.indexedDate IS NULL AND s.failureCount < ?)) LIMIT 5000
+                """, arguments: [accountId, SearchIndexBatch.maximumAttempts])
             var search = SearchIndexBatch(replacing: true)
             for email in missing { search.add(email) }
             try search.write(db)

@@ -10,8 +10,8 @@ import TernRuntime
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
-        subcommands: [MIMEBench.self, IMAPBench.self, UIDSetBench.self, SanitizeBench.self, ThreadBench.self, SearchBench.self, SendBench.self,
-                      ThreadOpenBench.self])
+        subcommands: [MIMEBench.self, IMAPBench.self, UIDSetBench.self, SanitizeBench.self, HostileHTMLBench.self, ThreadBench.self,
+                      SearchBench.self, SendBench.self, ThreadOpenBench.self])
 
     struct MIMEBench: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -391,6 +391,72 @@ extension BenchCommand {
                               millisecondsPerDocument: peer.seconds / Double(peer.documents) * 1000, p99Milliseconds: nil,
                               peakRSSBytes: peer.peakRSSBytes)
             }
+        }
+    }
+}
+
+extension BenchCommand {
+    /// Issue 21: markup built to be slow, deep or large (`HostileHTML`), parsed, sanitized and read
+    /// as text. Each must take time in proportion to its size. Times are the thread's CPU time
+    /// (best of the runs), so that other work on the machine does not count.
+    struct HostileHTMLBench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "hostile-html", abstract: "Time to parse, sanitize and read as text each shape of hostile markup.")
+
+        @Option(help: "Bytes of each input.")
+        var size = 1_048_576
+        @Option(help: "Timed runs of each step; the best is reported.")
+        var iterations = 3
+        @Option(help: "Only the shapes with these names.")
+        var shape: [String] = []
+        @OptionGroup var output: OutputOptions
+
+        struct Report: Encodable {
+            var shape: String
+            var bytes: Int
+            var parseMilliseconds: Double
+            var sanitizeMilliseconds: Double
+            var textMilliseconds: Double
+        }
+
+        func run() throws {
+            let shapes = shape.isEmpty ? HostileHTML.shapes : try shape.map { name in
+                guard let found = HostileHTML.shape(named: name) else { throw ValidationError("no shape '\(name)'") }
+                return found
+            }
+            var reports: [Report] = []
+            for shape in shapes {
+                let input = shape.make(size)
+                reports.append(Report(shape: shape.name, bytes: input.count,
+                                      parseMilliseconds: best { _ = HTMLParser.parseDocument(input) },
+                                      sanitizeMilliseconds: best { _ = HTMLSanitizer.sanitize(input) },
+                                      textMilliseconds: best { _ = HTMLTextExtractor.text(fromHTML: input) }))
+            }
+            if output.json {
+                try printJSON(reports)
+                return
+            }
+            print("shape                      bytes  parse ms (CPU)  sanitize ms   text ms")
+            for report in reports {
+                print(report.shape.padding(toLength: 22, withPad: " ", startingAt: 0)
+                      + String(format: "%11d %12.1f %12.1f %9.1f", report.bytes, report.parseMilliseconds, report.sanitizeMilliseconds,
+                               report.textMilliseconds))
+            }
+        }
+
+        private func best(_ work: () -> Void) -> Double {
+            func cpuMilliseconds() -> Double {
+                var time = timespec()
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+                return Double(time.tv_sec) * 1000 + Double(time.tv_nsec) / 1e6
+            }
+            var best = Double.infinity
+            for _ in 0..<max(1, iterations) {
+                let start = cpuMilliseconds()
+                work()
+                best = min(best, cpuMilliseconds() - start)
+            }
+            return best
         }
     }
 }
