@@ -11,6 +11,8 @@ func fuzzOneInput(_ bytes: [UInt8]) {
     }
     _ = BodyPlanner.plan(message.structure)
     _ = message.structure.flattened().map(\.filename)
+    // Every field through the RFC 2047 decoder, not only those the parser reads (issue 21).
+    _ = message.headers.fields.map(\.decodedValue)
 }
 
 @main
