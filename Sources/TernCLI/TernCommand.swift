@@ -31,7 +31,7 @@ public struct TernCommand: AsyncParsableCommand {
             Foundation.exit(1)
         } catch let error as CLIError {
             printError("tern: \(TerminalText.line(ErrorWording.line(error)))")
-            Foundation.exit(1)
+            Foundation.exit(error.exitCode)
         } catch {
             exit(withError: error)
         }

@@ -47,10 +47,11 @@ extension IMAPError {
 
 /// `AttachmentFetching` on the Sync module's downloader.
 struct LiveAttachmentFetcher: AttachmentFetching {
-    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply) async throws -> [UInt8] {
+    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
+               progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8] {
         let downloader = AttachmentDownloader(server: IMAPServer(endpoint: account.imap, caFile: account.caFile), credentials: credentials.imapSource)
         do {
-            return try await downloader.fetch(location)
+            return try await downloader.fetch(location, progress: progress)
         } catch let error as IMAPError {
             throw error.asTernError
         }

@@ -98,7 +98,7 @@ public final class TernServices: Sendable {
         self.removeAccount = RemoveAccountUseCase(accounts: accounts, files: LocalAccountFiles(home: home))
         self.checkServers = CheckServersUseCase(accounts: accounts, credentials: credentials, probe: LiveServerProbe())
         self.syncAccounts = SyncAccountsUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer, pusher: pusher,
-                                                changes: changes)
+                                                changes: changes, failedChanges: mailActions)
         self.fetchThreadBodies = fetchThreadBodies
         self.loadOlderMail = LoadOlderMailUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer)
         self.pusher = pusher
@@ -107,7 +107,8 @@ public final class TernServices: Sendable {
         self.mailQueries = queries
         self.downloadAttachment = DownloadAttachmentUseCase(accounts: accounts, credentials: credentials,
                                                             store: SQLiteAttachmentStore(database: database), fetcher: LiveAttachmentFetcher(),
-                                                            home: home)
+                                                            home: home, changes: changes,
+                                                            warnings: attachmentWarnings)
         self.renderMessage = renderMessage
         self.openThread = OpenThreadUseCase(queries: queries, actions: mailActions, bodies: fetchThreadBodies, renderer: renderMessage,
                                             trustedSenders: trustedSenderStore, attachmentWarnings: attachmentWarnings)

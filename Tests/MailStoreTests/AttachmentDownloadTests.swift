@@ -36,10 +36,12 @@ struct AttachmentDownloadTests {
         }
     }
 
-    func useCase(_ fetcher: any AttachmentFetching, limit: Int64 = DownloadAttachmentUseCase.cacheLimitBytes) -> DownloadAttachmentUseCase {
+    func useCase(_ fetcher: any AttachmentFetching, limit: Int64 = DownloadAttachmentUseCase.cacheLimitBytes,
+                 changes: ChangeFeed? = nil) -> DownloadAttachmentUseCase {
         DownloadAttachmentUseCase(accounts: SQLiteAccountRepository(database: database), credentials: .unusable,
                                   store: SQLiteAttachmentStore(database: database), fetcher: fetcher, home: home,
-                                  retryDelays: [.milliseconds(1), .milliseconds(1), .milliseconds(1)], cacheLimitBytes: limit)
+                                  retryDelays: [.milliseconds(1), .milliseconds(1), .milliseconds(1)], cacheLimitBytes: limit,
+                                  changes: changes)
     }
 
     func isDownloaded(_ id: Int64) async throws -> Bool {
@@ -60,6 +62,32 @@ struct AttachmentDownloadTests {
         #expect(phases.last == .finished)
         #expect(events.withLock { $0.first?.totalBytes } == 108)
         #expect(try await isDownloaded(ids[0]))
+    }
+
+    /// FR-ED-03: determinate progress as the slices arrive, on the caller's callback and on the change
+    /// feed a front end in another task follows.
+    @Test func slicesReportProgressToTheCallerAndTheChangeFeed() async throws {
+        let ids = try await attachments([("report.pdf", "application/pdf", 300)])
+        let feed = ChangeFeed()
+        let stream = feed.changes()
+        let seen = Task {
+            var received: [AttachmentProgress] = []
+            for await change in stream {
+                guard case .attachmentProgress(let event) = change else { continue }
+                received.append(event)
+                if event.phase == .finished { break }
+            }
+            return received
+        }
+        let events = Mutex<[AttachmentProgress]>([])
+        let bytes = Array("%PDF-".utf8) + [UInt8](repeating: 0x20, count: 295)
+        _ = try await useCase(SlicedFetcher(bytes: bytes, slice: 100), changes: feed).download(attachmentId: ids[0]) { event in
+            events.withLock { $0.append(event) }
+        }
+        let reported = events.withLock { $0.filter { $0.phase == .downloading }.map(\.receivedBytes) }
+        #expect(reported == [0, 100, 200, 299], "each slice, the last held short of full until the file is in place")
+        #expect(events.withLock { $0.last } == AttachmentProgress(attachmentId: ids[0], phase: .finished, receivedBytes: 300, totalBytes: 300))
+        #expect(await seen.value == events.withLock { $0 })
     }
 
     @Test func cancellingLeavesNoFileAndNotDownloaded() async throws {
@@ -113,12 +141,25 @@ struct AttachmentDownloadTests {
 
 private struct BytesFetcher: AttachmentFetching {
     let bytes: [UInt8]
-    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply) async throws -> [UInt8] { bytes }
+    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
+               progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8] { bytes }
+}
+
+/// Reports each slice as it "arrives", as the IMAP downloader does.
+private struct SlicedFetcher: AttachmentFetching {
+    let bytes: [UInt8]
+    let slice: Int
+    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
+               progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8] {
+        for end in stride(from: slice, through: bytes.count, by: slice) { progress(Int64(end)) }
+        return bytes
+    }
 }
 
 /// Hangs until cancelled, as a slow server would.
 private struct SlowFetcher: AttachmentFetching {
-    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply) async throws -> [UInt8] {
+    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
+               progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8] {
         try await Task.sleep(for: .seconds(60))
         return [1, 2, 3]
     }
@@ -126,7 +167,8 @@ private struct SlowFetcher: AttachmentFetching {
 
 private final class FailingFetcher: AttachmentFetching {
     let calls = Mutex(0)
-    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply) async throws -> [UInt8] {
+    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
+               progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8] {
         calls.withLock { $0 += 1 }
         throw TernError.connectionLost("connection refused")
     }

@@ -319,6 +319,35 @@ struct ReadingTests {
         #expect(result.undo == nil && result.action.pushed == 1 && server.performed.count == 1)
     }
 
+    /// E-10, E-11: an archive whose undo window ended while no action was pushing it goes out with
+    /// the next sync; the server refuses it; the front end hears "Couldn't archive" on the feed.
+    @Test func aChangeRefusedOnTheSyncsPushIsReportedOnTheFeed() async throws {
+        let (threadId, _) = try await thread(1)
+        let actions = actions
+        _ = try await actions.archive([.thread(threadId)], undoWindow: .seconds(5))
+        clock.advance(seconds: 6)
+        server.answer(.refused("NO [CANNOT] the mailbox is read-only"))
+        let store = SQLiteMailActionStore(database: database)
+        let pusher = LocalChangesPusher(
+            credentials: .unusable, operations: PendingOperationProcessor(store: store, server: server, clock: clock),
+            queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: ScriptedSubmitter(), server: server,
+                                      folders: store, clock: clock),
+            lock: NoLocks())
+        let stream = changes.changes()
+        let sync = SyncAccountsUseCase(accounts: SQLiteAccountRepository(database: database), credentials: .unusable, synchronizer: engine,
+                                       pusher: pusher, changes: changes, failedChanges: actions)
+        _ = try await sync(account: nil) { _ in }
+        var failure: PendingChangeSummary?
+        for await change in stream {
+            if case .changeFailed(let summary) = change {
+                failure = summary
+                break
+            }
+        }
+        #expect(failure?.kind == .archive)
+        #expect(try await inboxCopies() == 1, "reverted: the thread is back in the Inbox")
+    }
+
     // MARK: The change feed
 
     @Test func changesMadeInOneTaskReachASubscriberInAnother() async throws {

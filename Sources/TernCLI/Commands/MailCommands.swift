@@ -294,28 +294,3 @@ struct ThreadCommand: AsyncParsableCommand {
         loadRemote ? Set(conversation.messages.map(\.id)) : []
     }
 }
-
-/// `tern attachment download ID`: fetches an attachment (FR-SYNC-08) and prints where it is.
-struct AttachmentCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "attachment", abstract: "Work with attachments.", subcommands: [Download.self])
-
-    struct Download: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Download an attachment (ids are listed by `tern thread`) into the local cache and print its path.")
-
-        @Argument(help: "The attachment id.")
-        var id: Int64
-        @OptionGroup var output: OutputOptions
-
-        func run() async throws {
-            let file = try await services().downloadAttachment(attachmentId: id)
-            if output.json {
-                try printJSON(["path": file.path])
-            } else {
-                print(file.path)
-            }
-        }
-    }
-}
-

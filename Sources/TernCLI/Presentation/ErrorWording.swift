@@ -5,6 +5,17 @@ import TernCore
 enum CLIError: Error {
     /// E-08.
     case emptyConversation
+    /// FR-ED-03: warnings nobody could answer (no terminal, or `--json`).
+    case confirmationNeeded(filename: String, warnings: [String])
+    case downloadDeclined
+    /// Ctrl-C during a download: nothing was kept.
+    case downloadCancelled
+
+    /// 130 for an interrupt, as a shell reports one; 1 otherwise.
+    var exitCode: Int32 {
+        if case .downloadCancelled = self { return 130 }
+        return 1
+    }
 }
 
 /// How the CLI words the core's neutral errors: with the command or flag that helps.
@@ -28,6 +39,10 @@ enum ErrorWording {
     static func line(_ error: CLIError) -> String {
         switch error {
         case .emptyConversation: "This conversation appears empty"
+        case .confirmationNeeded(let filename, let warnings):
+            "\(filename): \(warnings.joined(separator: " ")) Not downloaded: run again with --yes to download it anyway"
+        case .downloadDeclined: "not downloaded"
+        case .downloadCancelled: "download cancelled; nothing was kept"
         }
     }
 }

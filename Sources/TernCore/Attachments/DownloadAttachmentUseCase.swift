@@ -24,14 +24,17 @@ public protocol AttachmentStore: Sendable {
     func markEvicted(_ id: Int64) async throws
 }
 
-/// Fetches one attachment part's decoded bytes from the server.
+/// Fetches one attachment part's decoded bytes from the server, telling `progress` how many decoded
+/// bytes have arrived so far (estimated while the part is still encoded).
 public protocol AttachmentFetching: Sendable {
-    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply) async throws -> [UInt8]
+    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
+               progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8]
 }
 
 /// `tern attachment download ID` (FR-SYNC-08): lazily, with 3 retries and backoff, into
 /// `$TERN_HOME/attachments/<account>/`; a file appears only complete (written aside, then renamed),
-/// and the account's downloads stay under 500 MB, least recently used evicted first.
+/// and the account's downloads stay under 500 MB, least recently used evicted first. Progress goes
+/// to the caller and to the change feed (FR-ED-03), so a live front end shows it wherever it is drawn.
 public struct DownloadAttachmentUseCase: Sendable {
     public static let cacheLimitBytes: Int64 = 500 * 1024 * 1024
     public static let retryDelays: [Duration] = [.seconds(1), .seconds(3), .seconds(9)]
@@ -45,9 +48,12 @@ public struct DownloadAttachmentUseCase: Sendable {
     let retryDelays: [Duration]
     /// Injectable so a test can show eviction without writing 500 MB.
     let cacheLimitBytes: Int64
+    let changes: ChangeFeed?
+    let warnings: AttachmentWarningsUseCase?
 
     public init(accounts: any AccountRepository, credentials: AccountCredentials, store: any AttachmentStore, fetcher: any AttachmentFetching,
-                home: TernHome, retryDelays: [Duration] = Self.retryDelays, cacheLimitBytes: Int64 = Self.cacheLimitBytes) {
+                home: TernHome, retryDelays: [Duration] = Self.retryDelays, cacheLimitBytes: Int64 = Self.cacheLimitBytes,
+                changes: ChangeFeed? = nil, warnings: AttachmentWarningsUseCase? = nil) {
         self.accounts = accounts
         self.credentials = credentials
         self.store = store
@@ -55,6 +61,23 @@ public struct DownloadAttachmentUseCase: Sendable {
         self.home = home
         self.retryDelays = retryDelays
         self.cacheLimitBytes = cacheLimitBytes
+        self.changes = changes
+        self.warnings = warnings
+    }
+
+    /// What a front end must show, and have answered, before it downloads (FR-ED-03, AC-U-10,
+    /// AC-U-10b): the attachment as stored and its warnings (none once it is on disk: the
+    /// question was asked when it was fetched).
+    public func check(attachmentId: Int64) async throws -> AttachmentDownloadCheck {
+        guard let location = try await store.location(ofAttachment: attachmentId) else { throw TernError.notFound("attachment \(attachmentId)") }
+        let attachment = location.attachment
+        var found: [AttachmentWarning] = []
+        if let warnings {
+            found = await warnings.warnings(filename: attachment.filename, size: attachment.sizeBytes)
+            if attachment.isDownloaded { found.removeAll { $0.kind == .largeOnMeteredConnection } }
+        }
+        return AttachmentDownloadCheck(attachmentId: attachmentId, filename: attachment.filename, mimeType: attachment.mimeType,
+                                       size: attachment.sizeBytes, isDownloaded: attachment.isDownloaded, warnings: found)
     }
 
     /// The downloaded file's path.
@@ -66,7 +89,12 @@ public struct DownloadAttachmentUseCase: Sendable {
     /// cancelled), and returns what a front end needs to preview safely: the path and the type sniffed from the bytes.
     /// Task cancellation removes the partial file and leaves the attachment not downloaded.
     public func download(attachmentId: Int64,
-                         progress: @Sendable (AttachmentProgress) -> Void = { _ in }) async throws -> DownloadedAttachment {
+                         progress callerProgress: @escaping @Sendable (AttachmentProgress) -> Void = { _ in }) async throws -> DownloadedAttachment {
+        let changes = self.changes
+        let progress: @Sendable (AttachmentProgress) -> Void = { event in
+            callerProgress(event)
+            changes?.publish(.attachmentProgress(event))
+        }
         do {
             let result = try await fetchToDisk(attachmentId: attachmentId, progress: progress)
             progress(AttachmentProgress(attachmentId: attachmentId, phase: .finished, receivedBytes: result.size, totalBytes: result.size))
@@ -80,7 +108,7 @@ public struct DownloadAttachmentUseCase: Sendable {
         }
     }
 
-    private func fetchToDisk(attachmentId: Int64, progress: @Sendable (AttachmentProgress) -> Void) async throws -> DownloadedAttachment {
+    private func fetchToDisk(attachmentId: Int64, progress: @escaping @Sendable (AttachmentProgress) -> Void) async throws -> DownloadedAttachment {
         guard let location = try await store.location(ofAttachment: attachmentId) else { throw TernError.notFound("attachment \(attachmentId)") }
         let directory = home.attachmentsURL(for: location.accountId)
         let final = directory.appendingPathComponent(Self.fileName(attachmentId: attachmentId, filename: location.attachment.filename))
@@ -100,8 +128,15 @@ public struct DownloadAttachmentUseCase: Sendable {
         while true {
             try Task.checkCancellation()
             do {
-                bytes = try await fetcher.fetch(location, account: account, credentials: credentials.supply(for: account))
+                bytes = try await fetcher.fetch(location, account: account, credentials: credentials.supply(for: account)) { received in
+                    // The estimate may pass the estimated total; the bar stops just short of full until the end.
+                    let shown = total.map { min(received, max(0, $0 - 1)) } ?? received
+                    progress(AttachmentProgress(attachmentId: attachmentId, phase: .downloading, receivedBytes: shown, totalBytes: total))
+                }
                 break
+            } catch where Task.isCancelled {
+                // However the fetch ended (a closed connection, an error), the user cancelled.
+                throw CancellationError()
             } catch let error as TernError where attempt < retryDelays.count && error.isRetryable {
                 progress(AttachmentProgress(attachmentId: attachmentId, phase: .retrying, receivedBytes: 0, totalBytes: total,
                                             error: String(describing: error)))
@@ -110,7 +145,6 @@ public struct DownloadAttachmentUseCase: Sendable {
             }
         }
         try Task.checkCancellation()
-        progress(AttachmentProgress(attachmentId: attachmentId, phase: .downloading, receivedBytes: Int64(bytes.count), totalBytes: total))
         // Written aside and renamed: a killed download leaves no file under the final name.
         let partial = directory.appendingPathComponent(".\(attachmentId).partial")
         guard FileManager.default.createFile(atPath: partial.path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
@@ -153,6 +187,17 @@ public struct DownloadAttachmentUseCase: Sendable {
         let prefix = "\(attachmentId)-"
         return prefix + AttachmentFilename.sanitized(filename, maxBytes: AttachmentFilename.maxBytes - prefix.utf8.count)
     }
+}
+
+/// An attachment before its download, with the warnings to confirm first.
+public struct AttachmentDownloadCheck: Sendable, Hashable, Codable {
+    public var attachmentId: Int64
+    public var filename: String
+    public var mimeType: String
+    /// Estimated from the encoded size until it is downloaded.
+    public var size: Int64
+    public var isDownloaded: Bool
+    public var warnings: [AttachmentWarning]
 }
 
 /// A downloaded attachment as a front end previews it (FR-ED-03): the type comes from the bytes, never only

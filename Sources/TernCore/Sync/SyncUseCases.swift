@@ -10,14 +10,18 @@ public struct SyncAccountsUseCase: Sendable {
     let pusher: LocalChangesPusher?
     /// Where a live front end learns what the engine changed (sync states, new mail, folders done).
     let changes: ChangeFeed?
+    /// E-10, E-11: a change the server refused on a push made here (a retry come due, a change
+    /// another process queued) is reported as when the action pushed it itself.
+    let failedChanges: MailActionsUseCase?
 
     public init(accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing,
-                pusher: LocalChangesPusher? = nil, changes: ChangeFeed? = nil) {
+                pusher: LocalChangesPusher? = nil, changes: ChangeFeed? = nil, failedChanges: MailActionsUseCase? = nil) {
         self.accounts = accounts
         self.credentials = credentials
         self.synchronizer = synchronizer
         self.pusher = pusher
         self.changes = changes
+        self.failedChanges = failedChanges
     }
 
     /// The engine's progress for one account, also published on the change feed.
@@ -51,9 +55,10 @@ public struct SyncAccountsUseCase: Sendable {
                 if let bodies { account.bodyHydration = bodies }
                 let supply = credentials.supply(for: account)
                 let report = reporting(account, to: progress)
-                group.addTask { [synchronizer, pusher] in
+                group.addTask { [synchronizer, pusher, failedChanges] in
                     var pushed: PushReport?
                     if let pusher { pushed = try? await pusher.push(account: account) }
+                    if let pushed { await Self.reportFailures(pushed, account: account, to: failedChanges) }
                     var report = try await synchronizer.sync(account: account, credentials: supply, progress: report)
                     report.pushed = pushed
                     return (index, report)
@@ -81,7 +86,11 @@ public struct SyncAccountsUseCase: Sendable {
                 let report = reporting(account, to: progress)
                 group.addTask { try await synchronizer.watch(account: account, credentials: supply, progress: report) }
                 if let pusher {
-                    group.addTask { try await Self.keepPushing(account: account, pusher: pusher, progress: report) }
+                    group.addTask { [failedChanges] in
+                        try await Self.keepPushing(account: account, pusher: pusher, progress: report) { pushed in
+                            await Self.reportFailures(pushed, account: account, to: failedChanges)
+                        }
+                    }
                 }
             }
             try await group.waitForAll()
@@ -91,10 +100,12 @@ public struct SyncAccountsUseCase: Sendable {
     /// While watching: local changes and queued mail go out as they become due (retries on their
     /// schedules), and what another `tern` process queued is picked up within `pollInterval`.
     static func keepPushing(account: Account, pusher: LocalChangesPusher, pollInterval: Duration = .seconds(5),
-                            progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+                            progress: @escaping @Sendable (SyncProgress) -> Void,
+                            pushed: @Sendable (PushReport) async -> Void = { _ in }) async throws {
         while !Task.isCancelled {
             var wait = pollInterval
             if let report = try? await pusher.push(account: account) {
+                await pushed(report)
                 if !report.queue.sent.isEmpty || !report.queue.failed.isEmpty { progress(.pushed(account: account.name, report)) }
                 if let next = LocalChangesPusher.nextDue(report) {
                     wait = min(wait, .milliseconds(max(10, Int64(next.timeIntervalSinceNow * 1000))))
@@ -102,6 +113,13 @@ public struct SyncAccountsUseCase: Sendable {
             }
             try await Task.sleep(for: wait)
         }
+    }
+}
+
+extension SyncAccountsUseCase {
+    static func reportFailures(_ report: PushReport, account: Account, to failedChanges: MailActionsUseCase?) async {
+        guard let failedChanges, !report.changes.failedOperationIds.isEmpty else { return }
+        try? await failedChanges.publishFailures(report.changes, accountId: account.id)
     }
 }
 

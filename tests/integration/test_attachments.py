@@ -1,0 +1,135 @@
+"""`tern attachment download` against the real Dovecot (FR-ED-03, FR-SYNC-08, AC-U-10, AC-U-10b): the bytes
+arrive exactly, in slices; the spec's warnings are asked on a terminal and refused without one unless --yes;
+Ctrl-C on a terminal cancels and keeps nothing."""
+import os
+import pty
+import re
+import select
+import signal
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from test_imap_check import TERN, tern
+from test_reading import USER, dave, home, raw_message, thread_id_of  # noqa: F401 (fixtures)
+from test_send_and_actions import json_of
+
+
+def plant(servers, imap, attachments):
+    stamp = uuid.uuid4().hex[:10]
+    imap.append("INBOX", "", None, raw_message(servers, f"Files {stamp}", message_id=f"<files-{stamp}@example.org>",
+                                               attachments=attachments))
+    return stamp
+
+
+def attachment_ids(home, stamp):
+    json_of(home, "sync", USER)
+    [message] = json_of(home, "thread", str(thread_id_of(home, stamp)))["messages"]
+    return {a["filename"]: a for a in message["attachments"]}
+
+
+def cached_files(home):
+    root = Path(home) / "attachments"
+    return sorted(p.name for p in root.rglob("*") if p.is_file()) if root.exists() else []
+
+
+class Terminal:
+    """`tern` on a pseudo-terminal, as a person runs it: standard input and error are a terminal."""
+
+    def __init__(self, home, *args):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.environ["TERN_HOME"] = str(home)
+            os.execv(str(TERN), [str(TERN), *args])
+        self.output = b""
+
+    def read_until(self, needle, timeout=60):
+        deadline = time.monotonic() + timeout
+        while not (needle.search(self.output) if isinstance(needle, re.Pattern) else needle in self.output):
+            assert time.monotonic() < deadline, f"no {needle!r} in {self.output!r}"
+            ready, _, _ = select.select([self.fd], [], [], 0.2)
+            if ready:
+                try:
+                    self.output += os.read(self.fd, 65536)
+                except OSError:
+                    break
+        return self.output
+
+    def write(self, text):
+        os.write(self.fd, text.encode())
+
+    def wait(self, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                ready, _, _ = select.select([self.fd], [], [], 0.2)
+                if ready:
+                    self.output += os.read(self.fd, 65536)
+            except OSError:
+                pass
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                os.close(self.fd)
+                return os.waitstatus_to_exitcode(status)
+        os.kill(self.pid, signal.SIGKILL)
+        pytest.fail(f"tern did not end: {self.output!r}")
+
+
+def test_the_bytes_arrive_exactly_in_slices(servers, home, dave):
+    data = os.urandom(3 * 1024 * 1024 + 12345)  # seven slices of the base64 text, the last a short one
+    stamp = plant(servers, dave, [("data.bin", data), ("notes.txt", b"plain words\n")])
+    attachments = attachment_ids(home, stamp)
+    assert attachments["data.bin"]["warnings"] == [] and not attachments["data.bin"]["isDownloaded"]
+    result = json_of(home, "attachment", "download", str(attachments["data.bin"]["id"]))
+    assert Path(result["path"]).read_bytes() == data
+    assert result["size"] == len(data) and result["mimeType"] == "application/octet-stream" and result["warnings"] == []
+    assert os.stat(result["path"]).st_mode & 0o077 == 0, "only the user can read what a stranger sent"
+    again = attachment_ids(home, stamp)["data.bin"]
+    assert again["isDownloaded"]
+    # A second download reads the cache (the server is not asked again).
+    assert json_of(home, "attachment", "download", str(again["id"]))["path"] == result["path"]
+
+
+def test_warnings_refuse_without_a_terminal_unless_yes(servers, home, dave):
+    program = b"MZ" + os.urandom(2000)
+    stamp = plant(servers, dave, [("setup.exe", program)])
+    attachment = attachment_ids(home, stamp)["setup.exe"]
+    refused = tern(home, "attachment", "download", str(attachment["id"]))
+    assert refused.returncode == 1
+    assert "This file is a Windows executable." in refused.stderr and "--yes" in refused.stderr
+    assert cached_files(home) == []
+    as_json = tern(home, "attachment", "download", str(attachment["id"]), "--json")
+    assert as_json.returncode == 1 and cached_files(home) == [], "--json never asks, so it refuses too"
+    result = json_of(home, "attachment", "download", str(attachment["id"]), "--yes")
+    assert Path(result["path"]).read_bytes() == program
+    assert result["warnings"] == ["This file is a Windows executable."]
+
+
+def test_a_terminal_asks_and_no_downloads_nothing(servers, home, dave):
+    stamp = plant(servers, dave, [("tools.zip", b"PK\x03\x04" + os.urandom(500))])
+    attachment = attachment_ids(home, stamp)["tools.zip"]
+    declined = Terminal(home, "attachment", "download", str(attachment["id"]))
+    declined.read_until(b"[y/N]")
+    assert b"This archive may contain executable files." in declined.output
+    declined.write("n\n")
+    assert declined.wait() == 1 and b"not downloaded" in declined.output
+    assert cached_files(home) == []
+    accepted = Terminal(home, "attachment", "download", str(attachment["id"]))
+    accepted.read_until(b"[y/N]")
+    accepted.write("y\n")
+    assert accepted.wait() == 0
+    assert len(cached_files(home)) == 1 and cached_files(home)[0].endswith("-tools.zip")
+
+
+def test_ctrl_c_cancels_and_keeps_nothing(servers, home, dave):
+    stamp = plant(servers, dave, [("video.bin", os.urandom(40 * 1024 * 1024))])
+    attachment = attachment_ids(home, stamp)["video.bin"]
+    download = Terminal(home, "attachment", "download", str(attachment["id"]))
+    download.read_until(re.compile(rb"\] [1-9][0-9]?% "))  # the bar has moved: bytes are arriving
+    os.kill(download.pid, signal.SIGINT)
+    assert download.wait() == 130
+    assert b"download cancelled; nothing was kept" in download.output
+    assert cached_files(home) == [], "neither the partial file nor a final one"
+    assert not attachment_ids(home, stamp)["video.bin"]["isDownloaded"]
