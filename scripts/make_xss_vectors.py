@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tests/vectors/xss-vectors.json: Tern's own XSS, mXSS and remote-load test vectors, in
+"""Writes SystemTests/vectors/xss-vectors.json: Tern's own XSS, mXSS and remote-load test vectors, in
 the shapes the public cheat sheets and papers describe (OWASP XSS filter evasion, PortSwigger's
 XSS cheat sheet, Heiderich et al. "mXSS Attacks", DOMPurify's bypass history), written here from
 those patterns. {{REMOTE}} stands for a loopback HTTP server that plays every remote host; a vector
@@ -131,6 +131,6 @@ for html in [
 ]:
     add("remote", html)
 
-out = pathlib.Path(__file__).resolve().parents[1] / "tests/vectors/xss-vectors.json"
+out = pathlib.Path(__file__).resolve().parents[1] / "SystemTests/vectors/xss-vectors.json"
 out.write_text(json.dumps(vectors, indent=1, ensure_ascii=False) + "\n")
 print(len(vectors), "vectors in", out)

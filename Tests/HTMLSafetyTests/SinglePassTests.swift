@@ -10,7 +10,7 @@ struct SinglePassTests {
     static func inputs() throws -> [String] {
         var inputs = SanitizerTests.samples
         inputs += try TreeConstructionTests.cases().filter { $0.fragmentContext == nil }.map(\.data)
-        let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../tests/vectors/xss-vectors.json")
+        let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../SystemTests/vectors/xss-vectors.json")
         let decoded = try JSONSerialization.jsonObject(with: Data(contentsOf: vectors)) as? [[String: String]] ?? []
         inputs += decoded.compactMap { $0["html"] }
         let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Samples")

@@ -66,7 +66,7 @@ struct IMAPClientTests {
         }
     }
 
-    // Self-signed and TLS < 1.2 servers are refused: tests/integration/test_imap_check.py drives
+    // Self-signed and TLS < 1.2 servers are refused: SystemTests/integration/test_imap_check.py drives
     // `tern imap-check` against openssl s_server for both.
 
     @Test func wrongPasswordIsAnAuthenticationFailure() async throws {

@@ -8,7 +8,7 @@ import TernRuntime
 
 /// FR-ED-01..05 on the real store: opening a thread (mark read before any network work, pages,
 /// expand/collapse, offline bodies), rendering with trusted senders, archive/delete undo, and the
-/// change feed. IMAP is a double; the real server is in tests/integration/test_reading.py.
+/// change feed. IMAP is a double; the real server is in SystemTests/integration/test_reading.py.
 struct ReadingTests {
     let database: TernDatabase
     let account = Fixtures.account()

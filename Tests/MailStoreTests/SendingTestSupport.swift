@@ -14,7 +14,7 @@ final class ManualClock: WallClock {
 }
 
 /// SMTP outcomes scripted per attempt, for the queue's schedule (the real submission is tested
-/// against Postfix in tests/integration/test_send_and_actions.py).
+/// against Postfix in SystemTests/integration/test_send_and_actions.py).
 final class ScriptedSubmitter: MessageSubmitting {
     /// `failAfterContent`: the content starts going out, then the connection fails (a timeout or a
     /// drop before the server's reply), reported as the transient failure it looks like.

@@ -1,6 +1,6 @@
 """The sanitizer's output, loaded in a real headless Chromium in an ordinary page without any CSP:
 no vector runs a script, and in blocked mode none makes a request to the loopback server that
-stands in for every remote host (tests/vectors/xss-vectors.json, scripts/make_xss_vectors.py)."""
+stands in for every remote host (SystemTests/vectors/xss-vectors.json, scripts/make_xss_vectors.py)."""
 import http.server
 import json
 import os
