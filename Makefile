@@ -12,16 +12,20 @@ TEST_SERVERS := TERN_MAILSERVERS_DIR=$(CURDIR)/.build/ms-test TERN_IMAP_PORT=111
 DEMO_HOME := $(CURDIR)/.build/demo-home
 TERN := .build/debug/tern
 
-.PHONY: help deps build test test-swift test-integration demo demo-stop clean
+.PHONY: help deps bench-deps build test test-swift test-integration demo demo-stop clean
 
 help:
 	@echo "make demo   - start local test mail servers with sample mail and a Tern account for them"
 	@echo "make test   - install what is missing, start the test servers, run every test, stop them"
 	@echo "make build  - build tern (.build/debug/tern)"
 	@echo "make fuzz-mime|fuzz-imap|fuzz-smtp|fuzz-html FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
+	@echo "make bench-deps - the peers BENCHMARKS.md measures beside Tern (nh3, bleach; notmuch when a script needs it)"
 
 deps: $(VENV)/.ready
 	@scripts/install-deps
+
+bench-deps: deps
+	$(PYTHON) -m pip install -q --disable-pip-version-check -r requirements-bench.txt
 
 $(VENV)/.ready: requirements-test.txt
 	python3 -m venv $(VENV)
@@ -87,7 +91,7 @@ endef
 
 .PHONY: fuzz-mime fuzz-imap fuzz-smtp fuzz-html
 fuzz-mime:
-	$(call fuzz,MIMEFuzzer,mime,Tests/MIMETests/Corpus/*.eml,262144)
+	$(call fuzz,MIMEFuzzer,mime,Tests/MIMETests/Corpus/*.eml Fuzz/MIMEFuzzer/seeds/*,262144)
 
 fuzz-imap:
 	$(call fuzz,IMAPFuzzer,imap,Fuzz/IMAPFuzzer/seeds/*,65536)

@@ -83,6 +83,8 @@ struct SanitizerPass {
     /// Text characters and images kept: zero means there is nothing to show.
     var visibleContent = 0
     private var output: [UInt8] = []
+    /// A link's escaped URL, written as its href and its title.
+    private var escapedURL: [UInt8] = []
     /// Where the body's markup starts (after the style sheets).
     private var bodyStart = 0
     private var reparse = ReparseCheck()
@@ -374,6 +376,15 @@ struct SanitizerPass {
 
     // MARK: - Attributes
 
+    mutating func writeEscapedAttribute(_ name: [UInt8], _ escaped: [UInt8]) {
+        output.append(32)
+        output += name
+        output.append(61)
+        output.append(34)
+        output += escaped
+        output.append(34)
+    }
+
     mutating func writeAttribute(_ name: [UInt8], _ value: [UInt8]) {
         output.append(32)
         output += name
@@ -555,11 +566,13 @@ struct SanitizerPass {
             }
             if let value = cleanAttributeValue(attribute) { writeAttribute(attribute.name, value) }
         }
-        let url = URLPolicy.normalize(bytes: href)
-        writeAttribute(Self.hrefName, url)
+        // The title repeats the href: the value is escaped once (into a buffer the pass reuses).
+        escapedURL.removeAll(keepingCapacity: true)
+        HTMLSerializer.escape(URLPolicy.normalize(bytes: href), inAttribute: true, into: &escapedURL)
+        writeEscapedAttribute(Self.hrefName, escapedURL)
         writeAttribute(Self.targetName, Self.blankTarget)
         writeAttribute(Self.relName, Self.noOpenerNoReferrer)
-        writeAttribute(Self.titleName, url)
+        writeEscapedAttribute(Self.titleName, escapedURL)
         guard let realHost else { return }
         suspiciousLinks += 1
         writeAttribute(Self.realHostName, Array(realHost.utf8))

@@ -90,26 +90,33 @@ struct HidingStyleRules {
     /// interface's markers are never selected, as in a browser, and the mail's own `tern-`
     /// classes are not read: the output has neither, and the next pass must see what this one saw.
     func effect(on element: HTMLNode) -> Effect {
-        var effect = Effect()
-        guard !rules.isEmpty, element.isElement, element.namespace == .html else { return effect }
-        var matched = false
-        func consider(_ positions: [Int]) {
-            for position in positions where matches(rules[position].compound, element) {
-                effect.combine(rules[position].effect)
-                matched = true
-            }
-        }
-        if !universal.isEmpty { consider(universal) }
-        if !byTag.isEmpty, let tagged = byTag[element.tagName.rawValue] { consider(tagged) }
-        if !byID.isEmpty, let id = element.attributeBytes("id"), let found = byID.rules(named: id) { consider(found) }
-        if !byClass.isEmpty {
+        guard !rules.isEmpty, element.isElement, element.namespace == .html else { return Effect() }
+        // Methods rather than closures: a closure capturing `self` copied the whole rule set
+        // (its arrays retained and released) for every element the sanitizer asked about.
+        var found = Found()
+        if !universal.isEmpty { consider(universal, element, &found) }
+        if !byTag.isEmpty, let tagged = byTag[element.tagName.rawValue] { consider(tagged, element, &found) }
+        if !byID.isEmpty, let id = element.attributeBytes("id"), let listed = byID.rules(named: id) { consider(listed, element, &found) }
+        if !byClass.isEmpty, let classes = element.attributeBytes("class") {
             // A class the attribute lists twice applies its rules twice, which changes nothing.
-            _ = QuoteDetector.anyClass(of: element) { name in
-                if !InterfaceMarkers.isReserved(name), let found = byClass.rules(named: name) { consider(found) }
-                return false
+            var tokens = ClassTokens(classes)
+            while let name = tokens.next() {
+                if !InterfaceMarkers.isReserved(name), let listed = byClass.rules(named: name) { consider(listed, element, &found) }
             }
         }
-        return matched && InterfaceMarkers.isMarker(element) ? Effect() : effect
+        return found.matched && InterfaceMarkers.isMarker(element) ? Effect() : found.effect
+    }
+
+    private struct Found {
+        var effect = Effect()
+        var matched = false
+    }
+
+    private func consider(_ positions: [Int], _ element: HTMLNode, _ found: inout Found) {
+        for position in positions where matches(rules[position].compound, element) {
+            found.effect.combine(rules[position].effect)
+            found.matched = true
+        }
     }
 
     private func matches(_ compound: Compound, _ element: HTMLNode) -> Bool {
@@ -118,11 +125,18 @@ struct HidingStyleRules {
             guard let id = element.attributeBytes("id") else { return false }
             for wanted in compound.ids where !Self.equalIgnoringASCIICase(id[...], wanted) { return false }
         }
+        guard !compound.classes.isEmpty else { return true }
+        guard let classes = element.attributeBytes("class") else { return false }
         for wanted in compound.classes {
-            let found = QuoteDetector.anyClass(of: element) { name in
-                !InterfaceMarkers.isReserved(name) && Self.equalIgnoringASCIICase(name, wanted)
+            var tokens = ClassTokens(classes)
+            var present = false
+            while let name = tokens.next() {
+                if !InterfaceMarkers.isReserved(name), Self.equalIgnoringASCIICase(name, wanted) {
+                    present = true
+                    break
+                }
             }
-            if !found { return false }
+            if !present { return false }
         }
         return true
     }
@@ -157,4 +171,23 @@ private struct NameIndex {
     mutating func finish() { keys = ASCIIKeywordSet(names) }
 
     func rules(named name: some Collection<UInt8>) -> [Int]? { keys.index(of: name).map { lists[$0] } }
+}
+
+/// The names of a `class` attribute, split at ASCII whitespace, without a closure per name.
+struct ClassTokens {
+    private let value: [UInt8]
+    private var position: Int
+
+    init(_ value: [UInt8]) {
+        self.value = value
+        position = value.startIndex
+    }
+
+    mutating func next() -> ArraySlice<UInt8>? {
+        while position < value.endIndex, ASCIIBytes.isSpace(value[position]) { position += 1 }
+        guard position < value.endIndex else { return nil }
+        let start = position
+        while position < value.endIndex, !ASCIIBytes.isSpace(value[position]) { position += 1 }
+        return value[start..<position]
+    }
 }
