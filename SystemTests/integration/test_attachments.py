@@ -1,17 +1,21 @@
 """`tern attachment download` against the real Dovecot (FR-ED-03, FR-SYNC-08, AC-U-10, AC-U-10b): the bytes
 arrive exactly, in slices; the spec's warnings are asked on a terminal and refused without one unless --yes;
-Ctrl-C on a terminal cancels and keeps nothing."""
+Ctrl-C on a terminal cancels and keeps nothing; a server that is down is retried (1, 3, 9 s), then given up.
+The 500 MB eviction is shown on the real store with a small limit (Tests/MailStoreTests/AttachmentDownloadTests)."""
+import json
 import os
 import pty
 import re
 import select
 import signal
+import subprocess
 import time
 import uuid
 from pathlib import Path
 
 import pytest
 
+from conftest import MAILSERVERS
 from test_imap_check import TERN, tern
 from test_reading import USER, dave, home, raw_message, thread_id_of  # noqa: F401 (fixtures)
 from test_send_and_actions import json_of
@@ -133,3 +137,36 @@ def test_ctrl_c_cancels_and_keeps_nothing(servers, home, dave):
     assert b"download cancelled; nothing was kept" in download.output
     assert cached_files(home) == [], "neither the partial file nor a final one"
     assert not attachment_ids(home, stamp)["video.bin"]["isDownloaded"]
+
+
+def test_a_download_retries_while_the_server_is_down_and_succeeds_when_it_is_back(servers, home, dave):
+    data = os.urandom(200_000)
+    stamp = plant(servers, dave, [("report.bin", data)])
+    attachment = attachment_ids(home, stamp)["report.bin"]
+    subprocess.run([str(MAILSERVERS), "stop-dovecot"], check=True)
+    try:
+        env = dict(os.environ, TERN_HOME=str(home))
+        download = subprocess.Popen([str(TERN), "attachment", "download", str(attachment["id"]), "--json"], env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(2.5)  # refused at once, retried after 1 s, refused again; the next retry comes 3 s later
+        assert download.poll() is None, "still retrying"
+    finally:
+        subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+    out, err = download.communicate(timeout=60)
+    assert download.returncode == 0, err
+    assert Path(json.loads(out)["path"]).read_bytes() == data
+
+
+def test_a_download_gives_up_after_three_retries_and_keeps_nothing(servers, home, dave):
+    stamp = plant(servers, dave, [("report.bin", os.urandom(1000))])
+    attachment = attachment_ids(home, stamp)["report.bin"]
+    subprocess.run([str(MAILSERVERS), "stop-dovecot"], check=True)
+    try:
+        started = time.monotonic()
+        failed = tern(home, "attachment", "download", str(attachment["id"]))
+        waited = time.monotonic() - started
+    finally:
+        subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+    assert failed.returncode == 1 and failed.stderr.strip()
+    assert waited >= 13, "the 1, 3 and 9 s backoff ran before giving up"
+    assert cached_files(home) == [] and not attachment_ids(home, stamp)["report.bin"]["isDownloaded"]
