@@ -88,6 +88,13 @@ struct SinglePassTests {
         }
     }
 
+    /// Found by the fuzz target on issue 21's hostile seed: quotes nested to the parser's depth cap,
+    /// wrapped in a quote's `details`, went one level past it, and the tree read back differently;
+    /// the pass took its output as final.
+    @Test func quotesNestedToTheDepthCapAreSettled() throws {
+        try expectSettled(seed: "hostile-attribution-lines")
+    }
+
     /// Sanitizing the fuzz seed's output again changes nothing, in both remote modes.
     private func expectSettled(seed name: String) throws {
         let seed = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

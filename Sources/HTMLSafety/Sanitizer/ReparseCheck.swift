@@ -30,6 +30,10 @@ struct ReparseCheck {
 
     /// A start tag the pass writes; `isVoid` for elements without an end tag.
     mutating func start(_ tag: HTMLTagName, isVoid: Bool = false) {
+        // Read back, html and body are below what the pass opened; a start tag that finds the
+        // parser's stack full closes the current node first (`OpenElementStack.capacity`). A tree
+        // at the cap that a pass wraps deeper (a quote's `details`) reads back as another tree.
+        if !restructures, 2 + open.tags.count >= OpenElementStack.capacity { restructures = true }
         if !restructures, placesOutsideCurrentNode(tag) { restructures = true }
         if !isVoid { open.push(tag) }
     }
