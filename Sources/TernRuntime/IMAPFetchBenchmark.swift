@@ -18,7 +18,7 @@ public enum IMAPFetchBenchmark {
         let started = clock.now
         let (messages, parts) = try await IMAPClient.withSession(to: server) { session in
             try await session.login(username: username, password: password)
-            try await session.select(mailbox, readOnly: true)
+            try await session.select(MailboxPath(mailbox), readOnly: true)
             var messages = 0
             var parts = 0
             try await session.uidFetch(UIDSet([1...UInt32.max]), items: [.flags, .envelope, .bodyStructure]) { message in

@@ -20,14 +20,14 @@ struct IMAPCommandTests {
         try await IMAPClient.withSession(to: TestServers.server()) { session in
             try await session.login(username: "bob@tern.test", password: TestServers.password)
             let name = "Test-\(UUID().uuidString.prefix(8))"
-            try await session.create(name)
+            try await session.create(MailboxPath(name))
             do {
                 let result = try await body(session, name)
                 try await session.unselect()
-                try await session.delete(name)
+                try await session.delete(MailboxPath(name))
                 return result
             } catch {
-                try? await session.delete(name)
+                try? await session.delete(MailboxPath(name))
                 throw error
             }
         }
@@ -50,12 +50,12 @@ struct IMAPCommandTests {
     @Test func appendSearchFetchStore() async throws {
         try await Self.withMailbox { session, mailbox in
             let date = Date(timeIntervalSince1970: 1_790_000_000)
-            let first = try await session.append(to: mailbox, message: Self.message("First", messageId: "m1@tern.test"), flags: ["\\Seen"], date: date)
-            let second = try await session.append(to: mailbox, message: Self.message("Re: First", messageId: "m2@tern.test", references: "m1@tern.test"))
+            let first = try await session.append(to: MailboxPath(mailbox), message: Self.message("First", messageId: "m1@tern.test"), flags: ["\\Seen"], date: date)
+            let second = try await session.append(to: MailboxPath(mailbox), message: Self.message("Re: First", messageId: "m2@tern.test", references: "m1@tern.test"))
             #expect(first?.destination.count == 1)
             #expect(second?.uidValidity == first?.uidValidity)
 
-            let selected = try await session.select(mailbox)
+            let selected = try await session.select(MailboxPath(mailbox))
             #expect(selected.exists == 2)
             #expect(selected.uidValidity == first?.uidValidity)
             let all = try await session.uidSearch(.all)
@@ -101,24 +101,24 @@ struct IMAPCommandTests {
     @Test func copyMoveAndExpunge() async throws {
         try await Self.withMailbox { session, mailbox in
             let target = mailbox + "-target"
-            try await session.create(target)
+            try await session.create(MailboxPath(target))
             defer { Task { try? await IMAPClient.withSession(to: TestServers.server()) { s in
                 try await s.login(username: "bob@tern.test", password: TestServers.password)
-                try await s.delete(target)
+                try await s.delete(MailboxPath(target))
             } } }
             for index in 1...4 {
-                try await session.append(to: mailbox, message: Self.message("Message \(index)", messageId: "cm\(index)-\(mailbox)@tern.test"))
+                try await session.append(to: MailboxPath(mailbox), message: Self.message("Message \(index)", messageId: "cm\(index)-\(mailbox)@tern.test"))
             }
-            try await session.select(mailbox)
+            try await session.select(MailboxPath(mailbox))
             try await session.loadSequenceMap()
             let uids = try await session.uidSearch(.all).sorted()
             #expect(uids.count == 4)
 
-            let copied = try await session.uidCopy(UIDSet(uids: [uids[0]]), to: target)
+            let copied = try await session.uidCopy(UIDSet(uids: [uids[0]]), to: MailboxPath(target))
             #expect(copied?.source == UIDSet(uids: [uids[0]]))
             #expect(copied?.destination.count == 1)
 
-            let moved = try await session.uidMove(UIDSet(uids: [uids[1]]), to: target)
+            let moved = try await session.uidMove(UIDSet(uids: [uids[1]]), to: MailboxPath(target))
             #expect(moved?.source == UIDSet(uids: [uids[1]]))
             #expect(try await session.uidSearch(.all).sorted() == [uids[0], uids[2], uids[3]])
 
@@ -129,7 +129,7 @@ struct IMAPCommandTests {
             #expect(try await session.uidSearch(.all).sorted() == [uids[0], uids[3]])
             #expect(try await session.expunge() == [uids[3]])
 
-            let statuses = try await session.status(of: [target, mailbox])
+            let statuses = try await session.status(of: [MailboxPath(target), MailboxPath(mailbox)])
             #expect(statuses[target]?["MESSAGES"] == 2)
             #expect(statuses[mailbox]?["MESSAGES"] == 1)
             #expect(statuses[mailbox]?["HIGHESTMODSEQ"] != nil)
@@ -148,21 +148,21 @@ struct IMAPCommandTests {
     @Test func unsolicitedChangesReachTheMailboxHandlerWithUIDs() async throws {
         try await Self.withMailbox { session, mailbox in
             for index in 1...3 {
-                try await session.append(to: mailbox, message: Self.message("Event \(index)", messageId: "ev\(index)-\(mailbox)@tern.test"))
+                try await session.append(to: MailboxPath(mailbox), message: Self.message("Event \(index)", messageId: "ev\(index)-\(mailbox)@tern.test"))
             }
             let events = EventLog()
             session.eventSink = { name, event in if name == mailbox { events.append(event) } }
-            try await session.select(mailbox)
+            try await session.select(MailboxPath(mailbox))
             try await session.loadSequenceMap()
             let uids = try await session.uidSearch(.all).sorted()
             // Another client deletes the second message and adds a flag to the third.
             try await IMAPClient.withSession(to: TestServers.server()) { other in
                 try await other.login(username: "bob@tern.test", password: TestServers.password)
-                try await other.select(mailbox)
+                try await other.select(MailboxPath(mailbox))
                 try await other.uidStore(UIDSet(uids: [uids[2]]), .add, flags: ["\\Flagged"])
                 try await other.uidStore(UIDSet(uids: [uids[1]]), .add, flags: ["\\Deleted"])
                 try await other.uidExpunge(UIDSet(uids: [uids[1]]))
-                try await other.append(to: mailbox, message: Self.message("Event 4", messageId: "ev4-\(mailbox)@tern.test"))
+                try await other.append(to: MailboxPath(mailbox), message: Self.message("Event 4", messageId: "ev4-\(mailbox)@tern.test"))
             }
             try await session.noop()
             let seen = events.events

@@ -70,10 +70,10 @@ struct IMAPPoolTests {
         let mailbox = "Kill-\(UUID().uuidString.prefix(6))"
         try await IMAPClient.withSession(to: TestServers.server()) { session in
             try await session.login(username: "carol@tern.test", password: TestServers.password)
-            try await session.create(mailbox)
+            try await session.create(MailboxPath(mailbox))
             // 20 MB: more than the kernel and proxy buffers hold, so the kill is seen mid-stream.
             for index in 0..<400 {
-                try await session.append(to: mailbox, message: IMAPCommandTests.message("Kill \(index)", messageId: "k\(index)-\(mailbox)@tern.test",
+                try await session.append(to: MailboxPath(mailbox), message: IMAPCommandTests.message("Kill \(index)", messageId: "k\(index)-\(mailbox)@tern.test",
                                                                                            body: String(repeating: "filler text ", count: 4000)))
             }
         }
@@ -82,7 +82,7 @@ struct IMAPPoolTests {
         let outcome: (any Error)? = await {
             do {
                 try await pool.withConnection { session in
-                    try await session.select(mailbox)
+                    try await session.select(MailboxPath(mailbox))
                     try await session.uidFetch(UIDSet([1...UInt32.max]), items: [.envelope, .bodyStructure, .section("1")]) { _ in
                         let count = received.withLock { $0 += 1; return $0 }
                         if count == 5 { Self.killIMAPProcess(of: "carol@tern.test") }
@@ -102,11 +102,11 @@ struct IMAPPoolTests {
         let afterKill = await pool.statistics
         #expect(afterKill.busy == 0 && afterKill.open == 0, "\(afterKill)")
         // The next operation reconnects.
-        let count = try await pool.withConnection { session in try await session.select(mailbox).exists }
+        let count = try await pool.withConnection { session in try await session.select(MailboxPath(mailbox)).exists }
         #expect(count == 400)
         try await pool.withConnection { session in
             try await session.unselect()
-            try await session.delete(mailbox)
+            try await session.delete(MailboxPath(mailbox))
         }
         await pool.shutdown()
         #expect(await pool.statistics.open == 0)
@@ -127,13 +127,13 @@ struct IMAPPoolTests {
         let mailbox = "Idle-\(UUID().uuidString.prefix(6))"
         try await IMAPClient.withSession(to: TestServers.server()) { session in
             try await session.login(username: "carol@tern.test", password: TestServers.password)
-            try await session.create(mailbox)
+            try await session.create(MailboxPath(mailbox))
         }
         let pool = Self.pool()
         // Re-issue every 2 s and probe after 1 s of silence: both happen during this test.
         let consumer = Task { () -> ContinuousClock.Instant? in
             // Ending the iteration ends the IDLE (DONE) and gives the connection back.
-            for try await event in pool.idleEvents(mailbox: mailbox, reissueAfter: .seconds(2), probeAfterSilence: .seconds(1)) {
+            for try await event in pool.idleEvents(mailbox: MailboxPath(mailbox), reissueAfter: .seconds(2), probeAfterSilence: .seconds(1)) {
                 if case .exists(let count) = event, count >= 1 { return ContinuousClock.now }
             }
             return nil
@@ -143,7 +143,7 @@ struct IMAPPoolTests {
         let sent = clock.now
         try await IMAPClient.withSession(to: TestServers.server()) { session in
             try await session.login(username: "carol@tern.test", password: TestServers.password)
-            try await session.append(to: mailbox, message: IMAPCommandTests.message("Idle", messageId: "idle-\(mailbox)@tern.test"))
+            try await session.append(to: MailboxPath(mailbox), message: IMAPCommandTests.message("Idle", messageId: "idle-\(mailbox)@tern.test"))
         }
         let seen = try await consumer.value
         // The IDLE notices the end at its next watchdog tick (1 s).
@@ -151,7 +151,7 @@ struct IMAPPoolTests {
         let delay = try #require(seen, "no EXISTS") - sent
         #expect(delay < .seconds(1), "IDLE saw the new message after \(delay)")
         #expect(await pool.statistics.busy == 0, "the IDLE connection is back in the pool")
-        try await pool.withConnection { session in try await session.delete(mailbox) }
+        try await pool.withConnection { session in try await session.delete(MailboxPath(mailbox)) }
         await pool.shutdown()
     }
 

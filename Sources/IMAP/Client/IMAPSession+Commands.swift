@@ -73,7 +73,7 @@ extension IMAPSession {
     }
 
     /// CREATE; `[ALREADYEXISTS]` is not an error for Tern.
-    public func create(_ mailbox: String) async throws {
+    public func create(_ mailbox: MailboxPath) async throws {
         do {
             try await execute("CREATE \(try Self.mailboxArgument(mailbox))")
         } catch IMAPError.server(.no, let text) where text.localizedCaseInsensitiveContains("exists") {
@@ -81,7 +81,7 @@ extension IMAPSession {
         }
     }
 
-    public func delete(_ mailbox: String) async throws {
+    public func delete(_ mailbox: MailboxPath) async throws {
         try await execute("DELETE \(try Self.mailboxArgument(mailbox))")
     }
 
@@ -91,7 +91,7 @@ extension IMAPSession {
     }
 
     /// STATUS of several mailboxes, pipelined in one round trip.
-    public func status(of mailboxes: [String], items: [String] = ["MESSAGES", "UIDNEXT", "UIDVALIDITY", "UNSEEN"])
+    public func status(of mailboxes: [MailboxPath], items: [String] = ["MESSAGES", "UIDNEXT", "UIDVALIDITY", "UNSEEN"])
         async throws -> [String: [String: UInt64]] {
         let wanted = items + (hasCapability("CONDSTORE") && !items.contains("HIGHESTMODSEQ") ? ["HIGHESTMODSEQ"] : [])
         let commands = try mailboxes.map { "STATUS \(try Self.mailboxArgument($0)) (\(wanted.joined(separator: " ")))" }
@@ -104,7 +104,7 @@ extension IMAPSession {
     /// SELECT (or EXAMINE). With CONDSTORE the server reports HIGHESTMODSEQ; with QRESYNC enabled and a
     /// known state, it also reports what vanished and changed since (RFC 7162 section 3.2.5).
     @discardableResult
-    public func select(_ mailbox: String, readOnly: Bool = false, qresync: (uidValidity: UInt32, modSeq: UInt64)? = nil)
+    public func select(_ mailbox: MailboxPath, readOnly: Bool = false, qresync: (uidValidity: UInt32, modSeq: UInt64)? = nil)
         async throws -> SelectedMailbox {
         var parameters = ""
         if let qresync, enabled.contains("QRESYNC") {
@@ -115,7 +115,7 @@ extension IMAPSession {
         // Events of the previous mailbox must not be attributed to this one.
         selected = nil
         sequenceMap = SequenceMap()
-        var mailboxState = SelectedMailbox(name: mailbox, exists: 0, readOnly: readOnly)
+        var mailboxState = SelectedMailbox(name: mailbox.name, exists: 0, readOnly: readOnly)
         var codes: [ResponseCode] = []
         let state = try await run([.text("\(readOnly ? "EXAMINE" : "SELECT") \(try Self.mailboxArgument(mailbox))\(parameters)")]) { response in
             switch response {
@@ -241,14 +241,14 @@ extension IMAPSession {
 
     /// UID COPY; with UIDPLUS the answer maps source UIDs to the destination's.
     @discardableResult
-    public func uidCopy(_ uids: UIDSet, to mailbox: String) async throws -> UIDMapping? {
+    public func uidCopy(_ uids: UIDSet, to mailbox: MailboxPath) async throws -> UIDMapping? {
         let state = try await run([.text("UID COPY \(uids) \(try Self.mailboxArgument(mailbox))")]) { _ in }
         return UIDMapping(state.code)
     }
 
     /// UID MOVE (RFC 6851): the COPYUID arrives in an untagged OK before the EXPUNGEs.
     @discardableResult
-    public func uidMove(_ uids: UIDSet, to mailbox: String) async throws -> UIDMapping? {
+    public func uidMove(_ uids: UIDSet, to mailbox: MailboxPath) async throws -> UIDMapping? {
         guard hasCapability("MOVE") else { throw IMAPError.unsupported("MOVE") }
         var mapping: UIDMapping?
         let state = try await run([.text("UID MOVE \(uids) \(try Self.mailboxArgument(mailbox))")]) { response in
@@ -288,7 +288,7 @@ extension IMAPSession {
 
     /// APPEND with flags and date; with UIDPLUS returns the new message's UID.
     @discardableResult
-    public func append(to mailbox: String, message: [UInt8], flags: [String] = [], date: Date? = nil) async throws -> UIDMapping? {
+    public func append(to mailbox: MailboxPath, message: [UInt8], flags: [String] = [], date: Date? = nil) async throws -> UIDMapping? {
         var head = "APPEND \(try Self.mailboxArgument(mailbox))"
         if !flags.isEmpty { head += " (\(flags.joined(separator: " ")))" }
         if let date { head += " \"\(Self.internalDateText(date))\"" }

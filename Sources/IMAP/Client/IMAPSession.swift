@@ -385,9 +385,9 @@ public final class IMAPSession {
 
     // MARK: - Arguments
 
-    /// A mailbox name in modified UTF-7, quoted.
-    static func mailboxArgument(_ name: String) throws -> String {
-        try astring(MailboxName.encode(name))
+    /// A mailbox in modified UTF-7, quoted.
+    static func mailboxArgument(_ mailbox: MailboxPath) throws -> String {
+        try astring(mailbox.wire)
     }
 
     /// A quoted string; a value that cannot be quoted (CR, LF, NUL, 8-bit) is refused rather than

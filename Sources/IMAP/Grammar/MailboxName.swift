@@ -52,3 +52,34 @@ public enum MailboxName {
         return output
     }
 }
+
+/// A mailbox as Tern names it (`name`, decoded, what people read and the store keeps) together
+/// with its spelling on the wire (`wire`, modified UTF-7, what commands send). Commands take this
+/// type rather than a string, so a name cannot be encoded twice: a LIST name passed on as a
+/// string was encoded a second time (`INBOX.Re&-AOc-us` for `INBOX.Reçus`, `R&--D` for `R&D`),
+/// and the server refused every command on that folder (issue 22).
+public struct MailboxPath: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// Decoded from modified UTF-7.
+    public let name: String
+    /// As it goes into a command (before quoting).
+    public let wire: String
+
+    /// From a decoded name, as the store and people spell it.
+    public init(_ name: String) {
+        self.name = name
+        wire = MailboxName.encode(name)
+    }
+
+    /// As the server listed it: its own spelling is sent back, even when it is not valid
+    /// modified UTF-7 and decoding kept it as it was.
+    public init(listing: MailboxListing) {
+        name = listing.name
+        wire = listing.rawName
+    }
+
+    public init(stringLiteral name: String) {
+        self.init(name)
+    }
+
+    public var description: String { name }
+}

@@ -8,14 +8,14 @@ extension IMAPConnectionPool {
     /// ends with the error. Ending the iteration (or cancelling its task) ends the IDLE with DONE.
     /// `established` runs each time the mailbox is selected for IDLE (again after a reconnect): what
     /// arrived before that is in no event, so a caller catches up there.
-    public nonisolated func idleEvents(mailbox: String, reissueAfter: Duration = .seconds(25 * 60),
+    public nonisolated func idleEvents(mailbox: MailboxPath, reissueAfter: Duration = .seconds(25 * 60),
                                        probeAfterSilence: Duration = .seconds(5 * 60),
                                        established onEstablished: (@Sendable () -> Void)? = nil) -> MailboxEventStream {
         let (stream, continuation) = AsyncThrowingStream<MailboxEvent, any Error>.makeStream()
         let stop = NIOLockedValueBox(false)
         let task = Task {
-            setEventHandler(for: mailbox) { continuation.yield($0) }
-            defer { setEventHandler(for: mailbox, nil) }
+            setEventHandler(for: mailbox.name) { continuation.yield($0) }
+            defer { setEventHandler(for: mailbox.name, nil) }
             var drops = 0
             while !stop.withLockedValue({ $0 }), !Task.isCancelled {
                 let established = NIOLockedValueBox(false)

@@ -104,7 +104,8 @@ public struct AccountSynchronizer: Sendable {
         let start = clock.now
         let keepOrphans = account.provider == .gmail
         var folders: [Folder]
-        var rawNames: [String: String] = [:]
+        // Each folder as the server listed it, so its own spelling goes back in commands (issue 22).
+        var listed: [String: MailboxPath] = [:]
         // The Inbox synced again on each IDLE event does not list the mailboxes again (its name is "INBOX").
         let known = only == .inbox ? try await store.folders(accountId: account.id).filter { $0.folderType == .inbox } : []
         if !known.isEmpty {
@@ -114,8 +115,9 @@ public struct AccountSynchronizer: Sendable {
             let discovered = listings.map { DiscoveredFolder(path: $0.name, delimiter: $0.delimiter, folderType: $0.folderType) }
             folders = try await store.saveDiscoveredFolders(discovered, accountId: account.id).filter(\.isSyncable)
                 .filter { only == nil || $0.folderType == only }
-            rawNames = Dictionary(listings.map { ($0.name, $0.rawName) }, uniquingKeysWith: { first, _ in first })
+            listed = Dictionary(listings.map { ($0.name, MailboxPath(listing: $0)) }, uniquingKeysWith: { first, _ in first })
         }
+        let mailbox: (Folder) -> MailboxPath = { folder in listed[folder.path] ?? MailboxPath(folder.path) }
         progress(.discoveredFolders(folders.count))
         let ordered = folders.sorted { Self.priority($0.folderType) < Self.priority($1.folderType) }
         var reports = ordered.map { FolderSyncReport(path: $0.path, folderType: $0.folderType) }
@@ -138,7 +140,7 @@ public struct AccountSynchronizer: Sendable {
                 let folder = ordered[index]
                 do {
                     try await locks.withLock(Self.lockName(folder)) {
-                        try await synchronizer().bootstrap(folder, mailbox: rawNames[folder.path] ?? folder.path, budget: budget,
+                        try await synchronizer().bootstrap(folder, mailbox: mailbox(folder), budget: budget,
                                                            report: &reports[index]) { markFirstPage(folder) }
                     }
                 } catch IMAPError.server(_, let text) {
@@ -155,16 +157,16 @@ public struct AccountSynchronizer: Sendable {
         let selectedName = await session.selected?.name
         let settled = ordered.filter {
             $0.catchUpStatus == .completed && $0.highestModSeq != nil && $0.serverMessageCount != nil
-                && (rawNames[$0.path] ?? $0.path) != selectedName
+                && $0.path != selectedName
         }
         var statuses: [String: [String: UInt64]] = [:]
         if only == nil, !settled.isEmpty, session.hasCapability("CONDSTORE") {
-            statuses = (try? await session.status(of: settled.map { rawNames[$0.path] ?? $0.path },
+            statuses = (try? await session.status(of: settled.map(mailbox),
                                                   items: ["MESSAGES", "UIDNEXT", "UIDVALIDITY", "HIGHESTMODSEQ"])) ?? [:]
         }
         // Stage D and incremental sync: new mail, history back to the window, deletions, flags, bodies.
         for (index, stale) in ordered.enumerated() where reports[index].error == nil {
-            if let status = statuses[rawNames[stale.path] ?? stale.path], stale.isUnchanged(status),
+            if let status = statuses[stale.path], stale.isUnchanged(status),
                try await !synchronizer().bodiesPending(stale) {
                 reports[index].serverMessages = Int(stale.serverMessageCount ?? 0)
                 progress(.folderDone(path: stale.path))
@@ -174,7 +176,7 @@ public struct AccountSynchronizer: Sendable {
                 try await locks.withLock(Self.lockName(stale)) {
                     // Read under the lock: another writer may have moved the cursors meanwhile.
                     let folder = try await store.folders(accountId: account.id).first { $0.id == stale.id } ?? stale
-                    try await synchronizer().sync(folder, mailbox: rawNames[folder.path] ?? folder.path, report: &reports[index]) {
+                    try await synchronizer().sync(folder, mailbox: mailbox(folder), report: &reports[index]) {
                         markFirstPage(folder)
                     }
                 }
@@ -220,7 +222,7 @@ public struct AccountSynchronizer: Sendable {
             try await session.authenticate(with: credentials)
             var fetched = 0
             for (path, inFolder) in Dictionary(grouping: requests, by: \.folderPath) {
-                try await session.select(path, readOnly: true)
+                try await session.select(MailboxPath(path), readOnly: true)
                 let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id,
                                                       keepOrphans: account.provider == .gmail, since: .distantPast,
                                                       hydration: .all, now: now(), progress: { _ in })
@@ -266,7 +268,7 @@ struct FolderSynchronizer {
 
     /// Stage B/C of a folder synced for the first time: its newest `budget` headers in the window,
     /// the first page stored (and announced, for the Inbox) before the rest.
-    func bootstrap(_ stored: Folder, mailbox: String, budget: Int, report: inout FolderSyncReport, firstPageStored: () -> Void) async throws {
+    func bootstrap(_ stored: Folder, mailbox: MailboxPath, budget: Int, report: inout FolderSyncReport, firstPageStored: () -> Void) async throws {
         let (folder, selected) = try await select(stored, mailbox: mailbox, report: &report)
         let pageSize = min(AccountSynchronizer.firstPageSize, max(budget, 0))
         // The first page from the newest arrivals by sequence number: a search of 30 messages, where
@@ -295,7 +297,7 @@ struct FolderSynchronizer {
     }
 
     /// SELECT (read-only); a new UIDVALIDITY resets the folder (FR-SYNC-02 step 5).
-    func select(_ stored: Folder, mailbox: String, report: inout FolderSyncReport) async throws -> (Folder, IMAPSession.SelectedMailbox) {
+    func select(_ stored: Folder, mailbox: MailboxPath, report: inout FolderSyncReport) async throws -> (Folder, IMAPSession.SelectedMailbox) {
         var folder = stored
         progress(.selectingFolder(path: folder.path))
         let selected = try await session.select(mailbox, readOnly: true)
@@ -307,7 +309,7 @@ struct FolderSynchronizer {
         return (folder, selected)
     }
 
-    func sync(_ stored: Folder, mailbox: String, report: inout FolderSyncReport, firstPageStored: () -> Void) async throws {
+    func sync(_ stored: Folder, mailbox: MailboxPath, report: inout FolderSyncReport, firstPageStored: () -> Void) async throws {
         let (folder, selected) = try await select(stored, mailbox: mailbox, report: &report)
         let forward = folder.forwardCursorUID ?? 0
         let backfill = folder.backfillCursorUID ?? Int64.max
@@ -397,7 +399,7 @@ struct FolderSynchronizer {
 
     func loadOlder(_ stored: Folder) async throws -> OlderMailResult {
         var report = FolderSyncReport(path: stored.path, folderType: stored.folderType)
-        let (folder, _) = try await select(stored, mailbox: stored.path, report: &report)
+        let (folder, _) = try await select(stored, mailbox: MailboxPath(stored.path), report: &report)
         let lowest = folder.backfillCursorUID ?? Int64.max
         let older = try await session.uidSearch(.uids(UIDSet([1...UInt32(clamping: max(1, lowest - 1))]))).map(Int64.init).sorted()
             .filter { $0 < lowest }

@@ -31,7 +31,7 @@ public struct AttachmentDownloader: Sendable {
         let section = location.attachment.partId
         return try await IMAPClient.withSession(to: server) { session in
             try await session.authenticate(with: credentials)
-            try await session.select(location.folderPath, readOnly: true)
+            try await session.select(MailboxPath(location.folderPath), readOnly: true)
             var raw: [UInt8] = []
             while true {
                 try Task.checkCancellation()

@@ -61,7 +61,7 @@ public struct IMAPMailActions: Sendable {
             var mailbox = mailbox
             if mailbox == nil { mailbox = try await Self.sentMailbox(session) }
             guard let mailbox else { return false }
-            try await session.select(mailbox, readOnly: true)
+            try await session.select(MailboxPath(mailbox), readOnly: true)
             let found = try await session.uidSearch(.header(name: "Message-ID", value: messageId))
             try? await session.logout()
             return !found.isEmpty
@@ -151,7 +151,7 @@ public struct IMAPMailActions: Sendable {
             return nil
         }
         guard ids.count > 1 else { return [] }
-        try await session.select(sent, readOnly: true)
+        try await session.select(MailboxPath(sent), readOnly: true)
         var absent: Set<String> = []
         for start in stride(from: 0, to: ids.count, by: 50) {
             let chunk = Array(ids[start..<min(start + 50, ids.count)])
@@ -172,12 +172,12 @@ public struct IMAPMailActions: Sendable {
         case .move(let mailbox, let destination, let createTarget, let targets):
             let current = try await select(mailbox, for: targets, session: session, outcomes: &outcomes)
             guard !current.isEmpty else { return }
-            if createTarget { try? await session.create(destination) }
+            if createTarget { try? await session.create(MailboxPath(destination)) }
             let mapping: UIDMapping?
             if session.hasCapability("MOVE") {
-                mapping = try await session.uidMove(Self.set(current), to: destination)
+                mapping = try await session.uidMove(Self.set(current), to: MailboxPath(destination))
             } else {
-                mapping = try await session.uidCopy(Self.set(current), to: destination)
+                mapping = try await session.uidCopy(Self.set(current), to: MailboxPath(destination))
                 try await session.uidStore(Self.set(current), .add, flags: ["\\Deleted"])
                 if session.hasCapability("UIDPLUS") { try await session.uidExpunge(Self.set(current)) }
             }
@@ -200,7 +200,7 @@ public struct IMAPMailActions: Sendable {
             }
             var found: [UInt32] = []
             if !message.messageId.isEmpty, !absentFromSent.contains(message.messageId) {
-                if session.selected?.name != sent { try await session.select(sent, readOnly: true) }
+                if session.selected?.name != sent { try await session.select(MailboxPath(sent), readOnly: true) }
                 found = try await session.uidSearch(.header(name: "Message-ID", value: message.messageId))
             }
             if let uid = found.last {
@@ -208,7 +208,7 @@ public struct IMAPMailActions: Sendable {
             } else if confirmOnly {
                 outcomes[id] = .deferred("not in \(sent) yet")
             } else {
-                let mapping = try await session.append(to: sent, message: message.raw, flags: ["\\Seen"], date: message.date)
+                let mapping = try await session.append(to: MailboxPath(sent), message: message.raw, flags: ["\\Seen"], date: message.date)
                 outcomes[id] = .done(newUID: mapping?.destination.first.map(Int64.init))
             }
         }
@@ -224,7 +224,7 @@ public struct IMAPMailActions: Sendable {
     /// the server.
     func select(_ mailbox: String, for targets: [Target], session: IMAPSession,
                 outcomes: inout [Int64: ServerOperationOutcome]) async throws -> [Target] {
-        if session.selected?.name != mailbox || session.selected?.readOnly != false { try await session.select(mailbox) }
+        if session.selected?.name != mailbox || session.selected?.readOnly != false { try await session.select(MailboxPath(mailbox)) }
         let validity = session.selected?.uidValidity.map(Int64.init)
         var current: [Target] = []
         for target in targets {

@@ -55,24 +55,31 @@ struct SyncCommand: AsyncParsableCommand {
             printReports(reports)
         }
         guard watch else { return }
+        fflush(nil)  // the report above, before the first watch line
         try await services().syncAccounts.watch(account: account) { event in
             switch event {
             case .watching(let account):
                 if json { try? printJSONLine(["event": "watching", "account": account], [NewMessage]()) } else {
-                    print("\(account): watching the Inbox for new mail (Ctrl-C to stop)")
+                    Self.printNow("\(account): watching the Inbox for new mail (Ctrl-C to stop)")
                 }
             case .newMail(let account, let messages):
                 if json { try? printJSONLine(["event": "newMail", "account": account], messages) } else {
-                    for message in messages { print(Self.newMailLine(account: account, message: message)) }
+                    for message in messages { Self.printNow(Self.newMailLine(account: account, message: message)) }
                 }
             case .pushed(let account, let report):
                 if json { try? printJSONLine(["event": "pushed", "account": account], report) } else {
-                    for id in report.queue.sent { print("\(account): sent message \(id)") }
-                    for failure in report.queue.failed { print("\(account): message \(failure.emailId) failed: \(TerminalText.line(failure.error))") }
+                    for id in report.queue.sent { Self.printNow("\(account): sent message \(id)") }
+                    for failure in report.queue.failed { Self.printNow("\(account): message \(failure.emailId) failed: \(TerminalText.line(failure.error))") }
                 }
             default: break
             }
         }
+    }
+
+    /// One line written at once: into a pipe (`tern sync --watch | tee`) `print` is block-buffered,
+    /// so nothing showed while watching and an interrupt lost what was buffered (issue 22).
+    static func printNow(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
     /// What `--watch` prints for a new message: one line, whatever its sender and subject hold.

@@ -1,0 +1,76 @@
+"""Servers and folder names other than the plain ASCII Gmail layout (issue 22): folder names in modified UTF-7
+(RFC 3501 section 5.1.3) and with `&` sync like any other, through every command that names a folder."""
+import base64
+import uuid
+
+from test_reading import USER, dave, home, raw_message  # noqa: F401 (fixtures)
+from test_send_and_actions import json_of
+
+
+def modified_utf7(name):
+    """The wire form of a mailbox name: `&` as `&-`, other non-ASCII runs as `&` + base64 of UTF-16BE + `-`."""
+    out, pending = [], ""
+
+    def flush():
+        nonlocal pending
+        if pending:
+            out.append("&" + base64.b64encode(pending.encode("utf-16-be")).decode().rstrip("=").replace("/", ",") + "-")
+            pending = ""
+
+    for character in name:
+        if 0x20 <= ord(character) <= 0x7E:
+            flush()
+            out.append("&-" if character == "&" else character)
+        else:
+            pending += character
+    flush()
+    return "".join(out)
+
+
+def test_folders_named_outside_ascii_or_with_an_ampersand_sync_and_take_actions(servers, home, dave):
+    stamp = uuid.uuid4().hex[:8]
+    names = [f"Reçus {stamp}", f"R&D {stamp}", f"Документы {stamp}"]
+    try:
+        for index, name in enumerate(names):
+            wire = '"' + modified_utf7(name) + '"'
+            assert dave.create(wire)[0] == "OK"
+            dave.append(wire, "", None, raw_message(servers, f"In {stamp} {index}", message_id=f"<in-{index}-{stamp}@example.org>"))
+        json_of(home, "sync", USER)
+        counts = {f["path"]: f["messageCount"] for f in json_of(home, "folders")}
+        for name in names:
+            assert counts.get(name) == 1, f"{name}: {counts.get(name)}"
+        # A second sync asks each folder's STATUS by the same name (nothing new, nothing lost).
+        json_of(home, "sync", USER)
+        counts = {f["path"]: f["messageCount"] for f in json_of(home, "folders")}
+        assert all(counts.get(name) == 1 for name in names)
+        # An action in such a folder reaches the server (STORE after SELECT of the wire name).
+        hits = json_of(home, "search", stamp)
+        assert len(hits) == 3
+        [target] = [h for h in hits if h["subject"] == f"In {stamp} 1"]
+        json_of(home, "mark", "read", f"m{target['emailId']}")
+        dave.select('"' + modified_utf7(names[1]) + '"')
+        _, data = dave.search(None, "SEEN")
+        assert data[0].split(), "\\Seen set in R&D on the server"
+    finally:
+        dave.select("INBOX")
+        for name in names:
+            dave.delete('"' + modified_utf7(name) + '"')
+
+
+def test_watch_prints_each_line_into_a_pipe(servers, home):
+    import os
+    import select
+    import subprocess
+
+    from test_imap_check import TERN
+    watcher = subprocess.Popen([str(TERN), "sync", USER, "--watch", "--bodies", "none"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, env=dict(os.environ, TERN_HOME=str(home)))
+    try:
+        seen = b""
+        while b"watching the Inbox" not in seen:
+            ready, _, _ = select.select([watcher.stdout], [], [], 60)
+            assert ready, f"nothing more reached the pipe while watching: {seen!r}"
+            seen += watcher.stdout.read1(65536)
+    finally:
+        watcher.kill()
+        watcher.wait()
