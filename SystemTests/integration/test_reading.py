@@ -80,6 +80,8 @@ def test_opening_a_thread_marks_it_read_on_the_server(servers, home, dave):
     thread = thread_id_of(home, stamp)
     opened = json_of(home, "thread", str(thread))
     assert [m["collapsed"] for m in opened["messages"]] == [True, False, False]
+    # Every key is there for every message; what a collapsed one does not carry is null.
+    assert opened["messages"][0]["html"] is None and opened["messages"][0]["sendError"] is None
     assert all(m["isRead"] for m in opened["messages"])
     assert all("\\Seen" in flags_of(dave, "INBOX", f"<reply-{i}-{stamp}@example.org>") for i in (1, 2))
 

@@ -125,6 +125,43 @@ struct ConversationJSON: Encodable {
         let sendState: SendState
         let sendError: String?
         let attachments: [Attachment]
+
+        private enum CodingKeys: String, CodingKey {
+            case id, messageId, from, senderName, avatar, to, cc, date, isRead, isStarred, collapsed, snippet, bodyState,
+                 bodyTruncated, html, text, trackersBlocked, trackerHosts, remoteImagesBlocked, remoteImagesLoaded, hasQuotedText,
+                 folders, sendState, sendError, attachments
+        }
+
+        /// Every key is present: `messageId`, `html`, `text` and `sendError` are `null` when absent,
+        /// so a script reads `message["html"]` without guarding for the key (issue 15's contract).
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(messageId, forKey: .messageId)
+            try container.encode(from, forKey: .from)
+            try container.encode(senderName, forKey: .senderName)
+            try container.encode(avatar, forKey: .avatar)
+            try container.encode(to, forKey: .to)
+            try container.encode(cc, forKey: .cc)
+            try container.encode(date, forKey: .date)
+            try container.encode(isRead, forKey: .isRead)
+            try container.encode(isStarred, forKey: .isStarred)
+            try container.encode(collapsed, forKey: .collapsed)
+            try container.encode(snippet, forKey: .snippet)
+            try container.encode(bodyState, forKey: .bodyState)
+            try container.encode(bodyTruncated, forKey: .bodyTruncated)
+            try container.encode(html, forKey: .html)
+            try container.encode(text, forKey: .text)
+            try container.encode(trackersBlocked, forKey: .trackersBlocked)
+            try container.encode(trackerHosts, forKey: .trackerHosts)
+            try container.encode(remoteImagesBlocked, forKey: .remoteImagesBlocked)
+            try container.encode(remoteImagesLoaded, forKey: .remoteImagesLoaded)
+            try container.encode(hasQuotedText, forKey: .hasQuotedText)
+            try container.encode(folders, forKey: .folders)
+            try container.encode(sendState, forKey: .sendState)
+            try container.encode(sendError, forKey: .sendError)
+            try container.encode(attachments, forKey: .attachments)
+        }
     }
 
     struct Attachment: Encodable {
