@@ -95,6 +95,12 @@ struct SinglePassTests {
         try expectSettled(seed: "hostile-attribution-lines")
     }
 
+    /// Found by the fuzz target: a quote at the depth cap, wrapped, had its `summary` closed out of
+    /// its `details` when read back, and each pass split it again.
+    @Test func aQuoteAtTheDepthCapIsNotWrapped() throws {
+        try expectSettled(seed: "regression-quote-at-the-depth-cap")
+    }
+
     /// Sanitizing the fuzz seed's output again changes nothing, in both remote modes.
     private func expectSettled(seed name: String) throws {
         let seed = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

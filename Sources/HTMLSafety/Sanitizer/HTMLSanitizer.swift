@@ -227,13 +227,16 @@ struct SanitizerPass {
             let child = current.nodes[index]
             current.next += 1
             var inner: Level?
-            if index == current.outlookQuoteStart {
+            // A quote is wrapped only where `details` and its `summary` fit under the parser's depth
+            // cap: split by it, the wrapper would read back as other elements on every pass.
+            let roomForQuote = reparse.hasRoom(forLevels: 2)
+            if index == current.outlookQuoteStart, roomForQuote {
                 current.next = current.nodes.count
                 inner = Level(nodes: current.nodes, next: index, hidden: current.hidden, insideQuote: true, outlookQuoteStart: -1,
                               closing: openQuote())
-            } else if !current.insideQuote, QuoteDetector.isAttribution(child, followedBy: current.nodes[(index + 1)...]) {
+            } else if !current.insideQuote, roomForQuote, QuoteDetector.isAttribution(child, followedBy: current.nodes[(index + 1)...]) {
                 continue  // moved into the quote that follows
-            } else if !current.insideQuote, QuoteDetector.isQuote(child) {
+            } else if !current.insideQuote, roomForQuote, QuoteDetector.isQuote(child) {
                 let quoted = QuoteDetector.attribution(before: index, in: current.nodes).map { [$0, child] } ?? [child]
                 inner = Level(nodes: quoted, hidden: current.hidden, insideQuote: true, outlookQuoteStart: -1, closing: openQuote())
             } else {
