@@ -96,6 +96,9 @@ let package = Package(
             name: "HTMLFuzzer", dependencies: ["HTMLSafety", "FuzzSupport"], path: "Fuzz/HTMLFuzzer", exclude: ["seeds"], swiftSettings: strict),
         .executableTarget(
             name: "SMTPFuzzer", dependencies: ["SMTP", "FuzzSupport"], path: "Fuzz/SMTPFuzzer", exclude: ["seeds"], swiftSettings: strict),
+        .executableTarget(
+            name: "MarkdownFuzzer", dependencies: ["TernCore", "HTMLSafety", "FuzzSupport"], path: "Fuzz/MarkdownFuzzer", exclude: ["seeds"],
+            swiftSettings: strict),
 
         // Scripted hostile servers and log capture, shared by the IMAP and SMTP integration tests.
         .target(
