@@ -150,39 +150,44 @@ public enum MarkdownSubset {
             }
         }
 
-        /// The next unescaped `**` after `from` with a non-space before it and something between.
-        func closingBold(from start: Int, _ hi: Int) -> Int? {
+        enum ScanStep {
+            case found
+            case skip(Int)
+        }
+
+        /// The first position from `start` where `step` finds what it looks for, backslash escapes
+        /// stepped over whole.
+        func firstUnescaped(from start: Int, _ hi: Int, _ step: (Int) -> ScanStep) -> Int? {
             var index = start
-            while index + 1 < hi {
-                if bytes[index] == Self.backslash, Self.escapable.contains(bytes[index + 1]) { index += 2; continue }
-                if bytes[index] == Self.star, bytes[index + 1] == Self.star, index > start, !isSpace(bytes[index - 1]) { return index }
-                index += 1
+            while index < hi {
+                if bytes[index] == Self.backslash, index + 1 < hi, Self.escapable.contains(bytes[index + 1]) { index += 2; continue }
+                switch step(index) {
+                case .found: return index
+                case .skip(let count): index += count
+                }
             }
             return nil
         }
 
-        /// The next unescaped lone `*` after `from` with a non-space before it; `**` is skipped whole.
-        func closingItalic(from start: Int, _ hi: Int) -> Int? {
-            var index = start
-            while index < hi {
-                if bytes[index] == Self.backslash, index + 1 < hi, Self.escapable.contains(bytes[index + 1]) { index += 2; continue }
-                if bytes[index] == Self.star {
-                    if index + 1 < hi, bytes[index + 1] == Self.star { index += 2; continue }
-                    if index > start, !isSpace(bytes[index - 1]) { return index }
-                }
-                index += 1
+        /// The next `**` after `from` with a non-space before it and something between.
+        func closingBold(from start: Int, _ hi: Int) -> Int? {
+            firstUnescaped(from: start, hi) { index in
+                index + 1 < hi && bytes[index] == Self.star && bytes[index + 1] == Self.star && index > start && !isSpace(bytes[index - 1])
+                    ? .found : .skip(1)
             }
-            return nil
+        }
+
+        /// The next lone `*` after `from` with a non-space before it; `**` is skipped whole.
+        func closingItalic(from start: Int, _ hi: Int) -> Int? {
+            firstUnescaped(from: start, hi) { index in
+                guard bytes[index] == Self.star else { return .skip(1) }
+                if index + 1 < hi, bytes[index + 1] == Self.star { return .skip(2) }
+                return index > start && !isSpace(bytes[index - 1]) ? .found : .skip(1)
+            }
         }
 
         func closingBracket(from start: Int, _ hi: Int) -> Int? {
-            var index = start
-            while index < hi {
-                if bytes[index] == Self.backslash, index + 1 < hi, Self.escapable.contains(bytes[index + 1]) { index += 2; continue }
-                if bytes[index] == Self.close { return index }
-                index += 1
-            }
-            return nil
+            firstUnescaped(from: start, hi) { bytes[$0] == Self.close ? .found : .skip(1) }
         }
 
         /// What the URL scans of one range found, so that no byte is scanned twice for the same
