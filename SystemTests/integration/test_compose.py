@@ -62,6 +62,7 @@ def test_reply_all_prints_the_prefilled_reply(servers, tls_context, home):
     json_of(home, "sync", USER)
     reply = json_of(home, "reply", email_id_of(home, stamp), "--all", "--print")
 
+    assert reply["account"] == USER and reply["mode"] == "replyAll"
     assert reply["from"]["address"] == alias(servers)
     assert [a["address"] for a in reply["to"]] == ["plans@example.net"]
     assert [a["address"].lower() for a in reply["cc"]] == ["bob@example.com", "dave@example.com", "zoe@example.org"]

@@ -16,7 +16,7 @@ struct ComposeCommand: AsyncParsableCommand {
     func run() async throws {
         try printing.requirePrint()
         let services = try services()
-        try ComposedOutput.print(try await services.compose.new(account: account), services: services, json: printing.json)
+        try await ComposedOutput.print(try await services.compose.new(account: account), services: services, json: printing.json)
     }
 }
 
@@ -34,7 +34,7 @@ struct ReplyCommand: AsyncParsableCommand {
         try printing.requirePrint()
         let services = try services()
         let draft = try await services.compose.compose(all ? .replyAll : .reply, replyingTo: id)
-        try ComposedOutput.print(draft, services: services, json: printing.json)
+        try await ComposedOutput.print(draft, services: services, json: printing.json)
     }
 }
 
@@ -49,7 +49,7 @@ struct ForwardCommand: AsyncParsableCommand {
     func run() async throws {
         try printing.requirePrint()
         let services = try services()
-        try ComposedOutput.print(try await services.compose.compose(.forward, replyingTo: id), services: services, json: printing.json)
+        try await ComposedOutput.print(try await services.compose.compose(.forward, replyingTo: id), services: services, json: printing.json)
     }
 }
 
@@ -69,6 +69,7 @@ struct ComposePrintOptions: ParsableArguments {
 enum ComposedOutput {
     struct JSONForm: Encodable {
         var mode: ComposeMode
+        /// The name of the account it is sent from.
         var account: String
         var from: EmailAddress
         var to: [EmailAddress]
@@ -126,10 +127,11 @@ enum ComposedOutput {
         var blocksSending: Bool
     }
 
-    static func print(_ draft: ComposeDraft, services: TernServices, json: Bool) throws {
+    static func print(_ draft: ComposeDraft, services: TernServices, json: Bool) async throws {
         let validation = services.composeValidation.validate(draft)
         if json {
-            try printJSON(jsonForm(draft, validation: validation))
+            let account = try await services.listAccounts().first { $0.id == draft.accountId }
+            try printJSON(jsonForm(draft, accountName: account?.name ?? draft.accountId, validation: validation))
             return
         }
         Swift.print(text(draft))
@@ -138,9 +140,9 @@ enum ComposedOutput {
         for note in draft.notes { FileHandle.standardError.write(Data("note: \(noteText(note))\n".utf8)) }
     }
 
-    static func jsonForm(_ draft: ComposeDraft, validation: ComposeValidation) -> JSONForm {
+    static func jsonForm(_ draft: ComposeDraft, accountName: String, validation: ComposeValidation) -> JSONForm {
         JSONForm(
-            mode: draft.mode, account: draft.accountId, from: draft.from, to: draft.to, cc: draft.cc, bcc: draft.bcc, subject: draft.subject,
+            mode: draft.mode, account: accountName, from: draft.from, to: draft.to, cc: draft.cc, bcc: draft.bcc, subject: draft.subject,
             body: draft.body, inReplyTo: draft.inReplyTo, references: draft.references,
             attachments: draft.attachments.map { attachment in
                 var form = AttachmentForm(filename: attachment.filename, mimeType: attachment.mimeType, sizeBytes: attachment.sizeBytes,
