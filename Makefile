@@ -18,7 +18,7 @@ help:
 	@echo "make demo   - start local test mail servers with sample mail and a Tern account for them"
 	@echo "make test   - install what is missing, start the test servers, run every test, stop them"
 	@echo "make build  - build tern (.build/debug/tern)"
-	@echo "make fuzz-mime|fuzz-imap|fuzz-smtp|fuzz-html FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
+	@echo "make fuzz-mime|fuzz-imap|fuzz-smtp|fuzz-html|fuzz-markdown FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
 	@echo "make bench-deps - the peers BENCHMARKS.md measures beside Tern (nh3, bleach; notmuch when a script needs it)"
 
 deps: $(VENV)/.ready
@@ -89,7 +89,7 @@ define fuzz
 		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1
 endef
 
-.PHONY: fuzz-mime fuzz-imap fuzz-smtp fuzz-html
+.PHONY: fuzz-mime fuzz-imap fuzz-smtp fuzz-html fuzz-markdown
 fuzz-mime:
 	$(call fuzz,MIMEFuzzer,mime,Tests/MIMETests/Corpus/*.eml Fuzz/MIMEFuzzer/seeds/*,262144)
 
@@ -101,3 +101,6 @@ fuzz-smtp:
 
 fuzz-html:
 	$(call fuzz,HTMLFuzzer,html,Fuzz/HTMLFuzzer/seeds/*,65536)
+
+fuzz-markdown:
+	$(call fuzz,MarkdownFuzzer,markdown,Fuzz/MarkdownFuzzer/seeds/*,65536)

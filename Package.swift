@@ -96,6 +96,9 @@ let package = Package(
             name: "HTMLFuzzer", dependencies: ["HTMLSafety", "FuzzSupport"], path: "Fuzz/HTMLFuzzer", exclude: ["seeds"], swiftSettings: strict),
         .executableTarget(
             name: "SMTPFuzzer", dependencies: ["SMTP", "FuzzSupport"], path: "Fuzz/SMTPFuzzer", exclude: ["seeds"], swiftSettings: strict),
+        .executableTarget(
+            name: "MarkdownFuzzer", dependencies: ["TernCore", "HTMLSafety", "FuzzSupport"], path: "Fuzz/MarkdownFuzzer", exclude: ["seeds"],
+            swiftSettings: strict),
 
         // Scripted hostile servers and log capture, shared by the IMAP and SMTP integration tests.
         .target(
@@ -117,7 +120,7 @@ let package = Package(
         .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
             name: "MailStoreTests",
-            dependencies: ["MailStore", "TernCore", "TernRuntime", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MailStore", "TernCore", "TernRuntime", "MIME", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
         .testTarget(name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport"], swiftSettings: strict),
         .testTarget(name: "TernCLITests", dependencies: ["tern", "TernCLI", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),

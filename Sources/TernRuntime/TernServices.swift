@@ -47,6 +47,12 @@ public final class TernServices: Sendable {
     public let settings: SettingsUseCase
     /// FR-ED-03, FR-SYNC-08: warnings before a download.
     public let attachmentWarnings: AttachmentWarningsUseCase
+    /// FR-COMP-01: a new message, reply, reply-all or forward, prefilled.
+    public let compose: ComposeUseCase
+    /// FR-COMP-01: what the front end checks and asks before sending.
+    public let composeValidation: ComposeValidationUseCase
+    /// FR-COMP-04: recipient suggestions from the local contact cache.
+    public let contactsAutocomplete: ContactsAutocompleteUseCase
 
     public static func open(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TernServices {
         let home = TernHome.fromEnvironment(environment)
@@ -115,6 +121,11 @@ public final class TernServices: Sendable {
         self.trustedSenders = TrustedSendersUseCase(store: trustedSenderStore, changes: changes)
         self.settings = SettingsUseCase(store: settingsStore, changes: changes)
         self.attachmentWarnings = attachmentWarnings
+        let composeStore = SQLiteComposeStore(database: database)
+        self.compose = ComposeUseCase(accounts: accounts, store: composeStore, syntax: MIMEMailSyntax(), sanitizer: HTMLSafetyBodySanitizer(),
+                                      bodies: fetchThreadBodies)
+        self.composeValidation = ComposeValidationUseCase(syntax: MIMEMailSyntax())
+        self.contactsAutocomplete = ContactsAutocompleteUseCase(store: composeStore)
     }
 
     /// For `tern status`: where the store is, which schema it has and what it holds; with

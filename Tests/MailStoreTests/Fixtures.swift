@@ -22,6 +22,14 @@ enum Fixtures {
             createdDate: Date(timeIntervalSince1970: 1_700_000_200))
     }
 
+    /// Inserts `account` into a database at a schema before v10 (no `aliases` column).
+    static func insertBeforeAliases(_ account: Account, _ db: Database) throws {
+        let values = try account.databaseDictionary.filter { $0.key != "aliases" }
+        let columns = values.keys.sorted()
+        try db.execute(sql: "INSERT INTO account (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+                       arguments: StatementArguments(columns.map { values[$0]! }))
+    }
+
     static func temporaryHome() -> TernHome {
         TernHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("tern-store-\(UUID().uuidString)"))
     }

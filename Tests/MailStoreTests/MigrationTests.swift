@@ -20,7 +20,7 @@ import TernCore
             let queue = try DatabaseQueue(path: home.databaseURL.path)
             if appliedCount > 0 {
                 try SchemaMigrations.migrator.migrate(queue, upTo: SchemaMigrations.identifiers[appliedCount - 1])
-                try queue.write { db in try Fixtures.account(name: "old", id: accountID).insert(db) }
+                try queue.write { db in try Fixtures.insertBeforeAliases(Fixtures.account(name: "old", id: accountID), db) }
             }
             try queue.close()
         }
@@ -28,6 +28,8 @@ import TernCore
         #expect(try database.appliedMigrations() == SchemaMigrations.identifiers)
         let names = try database.writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM account") }
         #expect(names == (appliedCount > 0 ? ["old"] : []))
+        // v10: accounts from before it read back with no aliases.
+        #expect(try database.writer.read { db in try Account.fetchAll(db).map(\.aliases) } == (appliedCount > 0 ? [[]] : []))
     }
 
     /// v8: a change queued before it takes its folder's UIDVALIDITY, the best known of it.
@@ -39,7 +41,7 @@ import TernCore
             let queue = try DatabaseQueue(path: home.databaseURL.path)
             try SchemaMigrations.migrator.migrate(queue, upTo: "v7-store-health")
             try queue.write { db in
-                try account.insert(db)
+                try Fixtures.insertBeforeAliases(account, db)
                 var folder = Folder(accountId: account.id, path: "Trash", folderType: .trash, uidValidity: 42)
                 try folder.insert(db)
                 var email = Fixtures.email(accountId: account.id, messageId: "<m@example.org>")

@@ -12,6 +12,23 @@ import TernCore
          "--smtp-starttls", "--user", "me"] + secretSource
     }
 
+    /// FR-COMP-01: `--alias` is repeatable; the aliases are listed, and `tern compose --print` writes from the account.
+    @Test func aliasesAreStoredAndListed() throws {
+        var tern = TernProcess()
+        tern.environment["TERN_TEST_SECRET"] = Self.secret
+        let added = try tern.run(arguments: addArguments(secretSource: ["--password-env", "TERN_TEST_SECRET", "--alias", "Me@Alias.test",
+                                                                        "--alias", "other@tern.test"]))
+        #expect(added.status == 0, "\(added.stderr)")
+        let accounts = try JSONSerialization.jsonObject(with: Data(try tern.run("account", "list", "--json").stdout.utf8)) as? [[String: Any]]
+        #expect(accounts?.first?["aliases"] as? [String] == ["me@alias.test", "other@tern.test"])
+        let composed = try tern.run("compose", "--print", "--json")
+        #expect(composed.status == 0, "\(composed.stderr)")
+        let draft = try JSONSerialization.jsonObject(with: Data(composed.stdout.utf8)) as? [String: Any]
+        #expect((draft?["from"] as? [String: Any])?["address"] as? String == "me@tern.test")
+        #expect(draft?["confirmations"] as? [String] == ["Send without subject?", "Send empty message?"])
+        #expect(try tern.run("compose").status != 0)
+    }
+
     @Test func addListRemoveWithPasswordEnvironment() throws {
         var tern = TernProcess()
         tern.environment["TERN_TEST_SECRET"] = Self.secret

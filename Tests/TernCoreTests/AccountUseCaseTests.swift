@@ -55,6 +55,19 @@ final class RecordingFiles: AccountFileStore {
         #expect(try await accounts.allAccounts().count == 1)
     }
 
+    /// FR-COMP-01: aliases are stored lowercased, once each, without the primary address.
+    @Test func aliasesAreNormalized() async throws {
+        let add = AddAccountUseCase(accounts: InMemoryAccounts(), secrets: FixedSecrets())
+        var withAliases = request(imap: endpoint, smtp: endpoint)
+        withAliases.aliases = ["Me@Alias.example", "me@alias.example", "ME@example.org", " second@example.net "]
+        let account = try await add(withAliases)
+        #expect(account.aliases == ["me@alias.example", "second@example.net"])
+        #expect(account.ownAddresses == ["me@example.org", "me@alias.example", "second@example.net"])
+        var bad = request(name: "other", imap: endpoint, smtp: endpoint)
+        bad.aliases = ["not an address"]
+        await #expect(throws: TernError.invalidInput("alias 'not an address' is not an email address")) { try await add(bad) }
+    }
+
     @Test func gmailPresetFillsServers() async throws {
         let add = AddAccountUseCase(accounts: InMemoryAccounts(), secrets: FixedSecrets())
         let account = try await add(request(email: "me@gmail.com", gmail: true))

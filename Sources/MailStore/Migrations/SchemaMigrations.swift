@@ -20,6 +20,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v7-store-health", migrate: createStoreHealth)
         migrator.registerMigration("v8-pending-operation-uid-validity", migrate: addPendingOperationUIDValidity)
         migrator.registerMigration("v9-settings-and-undo-window", migrate: createSettingsAndUndoWindow)
+        migrator.registerMigration("v10-account-aliases", migrate: addAccountAliases)
         return migrator
     }
 
@@ -343,5 +344,11 @@ public enum SchemaMigrations {
             ALTER TABLE pendingOperation ADD COLUMN undoToken TEXT;
             CREATE INDEX pendingOperation_by_undo ON pendingOperation(undoToken) WHERE undoToken IS NOT NULL;
             """)
+    }
+
+    /// FR-COMP-01: the account's other addresses, which Reply All leaves out like the primary one.
+    /// Space-separated (an address has no space outside a quoted local part, which an alias never needs).
+    static func addAccountAliases(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE account ADD COLUMN aliases TEXT NOT NULL DEFAULT ''")
     }
 }

@@ -57,7 +57,8 @@ extension Account: FetchableRecord, PersistableRecord {
             smtp: ServerEndpoint(host: row["smtpHost"], port: row["smtpPort"], security: smtpSecurity),
             username: row["username"], credential: credential, caFile: row["caFile"], isActive: row["isActive"],
             syncWindowDays: row["syncWindowDays"], bodyHydration: BodyHydrationPolicy(storedValue: row["bodyHydration"]),
-            createdDate: row["createdDate"], lastSyncDate: row["lastSyncDate"])
+            createdDate: row["createdDate"], lastSyncDate: row["lastSyncDate"],
+            aliases: (row["aliases"] as String? ?? "").split(separator: " ").map(String.init))
     }
 
     public func encode(to container: inout PersistenceContainer) throws {
@@ -81,6 +82,7 @@ extension Account: FetchableRecord, PersistableRecord {
         container["bodyHydration"] = bodyHydration.storedValue
         container["createdDate"] = createdDate
         container["lastSyncDate"] = lastSyncDate
+        container["aliases"] = aliases.joined(separator: " ")
     }
 }
 

@@ -24,6 +24,8 @@ struct AccountCommand: AsyncParsableCommand {
         var email: String
         @Option(name: .customLong("display-name"), help: "The name shown on mail you send.")
         var displayName: String?
+        @Option(name: .customLong("alias"), help: "Another address of this account (repeatable): Reply All leaves it out.")
+        var aliases: [String] = []
         @Option(help: "IMAP server as HOST:PORT (implicit TLS unless --imap-starttls).")
         var imap: String?
         @Option(help: "SMTP server as HOST:PORT (implicit TLS unless --smtp-starttls).")
@@ -86,6 +88,7 @@ struct AccountCommand: AsyncParsableCommand {
                 username: user, credential: credential, caFile: caFile, gmailPreset: gmail, announceSignIn: SignInPrompt.announce)
             request.syncWindowDays = syncWindowDays
             request.bodyHydration = bodies?.policy
+            request.aliases = aliases
             let account = try await services().addAccount(request)
             if output.json {
                 try printJSON(AccountSummary(account))
@@ -135,6 +138,7 @@ struct AccountSummary: Encodable {
     var id: String
     var name: String
     var email: String
+    var aliases: [String]
     var displayName: String?
     var provider: String
     var imap: Endpoint
@@ -157,6 +161,7 @@ struct AccountSummary: Encodable {
         id = account.id
         name = account.name
         email = account.emailAddress
+        aliases = account.aliases
         displayName = account.displayName
         provider = account.provider.rawValue
         imap = Endpoint(host: account.imap.host, port: account.imap.port, security: account.imap.security.rawValue)

@@ -17,6 +17,17 @@ extension AccountRepository {
     public func account(id: Account.ID) async throws -> Account? {
         try await allAccounts().first { $0.id == id }
     }
+
+    /// The account named, or the only one (with several, a name is needed).
+    public func namedOrOnly(_ name: String?) async throws -> Account {
+        if let name {
+            guard let account = try await account(named: name) else { throw TernError.notFound("account '\(name)'") }
+            return account
+        }
+        let all = try await allAccounts()
+        guard all.count == 1, let only = all.first else { throw TernError.accountNeeded(available: all.map(\.name).sorted()) }
+        return only
+    }
 }
 
 /// Obtains an account's secret (from its `credential`) at the moment a connection needs it. Never

@@ -18,6 +18,8 @@ public struct NewAccountRequest: Sendable {
     public var syncWindowDays: Int?
     /// Which bodies sync downloads in the background (FR-SYNC-01 step 7); nil keeps the default.
     public var bodyHydration: BodyHydrationPolicy?
+    /// FR-COMP-01: the account's other addresses (Reply All leaves them out, replies may come from them).
+    public var aliases: [String] = []
 
     public init(
         name: String, emailAddress: String, displayName: String? = nil, imap: ServerEndpoint?, smtp: ServerEndpoint?,
@@ -82,6 +84,7 @@ public struct AddAccountUseCase: Sendable {
             account.syncWindowDays = days
         }
         if let bodies = request.bodyHydration { account.bodyHydration = bodies }
+        account.aliases = try Self.validatedAliases(request.aliases, primary: email)
         // The secret is fetched once to prove the source works; it is not kept.
         if case .oauth2 = request.credential {
             guard let signIn else { throw TernError.invalidInput("OAuth sign-in is not available here") }
@@ -115,6 +118,16 @@ public struct AddAccountUseCase: Sendable {
         let local = text[..<at]
         let domain = text[text.index(after: at)...]
         return !local.isEmpty && !domain.isEmpty && !text.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" })
+    }
+
+    /// Aliases lowercased and deduplicated, the primary address left out; each must be an address.
+    static func validatedAliases(_ aliases: [String], primary: String) throws -> [String] {
+        var seen: Set<String> = [primary.lowercased()]
+        return try aliases.compactMap { alias in
+            let trimmed = alias.trimmingCharacters(in: .whitespaces)
+            guard looksLikeAddress(trimmed) else { throw TernError.invalidInput("alias '\(alias)' is not an email address") }
+            return seen.insert(trimmed.lowercased()).inserted ? trimmed.lowercased() : nil
+        }
     }
 }
 

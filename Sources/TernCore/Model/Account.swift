@@ -11,6 +11,9 @@ public struct Account: Sendable, Hashable, Codable, Identifiable {
     /// The short name the user types on the command line (`tern sync work`).
     public var name: String
     public var emailAddress: String
+    /// Other addresses that deliver to this account (FR-COMP-01: Reply All leaves out every address
+    /// of the user, not only the primary one). Lowercased.
+    public var aliases: [String]
     public var displayName: String?
     public var provider: MailProvider
     public var imap: ServerEndpoint
@@ -34,7 +37,8 @@ public struct Account: Sendable, Hashable, Codable, Identifiable {
         id: ID = UUID().uuidString.lowercased(), name: String, emailAddress: String, displayName: String? = nil,
         provider: MailProvider, imap: ServerEndpoint, smtp: ServerEndpoint, username: String,
         credential: CredentialSource, caFile: String? = nil, isActive: Bool = true, syncWindowDays: Int = 90,
-        bodyHydration: BodyHydrationPolicy = .recent(days: 30), createdDate: Date = Date(), lastSyncDate: Date? = nil
+        bodyHydration: BodyHydrationPolicy = .recent(days: 30), createdDate: Date = Date(), lastSyncDate: Date? = nil,
+        aliases: [String] = []
     ) {
         self.id = id
         self.name = name
@@ -51,6 +55,12 @@ public struct Account: Sendable, Hashable, Codable, Identifiable {
         self.bodyHydration = bodyHydration
         self.createdDate = createdDate
         self.lastSyncDate = lastSyncDate
+        self.aliases = aliases.map { $0.lowercased() }
+    }
+
+    /// The primary address and the aliases, lowercased: every address that is the user's own.
+    public var ownAddresses: Set<String> {
+        Set([emailAddress.lowercased()] + aliases)
     }
 }
 

@@ -20,15 +20,7 @@ public struct OutboxUseCase: Sendable {
 
     /// The account named, or the only one (several accounts need a name).
     public func sendingAccount(named name: String?) async throws -> Account {
-        if let name {
-            guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
-            return account
-        }
-        let all = try await accounts.allAccounts()
-        guard all.count == 1, let only = all.first else {
-            throw TernError.accountNeeded(available: all.map(\.name).sorted())
-        }
-        return only
+        try await accounts.namedOrOnly(name)
     }
 
     /// Queues `message` from `account`. `holdUntil` is the undo window (FR-COMP-02); `attemptNow`

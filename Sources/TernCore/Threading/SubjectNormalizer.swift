@@ -52,10 +52,11 @@ public enum SubjectNormalizer {
         return prefixEnd(scalars, from: start) != nil
     }
 
-    /// Where the text after one leading reply/forward prefix starts, or nil when there is none.
+    /// Where the text after one leading reply/forward prefix starts, and the prefix's word
+    /// (lowercased), or nil when there is none.
     /// A mailing-list tag counts only when a prefix follows it: "[dev] Re: x" threads with
     /// "[dev] x", which keeps its tag.
-    static func prefixEnd(_ scalars: [Unicode.Scalar], from start: Int) -> (index: Int, tag: Range<Int>?)? {
+    static func prefixEnd(_ scalars: [Unicode.Scalar], from start: Int) -> (index: Int, tag: Range<Int>?, word: String)? {
         var index = start
         var tag: Range<Int>?
         if index < scalars.count, scalars[index] == "[" {
@@ -84,6 +85,6 @@ public enum SubjectNormalizer {
         }
         while index < scalars.count, scalars[index] == " " { index += 1 }
         guard index < scalars.count, scalars[index] == ":" || scalars[index] == "：" else { return nil }
-        return (index + 1, tag)
+        return (index + 1, tag, String(word))
     }
 }

@@ -1,0 +1,186 @@
+import ArgumentParser
+import Foundation
+import TernCore
+import TernRuntime
+
+/// `tern compose --print`, `tern reply ID [--all] --print`, `tern forward ID --print`: the
+/// message FR-COMP-01 prefills, with what validation would say of it. Nothing is saved or sent
+/// (the editor, drafts and sending come with the next part of issue 16).
+struct ComposeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "compose", abstract: "Show a new message as the composer opens it (--print).")
+
+    @Option(help: "The account to write from (needed when there are several).")
+    var account: String?
+    @OptionGroup var printing: ComposePrintOptions
+
+    func run() async throws {
+        try printing.requirePrint()
+        let services = try services()
+        try await ComposedOutput.print(try await services.compose.new(account: account), services: services, json: printing.json)
+    }
+}
+
+struct ReplyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reply", abstract: "Show the reply to a message as the composer opens it (--print): recipients, subject, quote, threading headers.")
+
+    @Argument(help: "The message id (from `tern thread` or `tern search`).")
+    var id: Int64
+    @Flag(help: "Reply to all: the original's To and Cc too, but none of your own addresses.")
+    var all = false
+    @OptionGroup var printing: ComposePrintOptions
+
+    func run() async throws {
+        try printing.requirePrint()
+        let services = try services()
+        let draft = try await services.compose.compose(all ? .replyAll : .reply, replyingTo: id)
+        try await ComposedOutput.print(draft, services: services, json: printing.json)
+    }
+}
+
+struct ForwardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forward", abstract: "Show the forward of a message as the composer opens it (--print), with its attachments.")
+
+    @Argument(help: "The message id (from `tern thread` or `tern search`).")
+    var id: Int64
+    @OptionGroup var printing: ComposePrintOptions
+
+    func run() async throws {
+        try printing.requirePrint()
+        let services = try services()
+        try await ComposedOutput.print(try await services.compose.compose(.forward, replyingTo: id), services: services, json: printing.json)
+    }
+}
+
+struct ComposePrintOptions: ParsableArguments {
+    @Flag(help: "Print the prefilled message instead of opening an editor.")
+    var print = false
+    @Flag(name: .long, help: "Print JSON instead of text.")
+    var json = false
+
+    func requirePrint() throws {
+        guard print else { throw ValidationError("only --print is available yet: the editor and sending come later") }
+    }
+}
+
+/// The prefilled message as `--print` shows it: header lines, a blank line and the body (as mutt
+/// and git show a message to edit), validation on standard error; or all of it as one JSON object.
+enum ComposedOutput {
+    struct JSONForm: Encodable {
+        var mode: ComposeMode
+        /// The name of the account it is sent from.
+        var account: String
+        var from: EmailAddress
+        var to: [EmailAddress]
+        var cc: [EmailAddress]
+        var bcc: [EmailAddress]
+        var subject: String
+        var body: String
+        var inReplyTo: String?
+        var references: [String]
+        var attachments: [AttachmentForm]
+        var warnings: [WarningForm]
+        var confirmations: [String]
+        var invalidRecipients: [InvalidRecipient]
+        var needSMTPUTF8: [String]
+        var notes: [ComposeNote]
+
+        enum CodingKeys: String, CodingKey {
+            case mode, account, from, to, cc, bcc, subject, body, inReplyTo, references, attachments, warnings, confirmations, invalidRecipients,
+                 needSMTPUTF8, notes
+        }
+
+        /// Every key always present (`inReplyTo` as null), so scripts need not test for absent keys.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(mode, forKey: .mode)
+            try container.encode(account, forKey: .account)
+            try container.encode(from, forKey: .from)
+            try container.encode(to, forKey: .to)
+            try container.encode(cc, forKey: .cc)
+            try container.encode(bcc, forKey: .bcc)
+            try container.encode(subject, forKey: .subject)
+            try container.encode(body, forKey: .body)
+            try container.encode(inReplyTo, forKey: .inReplyTo)
+            try container.encode(references, forKey: .references)
+            try container.encode(attachments, forKey: .attachments)
+            try container.encode(warnings, forKey: .warnings)
+            try container.encode(confirmations, forKey: .confirmations)
+            try container.encode(invalidRecipients, forKey: .invalidRecipients)
+            try container.encode(needSMTPUTF8, forKey: .needSMTPUTF8)
+            try container.encode(notes, forKey: .notes)
+        }
+    }
+
+    struct AttachmentForm: Encodable {
+        var attachmentId: Int64?
+        var path: String?
+        var filename: String
+        var mimeType: String
+        var sizeBytes: Int64
+        var availability: ComposedAttachment.Availability
+    }
+
+    struct WarningForm: Encodable {
+        var message: String
+        var blocksSending: Bool
+    }
+
+    static func print(_ draft: ComposeDraft, services: TernServices, json: Bool) async throws {
+        let validation = services.composeValidation.validate(draft)
+        if json {
+            let account = try await services.listAccounts().first { $0.id == draft.accountId }
+            try printJSON(jsonForm(draft, accountName: account?.name ?? draft.accountId, validation: validation))
+            return
+        }
+        Swift.print(text(draft))
+        for warning in validation.warnings { FileHandle.standardError.write(Data("warning: \(warning.message)\n".utf8)) }
+        for confirmation in validation.confirmations { FileHandle.standardError.write(Data("to confirm: \(confirmation.question)\n".utf8)) }
+        for note in draft.notes { FileHandle.standardError.write(Data("note: \(noteText(note))\n".utf8)) }
+    }
+
+    static func jsonForm(_ draft: ComposeDraft, accountName: String, validation: ComposeValidation) -> JSONForm {
+        JSONForm(
+            mode: draft.mode, account: accountName, from: draft.from, to: draft.to, cc: draft.cc, bcc: draft.bcc, subject: draft.subject,
+            body: draft.body, inReplyTo: draft.inReplyTo, references: draft.references,
+            attachments: draft.attachments.map { attachment in
+                var form = AttachmentForm(filename: attachment.filename, mimeType: attachment.mimeType, sizeBytes: attachment.sizeBytes,
+                                          availability: attachment.availability)
+                switch attachment.source {
+                case .storedAttachment(let id): form.attachmentId = id
+                case .file(let path): form.path = path
+                }
+                return form
+            },
+            warnings: validation.warnings.map { WarningForm(message: $0.message, blocksSending: $0.blocksSending) },
+            confirmations: validation.confirmations.map(\.question), invalidRecipients: validation.invalidRecipients,
+            needSMTPUTF8: validation.needSMTPUTF8, notes: draft.notes)
+    }
+
+    static func text(_ draft: ComposeDraft) -> String {
+        func mailbox(_ address: EmailAddress) -> String {
+            guard let name = address.name, !name.isEmpty else { return address.address }
+            return "\(name) <\(address.address)>"
+        }
+        var lines = ["From: \(mailbox(draft.from))"]
+        for (field, list) in [("To", draft.to), ("Cc", draft.cc), ("Bcc", draft.bcc)] where !list.isEmpty || field == "To" {
+            lines.append("\(field): \(list.map(mailbox).joined(separator: ", "))")
+        }
+        lines.append("Subject: \(draft.subject)")
+        if let inReplyTo = draft.inReplyTo { lines.append("In-Reply-To: \(inReplyTo)") }
+        if !draft.references.isEmpty { lines.append("References: \(draft.references.joined(separator: " "))") }
+        for attachment in draft.attachments {
+            let state = attachment.availability == .local ? "" : ", not downloaded yet"
+            lines.append("Attachment: \(attachment.filename) (\(ByteCountFormatter.string(fromByteCount: attachment.sizeBytes, countStyle: .file))\(state))")
+        }
+        return lines.map(TerminalText.line).joined(separator: "\n") + "\n\n" + TerminalText.block(draft.body)
+    }
+
+    static func noteText(_ note: ComposeNote) -> String {
+        switch note {
+        case .originalBodyUnavailable: "the original's text is not downloaded (offline?): nothing is quoted"
+        case .originalBodyTruncated: "the original's text was cut at 10 MB: so is the quote"
+        }
+    }
+}
