@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT
 
 TERN = ROOT / ".build" / "debug" / "tern"
-VECTORS = json.loads((ROOT / "tests" / "vectors" / "xss-vectors.json").read_text())
+VECTORS = json.loads((ROOT / "SystemTests" / "vectors" / "xss-vectors.json").read_text())
 
 PRELUDE = """<!doctype html><meta charset=utf-8><title>page</title><link rel=icon href="data:,">
 <script>window.__fired = [];
