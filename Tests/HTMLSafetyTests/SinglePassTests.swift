@@ -101,6 +101,23 @@ struct SinglePassTests {
         try expectSettled(seed: "regression-quote-at-the-depth-cap")
     }
 
+    /// Found by the fuzz target: a button unwrapped in a paragraph above 500 nested `div` moved where
+    /// the parser's depth cap fell on the next reading. The output nests at most 256 levels.
+    @Test func deepMarkupIsWrittenWithinTheOutputDepth() throws {
+        try expectSettled(seed: "regression-button-at-the-depth-cap")
+        let deep = String(repeating: "<div>", count: 600) + "text"
+        let once = HTMLSanitizer.sanitize(deep).html
+        var deepest = 0
+        var level: [(node: HTMLNode, depth: Int)] = HTMLParser.parseFragment(Array(once.utf8), context: "body").children.map { ($0, 1) }
+        while let (node, depth) = level.popLast() {
+            guard node.isElement else { continue }
+            deepest = max(deepest, depth)
+            level += node.children.map { ($0, depth + 1) }
+        }
+        #expect(deepest <= SanitizerPass.maximumOutputDepth)
+        #expect(once.contains("text"))
+    }
+
     /// Sanitizing the fuzz seed's output again changes nothing, in both remote modes.
     private func expectSettled(seed name: String) throws {
         let seed = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

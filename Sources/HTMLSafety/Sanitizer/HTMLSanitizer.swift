@@ -227,9 +227,9 @@ struct SanitizerPass {
             let child = current.nodes[index]
             current.next += 1
             var inner: Level?
-            // A quote is wrapped only where `details` and its `summary` fit under the parser's depth
-            // cap: split by it, the wrapper would read back as other elements on every pass.
-            let roomForQuote = reparse.hasRoom(forLevels: 2)
+            // A quote is wrapped only where `details` and its `summary` fit under the output's depth
+            // limit.
+            let roomForQuote = reparse.depth + 2 <= Self.maximumOutputDepth
             if index == current.outlookQuoteStart, roomForQuote {
                 current.next = current.nodes.count
                 inner = Level(nodes: current.nodes, next: index, hidden: current.hidden, insideQuote: true, outlookQuoteStart: -1,
@@ -251,6 +251,13 @@ struct SanitizerPass {
             }
         }
     }
+
+    /// How deep the cleaned markup nests: half the parser's cap (`OpenElementStack.capacity`, 513),
+    /// far beyond what mail uses (a few dozen levels). Near the cap, where the parser closes
+    /// elements early, anything a pass changes (a quote wrapped, a button unwrapped) moved where the
+    /// cap fell when the output was read back, and the output was never its own fixed point
+    /// (fuzz finds, issue 21).
+    static let maximumOutputDepth = 256
 
     static let quoteOpening = Array(#"<details class="tern-quote"><summary>Show quoted text</summary>"#.utf8)
     static let quoteClosing = Array("</details>".utf8)
@@ -345,7 +352,9 @@ struct SanitizerPass {
             return nil
         default: break
         }
-        guard node.isHTML(tagSets.allowedElements) else {
+        // Past the output's depth limit every element is unwrapped (its content kept), so the
+        // markup written never reaches the parser's cap when it is read back.
+        guard node.isHTML(tagSets.allowedElements), reparse.depth < Self.maximumOutputDepth else {
             // Unknown or unwanted: unwrapped.
             return childrenLevel(of: node, hidden: hiddenHere, insideQuote: insideQuote, closing: .nothing)
         }

@@ -38,11 +38,8 @@ struct ReparseCheck {
         if !isVoid { open.push(tag) }
     }
 
-    /// Whether `levels` more elements, each inside the last, would read back where they are written
-    /// rather than be closed early by the parser's depth cap.
-    func hasRoom(forLevels levels: Int) -> Bool {
-        2 + open.tags.count + levels <= OpenElementStack.capacity
-    }
+    /// How many elements the pass has open.
+    var depth: Int { open.tags.count }
 
     /// Something written would be cleaned differently when read back (a style sheet that is not
     /// yet its own fixed point).
