@@ -324,7 +324,7 @@ struct SanitizerPass {
         let hiddenHere = hidden || hides(node)
         let tagName = node.tagName
         // Our own quote wrapper, from an earlier pass: kept as it is, not wrapped again.
-        if tagName == .details, QuoteDetector.hasClass(node, "tern-quote") {
+        if tagName == .details, reparse.depth < Self.maximumOutputDepth, QuoteDetector.hasClass(node, "tern-quote") {
             quotesFound += 1
             output += Array(#"<details class="tern-quote">"#.utf8)
             reparse.start(.details)
@@ -343,6 +343,11 @@ struct SanitizerPass {
             var text: [UInt8] = []
             node.appendText(to: &text)
             if text.contains(where: { $0 > 32 }) { visibleContent += 1 }
+            guard reparse.depth < Self.maximumOutputDepth else {
+                reparse.text(text)
+                HTMLSerializer.escape(text, inAttribute: false, into: &output)
+                return nil
+            }
             output += "<pre>".utf8
             reparse.start(.pre)
             if text.first == 10 { output.append(10) }  // the parser drops one newline after <pre>
@@ -506,6 +511,12 @@ struct SanitizerPass {
 
     /// An inert stand-in: text, no URL, nothing to load.
     mutating func writePlaceholder(text: String, label: String, kind: String) {
+        guard reparse.depth < Self.maximumOutputDepth else {
+            // Past the depth limit the next pass unwraps the span: its text alone reads the same.
+            reparse.text(Array(text.utf8))
+            HTMLSerializer.escape(Array(text.utf8), inAttribute: false, into: &output)
+            return
+        }
         output += "<span".utf8
         reparse.start(.span)
         let labelBytes = Array(label.utf8)
