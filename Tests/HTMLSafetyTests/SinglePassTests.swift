@@ -121,6 +121,12 @@ struct SinglePassTests {
         #expect(once.contains("text"))
     }
 
+    /// Found by the fuzz target: reopening formatting elements in table cells at the depth cap,
+    /// where inserting closed a cell and cleared the entries being reopened, indexed past the list.
+    @Test func formattingReopenedAtTheDepthCapParses() throws {
+        try expectSettled(seed: "regression-formatting-reopened-at-the-depth-cap")
+    }
+
     /// Sanitizing the fuzz seed's output again changes nothing, in both remote modes.
     private func expectSettled(seed name: String) throws {
         let seed = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

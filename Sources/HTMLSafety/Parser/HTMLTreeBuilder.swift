@@ -529,7 +529,12 @@ struct TreeBuilder {
         reconstructionBudget -= activeFormatting.count - index
         while index < activeFormatting.count {
             let entry = activeFormatting[index]
+            let entries = activeFormatting.count
             let node = insertHTMLElement(entry.tag!)
+            // With the stack full, inserting first closed the current node, and closing a cell or a
+            // caption clears the list back to its marker: the entries being reopened may be gone
+            // (a fuzz find: indexing past the list's end).
+            guard activeFormatting.count == entries else { break }
             activeFormatting[index] = FormattingEntry(node: node, tag: entry.tag)
             index += 1
         }
