@@ -5,12 +5,9 @@ enum QuoteDetector {
     /// Calls `body` with each class name of the element until it returns true.
     static func anyClass(of node: HTMLNode, _ body: (ArraySlice<UInt8>) -> Bool) -> Bool {
         guard let value = node.attributeBytes("class") else { return false }
-        var start = value.startIndex
-        while start < value.endIndex {
-            guard let first = value[start...].firstIndex(where: { !ASCIIBytes.isSpace($0) }) else { return false }
-            let end = value[first...].firstIndex(where: ASCIIBytes.isSpace) ?? value.endIndex
-            if body(value[first..<end]) { return true }
-            start = end
+        var names = ClassTokens(value)
+        while let name = names.next() {
+            if body(name) { return true }
         }
         return false
     }
