@@ -46,7 +46,13 @@ public enum BodyPlanner {
 
     /// Sizes as people see them: a base64 part is about three quarters of what travels.
     static func estimatedDecodedSize(_ part: MIMEPart) -> Int {
-        part.transferEncoding == "base64" ? part.sizeBytes * 3 / 4 * 76 / 78 : part.sizeBytes
+        estimatedDecodedSize(encodedBytes: part.sizeBytes, transferEncoding: part.transferEncoding)
+    }
+
+    /// The same estimate for bytes still encoded (an attachment's slices as they arrive), so the
+    /// progress of a download and the size shown before it agree.
+    public static func estimatedDecodedSize(encodedBytes: Int, transferEncoding: String) -> Int {
+        transferEncoding == "base64" ? encodedBytes * 3 / 4 * 76 / 78 : encodedBytes
     }
 
     static func defaultFilename(for part: MIMEPart) -> String {

@@ -45,18 +45,12 @@ public struct AttachmentDownloader: Sendable {
                     throw IMAPError.server(status: .no, text: "the message is no longer in \(location.folderPath)")
                 }
                 raw += slice
-                progress(Self.decodedEstimate(encodedBytes: raw.count, encoding: encoding))
+                progress(Int64(BodyPlanner.estimatedDecodedSize(encodedBytes: raw.count, transferEncoding: encoding)))
                 // A short slice is the last; a server that ignored the range sent the whole part at once.
                 if UInt64(slice.count) != sliceBytes { break }
             }
             try? await session.logout()
             return TransferDecoding.decode(raw[...], encoding: encoding)
         }
-    }
-
-    /// The same estimate as the attachment's size (`BodyPlanner`): base64 is about three quarters of
-    /// what travels, less its line breaks.
-    static func decodedEstimate(encodedBytes: Int, encoding: String) -> Int64 {
-        Int64(encoding == "base64" ? encodedBytes * 3 / 4 * 76 / 78 : encodedBytes)
     }
 }
