@@ -26,16 +26,9 @@ from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import format_datetime
 
+from sync_peers import settings  # the test servers' ports and credentials, as `scripts/mailservers env` prints them
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def settings():
-    out = subprocess.run([os.path.join(ROOT, "scripts", "mailservers"), "env"], check=True, capture_output=True, text=True).stdout
-    env = {}
-    for line in out.splitlines():
-        key, _, value = line.partition("=")
-        env[key] = value.strip('"')
-    return env
 
 
 def thread_messages(stamp, address):
