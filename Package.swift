@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Domain model, repository protocols and use cases. No I/O framework dependencies.
@@ -78,10 +80,22 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
+        // The web front end (`tern serve`): Hummingbird on 127.0.0.1, pages written on the server, small
+        // scripts and styles embedded in the binary (nothing is fetched from anywhere). Talks to use cases only.
+        .target(
+            name: "WebUI",
+            dependencies: [
+                "TernCore", "TernRuntime", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.embedInCode("Assets/app.css"), .embedInCode("Assets/app.js"), .embedInCode("Assets/body.css"),
+                        .embedInCode("Assets/icon.svg")],
+            swiftSettings: strict),
         // The command-line front end. Talks to use cases only.
         .target(
             name: "TernCLI",
-            dependencies: ["TernCore", "TernRuntime", "MIME", "HTMLSafety", "Sync", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["TernCore", "TernRuntime", "WebUI", "MIME", "HTMLSafety", "Sync",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // Linked with mimalloc, which then serves every allocation of the process (docs/decisions.md).
         .executableTarget(
@@ -121,6 +135,10 @@ let package = Package(
         .testTarget(
             name: "MailStoreTests",
             dependencies: ["MailStore", "TernCore", "TernRuntime", "MIME", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+        .testTarget(
+            name: "WebUITests",
+            dependencies: ["WebUI", "TernCore", "TernRuntime", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: strict),
         .testTarget(name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport"], swiftSettings: strict),
         .testTarget(name: "TernCLITests", dependencies: ["tern", "TernCLI", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),

@@ -24,7 +24,7 @@ public struct SQLiteMailQueries: MailQueries {
         }
     }
 
-    public func threads(account: String?, folder: String?, limit: Int) async throws -> [ThreadSummary] {
+    public func threads(account: String?, folder: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary] {
         try await database.writer.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT t.id, a.name AS account, t.subject, tf.latestDate, tf.messageCount, tf.unreadCount, t.participants, t.snippet
@@ -33,13 +33,19 @@ public struct SQLiteMailQueries: MailQueries {
                 JOIN thread t ON t.id = tf.threadId
                 JOIN account a ON a.id = t.accountId
                 WHERE (? IS NULL OR a.name = ?) AND (CASE WHEN ? IS NULL THEN f.folderType = 'inbox' ELSE f.path = ? END)
-                ORDER BY tf.latestDate DESC
+                    AND (? IS NULL OR tf.latestDate < ? OR (tf.latestDate = ? AND tf.threadId < ?))
+                ORDER BY tf.latestDate DESC, tf.threadId DESC
                 LIMIT ?
-                """, arguments: [account, account, folder, folder, limit]).map(Self.summary)
+                """, arguments: [account, account, folder, folder] + Self.cursorArguments(before) + [limit]).map(Self.summary)
         }
     }
 
-    public func threads(in view: VirtualMailbox, account: String?, limit: Int) async throws -> [ThreadSummary] {
+    /// The four arguments of a `before` condition (all NULL without a cursor).
+    static func cursorArguments(_ cursor: ThreadListCursor?) -> StatementArguments {
+        [cursor?.latestDate, cursor?.latestDate, cursor?.latestDate, cursor?.threadId]
+    }
+
+    public func threads(in view: VirtualMailbox, account: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary] {
         let membership = switch view {
         case .archive: """
             e.deletedDate IS NULL AND e.sendState IN ('none', 'sent')
@@ -57,9 +63,10 @@ public struct SQLiteMailQueries: MailQueries {
                 JOIN account a ON a.id = t.accountId
                 WHERE (? IS NULL OR a.name = ?) AND \(membership)
                 GROUP BY t.id
-                ORDER BY latestDate DESC
+                HAVING (? IS NULL OR latestDate < ? OR (latestDate = ? AND t.id < ?))
+                ORDER BY latestDate DESC, t.id DESC
                 LIMIT ?
-                """, arguments: [account, account, limit]).map(Self.summary)
+                """, arguments: [account, account] + Self.cursorArguments(before) + [limit]).map(Self.summary)
         }
     }
 

@@ -165,10 +165,11 @@ public enum VirtualMailbox: String, Sendable, Hashable, Codable, CaseIterable {
 /// The read side front ends list mail with.
 public protocol MailQueries: Sendable {
     func folders(account: String?) async throws -> [FolderSummary]
-    /// Newest first. `folder` is a path, or nil for every account's Inbox (the unified inbox).
-    func threads(account: String?, folder: String?, limit: Int) async throws -> [ThreadSummary]
+    /// Newest first. `folder` is a path, or nil for every account's Inbox (the unified inbox);
+    /// `before`: the rows after that one (the next page as the user scrolls).
+    func threads(account: String?, folder: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary]
     /// The views that are queries, not IMAP folders (FR-SYNC-07 Outbox, FR-SYNC-10 Archive).
-    func threads(in view: VirtualMailbox, account: String?, limit: Int) async throws -> [ThreadSummary]
+    func threads(in view: VirtualMailbox, account: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary]
     /// A thread's messages, oldest first; nil when there is no such thread.
     func thread(id: Int64) async throws -> [ThreadMessage]?
     /// FR-ED-05: what a thread holds, without bodies, oldest first (cheap for 500 messages); nil when
@@ -179,4 +180,28 @@ public protocol MailQueries: Sendable {
     /// Full-text search (FTS5): every word must match, the last as the start of a word (it may still be
     /// being typed), the others whole; newest first.
     func search(_ query: String, account: String?, limit: Int) async throws -> [SearchHit]
+}
+
+extension MailQueries {
+    public func threads(account: String?, folder: String?, limit: Int) async throws -> [ThreadSummary] {
+        try await threads(account: account, folder: folder, before: nil, limit: limit)
+    }
+
+    public func threads(in view: VirtualMailbox, account: String?, limit: Int) async throws -> [ThreadSummary] {
+        try await threads(in: view, account: account, before: nil, limit: limit)
+    }
+}
+
+/// Where a page of a thread list ends: lists are ordered newest first, ties by thread id, so the
+/// next page is "older than this row" however many rows arrive meanwhile (keyset paging).
+public struct ThreadListCursor: Sendable, Hashable, Codable {
+    public var latestDate: Date
+    public var threadId: Int64
+
+    public init(latestDate: Date, threadId: Int64) {
+        self.latestDate = latestDate
+        self.threadId = threadId
+    }
+
+    public init(after summary: ThreadSummary) { self.init(latestDate: summary.latestDate, threadId: summary.id) }
 }

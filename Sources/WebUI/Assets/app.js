@@ -1,0 +1,442 @@
+// Tern's web app script: small, no framework, no build step. The server writes every page whole
+// (it works without this file); this keeps it live and fast: fragments instead of reloads, the
+// change feed (server-sent events), the keyboard shortcuts of PLATFORM.md, toasts with Undo, and
+// the attachment warnings as dialogs. It never touches a message body: those live in sandboxed frames.
+
+const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
+const $ = (selector, root = document) => root.querySelector(selector);
+const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+
+async function fetchText(url, options = {}) {
+  const response = await fetch(url, { credentials: "same-origin", ...options });
+  if (!response.ok && response.status !== 204) throw new Error(`${response.status}`);
+  return response.status === 204 ? "" : response.text();
+}
+
+async function post(url, fields) {
+  const body = new URLSearchParams(fields);
+  const response = await fetch(url, {
+    method: "POST", credentials: "same-origin", body,
+    headers: { "X-CSRF-Token": csrf, "Content-Type": "application/x-www-form-urlencoded" },
+  });
+  let reply = {};
+  try { reply = await response.json(); } catch { reply = { ok: false, error: `The server answered ${response.status}.` }; }
+  if (!response.ok && reply.ok === undefined) reply.ok = false;
+  return reply;
+}
+
+function parse(html) { return new DOMParser().parseFromString(html, "text/html"); }
+
+// ---- Toasts (live region) ----------------------------------------------------------------------
+let lastUndo = null;
+function toast(text, { action, onAction, seconds = 5, error = false } = {}) {
+  const region = $("#toasts");
+  if (!region || !text) return;
+  const item = document.createElement("div");
+  item.className = "toast" + (error ? " error" : "");
+  const label = document.createElement("span");
+  label.textContent = text;
+  item.append(label);
+  if (action) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = action;
+    button.addEventListener("click", () => { item.remove(); onAction(); });
+    item.append(button);
+  }
+  if (seconds) {
+    const bar = document.createElement("span");
+    bar.className = "toast-countdown";
+    bar.setAttribute("aria-hidden", "true");
+    bar.style.animationDuration = `${seconds}s`;
+    item.append(bar);
+    setTimeout(() => item.remove(), seconds * 1000);
+  }
+  region.append(item);
+}
+
+// ---- Navigation: the page's panes swapped from the server's page ------------------------------
+async function navigate(url, { push = true, focus = "auto" } = {}) {
+  let doc;
+  try {
+    doc = parse(await fetchText(url));
+  } catch {
+    toast("Couldn't load that. Check that tern serve is running.", { error: true });
+    return;
+  }
+  for (const id of ["folders-pane", "list-pane", "thread-pane"]) {
+    const fresh = doc.getElementById(id), current = document.getElementById(id);
+    if (fresh && current) current.replaceWith(fresh);
+  }
+  document.title = doc.title;
+  document.body.dataset.pane = doc.body.dataset.pane;
+  const search = $("#search-input"), freshSearch = doc.getElementById("search-input");
+  if (search && freshSearch && document.activeElement !== search) search.value = freshSearch.value;
+  if (push) history.pushState({}, "", url);
+  afterRender();
+  if (focus === "thread") $("#thread-subject")?.focus() ?? $("#conversation h2")?.focus();
+  if (focus === "list") ($(".thread-link[aria-current]") ?? $(".thread-link") ?? $("#thread-list"))?.focus();
+}
+
+function currentLocation() { return location.pathname + location.search; }
+
+function listOnlyURL() {
+  const params = new URLSearchParams(location.search);
+  for (const key of ["thread", "open", "images", "earlier"]) params.delete(key);
+  const query = params.toString();
+  return "/mail" + (query ? `?${query}` : "");
+}
+
+window.addEventListener("popstate", () => navigate(currentLocation(), { push: false }));
+
+// ---- After each render: long-poll for bodies, observers ----------------------------------------
+function afterRender() {
+  const conversation = $("#conversation[data-thread-id]");
+  if (conversation && $("[data-body-loading]", conversation)) waitForBodies(conversation);
+  observeLoadMore();
+}
+
+async function waitForBodies(conversation) {
+  const locationURL = new URL(conversation.dataset.location, location.origin);
+  try {
+    const html = await fetchText(`/fragments/bodies${locationURL.search}`);
+    if (!html) return;
+    const fresh = parse(html).getElementById("conversation");
+    const current = document.getElementById("conversation");
+    if (fresh && current && current.dataset.threadId === conversation.dataset.threadId) {
+      current.replaceWith(fresh);
+      afterRender();
+    }
+  } catch { /* the page keeps its placeholders; reload retries */ }
+}
+
+let loadMoreObserver;
+function observeLoadMore() {
+  loadMoreObserver?.disconnect();
+  const more = $(".load-more[data-fragment]");
+  if (!more || !("IntersectionObserver" in window)) return;
+  loadMoreObserver = new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting)) loadMore(more);
+  }, { root: $("#list-pane"), rootMargin: "200px" });
+  loadMoreObserver.observe(more);
+}
+
+async function loadMore(link) {
+  if (link.dataset.busy) return;
+  link.dataset.busy = "1";
+  link.textContent = "Loading…";
+  try {
+    const doc = parse(await fetchText(link.dataset.fragment));
+    const rows = doc.querySelector("template[data-rows]");
+    $("#thread-list")?.append(...rows.content.children);
+    const footer = doc.getElementById("list-footer");
+    if (footer) $("#list-footer")?.replaceWith(footer);
+    afterRender();
+  } catch {
+    link.textContent = "Couldn't load more. Try again";
+    delete link.dataset.busy;
+  }
+}
+
+// ---- Clicks ------------------------------------------------------------------------------------
+document.addEventListener("click", async (event) => {
+  const link = event.target.closest("a");
+  if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (link.classList.contains("thread-link")) {
+    event.preventDefault();
+    await navigate(link.getAttribute("href"), { focus: "thread" });
+  } else if (link.classList.contains("load-more")) {
+    event.preventDefault();
+    loadMore(link);
+  } else if (link.closest("#earlier") && link.dataset.fragment) {
+    event.preventDefault();
+    showEarlier(link);
+  } else if (link.dataset.fragment && link.closest("article.message")) {
+    event.preventDefault();
+    replaceMessage(link.closest("article.message"), link.dataset.fragment, link.classList.contains("expand-toggle"));
+  } else if (link.classList.contains("folder-link") || link.classList.contains("back-button")) {
+    event.preventDefault();
+    await navigate(link.getAttribute("href"), { focus: "list" });
+  }
+});
+
+async function replaceMessage(article, fragment, focusToggle) {
+  const url = new URL(fragment, location.origin);
+  url.searchParams.set("location", new URLSearchParams(location.search).toString());
+  try {
+    const fresh = parse(await fetchText(url)).querySelector("article.message");
+    article.replaceWith(fresh);
+    if (focusToggle) $(".expand-toggle", fresh)?.focus();
+  } catch {
+    toast("Couldn't load this message.", { error: true, action: "Retry", onAction: () => replaceMessage(article, fragment, focusToggle) });
+  }
+}
+
+// FR-ED-05: older messages on top, the reader's place kept.
+async function showEarlier(link) {
+  const pane = $("#thread-pane"), messages = $("#messages");
+  const before = pane.scrollHeight - pane.scrollTop;
+  link.textContent = "Loading earlier messages…";
+  try {
+    const doc = parse(await fetchText(link.dataset.fragment));
+    const template = doc.querySelector("template[data-earlier]");
+    const nextControl = template.content.querySelector("#earlier");
+    nextControl?.remove();
+    messages.prepend(...template.content.children);
+    if (nextControl) $("#earlier").replaceWith(nextControl); else $("#earlier").remove();
+    pane.scrollTop = pane.scrollHeight - before;
+  } catch {
+    link.textContent = "Couldn't load earlier messages. Retry";
+  }
+}
+
+// ---- Forms: actions, downloads, older mail -----------------------------------------------------
+document.addEventListener("submit", async (event) => {
+  const form = event.target;
+  if (form.method !== "post") return;
+  if (form.classList.contains("action-form")) {
+    event.preventDefault();
+    await runAction(form);
+  } else if (form.classList.contains("download-form")) {
+    event.preventDefault();
+    await startDownload(form);
+  } else if (form.dataset.older !== undefined) {
+    event.preventDefault();
+    const button = $("button", form);
+    button.disabled = true;
+    button.textContent = "Loading older mail…";
+    const reply = await post(form.action, new FormData(form));
+    toast(reply.toast ?? reply.error, { error: !reply.ok });
+    await navigate(currentLocation(), { push: false });
+  }
+});
+
+async function runAction(form) {
+  const action = form.dataset.action;
+  const fields = new FormData(form);
+  const reply = await post(form.action, fields);
+  if (!reply.ok) {
+    toast(`Couldn't ${actionVerb(action)}. ${reply.error ?? ""}`.trim(), { error: true, action: "Retry", onAction: () => runAction(form) });
+    return;
+  }
+  if (reply.undoToken) {
+    lastUndo = reply.undoToken;
+    toast(reply.toast, { action: "Undo", seconds: reply.undoSeconds ?? 5, onAction: () => undo(reply.undoToken) });
+  } else if (reply.toast) {
+    toast(reply.toast);
+  }
+  if (reply.navigate) await navigate(reply.navigate, { focus: "list" });
+  else await navigate(currentLocation(), { push: false });
+}
+
+function actionVerb(action) {
+  return { archive: "archive", delete: "delete", star: "star", unstar: "unstar", unread: "mark unread", trust: "trust this sender" }[action] ?? action;
+}
+
+async function undo(token) {
+  const reply = await post("/actions/undo", { token: token ?? "" });
+  toast(reply.ok ? reply.toast : reply.error, { error: !reply.ok });
+  lastUndo = null;
+  await navigate(currentLocation(), { push: false });
+}
+
+// FR-ED-03: the warnings first (stacked when both apply), then the download with progress.
+async function startDownload(form) {
+  const warnings = (form.dataset.warnings ?? "").split("\n").filter(Boolean);
+  if (warnings.length && !(await confirmDownload(warnings))) return;
+  const fields = new FormData(form);
+  fields.set("confirmed", "1");
+  const reply = await post(form.action, fields);
+  if (!reply.ok) { toast(reply.error, { error: true }); return; }
+  const item = form.closest(".attachment");
+  showProgress(item, 0, null);
+}
+
+function confirmDownload(warnings) {
+  return new Promise((resolve) => {
+    const dialog = document.createElement("dialog");
+    dialog.setAttribute("aria-labelledby", "download-warning-title");
+    const title = document.createElement("h2");
+    title.id = "download-warning-title";
+    title.textContent = "Download this attachment?";
+    dialog.append(title);
+    for (const text of warnings) { const p = document.createElement("p"); p.textContent = text; dialog.append(p); }
+    const actions = document.createElement("div");
+    actions.className = "dialog-actions";
+    const cancel = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Cancel" });
+    const download = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Download" });
+    actions.append(cancel, download);
+    dialog.append(actions);
+    document.body.append(dialog);
+    const finish = (answer) => { dialog.close(); dialog.remove(); resolve(answer); };
+    cancel.addEventListener("click", () => finish(false));
+    download.addEventListener("click", () => finish(true));
+    dialog.addEventListener("cancel", () => finish(false));
+    dialog.showModal();
+    cancel.focus();
+  });
+}
+
+function showProgress(item, received, total) {
+  const slot = item && $(".attachment-progress", item);
+  if (!slot) return;
+  let bar = $("progress", slot);
+  if (!bar) {
+    bar = document.createElement("progress");
+    bar.setAttribute("aria-label", `Downloading ${$(".attachment-name", item)?.textContent ?? "attachment"}`);
+    const cancel = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Cancel" });
+    cancel.addEventListener("click", () => post(`/attachments/${item.dataset.attachmentId}/cancel`, {}));
+    slot.replaceChildren(bar, cancel);
+  }
+  if (total) { bar.max = total; bar.value = received; } else { bar.removeAttribute("value"); }
+}
+
+// ---- Live updates (server-sent events) ---------------------------------------------------------
+let refreshTimer;
+function refreshSoon() {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(async () => {
+    // Folders and the list's first page again; an open thread and the reader's place stay.
+    let doc;
+    try { doc = parse(await fetchText(currentLocation())); } catch { return; }
+    const folders = doc.getElementById("folders-pane");
+    if (folders) $("#folders-pane")?.replaceWith(folders);
+    const list = $("#thread-list");
+    const scrolled = list && $("#list-pane").scrollTop > 0 && $$(".thread-row", list).length > 50;
+    if (!scrolled && !$("#list-pane").contains(document.activeElement)) {
+      const fresh = doc.getElementById("list-pane");
+      if (fresh) { $("#list-pane")?.replaceWith(fresh); observeLoadMore(); }
+    }
+  }, 300);
+}
+
+function connectEvents() {
+  if (!("EventSource" in window)) return;
+  const events = new EventSource("/events");
+  const data = (event) => { try { return JSON.parse(event.data); } catch { return {}; } };
+  events.addEventListener("threads", refreshSoon);
+  events.addEventListener("newmail", (event) => { toast(data(event).text); refreshSoon(); });
+  events.addEventListener("sync", (event) => {
+    const info = data(event);
+    for (const line of $$(`.sync-state[data-account]`)) {
+      if (line.dataset.account !== info.account) continue;
+      line.className = `sync-state sync-${info.kind}`;
+      line.lastChild.textContent = info.text;
+      const icon = $(".icon", line);
+      if (icon) icon.className = `icon icon-sync-${info.kind}`;
+    }
+  });
+  events.addEventListener("failed", (event) => {
+    const info = data(event);
+    toast(info.text, { error: true, seconds: 0, action: "Retry", onAction: async () => {
+      const reply = await post("/actions/retry", { change: info.change });
+      if (!reply.ok) toast(reply.error, { error: true });
+      refreshSoon();
+    } });
+    refreshSoon();
+  });
+  events.addEventListener("attachment", async (event) => {
+    const info = data(event);
+    const item = $(`.attachment[data-attachment-id="${CSS.escape(info.attachment)}"]`);
+    if (!item) return;
+    if (info.phase === "downloading" || info.phase === "retrying") showProgress(item, Number(info.received), Number(info.total) || null);
+    else if (info.phase === "finished") {
+      const article = item.closest("article.message");
+      const toggle = article && $(".expand-toggle", article);
+      if (article && toggle) {
+        const url = new URL(toggle.dataset.fragment, location.origin);
+        url.searchParams.set("expanded", "1");
+        replaceMessage(article, url.pathname + url.search, false);
+      }
+      toast(`${$(".attachment-name", item)?.textContent ?? "Attachment"} downloaded.`);
+    } else if (info.phase === "failed") {
+      $(".attachment-progress", item).textContent = "";
+      toast(`Couldn't download ${$(".attachment-name", item)?.textContent ?? "the attachment"}.`, { error: true, seconds: 0, action: "Retry",
+        onAction: () => { const form = $(".download-form", item); if (form) startDownload(form); } });
+    } else if (info.phase === "cancelled") {
+      $(".attachment-progress", item).textContent = "Download cancelled.";
+    }
+  });
+}
+
+// ---- Keyboard (PLATFORM.md: Gmail's shortcuts) -------------------------------------------------
+function rows() { return $$(".thread-row"); }
+function selectedRow() { return $(".thread-row.keyboard-selected") ?? $(".thread-link[aria-current]")?.closest(".thread-row"); }
+
+function moveSelection(step) {
+  const all = rows();
+  if (!all.length) return;
+  const current = selectedRow();
+  let index = current ? all.indexOf(current) + step : (step > 0 ? 0 : all.length - 1);
+  index = Math.max(0, Math.min(all.length - 1, index));
+  current?.classList.remove("keyboard-selected");
+  all[index].classList.add("keyboard-selected");
+  const link = $(".thread-link", all[index]);
+  link.focus();
+  if (document.body.dataset.pane === "thread") navigate(link.getAttribute("href"), { focus: "none" });
+}
+
+function clickToolbar(action) {
+  const button = $(`.toolbar form[data-action="${action}"] button`);
+  if (button) { button.closest("form").requestSubmit(); return true; }
+  return false;
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+  const target = event.target;
+  if (target.closest("input, textarea, select, [contenteditable], dialog")) {
+    if (event.key === "Escape" && target.id === "search-input") target.blur();
+    return;
+  }
+  const key = event.key;
+  const handled = (() => {
+    switch (key) {
+      case "j": moveSelection(1); return true;
+      case "k": moveSelection(-1); return true;
+      case "o": case "Enter": {
+        if (target.closest("a, button, summary")) return false;
+        const row = selectedRow();
+        if (row) { navigate($(".thread-link", row).getAttribute("href"), { focus: "thread" }); return true; }
+        return false;
+      }
+      case "u": if (document.body.dataset.pane === "thread" || $("#conversation[data-thread-id]")) { navigate(listOnlyURL(), { focus: "list" }); return true; } return false;
+      case "U": return clickToolbar("unread");
+      case "e": return clickToolbar("archive");
+      case "#": return clickToolbar("delete");
+      case "s": return clickToolbar("star") || clickToolbar("unstar");
+      case "z": if (lastUndo) { undo(lastUndo); return true; } return false;
+      case "/": $("#search-input")?.focus(); return true;
+      case "?": $("#shortcuts-dialog")?.showModal(); return true;
+      default: return false;
+    }
+  })();
+  if (handled) event.preventDefault();
+});
+
+$("#shortcuts-open")?.addEventListener("click", () => $("#shortcuts-dialog")?.showModal());
+
+// ---- Search as you type (FTS5) ------------------------------------------------------------------
+let searchTimer;
+$("#search-input")?.addEventListener("input", (event) => {
+  clearTimeout(searchTimer);
+  const text = event.target.value;
+  searchTimer = setTimeout(() => {
+    const url = text.trim() ? `/mail?q=${encodeURIComponent(text)}` : "/mail";
+    navigate(url, { push: false, focus: "none" }).then(() => history.replaceState({}, "", url));
+  }, 250);
+});
+$(".search")?.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = $("#search-input").value;
+  navigate(text.trim() ? `/mail?q=${encodeURIComponent(text)}` : "/mail", { focus: "list" });
+});
+
+// ---- Offline -----------------------------------------------------------------------------------
+function showOnline() { const banner = $("#offline-banner"); if (banner) banner.hidden = navigator.onLine; }
+window.addEventListener("online", showOnline);
+window.addEventListener("offline", showOnline);
+
+showOnline();
+afterRender();
+connectEvents();

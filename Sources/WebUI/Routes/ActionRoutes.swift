@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+import TernCore
+import TernRuntime
+
+/// The actions of the thread toolbar and of each message (FR-ED-01, FR-SYNC-10): applied to the
+/// store at once and answered at once; the server hears of them in the background (mark, star) or
+/// when the undo window ends (archive, delete), through the engine's push. A push the server
+/// refuses comes back on the change feed as "Couldn't …", which the page shows (E-10, E-11).
+struct ActionRoutes: Sendable {
+    let services: TernServices
+    let state: WebState
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.post("actions/:action") { request, context in
+            let action = try context.parameters.require("action")
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
+            return try await perform(action, form: form, scripted: WebResponse.isScripted(request))
+        }
+        router.post("trusted-senders") { request, _ in
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
+            guard let address = form["address"], !address.isEmpty else { throw HTTPError(.badRequest, message: "address is needed") }
+            return try await reply(scripted: WebResponse.isScripted(request), form: form) {
+                _ = try await services.trustedSenders.add(address)
+                return ActionReply(ok: true, toast: "Remote images will load for \(address).")
+            }
+        }
+    }
+
+    func targets(_ form: FormFields) throws -> [MailTarget] {
+        let threads = form.all("thread").compactMap { Int64($0) }.map(MailTarget.thread)
+        let messages = form.all("message").compactMap { Int64($0) }.map(MailTarget.message)
+        guard !(threads + messages).isEmpty else { throw HTTPError(.badRequest, message: "thread or message is needed") }
+        return threads + messages
+    }
+
+    func perform(_ action: String, form: FormFields, scripted: Bool) async throws -> Response {
+        switch action {
+        case "archive", "delete":
+            let targets = try targets(form)
+            let window = try await services.settings.current().undoActionWindow
+            return try await reply(scripted: scripted, form: form) {
+                let result = action == "archive"
+                    ? try await services.mailActions.archive(targets, undoWindow: .seconds(window))
+                    : try await services.mailActions.delete(targets, undoWindow: .seconds(window))
+                let noun = result.action.messages == 1 ? "Conversation" : "Conversations"
+                return ActionReply(ok: true, toast: action == "archive" ? "\(noun) archived." : "\(noun) moved to Trash.",
+                                   undoToken: result.undo?.token, undoSeconds: result.undo == nil ? nil : window,
+                                   navigate: form["return"])
+            }
+        case "star", "unstar", "read", "unread":
+            let targets = try targets(form)
+            let change = FlagChange(rawValue: action)!
+            return try await reply(scripted: scripted, form: form) {
+                let scope = try await services.mailActions.markLocally(change, targets)
+                // The store changed; the server hears of it without the page waiting (a refusal
+                // comes back on the change feed).
+                Task { [mailActions = services.mailActions] in _ = try? await mailActions.push(scope) }
+                let toast: String? = switch change {
+                case .unread: "Marked unread."
+                default: nil
+                }
+                return ActionReply(ok: true, toast: toast, navigate: change == .unread ? form["return"] : nil)
+            }
+        case "undo":
+            return try await reply(scripted: scripted, form: form) {
+                let undone = try await services.mailActions.undo(form["token"])
+                return ActionReply(ok: true, toast: undone.threadIds.count == 1 ? "Conversation restored." : "Conversations restored.")
+            }
+        case "retry":
+            guard let id = form["change"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "change is needed") }
+            return try await reply(scripted: scripted, form: form) {
+                _ = try await services.mailActions.retry(id)
+                return ActionReply(ok: true, toast: nil)
+            }
+        case "load-older":
+            return try await reply(scripted: scripted, form: form) {
+                let result = try await services.loadOlderMail(account: form["account"], folder: form["folder"])
+                return ActionReply(ok: true, toast: OlderMailWording.text(result))
+            }
+        default:
+            throw HTTPError(.notFound)
+        }
+    }
+
+    /// JSON for the app's script; for a form without script, back to the page it came from. A
+    /// failure is worded, never a stack of types.
+    func reply(scripted: Bool, form: FormFields, _ body: () async throws -> ActionReply) async throws -> Response {
+        do {
+            let result = try await body()
+            return scripted ? WebResponse.json(result) : WebResponse.redirect(to: result.navigate ?? form["return"])
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            let text = WebErrorText.describe(error)
+            if scripted { return WebResponse.json(ActionReply(ok: false, error: text), status: .conflict) }
+            return WebResponse.html(WebErrorPage.document(title: "That didn't work", message: text), status: .conflict)
+        }
+    }
+}
+
+/// FR-SYNC-01 step 5's states in words.
+enum OlderMailWording {
+    static func text(_ result: OlderMailResult) -> String {
+        switch result {
+        case .notApplicable(let reason): "Older mail can't be loaded here: \(reason)."
+        case .fetched(let count): count == 1 ? "1 older message loaded." : "\(count) older messages loaded."
+        case .reachedBoundary(serverHistory: true): "No more messages: this is the start of the folder."
+        case .reachedBoundary(serverHistory: false): "No more messages within the sync window."
+        }
+    }
+}

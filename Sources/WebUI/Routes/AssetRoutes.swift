@@ -1,0 +1,23 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The app's script, styles and icon, compiled into the binary (`embedInCode`): nothing is read
+/// from disk or fetched from anywhere at run time.
+enum AssetRoutes {
+    static let assets: [String: (type: String, bytes: [UInt8])] = [
+        "app.css": ("text/css; charset=utf-8", PackageResources.app_css),
+        "app.js": ("text/javascript; charset=utf-8", PackageResources.app_js),
+        "icon.svg": ("image/svg+xml", PackageResources.icon_svg),
+    ]
+
+    static func register(on router: Router<BasicRequestContext>) {
+        router.get("assets/:name") { _, context in
+            let name = try context.parameters.require("name")
+            guard let asset = assets[name] else { throw HTTPError(.notFound) }
+            var response = Response(status: .ok, headers: [.contentType: asset.type], body: .init(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+            response.headers[.cacheControl] = "no-cache"
+            return response
+        }
+    }
+}

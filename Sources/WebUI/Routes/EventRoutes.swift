@@ -1,0 +1,97 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+import TernCore
+
+/// `GET /events`: the change feed as server-sent events, so the page updates without reload (new
+/// mail from IDLE, sync states, bodies that arrived, changes the server refused, download progress).
+/// A comment every 20 s keeps the stream from timing out and finds a page that has gone (the write
+/// fails). Graceful shutdown ends every stream, so stopping the server never waits on an open tab.
+struct EventRoutes: Sendable {
+    let changes: ChangeFeed
+    static let heartbeat: Duration = .seconds(20)
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("events") { _, _ in
+            let feed = changes.changes()
+            let heartbeat = Self.heartbeat
+            var response = Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init { writer in
+                let (events, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(512))
+                let following = Task {
+                    for await change in feed { if let event = ServerSentEvent(change) { sink.yield(event.text) } }
+                    sink.finish()
+                }
+                let beating = Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: heartbeat)
+                        sink.yield(": ping\n\n")
+                    }
+                }
+                defer {
+                    following.cancel()
+                    beating.cancel()
+                }
+                try await writer.write(ByteBuffer(string: "retry: 3000\n\n"))
+                try await withGracefulShutdownHandler {
+                    for await text in events { try await writer.write(ByteBuffer(string: text)) }
+                } onGracefulShutdown: {
+                    sink.finish()
+                }
+                try await writer.finish(nil)
+            })
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
+    }
+}
+
+/// One change as an event the page's script understands: a name and a JSON object.
+struct ServerSentEvent: Sendable {
+    var name: String
+    var data: [String: String]
+
+    var text: String {
+        let json = (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return "event: \(name)\ndata: \(json)\n\n"
+    }
+
+    init?(_ change: MailChange) {
+        switch change {
+        case .threadsChanged(let accountId): (name, data) = ("threads", ["account": accountId.map { String($0) } ?? ""])
+        case .bodyArrived(let emailId, let threadId): (name, data) = ("body", ["email": String(emailId), "thread": threadId.map { String($0) } ?? ""])
+        case .syncState(let account, let state, let detail):
+            let status = SyncStatus(state: state, detail: detail, date: Date())
+            (name, data) = ("sync", ["account": account, "state": state.rawValue, "kind": status.kind, "text": status.text])
+        case .newMail(let account, let count):
+            (name, data) = ("newmail", ["account": account, "count": String(count),
+                                        "text": count == 1 ? "1 new message in \(account)." : "\(count) new messages in \(account)."])
+        case .outboxChanged(let account): (name, data) = ("outbox", ["account": account])
+        case .changeFailed(let summary):
+            (name, data) = ("failed", ["change": String(summary.id), "text": "Couldn't \(ChangeWording.verb(summary)). Tap to retry."])
+        case .removalUndone: (name, data) = ("threads", ["account": ""])
+        case .attachmentProgress(let progress):
+            var fields = ["attachment": String(progress.attachmentId), "phase": progress.phase.rawValue, "received": String(progress.receivedBytes)]
+            if let total = progress.totalBytes { fields["total"] = String(total) }
+            if let error = progress.error { fields["error"] = error }
+            (name, data) = ("attachment", fields)
+        case .trustedSendersChanged, .settingChanged: (name, data) = ("settings", [:])
+        }
+    }
+}
+
+/// E-10, E-11: "Couldn't archive", "Couldn't delete", "Couldn't mark as read", …
+enum ChangeWording {
+    static func verb(_ summary: PendingChangeSummary) -> String {
+        switch (summary.kind, summary.flag) {
+        case (.archive, _): "archive"
+        case (.delete, _): "delete"
+        case (.fileSentCopy, _): "file the Sent copy"
+        case (.addFlag, "\\Seen"): "mark as read"
+        case (.removeFlag, "\\Seen"): "mark as unread"
+        case (.addFlag, "\\Flagged"): "star"
+        case (.removeFlag, "\\Flagged"): "unstar"
+        default: "save the change"
+        }
+    }
+}

@@ -1,0 +1,299 @@
+import Foundation
+import TernCore
+
+/// The third pane: the Email Detail screen (FR-ED-01..05) for one page of a thread, in every state
+/// of the spec's tables. Bodies are never in this markup: each is its own document in a sandboxed
+/// frame (`BodyDocument`), so nothing in a message can reach the app's page.
+struct ConversationView: Sendable {
+    var conversation: Conversation
+    var location: MailLocation
+    var csrfToken: String
+    var time = RelativeTime()
+
+    static let nothingSelected: HTMLText = """
+    <div class="thread-state" id="conversation"><p>Select a conversation to read it.</p></div>
+    """
+
+    func render() -> HTMLText {
+        var messages = HTMLText()
+        for message in conversation.messages { messages += MessageView(message: message, threadId: conversation.threadId, location: location,
+                                                                       csrfToken: csrfToken, time: time).render() }
+        let subject = conversation.subject.isEmpty ? "(no subject)" : conversation.subject
+        let offline: HTMLText = conversation.offline
+            ? "<p class=\"banner\" role=\"status\">You're offline. Messages stored on this computer are shown.</p>" : ""
+        return """
+        <div class="conversation" id="conversation" data-thread-id="\(conversation.threadId)" data-location="\(location.url)">
+        \(html: ThreadToolbar(threadId: conversation.threadId, location: location, csrfToken: csrfToken,
+                              starred: conversation.messages.contains(where: \.isStarred)).render())
+        <h2 class="thread-subject" id="thread-subject" tabindex="-1">\(subject)</h2>
+        \(html: offline)
+        \(html: earlierControl())
+        <div class="messages" id="messages">\(html: messages)</div>
+        </div>
+        """
+    }
+
+    /// FR-ED-05: "Show earlier messages" above the first page, keeping the reader's place.
+    func earlierControl() -> HTMLText {
+        guard conversation.hasEarlier else { return "" }
+        var next = location
+        next.earlierPages += 1
+        let fragment = MailLocation.url(path: "/fragments/earlier", items: [
+            URLQueryItem(name: "thread", value: String(conversation.threadId)), URLQueryItem(name: "page", value: String(location.earlierPages + 1)),
+        ])
+        return """
+        <div class="earlier" id="earlier"><a class="button" href="\(next.url)" data-fragment="\(fragment)">Show earlier messages (\(conversation.earlierCount))</a></div>
+        """
+    }
+
+    /// E-08: "This conversation appears empty", with the way back.
+    static func empty(location: MailLocation) -> HTMLText {
+        """
+        <div class="thread-state" id="conversation"><h2 tabindex="-1">This conversation appears empty</h2>\
+        <p><a class="button" href="\(location.listOnly.url)">Back to the list</a></p></div>
+        """
+    }
+
+    /// FR-ED-01 error state: "Couldn't load this conversation", with Retry.
+    static func failed(location: MailLocation, reason: String) -> HTMLText {
+        """
+        <div class="thread-state" id="conversation" role="alert"><h2 tabindex="-1">Couldn't load this conversation</h2><p>\(reason)</p>\
+        <p><a class="button" href="\(location.url)">Retry</a> <a class="button" href="\(location.listOnly.url)">Back to the list</a></p></div>
+        """
+    }
+}
+
+/// Reply, Reply All and Forward arrive with the composer screens (issue 18): until then the
+/// toolbar offers only what works. Each action is a form, so it works without script; `app.js`
+/// sends it in the background, moves on, and shows the Undo toast.
+struct ThreadToolbar: Sendable {
+    var threadId: Int64
+    var location: MailLocation
+    var csrfToken: String
+    var starred: Bool
+
+    func render() -> HTMLText {
+        """
+        <div class="toolbar" role="toolbar" aria-label="Conversation actions" aria-controls="conversation">
+        <a class="button back-button" href="\(location.listOnly.url)" aria-keyshortcuts="u"><span class="icon icon-back" aria-hidden="true"></span>Back</a>
+        \(html: button("archive", "Archive", key: "e", icon: "archive"))
+        \(html: button("delete", "Delete", key: "#", icon: "trash"))
+        \(html: button(starred ? "unstar" : "star", starred ? "Unstar" : "Star", key: "s", icon: starred ? "star-filled" : "star",
+                       pressed: starred))
+        \(html: button("unread", "Mark unread", key: "Shift+U", icon: "unread"))
+        </div>
+        """
+    }
+
+    private func button(_ action: String, _ label: String, key: String, icon: String, pressed: Bool? = nil) -> HTMLText {
+        let pressedAttribute: HTMLText = pressed.map { " aria-pressed=\"\($0 ? "true" : "false")\"" as HTMLText } ?? ""
+        return """
+        <form method="post" action="/actions/\(action)" class="action-form" data-action="\(action)">\
+        <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="thread" value="\(threadId)">\
+        <input type="hidden" name="return" value="\(location.listOnly.url)">\
+        <button type="submit" class="button" aria-keyshortcuts="\(key)"\(html: pressedAttribute)><span class="icon icon-\(icon)" aria-hidden="true"></span>\(label)</button></form>
+        """
+    }
+}
+
+/// One message of the conversation: an `article` named by sender, time and read state (NFR-ED-03),
+/// collapsed to a line or expanded with its body frame, notices and attachments.
+struct MessageView: Sendable {
+    var message: ConversationMessage
+    var threadId: Int64
+    var location: MailLocation
+    var csrfToken: String
+    var time: RelativeTime
+
+    var domId: String { "message-\(message.id)" }
+
+    func render() -> HTMLText {
+        let readState = message.isRead ? "read" : "unread"
+        let label = "\(message.senderName), \(time.full(message.date)), \(readState)" + (message.isStarred ? ", starred" : "")
+        var toggled = location
+        if message.collapsed { toggled.expanded.insert(message.id) } else { toggled.expanded.remove(message.id) }
+        let fragment = MailLocation.url(path: "/fragments/message", items: [
+            URLQueryItem(name: "id", value: String(message.id)), URLQueryItem(name: "thread", value: String(threadId)),
+            URLQueryItem(name: "expanded", value: message.collapsed ? "1" : "0"),
+        ])
+        let avatarClass = SenderAvatar.palette.firstIndex(of: message.avatar.color) ?? 0
+        return """
+        <article class="message \(message.collapsed ? "collapsed" : "expanded") \(readState)" id="\(domId)" data-message-id="\(message.id)" aria-label="\(label)">
+        <header class="message-header">
+        <span class="avatar avatar-c\(avatarClass)" aria-hidden="true">\(message.avatar.initials)</span>
+        <div class="message-meta">
+        <h3 class="sender"><a class="expand-toggle" href="\(toggled.url)" data-fragment="\(fragment)" aria-expanded="\(message.collapsed ? "false" : "true")" aria-controls="\(domId)-content">\(message.senderName)</a>\
+        <span class="read-mark" title="\(message.isRead ? "Read" : "Unread")"><span class="visually-hidden">\(message.isRead ? "Read" : "Unread")</span></span></h3>
+        \(html: recipients())
+        </div>
+        <time class="date" datetime="\(RelativeTime.iso(message.date))" title="\(time.full(message.date))">\(time.short(message.date))</time>
+        \(html: starButton())
+        </header>
+        <div class="message-content" id="\(domId)-content">\(html: message.collapsed ? collapsedLine() : expandedContent())</div>
+        </article>
+        """
+    }
+
+    private func collapsedLine() -> HTMLText {
+        "<p class=\"snippet\">\(message.snippet)</p>"
+    }
+
+    /// "to me, Bob" that opens into the full From/To/Cc/Date list.
+    private func recipients() -> HTMLText {
+        let names = (message.to + message.cc).prefix(3).map { $0.name.flatMap { $0.isEmpty ? nil : $0 } ?? $0.address }
+        let more = message.to.count + message.cc.count > 3 ? " and \(message.to.count + message.cc.count - 3) more" : ""
+        let summary = names.isEmpty ? "no recipients" : "to " + names.joined(separator: ", ") + more
+        var rows: HTMLText = "<dt>From</dt><dd>\(Self.format(message.from))</dd>"
+        if !message.to.isEmpty { rows += "<dt>To</dt><dd>\(message.to.map(Self.format).joined(separator: ", "))</dd>" }
+        if !message.cc.isEmpty { rows += "<dt>Cc</dt><dd>\(message.cc.map(Self.format).joined(separator: ", "))</dd>" }
+        rows += "<dt>Date</dt><dd>\(time.full(message.date))</dd>"
+        return "<details class=\"recipients\"><summary>\(summary)</summary><dl>\(html: rows)</dl></details>"
+    }
+
+    static func format(_ address: EmailAddress) -> String {
+        guard let name = address.name, !name.isEmpty else { return address.address }
+        return "\(name) <\(address.address)>"
+    }
+
+    private func starButton() -> HTMLText {
+        let action = message.isStarred ? "unstar" : "star"
+        return """
+        <form method="post" action="/actions/\(action)" class="action-form star-form" data-action="\(action)">\
+        <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
+        <input type="hidden" name="return" value="\(location.url)">\
+        <button type="submit" class="icon-button" aria-pressed="\(message.isStarred ? "true" : "false")" aria-label="Star message from \(message.senderName)">\
+        <span class="icon icon-\(message.isStarred ? "star-filled" : "star")" aria-hidden="true"></span></button></form>
+        """
+    }
+
+    private func expandedContent() -> HTMLText {
+        var content = HTMLText()
+        if let sendError = message.sendError { content += "<p class=\"notice notice-error\" role=\"alert\">Couldn't send: \(sendError)</p>" }
+        switch message.bodyState {
+        case .loading:
+            content += "<p class=\"body-state\" data-body-loading=\"\(message.id)\">Loading message…</p>"
+        case .unavailableOffline:
+            content += "<p class=\"body-state\">Message body not available offline</p>"
+        case .empty:
+            content += "<p class=\"body-state\">This message has no text.</p>"
+        case .available, .truncated:
+            if let body = message.body {
+                content += notices(body)
+                content += frame(body)
+            }
+            if message.bodyState == .truncated {
+                content += "<p class=\"notice\">This message is too large to show in full. Only its first 10 MB were downloaded.</p>"
+            }
+        }
+        content += AttachmentListView(attachments: message.attachments, csrfToken: csrfToken).render()
+        return content
+    }
+
+    /// Trackers blocked, remote images blocked with the two ways to load them (FR-ED-04), and
+    /// links whose text names another place.
+    private func notices(_ body: RenderedBody) -> HTMLText {
+        var notices = HTMLText()
+        if body.trackersBlocked > 0 {
+            let hosts = body.trackerHosts.map { "<li>\(html: HTMLText.escape($0))</li>" as HTMLText }
+            notices += """
+            <details class="notice trackers"><summary><span class="icon icon-shield" aria-hidden="true"></span>\(body.trackersBlocked) tracker\(body.trackersBlocked == 1 ? "" : "s") blocked</summary><ul>\(html: hosts)</ul></details>
+            """
+        }
+        if body.remoteImagesBlocked > 0, !body.remoteImagesLoaded {
+            var withImages = location
+            withImages.expanded.insert(message.id)
+            withImages.remoteImages.insert(message.id)
+            let fragment = MailLocation.url(path: "/fragments/message", items: [
+                URLQueryItem(name: "id", value: String(message.id)), URLQueryItem(name: "thread", value: String(threadId)),
+                URLQueryItem(name: "expanded", value: "1"), URLQueryItem(name: "images", value: "1"),
+            ])
+            notices += """
+            <div class="notice remote-images"><p><span class="icon icon-image-off" aria-hidden="true"></span>\(body.remoteImagesBlocked) remote image\(body.remoteImagesBlocked == 1 ? "" : "s") blocked to protect your privacy.</p>\
+            <a class="button" href="\(withImages.url)" data-fragment="\(fragment)">Load remote images</a>\
+            <form method="post" action="/trusted-senders" class="action-form" data-action="trust">\
+            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="address" value="\(message.from.address)">\
+            <input type="hidden" name="return" value="\(withImages.url)">\
+            <button type="submit" class="button">Always load from \(message.from.address)</button></form></div>
+            """
+        } else if body.remoteImagesLoaded, body.senderTrusted {
+            notices += "<p class=\"notice\">Remote images load for \(message.from.address). <a href=\"/settings#trusted-senders\">Trusted senders</a></p>"
+        }
+        if body.suspiciousLinks > 0 {
+            notices += """
+            <p class="notice notice-warning"><span class="icon icon-warning" aria-hidden="true"></span>\(body.suspiciousLinks) link\(body.suspiciousLinks == 1 ? " goes" : "s go") somewhere other than \(body.suspiciousLinks == 1 ? "its" : "their") text says. Hover or focus a link to see where it goes.</p>
+            """
+        }
+        return notices
+    }
+
+    /// The body's own document, in a frame without scripts or same-origin rights. Its height is
+    /// estimated from the text: a sandboxed document without script cannot report its size.
+    private func frame(_ body: RenderedBody) -> HTMLText {
+        let images = body.remoteImagesLoaded && !body.senderTrusted ? "&images=1" : ""
+        return """
+        <iframe class="message-body \(Self.heightClass(body.text))" src="/bodies/\(message.id)?thread=\(threadId)\(images)" sandbox="allow-popups allow-popups-to-escape-sandbox" \
+        title="Message from \(message.senderName)" referrerpolicy="no-referrer"></iframe>
+        """
+    }
+
+    static func heightClass(_ text: String) -> String {
+        var lines = 0
+        for line in text.prefix(40_000).split(separator: "\n", omittingEmptySubsequences: false) { lines += max(1, line.count / 60 + 1) }
+        switch lines {
+        case ..<5: return "body-h1"
+        case ..<10: return "body-h2"
+        case ..<20: return "body-h3"
+        default: return "body-h4"
+        }
+    }
+}
+
+/// FR-ED-03: each attachment with name, type, size and state; download only on the user's click
+/// (warnings first, `app.js` asks them in a dialog), progress and Cancel while it runs, Save and
+/// Preview (images, PDF) once it is here.
+struct AttachmentListView: Sendable {
+    var attachments: [AttachmentView]
+    var csrfToken: String
+
+    func render() -> HTMLText {
+        let shown = attachments.filter { !$0.isInline }
+        guard !shown.isEmpty else { return "" }
+        var items = HTMLText()
+        for attachment in shown { items += item(attachment) }
+        return "<section class=\"attachments\" aria-label=\"Attachments\"><ul>\(html: items)</ul></section>"
+    }
+
+    static func size(_ bytes: Int64) -> String {
+        if bytes < 1024 { return "\(bytes) bytes" }
+        if bytes < 1024 * 1024 { return "\((bytes + 512) / 1024) KB" }
+        return String(format: "%.1f MB", Double(bytes) / 1_048_576)
+    }
+
+    static func isPreviewable(_ mimeType: String) -> Bool {
+        let type = mimeType.lowercased()
+        return ["image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"].contains(type)
+    }
+
+    private func item(_ attachment: AttachmentView) -> HTMLText {
+        let warnings = attachment.warnings.map(\.text).joined(separator: "\n")
+        let actions: HTMLText
+        if attachment.isDownloaded {
+            var links: HTMLText = "<a class=\"button\" href=\"/attachments/\(attachment.id)/file\" download>Save</a>"
+            if Self.isPreviewable(attachment.mimeType) {
+                links += " <a class=\"button\" href=\"/attachments/\(attachment.id)/preview\" target=\"_blank\" rel=\"noopener noreferrer\">Preview</a>"
+            }
+            actions = links
+        } else {
+            actions = """
+            <form method="post" action="/attachments/\(attachment.id)/download" class="download-form" data-attachment-id="\(attachment.id)" data-warnings="\(warnings)">\
+            <input type="hidden" name="csrf" value="\(csrfToken)"><button type="submit" class="button">Download</button></form>
+            """
+        }
+        return """
+        <li class="attachment" data-attachment-id="\(attachment.id)"><span class="icon icon-attachment" aria-hidden="true"></span>\
+        <span class="attachment-name">\(attachment.filename)</span> <span class="attachment-meta">\(attachment.mimeType), \(Self.size(attachment.size))\
+        \(attachment.isDownloaded ? ", downloaded" : "")</span> \(html: actions)\
+        <span class="attachment-progress" role="status" aria-live="polite"></span></li>
+        """
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import TernCore
+
+/// The first pane: the unified Inbox, the virtual Archive and Outbox, then each account's folders
+/// with unread counts and the account's sync state (FR-SYNC-04), in words as well as a mark.
+struct FolderPane: Sendable {
+    var accounts: [Account]
+    var folders: [FolderSummary]
+    var syncStates: [String: SyncStatus]
+    var location: MailLocation
+
+    /// Folders shown in this order first; the rest by name.
+    static let order: [FolderType] = [.inbox, .starred, .sent, .drafts, .spam, .trash]
+
+    func render() -> HTMLText {
+        let unifiedUnread = folders.filter { $0.folderType == .inbox }.reduce(0) { $0 + $1.unreadCount }
+        var items = HTMLText()
+        items += link(title: "Inbox", unread: unifiedUnread, target: MailLocation(source: .unifiedInbox), icon: "inbox")
+        items += link(title: "Archive", unread: 0, target: MailLocation(source: .virtual(.archive, account: nil)), icon: "archive")
+        items += link(title: "Outbox", unread: 0, target: MailLocation(source: .virtual(.outbox, account: nil)), icon: "outbox")
+        var sections = HTMLText()
+        for account in accounts {
+            let own = folders.filter { $0.account == account.name && $0.folderType.isSyncable }.sorted(by: Self.folderOrder)
+            var accountItems = HTMLText()
+            for folder in own {
+                accountItems += link(title: FolderNames.display(folder.path), unread: folder.unreadCount,
+                                     target: MailLocation(source: .folder(account: account.name, path: folder.path)), icon: icon(folder.folderType))
+            }
+            let headingId = "account-\(account.id)"
+            let lastSync = own.compactMap(\.lastSyncDate).max() ?? account.lastSyncDate
+            sections += """
+            <section class="account" aria-labelledby="\(headingId)">
+            <h2 id="\(headingId)" class="account-name">\(account.name)</h2>
+            \(html: SyncStatusView(account: account, status: syncStates[account.name], lastSync: lastSync).render())
+            <ul class="folder-list">\(html: accountItems)</ul>
+            </section>
+            """
+        }
+        return """
+        <nav class="folders-pane" id="folders-pane" aria-label="Folders">
+        <ul class="folder-list">\(html: items)</ul>
+        \(html: sections)
+        </nav>
+        """
+    }
+
+    private func link(title: String, unread: Int, target: MailLocation, icon: String) -> HTMLText {
+        let current = target.source == location.source
+        let count: HTMLText = unread > 0 ? "<span class=\"unread-count\">\(unread)<span class=\"visually-hidden\"> unread</span></span>" : ""
+        return """
+        <li><a class="folder-link" href="\(target.url)"\(html: current ? " aria-current=\"page\"" : "")><span class="icon icon-\(icon)" aria-hidden="true"></span><span class="folder-name">\(title)</span>\(html: count)</a></li>
+        """
+    }
+
+    private func icon(_ type: FolderType) -> String {
+        switch type {
+        case .inbox: "inbox"
+        case .sent: "sent"
+        case .drafts: "drafts"
+        case .trash: "trash"
+        case .spam: "spam"
+        case .starred: "star"
+        default: "folder"
+        }
+    }
+
+    static func folderOrder(_ a: FolderSummary, _ b: FolderSummary) -> Bool {
+        let x = order.firstIndex(of: a.folderType) ?? order.count, y = order.firstIndex(of: b.folderType) ?? order.count
+        return x != y ? x < y : a.path.localizedStandardCompare(b.path) == .orderedAscending
+    }
+}
+
+/// An account's sync state as the folder pane shows it (`aria-live` through the page's refresh).
+struct SyncStatusView: Sendable {
+    var account: Account
+    var status: SyncStatus?
+    var lastSync: Date?
+
+    func render() -> HTMLText {
+        let (label, kind): (String, String) = if !account.isActive {
+            ("Sign-in needed: run tern account login \(account.name)", "error")
+        } else if let status {
+            (status.text, status.kind)
+        } else if let last = lastSync ?? account.lastSyncDate {
+            ("Synced \(RelativeTime().short(last))", "idle")
+        } else {
+            ("Not synced yet", "idle")
+        }
+        return "<p class=\"sync-state sync-\(kind)\" data-account=\"\(account.name)\"><span class=\"icon icon-sync-\(kind)\" aria-hidden=\"true\"></span>\(label)</p>"
+    }
+}
+
+/// The latest sync state the change feed reported for an account.
+struct SyncStatus: Sendable, Hashable {
+    var state: SyncState
+    var detail: String?
+    var date: Date
+
+    var kind: String {
+        switch state {
+        case .error: "error"
+        case .idle, .listening: "idle"
+        case .paused: "paused"
+        default: "busy"
+        }
+    }
+
+    var text: String {
+        switch state {
+        case .idle: "Up to date"
+        case .listening: "Up to date, watching for new mail"
+        case .connecting: "Connecting…"
+        case .authenticating, .tokenRefresh: "Signing in…"
+        case .syncingFolders, .initialFast, .catchingUp, .indexing: "Syncing…"
+        case .paused: "Sync paused"
+        case .error: "Couldn't sync" + (detail.map { ": \($0)" } ?? "")
+        }
+    }
+}

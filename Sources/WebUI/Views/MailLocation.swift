@@ -1,0 +1,106 @@
+import Foundation
+import TernCore
+
+/// Where the user is, as the address bar says it (`/mail?account=…&folder=…&thread=…`): every view
+/// has a URL, so reload and Back keep the place. The thread list's source is one of: the unified
+/// Inbox (nothing named), an account's folder, a virtual view (Archive, Outbox), or a search.
+struct MailLocation: Sendable, Hashable {
+    enum Source: Sendable, Hashable {
+        case unifiedInbox
+        case folder(account: String, path: String)
+        case virtual(VirtualMailbox, account: String?)
+        case search(String)
+    }
+
+    var source: Source
+    var threadId: Int64?
+    /// FR-ED-05: "Show earlier messages" pages loaded above the first.
+    var earlierPages = 0
+    /// Messages the user expanded, and those with "Load remote images".
+    var expanded: Set<Int64> = []
+    var remoteImages: Set<Int64> = []
+
+    init(source: Source, threadId: Int64? = nil) {
+        self.source = source
+        self.threadId = threadId
+    }
+
+    init(query: FormFields) {
+        let account = query["account"].flatMap { $0.isEmpty ? nil : $0 }
+        if let text = query["q"], !text.trimmingCharacters(in: .whitespaces).isEmpty {
+            source = .search(text)
+        } else if let view = query["view"].flatMap(VirtualMailbox.init(rawValue:)) {
+            source = .virtual(view, account: account)
+        } else if let account, let folder = query["folder"], !folder.isEmpty {
+            source = .folder(account: account, path: folder)
+        } else {
+            source = .unifiedInbox
+        }
+        threadId = query["thread"].flatMap { Int64($0) }
+        earlierPages = min(max(query["earlier"].flatMap { Int($0) } ?? 0, 0), 1_000)
+        expanded = Self.ids(query["open"])
+        remoteImages = Self.ids(query["images"])
+    }
+
+    private static func ids(_ text: String?) -> Set<Int64> {
+        Set((text ?? "").split(separator: ",").prefix(500).compactMap { Int64($0) })
+    }
+
+    /// The list without a thread open (Back, in the one-pane layout).
+    var listOnly: MailLocation { MailLocation(source: source) }
+
+    func opening(_ threadId: Int64) -> MailLocation { MailLocation(source: source, threadId: threadId) }
+
+    var queryItems: [URLQueryItem] {
+        var items: [URLQueryItem] = []
+        switch source {
+        case .unifiedInbox: break
+        case .folder(let account, let path): items += [URLQueryItem(name: "account", value: account), URLQueryItem(name: "folder", value: path)]
+        case .virtual(let view, let account):
+            if let account { items.append(URLQueryItem(name: "account", value: account)) }
+            items.append(URLQueryItem(name: "view", value: view.rawValue))
+        case .search(let text): items.append(URLQueryItem(name: "q", value: text))
+        }
+        if let threadId { items.append(URLQueryItem(name: "thread", value: String(threadId))) }
+        if earlierPages > 0 { items.append(URLQueryItem(name: "earlier", value: String(earlierPages))) }
+        if !expanded.isEmpty { items.append(URLQueryItem(name: "open", value: expanded.sorted().map(String.init).joined(separator: ","))) }
+        if !remoteImages.isEmpty {
+            items.append(URLQueryItem(name: "images", value: remoteImages.sorted().map(String.init).joined(separator: ",")))
+        }
+        return items
+    }
+
+    /// `/mail?…`, percent-encoded for an attribute (escape it there all the same).
+    var url: String { Self.url(path: "/mail", items: queryItems) }
+
+    static func url(path: String, items: [URLQueryItem]) -> String {
+        guard !items.isEmpty else { return path }
+        var components = URLComponents()
+        components.path = path
+        components.queryItems = items
+        // `+` is a space in a form query: keep it from being read as one.
+        return (components.string ?? path).replacingOccurrences(of: "+", with: "%2B")
+    }
+
+    /// What the list is called: the page's title and first heading.
+    var title: String {
+        switch source {
+        case .unifiedInbox: "Inbox"
+        case .folder(let account, let path): "\(FolderNames.display(path)) — \(account)"
+        case .virtual(.archive, _): "Archive"
+        case .virtual(.outbox, _): "Outbox"
+        case .search(let text): "Search: \(text)"
+        }
+    }
+
+    var isSearch: Bool { if case .search = source { true } else { false } }
+}
+
+/// Folder paths as people read them: Gmail's `[Gmail]/` prefix left out.
+enum FolderNames {
+    static func display(_ path: String) -> String {
+        if path.uppercased() == "INBOX" { return "Inbox" }
+        if let range = path.range(of: "[Gmail]/", options: [.anchored, .caseInsensitive]) { return String(path[range.upperBound...]) }
+        return path
+    }
+}

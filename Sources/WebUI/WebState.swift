@@ -1,0 +1,97 @@
+import Foundation
+import ServiceLifecycle
+import Synchronization
+import TernCore
+import TernRuntime
+
+/// What the web app remembers between requests: the latest sync state per account (from the change
+/// feed), the network work of conversations just opened (bodies being fetched, for the page's
+/// long-poll), and the attachment downloads running (for Cancel).
+final class WebState: Sendable {
+    let changes: ChangeFeed
+    private let syncStates = Mutex<[String: SyncStatus]>([:])
+    private let network = Mutex<[Int64: ConversationNetworkWork]>([:])
+    private let downloads = Mutex<[Int64: Task<Void, Never>]>([:])
+
+    init(changes: ChangeFeed) { self.changes = changes }
+
+    var syncStatuses: [String: SyncStatus] { syncStates.withLock { $0 } }
+
+    /// Keeps `syncStatuses` current for as long as the server runs.
+    var follower: some Service { SyncStateFollower(state: self) }
+
+    func record(_ change: MailChange) {
+        if case .syncState(let account, let state, let detail) = change {
+            syncStates.withLock { $0[account] = SyncStatus(state: state, detail: detail, date: Date()) }
+        }
+    }
+
+    func register(_ work: ConversationNetworkWork, threadId: Int64) { network.withLock { $0[threadId] = work } }
+
+    func takeNetworkWork(threadId: Int64) -> ConversationNetworkWork? { network.withLock { $0.removeValue(forKey: threadId) } }
+
+    /// Starts a download unless one of the same attachment runs; false when one does.
+    func startDownload(_ attachmentId: Int64, _ work: @escaping @Sendable () async -> Void) -> Bool {
+        downloads.withLock { running in
+            guard running[attachmentId] == nil else { return false }
+            running[attachmentId] = Task { [weak self] in
+                await work()
+                _ = self?.downloads.withLock { $0.removeValue(forKey: attachmentId) }
+            }
+            return true
+        }
+    }
+
+    func cancelDownload(_ attachmentId: Int64) -> Bool {
+        guard let task = downloads.withLock({ $0[attachmentId] }) else { return false }
+        task.cancel()
+        return true
+    }
+}
+
+struct SyncStateFollower: Service {
+    let state: WebState
+
+    func run() async throws {
+        let changes = state.changes.changes()
+        await withGracefulShutdownHandler {
+            for await change in changes { state.record(change) }
+        } onGracefulShutdown: {}
+    }
+}
+
+/// The sync engine inside `tern serve` (PLATFORM.md): a first sync of every account, then IDLE
+/// watching with pending changes and the send queue pushed as they come due. A failure of the whole
+/// run is reported on the change feed (the folder pane shows it) and retried on a growing delay,
+/// never ending the server.
+struct SyncEngineService: Service {
+    static let retryDelays: [Duration] = [.seconds(5), .seconds(15), .seconds(45), .seconds(120)]
+
+    let services: TernServices
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            var failures = 0
+            while !Task.isCancelled {
+                do {
+                    guard try await !services.syncAccounts.accounts(named: nil).isEmpty else {
+                        try await Task.sleep(for: .seconds(30))
+                        continue
+                    }
+                    _ = try await services.syncAccounts(account: nil) { _ in }
+                    try await services.syncAccounts.watch(account: nil) { _ in }
+                    failures = 0
+                } catch is CancellationError {
+                    return
+                } catch {
+                    for account in (try? await services.listAccounts()) ?? [] where account.isActive {
+                        services.changes.publish(.syncState(account: account.name, state: .error, detail: WebErrorText.describe(error)))
+                    }
+                    let delay = Self.retryDelays[min(failures, Self.retryDelays.count - 1)]
+                    failures += 1
+                    try? await Task.sleep(for: delay)
+                }
+            }
+        }
+    }
+}
