@@ -15,7 +15,7 @@ TERN := .build/debug/tern
 .PHONY: help deps bench-deps build test test-swift test-integration demo demo-stop clean
 
 help:
-	@echo "make demo   - start local test mail servers with sample mail and a Tern account for them"
+	@echo "make demo   - local test mail servers with sample mail, a synced Tern account, and the web app on http://127.0.0.1:8025"
 	@echo "make test   - install what is missing, start the test servers, run every test, stop them"
 	@echo "make build  - build tern (.build/debug/tern)"
 	@echo "make fuzz-mime|fuzz-imap|fuzz-smtp|fuzz-html|fuzz-markdown FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
@@ -46,6 +46,7 @@ test: deps
 	exit $$status
 
 demo: deps build
+	scripts/demo-serve stop
 	scripts/mailservers reset
 	scripts/mailservers start
 	scripts/mailservers seed --user alice --count 500
@@ -64,11 +65,15 @@ demo: deps build
 	TERN_HOME=$(DEMO_HOME) $(TERN) send --to bob@tern.test --subject "Hello from the Tern demo" \
 		--body "Sent through the local Postfix; a copy is in Sent."
 	TERN_HOME=$(DEMO_HOME) $(TERN) threads --folder "[Gmail]/Sent Mail" --limit 3
+	TERN_HOME=$(DEMO_HOME) scripts/demo-serve start $(TERN)
 	@echo
-	@echo "Test mail servers run on 127.0.0.1 (scripts/mailservers status); 'make demo-stop' stops them."
+	@echo "Test mail servers run on 127.0.0.1 (scripts/mailservers status); 'make demo-stop' stops them and the web app."
 	@echo "Try: TERN_HOME=$(DEMO_HOME) $(TERN) --help"
+	@echo
+	@echo "Tern's web app: $$(cat .build/demo-serve.address)"
 
 demo-stop:
+	scripts/demo-serve stop
 	scripts/mailservers stop
 
 clean:

@@ -45,7 +45,8 @@ struct ActionRoutes: Sendable {
                 let result = action == "archive"
                     ? try await services.mailActions.archive(targets, undoWindow: .seconds(window))
                     : try await services.mailActions.delete(targets, undoWindow: .seconds(window))
-                let noun = result.action.messages == 1 ? "Conversation" : "Conversations"
+                let threads = targets.filter { if case .thread = $0 { true } else { false } }.count
+                let noun = threads > 1 ? "Conversations" : threads == 1 ? "Conversation" : result.action.messages == 1 ? "Message" : "Messages"
                 return ActionReply(ok: true, toast: action == "archive" ? "\(noun) archived." : "\(noun) moved to Trash.",
                                    undoToken: result.undo?.token, undoSeconds: result.undo == nil ? nil : window,
                                    navigate: form["return"])

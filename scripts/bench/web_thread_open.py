@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""`tern serve` measured in Chromium and under wrk (issue 17). Prints one JSON object.
+
+Seeds a user's INBOX on the local Dovecot with a 5-message thread (HTML newsletters quoting each other, as
+thread_open_peers.py writes them) and a 500-message thread, syncs them with bodies into a scratch home, and runs
+`tern serve --no-sync` on a free port. Then:
+
+- **click to content**: in Chromium (selenium, Debian's chromium + chromedriver), from the list page, a click on
+  the 5-message thread's row until its conversation is in the page and painted (two animation frames after the
+  mutation), and until the first expanded message's body frame has loaded; `performance.now()` in the page, the
+  thread cached (opened once before), alternating with another thread so each click really navigates.
+  p50 and p95 over `--clicks` runs.
+- **500-message thread**: the same click on the 500-message thread (its first page of 25), and the page's JS
+  heap (`performance.memory.usedJSHeapSize`) and DOM node count after it.
+- **throughput**: wrk (Debian's package, installed when missing) on the conversation fragment endpoint
+  (`/fragments/conversation?thread=ID`, the 5-message thread) with the session cookie, 2 threads, 8 connections,
+  10 s, latency percentiles; next to nginx (Debian's nginx-light) serving the same response bytes as a static file
+  in the same run: the floor of an HTTP server on this machine.
+
+    scripts/bench/web_thread_open.py [--tern .build/release/tern] [--user erin] [--clicks 40]
+"""
+import argparse
+import imaplib
+import json
+import os
+import re
+import shutil
+import socket
+import ssl
+import statistics
+import subprocess
+import tempfile
+import time
+import urllib.request
+import uuid
+from datetime import datetime, timedelta, timezone
+from email.message import EmailMessage
+from email.utils import format_datetime
+
+from sync_peers import settings
+from thread_open_peers import thread_messages, percentile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOKEN = "bench-token-" + uuid.uuid4().hex
+
+
+def long_thread(stamp, address, count=500):
+    start = datetime.now(timezone.utc) - timedelta(days=3)
+    messages = []
+    for index in range(count):
+        message = EmailMessage()
+        message["From"] = f"Person {index % 7} <person{index % 7}@example.org>"
+        message["To"] = address
+        message["Subject"] = f"Long discussion {stamp}" if index == 0 else f"Re: Long discussion {stamp}"
+        message["Message-ID"] = f"<long-{stamp}-{index}@example.org>"
+        message["Date"] = format_datetime(start + timedelta(minutes=5 * index))
+        if index:
+            message["In-Reply-To"] = f"<long-{stamp}-{index - 1}@example.org>"
+            message["References"] = f"<long-{stamp}-0@example.org> <long-{stamp}-{index - 1}@example.org>"
+        message.set_content(f"Message {index} of the long discussion.\n\n" + "A line of text for the body. " * 20)
+        messages.append(message.as_bytes())
+    return messages
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ensure(package, command):
+    if shutil.which(command):
+        return
+    subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", package], check=True, stdout=subprocess.DEVNULL,
+                   env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+
+
+CLICK_SCRIPT = """
+const [rowSelector, done] = [arguments[0], arguments[arguments.length - 1]];
+const link = document.querySelector(rowSelector);
+const start = performance.now();
+let painted = null;
+const finish = (framed) => done({painted: painted - start, framed: framed - start});
+const check = () => {
+  const conversation = document.querySelector('#conversation[data-thread-id="' + link.closest('[data-thread-id]').dataset.threadId + '"]');
+  if (!conversation) return false;
+  observer.disconnect();
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    painted = performance.now();
+    const frame = conversation.querySelector('article.expanded iframe');
+    if (!frame) { finish(painted); return; }
+    let loaded = false;
+    frame.addEventListener('load', () => { if (!loaded) { loaded = true; finish(performance.now()); } });
+    setTimeout(() => { if (!loaded) { loaded = true; finish(performance.now()); } }, 5000);
+  }));
+  return true;
+};
+const observer = new MutationObserver(check);
+observer.observe(document.body, {childList: true, subtree: true});
+link.click();
+"""
+
+
+def click_times(driver, base, thread_id, other_id, clicks):
+    painted, framed = [], []
+    for _ in range(clicks + 2):
+        for target in (other_id, thread_id):
+            driver.get(f"{base}/mail")
+            driver.execute_async_script(CLICK_SCRIPT, f'.thread-row[data-thread-id="{target}"] .thread-link')
+        # measured: a fresh list page, then the click on the thread under test
+        driver.get(f"{base}/mail")
+        result = driver.execute_async_script(CLICK_SCRIPT, f'.thread-row[data-thread-id="{thread_id}"] .thread-link')
+        painted.append(result["painted"])
+        framed.append(result["framed"])
+    painted, framed = painted[2:], framed[2:]
+    return {"paintedP50Milliseconds": round(statistics.median(painted), 1), "paintedP95Milliseconds": round(percentile(painted, 0.95), 1),
+            "bodyFrameP50Milliseconds": round(statistics.median(framed), 1), "bodyFrameP95Milliseconds": round(percentile(framed, 0.95), 1),
+            "clicks": len(painted)}
+
+
+def wrk(url, cookie=None):
+    argv = ["wrk", "-t2", "-c8", "-d10s", "--latency", url]
+    if cookie:
+        argv[1:1] = ["-H", f"Cookie: {cookie}"]
+    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+
+    def latency(label):
+        match = re.search(rf"\s{label}%\s+([\d.]+)(us|ms|s)", out)
+        value, unit = float(match.group(1)), match.group(2)
+        return round(value / 1000 if unit == "us" else value * 1000 if unit == "s" else value, 2)
+    return {"requestsPerSecond": round(rps), "p50Milliseconds": latency("50"), "p99Milliseconds": latency("99")}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tern", default=os.path.join(ROOT, ".build", "release", "tern"))
+    parser.add_argument("--user", default="erin")
+    parser.add_argument("--clicks", type=int, default=40)
+    args = parser.parse_args()
+    ensure("wrk", "wrk")
+    ensure("nginx-light", "nginx")
+    s = settings()
+    address = f"{args.user}@{s['TERN_TEST_DOMAIN']}"
+    stamp = uuid.uuid4().hex[:10]
+    _, short = thread_messages(stamp, address)
+    scratch = tempfile.mkdtemp(prefix="tern-web-bench-")
+    server = nginx = None
+    try:
+        context = ssl.create_default_context(cafile=s["TERN_TEST_CA"])
+        imap = imaplib.IMAP4_SSL("127.0.0.1", int(s["TERN_IMAPS_PORT"]), ssl_context=context)
+        imap.login(address, s["TERN_TEST_PASSWORD"])
+        for raw in short + long_thread(stamp, address):
+            imap.append("INBOX", "(\\Seen)", None, raw)
+        imap.logout()
+
+        home = os.path.join(scratch, "tern-home")
+        env = dict(os.environ, TERN_HOME=home, TERN_NO_BACKGROUND_PUSH="1", TERN_SERVE_TOKEN=TOKEN)
+        subprocess.run([args.tern, "account", "add", args.user, "--email", address,
+                        "--imap", f"127.0.0.1:{s['TERN_IMAPS_PORT']}", "--smtp", f"127.0.0.1:{s['TERN_SMTPS_PORT']}",
+                        "--password-command", f"cat {s['TERN_TEST_PASSWORD_FILE']}", "--ca-file", s["TERN_TEST_CA"],
+                        "--bodies", "all"], env=env, check=True, capture_output=True)
+        subprocess.run([args.tern, "sync", args.user], env=env, check=True, capture_output=True)
+
+        def thread_of(words):
+            hits = json.loads(subprocess.run([args.tern, "search", words, "--json"], env=env, check=True, capture_output=True).stdout)
+            return hits[0]["threadId"]
+        short_id, long_id = thread_of(f"Quarterly plan {stamp}"), thread_of(f"Long discussion {stamp}")
+
+        port = free_port()
+        server = subprocess.Popen([args.tern, "serve", "--no-sync", "--port", str(port)], env=env, stdout=subprocess.PIPE, text=True)
+        assert server.stdout.readline().startswith("Tern is running at "), "tern serve started"
+        base = f"http://127.0.0.1:{port}"
+
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+        options = Options()
+        for flag in ("--headless=new", "--no-sandbox", "--window-size=1400,1000", "--enable-precise-memory-info"):
+            options.add_argument(flag)
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        driver.set_script_timeout(30)
+        try:
+            driver.get(f"{base}/?token={TOKEN}")
+            cookie = next(c for c in driver.get_cookies() if c["name"] == "tern_session")
+            short_click = click_times(driver, base, short_id, long_id, args.clicks)
+            long_click = click_times(driver, base, long_id, short_id, max(5, args.clicks // 4))
+            driver.get(f"{base}/mail?thread={long_id}")
+            memory = driver.execute_script("return {heap: performance.memory.usedJSHeapSize, nodes: document.getElementsByTagName('*').length,"
+                                           " messages: document.querySelectorAll('article.message').length}")
+        finally:
+            driver.quit()
+
+        fragment = f"{base}/fragments/conversation?thread={short_id}"
+        request = urllib.request.Request(fragment, headers={"Cookie": f"tern_session={cookie['value']}"})
+        body = urllib.request.urlopen(request).read()
+        tern_wrk = wrk(fragment, f"tern_session={cookie['value']}")
+
+        static = os.path.join(scratch, "static")
+        os.makedirs(static)
+        with open(os.path.join(static, "conversation.html"), "wb") as f:
+            f.write(body)
+        nginx_port = free_port()
+        conf = os.path.join(scratch, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(f"daemon off; worker_processes 2; pid {scratch}/nginx.pid; error_log {scratch}/nginx-error.log;\n"
+                    f"events {{ worker_connections 256; }}\n"
+                    f"http {{ access_log off; client_body_temp_path {scratch}; proxy_temp_path {scratch}; fastcgi_temp_path {scratch};"
+                    f" uwsgi_temp_path {scratch}; scgi_temp_path {scratch};"
+                    f" server {{ listen 127.0.0.1:{nginx_port}; root {static}; }} }}\n")
+        nginx = subprocess.Popen(["nginx", "-c", conf, "-p", scratch], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        nginx_wrk = wrk(f"http://127.0.0.1:{nginx_port}/conversation.html")
+        print(json.dumps({
+            "clickToContent5": short_click,
+            "clickToContent500": {**long_click, "jsHeapMB": round(memory["heap"] / 1048576, 2), "domNodes": memory["nodes"],
+                                  "messagesInPage": memory["messages"]},
+            "wrk tern serve /fragments/conversation": {**tern_wrk, "bytes": len(body)},
+            "wrk nginx static copy": nginx_wrk,
+        }, indent=2))
+    finally:
+        for process in (server, nginx):
+            if process:
+                process.terminate()
+                process.wait(timeout=10)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
