@@ -52,7 +52,7 @@ public struct TernWebServer: Sendable {
         guard configuration.host == "127.0.0.1" else { throw .notLoopback(configuration.host) }
         self.services = services
         self.configuration = configuration
-        self.state = WebState(changes: services.changes)
+        self.state = WebState(changes: services.changes, home: services.home.url)
     }
 
     /// The router alone, for the in-process route tests (`port` is what Host and Origin must name;

@@ -12,8 +12,22 @@ final class WebState: Sendable {
     private let syncStates = Mutex<[String: SyncStatus]>([:])
     private let network = Mutex<[Int64: ConversationNetworkWork]>([:])
     private let downloads = Mutex<[Int64: Task<Void, Never>]>([:])
+    private let contacts = Mutex<(index: ContactIndex, built: Date)?>(nil)
+    let uploads: UploadStaging
 
-    init(changes: ChangeFeed) { self.changes = changes }
+    init(changes: ChangeFeed, home: URL) {
+        self.changes = changes
+        uploads = UploadStaging(directory: home.appendingPathComponent("uploads"))
+    }
+
+    /// FR-COMP-04: the contact index, built once and again after a minute (the sync adds contacts as
+    /// mail arrives); a keystroke only searches it.
+    func contactIndex(_ autocomplete: ContactsAutocompleteUseCase) async throws -> ContactIndex {
+        if let cached = contacts.withLock({ $0 }), cached.built.timeIntervalSinceNow > -60 { return cached.index }
+        let index = try await autocomplete.index()
+        contacts.withLock { $0 = (index, Date()) }
+        return index
+    }
 
     var syncStatuses: [String: SyncStatus] { syncStates.withLock { $0 } }
 

@@ -214,3 +214,49 @@ import TernRuntime
         #expect(throws: WebServerError.weakToken) { try WebServerConfiguration.token(from: ["TERN_SERVE_TOKEN": "short"]) }
     }
 }
+
+/// The composer's endpoints (issue 18) on an empty store: what they refuse and why.
+@Suite struct ComposeRouteTests {
+    @Test func theComposerNeedsAnAccountAndAMessage() async throws {
+        try await WebRouteTests().withApp { client, keys in
+            let session = WebRouteTests().session(keys)
+            try await client.execute(uri: "/fragments/composer?compose=reply", method: .get, headers: session) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: "/fragments/composer?compose=reply&message=5", method: .get, headers: session) {
+                #expect($0.status == .notFound)
+            }
+            // No account: the use case's error, worded.
+            try await client.execute(uri: "/mail?compose=new", method: .get, headers: session) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("Couldn't load this conversation") == false)
+                #expect(String(buffer: response.body).contains("open the composer"))
+                #expect(String(buffer: response.body).contains("There is no account yet"))
+            }
+            try await client.execute(uri: "/contacts?q=an", method: .get, headers: session) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == "[]")
+            }
+        }
+    }
+
+    @Test func uploadsAndChecksNeedTheCSRFToken() async throws {
+        try await WebRouteTests().withApp { client, keys in
+            let session = WebRouteTests().session(keys, [.contentType: "application/octet-stream"])
+            try await client.execute(uri: "/compose/attachments", method: .post, headers: session, body: ByteBuffer(string: "x")) {
+                #expect($0.status == .forbidden)
+            }
+            var scripted = session
+            scripted[SecurityHeaders.csrfHeaderName] = keys.csrfToken
+            scripted[ComposeRoutes.fileNameHeader] = "report%20%C3%A9.pdf"
+            try await client.execute(uri: "/compose/attachments", method: .post, headers: scripted, body: ByteBuffer(string: "%PDF-1.4")) { response in
+                #expect(response.status == .ok)
+                let body = String(buffer: response.body)
+                #expect(body.contains("\"name\":\"report é.pdf\""))
+                #expect(body.contains("\"size\":8"))
+            }
+            try await client.execute(uri: "/compose/undo", method: .post, headers: scripted, body: ByteBuffer(string: "email=99")) { response in
+                #expect(response.status == .conflict)
+                #expect(String(buffer: response.body).contains("Too late to undo"))
+            }
+        }
+    }
+}

@@ -91,6 +91,7 @@ window.addEventListener("popstate", () => navigate(currentLocation(), { push: fa
 
 // ---- After each render: long-poll for bodies, observers ----------------------------------------
 function afterRender() {
+  initComposer($("#composer"));
   const conversation = $("#conversation[data-thread-id]");
   if (conversation && $("[data-body-loading]", conversation)) waitForBodies(conversation);
   observeLoadMore();
@@ -154,6 +155,9 @@ document.addEventListener("click", async (event) => {
   } else if (link.dataset.fragment && link.closest("article.message")) {
     event.preventDefault();
     replaceMessage(link.closest("article.message"), link.dataset.fragment, link.classList.contains("expand-toggle"));
+  } else if (link.classList.contains("compose-link")) {
+    event.preventDefault();
+    await navigate(link.getAttribute("href"), { focus: "none" });
   } else if (link.classList.contains("folder-link") || link.classList.contains("back-button")) {
     event.preventDefault();
     await navigate(link.getAttribute("href"), { focus: "list" });
@@ -406,6 +410,12 @@ document.addEventListener("keydown", (event) => {
       case "#": return clickToolbar("delete");
       case "s": return clickToolbar("star") || clickToolbar("unstar");
       case "z": if (lastUndo) { undo(lastUndo); return true; } return false;
+      case "c": case "r": case "a": case "f": {
+        const mode = { c: "new", r: "reply", a: "replyAll", f: "forward" }[key];
+        const link = $(`.compose-link[data-compose="${mode}"]`);
+        if (link) { link.click(); return true; }
+        return false;
+      }
       case "/": $("#search-input")?.focus(); return true;
       case "?": $("#shortcuts-dialog")?.showModal(); return true;
       default: return false;
@@ -440,3 +450,350 @@ window.addEventListener("offline", showOnline);
 showOnline();
 afterRender();
 connectEvents();
+
+// ---- The composer (issue 18): recipient tokens with autocomplete, Markdown toolbar, attachments,
+// checks before Send, the undo countdown. The form keeps working without this code. -------------
+function splitAddresses(text) {
+  const parts = [];
+  let current = "", quoted = false, angle = 0;
+  for (const char of text) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && char === "<") angle++;
+    else if (!quoted && char === ">") angle = Math.max(0, angle - 1);
+    if ((char === "," || char === ";") && !quoted && angle === 0) { if (current.trim()) parts.push(current.trim()); current = ""; }
+    else current += char;
+  }
+  if (current.trim()) parts.push(current.trim());
+  return parts;
+}
+
+let pendingCheck;
+function initComposer(form) {
+  if (!form || form.dataset.ready) return;
+  form.dataset.ready = "1";
+  for (const field of $$(".recipient-field", form)) initRecipientField(form, field);
+  for (const button of $$("[data-reveal]", form)) {
+    button.addEventListener("click", () => {
+      const field = $(`.recipient-field[data-field="${button.dataset.reveal}"]`, form);
+      field.hidden = false;
+      button.remove();
+      $(".token-input", field)?.focus();
+    });
+  }
+  const body = $("#compose-body", form);
+  for (const button of $$("[data-format]", form)) button.addEventListener("click", () => formatSelection(body, button.dataset.format));
+  body.addEventListener("keydown", (event) => {
+    if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
+    const format = { b: "bold", i: "italic", k: "link" }[event.key.toLowerCase()];
+    if (format) { event.preventDefault(); formatSelection(body, format); }
+  });
+  body.addEventListener("input", () => { updateBodySize(form); scheduleCheck(form); });
+  $("#compose-subject", form).addEventListener("input", () => scheduleCheck(form));
+  form.addEventListener("keydown", (event) => {
+    if ((event.ctrlKey || event.metaKey) && event.key === "Enter") { event.preventDefault(); form.requestSubmit(); }
+  });
+  const files = $("#compose-files", form);
+  files.addEventListener("change", () => { uploadFiles(form, files.files); files.value = ""; });
+  const zone = $(".composer-attachments", form);
+  zone.addEventListener("dragover", (event) => { event.preventDefault(); zone.classList.add("dragging"); });
+  zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
+  zone.addEventListener("drop", (event) => { event.preventDefault(); zone.classList.remove("dragging"); uploadFiles(form, event.dataTransfer.files); });
+  form.addEventListener("click", (event) => {
+    const remove = event.target.closest("[data-remove-attachment]");
+    if (remove) { const item = remove.closest("li"); const next = item.nextElementSibling ?? $("#compose-files", form); item.remove(); next?.focus?.(); scheduleCheck(form); }
+  });
+  $("[data-discard]", form)?.addEventListener("click", async (event) => {
+    event.preventDefault();
+    if (composerHasContent(form) && !(await ask("Discard this message?", "Discard"))) return;
+    navigate(form.elements.return.value, { focus: "thread" });
+  });
+  form.addEventListener("submit", (event) => { event.preventDefault(); sendComposer(form); });
+  updateBodySize(form);
+  scheduleCheck(form);
+  if (form.dataset.focus === "body") { body.focus(); body.setSelectionRange(0, 0); body.scrollTop = 0; }
+  else $(".recipient-field:not([hidden]) .token-input", form)?.focus();
+}
+
+function composerHasContent(form) {
+  return $$(".token", form).length > 0 || form.elements.subject.value.trim() || form.elements.body.value.trim() || $$("#compose-attachments li", form).length > 0;
+}
+
+function initRecipientField(form, field) {
+  const text = $(".recipient-text", field), label = $("label", field);
+  const name = field.dataset.field;
+  text.type = "hidden";
+  const inputId = text.id;
+  text.removeAttribute("id");
+  const box = document.createElement("div");
+  box.className = "token-box";
+  const tokens = document.createElement("ul");
+  tokens.className = "tokens";
+  tokens.setAttribute("aria-label", `${label.textContent} recipients`);
+  const input = document.createElement("input");
+  Object.assign(input, { id: inputId, type: "text", className: "token-input", autocomplete: "off", spellcheck: false });
+  input.setAttribute("role", "combobox");
+  input.setAttribute("aria-autocomplete", "list");
+  input.setAttribute("aria-expanded", "false");
+  input.setAttribute("aria-controls", `${inputId}-listbox`);
+  const list = document.createElement("ul");
+  list.id = `${inputId}-listbox`;
+  list.setAttribute("role", "listbox");
+  list.setAttribute("aria-label", `Suggestions for ${label.textContent}`);
+  list.hidden = true;
+  box.append(tokens, input, list);
+  field.append(box);
+  box.addEventListener("click", (event) => { if (event.target === box || event.target === tokens) input.focus(); });
+
+  const sync = () => { text.value = $$(".token", tokens).map((token) => token.dataset.address).join(", "); scheduleCheck(form); };
+  const addToken = (address) => {
+    const value = address.trim();
+    if (!value) return;
+    const item = document.createElement("li");
+    item.className = "token";
+    item.dataset.address = value;
+    const label = document.createElement("span");
+    label.className = "token-text";
+    label.textContent = value;
+    const problem = document.createElement("span");
+    problem.className = "token-problem";
+    const remove = Object.assign(document.createElement("button"), { type: "button", className: "token-remove", textContent: "×" });
+    remove.setAttribute("aria-label", `Remove ${value}`);
+    remove.addEventListener("click", () => { item.remove(); sync(); input.focus(); });
+    item.append(label, problem, remove);
+    tokens.append(item);
+  };
+  for (const address of splitAddresses(text.value)) addToken(address);
+
+  let options = [], active = -1, timer;
+  const close = () => { list.hidden = true; input.setAttribute("aria-expanded", "false"); input.removeAttribute("aria-activedescendant"); active = -1; };
+  const highlight = (index) => {
+    active = index;
+    $$('[role="option"]', list).forEach((option, i) => option.setAttribute("aria-selected", String(i === index)));
+    if (index >= 0) input.setAttribute("aria-activedescendant", `${list.id}-${index}`); else input.removeAttribute("aria-activedescendant");
+  };
+  const commit = (value) => { addToken(value); input.value = ""; close(); sync(); };
+  const suggest = async () => {
+    const query = input.value.trim();
+    if (!query) { close(); return; }
+    try { options = await (await fetch(`/contacts?q=${encodeURIComponent(query)}`, { credentials: "same-origin" })).json(); } catch { options = []; }
+    list.replaceChildren(...options.map((option, index) => {
+      const item = document.createElement("li");
+      item.id = `${list.id}-${index}`;
+      item.setAttribute("role", "option");
+      item.setAttribute("aria-selected", "false");
+      const shown = option.name ? `${option.name} <${option.address}>` : option.address;
+      item.textContent = shown;
+      item.addEventListener("mousedown", (event) => { event.preventDefault(); commit(option.name ? `${quoteName(option.name)} <${option.address}>` : option.address); });
+      return item;
+    }));
+    list.hidden = options.length === 0;
+    input.setAttribute("aria-expanded", String(options.length > 0));
+    highlight(-1);
+  };
+  input.addEventListener("input", () => {
+    if (/[,;]/.test(input.value)) { for (const part of splitAddresses(input.value)) addToken(part); input.value = ""; close(); sync(); return; }
+    clearTimeout(timer);
+    timer = setTimeout(suggest, 120);
+  });
+  input.addEventListener("keydown", (event) => {
+    const open = !list.hidden;
+    if (event.key === "ArrowDown" && open) { event.preventDefault(); highlight((active + 1) % options.length); }
+    else if (event.key === "ArrowUp" && open) { event.preventDefault(); highlight(active <= 0 ? options.length - 1 : active - 1); }
+    else if (event.key === "Escape" && open) { event.preventDefault(); event.stopPropagation(); close(); }
+    else if ((event.key === "Enter" || event.key === "Tab") && (active >= 0 || input.value.trim())) {
+      if (event.key === "Enter" || active >= 0 || input.value.trim()) {
+        if (event.key === "Enter" || active >= 0) event.preventDefault();
+        const option = options[active];
+        commit(option ? (option.name ? `${quoteName(option.name)} <${option.address}>` : option.address) : input.value);
+      }
+    } else if (event.key === "Backspace" && !input.value) {
+      const last = $$(".token", tokens).pop();
+      if (last) { last.remove(); sync(); }
+    }
+  });
+  input.addEventListener("blur", () => { if (input.value.trim()) commit(input.value); else close(); });
+}
+
+function quoteName(name) { return /[(),.:;<>@\[\]\\"]/.test(name) ? `"${name.replace(/["\\]/g, "\\$&")}"` : name; }
+
+function scheduleCheck(form) {
+  clearTimeout(pendingCheck);
+  pendingCheck = setTimeout(() => checkComposer(form), 250);
+}
+
+async function checkComposer(form) {
+  let check;
+  try {
+    const response = await fetch("/compose/check", { method: "POST", credentials: "same-origin", body: new URLSearchParams(new FormData(form)),
+      headers: { "X-CSRF-Token": csrf, "Content-Type": "application/x-www-form-urlencoded" } });
+    check = await response.json();
+  } catch { return null; }
+  for (const token of $$(".token", form)) {
+    const field = token.closest(".recipient-field").dataset.field;
+    const problem = check.invalid.find((item) => item.field === field && token.dataset.address.includes(item.text));
+    token.classList.toggle("invalid", Boolean(problem));
+    $(".token-problem", token).textContent = problem ? ` Invalid address: ${problem.reason}` : "";
+  }
+  const errors = $("#composer-errors", form);
+  const messages = [...check.blocking, ...check.invalid.map((item) => `${item.text}: ${item.reason}`)];
+  const noRecipients = check.blocking.some((text) => text.startsWith("No valid recipient"));
+  errors.replaceChildren(...messages.filter((text) => !(noRecipients && $$(".token", form).length === 0 && text.startsWith("No valid recipient")))
+    .map((text) => Object.assign(document.createElement("p"), { textContent: text })));
+  $("#send-button", form).disabled = !check.canSend;
+  const warning = $("#attachments-size", form);
+  const tooLarge = check.blocking.find((text) => text.startsWith("The attachments"));
+  warning.hidden = !tooLarge;
+  warning.textContent = tooLarge ?? "";
+  return check;
+}
+
+function updateBodySize(form) {
+  const bytes = new TextEncoder().encode(form.elements.body.value).length;
+  const note = $("#body-size", form);
+  note.hidden = bytes <= 100 * 1024;
+  note.textContent = note.hidden ? "" : `This message is ${Math.round(bytes / 1024)} KB. Messages over 100 KB may load slowly for the people you send it to.`;
+}
+
+async function formatSelection(body, format) {
+  const start = body.selectionStart, end = body.selectionEnd, selected = body.value.slice(start, end);
+  let text;
+  if (format === "link") {
+    const url = await askText("Link address", "https://");
+    if (!url) { body.focus(); return; }
+    text = `[${selected || "link text"}](${url})`;
+  } else {
+    const mark = format === "bold" ? "**" : "*";
+    text = `${mark}${selected || (format === "bold" ? "bold text" : "italic text")}${mark}`;
+  }
+  body.focus();
+  body.setRangeText(text, start, end, selected ? "end" : "select");
+  body.dispatchEvent(new Event("input"));
+}
+
+async function uploadFiles(form, files) {
+  const list = $("#compose-attachments", form);
+  for (const file of files) {
+    const item = document.createElement("li");
+    item.className = "attachment";
+    item.textContent = `Attaching ${file.name}…`;
+    list.append(item);
+    try {
+      const response = await fetch("/compose/attachments", { method: "POST", credentials: "same-origin", body: file,
+        headers: { "X-CSRF-Token": csrf, "Content-Type": file.type || "application/octet-stream", "X-File-Name": encodeURIComponent(file.name) } });
+      if (!response.ok) throw new Error(String(response.status));
+      const upload = await response.json();
+      item.replaceChildren();
+      const name = Object.assign(document.createElement("span"), { className: "attachment-name", textContent: upload.name });
+      const meta = Object.assign(document.createElement("span"), { className: "attachment-meta", textContent: ` ${formatSize(upload.size)}` });
+      const hidden = Object.assign(document.createElement("input"), { type: "hidden", name: "upload", value: upload.id });
+      const remove = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Remove" });
+      remove.dataset.removeAttachment = "";
+      remove.setAttribute("aria-label", `Remove ${upload.name}`);
+      item.append(name, meta, hidden, remove);
+    } catch {
+      item.textContent = `Couldn't attach ${file.name}.`;
+      item.classList.add("notice-error");
+    }
+  }
+  scheduleCheck(form);
+}
+
+function formatSize(bytes) {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1048576) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / 1048576).toFixed(1)} MB`;
+}
+
+function ask(question, confirmLabel) {
+  return new Promise((resolve) => {
+    const dialog = document.createElement("dialog");
+    dialog.setAttribute("aria-labelledby", "ask-title");
+    const title = Object.assign(document.createElement("h2"), { id: "ask-title", textContent: question });
+    const actions = Object.assign(document.createElement("div"), { className: "dialog-actions" });
+    const cancel = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Cancel" });
+    const ok = Object.assign(document.createElement("button"), { type: "button", className: "button primary", textContent: confirmLabel });
+    actions.append(cancel, ok);
+    dialog.append(title, actions);
+    document.body.append(dialog);
+    const finish = (answer) => { dialog.close(); dialog.remove(); resolve(answer); };
+    cancel.addEventListener("click", () => finish(false));
+    ok.addEventListener("click", () => finish(true));
+    dialog.addEventListener("cancel", () => finish(false));
+    dialog.showModal();
+    ok.focus();
+  });
+}
+
+function askText(labelText, initial) {
+  return new Promise((resolve) => {
+    const dialog = document.createElement("dialog");
+    const form = Object.assign(document.createElement("form"), { method: "dialog" });
+    const label = Object.assign(document.createElement("label"), { htmlFor: "ask-text-input", textContent: labelText });
+    const input = Object.assign(document.createElement("input"), { id: "ask-text-input", type: "url", value: initial, required: true });
+    const actions = Object.assign(document.createElement("div"), { className: "dialog-actions" });
+    const cancel = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Cancel" });
+    const ok = Object.assign(document.createElement("button"), { type: "submit", className: "button primary", textContent: "Insert link" });
+    actions.append(cancel, ok);
+    form.append(label, input, actions);
+    dialog.append(form);
+    document.body.append(dialog);
+    let answer = null;
+    form.addEventListener("submit", () => { answer = input.value.trim(); });
+    cancel.addEventListener("click", () => dialog.close());
+    dialog.addEventListener("close", () => { dialog.remove(); resolve(answer); });
+    dialog.showModal();
+    input.focus();
+    input.select();
+  });
+}
+
+async function sendComposer(form, confirmed = false) {
+  const check = await checkComposer(form);
+  if (!check) { toast("Couldn't check the message. Is tern serve running?", { error: true }); return; }
+  if (!check.canSend) { $("#composer-errors", form).focus?.(); ($(".token.invalid .token-remove", form) ?? $(".token-input", form))?.focus(); return; }
+  if (!confirmed) {
+    for (const question of check.confirmations) if (!(await ask(question, "Send"))) return;
+  }
+  const fields = new FormData(form);
+  fields.set("confirmed", "1");
+  const reply = await post("/compose/send", fields);
+  if (!reply.ok) { toast(reply.error ?? "Couldn't send message.", { error: true }); return; }
+  const composer = form;
+  const returnTo = form.elements.return.value;
+  await navigate(returnTo, { focus: "thread" });
+  followSend(reply, composer, returnTo);
+}
+
+// The undo window (FR-COMP-02), then "Sending…", "Message sent" or "Couldn't send message. Tap to retry."
+function followSend(reply, composer, returnTo) {
+  const reopen = async () => {
+    await navigate(returnTo, { push: false, focus: "none" });
+    $("#thread-pane").replaceChildren(composer);
+    document.body.dataset.pane = "thread";
+    $("#composer-title", composer)?.focus();
+  };
+  const watch = () => watchOutbox(reply.emailId, reopen);
+  if (reply.undoSeconds > 0) {
+    toast(`Sending in ${reply.undoSeconds} seconds.`, { action: "Undo", seconds: reply.undoSeconds, onAction: async () => {
+      const undone = await post("/compose/undo", { email: reply.emailId });
+      if (undone.ok) { toast("Sending cancelled."); await reopen(); } else toast(undone.error, { error: true });
+    } });
+    setTimeout(() => { toast("Sending…", { seconds: 3 }); watch(); }, reply.undoSeconds * 1000);
+  } else {
+    toast("Sending…", { seconds: 3 });
+    watch();
+  }
+}
+
+async function watchOutbox(emailId, reopen) {
+  for (let attempt = 0; attempt < 120; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, attempt < 10 ? 500 : 2000));
+    let status;
+    try { status = await (await fetch(`/compose/status?email=${emailId}`, { credentials: "same-origin" })).json(); } catch { continue; }
+    if (status.state === "sent") { toast("Message sent"); return; }
+    if (status.state === "failed") {
+      toast("Couldn't send message. Tap to retry.", { error: true, seconds: 0, action: "Retry", onAction: reopen });
+      return;
+    }
+  }
+}

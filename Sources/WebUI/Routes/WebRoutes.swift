@@ -30,6 +30,7 @@ struct WebRoutes: Sendable {
                                   remoteImages: query["images"] == "1")
         }
         ActionRoutes(services: services, state: state).register(on: router)
+        ComposeRoutes(services: services, state: state, csrfToken: csrfToken).register(on: router)
         AttachmentRoutes(services: services, state: state).register(on: router)
         SettingsRoutes(services: services, csrfToken: csrfToken).register(on: router)
         EventRoutes(changes: services.changes).register(on: router)
@@ -43,7 +44,13 @@ struct WebRoutes: Sendable {
     func page(_ location: MailLocation) async throws -> Response {
         async let folders = folderPane(location)
         async let list = threadList(location, cursor: nil)
-        let thread: HTMLText? = location.threadId == nil ? nil : await conversationPane(location)
+        let thread: HTMLText? = if let compose = location.compose {
+            await composerPane(compose, location: location)
+        } else if location.threadId != nil {
+            await conversationPane(location)
+        } else {
+            nil
+        }
         let layout = PageLayout(title: location.title, csrfToken: csrfToken, location: location, folders: try await folders,
                                 list: await list.render(), thread: thread)
         return WebResponse.html(layout.render())
@@ -107,6 +114,17 @@ struct WebRoutes: Sendable {
             return ConversationView.empty(location: location)
         } catch {
             return ConversationView.failed(location: location, reason: WebErrorText.describe(error))
+        }
+    }
+
+    /// The composer in the third pane; its Discard goes back to where it was opened from.
+    func composerPane(_ target: ComposeTarget, location: MailLocation) async -> HTMLText {
+        var origin = location
+        origin.compose = nil
+        do {
+            return try await ComposeRoutes(services: services, state: state, csrfToken: csrfToken).composer(target, location: origin)
+        } catch {
+            return ConversationView.failed(location: location, reason: WebErrorText.describe(error), title: "Couldn't open the composer")
         }
     }
 
@@ -207,6 +225,9 @@ enum WebErrorText {
             switch error {
             case .signInRequired(let account): return "Account \(account) must sign in again (tern account login \(account))."
             case .nothingToUndo: return "Nothing to undo: the undo window has passed."
+            case .accountNeeded(let available):
+                return available.isEmpty ? "There is no account yet: add one with tern account add."
+                    : "Choose the account to send from: \(available.joined(separator: ", "))."
             default: return error.message
             }
         }

@@ -24,7 +24,8 @@ struct ConversationView: Sendable {
         return """
         <div class="conversation" id="conversation" data-thread-id="\(conversation.threadId)" data-location="\(location.url)">
         \(html: ThreadToolbar(threadId: conversation.threadId, location: location, csrfToken: csrfToken,
-                              starred: conversation.messages.contains(where: \.isStarred)).render())
+                              starred: conversation.messages.contains(where: \.isStarred),
+                              latestMessageId: conversation.messages.last(where: { $0.sendState == .none })?.id).render())
         <h2 class="thread-subject" id="thread-subject" tabindex="-1">\(subject)</h2>
         \(html: offline)
         \(html: earlierControl())
@@ -55,33 +56,47 @@ struct ConversationView: Sendable {
     }
 
     /// FR-ED-01 error state: "Couldn't load this conversation", with Retry.
-    static func failed(location: MailLocation, reason: String) -> HTMLText {
+    static func failed(location: MailLocation, reason: String, title: String = "Couldn't load this conversation") -> HTMLText {
         """
-        <div class="thread-state" id="conversation" role="alert"><h2 tabindex="-1">Couldn't load this conversation</h2><p>\(reason)</p>\
+        <div class="thread-state" id="conversation" role="alert"><h2 tabindex="-1">\(title)</h2><p>\(reason)</p>\
         <p><a class="button" href="\(location.url)">Retry</a> <a class="button" href="\(location.listOnly.url)">Back to the list</a></p></div>
         """
     }
 }
 
-/// Reply, Reply All and Forward arrive with the composer screens (issue 18): until then the
-/// toolbar offers only what works. Each action is a form, so it works without script; `app.js`
-/// sends it in the background, moves on, and shows the Undo toast.
+/// The thread's actions. Reply, Reply all and Forward open the composer on the latest message;
+/// the others are forms, so they work without script; `app.js` sends them in the background,
+/// moves on, and shows the Undo toast.
 struct ThreadToolbar: Sendable {
     var threadId: Int64
     var location: MailLocation
     var csrfToken: String
     var starred: Bool
+    var latestMessageId: Int64?
 
     func render() -> HTMLText {
         """
         <div class="toolbar" role="toolbar" aria-label="Conversation actions" aria-controls="conversation">
         <a class="button back-button" href="\(location.listOnly.url)" aria-keyshortcuts="u"><span class="icon icon-back" aria-hidden="true"></span>Back</a>
+        \(html: composeLink(.reply, "Reply", key: "r", icon: "reply"))
+        \(html: composeLink(.replyAll, "Reply all", key: "a", icon: "reply-all"))
+        \(html: composeLink(.forward, "Forward", key: "f", icon: "forward"))
         \(html: button("archive", "Archive", key: "e", icon: "archive"))
         \(html: button("delete", "Delete", key: "#", icon: "trash"))
         \(html: button(starred ? "unstar" : "star", starred ? "Unstar" : "Star", key: "s", icon: starred ? "star-filled" : "star",
                        pressed: starred))
         \(html: button("unread", "Mark unread", key: "Shift+U", icon: "unread"))
         </div>
+        """
+    }
+
+    private func composeLink(_ mode: ComposeMode, _ label: String, key: String, icon: String) -> HTMLText {
+        guard let latestMessageId else { return "" }
+        var target = location
+        target.compose = ComposeTarget(mode: mode, messageId: latestMessageId)
+        return """
+        <a class="button compose-link" href="\(target.url)" data-compose="\(mode.rawValue)" aria-keyshortcuts="\(key)">\
+        <span class="icon icon-\(icon)" aria-hidden="true"></span>\(label)</a>
         """
     }
 

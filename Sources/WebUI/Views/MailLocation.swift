@@ -19,6 +19,8 @@ struct MailLocation: Sendable, Hashable {
     /// Messages the user expanded, and those with "Load remote images".
     var expanded: Set<Int64> = []
     var remoteImages: Set<Int64> = []
+    /// The composer open in the third pane (issue 18).
+    var compose: ComposeTarget?
 
     init(source: Source, threadId: Int64? = nil) {
         self.source = source
@@ -40,6 +42,7 @@ struct MailLocation: Sendable, Hashable {
         earlierPages = min(max(query["earlier"].flatMap { Int($0) } ?? 0, 0), 1_000)
         expanded = Self.ids(query["open"])
         remoteImages = Self.ids(query["images"])
+        compose = ComposeTarget(query: query)
     }
 
     private static func ids(_ text: String?) -> Set<Int64> {
@@ -67,6 +70,7 @@ struct MailLocation: Sendable, Hashable {
         if !remoteImages.isEmpty {
             items.append(URLQueryItem(name: "images", value: remoteImages.sorted().map(String.init).joined(separator: ",")))
         }
+        if let compose { items += compose.queryItems }
         return items
     }
 

@@ -16,6 +16,9 @@ struct PageLayout: Sendable {
     func render() -> HTMLText {
         let searchValue: String = if case .search(let text) = location.source { text } else { "" }
         let paneState = thread == nil ? "list" : "thread"
+        var composeLocation = location.listOnly
+        composeLocation.compose = ComposeTarget(mode: .new, messageId: nil)
+        let composeURL = composeLocation.url
         return """
         <!doctype html>
         <html lang="en">
@@ -38,6 +41,7 @@ struct PageLayout: Sendable {
         <button type="submit" class="search-submit">Search</button>
         </form>
         <nav class="app-links" aria-label="App">
+        <a class="button primary compose-link" href="\(composeURL)" data-compose="new" aria-keyshortcuts="c">Compose</a>
         <a href="/settings">Settings</a>
         <button type="button" class="link-button" id="shortcuts-open" aria-haspopup="dialog" aria-keyshortcuts="?">Keyboard shortcuts</button>
         </nav>
@@ -63,6 +67,7 @@ struct PageLayout: Sendable {
 /// `?`: the shortcuts of PLATFORM.md (Gmail's), in a dialog.
 enum ShortcutHelp {
     static let shortcuts: [(keys: String, action: String)] = [
+        ("c", "Compose"), ("r", "Reply"), ("a", "Reply all"), ("f", "Forward"), ("Ctrl+Enter", "Send"),
         ("j / k", "Next / previous conversation"), ("Enter or o", "Open conversation or expand message"), ("u", "Back to the list"),
         ("e", "Archive"), ("#", "Delete"), ("s", "Star or unstar"), ("Shift+u", "Mark unread"), ("/", "Search"),
         ("?", "Show these shortcuts"), ("Escape", "Close a dialog"),

@@ -1,0 +1,211 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TernCore
+import TernRuntime
+
+/// The composer's endpoints (issue 18): the composer for a mode and message, recipient suggestions
+/// from the local contact cache (FR-COMP-04, merged across accounts, nothing leaves the machine),
+/// the checks Send needs (FR-COMP-01 validation), files the user attaches, and sending.
+struct ComposeRoutes: Sendable {
+    let services: TernServices
+    let state: WebState
+    let csrfToken: String
+
+    /// Uploads wait here until the message is sent or the composer is discarded; a day old, they go.
+    static let uploadLimit = Int(ComposeValidationUseCase.attachmentLimitBytes) + 1024 * 1024
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("fragments/composer") { request, _ in
+            let query = FormFields(request.uri.query ?? "")
+            guard let target = ComposeTarget(query: query) else { throw HTTPError(.badRequest, message: "compose and message are needed") }
+            var location = MailLocation(query: FormFields(query["location"] ?? ""))
+            location.compose = nil
+            return WebResponse.html(try await composer(target, location: location))
+        }
+        router.get("contacts") { request, _ in
+            let query = FormFields(request.uri.query ?? "")["q"] ?? ""
+            let suggestions = try await state.contactIndex(services.contactsAutocomplete).suggestions(for: query, limit: 8)
+            return WebResponse.json(suggestions.map { ContactOption(name: $0.name, address: $0.address) })
+        }
+        router.post("compose/check") { request, _ in
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit * 32)))
+            let draft = try await draft(from: form)
+            return WebResponse.json(ComposeCheck(services.composeValidation.validate(draft)))
+        }
+        router.post("compose/send") { request, _ in
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit * 32)))
+            return try await send(form, scripted: WebResponse.isScripted(request))
+        }
+        router.post("compose/undo") { request, _ in
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
+            guard let emailId = form["email"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "email is needed") }
+            do {
+                try await services.outbox.discard(emailId)
+                return WebResponse.json(ActionReply(ok: true, toast: "Sending cancelled."))
+            } catch {
+                return WebResponse.json(ActionReply(ok: false, error: "Too late to undo: the message is being sent."), status: .conflict)
+            }
+        }
+        router.get("compose/status") { request, _ in
+            guard let emailId = FormFields(request.uri.query ?? "")["email"].flatMap({ Int64($0) }) else {
+                throw HTTPError(.badRequest, message: "email is needed")
+            }
+            let entry = try await services.outbox.outbox(account: nil).first { $0.emailId == emailId }
+            return WebResponse.json(SendStatus(state: entry?.state.rawValue ?? "sent", error: entry?.error))
+        }
+        router.post("compose/attachments") { request, _ in
+            var request = request
+            let name = request.headers[Self.fileNameHeader].flatMap { $0.removingPercentEncoding } ?? "attachment"
+            let type = request.headers[.contentType] ?? "application/octet-stream"
+            let body = try await request.collectBody(upTo: Self.uploadLimit)
+            let upload = try state.uploads.store(bytes: body.readableBytesView, filename: name, mimeType: type)
+            return WebResponse.json(upload)
+        }
+    }
+
+    static let fileNameHeader = HTTPField.Name("X-File-Name")!
+
+    /// Send: checked again here (the page's checks are a convenience), the confirmations asked
+    /// (`confirmed=1` once the page asked them), attachments made local, then queued with the undo
+    /// delay (FR-COMP-02) for the send queue.
+    func send(_ form: FormFields, scripted: Bool) async throws -> Response {
+        let draft = try await draft(from: form)
+        let validation = services.composeValidation.validate(draft)
+        guard validation.canSend else {
+            let check = ComposeCheck(validation)
+            let problems = check.blocking + check.invalid.map { "\($0.text): \($0.reason)" }
+            return try await refuse(problems.joined(separator: " "), form: form, draft: draft, scripted: scripted)
+        }
+        if !validation.confirmations.isEmpty, form["confirmed"] != "1" {
+            return try await refuse(validation.confirmations.map(\.question).joined(separator: " ") + " Send again to confirm.",
+                                    form: form, draft: draft, scripted: scripted, confirm: true)
+        }
+        var loaded: [OutgoingAttachment] = []
+        for attachment in draft.attachments {
+            do {
+                let path: String = switch attachment.source {
+                case .storedAttachment(let id): try await services.downloadAttachment.download(attachmentId: id).path
+                case .file(let path): path
+                }
+                loaded.append(OutgoingAttachment(filename: attachment.filename, mimeType: attachment.mimeType,
+                                                 data: try Data(contentsOf: URL(fileURLWithPath: path))))
+            } catch {
+                return try await refuse("Couldn't download \(attachment.filename): \(WebErrorText.describe(error)). Remove it or try again.",
+                                        form: form, draft: draft, scripted: scripted)
+            }
+        }
+        guard let account = try await services.listAccounts().first(where: { $0.id == draft.accountId }) else {
+            throw TernError.notFound("the account this message is sent from")
+        }
+        let delay = try await services.settings.current().undoSendDelay
+        let now = Date()
+        let outcome = try await services.outbox.send(draft.outgoingMessage(date: now, attachments: loaded), from: account,
+                                                     holdUntil: delay > 0 ? now.addingTimeInterval(TimeInterval(delay)) : nil)
+        for id in form.all("upload") { state.uploads.remove(id: id) }
+        guard scripted else { return WebResponse.redirect(to: form["return"]) }
+        return WebResponse.json(SentReply(ok: true, emailId: outcome.emailId, undoSeconds: delay, state: outcome.state.rawValue))
+    }
+
+    /// The composer again, with everything typed and what stops it (no script), or the reason as JSON.
+    private func refuse(_ reason: String, form: FormFields, draft: ComposeDraft, scripted: Bool, confirm: Bool = false) async throws -> Response {
+        let status: HTTPResponse.Status = confirm ? .conflict : .unprocessableContent
+        if scripted { return WebResponse.json(ActionReply(ok: false, error: reason), status: status) }
+        let target = ComposeTarget(mode: draft.mode, messageId: draft.originalEmailId)
+        let location = MailLocation(query: FormFields(URLComponents(string: form["return"] ?? "/mail")?.percentEncodedQuery ?? ""))
+        let composer = try await composer(target, location: location, errors: [reason], typed: draft, confirmed: confirm)
+        return WebResponse.html("""
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
+            <title>\(target.title) — Tern</title><link rel="stylesheet" href="/assets/app.css"></head>\
+            <body class="plain-page"><main>\(html: composer)</main></body></html>
+            """, status: status)
+    }
+
+    /// The composer prefilled by the use case: a new message, or a reply, reply-all or forward of
+    /// a stored one (from the account that received it).
+    func composer(_ target: ComposeTarget, location: MailLocation, errors: [String] = [], typed: ComposeDraft? = nil,
+                  confirmed: Bool = false) async throws -> HTMLText {
+        let draft: ComposeDraft = if let typed {
+            typed
+        } else if let messageId = target.messageId, target.mode != .new {
+            try await services.compose.compose(target.mode, replyingTo: messageId)
+        } else {
+            try await services.compose.new(account: target.account)
+        }
+        let accounts = try await services.listAccounts()
+        let account = accounts.first { $0.id == draft.accountId }?.name ?? ""
+        let delay = try await services.settings.current().undoSendDelay
+        return ComposerView(draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, undoSeconds: delay,
+                            errors: errors, confirmed: confirmed).render()
+    }
+
+    /// The message as the form holds it: the prefill again (sender, threading headers) with what the
+    /// user changed (recipients, subject, body, attachments kept).
+    func draft(from form: FormFields) async throws -> ComposeDraft {
+        let mode = form["mode"].flatMap(ComposeMode.init(rawValue:)) ?? .new
+        var draft: ComposeDraft = if let original = form["original"].flatMap({ Int64($0) }), mode != .new {
+            try await services.compose.compose(mode, replyingTo: original)
+        } else {
+            try await services.compose.new(account: form["account"].flatMap { $0.isEmpty ? nil : $0 })
+        }
+        let validation = services.composeValidation
+        draft.to = validation.recipients(form["to"] ?? "")
+        draft.cc = validation.recipients(form["cc"] ?? "")
+        draft.bcc = validation.recipients(form["bcc"] ?? "")
+        draft.subject = form["subject"] ?? ""
+        draft.body = (form["body"] ?? "").replacingOccurrences(of: "\r\n", with: "\n")
+        let kept = Set(form.all("attachment").compactMap { Int64($0) })
+        draft.attachments.removeAll { attachment in
+            if case .storedAttachment(let id) = attachment.source { return !kept.contains(id) }
+            return false
+        }
+        for id in form.all("upload") {
+            guard let upload = state.uploads.upload(id: id) else { continue }
+            draft.attachments.append(ComposedAttachment(source: .file(path: upload.path), filename: upload.name, mimeType: upload.type,
+                                                        sizeBytes: upload.size, availability: .local))
+        }
+        return draft
+    }
+}
+
+struct SentReply: Encodable, Sendable {
+    var ok: Bool
+    var emailId: Int64
+    var undoSeconds: Int
+    var state: String
+}
+
+struct SendStatus: Encodable, Sendable {
+    var state: String
+    var error: String?
+}
+
+/// A suggestion as the combobox shows it.
+struct ContactOption: Codable, Sendable {
+    var name: String?
+    var address: String
+}
+
+/// The validation as the page's script reads it: each invalid recipient with its field, what blocks
+/// sending, and the questions to ask first.
+struct ComposeCheck: Encodable, Sendable {
+    var canSend: Bool
+    var invalid: [InvalidRecipient]
+    var blocking: [String]
+    var warnings: [String]
+    var confirmations: [String]
+
+    init(_ validation: ComposeValidation) {
+        canSend = validation.canSend
+        invalid = validation.invalidRecipients
+        blocking = validation.warnings.filter(\.blocksSending).map { Self.sentence($0.message) }
+        warnings = validation.warnings.filter { !$0.blocksSending }.map { Self.sentence($0.message) }
+        confirmations = validation.confirmations.map(\.question)
+    }
+
+    static func sentence(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() + "." }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Synchronization
+
+/// Files a person attaches in the browser, kept under `$TERN_HOME/uploads` (0700, each file 0600)
+/// until the message that carries them is queued (the queue stores its own bytes) or they are a day
+/// old. Named by a random id; the id is all the page holds.
+final class UploadStaging: Sendable {
+    struct Upload: Codable, Sendable, Hashable {
+        var id: String
+        var name: String
+        var type: String
+        var size: Int64
+        var path: String
+    }
+
+    static let lifetime: TimeInterval = 24 * 3600
+    let directory: URL
+    private let uploads = Mutex<[String: Upload]>([:])
+
+    init(directory: URL) {
+        self.directory = directory
+    }
+
+    func store(bytes: some Collection<UInt8>, filename: String, mimeType: String) throws -> Upload {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        removeExpired()
+        let id = UUID().uuidString.lowercased()
+        let file = directory.appendingPathComponent(id)
+        guard FileManager.default.createFile(atPath: file.path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        let name = filename.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "attachment" : String(filename.prefix(255))
+        let type = mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "application/octet-stream"
+        let upload = Upload(id: id, name: name, type: type.isEmpty ? "application/octet-stream" : type, size: Int64(bytes.count), path: file.path)
+        uploads.withLock { $0[id] = upload }
+        return upload
+    }
+
+    func upload(id: String) -> Upload? { uploads.withLock { $0[id] } }
+
+    func remove(id: String) {
+        guard let upload = uploads.withLock({ $0.removeValue(forKey: id) }) else { return }
+        try? FileManager.default.removeItem(atPath: upload.path)
+    }
+
+    private func removeExpired() {
+        let cutoff = Date().addingTimeInterval(-Self.lifetime)
+        let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.contentModificationDateKey])) ?? []
+        for file in files {
+            let modified = (try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast
+            if modified < cutoff {
+                try? FileManager.default.removeItem(at: file)
+                _ = uploads.withLock { $0.removeValue(forKey: file.lastPathComponent) }
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import TernCore
+
+/// What the address asks the composer to open (`compose=reply&message=ID` in `/mail`'s query).
+struct ComposeTarget: Sendable, Hashable {
+    var mode: ComposeMode
+    /// The message replied to or forwarded; nil for a new message.
+    var messageId: Int64?
+    /// New messages: the account to send from (nil: the only one).
+    var account: String?
+
+    init?(query: FormFields) {
+        guard let text = query["compose"], let mode = ComposeMode(rawValue: text) else { return nil }
+        self.mode = mode
+        messageId = query["message"].flatMap { Int64($0) }
+        account = query["from"].flatMap { $0.isEmpty ? nil : $0 }
+        if mode != .new, messageId == nil { return nil }
+    }
+
+    init(mode: ComposeMode, messageId: Int64?) {
+        self.mode = mode
+        self.messageId = messageId
+    }
+
+    var queryItems: [URLQueryItem] {
+        var items = [URLQueryItem(name: "compose", value: mode.rawValue)]
+        if let messageId { items.append(URLQueryItem(name: "message", value: String(messageId))) }
+        if let account { items.append(URLQueryItem(name: "from", value: account)) }
+        return items
+    }
+
+    var title: String {
+        switch mode {
+        case .new: "New message"
+        case .reply: "Reply"
+        case .replyAll: "Reply all"
+        case .forward: "Forward"
+        }
+    }
+}
+
+/// The composer (FR-COMP-01, 04): From, To, Cc and Bcc (Cc and Bcc shown on demand unless
+/// prefilled), Subject, the body with its Markdown toolbar, attachments, Send and Discard. Written
+/// as a form that works without script (recipients as comma-separated text); `app.js` turns each
+/// recipient field into tokens with an autocomplete combobox and sends without leaving the page.
+struct ComposerView: Sendable {
+    var draft: ComposeDraft
+    var target: ComposeTarget
+    var location: MailLocation
+    var csrfToken: String
+    var account: String
+    var undoSeconds: Int
+    var errors: [String] = []
+    /// The confirmations were asked once (a page without script sends again to confirm).
+    var confirmed = false
+
+    func render() -> HTMLText {
+        var hidden = HTMLText()
+        let fields: [(String, String)] = [
+            ("csrf", csrfToken), ("mode", draft.mode.rawValue), ("account", account), ("original", draft.originalEmailId.map { String($0) } ?? ""),
+            ("return", location.url),
+        ] + (confirmed ? [("confirmed", "1")] : [])
+        for (name, value) in fields { hidden += "<input type=\"hidden\" name=\"\(name)\" value=\"\(value)\">" }
+        let errorList: HTMLText = errors.isEmpty ? "" : "<ul>\(html: errors.map { "<li>\($0)</li>" as HTMLText })</ul>"
+        let notes = draft.notes.map { note -> HTMLText in
+            switch note {
+            case .originalBodyUnavailable: "<p class=\"notice\">The original message isn't downloaded, so it isn't quoted.</p>"
+            case .originalBodyTruncated: "<p class=\"notice\">The original message was too large to quote in full.</p>"
+            }
+        }
+        let showCc = !draft.cc.isEmpty, showBcc = !draft.bcc.isEmpty
+        let focusField = draft.mode == .reply || draft.mode == .replyAll ? "body" : "to"
+        return """
+        <form class="composer" id="composer" method="post" action="/compose/send" aria-labelledby="composer-title" \
+        data-undo-seconds="\(undoSeconds)" data-focus="\(focusField)" enctype="application/x-www-form-urlencoded">
+        <div class="composer-header"><h2 id="composer-title" tabindex="-1">\(target.title)</h2>\
+        <a class="button" href="\(location.url)" data-discard>Discard</a></div>
+        \(html: hidden)
+        <p class="composer-from">From <span>\(MessageView.format(draft.from))</span></p>
+        \(html: notes)
+        \(html: recipientField("to", "To", draft.to, shown: true))
+        <div class="reveal-fields">\(html: showCc ? "" : "<button type=\"button\" class=\"link-button\" data-reveal=\"cc\">Add Cc</button>")\
+        \(html: showBcc ? "" : " <button type=\"button\" class=\"link-button\" data-reveal=\"bcc\">Add Bcc</button>")</div>
+        \(html: recipientField("cc", "Cc", draft.cc, shown: showCc))
+        \(html: recipientField("bcc", "Bcc", draft.bcc, shown: showBcc))
+        <p class="composer-field"><label for="compose-subject">Subject</label>\
+        <input id="compose-subject" name="subject" type="text" value="\(draft.subject)" autocomplete="off"></p>
+        <div class="format-toolbar" role="toolbar" aria-label="Formatting" aria-controls="compose-body">\
+        <button type="button" class="button" data-format="bold" aria-keyshortcuts="Control+B">Bold</button>\
+        <button type="button" class="button" data-format="italic" aria-keyshortcuts="Control+I">Italic</button>\
+        <button type="button" class="button" data-format="link" aria-keyshortcuts="Control+K">Link</button></div>
+        <p class="composer-field composer-body"><label for="compose-body" class="visually-hidden">Message</label>\
+        <textarea id="compose-body" name="body" rows="14" aria-describedby="body-hint">\(draft.body)</textarea></p>
+        <p id="body-hint" class="hint">**bold**, *italic* and [text](https://link) are sent as formatting.</p>
+        <p id="body-size" class="notice notice-warning" role="status" hidden></p>
+        \(html: attachments())
+        <div class="composer-errors" id="composer-errors" role="alert">\(html: errorList)</div>
+        <div class="composer-actions"><button type="submit" class="button primary" id="send-button" aria-keyshortcuts="Control+Enter">Send</button></div>
+        </form>
+        """
+    }
+
+    /// One recipient field: a text input holding the comma-separated list (the form's value), which
+    /// the script shows as tokens with a combobox of suggestions.
+    private func recipientField(_ name: String, _ label: String, _ addresses: [EmailAddress], shown: Bool) -> HTMLText {
+        let value = addresses.map(MessageView.format).joined(separator: ", ")
+        return """
+        <div class="composer-field recipient-field" data-field="\(name)"\(html: shown ? "" : " hidden")>\
+        <label for="compose-\(name)" id="compose-\(name)-label">\(label)</label>\
+        <input id="compose-\(name)" name="\(name)" type="text" value="\(value)" autocomplete="off" spellcheck="false" class="recipient-text"></div>
+        """
+    }
+
+    private func attachments() -> HTMLText {
+        var items = HTMLText()
+        for attachment in draft.attachments {
+            guard case .storedAttachment(let id) = attachment.source else { continue }
+            let state = attachment.availability == .pending ? ", downloaded before sending" : ""
+            items += """
+            <li class="attachment"><span class="icon icon-attachment" aria-hidden="true"></span>\
+            <span class="attachment-name">\(attachment.filename)</span> <span class="attachment-meta">\(AttachmentListView.size(attachment.sizeBytes))\(state)</span>\
+            <input type="hidden" name="attachment" value="\(id)">\
+            <button type="button" class="button" data-remove-attachment aria-label="Remove \(attachment.filename)">Remove</button></li>
+            """
+        }
+        return """
+        <section class="composer-attachments" aria-labelledby="attachments-title"><h3 id="attachments-title" class="visually-hidden">Attachments</h3>\
+        <ul id="compose-attachments">\(html: items)</ul>\
+        <p class="drop-zone"><label class="button" for="compose-files">Attach files</label>\
+        <input id="compose-files" type="file" multiple class="visually-hidden"> <span class="hint">or drop files here</span></p>\
+        <p id="attachments-size" class="notice notice-error" role="status" hidden></p></section>
+        """
+    }
+}
