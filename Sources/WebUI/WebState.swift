@@ -66,11 +66,12 @@ final class WebState: Sendable {
 struct SyncStateFollower: Service {
     let state: WebState
 
+    /// Ends at graceful shutdown: the service group waits for every service before the process exits.
     func run() async throws {
         let changes = state.changes.changes()
-        await withGracefulShutdownHandler {
+        try await cancelWhenGracefulShutdown {
             for await change in changes { state.record(change) }
-        } onGracefulShutdown: {}
+        }
     }
 }
 

@@ -78,6 +78,30 @@ async function navigate(url, { push = true, focus = "auto" } = {}) {
   if (focus === "list") ($(".thread-link[aria-current]") ?? $(".thread-link") ?? $("#thread-list"))?.focus();
 }
 
+// A thread from the list: only the third pane is fetched and replaced (the list and folders stay),
+// so opening a conversation costs one small request (issue 17's click-to-content goal).
+async function openConversation(link) {
+  const url = link.getAttribute("href");
+  const query = new URL(url, location.origin).search;
+  let doc;
+  try {
+    doc = parse(await fetchText(`/fragments/conversation${query}`));
+  } catch {
+    await navigate(url, { focus: "thread" });
+    return;
+  }
+  $("#thread-pane").replaceChildren(...doc.body.childNodes);
+  for (const current of $$(".thread-link[aria-current]")) current.removeAttribute("aria-current");
+  link.setAttribute("aria-current", "true");
+  link.closest(".thread-row")?.classList.remove("unread");
+  document.body.dataset.pane = "thread";
+  const subject = $("#thread-subject")?.textContent;
+  if (subject) document.title = `${subject} — Tern`;
+  history.pushState({}, "", url);
+  afterRender();
+  $("#thread-subject")?.focus() ?? $("#conversation h2")?.focus();
+}
+
 function currentLocation() { return location.pathname + location.search; }
 
 function listOnlyURL() {
@@ -145,7 +169,7 @@ document.addEventListener("click", async (event) => {
   if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   if (link.classList.contains("thread-link")) {
     event.preventDefault();
-    await navigate(link.getAttribute("href"), { focus: "thread" });
+    await openConversation(link);
   } else if (link.classList.contains("load-more")) {
     event.preventDefault();
     loadMore(link);
@@ -377,7 +401,7 @@ function moveSelection(step) {
   all[index].classList.add("keyboard-selected");
   const link = $(".thread-link", all[index]);
   link.focus();
-  if (document.body.dataset.pane === "thread") navigate(link.getAttribute("href"), { focus: "none" });
+  if (document.body.dataset.pane === "thread") openConversation(link);
 }
 
 function clickToolbar(action) {
@@ -401,7 +425,7 @@ document.addEventListener("keydown", (event) => {
       case "o": case "Enter": {
         if (target.closest("a, button, summary")) return false;
         const row = selectedRow();
-        if (row) { navigate($(".thread-link", row).getAttribute("href"), { focus: "thread" }); return true; }
+        if (row) { openConversation($(".thread-link", row)); return true; }
         return false;
       }
       case "u": if (document.body.dataset.pane === "thread" || $("#conversation[data-thread-id]")) { navigate(listOnlyURL(), { focus: "list" }); return true; } return false;
