@@ -45,11 +45,22 @@ function toast(text, { action, onAction, seconds = 5, error = false } = {}) {
     item.append(button);
   }
   if (seconds) {
-    const bar = document.createElement("span");
-    bar.className = "toast-countdown";
-    bar.setAttribute("aria-hidden", "true");
-    bar.style.animationDuration = `${seconds}s`;
-    item.append(bar);
+    if (matchMedia("(prefers-reduced-motion: reduce)").matches) {
+      // A plain progress bar stepping once a second instead of a sliding one (NFR-ED-03).
+      const bar = document.createElement("progress");
+      bar.max = seconds;
+      bar.value = seconds;
+      bar.setAttribute("aria-hidden", "true");
+      item.append(bar);
+      const tick = setInterval(() => { bar.value = Math.max(0, bar.value - 1); }, 1000);
+      setTimeout(() => clearInterval(tick), seconds * 1000);
+    } else {
+      const bar = document.createElement("span");
+      bar.className = "toast-countdown";
+      bar.setAttribute("aria-hidden", "true");
+      bar.style.animationDuration = `${seconds}s`;
+      item.append(bar);
+    }
     setTimeout(() => item.remove(), seconds * 1000);
   }
   region.append(item);

@@ -7,6 +7,7 @@ import TernRuntime
 /// with their sync state, and the undo delays. Each change is a form with the CSRF token.
 struct SettingsRoutes: Sendable {
     let services: TernServices
+    let state: WebState
     let csrfToken: String
 
     func register(on router: Router<BasicRequestContext>) {
@@ -41,6 +42,8 @@ struct SettingsRoutes: Sendable {
         let settings = try await services.settings.current()
         let trusted = try await services.trustedSenders.list()
         let accounts = try await services.listAccounts()
+        let folders = try await services.mailQueries.folders(account: nil)
+        let statuses = state.syncStatuses
         var senders = HTMLText()
         for sender in trusted {
             senders += """
@@ -51,7 +54,8 @@ struct SettingsRoutes: Sendable {
         }
         var accountRows = HTMLText()
         for account in accounts {
-            let status = SyncStatusView(account: account, status: nil, lastSync: nil).render()
+            let lastSync = folders.filter { $0.account == account.name }.compactMap(\.lastSyncDate).max()
+            let status = SyncStatusView(account: account, status: statuses[account.name], lastSync: lastSync).render()
             let row: HTMLText = "<li><strong>\(account.name)</strong> \(account.emailAddress) \(html: status)</li>"
             accountRows += row
         }

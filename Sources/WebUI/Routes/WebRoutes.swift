@@ -32,7 +32,7 @@ struct WebRoutes: Sendable {
         ActionRoutes(services: services, state: state).register(on: router)
         ComposeRoutes(services: services, state: state, csrfToken: csrfToken).register(on: router)
         AttachmentRoutes(services: services, state: state).register(on: router)
-        SettingsRoutes(services: services, csrfToken: csrfToken).register(on: router)
+        SettingsRoutes(services: services, state: state, csrfToken: csrfToken).register(on: router)
         EventRoutes(changes: services.changes).register(on: router)
         AssetRoutes.register(on: router)
     }
