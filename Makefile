@@ -12,7 +12,7 @@ TEST_SERVERS := TERN_MAILSERVERS_DIR=$(CURDIR)/.build/ms-test TERN_IMAP_PORT=111
 DEMO_HOME := $(CURDIR)/.build/demo-home
 TERN := .build/debug/tern
 
-.PHONY: help deps bench-deps build test test-swift test-integration demo demo-stop clean
+.PHONY: help deps bench-deps build test test-swift test-integration demo demo-stop clean install uninstall
 
 help:
 	@echo "make demo   - local test mail servers with sample mail, a synced Tern account, and the web app on http://127.0.0.1:8025"
@@ -20,6 +20,7 @@ help:
 	@echo "make build  - build tern (.build/debug/tern)"
 	@echo "make fuzz-mime|fuzz-imap|fuzz-smtp|fuzz-html|fuzz-markdown FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
 	@echo "make bench-deps - the peers BENCHMARKS.md measures beside Tern (nh3, bleach; notmuch when a script needs it)"
+	@echo "make install [PREFIX=~/.local] - tern, shell completions, systemd user units; make uninstall removes them"
 
 deps: $(VENV)/.ready
 	@scripts/install-deps
@@ -75,6 +76,31 @@ demo: deps build
 demo-stop:
 	scripts/demo-serve stop
 	scripts/mailservers stop
+
+# `make install`: the release binary, completions for bash, zsh and fish, and systemd user units for
+# `tern sync --watch` and `tern serve` (as mbsync and offlineimap users expect). Nothing outside PREFIX and the
+# user's systemd and completion folders.
+PREFIX ?= $(HOME)/.local
+BINDIR := $(PREFIX)/bin
+SHAREDIR := $(PREFIX)/share
+UNITDIR ?= $(HOME)/.config/systemd/user
+INSTALLED := $(BINDIR)/tern $(SHAREDIR)/bash-completion/completions/tern $(SHAREDIR)/zsh/site-functions/_tern \
+	$(SHAREDIR)/fish/vendor_completions.d/tern.fish $(UNITDIR)/tern-sync.service $(UNITDIR)/tern-serve.service
+
+install:
+	scripts/install-deps
+	swift build -c release --product tern $(SWIFT_FLAGS)
+	install -d $(BINDIR) $(SHAREDIR)/bash-completion/completions $(SHAREDIR)/zsh/site-functions $(SHAREDIR)/fish/vendor_completions.d $(UNITDIR)
+	install -m 0755 .build/release/tern $(BINDIR)/tern
+	$(BINDIR)/tern --generate-completion-script bash > $(SHAREDIR)/bash-completion/completions/tern
+	$(BINDIR)/tern --generate-completion-script zsh > $(SHAREDIR)/zsh/site-functions/_tern
+	$(BINDIR)/tern --generate-completion-script fish > $(SHAREDIR)/fish/vendor_completions.d/tern.fish
+	for unit in tern-sync tern-serve; do sed 's|@BINDIR@|$(BINDIR)|g' contrib/systemd/$$unit.service > $(UNITDIR)/$$unit.service; done
+	@echo "Installed $(BINDIR)/tern. Web app as a service: systemctl --user enable --now tern-serve"
+
+uninstall:
+	-systemctl --user disable --now tern-sync tern-serve 2>/dev/null
+	rm -f $(INSTALLED)
 
 clean:
 	scripts/mailservers reset || true
