@@ -112,7 +112,28 @@ struct TreeConstructionTests {
         let rate = Double(passed) / Double(all.count) * 100
         print("html5lib tree construction (scripting off): \(passed) of \(all.count) passed (\(String(format: "%.1f", rate))%)")
         for failure in failures.prefix(Int(ProcessInfo.processInfo.environment["TERN_SHOW_FAILURES"] ?? "0") ?? 0) { print(failure) }
-        #expect(rate >= 95.0)
+        try KnownFailures.expect(failures.map { String($0.prefix { $0 != " " }) }, equalTo: "html5lib-tree-construction-failures.txt")
+    }
+}
+
+/// Issue 20: the conformance gates compare the exact list of known failures (docs/html5-conformance.md), so
+/// one regression is seen, and so is a fix (then the list shrinks in the same change).
+/// `TERN_WRITE_KNOWN_FAILURES=1` rewrites the lists from a run.
+enum KnownFailures {
+    static func url(_ name: String) -> URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("KnownFailures").appendingPathComponent(name)
+    }
+
+    static func expect(_ failures: [String], equalTo name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let found = Set(failures)
+        if ProcessInfo.processInfo.environment["TERN_WRITE_KNOWN_FAILURES"] == "1" {
+            try (found.sorted().joined(separator: "\n") + "\n").write(to: url(name), atomically: true, encoding: .utf8)
+            return
+        }
+        let known = Set(try String(contentsOf: url(name), encoding: .utf8).split(separator: "\n").map(String.init))
+        #expect(found.subtracting(known).sorted() == [], "new failures (regressions)", sourceLocation: sourceLocation)
+        #expect(known.subtracting(found).sorted() == [], "known failures that now pass: remove them from \(name)",
+                sourceLocation: sourceLocation)
     }
 }
 
@@ -142,7 +163,7 @@ struct SerializerRoundTripTests {
         }
         print("serializer round trip: \(same) of \(documents.count) html5lib documents parse back to the same tree")
         for line in different.prefix(Int(ProcessInfo.processInfo.environment["TERN_SHOW_FAILURES"] ?? "0") ?? 0) { print("  \(line)") }
-        #expect(Double(same) / Double(documents.count) > 0.9)
+        try KnownFailures.expect(different.map { String($0.prefix { $0 != " " }) }, equalTo: "serializer-round-trip-differences.txt")
     }
 
     @Test(arguments: [
