@@ -264,8 +264,16 @@ async function runAction(form) {
   } else if (reply.toast) {
     toast(reply.toast);
   }
-  if (reply.navigate) await navigate(reply.navigate, { focus: "list" });
-  else await navigate(currentLocation(), { push: false });
+  // Focus is never lost: a list action moves to the list, a star goes back to its (redrawn) button.
+  const article = form.closest("article.message")?.id;
+  const inToolbar = Boolean(form.closest(".toolbar"));
+  if (reply.navigate) { await navigate(reply.navigate, { focus: "list" }); return; }
+  await navigate(currentLocation(), { push: false });
+  if (article) { $(`#${CSS.escape(article)} .star-form button`)?.focus(); return; }
+  if (inToolbar) {
+    const twin = { star: "unstar", unstar: "star" }[action] ?? action;
+    ($(`.toolbar form[data-action="${twin}"] button`) ?? $("#thread-subject"))?.focus();
+  }
 }
 
 function actionVerb(action) {
@@ -276,7 +284,7 @@ async function undo(token) {
   const reply = await post("/actions/undo", { token: token ?? "" });
   toast(reply.ok ? reply.toast : reply.error, { error: !reply.ok });
   lastUndo = null;
-  await navigate(currentLocation(), { push: false });
+  await navigate(currentLocation(), { push: false, focus: "list" });
 }
 
 // FR-ED-03: the warnings first (stacked when both apply), then the download with progress.
