@@ -75,7 +75,7 @@ import TernRuntime
                 #expect(response.headers[SecurityHeaders.nosniffName] == "nosniff")
                 #expect(response.headers[SecurityHeaders.referrerName] == "no-referrer")
                 let page = String(buffer: response.body)
-                #expect(page.contains("<h1 id=\"list-title\">Inbox</h1>"))
+                #expect(page.contains("<h2 id=\"list-title\">Inbox</h2>"))
                 #expect(page.contains("No conversations here."))
                 // Every script is a file of the app's own; no handler attributes.
                 #expect(page.components(separatedBy: "<script").count == 2)

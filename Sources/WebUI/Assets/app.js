@@ -442,6 +442,7 @@ document.addEventListener("keydown", (event) => {
       case "j": moveSelection(1); return true;
       case "k": moveSelection(-1); return true;
       case "o": case "Enter": {
+        if (key === "o" && target.classList?.contains("thread-link")) { openConversation(target); return true; }
         if (target.closest("a, button, summary")) return false;
         const row = selectedRow();
         if (row) { openConversation($(".thread-link", row)); return true; }

@@ -247,7 +247,7 @@ struct MessageView: Sendable {
         let images = body.remoteImagesLoaded && !body.senderTrusted ? "&images=1" : ""
         return """
         <iframe class="message-body \(Self.heightClass(body.text))" src="/bodies/\(message.id)?thread=\(threadId)\(images)" sandbox="allow-popups allow-popups-to-escape-sandbox" \
-        title="Message from \(message.senderName)" referrerpolicy="no-referrer"></iframe>
+        title="Message from \(message.senderName), \(time.full(message.date))" referrerpolicy="no-referrer"></iframe>
         """
     }
 

@@ -34,7 +34,7 @@ struct PageLayout: Sendable {
         <body data-pane="\(paneState)">
         <a class="skip-link" href="#thread-list">Skip to the conversation list</a>
         <header class="app-header">
-        <a class="brand" href="/mail"><img src="/assets/icon.svg" alt="" width="24" height="24"> Tern</a>
+        <h1 class="brand-heading"><a class="brand" href="/mail"><img src="/assets/icon.svg" alt="" width="24" height="24"> Tern</a></h1>
         <form class="search" role="search" action="/mail" method="get">
         <label for="search-input" class="visually-hidden">Search mail</label>
         <input id="search-input" type="search" name="q" value="\(searchValue)" placeholder="Search mail" autocomplete="off" spellcheck="false">

@@ -75,7 +75,7 @@ struct ThreadListView: Sendable {
 
     func render() -> HTMLText {
         """
-        <div class="list-header"><h1 id="list-title">\(location.title)</h1></div>
+        <div class="list-header"><h2 id="list-title">\(location.title)</h2></div>
         \(html: items())
         """
     }
