@@ -130,9 +130,8 @@ def test_ac_u_08_archive_and_delete_show_a_five_second_undo_toast_and_go_back(br
     sync(app["home"])
     open_thread_by_name(browser, app, f"Thread {stamp}")
     by_xpath(browser, f"//div[@role='toolbar']//button[normalize-space()='{action}']").click()
-    status = by_xpath(browser, "//div[@id='toasts' and @role='status' and @aria-live='polite']")
-    by_xpath(browser, "//div[@id='toasts']//button[normalize-space()='Undo']")
-    assert toast in status.text
+    by_xpath(browser, "//div[@id='toasts' and @role='status' and @aria-live='polite']//button[normalize-space()='Undo']")
+    assert wait_until(lambda: toast in browser.execute_script("return document.getElementById('toasts').textContent"))
     assert wait_until(lambda: "thread=" not in browser.current_url)
     assert not browser.find_elements("xpath", f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, 'Thread {stamp}')]")
     assert wait_until(lambda: not browser.find_elements("xpath", "//div[@id='toasts']//button[normalize-space()='Undo']"), 7)
@@ -219,7 +218,8 @@ def test_ac_u_10_attachments_listed_downloaded_on_demand_warned_and_previewed(br
         response, data = get(app, preview.get_attribute("href"))
         assert response.getheader("Content-Type") == kind and response.getheader("Content-Disposition").startswith("inline")
         assert response.getheader("X-Content-Type-Options") == "nosniff" and "sandbox" in response.getheader("Content-Security-Policy")
-        assert by_xpath(browser, f"//li[contains(., '{name}')]//a[normalize-space()='Save']").get_attribute("download") is not None
+        assert wait_until(lambda: browser.find_element("xpath", f"//li[contains(., '{name}')]//a[normalize-space()='Save']")
+                          .get_attribute("download") is not None)
     files = [path for path in attachments.rglob("*") if path.is_file()]
     assert len(files) == 2 and all(stat.S_IMODE(path.parent.stat().st_mode) == 0o700 for path in files)
 

@@ -185,12 +185,21 @@ def by_xpath(driver, xpath, timeout=5):
 
 
 def wait_until(condition, timeout=5):
+    """`condition` polled until true; an element replaced while it was read (the app swaps fragments) counts as
+    not yet."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
+    def holds():
+        try:
+            return condition()
+        except (StaleElementReferenceException, NoSuchElementException):
+            return False
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if condition():
+        if holds():
             return True
         time.sleep(0.05)
-    return condition()
+    return holds()
 
 
 def axe_violations(driver):
@@ -230,13 +239,7 @@ def test_a_collapsed_message_expands_from_the_keyboard(browser, site):
     open_thread_by_name(browser, site, f"Thread {site['stamp']}")
     toggle = by_xpath(browser, "//main//article[1]//a[@aria-expanded='false']")
     toggle.send_keys(Keys.ENTER)
-
-    def expanded():
-        try:
-            return browser.switch_to.active_element.get_attribute("aria-expanded") == "true"
-        except Exception:  # the article is being replaced
-            return False
-    assert wait_until(expanded)
+    assert wait_until(lambda: browser.switch_to.active_element.get_attribute("aria-expanded") == "true")
 
 
 def test_hostile_mail_runs_nothing_loads_nothing_and_says_what_was_blocked(browser, site):

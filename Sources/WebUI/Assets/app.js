@@ -153,7 +153,7 @@ function observeLoadMore() {
   if (!more || !("IntersectionObserver" in window)) return;
   loadMoreObserver = new IntersectionObserver((entries) => {
     if (entries.some((entry) => entry.isIntersecting)) loadMore(more);
-  }, { root: $("#list-pane"), rootMargin: "200px" });
+  }, { rootMargin: "200px" });
   loadMoreObserver.observe(more);
 }
 
@@ -213,7 +213,9 @@ async function replaceMessage(article, fragment, focusToggle) {
 
 // FR-ED-05: older messages on top, the reader's place kept.
 async function showEarlier(link) {
-  const pane = $("#thread-pane"), messages = $("#messages");
+  const messages = $("#messages");
+  // The pane scrolls in the three-pane layout, the document in the one-pane layout.
+  const pane = $("#thread-pane").scrollHeight > $("#thread-pane").clientHeight ? $("#thread-pane") : document.scrollingElement;
   const before = pane.scrollHeight - pane.scrollTop;
   link.textContent = "Loading earlier messages…";
   try {
