@@ -68,6 +68,7 @@ public final class TernServices: Sendable {
         let tokens = TokenStoreChoice.make(home: home, environment: environment)
         let authorizer = LoopbackOAuthAuthorizer(configuration: .fromEnvironment(environment), environment: environment)
         let locks = FileLocks(directory: home.url.appendingPathComponent("locks"))
+        let holds = FileSendHolds(directory: home.url.appendingPathComponent("locks"))
         let credentials = AccountCredentials(secrets: secrets, tokens: tokens, authorizer: authorizer, accounts: accounts, locks: locks)
         let changes = ChangeFeed()
         let syncStore = SQLiteSyncStore(database: database)
@@ -77,7 +78,7 @@ public final class TernServices: Sendable {
         let pusher = LocalChangesPusher(
             credentials: credentials, operations: operations,
             queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: LiveMessageSubmitter(environment: environment),
-                                      server: LiveServerMailActions(), folders: actionStore),
+                                      server: LiveServerMailActions(), folders: actionStore, holds: holds),
             lock: locks)
         let signIn = SignInUseCase(accounts: accounts, tokens: tokens, authorizer: authorizer)
         let mailActions = MailActionsUseCase(accounts: accounts, credentials: credentials, store: actionStore, processor: operations,
@@ -109,7 +110,8 @@ public final class TernServices: Sendable {
         self.loadOlderMail = LoadOlderMailUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer)
         self.pusher = pusher
         self.mailActions = mailActions
-        self.outbox = OutboxUseCase(accounts: accounts, composer: LiveMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher)
+        self.outbox = OutboxUseCase(accounts: accounts, composer: LiveMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher,
+                                    holds: holds)
         self.mailQueries = queries
         self.downloadAttachment = DownloadAttachmentUseCase(accounts: accounts, credentials: credentials,
                                                             store: SQLiteAttachmentStore(database: database), fetcher: LiveAttachmentFetcher(),

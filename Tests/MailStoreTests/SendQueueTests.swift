@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import GRDB
 import Testing
@@ -22,8 +23,9 @@ struct SendQueueTests {
         store = SQLiteOutboxStore(database: database)
     }
 
-    func queue(_ submitter: ScriptedSubmitter, server: ScriptedServer = ScriptedServer()) -> SendQueueProcessor {
-        SendQueueProcessor(store: store, submitter: submitter, server: server, folders: SQLiteMailActionStore(database: database), clock: clock)
+    func queue(_ submitter: ScriptedSubmitter, server: ScriptedServer = ScriptedServer(), holds: (any SendHoldOwnership)? = nil) -> SendQueueProcessor {
+        SendQueueProcessor(store: store, submitter: submitter, server: server, folders: SQLiteMailActionStore(database: database), clock: clock,
+                           holds: holds)
     }
 
     @discardableResult
@@ -101,6 +103,29 @@ struct SendQueueTests {
         #expect(report.sent == [other] && report.held == 1)
         clock.advance(seconds: 5)
         #expect(try await queue.process(account: account, credentials: .unused).sent == [held])
+    }
+
+    /// FR-COMP-02, PLATFORM.md: with owned holds, the clock never lifts a hold; the owner does, and a hold whose
+    /// owner is gone is never sent.
+    @Test func anOwnedHoldIsSentOnlyWhenItsOwnerLetsGoAndAnOrphanNever() async throws {
+        let submitter = ScriptedSubmitter()
+        let holds = MemoryHolds()
+        let queue = queue(submitter, holds: holds)
+        let owned = try await enqueue("Owned", holdUntil: clock.now().addingTimeInterval(5))
+        let orphan = try await enqueue("Orphan", holdUntil: clock.now().addingTimeInterval(5))
+        let ownedId = try #require(try await store.entry(emailId: owned)?.messageId)
+        holds.owned.withLock { $0.insert(ownedId) }
+        clock.advance(seconds: 60)
+        let report = try await queue.process(account: account, credentials: .unused)
+        #expect(report.sent == [] && report.held == 1)
+        #expect(report.failed.map(\.emailId) == [orphan])
+        #expect(try await state(orphan).state == .failed)
+        #expect(try await state(orphan).error == SendQueueProcessor.orphanedHoldError)
+        // The owner lets it go: the hold is lifted in the store first, then the claim.
+        try await store.setHold(owned, until: nil)
+        holds.owned.withLock { $0.remove(ownedId) }
+        #expect(try await queue.process(account: account, credentials: .unused).sent == [owned])
+        #expect(submitter.submitted.count == 1, "the orphan never reached SMTP")
     }
 
     @Test func aSentMessageGetsItsSentCopyScheduled() async throws {
@@ -197,4 +222,20 @@ struct SendQueueTests {
         #expect(try await store.entry(emailId: id) == nil)
         #expect(try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outgoingMessage") } == 0)
     }
+}
+
+/// Holds as a set of owned Message-IDs.
+final class MemoryHolds: SendHoldOwnership {
+    let owned = Mutex(Set<String>())
+
+    struct Claim: SendHoldClaim {
+        func release() {}
+    }
+
+    func claim(messageId: String) throws -> any SendHoldClaim {
+        owned.withLock { _ = $0.insert(messageId) }
+        return Claim()
+    }
+
+    func isOrphaned(messageId: String) -> Bool { !owned.withLock { $0.contains(messageId) } }
 }

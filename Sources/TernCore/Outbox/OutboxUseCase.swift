@@ -8,14 +8,56 @@ public struct OutboxUseCase: Sendable {
     let store: any OutboxStore
     let pusher: LocalChangesPusher
     let clock: any WallClock
+    let holds: (any SendHoldOwnership)?
 
     public init(accounts: any AccountRepository, composer: any MessageComposing, store: any OutboxStore, pusher: LocalChangesPusher,
-                clock: any WallClock = SystemClock()) {
+                clock: any WallClock = SystemClock(), holds: (any SendHoldOwnership)? = nil) {
         self.accounts = accounts
         self.composer = composer
         self.store = store
         self.pusher = pusher
         self.clock = clock
+        self.holds = holds
+    }
+
+    /// FR-COMP-02: queues `message` held for `window`, owned by this process (`SendHoldOwnership`): nothing reaches
+    /// SMTP until `commit`; if the process dies first the message is never sent by itself.
+    public func sendHeld(_ message: OutgoingMessage, from account: Account, window: Duration) async throws -> HeldSend {
+        guard account.isActive else { throw TernError.authenticationExpired(account.name) }
+        guard let holds else { throw TernError.invalidInput("undo-send needs the process's hold ownership") }
+        let now = clock.now()
+        let composed = try composer.compose(message, accountId: account.id, at: now)
+        guard let messageId = composed.email.messageId else { throw TernError.invalidInput("a queued message needs a Message-ID") }
+        // Claimed before the message is queued, so no queue runner ever sees it held by nobody.
+        let claim = try holds.claim(messageId: messageId)
+        let until = now.adding(window)
+        do {
+            let emailId = try await store.enqueue(composed, holdUntil: until, at: now)
+            return HeldSend(emailId: emailId, messageId: messageId, accountId: account.id, until: until, claim: claim)
+        } catch {
+            claim.release()
+            throw error
+        }
+    }
+
+    /// The end of the window: the hold is lifted in the store first, then the claim let go, then the queue runs.
+    public func commit(_ held: HeldSend) async throws -> SendOutcome {
+        try await store.setHold(held.emailId, until: nil)
+        held.claim.release()
+        guard let account = try await accounts.account(id: held.accountId) else { throw TernError.notFound("the account of message \(held.emailId)") }
+        let push = try? await pusher.push(account: account)
+        guard let entry = try await store.entry(emailId: held.emailId) else {
+            return SendOutcome(emailId: held.emailId, messageId: held.messageId, state: .sent, error: nil, nextAttempt: nil)
+        }
+        return SendOutcome(emailId: held.emailId, messageId: entry.messageId, state: entry.state, error: entry.error ?? push?.queue.lastError,
+                           nextAttempt: entry.state == .queued ? entry.notBefore ?? push?.queue.nextDue : nil)
+    }
+
+    /// Undo inside the window: the queued message is removed before anything reached SMTP; the front end still
+    /// holds what was written and reopens it.
+    public func undo(_ held: HeldSend) async throws {
+        try await store.discard(held.emailId)
+        held.claim.release()
     }
 
     /// The account named, or the only one (several accounts need a name).

@@ -15,6 +15,8 @@ public struct SendQueueProcessor: Sendable {
     let server: any ServerMailActions
     let folders: any MailActionStore
     let clock: any WallClock
+    /// Who holds messages in their undo window (nil: the hold is a time only, as in tests of the queue alone).
+    let holds: (any SendHoldOwnership)?
 
     /// FR-SYNC-07 step 4: after transient failures, retries at 30 s, 2 min and 8 min; then failed.
     public static let retryDelays: [Duration] = [.seconds(30), .seconds(120), .seconds(480)]
@@ -28,12 +30,13 @@ public struct SendQueueProcessor: Sendable {
         """
 
     public init(store: any OutboxStore, submitter: any MessageSubmitting, server: any ServerMailActions, folders: any MailActionStore,
-                clock: any WallClock = SystemClock()) {
+                clock: any WallClock = SystemClock(), holds: (any SendHoldOwnership)? = nil) {
         self.store = store
         self.submitter = submitter
         self.server = server
         self.folders = folders
         self.clock = clock
+        self.holds = holds
     }
 
     /// Sends what is due, on one SMTP connection for the whole pass (opened only when a message is
@@ -89,6 +92,16 @@ public struct SendQueueProcessor: Sendable {
         if let queued = entry.queuedDate, now.timeIntervalSince(queued) > Self.maximumAge.inSeconds, entry.attemptStartedDate == nil {
             try await store.markFailed(entry.emailId, error: Self.timeoutError)
             report.failed.append(FailedSend(emailId: entry.emailId, error: Self.timeoutError))
+            return .handled
+        }
+        if entry.holdUntil != nil, let holds {
+            // Owned holds end only when their owner lifts them (`OutboxUseCase.commit`), never by the clock.
+            if let messageId = entry.messageId, !holds.isOrphaned(messageId: messageId) {
+                report.held += 1
+                return .handled
+            }
+            try await store.markFailed(entry.emailId, error: Self.orphanedHoldError)
+            report.failed.append(FailedSend(emailId: entry.emailId, error: Self.orphanedHoldError))
             return .handled
         }
         if let hold = entry.holdUntil, hold > now {

@@ -44,12 +44,11 @@ struct ComposeRoutes: Sendable {
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
             guard let emailId = form["email"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "email is needed") }
-            do {
-                try await services.outbox.discard(emailId)
-                return WebResponse.json(ActionReply(ok: true, toast: "Sending cancelled."))
-            } catch {
+            guard let held = state.takeBack(emailId) else {
                 return WebResponse.json(ActionReply(ok: false, error: "Too late to undo: the message is being sent."), status: .conflict)
             }
+            try await services.outbox.undo(held)
+            return WebResponse.json(ActionReply(ok: true, toast: "Sending cancelled."))
         }
         router.get("compose/status") { request, _ in
             guard let emailId = FormFields(request.uri.query ?? "")["email"].flatMap({ Int64($0) }) else {
@@ -103,12 +102,19 @@ struct ComposeRoutes: Sendable {
             throw TernError.notFound("the account this message is sent from")
         }
         let delay = try await services.settings.current().undoSendDelay
-        let now = Date()
-        let outcome = try await services.outbox.send(draft.outgoingMessage(date: now, attachments: loaded), from: account,
-                                                     holdUntil: delay > 0 ? now.addingTimeInterval(TimeInterval(delay)) : nil)
+        let outgoing = draft.outgoingMessage(date: Date(), attachments: loaded)
+        let reply: SentReply
+        if delay > 0 {
+            let held = try await services.outbox.sendHeld(outgoing, from: account, window: .seconds(delay))
+            state.hold(held, outbox: services.outbox)
+            reply = SentReply(ok: true, emailId: held.emailId, undoSeconds: delay, state: SendState.queued.rawValue)
+        } else {
+            let outcome = try await services.outbox.send(outgoing, from: account)
+            reply = SentReply(ok: true, emailId: outcome.emailId, undoSeconds: 0, state: outcome.state.rawValue)
+        }
         for id in form.all("upload") { state.uploads.remove(id: id) }
         guard scripted else { return WebResponse.redirect(to: form["return"]) }
-        return WebResponse.json(SentReply(ok: true, emailId: outcome.emailId, undoSeconds: delay, state: outcome.state.rawValue))
+        return WebResponse.json(reply)
     }
 
     /// The composer again, with everything typed and what stops it (no script), or the reason as JSON.

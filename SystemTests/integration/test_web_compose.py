@@ -1,0 +1,126 @@
+"""Sending from the web composer with the undo delay (issue 18, FR-COMP-02, PLATFORM.md): Undo inside the window
+sends nothing; the end of the window sends exactly once with a Sent copy; and `tern serve` SIGKILLed inside the
+window sends nothing, then or later: the message stays in the Outbox, failed with the reason, for the user to send
+again. Real Postfix delivering to the real Dovecot; the recipient's mailbox is read over IMAP."""
+import http.client
+import json
+import os
+import signal
+import ssl
+import subprocess
+import time
+import urllib.parse
+import uuid
+
+import pytest
+
+from test_imap_check import TERN
+from test_send_and_actions import add_account, imap_for, json_of, uids_with_subject
+from test_web_app import TOKEN, free_port, start_serve
+
+SENDER, RECIPIENT = "alice", "dave"
+
+
+@pytest.fixture()
+def home(servers, tmp_path):
+    add_account(tmp_path, servers, SENDER)
+    subprocess.run([str(TERN), "settings", "set", "undo-send-delay", "5"], env=dict(os.environ, TERN_HOME=str(tmp_path)), check=True)
+    return tmp_path
+
+
+def post(port, path, fields, cookie, csrf):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("POST", path, body=urllib.parse.urlencode(fields), headers={
+        "Cookie": cookie, "X-CSRF-Token": csrf, "Content-Type": "application/x-www-form-urlencoded"})
+    response = connection.getresponse()
+    return response.status, json.loads(response.read() or b"{}")
+
+
+def session(port):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", f"/?token={TOKEN}")
+    cookie = connection.getresponse().getheader("Set-Cookie").split(";")[0]
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", "/mail", headers={"Cookie": cookie})
+    page = connection.getresponse().read().decode()
+    return cookie, page.split('name="csrf-token" content="')[1].split('"')[0]
+
+
+def compose(port, subject):
+    cookie, csrf = session(port)
+    status, reply = post(port, "/compose/send", {"mode": "new", "account": SENDER, "to": f"{RECIPIENT}@tern.test", "subject": subject,
+                                                 "body": "Written in the browser.", "confirmed": "1"}, cookie, csrf)
+    assert status == 200 and reply["ok"] and reply["undoSeconds"] == 5, reply
+    return reply["emailId"], cookie, csrf
+
+
+def delivered(servers, subject):
+    imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), RECIPIENT)
+    try:
+        return len(uids_with_subject(imap, "INBOX", subject))
+    finally:
+        imap.logout()
+
+
+def test_undo_inside_the_window_sends_nothing(servers, home):
+    port = free_port()
+    server = start_serve(home, port, "--no-sync")
+    try:
+        subject = f"Undone {uuid.uuid4().hex[:10]}"
+        email, cookie, csrf = compose(port, subject)
+        status, reply = post(port, "/compose/undo", {"email": email}, cookie, csrf)
+        assert status == 200 and reply["ok"], reply
+        time.sleep(7)
+        json_of(home, "sync", SENDER)
+        assert delivered(servers, subject) == 0
+        assert all(entry["emailId"] != email for entry in json_of(home, "outbox"))
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_the_end_of_the_window_sends_once_with_a_sent_copy(servers, home):
+    port = free_port()
+    server = start_serve(home, port, "--no-sync")
+    try:
+        subject = f"Sent after the window {uuid.uuid4().hex[:10]}"
+        compose(port, subject)
+        time.sleep(2)
+        assert delivered(servers, subject) == 0, "nothing during the window"
+        deadline = time.monotonic() + 30
+        while delivered(servers, subject) == 0 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        json_of(home, "sync", SENDER)
+        assert delivered(servers, subject) == 1
+        imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), SENDER)
+        try:
+            assert len(uids_with_subject(imap, "[Gmail]/Sent Mail", subject)) == 1
+        finally:
+            imap.logout()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_sigkill_inside_the_window_sends_nothing_ever(servers, home):
+    port = free_port()
+    server = start_serve(home, port, "--no-sync")
+    subject = f"Killed in the window {uuid.uuid4().hex[:10]}"
+    email, _, _ = compose(port, subject)
+    server.send_signal(signal.SIGKILL)
+    server.wait(timeout=10)
+    time.sleep(7)
+    json_of(home, "sync", SENDER)  # pushes the queue: the orphaned hold must not go
+    time.sleep(2)
+    assert delivered(servers, subject) == 0
+    [entry] = [entry for entry in json_of(home, "outbox") if entry["emailId"] == email]
+    assert entry["state"] == "failed" and "Tern stopped during this message's undo window" in entry["error"]
+    # A new tern serve with sync does not send it either.
+    port = free_port()
+    server = start_serve(home, port)
+    try:
+        time.sleep(8)
+        assert delivered(servers, subject) == 0
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
