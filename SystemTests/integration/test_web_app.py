@@ -332,7 +332,8 @@ def test_reply_opens_the_composer_prefilled_with_focus_in_the_body(browser, site
     assert "wrote:" in form.find_element("id", "compose-body").get_attribute("value")
 
 
-@pytest.mark.parametrize("state", ["list", "thread", "composer", "settings", "shortcuts", "one pane", "200% zoom"])
+@pytest.mark.parametrize("state", ["list", "thread", "composer", "settings", "shortcuts", "one pane", "200% zoom", "empty",
+                                   "toast", "search results", "no results", "error", "loading"])
 def test_axe_finds_no_violation(browser, site, state):
     try:
         if state == "list":
@@ -352,6 +353,30 @@ def test_axe_finds_no_violation(browser, site, state):
             time.sleep(0.5)
         elif state == "settings":
             browser.get(f"{site['base']}/settings")
+        elif state == "empty":
+            browser.get(f"{site['base']}/mail?thread=987654321")
+        elif state == "toast":
+            open_thread_by_name(browser, site, f"Thread {site['stamp']}")
+            by_xpath(browser, "//div[@role='toolbar']//button[normalize-space()='Star' or normalize-space()='Unstar']").click()
+            by_xpath(browser, "//body").send_keys("?")
+            browser.find_element("xpath", "//dialog[@open]//button[normalize-space()='Close']").click()
+            browser.execute_script("document.getElementById('toasts').insertAdjacentHTML('beforeend', "
+                                   "'<div class=\"toast\"><span>Conversation archived.</span><button type=\"button\">Undo</button></div>')")
+            time.sleep(0.5)  # past its fade-in
+        elif state in ("search results", "no results"):
+            browser.get(f"{site['base']}/mail?q={site['hostile'] if state == 'search results' else 'nothing-matches-this'}")
+        elif state in ("error", "loading"):
+            browser.get(f"{site['base']}/mail")
+            # The server's answer held back (loading) or refused (error) through the browser's own network layer.
+            browser.execute_cdp_cmd("Network.enable", {})
+            if state == "error":
+                browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/fragments/conversation*"]})
+            else:
+                browser.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 3000,
+                                                                              "downloadThroughput": -1, "uploadThroughput": -1})
+            browser.find_element("xpath", "//ul[@aria-labelledby='list-title']//a").click()
+            text = "Couldn't load this conversation" if state == "error" else "Loading conversation…"
+            by_xpath(browser, f"//main//*[contains(., \"{text}\")]")
         elif state == "shortcuts":
             browser.get(f"{site['base']}/mail")
             by_xpath(browser, "//button[normalize-space()='Keyboard shortcuts']").click()
@@ -359,4 +384,7 @@ def test_axe_finds_no_violation(browser, site, state):
         assert axe_violations(browser) == []
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        browser.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
+                                                                      "uploadThroughput": -1})
         browser.set_window_size(1280, 900)

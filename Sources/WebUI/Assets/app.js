@@ -94,13 +94,28 @@ async function navigate(url, { push = true, focus = "auto" } = {}) {
 async function openConversation(link) {
   const url = link.getAttribute("href");
   const query = new URL(url, location.origin).search;
+  // FR-ED-01 "Loading conversation…", shown only when the answer is slow enough to be seen.
+  const slow = setTimeout(() => {
+    const state = Object.assign(document.createElement("div"), { className: "thread-state", id: "conversation" });
+    state.setAttribute("role", "status");
+    state.textContent = "Loading conversation…";
+    $("#thread-pane").replaceChildren(state);
+    document.body.dataset.pane = "thread";
+  }, 150);
   let doc;
   try {
     doc = parse(await fetchText(`/fragments/conversation${query}`));
   } catch {
-    await navigate(url, { focus: "thread" });
+    clearTimeout(slow);
+    $("#thread-pane").replaceChildren(parse(`<div class="thread-state" id="conversation" role="alert"><h2 tabindex="-1">Couldn't load this conversation</h2>
+      <p><a class="button" href="">Retry</a></p></div>`).body.firstChild);
+    const retry = $("#conversation a");
+    retry.setAttribute("href", url);
+    retry.addEventListener("click", (event) => { event.preventDefault(); openConversation(link); });
+    retry.focus();
     return;
   }
+  clearTimeout(slow);
   $("#thread-pane").replaceChildren(...doc.body.childNodes);
   for (const current of $$(".thread-link[aria-current]")) current.removeAttribute("aria-current");
   link.setAttribute("aria-current", "true");
