@@ -151,3 +151,56 @@ def test_e05_offline_cached_bodies_show_and_uncached_say_so(servers, tmp_path):
         driver.quit()
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_e10_mark_read_refused_by_the_server_reverts_and_says_so(browser, app):
+    """The folder is deleted on the server by another client after Tern synced it: marking its message read is
+    refused, the message is unread again, and the page says "Couldn't mark as read. Tap to retry."."""
+    folder = f"Projects-{uuid.uuid4().hex[:8]}"
+    imap = app["imap"]
+    imap.create(folder)
+    stamp = uuid.uuid4().hex[:10]
+    imap.append(folder, "", None, message(f"Doomed {stamp}"))
+    sync(app["home"])
+    browser.get(f"{app['base']}/mail?account={USER}&folder={folder}")
+    link = by_xpath(browser, f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, 'Doomed {stamp}')]")
+    imap.delete(folder)
+    link.click()
+    toast = by_xpath(browser, "//div[@id='toasts']//div[contains(., \"Couldn't mark as read. Tap to retry.\")]", timeout=20)
+    assert toast.find_element("xpath", ".//button[normalize-space()='Retry']")
+    browser.get(f"{app['base']}/mail?account={USER}&folder={folder}")
+    row = by_xpath(browser, f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, 'Doomed {stamp}')]")
+    assert row.get_attribute("aria-label").startswith("Unread."), "reverted to unread"
+
+
+def test_e11_an_archive_refused_after_going_back_is_undone_and_says_so(browser, servers, tmp_path):
+    """tern serve with its engine: the archive reaches the server when the undo window ends and is refused (the
+    folder was deleted by another client): the conversation comes back and the page says "Couldn't archive."."""
+    home = tmp_path / "e11-home"
+    add_account(home, servers, USER)
+    imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), USER)
+    folder = f"Archive-me-{uuid.uuid4().hex[:8]}"
+    imap.create(folder)
+    stamp = uuid.uuid4().hex[:10]
+    imap.append(folder, "", None, message(f"Refused {stamp}"))
+    sync(home)
+    port = free_port()
+    server = start_serve(home, port)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        browser.get(f"{base}/?token={TOKEN}")
+        browser.get(f"{base}/mail?account={USER}&folder={folder}")
+        by_xpath(browser, f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, 'Refused {stamp}')]").click()
+        by_xpath(browser, "//main//div[@role='toolbar']")
+        imap.delete(folder)
+        by_xpath(browser, "//div[@role='toolbar']//button[normalize-space()='Archive']").click()
+        # The engine's first sync of a full mailbox runs meanwhile: the store may be busy for a while.
+        assert wait_until(lambda: "thread=" not in browser.current_url, 60), browser.find_element("id", "toasts").text
+        toast = by_xpath(browser, "//div[@id='toasts']//div[contains(., \"Couldn't archive. Tap to retry.\")]", timeout=60)
+        assert toast.find_element("xpath", ".//button[normalize-space()='Retry']")
+        assert wait_until(lambda: browser.find_elements(
+            "xpath", f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, 'Refused {stamp}')]"), 10), "the conversation is back"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        imap.logout()

@@ -367,9 +367,12 @@ function refreshSoon() {
     if (folders) $("#folders-pane")?.replaceWith(folders);
     const list = $("#thread-list");
     const scrolled = list && $("#list-pane").scrollTop > 0 && $$(".thread-row", list).length > 50;
-    if (!scrolled && !$("#list-pane").contains(document.activeElement)) {
+    if (!scrolled) {
+      // Focus stays on the same conversation's row when the list is redrawn under it.
+      const focused = $("#list-pane").contains(document.activeElement) ? document.activeElement.closest("[data-thread-id]")?.dataset.threadId : null;
       const fresh = doc.getElementById("list-pane");
       if (fresh) { $("#list-pane")?.replaceWith(fresh); observeLoadMore(); }
+      if (focused) ($(`.thread-row[data-thread-id="${CSS.escape(focused)}"] .thread-link`) ?? $(".thread-link") ?? $("#thread-list"))?.focus();
     }
   }, 300);
 }

@@ -42,9 +42,10 @@ struct ActionRoutes: Sendable {
             let targets = try targets(form)
             let window = try await services.settings.current().undoActionWindow
             return try await reply(scripted: scripted, form: form) {
+                let folder = form["folder"].flatMap { $0.isEmpty ? nil : $0 }
                 let result = action == "archive"
-                    ? try await services.mailActions.archive(targets, undoWindow: .seconds(window))
-                    : try await services.mailActions.delete(targets, undoWindow: .seconds(window))
+                    ? try await services.mailActions.archive(targets, folder: folder, undoWindow: .seconds(window))
+                    : try await services.mailActions.delete(targets, folder: folder, undoWindow: .seconds(window))
                 let threads = targets.filter { if case .thread = $0 { true } else { false } }.count
                 let noun = threads > 1 ? "Conversations" : threads == 1 ? "Conversation" : result.action.messages == 1 ? "Message" : "Messages"
                 return ActionReply(ok: true, toast: action == "archive" ? "\(noun) archived." : "\(noun) moved to Trash.",
@@ -55,7 +56,7 @@ struct ActionRoutes: Sendable {
             let targets = try targets(form)
             let change = FlagChange(rawValue: action)!
             return try await reply(scripted: scripted, form: form) {
-                let scope = try await services.mailActions.markLocally(change, targets)
+                let scope = try await services.mailActions.markLocally(change, targets, folder: form["folder"].flatMap { $0.isEmpty ? nil : $0 })
                 // The store changed; the server hears of it without the page waiting (a refusal
                 // comes back on the change feed).
                 Task { [mailActions = services.mailActions] in _ = try? await mailActions.push(scope) }

@@ -225,6 +225,9 @@ enum WebErrorText {
             switch error {
             case .signInRequired(let account): return "Account \(account) must sign in again (tern account login \(account))."
             case .nothingToUndo: return "Nothing to undo: the undo window has passed."
+            case .folderNeeded(let target, let folders):
+                return folders.isEmpty ? "This conversation is in no synced folder (already archived)."
+                    : "This conversation is in \(folders.joined(separator: ", ")): open it from that folder to archive or delete it there. (\(target))"
             case .accountNeeded(let available):
                 return available.isEmpty ? "There is no account yet: add one with tern account add."
                     : "Choose the account to send from: \(available.joined(separator: ", "))."

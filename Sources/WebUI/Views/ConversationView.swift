@@ -90,6 +90,12 @@ struct ThreadToolbar: Sendable {
         """
     }
 
+    /// FR-ED-01: archive and delete act on the folder being viewed (the Inbox when none is named).
+    private var folderField: HTMLText {
+        guard case .folder(_, let path) = location.source else { return "" }
+        return "<input type=\"hidden\" name=\"folder\" value=\"\(path)\">"
+    }
+
     private func composeLink(_ mode: ComposeMode, _ label: String, key: String, icon: String) -> HTMLText {
         guard let latestMessageId else { return "" }
         var target = location
@@ -105,7 +111,7 @@ struct ThreadToolbar: Sendable {
         return """
         <form method="post" action="/actions/\(action)" class="action-form" data-action="\(action)">\
         <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="thread" value="\(threadId)">\
-        <input type="hidden" name="return" value="\(location.listOnly.url)">\
+        <input type="hidden" name="return" value="\(location.listOnly.url)">\(html: folderField)\
         <button type="submit" class="button" aria-keyshortcuts="\(key)"\(html: pressedAttribute)><span class="icon icon-\(icon)" aria-hidden="true"></span>\(label)</button></form>
         """
     }
