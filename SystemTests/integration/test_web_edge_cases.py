@@ -204,3 +204,29 @@ def test_e11_an_archive_refused_after_going_back_is_undone_and_says_so(browser, 
         server.terminate()
         server.wait(timeout=10)
         imap.logout()
+
+
+def test_new_mail_from_idle_appears_without_reload(browser, servers, tmp_path):
+    """tern serve with its engine watching the Inbox (IDLE): a message delivered through Postfix appears in the open
+    list, and the toast says so, with no reload (server-sent events from the change feed)."""
+    import smtplib
+    home = tmp_path / "live-home"
+    add_account(home, servers, USER)
+    sync(home)
+    port = free_port()
+    server = start_serve(home, port)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        browser.get(f"{base}/?token={TOKEN}")
+        by_xpath(browser, "//h2[@id='list-title']")
+        browser.execute_script("window.__sameDocument = true")
+        time.sleep(3)  # the engine's first sync and IDLE
+        stamp = uuid.uuid4().hex[:10]
+        with smtplib.SMTP("127.0.0.1", int(servers["TERN_SMTP_PORT"]), timeout=30) as smtp:
+            smtp.sendmail("news@example.org", [f"{USER}@tern.test"], message(f"Live {stamp}"))
+        by_xpath(browser, f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, 'Live {stamp}')]", timeout=30)
+        assert browser.execute_script("return window.__sameDocument === true"), "no reload"
+        assert wait_until(lambda: "new message" in browser.find_element("id", "toasts").text, 10)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
