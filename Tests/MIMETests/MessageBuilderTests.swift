@@ -100,6 +100,19 @@ import TernCore
         #expect(parsed.bodyHTML == "<img src=\"cid:pic@tern\">")
     }
 
+    /// RFC 3676 section 4.5: a reply's quotes are quote depth, not text that starts with ">": a flowed reader
+    /// shows them as quotes, and a long quoted line wraps with its marks on every piece.
+    @Test func quotesAreQuoteDepthInFormatFlowed() throws {
+        let long = Array(repeating: "word", count: 40).joined(separator: " ")
+        let body = "Reply.\nOn Monday, Zoe wrote:\n> First line\n>> Older line\n>\n> \(long)"
+        let encoded = MessageBuilder.encodeFlowed(body)
+        let lines = encoded.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[2] == "> First line" && lines[3] == ">> Older line" && lines[4] == ">")
+        #expect(lines.dropFirst(5).allSatisfy { $0.hasPrefix("> word") } && lines.count > 6, "every piece carries the marks")
+        #expect(lines.allSatisfy { $0.count <= 78 })
+        #expect(FormatFlowed.decode(encoded, delSp: false) == body.replacingOccurrences(of: "\n>\n", with: "\n> \n"))
+    }
+
     @Test(arguments: ["utf-8 ✓ ünïcödé", "plain ascii", "日本語のテキストです。日本語のテキストです。", "tab\tand trailing space \nnext", ".\nFrom the start\n.."])
     func bodiesRoundTrip(body: String) throws {
         // Trailing spaces of a line are dropped: in format=flowed they would join the next line.

@@ -187,21 +187,33 @@ public struct MessageBuilder: Sendable {
         text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
     }
 
-    /// RFC 3676 format=flowed: long lines wrap at spaces with a trailing space (soft break); lines
-    /// starting with a space, `>` or `From ` are space-stuffed; trailing spaces of hard lines go.
+    /// RFC 3676 format=flowed: long lines wrap at spaces with a trailing space (soft break); trailing
+    /// spaces of hard lines go. A line's leading `>` marks are its quote depth (section 4.5), as the
+    /// composer's quotes and every mail client's are: they are written once, then a space, then the
+    /// text, and each piece of a wrapped quoted line carries them again. Other pieces starting with a
+    /// space, `>` or `From ` are space-stuffed.
     static func encodeFlowed(_ text: String, width: Int = 76) -> String {
         var output: [String] = []
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = String(rawLine)
             if line != "-- " { while line.hasSuffix(" ") { line.removeLast() } }
+            let depth = line.prefix { $0 == ">" }.count
+            let quote = String(repeating: ">", count: depth)
+            var content = String(line.dropFirst(depth))
+            if depth > 0, content.hasPrefix(" ") { content.removeFirst() }  // the space after the marks
+            let room = max(20, width - depth - 1)
             var pieces: [String] = []
-            while line.count > width, let breakIndex = line.prefix(width).lastIndex(of: " "), breakIndex > line.startIndex {
-                pieces.append(String(line[...breakIndex]))  // keeps the space: soft break
-                line = String(line[line.index(after: breakIndex)...])
+            while content.count > room, let breakIndex = content.prefix(room).lastIndex(of: " "), breakIndex > content.startIndex {
+                pieces.append(String(content[...breakIndex]))  // keeps the space: soft break
+                content = String(content[content.index(after: breakIndex)...])
             }
-            pieces.append(line)
+            pieces.append(content)
             for piece in pieces {
-                output.append(piece.hasPrefix(" ") || piece.hasPrefix(">") || piece.hasPrefix("From ") ? " " + piece : piece)
+                if depth > 0 {
+                    output.append(piece.isEmpty ? quote : quote + " " + piece)
+                } else {
+                    output.append(piece.hasPrefix(" ") || piece.hasPrefix(">") || piece.hasPrefix("From ") ? " " + piece : piece)
+                }
             }
         }
         return output.joined(separator: "\n")

@@ -511,9 +511,6 @@ function showOnline() { const banner = $("#offline-banner"); if (banner) banner.
 window.addEventListener("online", showOnline);
 window.addEventListener("offline", showOnline);
 
-showOnline();
-afterRender();
-connectEvents();
 
 // ---- The composer (issue 18): recipient tokens with autocomplete, Markdown toolbar, attachments,
 // checks before Send, the undo countdown. The form keeps working without this code. -------------
@@ -861,3 +858,8 @@ async function watchOutbox(emailId, reopen) {
     }
   }
 }
+
+// ---- Start (last: every declaration above is initialized) --------------------------------------------
+showOnline();
+afterRender();
+connectEvents();
