@@ -138,8 +138,9 @@ def rouge_by_language(threads: list[dict], summaries: dict[str, str]) -> dict[st
     for thread in threads:
         score = rouge_l_f1(summaries[thread["id"]], thread["referenceSummary"])
         scores.setdefault(thread["language"], []).append(score)
-        scores.setdefault("overall", []).append(score)
-    return {language: average(values) for language, values in sorted(scores.items())}
+    figures = {language: average(values) for language, values in sorted(scores.items())}
+    figures["overall"] = average([score for values in scores.values() for score in values])
+    return figures
 
 
 def evaluate(threads: list[dict], outputs: dict[str, dict]) -> dict:
