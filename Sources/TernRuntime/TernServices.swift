@@ -1,5 +1,6 @@
 import Foundation
 import MailStore
+import MIME
 import TernCore
 
 /// The composition root: opens the store under `TernHome` and builds every use case once, wired to
@@ -53,6 +54,8 @@ public final class TernServices: Sendable {
     public let composeValidation: ComposeValidationUseCase
     /// FR-COMP-04: recipient suggestions from the local contact cache.
     public let contactsAutocomplete: ContactsAutocompleteUseCase
+    /// FR-COMP-01 drafts and FR-COMP-02 sending with undo.
+    public let drafts: DraftsUseCase
 
     public static func open(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TernServices {
         let home = TernHome.fromEnvironment(environment)
@@ -75,10 +78,20 @@ public final class TernServices: Sendable {
         let synchronizer = LiveMailSynchronizer(store: syncStore, locks: locks)
         let actionStore = SQLiteMailActionStore(database: database)
         let operations = PendingOperationProcessor(store: actionStore, server: LiveServerMailActions())
+        let draftStore = SQLiteDraftStore(database: database)
+        let downloadAttachment = DownloadAttachmentUseCase(accounts: accounts, credentials: credentials,
+                                                           store: SQLiteAttachmentStore(database: database), fetcher: LiveAttachmentFetcher(),
+                                                           home: home, changes: changes,
+                                                           warnings: AttachmentWarningsUseCase(settings: SQLiteSettingsStore(database: database),
+                                                                                               detector: NetworkManagerMeteredDetector()))
+        let composeValidation = ComposeValidationUseCase(syntax: MIMEMailSyntax())
+        let attachmentLoader = LiveComposeAttachmentLoader(downloads: downloadAttachment)
         let pusher = LocalChangesPusher(
             credentials: credentials, operations: operations,
             queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: LiveMessageSubmitter(environment: environment),
-                                      server: LiveServerMailActions(), folders: actionStore, holds: holds),
+                                      server: LiveServerMailActions(), folders: actionStore, holds: holds, drafts: draftStore),
+            drafts: DraftSyncProcessor(store: draftStore, server: LiveDraftMailbox(), coding: DraftMessageCodec(), attachments: attachmentLoader,
+                                       folders: actionStore, changes: changes),
             lock: locks)
         let signIn = SignInUseCase(accounts: accounts, tokens: tokens, authorizer: authorizer)
         let mailActions = MailActionsUseCase(accounts: accounts, credentials: credentials, store: actionStore, processor: operations,
@@ -110,13 +123,11 @@ public final class TernServices: Sendable {
         self.loadOlderMail = LoadOlderMailUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer)
         self.pusher = pusher
         self.mailActions = mailActions
-        self.outbox = OutboxUseCase(accounts: accounts, composer: LiveMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher,
-                                    holds: holds)
+        let outbox = OutboxUseCase(accounts: accounts, composer: LiveMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher,
+                                   holds: holds)
+        self.outbox = outbox
         self.mailQueries = queries
-        self.downloadAttachment = DownloadAttachmentUseCase(accounts: accounts, credentials: credentials,
-                                                            store: SQLiteAttachmentStore(database: database), fetcher: LiveAttachmentFetcher(),
-                                                            home: home, changes: changes,
-                                                            warnings: attachmentWarnings)
+        self.downloadAttachment = downloadAttachment
         self.renderMessage = renderMessage
         self.openThread = OpenThreadUseCase(queries: queries, actions: mailActions, bodies: fetchThreadBodies, renderer: renderMessage,
                                             trustedSenders: trustedSenderStore, attachmentWarnings: attachmentWarnings)
@@ -126,8 +137,11 @@ public final class TernServices: Sendable {
         let composeStore = SQLiteComposeStore(database: database)
         self.compose = ComposeUseCase(accounts: accounts, store: composeStore, syntax: MIMEMailSyntax(), sanitizer: HTMLSafetyBodySanitizer(),
                                       bodies: fetchThreadBodies)
-        self.composeValidation = ComposeValidationUseCase(syntax: MIMEMailSyntax())
+        self.composeValidation = composeValidation
         self.contactsAutocomplete = ContactsAutocompleteUseCase(store: composeStore)
+        self.drafts = DraftsUseCase(accounts: accounts, store: draftStore, coding: DraftMessageCodec(),
+                                    files: LocalDraftFiles(directory: home.url.appendingPathComponent("drafts")), attachments: attachmentLoader,
+                                    validation: composeValidation, outbox: outbox, pusher: pusher, changes: changes)
     }
 
     /// For `tern status`: where the store is, which schema it has and what it holds; with

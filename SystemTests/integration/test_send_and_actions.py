@@ -181,7 +181,7 @@ def test_archive_and_delete_leave_the_server_as_fr_sync_10_says(servers, home, a
 def test_a_sent_message_arrives_once_without_bcc_and_is_in_sent_once(servers, home, alice, bob, tls_context):
     subject = f"Sent once {int(time.time() * 1000)}"
     outcome = json_of(home, "send", "--to", f"Bob <{user_address(servers, RECIPIENT)}>", "--bcc", user_address(servers, "carol"),
-                      "--subject", subject, "--body", "Hello Bob.\nSecond line.")
+                      "--subject", subject, "--body", "Hello Bob.\nSecond line.", "--undo", "0")
     assert outcome["state"] == "sent", outcome
     [uid] = wait_for(lambda: uids_with_subject(bob, "INBOX", subject))
     header = bob.uid("FETCH", uid, "(BODY.PEEK[HEADER])")[1][0][1].decode()
@@ -206,7 +206,7 @@ def test_mail_queued_while_postfix_is_down_goes_out_in_order_exactly_once(server
     subprocess.run([str(MAILSERVERS), "stop-postfix"], check=True)
     try:
         for subject in subjects:
-            outcome = json_of(home, "send", "--to", user_address(servers, RECIPIENT), "--subject", subject, "--body", "queued")
+            outcome = json_of(home, "send", "--to", user_address(servers, RECIPIENT), "--subject", subject, "--body", "queued", "--undo", "0")
             assert outcome["state"] == "queued", outcome
         outbox = json_of(home, "outbox")
         assert [entry["subject"] for entry in outbox] == subjects
@@ -230,7 +230,7 @@ def test_mail_queued_while_postfix_is_down_goes_out_in_order_exactly_once(server
 
 
 def test_a_refused_recipient_fails_at_once_with_the_servers_text(servers, home):
-    result = tern(home, "send", "--to", f"nobody@{servers['TERN_TEST_DOMAIN']}", "--subject", "Refused", "--body", "x", "--json")
+    result = tern(home, "send", "--to", f"nobody@{servers['TERN_TEST_DOMAIN']}", "--subject", "Refused", "--body", "x", "--undo", "0", "--json")
     assert result.returncode == 1
     outcome = json.loads(result.stdout)
     assert outcome["state"] == "failed" and "User unknown" in outcome["error"]
@@ -242,7 +242,7 @@ def test_a_refused_recipient_fails_at_once_with_the_servers_text(servers, home):
 def test_a_send_killed_after_the_server_accepted_it_is_not_sent_again(servers, home, bob):
     subject = f"Killed after accept {int(time.time() * 1000)}"
     env = dict(os.environ, TERN_HOME=str(home), TERN_FAULT="kill-after-smtp-accept")
-    killed = subprocess.run([str(TERN), "send", "--to", user_address(servers, RECIPIENT), "--subject", subject, "--body", "once"],
+    killed = subprocess.run([str(TERN), "send", "--to", user_address(servers, RECIPIENT), "--subject", subject, "--body", "once", "--undo", "0"],
                             env=env, capture_output=True, text=True, timeout=60)
     assert killed.returncode == -9
     [entry] = json_of(home, "outbox")

@@ -16,8 +16,10 @@ public struct MessageBuilder: Sendable {
         MessageID.generate(domain: domain)
     }
 
-    public func build(_ message: OutgoingMessage) throws -> [UInt8] {
-        try validate(message)
+    /// `draft`: a copy for the Drafts mailbox (FR-COMP-01): recipients may be missing and Bcc is
+    /// written, since the copy is the writer's own and resuming it elsewhere needs it.
+    public func build(_ message: OutgoingMessage, draft: Bool = false) throws -> [UInt8] {
+        try validate(message, draft: draft)
         let messageId = message.messageId ?? Self.generateMessageID(domain: domain(of: message.from.address))
         var head = ""
         head += HeaderEncoder.field("Date", Self.rfc5322Date(message.date))
@@ -25,6 +27,7 @@ public struct MessageBuilder: Sendable {
         if !message.replyTo.isEmpty { head += HeaderEncoder.field("Reply-To", message.replyTo.map(mailbox).joined(separator: ", ")) }
         if !message.to.isEmpty { head += HeaderEncoder.field("To", message.to.map(mailbox).joined(separator: ", ")) }
         if !message.cc.isEmpty { head += HeaderEncoder.field("Cc", message.cc.map(mailbox).joined(separator: ", ")) }
+        if draft, !message.bcc.isEmpty { head += HeaderEncoder.field("Bcc", message.bcc.map(mailbox).joined(separator: ", ")) }
         head += HeaderEncoder.field("Subject", HeaderEncoder.unstructured(message.subject))
         head += HeaderEncoder.field("Message-ID", messageId)
         if let inReplyTo = message.inReplyTo { head += HeaderEncoder.field("In-Reply-To", inReplyTo) }
@@ -139,8 +142,8 @@ public struct MessageBuilder: Sendable {
 
     // MARK: - Validation: nothing a user typed can become a header line
 
-    func validate(_ message: OutgoingMessage) throws {
-        if message.to.isEmpty && message.cc.isEmpty && message.bcc.isEmpty { throw MessageBuildError.noRecipients }
+    func validate(_ message: OutgoingMessage, draft: Bool = false) throws {
+        if !draft, message.to.isEmpty && message.cc.isEmpty && message.bcc.isEmpty { throw MessageBuildError.noRecipients }
         func checkText(_ text: String, _ field: String) throws {
             if text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
                 throw MessageBuildError.lineBreakInField(field)

@@ -21,6 +21,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v8-pending-operation-uid-validity", migrate: addPendingOperationUIDValidity)
         migrator.registerMigration("v9-settings-and-undo-window", migrate: createSettingsAndUndoWindow)
         migrator.registerMigration("v10-account-aliases", migrate: addAccountAliases)
+        migrator.registerMigration("v11-drafts", migrate: createDrafts)
         return migrator
     }
 
@@ -350,5 +351,35 @@ public enum SchemaMigrations {
     /// Space-separated (an address has no space outside a quoted local part, which an alias never needs).
     static func addAccountAliases(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE account ADD COLUMN aliases TEXT NOT NULL DEFAULT ''")
+    }
+
+    /// FR-COMP-01 "Draft lifecycle": drafts saved locally first, with what their server copy is.
+    /// `content` is the composer's fields as JSON (`ComposeDraft`), `contentKey` its identity for
+    /// idempotent saves; every version shares `messageId`, unique per account.
+    static func createDrafts(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE draft (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                messageId TEXT NOT NULL,
+                content TEXT NOT NULL,
+                contentKey TEXT NOT NULL,
+                revision INTEGER NOT NULL DEFAULT 1,
+                createdDate DATETIME NOT NULL,
+                updatedDate DATETIME NOT NULL,
+                syncState TEXT NOT NULL DEFAULT 'pending' CHECK (syncState IN ('pending', 'synced', 'removing')),
+                syncAttempts INTEGER NOT NULL DEFAULT 0,
+                syncNotBefore DATETIME,
+                syncError TEXT,
+                serverMailbox TEXT,
+                serverUID INTEGER,
+                serverUIDValidity INTEGER,
+                changedOnServer BOOLEAN NOT NULL DEFAULT 0,
+                heldEmailId INTEGER REFERENCES email(id) ON DELETE SET NULL,
+                UNIQUE (accountId, messageId)
+            );
+            CREATE INDEX draft_by_account ON draft(accountId, syncState, updatedDate);
+            CREATE INDEX draft_by_held ON draft(heldEmailId) WHERE heldEmailId IS NOT NULL;
+            """)
     }
 }

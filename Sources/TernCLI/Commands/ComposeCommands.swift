@@ -3,64 +3,52 @@ import Foundation
 import TernCore
 import TernRuntime
 
-/// `tern compose --print`, `tern reply ID [--all] --print`, `tern forward ID --print`: the
-/// message FR-COMP-01 prefills, with what validation would say of it. Nothing is saved or sent
-/// (the editor, drafts and sending come with the next part of issue 16).
+/// `tern compose`, `tern reply ID [--all]`, `tern forward ID` (FR-COMP-01): the message prefilled
+/// as the spec's table says, then, on a terminal, `$EDITOR` and the question send, edit again, save
+/// as draft or discard; or non-interactively with the field flags and `--print`, `--draft` or `--send`.
 struct ComposeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "compose", abstract: "Show a new message as the composer opens it (--print).")
+    static let configuration = CommandConfiguration(commandName: "compose", abstract: "Write a new message (in $EDITOR, or with --to/--subject/--body and --send or --draft).")
 
     @Option(help: "The account to write from (needed when there are several).")
     var account: String?
-    @OptionGroup var printing: ComposePrintOptions
+    @OptionGroup var fields: ComposeFieldOptions
+    @OptionGroup var action: ComposeActionOptions
 
     func run() async throws {
-        try printing.requirePrint()
-        let services = try services()
-        try await ComposedOutput.print(try await services.compose.new(account: account), services: services, json: printing.json)
+        let prefilled = try await services().compose.new(account: account)
+        try await ComposeFlow.run(prefilled, fields: fields, action: action, aboveQuote: false)
     }
 }
 
 struct ReplyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "reply", abstract: "Show the reply to a message as the composer opens it (--print): recipients, subject, quote, threading headers.")
+        commandName: "reply", abstract: "Reply to a message: recipients, subject, quote and threading headers prefilled.")
 
     @Argument(help: "The message id (from `tern thread` or `tern search`).")
     var id: Int64
     @Flag(help: "Reply to all: the original's To and Cc too, but none of your own addresses.")
     var all = false
-    @OptionGroup var printing: ComposePrintOptions
+    @OptionGroup var fields: ComposeFieldOptions
+    @OptionGroup var action: ComposeActionOptions
 
     func run() async throws {
-        try printing.requirePrint()
-        let services = try services()
-        let draft = try await services.compose.compose(all ? .replyAll : .reply, replyingTo: id)
-        try await ComposedOutput.print(draft, services: services, json: printing.json)
+        let prefilled = try await services().compose.compose(all ? .replyAll : .reply, replyingTo: id)
+        try await ComposeFlow.run(prefilled, fields: fields, action: action, aboveQuote: true)
     }
 }
 
 struct ForwardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "forward", abstract: "Show the forward of a message as the composer opens it (--print), with its attachments.")
+        commandName: "forward", abstract: "Forward a message with its attachments.")
 
     @Argument(help: "The message id (from `tern thread` or `tern search`).")
     var id: Int64
-    @OptionGroup var printing: ComposePrintOptions
+    @OptionGroup var fields: ComposeFieldOptions
+    @OptionGroup var action: ComposeActionOptions
 
     func run() async throws {
-        try printing.requirePrint()
-        let services = try services()
-        try await ComposedOutput.print(try await services.compose.compose(.forward, replyingTo: id), services: services, json: printing.json)
-    }
-}
-
-struct ComposePrintOptions: ParsableArguments {
-    @Flag(help: "Print the prefilled message instead of opening an editor.")
-    var print = false
-    @Flag(name: .long, help: "Print JSON instead of text.")
-    var json = false
-
-    func requirePrint() throws {
-        guard print else { throw ValidationError("only --print is available yet: the editor and sending come later") }
+        let prefilled = try await services().compose.compose(.forward, replyingTo: id)
+        try await ComposeFlow.run(prefilled, fields: fields, action: action, aboveQuote: true)
     }
 }
 

@@ -24,13 +24,16 @@ struct SendCommand: AsyncParsableCommand {
     var bodyFile: String?
     @Option(help: "Attach this file; repeatable.")
     var attach: [String] = []
-    @Flag(help: "Only queue it; `tern outbox flush` (or a sync) sends it.")
+    @Flag(help: "Only queue it, with no undo window; `tern outbox flush` (or a sync) sends it.")
     var queueOnly = false
+    @Option(help: "The undo delay for this send, in seconds (default: the undo-send-delay setting); u or Ctrl-C undoes it into a draft.")
+    var undo: Int?
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
         guard (body == nil) != (bodyFile == nil) else { throw ValidationError("give the text with exactly one of --body or --body-file") }
         guard !(to + cc + bcc).isEmpty else { throw ValidationError("give at least one recipient (--to, --cc or --bcc)") }
+        if let undo, undo < 0 || undo > 300 { throw ValidationError("--undo takes 0 to 300 seconds") }
     }
 
     func run() async throws {
@@ -43,31 +46,27 @@ struct SendCommand: AsyncParsableCommand {
             guard let data = FileManager.default.contents(atPath: bodyFile!) else { throw TernError.notFound("file '\(bodyFile!)'") }
             text = String(decoding: data, as: UTF8.self)
         }
-        let attachments = try attach.map { path in
-            guard let data = FileManager.default.contents(atPath: path) else { throw TernError.notFound("file '\(path)'") }
-            let name = URL(fileURLWithPath: path).lastPathComponent
-            return OutgoingAttachment(filename: name, mimeType: Self.mimeType(forFilename: name), data: data)
-        }
         let services = try services()
         let sender = try await services.outbox.sendingAccount(named: account)
-        let message = OutgoingMessage(
-            from: EmailAddress(name: sender.displayName, address: sender.emailAddress), to: try Self.addresses(to), cc: try Self.addresses(cc),
-            bcc: try Self.addresses(bcc), subject: subject, bodyPlain: text, attachments: attachments)
-        let outcome = try await services.outbox.send(message, from: sender, attemptNow: !queueOnly)
-        if output.json {
-            try printJSON(outcome)
-            if outcome.state == .failed { throw ExitCode(1) }
-            return
+        if queueOnly {
+            let attachments = try attach.map { path in
+                guard let data = FileManager.default.contents(atPath: path) else { throw TernError.notFound("file '\(path)'") }
+                let name = URL(fileURLWithPath: path).lastPathComponent
+                return OutgoingAttachment(filename: name, mimeType: Self.mimeType(forFilename: name), data: data)
+            }
+            let message = OutgoingMessage(
+                from: EmailAddress(name: sender.displayName, address: sender.emailAddress), to: try Self.addresses(to), cc: try Self.addresses(cc),
+                bcc: try Self.addresses(bcc), subject: subject, bodyPlain: text, attachments: attachments)
+            return try SendingCountdown.report(try await services.outbox.send(message, from: sender, attemptNow: false), json: output.json)
         }
-        switch outcome.state {
-        case .sent: print("sent (message \(outcome.emailId), \(outcome.messageId ?? ""))")
-        case .failed:
-            printError("not sent: \(TerminalText.line(outcome.error ?? "unknown error")) (message \(outcome.emailId) is in the Outbox: tern outbox retry \(outcome.emailId))")
-            throw ExitCode(1)
-        default:
-            let when = outcome.nextAttempt.map { " next try at \(Self.time($0))" } ?? ""
-            print("queued in the Outbox (message \(outcome.emailId))\(outcome.error.map { ": \(TerminalText.line($0));" } ?? "")\(when)")
-        }
+        // Through a draft, so the undo window (FR-COMP-02) can give it back, and a process killed in it leaves a draft.
+        let message = ComposeDraft(
+            mode: .new, accountId: sender.id, from: EmailAddress(name: sender.displayName, address: sender.emailAddress),
+            to: try Self.addresses(to), cc: try Self.addresses(cc), bcc: try Self.addresses(bcc), subject: subject, body: text,
+            attachments: try attach.map(ComposeFieldOptions.attachment))
+        try ComposeFlow.confirm(message, services: services, assumeYes: true)
+        guard let saved = try await services.drafts.save(message) else { throw TernError.invalidInput("the message is empty") }
+        try await SendingCountdown.send(draftId: saved.draftId, undo: undo, services: services, json: output.json)
     }
 
     static func addresses(_ values: [String]) throws -> [EmailAddress] {

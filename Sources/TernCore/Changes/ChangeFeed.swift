@@ -22,6 +22,10 @@ public enum MailChange: Sendable, Hashable {
     case attachmentProgress(AttachmentProgress)
     case trustedSendersChanged
     case settingChanged(SettingKey)
+    /// FR-COMP-01: the Drafts list changed (saved, discarded, sent, synced).
+    case draftsChanged
+    /// FR-COMP-01 "Conflict": another device's version replaced this draft ("Reload?").
+    case draftChangedOnServer(draftId: Int64)
 }
 
 /// One attachment download's progress (determinate when the size is known).

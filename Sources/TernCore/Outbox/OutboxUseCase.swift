@@ -83,6 +83,16 @@ public struct OutboxUseCase: Sendable {
                            nextAttempt: entry.state == .queued ? entry.notBefore ?? push?.queue.nextDue : nil)
     }
 
+    /// Runs the account's queue for a message `send` queued with `attemptNow: false`.
+    public func pushNow(_ queued: SendOutcome, account: Account) async throws -> SendOutcome {
+        let push = try? await pusher.push(account: account)
+        guard let entry = try await store.entry(emailId: queued.emailId) else {
+            return SendOutcome(emailId: queued.emailId, messageId: queued.messageId, state: .sent, error: nil, nextAttempt: nil)
+        }
+        return SendOutcome(emailId: queued.emailId, messageId: entry.messageId, state: entry.state, error: entry.error ?? push?.queue.lastError,
+                           nextAttempt: entry.state == .queued ? entry.notBefore ?? push?.queue.nextDue : nil)
+    }
+
     public func outbox(account name: String?) async throws -> [OutboxEntry] {
         var accountId: Account.ID?
         if let name { accountId = try await sendingAccount(named: name).id }
@@ -127,13 +137,15 @@ public struct LocalChangesPusher: Sendable {
     let credentials: AccountCredentials
     let operations: PendingOperationProcessor
     let queue: SendQueueProcessor
+    let drafts: DraftSyncProcessor?
     let lock: any NamedLocks
 
     public init(credentials: AccountCredentials, operations: PendingOperationProcessor, queue: SendQueueProcessor,
-                lock: any NamedLocks) {
+                drafts: DraftSyncProcessor? = nil, lock: any NamedLocks) {
         self.credentials = credentials
         self.operations = operations
         self.queue = queue
+        self.drafts = drafts
         self.lock = lock
     }
 
@@ -150,6 +162,15 @@ public struct LocalChangesPusher: Sendable {
         let supply = credentials.supply(for: account)
         let before = try await operations.process(account: account, credentials: supply, ignoreBackoff: ignoreBackoff)
         let queue = try await queue.process(account: account, credentials: supply, ignoreBackoff: ignoreBackoff)
+        // After the queue: a message sent in this pass has its draft removed in the same pass.
+        var drafts = DraftSyncReport()
+        if let processor = self.drafts {
+            do {
+                drafts = try await processor.process(account: account, credentials: supply, ignoreBackoff: ignoreBackoff)
+            } catch {
+                drafts.failed.append("\(error)")
+            }
+        }
         var after = OperationsReport()
         if !queue.sent.isEmpty { after = try await operations.process(account: account, credentials: supply) }
         var changes = before
@@ -157,7 +178,7 @@ public struct LocalChangesPusher: Sendable {
         changes.failed += after.failed
         changes.waiting = after.waiting + (queue.sent.isEmpty ? before.waiting : 0)
         changes.nextDue = [before.nextDue, after.nextDue].compactMap { $0 }.min()
-        return PushReport(account: account.name, changes: changes, queue: queue)
+        return PushReport(account: account.name, changes: changes, queue: queue, drafts: drafts)
     }
 
     /// When anything of the account is due next.
@@ -170,6 +191,7 @@ public struct PushReport: Sendable, Hashable, Codable {
     public var account: String
     public var changes: OperationsReport
     public var queue: SendQueueReport
+    public var drafts = DraftSyncReport()
 }
 
 /// Mutual exclusion between processes sharing one store, and between tasks of one process (an

@@ -17,6 +17,8 @@ public struct SendQueueProcessor: Sendable {
     let clock: any WallClock
     /// Who holds messages in their undo window (nil: the hold is a time only, as in tests of the queue alone).
     let holds: (any SendHoldOwnership)?
+    /// Where an orphaned held message goes back to being a draft (FR-COMP-02, PLATFORM.md).
+    let drafts: (any DraftStore)?
 
     /// FR-SYNC-07 step 4: after transient failures, retries at 30 s, 2 min and 8 min; then failed.
     public static let retryDelays: [Duration] = [.seconds(30), .seconds(120), .seconds(480)]
@@ -30,13 +32,14 @@ public struct SendQueueProcessor: Sendable {
         """
 
     public init(store: any OutboxStore, submitter: any MessageSubmitting, server: any ServerMailActions, folders: any MailActionStore,
-                clock: any WallClock = SystemClock(), holds: (any SendHoldOwnership)? = nil) {
+                clock: any WallClock = SystemClock(), holds: (any SendHoldOwnership)? = nil, drafts: (any DraftStore)? = nil) {
         self.store = store
         self.submitter = submitter
         self.server = server
         self.folders = folders
         self.clock = clock
         self.holds = holds
+        self.drafts = drafts
     }
 
     /// Sends what is due, on one SMTP connection for the whole pass (opened only when a message is
@@ -98,6 +101,11 @@ public struct SendQueueProcessor: Sendable {
             // Owned holds end only when their owner lifts them (`OutboxUseCase.commit`), never by the clock.
             if let messageId = entry.messageId, !holds.isOrphaned(messageId: messageId) {
                 report.held += 1
+                return .handled
+            }
+            // Its owner died in the undo window: the message is its draft again, never sent by itself.
+            if let drafts, try await drafts.returnOrphanToDraft(emailId: entry.emailId) {
+                report.returnedToDrafts += 1
                 return .handled
             }
             try await store.markFailed(entry.emailId, error: Self.orphanedHoldError)
@@ -222,6 +230,8 @@ public struct SendQueueReport: Sendable, Hashable, Codable {
     public var waiting = 0
     /// Messages in their undo window.
     public var held = 0
+    /// Held messages whose owner died, returned to their drafts (FR-COMP-02).
+    public var returnedToDrafts = 0
     /// When the next attempt is due.
     public var nextDue: Date?
     /// The transient error that stopped the pass.

@@ -76,6 +76,8 @@ struct ServerSentEvent: Sendable {
             if let error = progress.error { fields["error"] = error }
             (name, data) = ("attachment", fields)
         case .trustedSendersChanged, .settingChanged: (name, data) = ("settings", [:])
+        case .draftsChanged: (name, data) = ("drafts", [:])
+        case .draftChangedOnServer(let draftId): (name, data) = ("draftconflict", ["draft": String(draftId)])
         }
     }
 }

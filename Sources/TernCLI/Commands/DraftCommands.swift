@@ -1,0 +1,446 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import TernCore
+import TernRuntime
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The fields `tern compose`, `reply`, `forward` and `drafts edit` take to fill a message without an editor.
+struct ComposeFieldOptions: ParsableArguments {
+    @Option(help: "Recipients, comma-separated (`Name <a@example.com>` or `a@example.com`); repeatable. Replaces the prefilled To.")
+    var to: [String] = []
+    @Option(help: "Copy recipients; repeatable. Replaces the prefilled Cc.")
+    var cc: [String] = []
+    @Option(help: "Blind copy recipients; repeatable.")
+    var bcc: [String] = []
+    @Option(help: "The subject (replaces the prefilled one).")
+    var subject: String?
+    @Option(help: "Your text: above the quote of a reply or forward; the whole text of `drafts edit`.")
+    var body: String?
+    @Option(help: "Read the text from this file ('-' for standard input).")
+    var bodyFile: String?
+    @Option(help: "Attach this file; repeatable.")
+    var attach: [String] = []
+    @Option(help: "Remove the attachment with this file name (a forwarded one too); repeatable.")
+    var removeAttachment: [String] = []
+
+    var isEmpty: Bool {
+        to.isEmpty && cc.isEmpty && bcc.isEmpty && subject == nil && body == nil && bodyFile == nil && attach.isEmpty && removeAttachment.isEmpty
+    }
+
+    func validate() throws {
+        if body != nil && bodyFile != nil { throw ValidationError("give the text with one of --body or --body-file, not both") }
+    }
+
+    /// `draft` with these fields applied; `aboveQuote`: the text goes above what was prefilled.
+    func apply(to draft: ComposeDraft, services: TernServices, aboveQuote: Bool) throws -> ComposeDraft {
+        var draft = draft
+        if !to.isEmpty { draft.to = services.composeValidation.recipients(to.joined(separator: ", ")) }
+        if !cc.isEmpty { draft.cc = services.composeValidation.recipients(cc.joined(separator: ", ")) }
+        if !bcc.isEmpty { draft.bcc = services.composeValidation.recipients(bcc.joined(separator: ", ")) }
+        if let subject { draft.subject = subject }
+        if let text = try bodyText() {
+            draft.body = aboveQuote && !draft.body.isEmpty ? text + "\n\n" + draft.body : text
+        }
+        let removed = Set(removeAttachment)
+        draft.attachments.removeAll { removed.contains($0.filename) }
+        for path in attach { draft.attachments.append(try Self.attachment(path)) }
+        return draft
+    }
+
+    func bodyText() throws -> String? {
+        if let body { return body }
+        guard let bodyFile else { return nil }
+        if bodyFile == "-" { return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
+        guard let data = FileManager.default.contents(atPath: bodyFile) else { throw TernError.notFound("file '\(bodyFile)'") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func attachment(_ path: String) throws -> ComposedAttachment {
+        let url = URL(fileURLWithPath: path)
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber else {
+            throw TernError.notFound("file '\(path)'")
+        }
+        return ComposedAttachment(source: .file(path: url.path), filename: url.lastPathComponent,
+                                  mimeType: SendCommand.mimeType(forFilename: url.lastPathComponent), sizeBytes: size.int64Value, availability: .local)
+    }
+}
+
+/// What `compose`, `reply` and `forward` do with the prefilled message.
+struct ComposeActionOptions: ParsableArguments {
+    @Flag(help: "Print the prefilled message (with the fields given) instead of opening an editor; nothing is saved.")
+    var print = false
+    @Flag(help: "Save it as a draft, without an editor.")
+    var draft = false
+    @Flag(help: "Send it, without an editor (after the undo delay).")
+    var send = false
+    @Option(help: "The undo delay for this send, in seconds (default: the undo-send-delay setting).")
+    var undo: Int?
+    @Flag(help: "Send even without a subject or text (otherwise refused without a terminal to ask on).")
+    var yes = false
+    @Flag(name: .long, help: "Print JSON instead of text.")
+    var json = false
+
+    func validate() throws {
+        if [print, draft, send].filter({ $0 }).count > 1 { throw ValidationError("give one of --print, --draft or --send") }
+        if let undo, undo < 0 || undo > 300 { throw ValidationError("--undo takes 0 to 300 seconds") }
+    }
+}
+
+/// The three commands' common path: print, save, send, or the editor.
+enum ComposeFlow {
+    static func run(_ prefilled: ComposeDraft, fields: ComposeFieldOptions, action: ComposeActionOptions, aboveQuote: Bool) async throws {
+        let services = try services()
+        var message = try fields.apply(to: prefilled, services: services, aboveQuote: aboveQuote)
+        if action.print { return try await ComposedOutput.print(message, services: services, json: action.json) }
+        if action.draft { return try await saveAndReport(message, id: nil, services: services, json: action.json) }
+        if action.send {
+            try confirm(message, services: services, assumeYes: action.yes)
+            guard let saved = try await services.drafts.save(message) else { throw TernError.invalidInput("the message is empty") }
+            return try await SendingCountdown.send(draftId: saved.draftId, undo: action.undo, services: services, json: action.json)
+        }
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw ValidationError("no terminal for an editor: give --print, --draft or --send (with --to, --subject, --body …)")
+        }
+        var draftId: Draft.ID?
+        while true {
+            message = try MessageEditor.edit(message, services: services)
+            Swift.print("\n" + ComposedOutput.text(message))
+            switch ask("[s]end, [e]dit again, save as [d]raft, or [q] discard? ", allowed: "sedq") {
+            case "s":
+                do {
+                    try confirm(message, services: services, assumeYes: false)
+                } catch let error as TernError {
+                    printError("\(error)")
+                    continue
+                }
+                guard let saved = try await services.drafts.save(message, id: draftId) else { throw TernError.invalidInput("the message is empty") }
+                return try await SendingCountdown.send(draftId: saved.draftId, undo: action.undo, services: services, json: action.json)
+            case "d":
+                return try await saveAndReport(message, id: draftId, services: services, json: action.json)
+            case "q":
+                if let draftId { try await services.drafts.discard(draftId) }
+                Swift.print("discarded")
+                return
+            default:
+                draftId = try await services.drafts.save(message, id: draftId)?.draftId
+            }
+        }
+    }
+
+    static func saveAndReport(_ message: ComposeDraft, id: Draft.ID?, services: TernServices, json: Bool) async throws {
+        guard let saved = try await services.drafts.save(message, id: id) else {
+            if json { try printJSON(["saved": false]) } else { Swift.print("nothing written: no draft saved") }
+            return
+        }
+        // Local first; the server's Drafts follows now when it can be reached, else at the next sync.
+        let report = try? await services.drafts.syncToServer(accountId: message.accountId)
+        let onServer = report.map { $0.drafts.failed.isEmpty } ?? false
+        if json { return try printJSON(DraftSavedForm(draftId: saved.draftId, revision: saved.revision, changed: saved.changed, onServer: onServer)) }
+        Swift.print("draft d\(saved.draftId) saved\(onServer ? "" : " locally (it goes to the server's Drafts at the next sync)")")
+    }
+
+    /// FR-COMP-01 "Send Validation": what blocks sending refuses; what needs confirming is asked on a terminal.
+    static func confirm(_ message: ComposeDraft, services: TernServices, assumeYes: Bool) throws {
+        let check = services.composeValidation.validate(message)
+        if !check.canSend {
+            let reasons = check.invalidRecipients.map { "\($0.field.rawValue): \($0.text) (\($0.reason))" }
+                + check.warnings.filter(\.blocksSending).map(\.message)
+            throw TernError.invalidInput("cannot send: " + reasons.joined(separator: "; "))
+        }
+        for warning in check.warnings where !warning.blocksSending { printError("warning: \(warning.message)") }
+        for confirmation in check.confirmations where !assumeYes {
+            guard isatty(STDIN_FILENO) == 1 else { throw TernError.invalidInput("\(confirmation.question) (give --yes to send anyway)") }
+            guard ask("\(confirmation.question) [y/n] ", allowed: "yn") == "y" else { throw TernError.invalidInput("not sent") }
+        }
+    }
+
+    static func ask(_ question: String, allowed: String) -> Character {
+        while true {
+            FileHandle.standardOutput.write(Data(question.utf8))
+            guard let line = readLine() else { return allowed.last! }
+            if let first = line.trimmingCharacters(in: .whitespaces).lowercased().first, allowed.contains(first) { return first }
+        }
+    }
+
+    struct DraftSavedForm: Encodable {
+        var draftId: Int64
+        var revision: Int
+        var changed: Bool
+        var onServer: Bool
+    }
+}
+
+/// `$EDITOR` on the message as header lines, a blank line and the body (as mutt and git do).
+enum MessageEditor {
+    static func edit(_ message: ComposeDraft, services: TernServices) throws -> ComposeDraft {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tern-\(UUID().uuidString.prefix(8)).eml")
+        var text = ComposedOutput.text(message)
+        text += "\n"
+        try Data(text.utf8).write(to: file, options: [.atomic])
+        defer { try? FileManager.default.removeItem(at: file) }
+        chmod(file.path, 0o600)
+        let editor = ProcessInfo.processInfo.environment["VISUAL"] ?? ProcessInfo.processInfo.environment["EDITOR"] ?? "vi"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "\(editor) \"$1\"", "tern-editor", file.path]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TernError.invalidInput("the editor (\(editor)) exited with \(process.terminationStatus)") }
+        let edited = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+        return try parse(edited, into: message, services: services)
+    }
+
+    /// Header lines up to the first blank line; `Attachment:` lines kept keep those attachments,
+    /// `Attach: PATH` lines add files. From, In-Reply-To and References are the composer's.
+    static func parse(_ text: String, into message: ComposeDraft, services: TernServices) throws -> ComposeDraft {
+        var message = message
+        var lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var keptAttachments: [String] = []
+        var added: [ComposedAttachment] = []
+        while let line = lines.first, !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            lines.removeFirst()
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let field = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            switch field {
+            case "to": message.to = services.composeValidation.recipients(value)
+            case "cc": message.cc = services.composeValidation.recipients(value)
+            case "bcc": message.bcc = services.composeValidation.recipients(value)
+            case "subject": message.subject = value
+            case "attachment": keptAttachments.append(value)
+            case "attach": added.append(try ComposeFieldOptions.attachment(value))
+            default: break
+            }
+        }
+        if !lines.isEmpty { lines.removeFirst() }
+        message.body = lines.joined(separator: "\n").trimmingTrailingNewlines()
+        message.attachments = message.attachments.filter { attachment in
+            keptAttachments.contains { $0.hasPrefix(attachment.filename + " (") || $0 == attachment.filename }
+        } + added
+        return message
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingNewlines() -> String {
+        var text = self
+        while text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+}
+
+/// FR-COMP-02 on a terminal: "Sending in 5 s — press u or Ctrl-C to undo", then the send; Undo
+/// leaves the message a draft. Without a terminal the window still runs (Ctrl-C, SIGINT, undoes).
+enum SendingCountdown {
+    static func send(draftId: Draft.ID, undo: Int?, services: TernServices, json: Bool) async throws {
+        var seconds = undo ?? 0
+        if undo == nil { seconds = try await services.settings.current().undoSendDelay }
+        switch try await services.drafts.send(draftId, undoWindow: .seconds(seconds)) {
+        case .sent(let outcome):
+            try report(outcome, json: json)
+        case .held(let held):
+            if try await waitOrUndo(until: held.send.until, json: json) {
+                let draft = try await services.drafts.undo(held)
+                if json { return try printJSON(UndoneForm(undone: true, draftId: draft.id)) }
+                Swift.print("undone: nothing was sent; the message is draft d\(draft.id) (tern drafts edit \(draft.id))")
+                return
+            }
+            try report(try await services.drafts.commit(held), json: json)
+        }
+    }
+
+    struct UndoneForm: Encodable {
+        var undone: Bool
+        var draftId: Int64
+    }
+
+    static func report(_ outcome: SendOutcome, json: Bool) throws {
+        if json {
+            try printJSON(outcome)
+            if outcome.state == .failed { throw ExitCode(1) }
+            return
+        }
+        switch outcome.state {
+        case .sent: Swift.print("sent (message \(outcome.emailId), \(outcome.messageId ?? ""))")
+        case .failed:
+            printError("not sent: \(TerminalText.line(outcome.error ?? "unknown error")) (message \(outcome.emailId) is in the Outbox: tern outbox retry \(outcome.emailId))")
+            throw ExitCode(1)
+        default:
+            let when = outcome.nextAttempt.map { " next try at \(SendCommand.time($0))" } ?? ""
+            Swift.print("queued in the Outbox (message \(outcome.emailId))\(outcome.error.map { ": \(TerminalText.line($0));" } ?? "")\(when)")
+        }
+    }
+
+    /// True when the user undid it (u, or Ctrl-C / SIGINT) before `until`.
+    static func waitOrUndo(until: Date, json: Bool) async throws -> Bool {
+        let interrupted = Atomic<Bool>(false)
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { interrupted.store(true, ordering: .relaxed) }
+        source.resume()
+        defer {
+            source.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
+        let terminal = isatty(STDIN_FILENO) == 1 && !json
+        var saved = termios()
+        if terminal {
+            tcgetattr(STDIN_FILENO, &saved)
+            var raw = saved
+            raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+            tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+        }
+        defer {
+            if terminal {
+                tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+                FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8))
+            }
+        }
+        var shown = -1
+        while Date() < until {
+            if interrupted.load(ordering: .relaxed) { return true }
+            let left = Int(until.timeIntervalSinceNow.rounded(.up))
+            if terminal, left != shown {
+                shown = left
+                FileHandle.standardOutput.write(Data("\r\u{1B}[KSending in \(left) s… press u or Ctrl-C to undo".utf8))
+            }
+            if terminal {
+                var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+                if poll(&descriptor, 1, 100) > 0 {
+                    var byte: UInt8 = 0
+                    if read(STDIN_FILENO, &byte, 1) == 1, byte == UInt8(ascii: "u") || byte == UInt8(ascii: "U") || byte == 3 { return true }
+                }
+            } else {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        return interrupted.load(ordering: .relaxed)
+    }
+}
+
+/// `tern drafts`: the Drafts list (local drafts and those other clients left in the server's
+/// Drafts), and a draft shown, edited, sent or discarded. Ids: `d12` a local draft, `m345` a
+/// server draft (opening it makes it local).
+struct DraftsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "drafts", abstract: "List, show, edit, send or discard drafts.",
+        subcommands: [List.self, Show.self, Edit.self, Send.self, Discard.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List drafts, newest first.")
+        @Option(help: "Only this account.")
+        var account: String?
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let drafts = try await services().drafts.list(account: account)
+            if output.json { return try printJSON(drafts) }
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyy-MM-dd HH:mm"
+            let rows = drafts.map { draft in
+                [(draft.origin == .local ? "d" : "m") + String(draft.id), formatter.string(from: draft.updatedDate),
+                 draft.origin == .server ? "server" : (draft.sync?.rawValue ?? ""),
+                 draft.to.map(\.address).joined(separator: ", "), draft.subject, draft.lastError ?? ""]
+            }
+            print(TextTable(header: ["ID", "UPDATED", "SYNC", "TO", "SUBJECT", "ERROR"], rows: rows.map { $0.map(TerminalText.line) }).rendered)
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a draft as the composer would open it.")
+        @Argument(help: "d12 (a local draft) or m345 (a server draft).")
+        var id: DraftReference
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let services = try services()
+            let draft = try await id.open(services)
+            try await ComposedOutput.print(draft.content, services: services, json: output.json)
+            if draft.changedOnServer, !output.json { printError("note: this draft was updated on another device since it was last opened") }
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a draft's fields and save it (with no field: in $EDITOR).")
+        @Argument(help: "d12 (a local draft) or m345 (a server draft).")
+        var id: DraftReference
+        @OptionGroup var fields: ComposeFieldOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let services = try services()
+            let draft = try await id.open(services)
+            var content = try fields.apply(to: draft.content, services: services, aboveQuote: false)
+            if fields.isEmpty {
+                guard isatty(STDIN_FILENO) == 1 else { throw ValidationError("no field given and no terminal for an editor") }
+                content = try MessageEditor.edit(content, services: services)
+            }
+            try await services.drafts.acknowledgeServerChange(draft.id)
+            try await ComposeFlow.saveAndReport(content, id: draft.id, services: services, json: output.json)
+        }
+    }
+
+    struct Send: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Send a draft (after the undo delay).")
+        @Argument(help: "d12 (a local draft) or m345 (a server draft).")
+        var id: DraftReference
+        @Option(help: "The undo delay for this send, in seconds.")
+        var undo: Int?
+        @Flag(help: "Send even without a subject or text.")
+        var yes = false
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let services = try services()
+            let draft = try await id.open(services)
+            try ComposeFlow.confirm(draft.content, services: services, assumeYes: yes)
+            try await SendingCountdown.send(draftId: draft.id, undo: undo, services: services, json: output.json)
+        }
+    }
+
+    struct Discard: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a draft, here and in the server's Drafts.")
+        @Argument(help: "d12 (a local draft) or m345 (a server draft).")
+        var id: DraftReference
+
+        func run() async throws {
+            let services = try services()
+            let draft = try await id.open(services)
+            try await services.drafts.discard(draft.id)
+            _ = try? await services.drafts.syncToServer(accountId: draft.accountId)
+            print("draft d\(draft.id) deleted")
+        }
+    }
+}
+
+/// `d12` or `12`: local draft 12; `m345`: the message 345 in a server's Drafts mailbox.
+struct DraftReference: ExpressibleByArgument {
+    enum Kind { case local, server }
+    var kind: Kind
+    var id: Int64
+
+    init?(argument: String) {
+        var text = Substring(argument.lowercased())
+        kind = .local
+        if text.hasPrefix("m") {
+            kind = .server
+            text = text.dropFirst()
+        } else if text.hasPrefix("d") {
+            text = text.dropFirst()
+        }
+        guard let id = Int64(text) else { return nil }
+        self.id = id
+    }
+
+    func open(_ services: TernServices) async throws -> Draft {
+        switch kind {
+        case .local: try await services.drafts.open(id)
+        case .server: try await services.drafts.open(serverEmailId: id)
+        }
+    }
+}

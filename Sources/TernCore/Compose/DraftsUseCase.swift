@@ -1,0 +1,203 @@
+import Foundation
+
+/// Drafts (FR-COMP-01 "Draft lifecycle") and sending what was written with undo (FR-COMP-02).
+/// A save is local, one transaction and idempotent: the front end's autosave can call it on its own
+/// cadence (first meaningful edit, then every 30 s while the content changes) without waiting for
+/// the network. The server copy follows in `LocalChangesPusher`'s pass (`DraftSyncProcessor`).
+public struct DraftsUseCase: Sendable {
+    let accounts: any AccountRepository
+    let store: any DraftStore
+    let coding: any DraftMessageCoding
+    let files: any DraftFiles
+    let attachments: any ComposeAttachmentLoading
+    let validation: ComposeValidationUseCase
+    let outbox: OutboxUseCase
+    let pusher: LocalChangesPusher
+    let changes: ChangeFeed?
+    let clock: any WallClock
+
+    public init(accounts: any AccountRepository, store: any DraftStore, coding: any DraftMessageCoding, files: any DraftFiles,
+                attachments: any ComposeAttachmentLoading, validation: ComposeValidationUseCase, outbox: OutboxUseCase,
+                pusher: LocalChangesPusher, changes: ChangeFeed? = nil, clock: any WallClock = SystemClock()) {
+        self.accounts = accounts
+        self.store = store
+        self.coding = coding
+        self.files = files
+        self.attachments = attachments
+        self.validation = validation
+        self.outbox = outbox
+        self.pusher = pusher
+        self.changes = changes
+        self.clock = clock
+    }
+
+    /// Saves `content` as draft `id`, or as a new draft. A composer closed with nothing typed creates
+    /// nothing (nil). Files attached are copied into the draft's own directory first.
+    public func save(_ content: ComposeDraft, id: Draft.ID? = nil) async throws -> DraftSave? {
+        var existing: Draft?
+        if let id {
+            guard let stored = try await store.draft(id: id), stored.sync.state != .removing else { throw TernError.notFound("draft \(id)") }
+            existing = stored
+        }
+        if existing == nil, content.isEmpty { return nil }
+        let messageId = existing?.messageId ?? coding.newMessageId(for: content.from)
+        var content = content
+        content.notes = []
+        for index in content.attachments.indices {
+            guard case .file(let path) = content.attachments[index].source else { continue }
+            content.attachments[index].source = .file(path: try files.keep(path, key: messageId))
+        }
+        let saved = try await store.save(id: id, accountId: existing?.accountId ?? content.accountId, messageId: messageId, content: content,
+                                         contentKey: Self.contentKey(content), at: clock.now())
+        if saved.changed { changes?.publish(.draftsChanged) }
+        return saved
+    }
+
+    /// The Drafts list: local drafts and the drafts other clients left in the server's Drafts
+    /// mailbox, newest first, each once.
+    public func list(account name: String? = nil) async throws -> [DraftSummary] {
+        var accountId: Account.ID?
+        if let name { accountId = try await accounts.namedOrOnly(name).id }
+        let local = try await store.drafts(accountId: accountId).map { draft in
+            DraftSummary(origin: .local, id: draft.id, accountId: draft.accountId, subject: draft.content.subject, to: draft.content.to,
+                         snippet: Self.snippet(draft.content.body), updatedDate: draft.updatedDate, sync: draft.sync.state,
+                         lastError: draft.sync.lastError)
+        }
+        let server = try await store.serverOnlyDrafts(accountId: accountId)
+        return (local + server).sorted { $0.updatedDate > $1.updatedDate }
+    }
+
+    public func open(_ id: Draft.ID) async throws -> Draft {
+        guard let draft = try await store.draft(id: id), draft.sync.state != .removing else { throw TernError.notFound("draft \(id)") }
+        return draft
+    }
+
+    /// Opens a draft another client saved: it becomes a local draft that is that server copy, so
+    /// the next save replaces it there (same Message-ID) instead of adding a second one.
+    public func open(serverEmailId emailId: Int64) async throws -> Draft {
+        guard let (original, copy) = try await store.serverDraft(emailId: emailId) else {
+            throw TernError.notFound("a message \(emailId) in a Drafts mailbox")
+        }
+        let email = original.email
+        guard let messageId = email.headerMessageId ?? email.messageId else {
+            throw TernError.invalidInput("the draft \(emailId) has no Message-ID, so Tern cannot replace it on the server")
+        }
+        let account = try await accounts.account(id: email.accountId)
+        let from = EmailAddress(name: email.fromName ?? account?.displayName, address: email.fromAddress.isEmpty ? account?.emailAddress ?? "" : email.fromAddress)
+        let content = ComposeDraft(
+            mode: email.inReplyTo == nil ? .new : .reply, accountId: email.accountId, from: from, to: email.toAddresses,
+            cc: email.ccAddresses, bcc: email.bccAddresses, subject: email.subject, body: email.bodyPlain ?? "",
+            inReplyTo: email.inReplyTo, references: (email.references ?? "").split(separator: " ").map(String.init),
+            attachments: original.attachments.filter { !$0.isInline }.compactMap { attachment in
+                attachment.id.map {
+                    ComposedAttachment(source: .storedAttachment(id: $0), filename: attachment.filename,
+                                       mimeType: attachment.mimeType, sizeBytes: attachment.sizeBytes,
+                                       availability: attachment.isDownloaded ? .local : .pending)
+                }
+            })
+        let id = try await store.adopt(accountId: email.accountId, messageId: messageId, content: content, copy: copy, at: clock.now())
+        return try await open(id)
+    }
+
+    /// The front end reloaded the server's version, or chose to keep its own (its next save wins).
+    public func acknowledgeServerChange(_ id: Draft.ID) async throws {
+        try await store.clearChangedOnServer(id: id)
+    }
+
+    /// FR-COMP-01 "Delete draft?" answered yes: gone locally now, from the server at the next pass.
+    public func discard(_ id: Draft.ID) async throws {
+        let draft = try await open(id)
+        guard draft.heldEmailId == nil else { throw TernError.invalidInput("draft \(id) is being sent (undo it first)") }
+        try await store.remove(id: id)
+        files.removeAll(key: draft.messageId)
+        changes?.publish(.draftsChanged)
+    }
+
+    /// Sends draft `id` (FR-COMP-02). With an undo window the message is queued held by this process
+    /// and the draft stays until `commit`: Undo, or the process dying in the window, leaves it a draft.
+    /// Without one the draft goes at once. Front ends check and confirm first (`ComposeValidationUseCase`);
+    /// this refuses only what cannot be sent.
+    public func send(_ id: Draft.ID, undoWindow: Duration) async throws -> DraftSending {
+        let draft = try await open(id)
+        guard draft.heldEmailId == nil else { throw TernError.invalidInput("draft \(id) is being sent already") }
+        let check = validation.validate(draft.content)
+        guard check.canSend else {
+            let reasons = check.invalidRecipients.map { "\($0.text): \($0.reason)" } + check.warnings.filter(\.blocksSending).map(\.message)
+            throw TernError.invalidInput(reasons.joined(separator: "; "))
+        }
+        guard let account = try await accounts.account(id: draft.accountId) else { throw TernError.notFound("the account of draft \(id)") }
+        var loaded: [OutgoingAttachment] = []
+        for attachment in draft.content.attachments { loaded.append(try await attachments.load(attachment)) }
+        let message = draft.content.outgoingMessage(date: clock.now(), attachments: loaded)
+        guard undoWindow > .zero else {
+            // Removed before the queue runs: a crash between the two leaves a queued message and no draft, never both sent.
+            let queued = try await outbox.send(message, from: account, attemptNow: false)
+            try await store.remove(id: id)
+            files.removeAll(key: draft.messageId)
+            let outcome = try await outbox.pushNow(queued, account: account)
+            changes?.publish(.draftsChanged)
+            return .sent(outcome)
+        }
+        let held = try await outbox.sendHeld(message, from: account, window: undoWindow)
+        do {
+            try await store.setHeld(id: id, emailId: held.emailId)
+        } catch {
+            try? await outbox.undo(held)
+            throw error
+        }
+        changes?.publish(.draftsChanged)
+        return .held(HeldDraftSend(draftId: id, draftMessageId: draft.messageId, send: held))
+    }
+
+    /// The end of the undo window: the draft is marked for removal first, then the hold lifted. A
+    /// process killed between the two leaves an orphaned hold, which returns the draft (never a
+    /// message sent with its draft gone from nowhere, never one sent twice).
+    public func commit(_ held: HeldDraftSend) async throws -> SendOutcome {
+        try await store.remove(id: held.draftId)
+        let outcome = try await outbox.commit(held.send)
+        files.removeAll(key: held.draftMessageId)
+        changes?.publish(.draftsChanged)
+        return outcome
+    }
+
+    /// Undo in the window: nothing reached SMTP, and the message is its draft again, with every field.
+    public func undo(_ held: HeldDraftSend) async throws -> Draft {
+        try await outbox.undo(held.send)
+        try await store.setHeld(id: held.draftId, emailId: nil)
+        changes?.publish(.draftsChanged)
+        return try await open(held.draftId)
+    }
+
+    /// Pushes the account's drafts (and everything else local) now, for a front end that just saved.
+    public func syncToServer(accountId: Account.ID) async throws -> PushReport {
+        guard let account = try await accounts.account(id: accountId) else { throw TernError.notFound("account \(accountId)") }
+        return try await pusher.push(account: account)
+    }
+
+    /// The identity of a draft's content: equal keys, nothing to save.
+    static func contentKey(_ content: ComposeDraft) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(content)).map { String(decoding: $0, as: UTF8.self) } ?? UUID().uuidString
+    }
+
+    static func snippet(_ body: String) -> String {
+        let words = body.split(whereSeparator: \.isWhitespace)
+        return String(words.joined(separator: " ").prefix(140))
+    }
+}
+
+/// What `DraftsUseCase.send` started.
+public enum DraftSending: Sendable {
+    /// In its undo window: `commit` at its end, or `undo`.
+    case held(HeldDraftSend)
+    /// Queued without a window (and tried at once).
+    case sent(SendOutcome)
+}
+
+/// A draft's message in its undo window, owned by this process.
+public struct HeldDraftSend: Sendable {
+    public let draftId: Draft.ID
+    let draftMessageId: String
+    public let send: HeldSend
+}

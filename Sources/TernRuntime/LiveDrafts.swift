@@ -1,0 +1,71 @@
+import Crypto
+import Foundation
+import IMAP
+import Sync
+import TernCore
+
+/// `DraftMailboxServer` on the Sync module's Drafts mailbox commands.
+struct LiveDraftMailbox: DraftMailboxServer {
+    func perform(_ requests: [DraftServerRequest], draftsMailbox: String?, account: Account, credentials: CredentialSupply) async throws
+        -> [Draft.ID: DraftServerOutcome] {
+        do {
+            return try await IMAPDraftMailbox(server: IMAPServer(endpoint: account.imap, caFile: account.caFile), credentials: credentials.imapSource)
+                .perform(requests, draftsMailbox: draftsMailbox)
+        } catch let error as IMAPError {
+            throw TernError.connectionLost(error.description)
+        }
+    }
+}
+
+/// `ComposeAttachmentLoading`: a forwarded original's attachment from its local copy (downloaded
+/// first when it is not), a picked file from disk.
+struct LiveComposeAttachmentLoader: ComposeAttachmentLoading {
+    let downloads: DownloadAttachmentUseCase
+
+    func load(_ attachment: ComposedAttachment) async throws -> OutgoingAttachment {
+        let path: String = switch attachment.source {
+        case .storedAttachment(let id): try await downloads.download(attachmentId: id).path
+        case .file(let path): path
+        }
+        do {
+            return OutgoingAttachment(filename: attachment.filename, mimeType: attachment.mimeType, data: try Data(contentsOf: URL(fileURLWithPath: path)),
+                                      contentId: attachment.contentId)
+        } catch {
+            throw TernError.storageUnavailable("cannot read \(attachment.filename) (\(path)): \(error.localizedDescription)")
+        }
+    }
+}
+
+/// `DraftFiles` under `$TERN_HOME/drafts/<sha256 of the draft's Message-ID>/`, owner-only like the rest of the home.
+struct LocalDraftFiles: DraftFiles {
+    let directory: URL
+
+    func keep(_ path: String, key: String) throws -> String {
+        let folder = directory.appendingPathComponent(Self.name(key), isDirectory: true)
+        if path.hasPrefix(folder.path + "/") { return path }
+        let manager = FileManager.default
+        do {
+            try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let source = URL(fileURLWithPath: path)
+            var target = folder.appendingPathComponent(source.lastPathComponent)
+            var counter = 1
+            while manager.fileExists(atPath: target.path) {
+                counter += 1
+                target = folder.appendingPathComponent("\(counter)-\(source.lastPathComponent)")
+            }
+            try manager.copyItem(at: source, to: target)
+            try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: target.path)
+            return target.path
+        } catch {
+            throw TernError.storageUnavailable("cannot keep \(path) with the draft: \(error.localizedDescription)")
+        }
+    }
+
+    func removeAll(key: String) {
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent(Self.name(key), isDirectory: true))
+    }
+
+    static func name(_ key: String) -> String {
+        SHA256.hash(data: Data(key.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,202 @@
+"""Drafts and undo-send against the real Dovecot and Postfix (FR-COMP-01 "Draft lifecycle", FR-COMP-02,
+issue 16): one server version however often a draft is saved, a sent draft gone locally and from the
+server, another client's version taken as authoritative, a draft another client wrote adopted without a
+duplicate, Undo sending nothing, and a process SIGKILLed in its undo window leaving a draft, here and in
+the server's Drafts, that nothing sends."""
+import email
+import email.policy
+import json
+import os
+import signal
+import subprocess
+import time
+import uuid
+
+from conftest import user_address
+from test_imap_check import TERN, tern
+from test_send_and_actions import RECIPIENT, SENDER, bob, home, imap_for, json_of, uids_with_subject, wait_for  # noqa: F401 (fixture)
+
+DRAFTS = "[Gmail]/Drafts"  # the test Dovecot is laid out as Gmail; Tern finds it by its \Drafts attribute
+
+
+def stamp():
+    return uuid.uuid4().hex[:10]
+
+
+def draft_copies(imap, subject):
+    imap.select(f'"{DRAFTS}"')
+    return imap.uid("SEARCH", None, "SUBJECT", f'"{subject}"')[1][0].split()
+
+
+def fetch(imap, uid):
+    return email.message_from_bytes(imap.uid("FETCH", uid, "(BODY.PEEK[])")[1][0][1], policy=email.policy.default)
+
+
+def save_draft(home, servers, subject, body):
+    saved = json_of(home, "compose", "--draft", "--to", user_address(servers, RECIPIENT), "--subject", subject, "--body", body)
+    assert saved["onServer"], saved
+    return saved["draftId"]
+
+
+def test_saving_a_draft_twenty_times_leaves_one_version_on_the_server(servers, home, tls_context):
+    subject = f"Twenty saves {stamp()}"
+    draft = save_draft(home, servers, subject, "version 0")
+    for version in range(1, 20):
+        saved = json_of(home, "drafts", "edit", f"d{draft}", "--body", f"version {version}")
+        assert saved["revision"] == version + 1 and saved["onServer"], saved
+    again = json_of(home, "drafts", "edit", f"d{draft}", "--body", "version 19")
+    assert not again["changed"] and again["revision"] == 20
+
+    imap = imap_for(servers, tls_context, SENDER)
+    try:
+        [uid] = draft_copies(imap, subject)
+        copy = fetch(imap, uid)
+        assert copy.get_body(("plain",)).get_content().strip() == "version 19"
+        assert "\\Draft" in imap.uid("FETCH", uid, "(FLAGS)")[1][0].decode()
+    finally:
+        imap.logout()
+
+    json_of(home, "sync", SENDER)
+    listed = [d for d in json_of(home, "drafts", "list") if d["subject"] == subject]
+    assert [(d["origin"], d["id"]) for d in listed] == [("local", draft)], listed
+
+
+def test_sending_a_draft_removes_it_here_and_on_the_server(servers, home, tls_context, bob):
+    subject = f"Draft sent {stamp()}"
+    draft = save_draft(home, servers, subject, "Ready to go.")
+    outcome = json_of(home, "drafts", "send", f"d{draft}", "--undo", "0")
+    assert outcome["state"] == "sent", outcome
+    assert wait_for(lambda: uids_with_subject(bob, "INBOX", subject))
+    imap = imap_for(servers, tls_context, SENDER)
+    try:
+        assert draft_copies(imap, subject) == []
+    finally:
+        imap.logout()
+    json_of(home, "sync", SENDER)
+    assert [d for d in json_of(home, "drafts", "list") if d["subject"] == subject] == []
+
+
+def test_a_draft_another_client_changed_is_taken_as_authoritative(servers, home, tls_context):
+    subject = f"Edited elsewhere {stamp()}"
+    draft = save_draft(home, servers, subject, "Written in Tern.")
+    imap = imap_for(servers, tls_context, SENDER)
+    try:
+        [uid] = draft_copies(imap, subject)
+        theirs = fetch(imap, uid)
+        theirs.replace_header("Subject", subject + " (phone)")
+        theirs.get_body(("plain",)).set_content("Rewritten on the phone.")
+        imap.append(f'"{DRAFTS}"', "(\\Draft \\Seen)", None, theirs.as_bytes())
+        imap.uid("STORE", uid, "+FLAGS.SILENT", "(\\Deleted)")
+        imap.uid("EXPUNGE", uid)
+    finally:
+        imap.logout()
+
+    json_of(home, "sync", SENDER)
+    shown = json_of(home, "drafts", "show", f"d{draft}")
+    assert shown["subject"] == subject + " (phone)"
+    assert shown["body"].strip() == "Rewritten on the phone."
+    listed = [d for d in json_of(home, "drafts", "list") if d["subject"].startswith(subject)]
+    assert [(d["origin"], d["id"]) for d in listed] == [("local", draft)], listed
+
+
+def test_a_draft_written_by_another_client_is_adopted_without_a_duplicate(servers, home, tls_context):
+    subject = f"From the phone {stamp()}"
+    message = email.message.EmailMessage()
+    message["From"] = user_address(servers, SENDER)
+    message["To"] = user_address(servers, RECIPIENT)
+    message["Subject"] = subject
+    message["Message-ID"] = f"<{stamp()}@phone.example>"
+    message.set_content("Started on the phone.")
+    imap = imap_for(servers, tls_context, SENDER)
+    try:
+        imap.append(f'"{DRAFTS}"', "(\\Draft)", None, message.as_bytes())
+    finally:
+        imap.logout()
+
+    json_of(home, "sync", SENDER)
+    [server_draft] = [d for d in json_of(home, "drafts", "list") if d["subject"] == subject]
+    assert server_draft["origin"] == "server"
+    saved = json_of(home, "drafts", "edit", f"m{server_draft['id']}", "--body", "Finished in Tern.")
+    assert saved["onServer"]
+
+    imap = imap_for(servers, tls_context, SENDER)
+    try:
+        [uid] = draft_copies(imap, subject)
+        assert fetch(imap, uid).get_body(("plain",)).get_content().strip() == "Finished in Tern."
+    finally:
+        imap.logout()
+    json_of(home, "sync", SENDER)
+    listed = [d for d in json_of(home, "drafts", "list") if d["subject"] == subject]
+    assert [(d["origin"], d["id"]) for d in listed] == [("local", saved["draftId"])], listed
+
+
+def sending(home, servers, subject, undo):
+    return subprocess.Popen([str(TERN), "send", "--to", user_address(servers, RECIPIENT), "--subject", subject,
+                             "--body", "Maybe not.", "--undo", str(undo), "--json"],
+                            env=dict(os.environ, TERN_HOME=str(home)), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def held(home):
+    return [e for e in json_of(home, "outbox") if e.get("holdUntil")]
+
+
+def test_undo_in_the_window_sends_nothing_and_leaves_a_draft(servers, home, bob):
+    subject = f"Undone {stamp()}"
+    process = sending(home, servers, subject, 30)
+    assert wait_for(lambda: held(home))
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert json.loads(out)["undone"] is True
+    json_of(home, "sync", SENDER)
+    assert [d["subject"] for d in json_of(home, "drafts", "list") if d["subject"] == subject] == [subject]
+    assert json_of(home, "outbox") == []
+    time.sleep(2)
+    assert uids_with_subject(bob, "INBOX", subject) == []
+
+
+def test_a_process_killed_in_its_undo_window_leaves_a_draft_that_nothing_sends(servers, home, tls_context, bob):
+    subject = f"Killed in the window {stamp()}"
+    process = sending(home, servers, subject, 4)
+    assert wait_for(lambda: held(home))
+    process.kill()
+    process.wait(timeout=10)
+    time.sleep(5)  # past the window
+    json_of(home, "sync", SENDER)
+    json_of(home, "sync", SENDER)  # a later sync too
+
+    [draft] = [d for d in json_of(home, "drafts", "list") if d["subject"] == subject]
+    assert draft["origin"] == "local" and draft["sync"] == "synced", draft
+    assert json_of(home, "outbox") == []
+    imap = imap_for(servers, tls_context, SENDER)
+    try:
+        assert len(draft_copies(imap, subject)) == 1
+    finally:
+        imap.logout()
+    time.sleep(2)
+    assert uids_with_subject(bob, "INBOX", subject) == []
+
+
+def test_expiry_sends_exactly_once_with_a_sent_copy(servers, home, tls_context, bob):
+    subject = f"After the window {stamp()}"
+    process = sending(home, servers, subject, 2)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert json.loads(out)["state"] == "sent"
+    assert len(wait_for(lambda: uids_with_subject(bob, "INBOX", subject))) == 1
+    imap = imap_for(servers, tls_context, SENDER)
+    try:
+        assert len(wait_for(lambda: uids_with_subject(imap, "[Gmail]/Sent Mail", subject))) == 1
+        assert draft_copies(imap, subject) == []
+    finally:
+        imap.logout()
+    assert [d for d in json_of(home, "drafts", "list") if d["subject"] == subject] == []
+
+
+def test_compose_without_a_terminal_says_what_to_give(servers, home):
+    result = tern(home, "compose", "--to", user_address(servers, RECIPIENT))
+    assert result.returncode != 0
+    assert "--print, --draft or --send" in result.stderr
+    closed = json_of(home, "compose", "--draft")
+    assert closed == {"saved": False}

@@ -1,0 +1,195 @@
+import Foundation
+import GRDB
+import MIME
+import Synchronization
+import Testing
+import TernCore
+import TernRuntime
+@testable import MailStore
+
+/// FR-COMP-01 "Draft lifecycle" and FR-COMP-02 on the real store, with the Drafts mailbox and SMTP
+/// scripted (the live ones are tested against Dovecot and Postfix in SystemTests/integration/test_drafts.py).
+struct DraftTests {
+    let database: TernDatabase
+    let account = Fixtures.account()
+    let clock = ManualClock()
+    let holds = MemoryHolds()
+    let mailbox = ScriptedDraftMailbox()
+    let submitter = ScriptedSubmitter()
+    let changes = ChangeFeed()
+    let drafts: DraftsUseCase
+    let pusher: LocalChangesPusher
+    let store: SQLiteDraftStore
+
+    init() throws {
+        database = try TernDatabase.temporary()
+        try database.writer.write { [account] db in
+            try account.insert(db)
+            var sent = Folder(accountId: account.id, path: "Sent", folderType: .sent)
+            try sent.insert(db)
+            var drafts = Folder(accountId: account.id, path: "Drafts", folderType: .drafts)
+            try drafts.insert(db)
+        }
+        store = SQLiteDraftStore(database: database)
+        let actions = SQLiteMailActionStore(database: database)
+        let outboxStore = SQLiteOutboxStore(database: database)
+        pusher = LocalChangesPusher(
+            credentials: .unusable, operations: PendingOperationProcessor(store: actions, server: ScriptedServer(), clock: clock),
+            queue: SendQueueProcessor(store: outboxStore, submitter: submitter, server: ScriptedServer(), folders: actions, clock: clock,
+                                      holds: holds, drafts: store),
+            drafts: DraftSyncProcessor(store: store, server: mailbox, coding: DraftMessageCodec(), attachments: FileAttachments(), folders: actions,
+                                       changes: changes, clock: clock),
+            lock: NoLocks())
+        let accounts = SQLiteAccountRepository(database: database)
+        let outbox = OutboxUseCase(accounts: accounts, composer: OutgoingMessageComposer(), store: outboxStore, pusher: pusher, clock: clock,
+                                   holds: holds)
+        drafts = DraftsUseCase(accounts: accounts, store: store, coding: DraftMessageCodec(), files: KeptInPlace(), attachments: FileAttachments(),
+                               validation: ComposeValidationUseCase(syntax: MIMEMailSyntax()), outbox: outbox, pusher: pusher, changes: changes,
+                               clock: clock)
+    }
+
+    func message(_ subject: String, body: String = "Hello.") -> ComposeDraft {
+        ComposeDraft(mode: .new, accountId: account.id, from: EmailAddress(name: "Work", address: account.emailAddress),
+                     to: [EmailAddress(name: nil, address: "bob@example.org")], subject: subject, body: body)
+    }
+
+    func push() async throws -> PushReport { try await pusher.push(account: account) }
+
+    @Test func aSaveIsLocalAndIdempotentAndAnEmptyComposerCreatesNothing() async throws {
+        let empty = ComposeDraft(mode: .new, accountId: account.id, from: EmailAddress(name: nil, address: account.emailAddress))
+        #expect(try await drafts.save(empty) == nil)
+        let first = try #require(try await drafts.save(message("Plan")))
+        #expect(first.revision == 1 && first.changed)
+        let same = try #require(try await drafts.save(message("Plan"), id: first.draftId))
+        #expect(same.revision == 1 && !same.changed)
+        let edited = try #require(try await drafts.save(message("Plan", body: "Hello again."), id: first.draftId))
+        #expect(edited.revision == 2 && edited.changed)
+        let listed = try await drafts.list()
+        #expect(listed.map(\.id) == [first.draftId] && listed.first?.origin == .local && listed.first?.sync == .pending)
+        #expect(mailbox.requests.isEmpty, "a save never waits for the server")
+    }
+
+    @Test func thePassUploadsEachRevisionReplacingTheLastAndRemovesDiscardedDrafts() async throws {
+        let saved = try #require(try await drafts.save(message("Upload")))
+        mailbox.answer { request in
+            if case .upload = request.action { return .uploaded(DraftServerCopy(mailbox: "Drafts", uid: 7, uidValidity: 1)) }
+            return .unchanged
+        }
+        #expect(try await push().drafts.uploaded == 1)
+        var draft = try await drafts.open(saved.draftId)
+        #expect(draft.sync.state == .synced && draft.serverCopy?.uid == 7)
+        guard case .upload(let raw, _, nil) = mailbox.requests.last?.action else { Issue.record("no first upload"); return }
+        let decoded = DraftMessageCodec().decode(raw)
+        #expect(decoded.subject == "Upload" && decoded.body.trimmingCharacters(in: .newlines) == "Hello.")
+
+        _ = try await drafts.save(message("Upload", body: "Second version."), id: saved.draftId)
+        _ = try await push()
+        guard case .upload(_, _, let known) = mailbox.requests.last?.action else { Issue.record("no second upload"); return }
+        #expect(known?.uid == 7, "the new version replaces the copy the server has")
+        draft = try await drafts.open(saved.draftId)
+        #expect(draft.sync.state == .synced)
+
+        try await drafts.discard(saved.draftId)
+        #expect(try await drafts.list().isEmpty)
+        mailbox.answer { _ in .removed }
+        #expect(try await push().drafts.removed == 1)
+        #expect(mailbox.requests.last?.action == .remove)
+        #expect(try await store.draft(id: saved.draftId) == nil)
+    }
+
+    @Test func aFailedUploadIsRetriedWithoutLosingTheDraft() async throws {
+        let saved = try #require(try await drafts.save(message("Offline")))
+        mailbox.answer { _ in .failed("connection refused") }
+        #expect(try await push().drafts.failed == ["connection refused"])
+        let draft = try await drafts.open(saved.draftId)
+        #expect(draft.sync.state == .pending && draft.sync.attempts == 1 && draft.sync.lastError == "connection refused")
+        let before = mailbox.requests.count
+        _ = try await push()
+        #expect(mailbox.requests.count == before, "not before its backoff")
+        clock.advance(seconds: 6)
+        mailbox.answer { _ in .uploaded(DraftServerCopy(mailbox: "Drafts", uid: 3, uidValidity: 1)) }
+        _ = try await push()
+        #expect(try await drafts.open(saved.draftId).sync.state == .synced)
+    }
+
+    @Test func anotherClientsVersionReplacesTheLocalOneAndTheFrontEndIsTold() async throws {
+        let saved = try #require(try await drafts.save(message("Mine")))
+        mailbox.answer { _ in .uploaded(DraftServerCopy(mailbox: "Drafts", uid: 4, uidValidity: 1)) }
+        _ = try await push()
+        var theirs = message("Theirs", body: "Rewritten on the phone.")
+        theirs.cc = [EmailAddress(name: "Dave", address: "dave@example.org")]
+        let raw = try DraftMessageCodec().encode(theirs, messageId: "<x@example.org>", attachments: [], date: clock.now())
+        mailbox.answer { _ in .changedOnServer(raw: raw, copy: DraftServerCopy(mailbox: "Drafts", uid: 9, uidValidity: 1)) }
+        let events = changes.changes()
+        #expect(try await push().drafts.changedOnServer == [saved.draftId])
+        let draft = try await drafts.open(saved.draftId)
+        #expect(draft.content.subject == "Theirs" && draft.content.body.trimmingCharacters(in: .newlines) == "Rewritten on the phone.")
+        #expect(draft.content.cc.map(\.address) == ["dave@example.org"] && draft.changedOnServer && draft.serverCopy?.uid == 9)
+        var told = false
+        for await change in events {
+            if case .draftChangedOnServer(let id) = change, id == saved.draftId { told = true; break }
+        }
+        #expect(told)
+        try await drafts.acknowledgeServerChange(saved.draftId)
+        #expect(try await drafts.open(saved.draftId).changedOnServer == false)
+    }
+
+    @Test func undoInTheWindowLeavesTheDraftAndTheEndOfTheWindowSendsItOnce() async throws {
+        let saved = try #require(try await drafts.save(message("Undo me")))
+        guard case .held(let held) = try await drafts.send(saved.draftId, undoWindow: .seconds(5)) else { Issue.record("not held"); return }
+        #expect(try await drafts.list().isEmpty, "a draft in its window is being sent, not listed")
+        clock.advance(seconds: 60)
+        _ = try await push()
+        #expect(submitter.submitted.isEmpty, "nothing reaches SMTP in the window, whatever the clock says")
+        let back = try await drafts.undo(held)
+        #expect(back.content.subject == "Undo me" && back.heldEmailId == nil)
+        #expect(try await drafts.list().map(\.id) == [saved.draftId])
+
+        guard case .held(let again) = try await drafts.send(saved.draftId, undoWindow: .seconds(5)) else { Issue.record("not held"); return }
+        mailbox.answer { _ in .removed }
+        let outcome = try await drafts.commit(again)
+        #expect(outcome.state == .sent && submitter.submitted.count == 1)
+        #expect(try await store.draft(id: saved.draftId) == nil, "sent: the draft is gone here and on the server")
+    }
+
+    @Test func aHeldMessageWhoseOwnerDiedReturnsToItsDraftAndIsNeverSent() async throws {
+        let saved = try #require(try await drafts.save(message("Killed")))
+        guard case .held(let held) = try await drafts.send(saved.draftId, undoWindow: .seconds(5)) else { Issue.record("not held"); return }
+        holds.owned.withLock { _ = $0.remove(held.send.messageId) }  // the owner died
+        mailbox.answer { _ in .uploaded(DraftServerCopy(mailbox: "Drafts", uid: 5, uidValidity: 1)) }
+        let report = try await push()
+        #expect(report.queue.returnedToDrafts == 1 && submitter.submitted.isEmpty)
+        #expect(try await SQLiteOutboxStore(database: database).outbox(accountId: nil).isEmpty)
+        let draft = try await drafts.open(saved.draftId)
+        #expect(draft.heldEmailId == nil && draft.sync.state == .synced, "the draft is on the server again in the same pass")
+    }
+}
+
+/// The Drafts mailbox, scripted: records every request, answers with the closure.
+final class ScriptedDraftMailbox: DraftMailboxServer {
+    private let state = Mutex<(requests: [DraftServerRequest], answer: @Sendable (DraftServerRequest) -> DraftServerOutcome)>(
+        ([], { _ in .failed("not scripted") }))
+
+    var requests: [DraftServerRequest] { state.withLock { $0.requests } }
+    func answer(_ answer: @escaping @Sendable (DraftServerRequest) -> DraftServerOutcome) { state.withLock { $0.answer = answer } }
+
+    func perform(_ requests: [DraftServerRequest], draftsMailbox: String?, account: Account, credentials: CredentialSupply) async throws
+        -> [Draft.ID: DraftServerOutcome] {
+        state.withLock { state in
+            state.requests += requests
+            return Dictionary(uniqueKeysWithValues: requests.map { ($0.draftId, state.answer($0)) })
+        }
+    }
+}
+
+struct KeptInPlace: DraftFiles {
+    func keep(_ path: String, key: String) throws -> String { path }
+    func removeAll(key: String) {}
+}
+
+struct FileAttachments: ComposeAttachmentLoading {
+    func load(_ attachment: ComposedAttachment) async throws -> OutgoingAttachment {
+        guard case .file(let path) = attachment.source else { throw TernError.notFound(attachment.filename) }
+        return OutgoingAttachment(filename: attachment.filename, mimeType: attachment.mimeType, data: try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+}
