@@ -91,7 +91,8 @@ public final class TernServices: Sendable {
             queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: LiveMessageSubmitter(environment: environment),
                                       server: LiveServerMailActions(), folders: actionStore, holds: holds, drafts: draftStore),
             drafts: DraftSyncProcessor(store: draftStore, server: LiveDraftMailbox(), coding: DraftMessageCodec(), attachments: attachmentLoader,
-                                       folders: actionStore, changes: changes),
+                                       folders: actionStore, changes: changes,
+                                       checkInterval: .seconds(environment["TERN_DRAFT_CHECK_SECONDS"].flatMap(Int.init).map { max(1, $0) } ?? 60)),
             lock: locks)
         let signIn = SignInUseCase(accounts: accounts, tokens: tokens, authorizer: authorizer)
         let mailActions = MailActionsUseCase(accounts: accounts, credentials: credentials, store: actionStore, processor: operations,

@@ -13,7 +13,7 @@ final class WebState: Sendable {
     private let network = Mutex<[Int64: ConversationNetworkWork]>([:])
     private let downloads = Mutex<[Int64: Task<Void, Never>]>([:])
     private let contacts = Mutex<(index: ContactIndex, built: Date)?>(nil)
-    private let heldSends = Mutex<[Int64: HeldSend]>([:])
+    private let heldSends = Mutex<[Int64: HeldDraftSend]>([:])
     let uploads: UploadStaging
 
     init(changes: ChangeFeed, home: URL) {
@@ -59,17 +59,18 @@ final class WebState: Sendable {
 
     /// FR-COMP-02: a message in its undo window, let go when the window ends unless `takeBack` took it first.
     /// Killing the process in the window leaves the hold orphaned: the message is never sent by itself.
-    func hold(_ held: HeldSend, outbox: OutboxUseCase) {
-        heldSends.withLock { $0[held.emailId] = held }
+    func hold(_ held: HeldDraftSend, drafts: DraftsUseCase) {
+        let emailId = held.send.emailId
+        heldSends.withLock { $0[emailId] = held }
         Task { [weak self] in
-            try? await Task.sleep(for: .seconds(max(0, held.until.timeIntervalSinceNow)))
-            guard let self, let mine = self.heldSends.withLock({ $0.removeValue(forKey: held.emailId) }) else { return }
-            _ = try? await outbox.commit(mine)
+            try? await Task.sleep(for: .seconds(max(0, held.send.until.timeIntervalSinceNow)))
+            guard let self, let mine = self.heldSends.withLock({ $0.removeValue(forKey: emailId) }) else { return }
+            _ = try? await drafts.commit(mine)
         }
     }
 
     /// Undo: the held message if its window has not ended.
-    func takeBack(_ emailId: Int64) -> HeldSend? { heldSends.withLock { $0.removeValue(forKey: emailId) } }
+    func takeBack(_ emailId: Int64) -> HeldDraftSend? { heldSends.withLock { $0.removeValue(forKey: emailId) } }
 
     func cancelDownload(_ attachmentId: Int64) -> Bool {
         guard let task = downloads.withLock({ $0[attachmentId] }) else { return false }

@@ -1,7 +1,7 @@
 """Sending from the web composer with the undo delay (issue 18, FR-COMP-02, PLATFORM.md): Undo inside the window
 sends nothing; the end of the window sends exactly once with a Sent copy; and `tern serve` SIGKILLed inside the
-window sends nothing, then or later: the message stays in the Outbox, failed with the reason, for the user to send
-again. Real Postfix delivering to the real Dovecot; the recipient's mailbox is read over IMAP."""
+window sends nothing, then or later: the message is a draft again, here and in the server's Drafts, for the user to
+send again. Real Postfix delivering to the real Dovecot; the recipient's mailbox is read over IMAP."""
 import http.client
 import json
 import os
@@ -113,8 +113,10 @@ def test_sigkill_inside_the_window_sends_nothing_ever(servers, home):
     json_of(home, "sync", SENDER)  # pushes the queue: the orphaned hold must not go
     time.sleep(2)
     assert delivered(servers, subject) == 0
-    [entry] = [entry for entry in json_of(home, "outbox") if entry["emailId"] == email]
-    assert entry["state"] == "failed" and "Tern stopped during this message's undo window" in entry["error"]
+    # It is a draft again (FR-COMP-02, PLATFORM.md), here and in the server's Drafts; the Outbox has nothing.
+    assert [entry for entry in json_of(home, "outbox") if entry["emailId"] == email] == []
+    [draft] = [d for d in json_of(home, "drafts", "list") if d["subject"] == subject]
+    assert draft["origin"] == "local" and draft["sync"] == "synced", draft
     # A new tern serve with sync does not send it either.
     port = free_port()
     server = start_serve(home, port)

@@ -121,6 +121,8 @@ struct DraftTests {
         let raw = try DraftMessageCodec().encode(theirs, messageId: "<x@example.org>", attachments: [], date: clock.now())
         mailbox.answer { _ in .changedOnServer(raw: raw, copy: DraftServerCopy(mailbox: "Drafts", uid: 9, uidValidity: 1)) }
         let events = changes.changes()
+        #expect(try await push().drafts.changedOnServer.isEmpty, "synced drafts are compared at most once a minute")
+        clock.advance(seconds: 61)
         #expect(try await push().drafts.changedOnServer == [saved.draftId])
         let draft = try await drafts.open(saved.draftId)
         #expect(draft.content.subject == "Theirs" && draft.content.body.trimmingCharacters(in: .newlines) == "Rewritten on the phone.")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Brings the server's Drafts mailbox in line with the local drafts, in `LocalChangesPusher`'s pass
 /// (FR-COMP-01 "Draft lifecycle", FR-SYNC-05): new revisions uploaded, discarded and sent drafts
@@ -18,11 +19,19 @@ public struct DraftSyncProcessor: Sendable {
     let changes: ChangeFeed?
     let clock: any WallClock
 
+    /// Synced drafts are compared with the server at most this often per account and process (the
+    /// watch loop pushes every 5 s); a new process (`tern sync`) compares at its first pass.
+    public static let defaultCheckInterval: Duration = .seconds(60)
+    let checkInterval: Duration
+    let lastChecks = LastChecks()
+
     /// Retries back off to at most 15 minutes and never give up: a draft stays local until it is on the server.
     public static let retryDelays: [Duration] = [.seconds(5), .seconds(15), .seconds(45), .seconds(120), .seconds(300), .seconds(900)]
 
     public init(store: any DraftStore, server: any DraftMailboxServer, coding: any DraftMessageCoding, attachments: any ComposeAttachmentLoading,
-                folders: any MailActionStore, changes: ChangeFeed? = nil, clock: any WallClock = SystemClock()) {
+                folders: any MailActionStore, changes: ChangeFeed? = nil, clock: any WallClock = SystemClock(),
+                checkInterval: Duration = DraftSyncProcessor.defaultCheckInterval) {
+        self.checkInterval = checkInterval
         self.store = store
         self.server = server
         self.coding = coding
@@ -35,7 +44,8 @@ public struct DraftSyncProcessor: Sendable {
     public func process(account: Account, credentials: CredentialSupply, ignoreBackoff: Bool = false) async throws -> DraftSyncReport {
         let now = clock.now()
         let due = try await store.due(accountId: account.id, at: now, ignoreBackoff: ignoreBackoff)
-        let synced = try await store.synced(accountId: account.id)
+        let checking = lastChecks.claim(account.id, at: now, every: checkInterval, force: ignoreBackoff)
+        let synced = checking ? try await store.synced(accountId: account.id) : []
         var report = DraftSyncReport()
         guard !due.isEmpty || !synced.isEmpty else { return report }
 
@@ -130,6 +140,20 @@ public struct DraftSyncProcessor: Sendable {
         let delay = Self.retryDelays[min(attempts, Self.retryDelays.count) - 1]
         try await store.recordSyncFailure(id: draft.id, error: text, attempts: attempts, notBefore: clock.now().adding(delay))
         report.failed.append(text)
+    }
+}
+
+/// When each account's synced drafts were last compared with the server, in this process.
+final class LastChecks: Sendable {
+    private let dates = Mutex<[Account.ID: Date]>([:])
+
+    /// True (and recorded) when the account is due a comparison.
+    func claim(_ account: Account.ID, at now: Date, every interval: Duration, force: Bool) -> Bool {
+        dates.withLock { dates in
+            if !force, let last = dates[account], now.timeIntervalSince(last) < interval.inSeconds { return false }
+            dates[account] = now
+            return true
+        }
     }
 }
 

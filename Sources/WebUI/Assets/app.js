@@ -382,6 +382,8 @@ function connectEvents() {
   const events = new EventSource("/events");
   const data = (event) => { try { return JSON.parse(event.data); } catch { return {}; } };
   events.addEventListener("threads", refreshSoon);
+  events.addEventListener("drafts", () => { if (currentLocation().includes("view=drafts")) refreshSoon(); });
+  events.addEventListener("draftconflict", (event) => draftChangedOnServer(data(event).draft));
   events.addEventListener("newmail", (event) => { toast(data(event).text); refreshSoon(); });
   events.addEventListener("sync", (event) => {
     const info = data(event);
@@ -551,7 +553,8 @@ function initComposer(form) {
   body.addEventListener("input", () => { updateBodySize(form); scheduleCheck(form); });
   $("#compose-subject", form).addEventListener("input", () => scheduleCheck(form));
   form.addEventListener("keydown", (event) => {
-    if ((event.ctrlKey || event.metaKey) && event.key === "Enter") { event.preventDefault(); form.requestSubmit(); }
+    if ((event.ctrlKey || event.metaKey) && event.key === "Enter") { event.preventDefault(); form.requestSubmit($("#send-button", form)); }
+    if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") { event.preventDefault(); saveDraft(form).then((ok) => { if (ok) toast("Draft saved"); }); }
   });
   const files = $("#compose-files", form);
   files.addEventListener("change", () => { uploadFiles(form, files.files); files.value = ""; });
@@ -563,12 +566,25 @@ function initComposer(form) {
     const remove = event.target.closest("[data-remove-attachment]");
     if (remove) { const item = remove.closest("li"); const next = item.nextElementSibling ?? $("#compose-files", form); item.remove(); next?.focus?.(); scheduleCheck(form); }
   });
+  // FR-COMP-01 "On dismiss": content is saved as a draft ("Draft saved"); an empty composer leaves nothing.
   $("[data-discard]", form)?.addEventListener("click", async (event) => {
     event.preventDefault();
-    if (composerHasContent(form) && !(await ask("Discard this message?", "Discard"))) return;
-    navigate(form.elements.return.value, { focus: "thread" });
+    clearInterval(form.autosave);
+    const saved = composerHasContent(form) ? await saveDraft(form) : false;
+    await navigate(form.elements.return.value, { focus: "thread" });
+    if (saved) toast("Draft saved");
   });
-  form.addEventListener("submit", (event) => { event.preventDefault(); sendComposer(form); });
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (event.submitter?.id === "save-draft") { if (await saveDraft(form)) toast("Draft saved"); }
+    else if (event.submitter?.id === "delete-draft") deleteDraft(form);
+    else sendComposer(form);
+  });
+  // Autosave: at the first meaningful edit, then every 30 seconds while the content changes.
+  form.lastSaved = draftState(form);
+  form.addEventListener("input", () => noteEdit(form));
+  form.addEventListener("change", () => noteEdit(form));
+  startAutosave(form);
   updateBodySize(form);
   scheduleCheck(form);
   if (form.dataset.focus === "body") { body.focus(); body.setSelectionRange(0, 0); body.scrollTop = 0; }
@@ -577,6 +593,80 @@ function initComposer(form) {
 
 function composerHasContent(form) {
   return $$(".token", form).length > 0 || form.elements.subject.value.trim() || form.elements.body.value.trim() || $$("#compose-attachments li", form).length > 0;
+}
+
+// ---- Drafts (FR-COMP-01 "Draft Auto-Save Lifecycle") -------------------------------------------------
+function draftState(form) {
+  const fields = new FormData(form);
+  for (const name of ["csrf", "confirmed", "return", "draft"]) fields.delete(name);
+  return new URLSearchParams(fields).toString();
+}
+
+function startAutosave(form) {
+  clearInterval(form.autosave);
+  form.autosave = setInterval(() => {
+    if (!form.isConnected) clearInterval(form.autosave);
+    else if (draftState(form) !== form.lastSaved) saveDraft(form);
+  }, 30000);
+}
+
+function noteEdit(form) {
+  if (form.elements.draft.value || form.firstSave || !composerHasContent(form)) return;
+  // The first meaningful edit: saved once typing pauses.
+  clearTimeout(form.firstSaveTimer);
+  form.firstSaveTimer = setTimeout(() => { form.firstSave = true; saveDraft(form); }, 1500);
+}
+
+async function saveDraft(form) {
+  if (form.saving) return form.saving;
+  const status = $("#draft-status", form);
+  const state = draftState(form);
+  if (form.elements.draft.value && state === form.lastSaved) { status.textContent = "Draft saved"; return true; }
+  status.textContent = "Saving…";
+  form.saving = (async () => {
+    const reply = await post("/compose/draft", new FormData(form));
+    if (!reply.ok) { status.textContent = "Couldn't save the draft; it will be tried again."; return false; }
+    if (!reply.draftId) { status.textContent = ""; return false; }
+    adoptDraftId(form, reply.draftId);
+    for (const [upload, name] of Object.entries(reply.uploadsKept ?? {})) {
+      const input = $(`input[name="upload"][value="${CSS.escape(upload)}"]`, form);
+      if (input) Object.assign(input, { name: "draftfile", value: name });
+    }
+    form.lastSaved = draftState(form);
+    status.textContent = "Draft saved";
+    return true;
+  })();
+  try { return await form.saving; } catch { status.textContent = "Couldn't save the draft; it will be tried again."; return false; }
+  finally { form.saving = null; }
+}
+
+function adoptDraftId(form, draftId) {
+  form.elements.draft.value = draftId;
+  $("#delete-draft", form).hidden = false;
+  if (!form.isConnected) return;
+  const url = new URL(location.href);
+  for (const name of ["compose", "message", "from", "draft", "server"]) url.searchParams.delete(name);
+  url.searchParams.set("compose", "draft");
+  url.searchParams.set("draft", draftId);
+  history.replaceState({}, "", url.pathname + url.search);
+}
+
+async function deleteDraft(form) {
+  if (!(await ask("Delete draft?", "Delete", "Keep Editing"))) return;
+  clearInterval(form.autosave);
+  const reply = await post("/compose/discard", new FormData(form));
+  if (!reply.ok) { toast(reply.error ?? "Couldn't delete the draft.", { error: true }); return; }
+  await navigate(form.elements.return.value, { focus: "thread" });
+  toast("Draft deleted");
+}
+
+// FR-COMP-01 "Conflict": the server's version replaced the open draft.
+async function draftChangedOnServer(draftId) {
+  const form = $("#composer");
+  if (!form || form.elements.draft.value !== String(draftId)) return;
+  const reload = await ask("This draft was updated on another device. Reload?", "Reload", "Keep Local");
+  await post("/compose/keep-local", { draft: draftId });
+  if (reload) { clearInterval(form.autosave); await navigate(currentLocation(), { push: false, focus: "none" }); }
 }
 
 function initRecipientField(form, field) {
@@ -765,13 +855,13 @@ function formatSize(bytes) {
   return `${(bytes / 1048576).toFixed(1)} MB`;
 }
 
-function ask(question, confirmLabel) {
+function ask(question, confirmLabel, cancelLabel = "Cancel") {
   return new Promise((resolve) => {
     const dialog = document.createElement("dialog");
     dialog.setAttribute("aria-labelledby", "ask-title");
     const title = Object.assign(document.createElement("h2"), { id: "ask-title", textContent: question });
     const actions = Object.assign(document.createElement("div"), { className: "dialog-actions" });
-    const cancel = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Cancel" });
+    const cancel = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: cancelLabel });
     const ok = Object.assign(document.createElement("button"), { type: "button", className: "button primary", textContent: confirmLabel });
     actions.append(cancel, ok);
     dialog.append(title, actions);
@@ -818,7 +908,9 @@ async function sendComposer(form, confirmed = false) {
   const fields = new FormData(form);
   fields.set("confirmed", "1");
   const reply = await post("/compose/send", fields);
+  if (reply.draftId) adoptDraftId(form, reply.draftId);
   if (!reply.ok) { toast(reply.error ?? "Couldn't send message.", { error: true }); return; }
+  clearInterval(form.autosave);
   const composer = form;
   const returnTo = form.elements.return.value;
   await navigate(returnTo, { focus: "thread" });
@@ -831,13 +923,17 @@ function followSend(reply, composer, returnTo) {
     await navigate(returnTo, { push: false, focus: "none" });
     $("#thread-pane").replaceChildren(composer);
     document.body.dataset.pane = "thread";
+    if (composer.elements.draft.value) adoptDraftId(composer, composer.elements.draft.value);
+    startAutosave(composer);
     $("#composer-title", composer)?.focus();
   };
-  const watch = () => watchOutbox(reply.emailId, reopen);
+  // A failed send's draft is gone (the message is in the Outbox): what is sent again is a new draft.
+  const reopenFailed = async () => { composer.elements.draft.value = ""; $("#delete-draft", composer).hidden = true; await reopen(); };
+  const watch = () => watchOutbox(reply.emailId, reopenFailed);
   if (reply.undoSeconds > 0) {
     toast(`Sending in ${reply.undoSeconds} seconds.`, { action: "Undo", seconds: reply.undoSeconds, onAction: async () => {
       const undone = await post("/compose/undo", { email: reply.emailId });
-      if (undone.ok) { toast("Sending cancelled."); await reopen(); } else toast(undone.error, { error: true });
+      if (undone.ok) { toast("Sending cancelled. The message is a draft again."); await reopen(); } else toast(undone.error, { error: true });
     } });
     setTimeout(() => { toast("Sending…", { seconds: 3 }); watch(); }, reply.undoSeconds * 1000);
   } else {

@@ -32,7 +32,7 @@ struct ComposeRoutes: Sendable {
         router.post("compose/check") { request, _ in
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit * 32)))
-            let draft = try await draft(from: form)
+            let (draft, _) = try await draft(from: form)
             return WebResponse.json(ComposeCheck(services.composeValidation.validate(draft)))
         }
         router.post("compose/send") { request, _ in
@@ -47,8 +47,35 @@ struct ComposeRoutes: Sendable {
             guard let held = state.takeBack(emailId) else {
                 return WebResponse.json(ActionReply(ok: false, error: "Too late to undo: the message is being sent."), status: .conflict)
             }
-            try await services.outbox.undo(held)
-            return WebResponse.json(ActionReply(ok: true, toast: "Sending cancelled."))
+            let draft = try await services.drafts.undo(held)
+            return WebResponse.json(DraftReply(ok: true, draftId: draft.id, toast: "Sending cancelled."))
+        }
+        // FR-COMP-01 "Draft Auto-Save Lifecycle": the page's autosave, Ctrl+S, Save draft and Close with content.
+        router.post("compose/draft") { request, _ in
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit * 32)))
+            return try await saveDraft(form, scripted: WebResponse.isScripted(request))
+        }
+        // "Delete draft?" answered Delete: gone here now, from the server's Drafts in the background.
+        router.post("compose/discard") { request, _ in
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit * 32)))
+            if let id = form["draft"].flatMap({ Int64($0) }) {
+                let draft = try await services.drafts.open(id)
+                try await services.drafts.discard(id)
+                pushInBackground(draft.accountId)
+            }
+            for upload in form.all("upload") { state.uploads.remove(id: upload) }
+            guard WebResponse.isScripted(request) else { return WebResponse.redirect(to: form["return"]) }
+            return WebResponse.json(ActionReply(ok: true, toast: "Draft deleted."))
+        }
+        // FR-COMP-01 "Conflict": Reload takes the server's version; Keep Local leaves the page's until its next save.
+        router.post("compose/keep-local") { request, _ in
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
+            guard let id = form["draft"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "draft is needed") }
+            try await services.drafts.acknowledgeServerChange(id)
+            return WebResponse.json(ActionReply(ok: true))
         }
         router.get("compose/status") { request, _ in
             guard let emailId = FormFields(request.uri.query ?? "")["email"].flatMap({ Int64($0) }) else {
@@ -73,7 +100,7 @@ struct ComposeRoutes: Sendable {
     /// (`confirmed=1` once the page asked them), attachments made local, then queued with the undo
     /// delay (FR-COMP-02) for the send queue.
     func send(_ form: FormFields, scripted: Bool) async throws -> Response {
-        let draft = try await draft(from: form)
+        let (draft, draftId) = try await draft(from: form)
         let validation = services.composeValidation.validate(draft)
         guard validation.canSend else {
             let check = ComposeCheck(validation)
@@ -84,33 +111,24 @@ struct ComposeRoutes: Sendable {
             return try await refuse(validation.confirmations.map(\.question).joined(separator: " ") + " Send again to confirm.",
                                     form: form, draft: draft, scripted: scripted, confirm: true)
         }
-        var loaded: [OutgoingAttachment] = []
-        for attachment in draft.attachments {
-            do {
-                let path: String = switch attachment.source {
-                case .storedAttachment(let id): try await services.downloadAttachment.download(attachmentId: id).path
-                case .file(let path): path
-                }
-                loaded.append(OutgoingAttachment(filename: attachment.filename, mimeType: attachment.mimeType,
-                                                 data: try Data(contentsOf: URL(fileURLWithPath: path))))
-            } catch {
-                return try await refuse("Couldn't download \(attachment.filename): \(WebErrorText.describe(error)). Remove it or try again.",
-                                        form: form, draft: draft, scripted: scripted)
-            }
-        }
-        guard let account = try await services.listAccounts().first(where: { $0.id == draft.accountId }) else {
-            throw TernError.notFound("the account this message is sent from")
+        // Sent through its draft: Undo, or this server dying in the window, leaves the draft (FR-COMP-02).
+        guard let saved = try await services.drafts.save(draft, id: draftId) else {
+            return try await refuse("The message is empty.", form: form, draft: draft, scripted: scripted)
         }
         let delay = try await services.settings.current().undoSendDelay
-        let outgoing = draft.outgoingMessage(date: Date(), attachments: loaded)
         let reply: SentReply
-        if delay > 0 {
-            let held = try await services.outbox.sendHeld(outgoing, from: account, window: .seconds(delay))
-            state.hold(held, outbox: services.outbox)
-            reply = SentReply(ok: true, emailId: held.emailId, undoSeconds: delay, state: SendState.queued.rawValue)
-        } else {
-            let outcome = try await services.outbox.send(outgoing, from: account)
-            reply = SentReply(ok: true, emailId: outcome.emailId, undoSeconds: 0, state: outcome.state.rawValue)
+        do {
+            switch try await services.drafts.send(saved.draftId, undoWindow: .seconds(delay)) {
+            case .held(let held):
+                state.hold(held, drafts: services.drafts)
+                reply = SentReply(ok: true, emailId: held.send.emailId, draftId: saved.draftId, undoSeconds: delay, state: SendState.queued.rawValue)
+            case .sent(let outcome):
+                reply = SentReply(ok: true, emailId: outcome.emailId, draftId: saved.draftId, undoSeconds: 0, state: outcome.state.rawValue)
+            }
+        } catch let error as TernError {
+            // An attachment that could not be downloaded, an account signed out: the draft keeps everything.
+            return try await refuse("\(WebErrorText.describe(error)) The message is saved as a draft.", form: form, draft: draft, scripted: scripted,
+                                    draftId: saved.draftId)
         }
         for id in form.all("upload") { state.uploads.remove(id: id) }
         guard scripted else { return WebResponse.redirect(to: form["return"]) }
@@ -118,10 +136,13 @@ struct ComposeRoutes: Sendable {
     }
 
     /// The composer again, with everything typed and what stops it (no script), or the reason as JSON.
-    private func refuse(_ reason: String, form: FormFields, draft: ComposeDraft, scripted: Bool, confirm: Bool = false) async throws -> Response {
+    private func refuse(_ reason: String, form: FormFields, draft: ComposeDraft, scripted: Bool, confirm: Bool = false,
+                        draftId: Draft.ID? = nil) async throws -> Response {
         let status: HTTPResponse.Status = confirm ? .conflict : .unprocessableContent
-        if scripted { return WebResponse.json(ActionReply(ok: false, error: reason), status: status) }
-        let target = ComposeTarget(mode: draft.mode, messageId: draft.originalEmailId)
+        let draftId = draftId ?? form["draft"].flatMap { Int64($0) }
+        if scripted { return WebResponse.json(RefusedReply(ok: false, error: reason, draftId: draftId), status: status) }
+        var target = ComposeTarget(mode: draft.mode, messageId: draft.originalEmailId)
+        target.draftId = draftId
         let location = MailLocation(query: FormFields(URLComponents(string: form["return"] ?? "/mail")?.percentEncodedQuery ?? ""))
         let composer = try await composer(target, location: location, errors: [reason], typed: draft, confirmed: confirm)
         return WebResponse.html("""
@@ -135,8 +156,12 @@ struct ComposeRoutes: Sendable {
     /// a stored one (from the account that received it).
     func composer(_ target: ComposeTarget, location: MailLocation, errors: [String] = [], typed: ComposeDraft? = nil,
                   confirmed: Bool = false) async throws -> HTMLText {
+        var draftId = target.draftId
+        if let server = target.serverDraftId { draftId = try await services.drafts.open(serverEmailId: server).id }
         let draft: ComposeDraft = if let typed {
             typed
+        } else if let draftId {
+            try await services.drafts.open(draftId).content
         } else if let messageId = target.messageId, target.mode != .new {
             try await services.compose.compose(target.mode, replyingTo: messageId)
         } else {
@@ -145,15 +170,18 @@ struct ComposeRoutes: Sendable {
         let accounts = try await services.listAccounts()
         let account = accounts.first { $0.id == draft.accountId }?.name ?? ""
         let delay = try await services.settings.current().undoSendDelay
-        return ComposerView(draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, undoSeconds: delay,
+        return ComposerView(draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, draftId: draftId, undoSeconds: delay,
                             errors: errors, confirmed: confirmed).render()
     }
 
     /// The message as the form holds it: the prefill again (sender, threading headers) with what the
     /// user changed (recipients, subject, body, attachments kept).
-    func draft(from form: FormFields) async throws -> ComposeDraft {
+    func draft(from form: FormFields) async throws -> (ComposeDraft, Draft.ID?) {
         let mode = form["mode"].flatMap(ComposeMode.init(rawValue:)) ?? .new
-        var draft: ComposeDraft = if let original = form["original"].flatMap({ Int64($0) }), mode != .new {
+        let draftId = form["draft"].flatMap { Int64($0) }
+        var draft: ComposeDraft = if let draftId {
+            try await services.drafts.open(draftId).content
+        } else if let original = form["original"].flatMap({ Int64($0) }), mode != .new {
             try await services.compose.compose(mode, replyingTo: original)
         } else {
             try await services.compose.new(account: form["account"].flatMap { $0.isEmpty ? nil : $0 })
@@ -165,24 +193,70 @@ struct ComposeRoutes: Sendable {
         draft.subject = form["subject"] ?? ""
         draft.body = (form["body"] ?? "").replacingOccurrences(of: "\r\n", with: "\n")
         let kept = Set(form.all("attachment").compactMap { Int64($0) })
+        let keptFiles = Set(form.all("draftfile"))
         draft.attachments.removeAll { attachment in
-            if case .storedAttachment(let id) = attachment.source { return !kept.contains(id) }
-            return false
+            switch attachment.source {
+            case .storedAttachment(let id): !kept.contains(id)
+            case .file: !keptFiles.contains(attachment.filename)
+            }
         }
         for id in form.all("upload") {
             guard let upload = state.uploads.upload(id: id) else { continue }
             draft.attachments.append(ComposedAttachment(source: .file(path: upload.path), filename: upload.name, mimeType: upload.type,
                                                         sizeBytes: upload.size, availability: .local))
         }
-        return draft
+        return (draft, draftId)
+    }
+
+    /// Saves the form as its draft (a new one the first time). Uploads become the draft's own files,
+    /// so the reply says which upload ids the page should now name as draft files.
+    func saveDraft(_ form: FormFields, scripted: Bool) async throws -> Response {
+        let (content, draftId) = try await draft(from: form)
+        let uploads = form.all("upload")
+        guard let saved = try await services.drafts.save(content, id: draftId) else {
+            guard scripted else { return WebResponse.redirect(to: form["return"]) }
+            return WebResponse.json(DraftReply(ok: true, draftId: nil, toast: nil))
+        }
+        var kept: [String: String] = [:]
+        for id in uploads {
+            if let upload = state.uploads.upload(id: id) { kept[id] = upload.name }
+            state.uploads.remove(id: id)
+        }
+        if saved.changed { pushInBackground(content.accountId) }
+        guard scripted else {
+            var location = MailLocation(query: FormFields(URLComponents(string: form["return"] ?? "/mail")?.percentEncodedQuery ?? ""))
+            location.compose = ComposeTarget(draftId: saved.draftId)
+            return WebResponse.redirect(to: location.url)
+        }
+        return WebResponse.json(DraftReply(ok: true, draftId: saved.draftId, toast: "Draft saved", uploadsKept: kept))
+    }
+
+    /// The server's Drafts follows the local save without the page waiting (FR-COMP-01: best-effort, retried).
+    func pushInBackground(_ accountId: Account.ID) {
+        let drafts = services.drafts
+        Task { _ = try? await drafts.syncToServer(accountId: accountId) }
     }
 }
 
 struct SentReply: Encodable, Sendable {
     var ok: Bool
     var emailId: Int64
+    var draftId: Int64
     var undoSeconds: Int
     var state: String
+}
+
+struct RefusedReply: Encodable, Sendable {
+    var ok: Bool
+    var error: String
+    var draftId: Int64?
+}
+
+struct DraftReply: Encodable, Sendable {
+    var ok: Bool
+    var draftId: Int64?
+    var toast: String?
+    var uploadsKept: [String: String] = [:]
 }
 
 struct SendStatus: Encodable, Sendable {

@@ -78,6 +78,10 @@ struct WebRoutes: Sendable {
                 rows = summaries.prefix(size).map(ThreadRow.init)
                 if summaries.count > size, let last = summaries.prefix(size).last { next = ThreadListCursor(after: last) }
                 return ThreadListView(location: location, rows: rows, hasMore: next != nil, nextCursor: next)
+            case .drafts(let account):
+                let names = Dictionary(try await services.listAccounts().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+                rows = try await services.drafts.list(account: account).map { ThreadRow($0, account: names[$0.accountId] ?? "") }
+                return ThreadListView(location: location, rows: rows, hasMore: false, nextCursor: nil)
             case .search(let text):
                 // Hits are messages: one row per thread, the newest hit first.
                 let hits = try await services.mailQueries.search(text, account: nil, limit: 200)

@@ -8,9 +8,21 @@ struct ComposeTarget: Sendable, Hashable {
     var messageId: Int64?
     /// New messages: the account to send from (nil: the only one).
     var account: String?
+    /// A saved draft resumed (`compose=draft&draft=ID`), or a server draft another client wrote
+    /// (`compose=draft&server=EMAILID`), adopted when opened (FR-COMP-01 "Draft lifecycle").
+    var draftId: Int64?
+    var serverDraftId: Int64?
 
     init?(query: FormFields) {
-        guard let text = query["compose"], let mode = ComposeMode(rawValue: text) else { return nil }
+        guard let text = query["compose"] else { return nil }
+        if text == "draft" {
+            mode = .new
+            draftId = query["draft"].flatMap { Int64($0) }
+            serverDraftId = query["server"].flatMap { Int64($0) }
+            if draftId == nil, serverDraftId == nil { return nil }
+            return
+        }
+        guard let mode = ComposeMode(rawValue: text) else { return nil }
         self.mode = mode
         messageId = query["message"].flatMap { Int64($0) }
         account = query["from"].flatMap { $0.isEmpty ? nil : $0 }
@@ -22,7 +34,14 @@ struct ComposeTarget: Sendable, Hashable {
         self.messageId = messageId
     }
 
+    init(draftId: Int64) {
+        mode = .new
+        self.draftId = draftId
+    }
+
     var queryItems: [URLQueryItem] {
+        if let draftId { return [URLQueryItem(name: "compose", value: "draft"), URLQueryItem(name: "draft", value: String(draftId))] }
+        if let serverDraftId { return [URLQueryItem(name: "compose", value: "draft"), URLQueryItem(name: "server", value: String(serverDraftId))] }
         var items = [URLQueryItem(name: "compose", value: mode.rawValue)]
         if let messageId { items.append(URLQueryItem(name: "message", value: String(messageId))) }
         if let account { items.append(URLQueryItem(name: "from", value: account)) }
@@ -30,7 +49,8 @@ struct ComposeTarget: Sendable, Hashable {
     }
 
     var title: String {
-        switch mode {
+        if draftId != nil || serverDraftId != nil { return "Draft" }
+        return switch mode {
         case .new: "New message"
         case .reply: "Reply"
         case .replyAll: "Reply all"
@@ -49,6 +69,8 @@ struct ComposerView: Sendable {
     var location: MailLocation
     var csrfToken: String
     var account: String
+    /// The saved draft this composer writes to (autosave, Send and Delete draft name it).
+    var draftId: Int64?
     var undoSeconds: Int
     var errors: [String] = []
     /// The confirmations were asked once (a page without script sends again to confirm).
@@ -58,7 +80,7 @@ struct ComposerView: Sendable {
         var hidden = HTMLText()
         let fields: [(String, String)] = [
             ("csrf", csrfToken), ("mode", draft.mode.rawValue), ("account", account), ("original", draft.originalEmailId.map { String($0) } ?? ""),
-            ("return", location.url),
+            ("return", location.url), ("draft", draftId.map { String($0) } ?? ""),
         ] + (confirmed ? [("confirmed", "1")] : [])
         for (name, value) in fields { hidden += "<input type=\"hidden\" name=\"\(name)\" value=\"\(value)\">" }
         let errorList: HTMLText = errors.isEmpty ? "" : "<ul>\(html: errors.map { "<li>\($0)</li>" as HTMLText })</ul>"
@@ -74,7 +96,8 @@ struct ComposerView: Sendable {
         <form class="composer" id="composer" method="post" action="/compose/send" aria-labelledby="composer-title" \
         data-undo-seconds="\(undoSeconds)" data-focus="\(focusField)" enctype="application/x-www-form-urlencoded">
         <div class="composer-header"><h2 id="composer-title" tabindex="-1">\(target.title)</h2>\
-        <a class="button" href="\(location.url)" data-discard>Discard</a></div>
+        <span id="draft-status" class="hint" role="status">\(html: draftId == nil ? "" : "Draft saved")</span>\
+        <a class="button" href="\(location.url)" data-discard>Close</a></div>
         \(html: hidden)
         <p class="composer-from">From <span>\(MessageView.format(draft.from))</span></p>
         \(html: notes)
@@ -95,7 +118,9 @@ struct ComposerView: Sendable {
         <p id="body-size" class="notice notice-warning" role="status" hidden></p>
         \(html: attachments())
         <div class="composer-errors" id="composer-errors" role="alert">\(html: errorList)</div>
-        <div class="composer-actions"><button type="submit" class="button primary" id="send-button" aria-keyshortcuts="Control+Enter">Send</button></div>
+        <div class="composer-actions"><button type="submit" class="button primary" id="send-button" aria-keyshortcuts="Control+Enter">Send</button>\
+        <button type="submit" class="button" formaction="/compose/draft" id="save-draft" aria-keyshortcuts="Control+S">Save draft</button>\
+        <button type="submit" class="button" formaction="/compose/discard" id="delete-draft"\(html: draftId == nil ? " hidden" : "")>Delete draft</button></div>
         </form>
         """
     }
@@ -114,12 +139,16 @@ struct ComposerView: Sendable {
     private func attachments() -> HTMLText {
         var items = HTMLText()
         for attachment in draft.attachments {
-            guard case .storedAttachment(let id) = attachment.source else { continue }
+            let kept: HTMLText
+            switch attachment.source {
+            case .storedAttachment(let id): kept = "<input type=\"hidden\" name=\"attachment\" value=\"\(id)\">"
+            case .file: kept = "<input type=\"hidden\" name=\"draftfile\" value=\"\(attachment.filename)\">"
+            }
             let state = attachment.availability == .pending ? ", downloaded before sending" : ""
             items += """
             <li class="attachment"><span class="icon icon-attachment" aria-hidden="true"></span>\
             <span class="attachment-name">\(attachment.filename)</span> <span class="attachment-meta">\(AttachmentListView.size(attachment.sizeBytes))\(state)</span>\
-            <input type="hidden" name="attachment" value="\(id)">\
+            \(html: kept)\
             <button type="button" class="button" data-remove-attachment aria-label="Remove \(attachment.filename)">Remove</button></li>
             """
         }

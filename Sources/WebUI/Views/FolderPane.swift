@@ -23,8 +23,11 @@ struct FolderPane: Sendable {
             let own = folders.filter { $0.account == account.name && $0.folderType.isSyncable }.sorted(by: Self.folderOrder)
             var accountItems = HTMLText()
             for folder in own {
-                accountItems += link(title: FolderNames.display(folder.path), unread: folder.unreadCount,
-                                     target: MailLocation(source: .folder(account: account.name, path: folder.path)), icon: icon(folder.folderType))
+                // Drafts list local and synced drafts together, and open the composer (FR-COMP-01 "Draft resume").
+                let source: MailLocation.Source = folder.folderType == .drafts
+                    ? .drafts(account: account.name) : .folder(account: account.name, path: folder.path)
+                accountItems += link(title: FolderNames.display(folder.path), unread: folder.folderType == .drafts ? 0 : folder.unreadCount,
+                                     target: MailLocation(source: source), icon: icon(folder.folderType))
             }
             let headingId = "account-\(account.id)"
             let lastSync = own.compactMap(\.lastSyncDate).max() ?? account.lastSyncDate

@@ -9,6 +9,8 @@ struct MailLocation: Sendable, Hashable {
         case unifiedInbox
         case folder(account: String, path: String)
         case virtual(VirtualMailbox, account: String?)
+        /// FR-COMP-01 "Draft resume": an account's drafts, local and synced, each opening the composer.
+        case drafts(account: String?)
         case search(String)
     }
 
@@ -31,6 +33,8 @@ struct MailLocation: Sendable, Hashable {
         let account = query["account"].flatMap { $0.isEmpty ? nil : $0 }
         if let text = query["q"], !text.trimmingCharacters(in: .whitespaces).isEmpty {
             source = .search(text)
+        } else if query["view"] == "drafts" {
+            source = .drafts(account: account)
         } else if let view = query["view"].flatMap(VirtualMailbox.init(rawValue:)) {
             source = .virtual(view, account: account)
         } else if let account, let folder = query["folder"], !folder.isEmpty {
@@ -62,6 +66,9 @@ struct MailLocation: Sendable, Hashable {
         case .virtual(let view, let account):
             if let account { items.append(URLQueryItem(name: "account", value: account)) }
             items.append(URLQueryItem(name: "view", value: view.rawValue))
+        case .drafts(let account):
+            if let account { items.append(URLQueryItem(name: "account", value: account)) }
+            items.append(URLQueryItem(name: "view", value: "drafts"))
         case .search(let text): items.append(URLQueryItem(name: "q", value: text))
         }
         if let threadId { items.append(URLQueryItem(name: "thread", value: String(threadId))) }
@@ -93,6 +100,7 @@ struct MailLocation: Sendable, Hashable {
         case .folder(let account, let path): "\(FolderNames.display(path)) — \(account)"
         case .virtual(.archive, _): "Archive"
         case .virtual(.outbox, _): "Outbox"
+        case .drafts(let account): account.map { "Drafts — \($0)" } ?? "Drafts"
         case .search(let text): "Search: \(text)"
         }
     }

@@ -12,6 +12,8 @@ struct ThreadRow: Sendable {
     var messageCount: Int
     var unread: Bool
     var account: String
+    /// A draft's row opens the composer instead of a conversation.
+    var composer: ComposeTarget?
 
     init(_ summary: ThreadSummary) {
         id = summary.id
@@ -35,6 +37,23 @@ struct ThreadRow: Sendable {
         account = hit.account
     }
 
+    init(_ draft: DraftSummary, account: String) {
+        id = draft.id
+        participants = draft.to.isEmpty ? "(no recipient)" : "To " + Self.names(draft.to)
+        subject = draft.subject
+        snippet = draft.snippet
+        date = draft.updatedDate
+        messageCount = 1
+        unread = false
+        self.account = account
+        var target = ComposeTarget(draftId: draft.id)
+        if draft.origin == .server {
+            target.draftId = nil
+            target.serverDraftId = draft.id
+        }
+        composer = target
+    }
+
     static func names(_ people: [EmailAddress]) -> String {
         let names = people.prefix(4).map { person in
             let name = person.name.flatMap { $0.isEmpty ? nil : $0 } ?? person.address
@@ -48,8 +67,13 @@ struct ThreadRow: Sendable {
         let count: HTMLText = messageCount > 1 ? " <span class=\"message-count\">\(messageCount)</span>" : ""
         let state = unread ? "Unread. " : ""
         let label = "\(state)\(participants), \(subjectText), \(time.full(date))" + (messageCount > 1 ? ", \(messageCount) messages" : "")
+        var href = location.opening(id)
+        if let composer {
+            href = location.listOnly
+            href.compose = composer
+        }
         return """
-        <li class="thread-row\(html: unread ? " unread" : "")" data-thread-id="\(id)"><a class="thread-link" href="\(location.opening(id).url)" aria-label="\(label)"\(html: selected ? " aria-current=\"true\"" : "")>\
+        <li class="thread-row\(html: unread ? " unread" : "")" data-thread-id="\(id)"><a class="\(composer == nil ? "thread-link" : "compose-link draft-link")" href="\(href.url)" aria-label="\(composer == nil ? label : "Draft. " + label)"\(html: selected ? " aria-current=\"true\"" : "")>\
         <span class="unread-dot" aria-hidden="true"></span>\
         <span class="participants">\(participants)\(html: count)</span>\
         <span class="subject">\(subjectText)</span>\

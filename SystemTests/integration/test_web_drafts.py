@@ -1,0 +1,168 @@
+"""Drafts in the web composer, in Chromium (issue 18, FR-COMP-01 "Draft Auto-Save Lifecycle", FR-COMP-02): the first
+edit saved ("Draft saved") and on the server, Close keeping a draft, the Drafts list reopening it with every field,
+"Delete draft?" with Delete and Keep Editing, another device's version offered with Reload and Keep Local, Undo
+returning the message as a draft, and axe in these states. Elements are found by role and accessible name."""
+import email
+import os
+import ssl
+import subprocess
+import time
+import uuid
+from email import policy
+
+import pytest
+
+from test_imap_check import TERN
+from test_send_and_actions import add_account, imap_for
+from test_web_app import TOKEN, axe_violations, by_xpath, free_port, start_serve, wait_until
+
+USER = "carol"
+DRAFTS = "[Gmail]/Drafts"
+
+
+@pytest.fixture(scope="module")
+def app(servers, tmp_path_factory):
+    home = tmp_path_factory.mktemp("drafts-home")
+    add_account(home, servers, USER)
+    env = dict(os.environ, TERN_HOME=str(home))
+    subprocess.run([str(TERN), "sync", USER], env=env, check=True, capture_output=True)
+    port = free_port()
+    os.environ["TERN_DRAFT_CHECK_SECONDS"] = "2"  # the serve's engine compares synced drafts every 2 s, not 60
+    try:
+        server = start_serve(home, port)
+    finally:
+        del os.environ["TERN_DRAFT_CHECK_SECONDS"]
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"]:
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.get(f"http://127.0.0.1:{port}/?token={TOKEN}")
+    yield {"home": home, "base": f"http://127.0.0.1:{port}", "servers": servers, "browser": driver}
+    driver.quit()
+    server.terminate()
+    server.wait(timeout=10)
+
+
+def server_drafts(servers, subject):
+    imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), USER)
+    try:
+        imap.select(f'"{DRAFTS}"')
+        uids = imap.uid("SEARCH", None, "SUBJECT", f'"{subject}"')[1][0].split()
+        return [email.message_from_bytes(imap.uid("FETCH", uid, "(BODY.PEEK[])")[1][0][1], policy=policy.default) for uid in uids]
+    finally:
+        imap.logout()
+
+
+def composer(browser):
+    return by_xpath(browser, "//form[@aria-labelledby='composer-title']")
+
+
+def write(app, subject, body):
+    browser = app["browser"]
+    browser.get(f"{app['base']}/mail")
+    by_xpath(browser, "//a[normalize-space()='Compose']").click()
+    composer(browser)
+    to = by_xpath(browser, "//input[@role='combobox' and @id='compose-to']")
+    to.send_keys("dave@tern.test,")
+    browser.find_element("xpath", "//input[@id='compose-subject']").send_keys(subject)
+    browser.find_element("xpath", "//textarea[@id='compose-body']").send_keys(body)
+
+
+def status(browser):
+    return browser.find_element("xpath", "//form[@aria-labelledby='composer-title']//*[@role='status' and @id='draft-status']").text
+
+
+def open_from_drafts(app, subject):
+    browser = app["browser"]
+    browser.get(f"{app['base']}/mail")
+    by_xpath(browser, "//nav[@aria-label='Folders']//a[normalize-space()='Drafts']").click()
+    by_xpath(browser, f"//a[starts-with(@aria-label, 'Draft.') and contains(@aria-label, '{subject}')]", timeout=10).click()
+    return composer(browser)
+
+
+def test_the_first_edit_is_saved_and_close_keeps_a_draft_that_reopens_whole(app):
+    browser = app["browser"]
+    subject = f"Autosaved {uuid.uuid4().hex[:8]}"
+    write(app, subject, "First thoughts.")
+    assert wait_until(lambda: status(browser) == "Draft saved", timeout=10), status(browser)
+    assert "compose=draft" in browser.current_url, "a reload resumes the draft"
+    assert wait_until(lambda: len(server_drafts(app["servers"], subject)) == 1, timeout=15), "the server's Drafts has it"
+    browser.find_element("xpath", "//textarea[@id='compose-body']").send_keys(" Second thoughts.")
+    browser.find_element("xpath", "//form[@aria-labelledby='composer-title']//a[normalize-space()='Close']").click()
+    by_xpath(browser, "//div[@id='toasts']//*[contains(., 'Draft saved')]")
+
+    form = open_from_drafts(app, subject)
+    tokens = [t.get_attribute("data-address") for t in form.find_elements("xpath", ".//ul[@aria-label='To recipients']/li")]
+    assert tokens == ["dave@tern.test"]
+    assert form.find_element("xpath", ".//input[@id='compose-subject']").get_attribute("value") == subject
+    assert form.find_element("xpath", ".//textarea[@id='compose-body']").get_attribute("value") == "First thoughts. Second thoughts."
+    assert wait_until(lambda: [m.get_body(("plain",)).get_content().strip() for m in server_drafts(app["servers"], subject)]
+                      == ["First thoughts. Second thoughts."], timeout=15), "one version on the server, the last"
+    assert axe_violations(browser) == []
+
+
+def test_delete_draft_asks_first_and_removes_it_here_and_on_the_server(app):
+    browser = app["browser"]
+    subject = f"To delete {uuid.uuid4().hex[:8]}"
+    write(app, subject, "Not needed after all.")
+    assert wait_until(lambda: status(browser) == "Draft saved", timeout=10)
+    assert wait_until(lambda: len(server_drafts(app["servers"], subject)) == 1, timeout=15)
+    browser.find_element("xpath", "//button[normalize-space()='Delete draft']").click()
+    dialog = by_xpath(browser, "//dialog[@open][.//h2[normalize-space()='Delete draft?']]")
+    assert axe_violations(browser) == []
+    dialog.find_element("xpath", ".//button[normalize-space()='Keep Editing']").click()
+    assert composer(browser).is_displayed()
+    browser.find_element("xpath", "//button[normalize-space()='Delete draft']").click()
+    by_xpath(browser, "//dialog[@open]//button[normalize-space()='Delete']").click()
+    by_xpath(browser, "//div[@id='toasts']//*[contains(., 'Draft deleted')]")
+    assert wait_until(lambda: server_drafts(app["servers"], subject) == [], timeout=15)
+    browser.get(f"{app['base']}/mail?view=drafts&account={USER}")
+    time.sleep(0.5)
+    assert browser.find_elements("xpath", f"//a[contains(@aria-label, '{subject}')]") == []
+
+
+def test_another_devices_version_is_offered_with_reload_and_keep_local(app):
+    browser = app["browser"]
+    subject = f"Two devices {uuid.uuid4().hex[:8]}"
+    write(app, subject, "From the laptop.")
+    assert wait_until(lambda: status(browser) == "Draft saved", timeout=10)
+    assert wait_until(lambda: len(server_drafts(app["servers"], subject)) == 1, timeout=15)
+    time.sleep(3)  # the engine's next comparison sees the copy it wrote
+    imap = imap_for(app["servers"], ssl.create_default_context(cafile=app["servers"]["TERN_TEST_CA"]), USER)
+    try:
+        imap.select(f'"{DRAFTS}"')
+        [uid] = imap.uid("SEARCH", None, "SUBJECT", f'"{subject}"')[1][0].split()
+        theirs = email.message_from_bytes(imap.uid("FETCH", uid, "(BODY.PEEK[])")[1][0][1], policy=policy.default)
+        theirs.replace_header("Subject", subject + " phone")
+        theirs.get_body(("plain",)).set_content("From the phone.")
+        imap.append(f'"{DRAFTS}"', "(\\Draft \\Seen)", None, theirs.as_bytes())
+        imap.uid("STORE", uid, "+FLAGS.SILENT", "(\\Deleted)")
+        imap.uid("EXPUNGE", uid)
+    finally:
+        imap.logout()
+    dialog = by_xpath(browser, "//dialog[@open][.//h2[normalize-space()='This draft was updated on another device. Reload?']]", timeout=30)
+    assert [b.text for b in dialog.find_elements("xpath", ".//button")] == ["Keep Local", "Reload"]
+    dialog.find_element("xpath", ".//button[normalize-space()='Reload']").click()
+    assert wait_until(lambda: browser.find_element("xpath", "//input[@id='compose-subject']").get_attribute("value") == subject + " phone",
+                      timeout=10)
+    assert browser.find_element("xpath", "//textarea[@id='compose-body']").get_attribute("value").strip() == "From the phone."
+
+
+def test_undo_returns_the_message_as_a_draft(app):
+    browser = app["browser"]
+    subject = f"Undone {uuid.uuid4().hex[:8]}"
+    write(app, subject, "On second thought…")
+    button = browser.find_element("xpath", "//form[@aria-labelledby='composer-title']//button[normalize-space()='Send']")
+    assert wait_until(lambda: button.get_attribute("disabled") is None), "Send is enabled once the checks pass"
+    button.click()
+    by_xpath(browser, "//div[@id='toasts']//button[normalize-space()='Undo']").click()
+    by_xpath(browser, "//div[@id='toasts']//*[contains(., 'Sending cancelled')]")
+    form = composer(browser)
+    assert form.find_element("xpath", ".//input[@id='compose-subject']").get_attribute("value") == subject
+    assert "compose=draft" in browser.current_url
+    form.find_element("xpath", ".//a[normalize-space()='Close']").click()
+    form = open_from_drafts(app, subject)
+    assert form.find_element("xpath", ".//textarea[@id='compose-body']").get_attribute("value") == "On second thought…"
+    assert axe_violations(browser) == []
