@@ -19,6 +19,10 @@ public struct SendBenchmarkReport: Sendable, Encodable {
     public var p95Milliseconds: Double
     /// Filing the Sent copies (search by Message-ID, then APPEND), when asked for.
     public var sentCopySeconds: Double?
+    /// FR-COMP-02: the end of a message's undo window (`OutboxUseCase.commit`: the hold lifted in the
+    /// store, the claim let go, the queue run) to the server's acceptance.
+    public var undoExpiryMedianMilliseconds: Double?
+    public var undoExpiryP95Milliseconds: Double?
 }
 
 extension TernServices {
@@ -50,6 +54,27 @@ extension TernServices {
         let single = submitter.milliseconds.sorted()
         submitter.times.withLock { $0.removeAll() }
 
+        // FR-COMP-02: held by this process for its window, then committed, as `tern send` and the web app do.
+        let holds = FileSendHolds(directory: directory.appendingPathComponent("locks"))
+        let heldPusher = LocalChangesPusher(
+            credentials: credentials, operations: PendingOperationProcessor(store: actions, server: LiveServerMailActions()),
+            queue: SendQueueProcessor(store: outbox, submitter: submitter, server: LiveServerMailActions(), folders: actions, holds: holds),
+            lock: NoLocks())
+        let held = OutboxUseCase(accounts: SQLiteAccountRepository(database: scratch), composer: LiveMessageComposer(), store: outbox,
+                                 pusher: heldPusher, holds: holds)
+        var expiry: [Double] = []
+        for index in 1...max(1, latencySamples) {
+            let message = OutgoingMessage(from: EmailAddress(name: account.displayName, address: account.emailAddress),
+                                          to: [EmailAddress(address: recipient)], subject: "Tern bench held \(index)/\(latencySamples)", bodyPlain: body)
+            let hold = try await held.sendHeld(message, from: account, window: .milliseconds(1))
+            try await Task.sleep(for: .milliseconds(2))
+            let start = clock.now
+            _ = try await held.commit(hold)
+            if let accepted = submitter.accepted.withLock({ $0.popLast() }) { expiry.append((accepted - start).inSeconds * 1000) }
+        }
+        expiry.sort()
+        submitter.times.withLock { $0.removeAll() }
+
         let enqueueStart = clock.now
         for index in 1...max(1, count) { try await enqueue(index, of: count) }
         let enqueueSeconds = (clock.now - enqueueStart).inSeconds
@@ -73,7 +98,9 @@ extension TernServices {
         return SendBenchmarkReport(
             messages: count, sent: sent, failed: failed, enqueueSeconds: enqueueSeconds, sendSeconds: sendSeconds,
             messagesPerSecond: Double(sent) / sendSeconds, medianMilliseconds: single[single.count / 2],
-            p95Milliseconds: single[min(single.count - 1, Int(Double(single.count) * 0.95))], sentCopySeconds: sentCopySeconds)
+            p95Milliseconds: single[min(single.count - 1, Int(Double(single.count) * 0.95))], sentCopySeconds: sentCopySeconds,
+            undoExpiryMedianMilliseconds: expiry.isEmpty ? nil : expiry[expiry.count / 2],
+            undoExpiryP95Milliseconds: expiry.isEmpty ? nil : expiry[min(expiry.count - 1, Int(Double(expiry.count) * 0.95))])
     }
 }
 
@@ -82,6 +109,8 @@ extension TernServices {
 final class TimingSubmitter: MessageSubmitting {
     let inner: LiveMessageSubmitter
     let times = Mutex<[Double]>([])
+    /// When each message was accepted (the end of DATA answered).
+    let accepted = Mutex<[ContinuousClock.Instant]>([])
 
     init(inner: LiveMessageSubmitter) { self.inner = inner }
 
@@ -113,7 +142,9 @@ final class TimedSession: SubmissionSession {
         let start = sessionStart ?? clock.now
         sessionStart = nil
         let receipt = try await inner.submit(submission, beforeContent: beforeContent)
-        let elapsed = (clock.now - start).inSeconds * 1000
+        let now = clock.now
+        times.accepted.withLock { $0.append(now) }
+        let elapsed = (now - start).inSeconds * 1000
         times.times.withLock { $0.append(elapsed) }
         return receipt
     }

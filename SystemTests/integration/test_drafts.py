@@ -200,3 +200,53 @@ def test_compose_without_a_terminal_says_what_to_give(servers, home):
     assert "--print, --draft or --send" in result.stderr
     closed = json_of(home, "compose", "--draft")
     assert closed == {"saved": False}
+
+
+def on_terminal(home, args, answers, env_extra=None, timeout=60):
+    """Runs tern with a terminal (a pty) as stdin and stdout, typing each answer once its prompt text appears."""
+    import pty
+    import select
+    primary, secondary = pty.openpty()
+    env = dict(os.environ, TERN_HOME=str(home), **(env_extra or {}))
+    process = subprocess.Popen([str(TERN), *args], stdin=secondary, stdout=secondary, stderr=subprocess.PIPE, env=env, close_fds=True)
+    os.close(secondary)
+    output = b""
+    deadline = time.time() + timeout
+    pending = list(answers)
+    while time.time() < deadline:
+        ready, _, _ = select.select([primary], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output += chunk
+        if pending and pending[0][0].encode() in output:
+            os.write(primary, pending.pop(0)[1].encode())
+        if process.poll() is not None and not ready:
+            break
+    process.wait(timeout=10)
+    os.close(primary)
+    return process.returncode, output.decode(errors="replace"), process.stderr.read().decode()
+
+
+def test_the_editor_flow_saves_a_draft_and_u_undoes_a_send(servers, home, tmp_path, bob):
+    subject = f"From the editor {stamp()}"
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\nprintf 'To: {user_address(servers, RECIPIENT)}\\nSubject: {subject}\\n\\nWritten in the editor.\\n' > \"$1\"\n")
+    editor.chmod(0o755)
+    code, output, errors = on_terminal(home, ["compose"], [("discard?", "d\n")], {"EDITOR": str(editor)})
+    assert code == 0, output + errors
+    assert "saved" in output, output
+    [draft] = [d for d in json_of(home, "drafts", "list") if d["subject"] == subject]
+    shown = json_of(home, "drafts", "show", f"d{draft['id']}")
+    assert shown["body"].strip() == "Written in the editor." and [a["address"] for a in shown["to"]] == [user_address(servers, RECIPIENT)]
+
+    code, output, errors = on_terminal(home, ["drafts", "send", f"d{draft['id']}", "--undo", "30"], [("to undo", "u")])
+    assert code == 0, output + errors
+    assert "undone" in output and "Sending in" in output, output
+    assert [d["id"] for d in json_of(home, "drafts", "list") if d["subject"] == subject] == [draft["id"]]
+    time.sleep(2)
+    assert uids_with_subject(bob, "INBOX", subject) == []

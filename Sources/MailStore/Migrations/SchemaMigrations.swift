@@ -354,7 +354,7 @@ public enum SchemaMigrations {
     }
 
     /// FR-COMP-01 "Draft lifecycle": drafts saved locally first, with what their server copy is.
-    /// `content` is the composer's fields as JSON (`ComposeDraft`), `contentKey` its identity for
+    /// `content` is the composer's fields as sorted-keys JSON (`ComposeDraft`), compared whole for
     /// idempotent saves; every version shares `messageId`, unique per account.
     static func createDrafts(_ db: Database) throws {
         try db.execute(sql: """
@@ -363,7 +363,6 @@ public enum SchemaMigrations {
                 accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
                 messageId TEXT NOT NULL,
                 content TEXT NOT NULL,
-                contentKey TEXT NOT NULL,
                 revision INTEGER NOT NULL DEFAULT 1,
                 createdDate DATETIME NOT NULL,
                 updatedDate DATETIME NOT NULL,

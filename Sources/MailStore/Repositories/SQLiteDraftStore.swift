@@ -14,29 +14,29 @@ public struct SQLiteDraftStore: DraftStore {
         serverMailbox, serverUID, serverUIDValidity, changedOnServer, heldEmailId
         """
 
-    public func save(id: Draft.ID?, accountId: Account.ID, messageId: String, content: ComposeDraft, contentKey: String, at date: Date) async throws
+    public func save(id: Draft.ID?, accountId: Account.ID, messageId: String, content: ComposeDraft, at date: Date) async throws
         -> DraftSave {
         let json = try Self.encode(content)
         return try await database.writer.write { db in
             guard let id else {
                 try db.execute(sql: """
-                    INSERT INTO draft (accountId, messageId, content, contentKey, createdDate, updatedDate)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """, arguments: [accountId, messageId, json, contentKey, date.stored, date.stored])
+                    INSERT INTO draft (accountId, messageId, content, createdDate, updatedDate)
+                    VALUES (?, ?, ?, ?, ?)
+                    """, arguments: [accountId, messageId, json, date.stored, date.stored])
                 return DraftSave(draftId: db.lastInsertedRowID, revision: 1, changed: true, savedDate: date)
             }
-            guard let row = try Row.fetchOne(db, sql: "SELECT contentKey, revision, updatedDate FROM draft WHERE id = ?", arguments: [id]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT content, revision, updatedDate FROM draft WHERE id = ?", arguments: [id]) else {
                 throw TernError.notFound("draft \(id)")
             }
             let revision: Int = row["revision"]
-            if row["contentKey"] as String == contentKey {
+            if row["content"] as String == json {
                 return DraftSave(draftId: id, revision: revision, changed: false, savedDate: row["updatedDate"])
             }
             try db.execute(sql: """
-                UPDATE draft SET content = ?, contentKey = ?, revision = revision + 1, updatedDate = ?, changedOnServer = 0,
+                UPDATE draft SET content = ?, revision = revision + 1, updatedDate = ?, changedOnServer = 0,
                     syncState = CASE syncState WHEN 'removing' THEN 'removing' ELSE 'pending' END, syncAttempts = 0, syncNotBefore = NULL
                 WHERE id = ?
-                """, arguments: [json, contentKey, date.stored, id])
+                """, arguments: [json, date.stored, id])
             return DraftSave(draftId: id, revision: revision + 1, changed: true, savedDate: date)
         }
     }
@@ -102,10 +102,10 @@ public struct SQLiteDraftStore: DraftStore {
                 return existing
             }
             try db.execute(sql: """
-                INSERT INTO draft (accountId, messageId, content, contentKey, createdDate, updatedDate, syncState,
+                INSERT INTO draft (accountId, messageId, content, createdDate, updatedDate, syncState,
                                    serverMailbox, serverUID, serverUIDValidity)
-                VALUES (?, ?, ?, ?, ?, ?, 'synced', ?, ?, ?)
-                """, arguments: [accountId, messageId, json, json, date.stored, date.stored, copy.mailbox, copy.uid, copy.uidValidity])
+                VALUES (?, ?, ?, ?, ?, 'synced', ?, ?, ?)
+                """, arguments: [accountId, messageId, json, date.stored, date.stored, copy.mailbox, copy.uid, copy.uidValidity])
             return db.lastInsertedRowID
         }
     }
@@ -147,14 +147,14 @@ public struct SQLiteDraftStore: DraftStore {
         }
     }
 
-    public func replaceFromServer(id: Draft.ID, content: ComposeDraft, contentKey: String, copy: DraftServerCopy, at date: Date) async throws {
+    public func replaceFromServer(id: Draft.ID, content: ComposeDraft, copy: DraftServerCopy, at date: Date) async throws {
         let json = try Self.encode(content)
         try await database.writer.write { db in
             try db.execute(sql: """
-                UPDATE draft SET content = ?, contentKey = ?, revision = revision + 1, updatedDate = ?, syncState = 'synced', syncAttempts = 0,
+                UPDATE draft SET content = ?, revision = revision + 1, updatedDate = ?, syncState = 'synced', syncAttempts = 0,
                     syncNotBefore = NULL, syncError = NULL, serverMailbox = ?, serverUID = ?, serverUIDValidity = ?, changedOnServer = 1
                 WHERE id = ?
-                """, arguments: [json, contentKey, date.stored, copy.mailbox, copy.uid, copy.uidValidity, id])
+                """, arguments: [json, date.stored, copy.mailbox, copy.uid, copy.uidValidity, id])
         }
     }
 

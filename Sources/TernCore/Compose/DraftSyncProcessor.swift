@@ -93,7 +93,7 @@ public struct DraftSyncProcessor: Sendable {
                 break
             case .changedOnServer(let raw, let copy):
                 let content = merged(coding.decode(raw), into: draft.content)
-                try await store.replaceFromServer(id: draft.id, content: content, contentKey: DraftsUseCase.contentKey(content), copy: copy, at: now)
+                try await store.replaceFromServer(id: draft.id, content: content, copy: copy, at: now)
                 report.changedOnServer.append(draft.id)
                 changes?.publish(.draftChangedOnServer(draftId: draft.id))
             case .deletedOnServer:

@@ -133,9 +133,9 @@ public struct DraftSave: Sendable, Hashable, Codable {
 
 /// The drafts' persistence. Each call is one transaction.
 public protocol DraftStore: Sendable {
-    /// Inserts a draft (`id` nil) or stores a new revision when `contentKey` differs from the
-    /// stored one; an unchanged save writes nothing. A new revision is `pending` for the server.
-    func save(id: Draft.ID?, accountId: Account.ID, messageId: String, content: ComposeDraft, contentKey: String, at date: Date) async throws
+    /// Inserts a draft (`id` nil) or stores a new revision when `content` differs from the stored
+    /// one; an unchanged save writes nothing. A new revision is `pending` for the server.
+    func save(id: Draft.ID?, accountId: Account.ID, messageId: String, content: ComposeDraft, at date: Date) async throws
         -> DraftSave
     func draft(id: Draft.ID) async throws -> Draft?
     /// The draft whose queued message is `emailId` (in its undo window).
@@ -160,7 +160,7 @@ public protocol DraftStore: Sendable {
     func recordUploaded(id: Draft.ID, revision: Int, copy: DraftServerCopy) async throws
     /// FR-COMP-01 "Conflict": the server's version replaces the local content (a new revision,
     /// `synced`, `changedOnServer`).
-    func replaceFromServer(id: Draft.ID, content: ComposeDraft, contentKey: String, copy: DraftServerCopy, at date: Date) async throws
+    func replaceFromServer(id: Draft.ID, content: ComposeDraft, copy: DraftServerCopy, at date: Date) async throws
     /// The server copy is gone and the draft is removed (removal done, or deleted on another device).
     func delete(id: Draft.ID) async throws
     func recordSyncFailure(id: Draft.ID, error: String, attempts: Int, notBefore: Date) async throws

@@ -48,7 +48,7 @@ public struct DraftsUseCase: Sendable {
             content.attachments[index].source = .file(path: try files.keep(path, key: messageId))
         }
         let saved = try await store.save(id: id, accountId: existing?.accountId ?? content.accountId, messageId: messageId, content: content,
-                                         contentKey: Self.contentKey(content), at: clock.now())
+                                         at: clock.now())
         if saved.changed { changes?.publish(.draftsChanged) }
         return saved
     }
@@ -172,13 +172,6 @@ public struct DraftsUseCase: Sendable {
     public func syncToServer(accountId: Account.ID) async throws -> PushReport {
         guard let account = try await accounts.account(id: accountId) else { throw TernError.notFound("account \(accountId)") }
         return try await pusher.push(account: account)
-    }
-
-    /// The identity of a draft's content: equal keys, nothing to save.
-    static func contentKey(_ content: ComposeDraft) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(content)).map { String(decoding: $0, as: UTF8.self) } ?? UUID().uuidString
     }
 
     static func snippet(_ body: String) -> String {
