@@ -41,6 +41,10 @@ struct ReparseCheck {
     /// How many elements the pass has open.
     var depth: Int { open.tags.count }
 
+    /// An `a` is open since the last marker: another `a` written here would be closed by the
+    /// adoption agency when read back (links nested by the parser's own recovery).
+    var insideLink: Bool { open.topmost(.a) > open.topmost(Self.formattingMarkers) }
+
     /// Something written would be cleaned differently when read back (a style sheet that is not
     /// yet its own fixed point).
     mutating func changesWhenCleanedAgain() {
