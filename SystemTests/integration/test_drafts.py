@@ -250,3 +250,34 @@ def test_the_editor_flow_saves_a_draft_and_u_undoes_a_send(servers, home, tmp_pa
     assert [d["id"] for d in json_of(home, "drafts", "list") if d["subject"] == subject] == [draft["id"]]
     time.sleep(2)
     assert uids_with_subject(bob, "INBOX", subject) == []
+
+
+def test_a_reply_sent_from_the_cli_threads_for_tern_and_for_the_recipient(servers, home, tls_context, bob):
+    original_id = f"<question-{stamp()}@tern.test>"
+    subject = f"Question {stamp()}"
+    message = email.message.EmailMessage()
+    message["From"] = f"Bob <{user_address(servers, RECIPIENT)}>"
+    message["To"] = user_address(servers, SENDER)
+    message["Subject"] = subject
+    message["Message-ID"] = original_id
+    message.set_content("Shall we ship on Friday?")
+    imap = imap_for(servers, tls_context, SENDER)
+    try:
+        imap.append("INBOX", "", None, message.as_bytes())
+    finally:
+        imap.logout()
+    json_of(home, "sync", SENDER)
+    [hit] = json_of(home, "search", subject)
+    sent = json_of(home, "reply", str(hit["emailId"]), "--body", "Friday it is.", "--send", "--undo", "0")
+    assert sent["state"] == "sent", sent
+
+    [uid] = wait_for(lambda: uids_with_subject(bob, "INBOX", f"Re: {subject}"))
+    copy = email.message_from_bytes(bob.uid("FETCH", uid, "(BODY.PEEK[])")[1][0][1], policy=email.policy.default)
+    assert copy["In-Reply-To"] == original_id and original_id in copy["References"]
+    text = copy.get_body(("plain",)).get_content()
+    assert text.startswith("Friday it is.") and "> Shall we ship on Friday?" in text
+
+    json_of(home, "sync", SENDER)
+    thread = json_of(home, "thread", str(hit["threadId"]))
+    senders = [m["from"]["address"] for m in thread["messages"]]
+    assert senders == [user_address(servers, RECIPIENT), user_address(servers, SENDER)], thread["messages"]
