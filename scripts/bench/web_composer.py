@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""The web composer measured in Chromium (issue 18). Prints one JSON object.
+
+Seeds a user's INBOX on the local Dovecot with the 5-message thread of web_thread_open.py (its senders fill the
+contact cache), syncs it into a scratch home and runs `tern serve --no-sync`. Then, in Chromium (selenium), with
+`performance.now()` in the page:
+
+- **Reply to ready**: from the click on Reply in an open conversation until the composer is in the page with the
+  caret in the body (two animation frames after, so it is painted).
+- **keystroke to suggestions**: a letter typed in To until the suggestion list shows options; the page waits
+  50 ms after the last keystroke before it asks (so typing fast asks once), reported apart.
+- **autosave**: from "Saving…" to "Draft saved" in the composer's status, the save's round trip (the draft written
+  to the store; the server's Drafts follows in the background).
+
+    scripts/bench/web_composer.py [--tern .build/release/tern] [--user carol] [--runs 30]
+"""
+import argparse
+import imaplib
+import json
+import os
+import shutil
+import ssl
+import statistics
+import subprocess
+import tempfile
+import uuid
+
+from sync_peers import settings
+from thread_open_peers import percentile, thread_messages
+from web_thread_open import ROOT, TOKEN, free_port
+
+REPLY_SCRIPT = """
+const done = arguments[arguments.length - 1];
+const start = performance.now();
+const ready = () => document.activeElement && document.activeElement.id === 'compose-body';
+const finish = () => requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - start)));
+const observer = new MutationObserver(() => { if (ready()) { observer.disconnect(); finish(); } });
+observer.observe(document.body, {childList: true, subtree: true, attributes: true});
+document.addEventListener('focusin', () => { if (ready()) { observer.disconnect(); finish(); } }, {once: false});
+[...document.querySelectorAll('[role=toolbar] a')].find((a) => a.textContent.trim() === 'Reply').click();
+"""
+
+SUGGEST_SCRIPT = """
+const [letters, done] = [arguments[0], arguments[arguments.length - 1]];
+const input = document.getElementById('compose-cc') || document.getElementById('compose-to');
+const list = document.getElementById(input.getAttribute('aria-controls'));
+input.value = '';
+list.hidden = true;
+list.replaceChildren();
+input.focus();
+const start = performance.now();
+const observer = new MutationObserver(() => {
+  if (!list.hidden && list.querySelector('[role=option]')) {
+    observer.disconnect();
+    requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - start)));
+  }
+});
+observer.observe(list, {childList: true, attributes: true});
+input.value = letters;
+input.dispatchEvent(new Event('input', {bubbles: true}));
+"""
+
+SAVE_SCRIPT = """
+const [text, done] = [arguments[0], arguments[arguments.length - 1]];
+const status = document.getElementById('draft-status');
+const body = document.getElementById('compose-body');
+let start = null;
+const observer = new MutationObserver(() => {
+  if (status.textContent === 'Saving…' && start === null) start = performance.now();
+  if (status.textContent === 'Draft saved' && start !== null) { observer.disconnect(); done(performance.now() - start); }
+});
+observer.observe(status, {childList: true, characterData: true, subtree: true});
+body.value = text + body.value;
+body.dispatchEvent(new Event('input', {bubbles: true}));
+document.getElementById('composer').dispatchEvent(new KeyboardEvent('keydown', {key: 's', ctrlKey: true, bubbles: true}));
+"""
+
+
+def summary(values):
+    return {"p50Milliseconds": round(statistics.median(values), 1), "p95Milliseconds": round(percentile(values, 0.95), 1), "runs": len(values)}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tern", default=os.path.join(ROOT, ".build", "release", "tern"))
+    parser.add_argument("--user", default="carol")
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    s = settings()
+    address = f"{args.user}@{s['TERN_TEST_DOMAIN']}"
+    stamp = uuid.uuid4().hex[:10]
+    _, short = thread_messages(stamp, address)
+    scratch = tempfile.mkdtemp(prefix="tern-composer-bench-")
+    server = None
+    try:
+        context = ssl.create_default_context(cafile=s["TERN_TEST_CA"])
+        imap = imaplib.IMAP4_SSL("127.0.0.1", int(s["TERN_IMAPS_PORT"]), ssl_context=context)
+        imap.login(address, s["TERN_TEST_PASSWORD"])
+        for raw in short:
+            imap.append("INBOX", "(\\Seen)", None, raw)
+        imap.logout()
+        home = os.path.join(scratch, "tern-home")
+        env = dict(os.environ, TERN_HOME=home, TERN_NO_BACKGROUND_PUSH="1", TERN_SERVE_TOKEN=TOKEN)
+        subprocess.run([args.tern, "account", "add", args.user, "--email", address,
+                        "--imap", f"127.0.0.1:{s['TERN_IMAPS_PORT']}", "--smtp", f"127.0.0.1:{s['TERN_SMTPS_PORT']}",
+                        "--password-command", f"cat {s['TERN_TEST_PASSWORD_FILE']}", "--ca-file", s["TERN_TEST_CA"],
+                        "--bodies", "all"], env=env, check=True, capture_output=True)
+        subprocess.run([args.tern, "sync", args.user], env=env, check=True, capture_output=True)
+        hits = json.loads(subprocess.run([args.tern, "search", f"Quarterly plan {stamp}", "--json"], env=env, check=True,
+                                         capture_output=True).stdout)
+        thread_id = hits[0]["threadId"]
+        contacts = json.loads(subprocess.run([args.tern, "contacts", "a", "--json"], env=env, check=True, capture_output=True).stdout)
+        letters = (contacts[0].get("name") or contacts[0]["address"])[:2] if contacts else "a"
+
+        port = free_port()
+        server = subprocess.Popen([args.tern, "serve", "--no-sync", "--port", str(port)], env=env, stdout=subprocess.PIPE, text=True)
+        assert server.stdout.readline().startswith("Tern is running at "), "tern serve started"
+        base = f"http://127.0.0.1:{port}"
+
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+        options = Options()
+        for flag in ("--headless=new", "--no-sandbox", "--window-size=1400,1000"):
+            options.add_argument(flag)
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        driver.set_script_timeout(30)
+        reply, suggest, save = [], [], []
+        try:
+            driver.get(f"{base}/?token={TOKEN}")
+            for run in range(args.runs + 2):
+                driver.get(f"{base}/mail?thread={thread_id}")
+                reply.append(driver.execute_async_script(REPLY_SCRIPT))
+                suggest.append(driver.execute_async_script(SUGGEST_SCRIPT, letters))
+                save.append(driver.execute_async_script(SAVE_SCRIPT, f"Edit {run}. "))
+        finally:
+            driver.quit()
+        reply, suggest, save = reply[2:], suggest[2:], save[2:]
+        print(json.dumps({
+            "replyToReady": summary(reply),
+            "keystrokeToSuggestions": {**summary(suggest), "debounceMilliseconds": 50,
+                                       "withoutDebounceP50Milliseconds": round(statistics.median(suggest) - 50, 1),
+                                       "typed": letters, "contacts": len(contacts)},
+            "autosaveRoundTrip": summary(save),
+        }, indent=2))
+    finally:
+        if server:
+            server.terminate()
+            server.wait(timeout=10)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
