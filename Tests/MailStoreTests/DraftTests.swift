@@ -138,6 +138,7 @@ struct DraftTests {
 
     @Test func undoInTheWindowLeavesTheDraftAndTheEndOfTheWindowSendsItOnce() async throws {
         let saved = try #require(try await drafts.save(message("Undo me")))
+        let feed = changes.changes()
         guard case .held(let held) = try await drafts.send(saved.draftId, undoWindow: .seconds(5)) else { Issue.record("not held"); return }
         #expect(try await drafts.list().isEmpty, "a draft in its window is being sent, not listed")
         clock.advance(seconds: 60)
@@ -152,6 +153,13 @@ struct DraftTests {
         let outcome = try await drafts.commit(again)
         #expect(outcome.state == .sent && submitter.submitted.count == 1)
         #expect(try await store.draft(id: saved.draftId) == nil, "sent: the draft is gone here and on the server")
+        // FR-COMP-02's composer states, on the change feed as they happened.
+        var states: [ComposerSendUpdate.State] = []
+        for await change in feed {
+            if case .composerSend(let update) = change { states.append(update.state) }
+            if states.last == .sent { break }
+        }
+        #expect(states == [.undoWindow, .undoCancelled, .undoWindow, .sending, .sent])
     }
 
     @Test func aHeldMessageWhoseOwnerDiedReturnsToItsDraftAndIsNeverSent() async throws {

@@ -26,6 +26,40 @@ public enum MailChange: Sendable, Hashable {
     case draftsChanged
     /// FR-COMP-01 "Conflict": another device's version replaced this draft ("Reload?").
     case draftChangedOnServer(draftId: Int64)
+    /// FR-COMP-02's composer states for a message sent from a draft, as they happen in this process.
+    case composerSend(ComposerSendUpdate)
+}
+
+/// A step of sending a draft (FR-COMP-02's mapping of composer states): the undo window opened,
+/// undone, or the window's end and what the queue made of it, with the server's text on failure.
+public struct ComposerSendUpdate: Sendable, Hashable, Codable {
+    public enum State: String, Sendable, Hashable, Codable {
+        case undoWindow, undoCancelled, queued, sending, sent, failed
+    }
+
+    public var draftId: Int64
+    public var emailId: Int64
+    public var state: State
+    public var until: Date?
+    public var error: String?
+
+    public init(draftId: Int64, emailId: Int64, state: State, until: Date? = nil, error: String? = nil) {
+        self.draftId = draftId
+        self.emailId = emailId
+        self.state = state
+        self.until = until
+        self.error = error
+    }
+
+    init(draftId: Int64, outcome: SendOutcome) {
+        let state: State = switch outcome.state {
+        case .sent: .sent
+        case .failed: .failed
+        case .sending: .sending
+        case .queued, .none: .queued
+        }
+        self.init(draftId: draftId, emailId: outcome.emailId, state: state, error: outcome.error)
+    }
 }
 
 /// One attachment download's progress (determinate when the size is known).

@@ -136,6 +136,7 @@ public struct DraftsUseCase: Sendable {
             files.removeAll(key: draft.messageId)
             let outcome = try await outbox.pushNow(queued, account: account)
             changes?.publish(.draftsChanged)
+            changes?.publish(.composerSend(ComposerSendUpdate(draftId: id, outcome: outcome)))
             return .sent(outcome)
         }
         let held = try await outbox.sendHeld(message, from: account, window: undoWindow)
@@ -146,6 +147,7 @@ public struct DraftsUseCase: Sendable {
             throw error
         }
         changes?.publish(.draftsChanged)
+        changes?.publish(.composerSend(ComposerSendUpdate(draftId: id, emailId: held.emailId, state: .undoWindow, until: held.until)))
         return .held(HeldDraftSend(draftId: id, draftMessageId: draft.messageId, send: held))
     }
 
@@ -154,9 +156,11 @@ public struct DraftsUseCase: Sendable {
     /// message sent with its draft gone from nowhere, never one sent twice).
     public func commit(_ held: HeldDraftSend) async throws -> SendOutcome {
         try await store.remove(id: held.draftId)
+        changes?.publish(.composerSend(ComposerSendUpdate(draftId: held.draftId, emailId: held.send.emailId, state: .sending)))
         let outcome = try await outbox.commit(held.send)
         files.removeAll(key: held.draftMessageId)
         changes?.publish(.draftsChanged)
+        changes?.publish(.composerSend(ComposerSendUpdate(draftId: held.draftId, outcome: outcome)))
         return outcome
     }
 
@@ -165,6 +169,7 @@ public struct DraftsUseCase: Sendable {
         try await outbox.undo(held.send)
         try await store.setHeld(id: held.draftId, emailId: nil)
         changes?.publish(.draftsChanged)
+        changes?.publish(.composerSend(ComposerSendUpdate(draftId: held.draftId, emailId: held.send.emailId, state: .undoCancelled)))
         return try await open(held.draftId)
     }
 

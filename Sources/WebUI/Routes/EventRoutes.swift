@@ -78,6 +78,9 @@ struct ServerSentEvent: Sendable {
         case .trustedSendersChanged, .settingChanged: (name, data) = ("settings", [:])
         case .draftsChanged: (name, data) = ("drafts", [:])
         case .draftChangedOnServer(let draftId): (name, data) = ("draftconflict", ["draft": String(draftId)])
+        case .composerSend(let update):
+            (name, data) = ("send", ["draft": String(update.draftId), "email": String(update.emailId), "state": update.state.rawValue,
+                                     "error": update.error ?? ""])
         }
     }
 }
