@@ -15,12 +15,20 @@ public struct WebServerConfiguration: Sendable {
     public var token: String
     /// Run the sync engine in the same process (initial sync, IDLE watch, queue and pending changes).
     public var runSync: Bool
+    /// FR-COMP-01: the composer saves its draft this often while the content changes (30 s;
+    /// `TERN_AUTOSAVE_SECONDS` shortens it for tests).
+    public var autosaveSeconds: Int
 
-    public init(host: String = "127.0.0.1", port: Int = defaultPort, token: String? = nil, runSync: Bool = true) {
+    public init(host: String = "127.0.0.1", port: Int = defaultPort, token: String? = nil, runSync: Bool = true, autosaveSeconds: Int = 30) {
         self.host = host
         self.port = port
         self.token = token ?? WebSessionKeys.randomToken()
         self.runSync = runSync
+        self.autosaveSeconds = autosaveSeconds
+    }
+
+    public static func autosaveSeconds(from environment: [String: String]) -> Int {
+        environment["TERN_AUTOSAVE_SECONDS"].flatMap(Int.init).map { min(max($0, 1), 300) } ?? 30
     }
 
     /// `TERN_SERVE_TOKEN` fixes the token (scripts, tests); it must be long enough to guess no better
@@ -52,7 +60,7 @@ public struct TernWebServer: Sendable {
         guard configuration.host == "127.0.0.1" else { throw .notLoopback(configuration.host) }
         self.services = services
         self.configuration = configuration
-        self.state = WebState(changes: services.changes, home: services.home.url)
+        self.state = WebState(changes: services.changes, home: services.home.url, autosaveSeconds: configuration.autosaveSeconds)
     }
 
     /// The router alone, for the in-process route tests (`port` is what Host and Origin must name;

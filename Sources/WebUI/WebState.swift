@@ -14,10 +14,13 @@ final class WebState: Sendable {
     private let downloads = Mutex<[Int64: Task<Void, Never>]>([:])
     private let contacts = Mutex<(index: ContactIndex, built: Date)?>(nil)
     private let heldSends = Mutex<[Int64: HeldDraftSend]>([:])
+    private let prefills = Mutex<[String: (draft: ComposeDraft, made: Date)]>([:])
     let uploads: UploadStaging
+    let autosaveSeconds: Int
 
-    init(changes: ChangeFeed, home: URL) {
+    init(changes: ChangeFeed, home: URL, autosaveSeconds: Int = 30) {
         self.changes = changes
+        self.autosaveSeconds = autosaveSeconds
         uploads = UploadStaging(directory: home.appendingPathComponent("uploads"))
     }
 
@@ -28,6 +31,23 @@ final class WebState: Sendable {
         let index = try await autocomplete.index()
         contacts.withLock { $0 = (index, Date()) }
         return index
+    }
+
+    /// FR-COMP-01's prefill of a composer (the reply's quote is the original rendered to text),
+    /// made once when the composer opens and reused by its checks, saves and Send for ten minutes:
+    /// each of those rebuilds the message from the prefill and the form. One with notes (the
+    /// original's body not there yet) is made again each time.
+    func prefill(mode: ComposeMode, original: Int64?, account: String?, make: () async throws -> ComposeDraft) async throws -> ComposeDraft {
+        let key = "\(mode.rawValue)|\(original.map { String($0) } ?? "")|\(account ?? "")"
+        if let cached = prefills.withLock({ $0[key] }), cached.made.timeIntervalSinceNow > -600 { return cached.draft }
+        let draft = try await make()
+        guard draft.notes.isEmpty else { return draft }
+        prefills.withLock { cache in
+            if cache.count >= 32 { cache = cache.filter { $0.value.made.timeIntervalSinceNow > -600 } }
+            if cache.count >= 32, let oldest = cache.min(by: { $0.value.made < $1.value.made })?.key { cache.removeValue(forKey: oldest) }
+            cache[key] = (draft, Date())
+        }
+        return draft
     }
 
     var syncStatuses: [String: SyncStatus] { syncStates.withLock { $0 } }

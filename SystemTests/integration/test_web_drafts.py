@@ -27,11 +27,12 @@ def app(servers, tmp_path_factory):
     env = dict(os.environ, TERN_HOME=str(home))
     subprocess.run([str(TERN), "sync", USER], env=env, check=True, capture_output=True)
     port = free_port()
-    os.environ["TERN_DRAFT_CHECK_SECONDS"] = "2"  # the serve's engine compares synced drafts every 2 s, not 60
+    # Shortened for the test: the engine compares synced drafts every 2 s (not 60), the composer autosaves every 2 s (not 30).
+    os.environ.update(TERN_DRAFT_CHECK_SECONDS="2", TERN_AUTOSAVE_SECONDS="2")
     try:
         server = start_serve(home, port)
     finally:
-        del os.environ["TERN_DRAFT_CHECK_SECONDS"]
+        del os.environ["TERN_DRAFT_CHECK_SECONDS"], os.environ["TERN_AUTOSAVE_SECONDS"]
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
@@ -103,6 +104,43 @@ def test_the_first_edit_is_saved_and_close_keeps_a_draft_that_reopens_whole(app)
     assert axe_violations(browser) == []
 
 
+def test_autosave_runs_on_its_interval_while_the_content_changes(app):
+    browser = app["browser"]
+    subject = f"Interval {uuid.uuid4().hex[:8]}"
+    write(app, subject, "Typed first.")
+    assert wait_until(lambda: status(browser) == "Draft saved", timeout=10)
+    browser.find_element("xpath", "//textarea[@id='compose-body']").send_keys(" Typed later, never saved by hand.")
+    assert wait_until(lambda: [m.get_body(("plain",)).get_content().strip() for m in server_drafts(app["servers"], subject)]
+                      == ["Typed first. Typed later, never saved by hand."], timeout=20), "the interval saved it, and the server has it"
+
+
+def test_a_draft_resumes_with_cc_bcc_and_attachments(app, tmp_path):
+    browser = app["browser"]
+    subject = f"Every field {uuid.uuid4().hex[:8]}"
+    write(app, subject, "With everything.")
+    browser.find_element("xpath", "//button[normalize-space()='Add Cc']").click()
+    by_xpath(browser, "//input[@role='combobox' and @id='compose-cc']").send_keys("bob@tern.test,")
+    browser.find_element("xpath", "//button[normalize-space()='Add Bcc']").click()
+    by_xpath(browser, "//input[@role='combobox' and @id='compose-bcc']").send_keys("alice@tern.test,")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("some notes")
+    browser.find_element("xpath", "//input[@type='file']").send_keys(str(notes))
+    by_xpath(browser, "//ul[@id='compose-attachments']/li[contains(., 'notes.txt')]")
+    browser.find_element("xpath", "//form[@aria-labelledby='composer-title']//a[normalize-space()='Close']").click()
+    by_xpath(browser, "//div[@id='toasts']//*[contains(., 'Draft saved')]")
+
+    form = open_from_drafts(app, subject)
+    def tokens(field):
+        return [t.get_attribute("data-address") for t in form.find_elements("xpath", f".//ul[@aria-label='{field} recipients']/li")]
+    assert tokens("To") == ["dave@tern.test"] and tokens("Cc") == ["bob@tern.test"] and tokens("Bcc") == ["alice@tern.test"]
+    assert form.find_element("xpath", ".//ul[@id='compose-attachments']/li[contains(., 'notes.txt')]")
+    assert wait_until(lambda: len(server_drafts(app["servers"], subject)) == 1, timeout=15)
+    [copy] = server_drafts(app["servers"], subject)
+    assert "alice@tern.test" in copy["Bcc"], "the server's copy keeps Bcc, as a draft must"
+    assert [part.get_filename() for part in copy.iter_attachments()] == ["notes.txt"]
+    assert axe_violations(browser) == []
+
+
 def test_delete_draft_asks_first_and_removes_it_here_and_on_the_server(app):
     browser = app["browser"]
     subject = f"To delete {uuid.uuid4().hex[:8]}"
@@ -144,6 +182,7 @@ def test_another_devices_version_is_offered_with_reload_and_keep_local(app):
         imap.logout()
     dialog = by_xpath(browser, "//dialog[@open][.//h2[normalize-space()='This draft was updated on another device. Reload?']]", timeout=30)
     assert [b.text for b in dialog.find_elements("xpath", ".//button")] == ["Keep Local", "Reload"]
+    assert axe_violations(browser) == []
     dialog.find_element("xpath", ".//button[normalize-space()='Reload']").click()
     assert wait_until(lambda: browser.find_element("xpath", "//input[@id='compose-subject']").get_attribute("value") == subject + " phone",
                       timeout=10)

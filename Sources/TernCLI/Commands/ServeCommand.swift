@@ -28,7 +28,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("TERN_SERVE_TOKEN must be at least 16 letters, digits, '-' or '_'")
         }
-        let configuration = WebServerConfiguration(host: host, port: port, token: token, runSync: !noSync)
+        let configuration = WebServerConfiguration(host: host, port: port, token: token, runSync: !noSync,
+                                                   autosaveSeconds: WebServerConfiguration.autosaveSeconds(from: ProcessInfo.processInfo.environment))
         let server: TernWebServer
         do {
             server = try TernWebServer(services: try services(), configuration: configuration)

@@ -163,14 +163,16 @@ struct ComposeRoutes: Sendable {
         } else if let draftId {
             try await services.drafts.open(draftId).content
         } else if let messageId = target.messageId, target.mode != .new {
-            try await services.compose.compose(target.mode, replyingTo: messageId)
+            try await state.prefill(mode: target.mode, original: messageId, account: nil) {
+                try await services.compose.compose(target.mode, replyingTo: messageId)
+            }
         } else {
-            try await services.compose.new(account: target.account)
+            try await state.prefill(mode: .new, original: nil, account: target.account) { try await services.compose.new(account: target.account) }
         }
         let accounts = try await services.listAccounts()
         let account = accounts.first { $0.id == draft.accountId }?.name ?? ""
         let delay = try await services.settings.current().undoSendDelay
-        return ComposerView(draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, draftId: draftId, undoSeconds: delay,
+        return ComposerView(draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, draftId: draftId, undoSeconds: delay, autosaveSeconds: state.autosaveSeconds,
                             errors: errors, confirmed: confirmed).render()
     }
 
@@ -182,9 +184,11 @@ struct ComposeRoutes: Sendable {
         var draft: ComposeDraft = if let draftId {
             try await services.drafts.open(draftId).content
         } else if let original = form["original"].flatMap({ Int64($0) }), mode != .new {
-            try await services.compose.compose(mode, replyingTo: original)
+            try await state.prefill(mode: mode, original: original, account: nil) { try await services.compose.compose(mode, replyingTo: original) }
         } else {
-            try await services.compose.new(account: form["account"].flatMap { $0.isEmpty ? nil : $0 })
+            try await state.prefill(mode: .new, original: nil, account: form["account"].flatMap { $0.isEmpty ? nil : $0 }) {
+                try await services.compose.new(account: form["account"].flatMap { $0.isEmpty ? nil : $0 })
+            }
         }
         let validation = services.composeValidation
         draft.to = validation.recipients(form["to"] ?? "")

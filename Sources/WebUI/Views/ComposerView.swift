@@ -72,6 +72,7 @@ struct ComposerView: Sendable {
     /// The saved draft this composer writes to (autosave, Send and Delete draft name it).
     var draftId: Int64?
     var undoSeconds: Int
+    var autosaveSeconds = 30
     var errors: [String] = []
     /// The confirmations were asked once (a page without script sends again to confirm).
     var confirmed = false
@@ -94,7 +95,7 @@ struct ComposerView: Sendable {
         let focusField = draft.mode == .reply || draft.mode == .replyAll ? "body" : "to"
         return """
         <form class="composer" id="composer" method="post" action="/compose/send" aria-labelledby="composer-title" \
-        data-undo-seconds="\(undoSeconds)" data-focus="\(focusField)" enctype="application/x-www-form-urlencoded">
+        data-undo-seconds="\(undoSeconds)" data-autosave-seconds="\(autosaveSeconds)" data-focus="\(focusField)" enctype="application/x-www-form-urlencoded">
         <div class="composer-header"><h2 id="composer-title" tabindex="-1">\(target.title)</h2>\
         <span id="draft-status" class="hint" role="status">\(html: draftId == nil ? "" : "Draft saved")</span>\
         <a class="button" href="\(location.url)" data-discard>Close</a></div>
