@@ -13,7 +13,7 @@ final class WebState: Sendable {
     private let network = Mutex<[Int64: ConversationNetworkWork]>([:])
     private let downloads = Mutex<[Int64: Task<Void, Never>]>([:])
     private let contacts = Mutex<(index: ContactIndex, built: Date)?>(nil)
-    private let heldSends = Mutex<[Int64: HeldDraftSend]>([:])
+    private let heldSends = Mutex<[Int64: HeldSendInPage]>([:])
     private let prefills = Mutex<[String: (draft: ComposeDraft, made: Date)]>([:])
     let uploads: UploadStaging
     let autosaveSeconds: Int
@@ -79,18 +79,47 @@ final class WebState: Sendable {
 
     /// FR-COMP-02: a message in its undo window, let go when the window ends unless `takeBack` took it first.
     /// Killing the process in the window leaves the hold orphaned: the message is never sent by itself.
-    func hold(_ held: HeldDraftSend, drafts: DraftsUseCase) {
+    /// A page with script must also still be there (issue 18: closing the tab in the window leaves a draft):
+    /// it confirms at the end of its countdown (`confirmSend`); without that within `pageGrace` of the
+    /// window's end the message goes back to its draft. A page without script has nothing to confirm with.
+    func hold(_ held: HeldDraftSend, drafts: DraftsUseCase, pageConfirms: Bool) {
         let emailId = held.send.emailId
-        heldSends.withLock { $0[emailId] = held }
+        heldSends.withLock { $0[emailId] = HeldSendInPage(held: held, needsConfirmation: pageConfirms, confirmed: false, drafts: drafts) }
         Task { [weak self] in
             try? await Task.sleep(for: .seconds(max(0, held.send.until.timeIntervalSinceNow)))
-            guard let self, let mine = self.heldSends.withLock({ $0.removeValue(forKey: emailId) }) else { return }
-            _ = try? await drafts.commit(mine)
+            guard let self else { return }
+            if let mine = self.heldSends.withLock({ sends -> HeldSendInPage? in
+                guard let entry = sends[emailId], !entry.needsConfirmation || entry.confirmed else { return nil }
+                return sends.removeValue(forKey: emailId)
+            }) {
+                _ = try? await drafts.commit(mine.held)
+                return
+            }
+            try? await Task.sleep(for: Self.pageGrace)
+            // Still unconfirmed: the page is gone (closed, crashed, offline), so the message is a draft again.
+            if let orphan = self.takeBack(emailId) { _ = try? await drafts.undo(orphan) }
         }
     }
 
+    /// How long after the window's end a page's confirmation is waited for.
+    static let pageGrace: Duration = .seconds(10)
+
+    /// The page's countdown ended with the page still open: sent now if the window is over, else at its end.
+    /// False when the message is no longer held (undone, or given back to its draft).
+    func confirmSend(_ emailId: Int64) async -> Bool {
+        let due = heldSends.withLock { sends -> HeldSendInPage? in
+            guard var entry = sends[emailId] else { return nil }
+            if entry.held.send.until <= Date() { return sends.removeValue(forKey: emailId) }
+            entry.confirmed = true
+            sends[emailId] = entry
+            return nil
+        }
+        if let due { _ = try? await due.drafts.commit(due.held); return true }
+        return heldSends.withLock { $0[emailId] != nil }
+    }
+
     /// Undo: the held message if its window has not ended.
-    func takeBack(_ emailId: Int64) -> HeldDraftSend? { heldSends.withLock { $0.removeValue(forKey: emailId) } }
+    func takeBack(_ emailId: Int64) -> HeldDraftSend? { heldSends.withLock { $0.removeValue(forKey: emailId)?.held } }
 
     func cancelDownload(_ attachmentId: Int64) -> Bool {
         guard let task = downloads.withLock({ $0[attachmentId] }) else { return false }
@@ -145,4 +174,12 @@ struct SyncEngineService: Service {
             }
         }
     }
+}
+
+/// A held send and whether its page must confirm it (issue 18: a closed tab never sends).
+struct HeldSendInPage: Sendable {
+    var held: HeldDraftSend
+    var needsConfirmation: Bool
+    var confirmed: Bool
+    var drafts: DraftsUseCase
 }

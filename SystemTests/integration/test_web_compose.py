@@ -84,9 +84,13 @@ def test_the_end_of_the_window_sends_once_with_a_sent_copy(servers, home):
     server = start_serve(home, port, "--no-sync")
     try:
         subject = f"Sent after the window {uuid.uuid4().hex[:10]}"
-        compose(port, subject)
+        email, cookie, csrf = compose(port, subject)
         time.sleep(2)
         assert delivered(servers, subject) == 0, "nothing during the window"
+        # The page confirms at the end of its countdown, still open (a closed tab never does).
+        time.sleep(3.2)
+        status, reply = post(port, "/compose/commit", {"email": email}, cookie, csrf)
+        assert status == 200 and reply["ok"], reply
         deadline = time.monotonic() + 30
         while delivered(servers, subject) == 0 and time.monotonic() < deadline:
             time.sleep(0.5)
@@ -97,6 +101,25 @@ def test_the_end_of_the_window_sends_once_with_a_sent_copy(servers, home):
             assert len(uids_with_subject(imap, "[Gmail]/Sent Mail", subject)) == 1
         finally:
             imap.logout()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_a_page_that_never_confirms_leaves_a_draft_and_sends_nothing(servers, home):
+    """The tab closed (or crashed, or went offline) in the window: no confirmation comes, and the message goes back to
+    its draft shortly after the window's end."""
+    port = free_port()
+    server = start_serve(home, port, "--no-sync")
+    try:
+        subject = f"Tab closed {uuid.uuid4().hex[:10]}"
+        email, cookie, csrf = compose(port, subject)
+        time.sleep(5 + 10 + 2)  # the window, the grace for the page's confirmation, a margin
+        status, reply = post(port, "/compose/commit", {"email": email}, cookie, csrf)
+        assert status == 409 and not reply["ok"], "too late: it is a draft again"
+        json_of(home, "sync", SENDER)
+        assert delivered(servers, subject) == 0
+        assert [d["subject"] for d in json_of(home, "drafts", "list") if d["subject"] == subject] == [subject]
     finally:
         server.terminate()
         server.wait(timeout=10)

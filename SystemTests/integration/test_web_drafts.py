@@ -3,6 +3,7 @@ edit saved ("Draft saved") and on the server, Close keeping a draft, the Drafts 
 "Delete draft?" with Delete and Keep Editing, another device's version offered with Reload and Keep Local, Undo
 returning the message as a draft, and axe in these states. Elements are found by role and accessible name."""
 import email
+import json
 import os
 import ssl
 import subprocess
@@ -205,3 +206,29 @@ def test_undo_returns_the_message_as_a_draft(app):
     form = open_from_drafts(app, subject)
     assert form.find_element("xpath", ".//textarea[@id='compose-body']").get_attribute("value") == "On second thought…"
     assert axe_violations(browser) == []
+
+
+def test_closing_the_page_in_the_undo_window_leaves_a_draft_and_sends_nothing(app):
+    browser = app["browser"]
+    subject = f"Left the page {uuid.uuid4().hex[:8]}"
+    write(app, subject, "Sent, then the tab closed.")
+    button = browser.find_element("xpath", "//form[@aria-labelledby='composer-title']//button[normalize-space()='Send']")
+    assert wait_until(lambda: button.get_attribute("disabled") is None)
+    button.click()
+    by_xpath(browser, "//div[@id='toasts']//button[normalize-space()='Undo']")
+    browser.get("about:blank")  # the page goes away inside the window
+
+    def drafted():
+        listed = json.loads(subprocess.run([str(TERN), "drafts", "list", "--json"], env=dict(os.environ, TERN_HOME=str(app["home"])),
+                                           check=True, capture_output=True, text=True).stdout)
+        return [d["subject"] for d in listed if d["subject"] == subject] == [subject]
+    started = time.monotonic()
+    assert wait_until(drafted, timeout=3), "leaving the page undid it at once: a draft again"
+    time.sleep(max(0, 7 - (time.monotonic() - started)))  # past the window: still nothing sent
+    imap = imap_for(app["servers"], ssl.create_default_context(cafile=app["servers"]["TERN_TEST_CA"]), "dave")
+    try:
+        imap.select("INBOX")
+        assert imap.uid("SEARCH", None, "SUBJECT", f'"{subject}"')[1][0].split() == []
+    finally:
+        imap.logout()
+    browser.get(f"{app['base']}/mail")

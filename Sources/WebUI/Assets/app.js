@@ -944,6 +944,16 @@ async function sendComposer(form, confirmed = false) {
   followSend(reply, composer, returnTo);
 }
 
+// Messages in their undo window from this page: leaving the page undoes them (issue 18, FR-COMP-02).
+const heldInPage = new Set();
+addEventListener("pagehide", () => {
+  for (const email of heldInPage) {
+    fetch("/compose/undo", { method: "POST", keepalive: true, credentials: "same-origin", body: new URLSearchParams({ email }),
+      headers: { "X-CSRF-Token": csrf, "Content-Type": "application/x-www-form-urlencoded" } }).catch(() => {});
+  }
+  heldInPage.clear();
+});
+
 // The undo window (FR-COMP-02), then "Sending…", "Message sent" or "Couldn't send message. Tap to retry."
 function followSend(reply, composer, returnTo) {
   const reopen = async () => {
@@ -958,11 +968,20 @@ function followSend(reply, composer, returnTo) {
   const reopenFailed = async () => { composer.elements.draft.value = ""; $("#delete-draft", composer).hidden = true; await reopen(); };
   const watch = () => watchOutbox(reply.emailId, reopenFailed);
   if (reply.undoSeconds > 0) {
+    heldInPage.add(reply.emailId);
     toast(`Sending in ${reply.undoSeconds} seconds.`, { action: "Undo", seconds: reply.undoSeconds, onAction: async () => {
+      heldInPage.delete(reply.emailId);
       const undone = await post("/compose/undo", { email: reply.emailId });
       if (undone.ok) { toast("Sending cancelled. The message is a draft again."); await reopen(); } else toast(undone.error, { error: true });
     } });
-    setTimeout(() => { toast("Sending…", { seconds: 3 }); watch(); }, reply.undoSeconds * 1000);
+    // The page confirms at the end of its countdown: a tab closed in the window never sends (the server gives it back to drafts).
+    setTimeout(async () => {
+      if (!heldInPage.delete(reply.emailId)) return;
+      const confirmed = await post("/compose/commit", { email: reply.emailId });
+      if (!confirmed.ok) { toast(confirmed.error ?? "Not sent.", { error: true }); return; }
+      toast("Sending…", { seconds: 3 });
+      watch();
+    }, reply.undoSeconds * 1000);
   } else {
     toast("Sending…", { seconds: 3 });
     watch();

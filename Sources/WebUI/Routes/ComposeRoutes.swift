@@ -50,6 +50,16 @@ struct ComposeRoutes: Sendable {
             let draft = try await services.drafts.undo(held)
             return WebResponse.json(DraftReply(ok: true, draftId: draft.id, toast: "Sending cancelled."))
         }
+        // The page's countdown ended with the page open: the message may go (a closed tab never confirms).
+        router.post("compose/commit") { request, _ in
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
+            guard let emailId = form["email"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "email is needed") }
+            guard await state.confirmSend(emailId) else {
+                return WebResponse.json(ActionReply(ok: false, error: "Not sent: the message went back to your drafts."), status: .conflict)
+            }
+            return WebResponse.json(ActionReply(ok: true))
+        }
         // FR-COMP-01 "Draft Auto-Save Lifecycle": the page's autosave, Ctrl+S, Save draft and Close with content.
         router.post("compose/draft") { request, _ in
             var request = request
@@ -120,7 +130,7 @@ struct ComposeRoutes: Sendable {
         do {
             switch try await services.drafts.send(saved.draftId, undoWindow: .seconds(delay)) {
             case .held(let held):
-                state.hold(held, drafts: services.drafts)
+                state.hold(held, drafts: services.drafts, pageConfirms: scripted)
                 reply = SentReply(ok: true, emailId: held.send.emailId, draftId: saved.draftId, undoSeconds: delay, state: SendState.queued.rawValue)
             case .sent(let outcome):
                 reply = SentReply(ok: true, emailId: outcome.emailId, draftId: saved.draftId, undoSeconds: 0, state: outcome.state.rawValue)
