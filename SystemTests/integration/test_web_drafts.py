@@ -232,3 +232,31 @@ def test_closing_the_page_in_the_undo_window_leaves_a_draft_and_sends_nothing(ap
     finally:
         imap.logout()
     browser.get(f"{app['base']}/mail")
+
+
+@pytest.mark.parametrize("layout", ["one pane", "200% zoom"])
+def test_the_composer_with_its_draft_status_and_countdown_has_no_axe_violation(app, layout):
+    browser = app["browser"]
+    try:
+        if layout == "one pane":
+            browser.set_window_size(400, 800)
+        else:
+            browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 640, "height": 450, "deviceScaleFactor": 2, "mobile": False})
+        subject = f"Axe {layout} {uuid.uuid4().hex[:6]}"
+        write(app, subject, "Checked by axe.")
+        assert wait_until(lambda: status(browser) == "Draft saved", timeout=10)
+        if layout == "200% zoom":
+            assert browser.execute_script("return document.documentElement.scrollWidth <= document.documentElement.clientWidth"), \
+                "no sideways scrolling at 200%"
+        assert axe_violations(browser) == []
+        button = browser.find_element("xpath", "//form[@aria-labelledby='composer-title']//button[normalize-space()='Send']")
+        assert wait_until(lambda: button.get_attribute("disabled") is None)
+        button.click()
+        undo = by_xpath(browser, "//div[@id='toasts']//button[normalize-space()='Undo']")
+        time.sleep(0.5)
+        assert axe_violations(browser) == []
+        undo.click()
+        by_xpath(browser, "//div[@id='toasts']//*[contains(., 'Sending cancelled')]")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        browser.set_window_size(1280, 900)

@@ -47,15 +47,15 @@ struct PageLayout: Sendable {
         </nav>
         </header>
         <p id="offline-banner" class="banner" role="status" hidden>You're offline. Showing mail stored on this computer.</p>
-        <div class="panes">
+        <main class="panes">
         \(html: folders)
         <section class="list-pane" id="list-pane" aria-labelledby="list-title">
         \(html: list)
         </section>
-        <main class="thread-pane" id="thread-pane" tabindex="-1">
+        <section class="thread-pane" id="thread-pane" tabindex="-1" aria-label="Conversation">
         \(html: thread ?? ConversationView.nothingSelected)
+        </section>
         </main>
-        </div>
         <div id="toasts" class="toasts" role="status" aria-live="polite" aria-atomic="false"></div>
         \(html: ShortcutHelp.dialog)
         </body>
