@@ -51,11 +51,18 @@ demo: deps build
 	scripts/mailservers reset
 	scripts/mailservers start
 	scripts/mailservers seed --user alice --count 500
-	rm -rf $(DEMO_HOME)
+	rm -rf $(DEMO_HOME) $(DEMO_HOME)-bob
 	eval "$$(scripts/mailservers env)"; \
 	TERN_HOME=$(DEMO_HOME) $(TERN) account add demo --email alice@tern.test --display-name "Alice Example" \
 		--imap 127.0.0.1:$$TERN_IMAPS_PORT --smtp 127.0.0.1:$$TERN_SUBMISSION_PORT --smtp-starttls \
+		--password-command "cat $$TERN_TEST_PASSWORD_FILE" --ca-file $$TERN_TEST_CA; \
+	TERN_HOME=$(DEMO_HOME)-bob $(TERN) account add bob --email bob@tern.test --display-name "Bob Example" \
+		--imap 127.0.0.1:$$TERN_IMAPS_PORT --smtp 127.0.0.1:$$TERN_SUBMISSION_PORT --smtp-starttls \
 		--password-command "cat $$TERN_TEST_PASSWORD_FILE" --ca-file $$TERN_TEST_CA
+	# A colleague on the same test server writes to Alice, so a reply from the demo arrives in a real mailbox
+	# (the seeded senders' domains are not served here: Postfix refuses to relay to them).
+	TERN_HOME=$(DEMO_HOME)-bob $(TERN) send --undo 0 --to "Alice Example <alice@tern.test>" --subject "Lunch on Friday?" \
+		--body "Hi Alice, are you free for lunch on Friday? Bob"
 	TERN_HOME=$(DEMO_HOME) $(TERN) account list
 	TERN_HOME=$(DEMO_HOME) $(TERN) status
 	TERN_HOME=$(DEMO_HOME) $(TERN) imap-check demo
@@ -63,7 +70,7 @@ demo: deps build
 	TERN_HOME=$(DEMO_HOME) $(TERN) sync demo
 	TERN_HOME=$(DEMO_HOME) $(TERN) folders
 	TERN_HOME=$(DEMO_HOME) $(TERN) threads --limit 20
-	TERN_HOME=$(DEMO_HOME) $(TERN) send --to bob@tern.test --subject "Hello from the Tern demo" \
+	TERN_HOME=$(DEMO_HOME) $(TERN) send --undo 0 --to bob@tern.test --subject "Hello from the Tern demo" \
 		--body "Sent through the local Postfix; a copy is in Sent."
 	TERN_HOME=$(DEMO_HOME) $(TERN) threads --folder "[Gmail]/Sent Mail" --limit 3
 	TERN_HOME=$(DEMO_HOME) scripts/demo-serve start $(TERN)
