@@ -3,6 +3,7 @@ edit saved ("Draft saved") and on the server, Close keeping a draft, the Drafts 
 "Delete draft?" with Delete and Keep Editing, another device's version offered with Reload and Keep Local, Undo
 returning the message as a draft, and axe in these states. Elements are found by role and accessible name."""
 import email
+import email.message
 import json
 import os
 import ssl
@@ -260,3 +261,29 @@ def test_the_composer_with_its_draft_status_and_countdown_has_no_axe_violation(a
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         browser.set_window_size(1280, 900)
+
+
+def test_a_forwarded_attachment_not_downloaded_yet_can_be_fetched_from_the_composer(app):
+    browser = app["browser"]
+    subject = f"Contract {uuid.uuid4().hex[:8]}"
+    message = email.message.EmailMessage()
+    message["From"] = "Dave Example <dave@tern.test>"
+    message["To"] = "carol@tern.test"
+    message["Subject"] = subject
+    message.set_content("The contract is attached.")
+    message.add_attachment(b"%PDF-1.4 contract " + os.urandom(4096), maintype="application", subtype="pdf", filename="contract.pdf")
+    imap = imap_for(app["servers"], ssl.create_default_context(cafile=app["servers"]["TERN_TEST_CA"]), USER)
+    try:
+        imap.append("INBOX", "", None, message.as_bytes())
+    finally:
+        imap.logout()
+    subprocess.run([str(TERN), "sync", USER], env=dict(os.environ, TERN_HOME=str(app["home"])), check=True, capture_output=True)
+    browser.get(f"{app['base']}/mail")
+    by_xpath(browser, f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, '{subject}')]", timeout=10).click()
+    by_xpath(browser, "//div[@role='toolbar']//a[normalize-space()='Forward']").click()
+    item = by_xpath(browser, "//ul[@id='compose-attachments']/li[contains(., 'contract.pdf')]")
+    assert "not downloaded yet" in item.text
+    assert axe_violations(browser) == []
+    item.find_element("xpath", ".//button[@aria-label='Download contract.pdf now']").click()
+    assert wait_until(lambda: "downloaded" in item.text and "not downloaded" not in item.text, timeout=20), item.text
+    by_xpath(browser, "//div[@id='toasts']//*[contains(., 'contract.pdf downloaded')]")

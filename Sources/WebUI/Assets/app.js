@@ -441,11 +441,22 @@ function connectEvents() {
         url.searchParams.set("expanded", "1");
         replaceMessage(article, url.pathname + url.search, false);
       }
+      const composerButton = $("[data-download-attachment]", item);
+      if (composerButton) {
+        const meta = $(".attachment-meta", item);
+        meta.textContent = meta.textContent.replace(", not downloaded yet", ", downloaded");
+        composerButton.remove();
+        $(".attachment-progress", item).textContent = "";
+      }
       toast(`${$(".attachment-name", item)?.textContent ?? "Attachment"} downloaded.`);
     } else if (info.phase === "failed") {
       $(".attachment-progress", item).textContent = "";
       toast(`Couldn't download ${$(".attachment-name", item)?.textContent ?? "the attachment"}.`, { error: true, seconds: 0, action: "Retry",
-        onAction: () => { const form = $(".download-form", item); if (form) startDownload(form); } });
+        onAction: () => {
+          const form = $(".download-form", item);
+          if (form) startDownload(form);
+          else { const button = $("[data-download-attachment]", item); if (button) downloadForComposer(button); }
+        } });
     } else if (info.phase === "cancelled") {
       $(".attachment-progress", item).textContent = "Download cancelled.";
     }
@@ -587,6 +598,8 @@ function initComposer(form) {
   zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
   zone.addEventListener("drop", (event) => { event.preventDefault(); zone.classList.remove("dragging"); uploadFiles(form, event.dataTransfer.files); });
   form.addEventListener("click", (event) => {
+    const download = event.target.closest("[data-download-attachment]");
+    if (download) downloadForComposer(download);
     const remove = event.target.closest("[data-remove-attachment]");
     if (remove) { const item = remove.closest("li"); const next = item.nextElementSibling ?? $("#compose-files", form); item.remove(); next?.focus?.(); scheduleCheck(form); }
   });
@@ -613,6 +626,17 @@ function initComposer(form) {
   scheduleCheck(form);
   if (form.dataset.focus === "body") { body.focus(); body.setSelectionRange(0, 0); body.scrollTop = 0; }
   else $(".recipient-field:not([hidden]) .token-input", form)?.focus();
+}
+
+// A forwarded attachment not local yet, fetched now; progress, the end and a failure (with Retry) come on the event stream.
+async function downloadForComposer(button) {
+  const item = button.closest(".attachment");
+  const reply = await post(`/attachments/${button.dataset.downloadAttachment}/download`, { confirmed: "1" });
+  if (!reply.ok) {
+    toast(reply.error ?? "Couldn't download the attachment.", { error: true, seconds: 0, action: "Retry", onAction: () => downloadForComposer(button) });
+    return;
+  }
+  showProgress(item, 0, null);
 }
 
 function composerHasContent(form) {

@@ -145,10 +145,22 @@ struct ComposerView: Sendable {
             case .storedAttachment(let id): kept = "<input type=\"hidden\" name=\"attachment\" value=\"\(id)\">"
             case .file: kept = "<input type=\"hidden\" name=\"draftfile\" value=\"\(attachment.filename)\">"
             }
-            let state = attachment.availability == .pending ? ", downloaded before sending" : ""
+            var state: HTMLText = ""
+            var download: HTMLText = ""
+            var itemAttributes: HTMLText = ""
+            if attachment.availability == .pending, case .storedAttachment(let id) = attachment.source {
+                // FR-COMP-01 "Attachment Handling": not local yet; downloaded before sending, or now (progress, and Retry when it fails).
+                state = ", not downloaded yet"
+                itemAttributes = " data-attachment-id=\"\(id)\""
+                download = """
+                <button type="button" class="button" data-download-attachment="\(id)" aria-label="Download \(attachment.filename) now">Download now</button>\
+                <span class="attachment-progress" role="status" aria-live="polite"></span>
+                """
+            }
             items += """
-            <li class="attachment"><span class="icon icon-attachment" aria-hidden="true"></span>\
-            <span class="attachment-name">\(attachment.filename)</span> <span class="attachment-meta">\(AttachmentListView.size(attachment.sizeBytes))\(state)</span>\
+            <li class="attachment"\(html: itemAttributes)><span class="icon icon-attachment" aria-hidden="true"></span>\
+            <span class="attachment-name">\(attachment.filename)</span> <span class="attachment-meta">\(AttachmentListView.size(attachment.sizeBytes))\(html: state)</span>\
+            \(html: download)\
             \(html: kept)\
             <button type="button" class="button" data-remove-attachment aria-label="Remove \(attachment.filename)">Remove</button></li>
             """
