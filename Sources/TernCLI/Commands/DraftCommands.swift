@@ -38,18 +38,13 @@ struct ComposeFieldOptions: ParsableArguments {
 
     /// `draft` with these fields applied; `aboveQuote`: the text goes above what was prefilled.
     func apply(to draft: ComposeDraft, services: TernServices, aboveQuote: Bool) throws -> ComposeDraft {
-        var draft = draft
-        if !to.isEmpty { draft.to = services.composeValidation.recipients(to.joined(separator: ", ")) }
-        if !cc.isEmpty { draft.cc = services.composeValidation.recipients(cc.joined(separator: ", ")) }
-        if !bcc.isEmpty { draft.bcc = services.composeValidation.recipients(bcc.joined(separator: ", ")) }
-        if let subject { draft.subject = subject }
-        if let text = try bodyText() {
-            draft.body = aboveQuote && !draft.body.isEmpty ? text + "\n\n" + draft.body : text
-        }
+        func list(_ values: [String]) -> String? { values.isEmpty ? nil : values.joined(separator: ", ") }
+        var edit = ComposeEdit(to: list(to), cc: list(cc), bcc: list(bcc), subject: subject, body: try bodyText())
+        edit.bodyAboveQuote = aboveQuote
         let removed = Set(removeAttachment)
-        draft.attachments.removeAll { removed.contains($0.filename) }
-        for path in attach { draft.attachments.append(try Self.attachment(path)) }
-        return draft
+        edit.keepsAttachment = { !removed.contains($0.filename) }
+        edit.addedAttachments = try attach.map(Self.attachment)
+        return services.composeValidation.applying(edit, to: draft)
     }
 
     func bodyText() throws -> String? {
@@ -198,31 +193,29 @@ enum MessageEditor {
     /// Header lines up to the first blank line; `Attachment:` lines kept keep those attachments,
     /// `Attach: PATH` lines add files. From, In-Reply-To and References are the composer's.
     static func parse(_ text: String, into message: ComposeDraft, services: TernServices) throws -> ComposeDraft {
-        var message = message
         var lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var edit = ComposeEdit()
         var keptAttachments: [String] = []
-        var added: [ComposedAttachment] = []
         while let line = lines.first, !line.trimmingCharacters(in: .whitespaces).isEmpty {
             lines.removeFirst()
             guard let colon = line.firstIndex(of: ":") else { continue }
-            let field = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            switch field {
-            case "to": message.to = services.composeValidation.recipients(value)
-            case "cc": message.cc = services.composeValidation.recipients(value)
-            case "bcc": message.bcc = services.composeValidation.recipients(value)
-            case "subject": message.subject = value
+            switch line[..<colon].lowercased() {
+            case "to": edit.to = value
+            case "cc": edit.cc = value
+            case "bcc": edit.bcc = value
+            case "subject": edit.subject = value
             case "attachment": keptAttachments.append(value)
-            case "attach": added.append(try ComposeFieldOptions.attachment(value))
+            case "attach": edit.addedAttachments.append(try ComposeFieldOptions.attachment(value))
             default: break
             }
         }
         if !lines.isEmpty { lines.removeFirst() }
-        message.body = lines.joined(separator: "\n").trimmingTrailingNewlines()
-        message.attachments = message.attachments.filter { attachment in
+        edit.body = lines.joined(separator: "\n").trimmingTrailingNewlines()
+        edit.keepsAttachment = { [keptAttachments] attachment in
             keptAttachments.contains { $0.hasPrefix(attachment.filename + " (") || $0 == attachment.filename }
-        } + added
-        return message
+        }
+        return services.composeValidation.applying(edit, to: message)
     }
 }
 

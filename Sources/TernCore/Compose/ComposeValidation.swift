@@ -20,6 +20,21 @@ public struct ComposeValidationUseCase: Sendable {
         syntax.parseAddressList(text)
     }
 
+    /// `draft` with a front end's edit applied; line breaks are stored as LF whatever the form sent.
+    public func applying(_ edit: ComposeEdit, to draft: ComposeDraft) -> ComposeDraft {
+        var draft = draft
+        if let to = edit.to { draft.to = recipients(to) }
+        if let cc = edit.cc { draft.cc = recipients(cc) }
+        if let bcc = edit.bcc { draft.bcc = recipients(bcc) }
+        if let subject = edit.subject { draft.subject = subject }
+        if let body = edit.body?.replacingOccurrences(of: "\r\n", with: "\n") {
+            draft.body = edit.bodyAboveQuote && !draft.body.isEmpty ? body + "\n\n" + draft.body : body
+        }
+        if let keeps = edit.keepsAttachment { draft.attachments = draft.attachments.filter(keeps) }
+        draft.attachments += edit.addedAttachments
+        return draft
+    }
+
     public func validate(_ message: ComposeDraft) -> ComposeValidation {
         var result = ComposeValidation()
         var validCount = 0

@@ -104,3 +104,28 @@ public enum ComposeNote: String, Sendable, Hashable, Codable {
     /// The original's body was cut at the store's limit: so is the quote.
     case originalBodyTruncated
 }
+
+/// What a front end changed in a message being written (FR-COMP-01): recipients as a person types
+/// them, subject, text, attachments kept and added. Nil leaves a field as it was. The web form,
+/// the CLI's flags and the `$EDITOR` file are all read into one, so every front end edits a draft
+/// the same way (`ComposeValidationUseCase.applying`).
+public struct ComposeEdit: Sendable {
+    public var to: String?
+    public var cc: String?
+    public var bcc: String?
+    public var subject: String?
+    public var body: String?
+    /// The text goes above what was prefilled (a reply's quote, a forward) instead of replacing it.
+    public var bodyAboveQuote = false
+    /// Which attachments stay; nil keeps them all.
+    public var keepsAttachment: (@Sendable (ComposedAttachment) -> Bool)?
+    public var addedAttachments: [ComposedAttachment] = []
+
+    public init(to: String? = nil, cc: String? = nil, bcc: String? = nil, subject: String? = nil, body: String? = nil) {
+        self.to = to
+        self.cc = cc
+        self.bcc = bcc
+        self.subject = subject
+        self.body = body
+    }
+}

@@ -191,7 +191,7 @@ struct ComposeRoutes: Sendable {
     func draft(from form: FormFields) async throws -> (ComposeDraft, Draft.ID?) {
         let mode = form["mode"].flatMap(ComposeMode.init(rawValue:)) ?? .new
         let draftId = form["draft"].flatMap { Int64($0) }
-        var draft: ComposeDraft = if let draftId {
+        let draft: ComposeDraft = if let draftId {
             try await services.drafts.open(draftId).content
         } else if let original = form["original"].flatMap({ Int64($0) }), mode != .new {
             try await state.prefill(mode: mode, original: original, account: nil) { try await services.compose.compose(mode, replyingTo: original) }
@@ -200,26 +200,22 @@ struct ComposeRoutes: Sendable {
                 try await services.compose.new(account: form["account"].flatMap { $0.isEmpty ? nil : $0 })
             }
         }
-        let validation = services.composeValidation
-        draft.to = validation.recipients(form["to"] ?? "")
-        draft.cc = validation.recipients(form["cc"] ?? "")
-        draft.bcc = validation.recipients(form["bcc"] ?? "")
-        draft.subject = form["subject"] ?? ""
-        draft.body = (form["body"] ?? "").replacingOccurrences(of: "\r\n", with: "\n")
+        var edit = ComposeEdit(to: form["to"] ?? "", cc: form["cc"] ?? "", bcc: form["bcc"] ?? "", subject: form["subject"] ?? "",
+                               body: form["body"] ?? "")
         let kept = Set(form.all("attachment").compactMap { Int64($0) })
         let keptFiles = Set(form.all("draftfile"))
-        draft.attachments.removeAll { attachment in
+        edit.keepsAttachment = { attachment in
             switch attachment.source {
-            case .storedAttachment(let id): !kept.contains(id)
-            case .file: !keptFiles.contains(attachment.filename)
+            case .storedAttachment(let id): kept.contains(id)
+            case .file: keptFiles.contains(attachment.filename)
             }
         }
-        for id in form.all("upload") {
-            guard let upload = state.uploads.upload(id: id) else { continue }
-            draft.attachments.append(ComposedAttachment(source: .file(path: upload.path), filename: upload.name, mimeType: upload.type,
-                                                        sizeBytes: upload.size, availability: .local))
+        edit.addedAttachments = form.all("upload").compactMap { id in
+            state.uploads.upload(id: id).map {
+                ComposedAttachment(source: .file(path: $0.path), filename: $0.name, mimeType: $0.type, sizeBytes: $0.size, availability: .local)
+            }
         }
-        return (draft, draftId)
+        return (services.composeValidation.applying(edit, to: draft), draftId)
     }
 
     /// Saves the form as its draft (a new one the first time). Uploads become the draft's own files,
