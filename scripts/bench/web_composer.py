@@ -17,21 +17,18 @@ holds up to 10,000 per account) and runs `tern serve --no-sync`. Then, in Chromi
     scripts/bench/web_composer.py [--tern .build/release/tern] [--user carol] [--runs 30] [--contacts 10000]
 """
 import argparse
-import imaplib
 import json
 import os
 import random
 import shutil
 import sqlite3
-import ssl
 import statistics
-import subprocess
 import tempfile
 import uuid
 
 from sync_peers import settings
 from thread_open_peers import percentile, thread_messages
-from web_thread_open import ROOT, TOKEN, free_port
+from web_thread_open import ROOT, TOKEN, chromium, serve, synced_home, thread_of
 
 REPLY_SCRIPT = """
 const done = arguments[arguments.length - 1];
@@ -126,38 +123,12 @@ def main():
     scratch = tempfile.mkdtemp(prefix="tern-composer-bench-")
     server = None
     try:
-        context = ssl.create_default_context(cafile=s["TERN_TEST_CA"])
-        imap = imaplib.IMAP4_SSL("127.0.0.1", int(s["TERN_IMAPS_PORT"]), ssl_context=context)
-        imap.login(address, s["TERN_TEST_PASSWORD"])
-        for raw in short:
-            imap.append("INBOX", "(\\Seen)", None, raw)
-        imap.logout()
-        home = os.path.join(scratch, "tern-home")
-        env = dict(os.environ, TERN_HOME=home, TERN_NO_BACKGROUND_PUSH="1", TERN_SERVE_TOKEN=TOKEN)
-        subprocess.run([args.tern, "account", "add", args.user, "--email", address,
-                        "--imap", f"127.0.0.1:{s['TERN_IMAPS_PORT']}", "--smtp", f"127.0.0.1:{s['TERN_SMTPS_PORT']}",
-                        "--password-command", f"cat {s['TERN_TEST_PASSWORD_FILE']}", "--ca-file", s["TERN_TEST_CA"],
-                        "--bodies", "all"], env=env, check=True, capture_output=True)
-        subprocess.run([args.tern, "sync", args.user], env=env, check=True, capture_output=True)
-        hits = json.loads(subprocess.run([args.tern, "search", f"Quarterly plan {stamp}", "--json"], env=env, check=True,
-                                         capture_output=True).stdout)
-        thread_id = hits[0]["threadId"]
+        home, env = synced_home(args.tern, args.user, s, scratch, short)
+        thread_id = thread_of(args.tern, env, f"Quarterly plan {stamp}")
         seed_contacts(os.path.join(home, "tern.sqlite"), args.contacts)
         letters = "ma"
-
-        port = free_port()
-        server = subprocess.Popen([args.tern, "serve", "--no-sync", "--port", str(port)], env=env, stdout=subprocess.PIPE, text=True)
-        assert server.stdout.readline().startswith("Tern is running at "), "tern serve started"
-        base = f"http://127.0.0.1:{port}"
-
-        from selenium import webdriver
-        from selenium.webdriver.chrome.options import Options
-        from selenium.webdriver.chrome.service import Service
-        options = Options()
-        for flag in ("--headless=new", "--no-sandbox", "--window-size=1400,1000"):
-            options.add_argument(flag)
-        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-        driver.set_script_timeout(30)
+        server, base = serve(args.tern, env)
+        driver = chromium()
         reply, suggest, save = [], [], []
         try:
             driver.get(f"{base}/?token={TOKEN}")

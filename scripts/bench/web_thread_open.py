@@ -75,6 +75,49 @@ def ensure(package, command):
                    env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
 
 
+def synced_home(tern, user, s, scratch, messages):
+    """`messages` appended to the user's INBOX (read), then a scratch home with the account, synced with bodies."""
+    address = f"{user}@{s['TERN_TEST_DOMAIN']}"
+    imap = imaplib.IMAP4_SSL("127.0.0.1", int(s["TERN_IMAPS_PORT"]), ssl_context=ssl.create_default_context(cafile=s["TERN_TEST_CA"]))
+    imap.login(address, s["TERN_TEST_PASSWORD"])
+    for raw in messages:
+        imap.append("INBOX", "(\\Seen)", None, raw)
+    imap.logout()
+    home = os.path.join(scratch, "tern-home")
+    env = dict(os.environ, TERN_HOME=home, TERN_NO_BACKGROUND_PUSH="1", TERN_SERVE_TOKEN=TOKEN)
+    subprocess.run([tern, "account", "add", user, "--email", address,
+                    "--imap", f"127.0.0.1:{s['TERN_IMAPS_PORT']}", "--smtp", f"127.0.0.1:{s['TERN_SMTPS_PORT']}",
+                    "--password-command", f"cat {s['TERN_TEST_PASSWORD_FILE']}", "--ca-file", s["TERN_TEST_CA"],
+                    "--bodies", "all"], env=env, check=True, capture_output=True)
+    subprocess.run([tern, "sync", user], env=env, check=True, capture_output=True)
+    return home, env
+
+
+def thread_of(tern, env, words):
+    hits = json.loads(subprocess.run([tern, "search", words, "--json"], env=env, check=True, capture_output=True).stdout)
+    return hits[0]["threadId"]
+
+
+def serve(tern, env):
+    """`tern serve --no-sync` on a free port: the process and its base address."""
+    port = free_port()
+    server = subprocess.Popen([tern, "serve", "--no-sync", "--port", str(port)], env=env, stdout=subprocess.PIPE, text=True)
+    assert server.stdout.readline().startswith("Tern is running at "), "tern serve started"
+    return server, f"http://127.0.0.1:{port}"
+
+
+def chromium(*flags):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    options = Options()
+    for flag in ("--headless=new", "--no-sandbox", "--window-size=1400,1000", *flags):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_script_timeout(30)
+    return driver
+
+
 CLICK_SCRIPT = """
 const [rowSelector, done] = [arguments[0], arguments[arguments.length - 1]];
 const link = document.querySelector(rowSelector);
@@ -150,39 +193,10 @@ def main():
     scratch = tempfile.mkdtemp(prefix="tern-web-bench-")
     server = nginx = None
     try:
-        context = ssl.create_default_context(cafile=s["TERN_TEST_CA"])
-        imap = imaplib.IMAP4_SSL("127.0.0.1", int(s["TERN_IMAPS_PORT"]), ssl_context=context)
-        imap.login(address, s["TERN_TEST_PASSWORD"])
-        for raw in short + long_thread(stamp, address):
-            imap.append("INBOX", "(\\Seen)", None, raw)
-        imap.logout()
-
-        home = os.path.join(scratch, "tern-home")
-        env = dict(os.environ, TERN_HOME=home, TERN_NO_BACKGROUND_PUSH="1", TERN_SERVE_TOKEN=TOKEN)
-        subprocess.run([args.tern, "account", "add", args.user, "--email", address,
-                        "--imap", f"127.0.0.1:{s['TERN_IMAPS_PORT']}", "--smtp", f"127.0.0.1:{s['TERN_SMTPS_PORT']}",
-                        "--password-command", f"cat {s['TERN_TEST_PASSWORD_FILE']}", "--ca-file", s["TERN_TEST_CA"],
-                        "--bodies", "all"], env=env, check=True, capture_output=True)
-        subprocess.run([args.tern, "sync", args.user], env=env, check=True, capture_output=True)
-
-        def thread_of(words):
-            hits = json.loads(subprocess.run([args.tern, "search", words, "--json"], env=env, check=True, capture_output=True).stdout)
-            return hits[0]["threadId"]
-        short_id, long_id = thread_of(f"Quarterly plan {stamp}"), thread_of(f"Long discussion {stamp}")
-
-        port = free_port()
-        server = subprocess.Popen([args.tern, "serve", "--no-sync", "--port", str(port)], env=env, stdout=subprocess.PIPE, text=True)
-        assert server.stdout.readline().startswith("Tern is running at "), "tern serve started"
-        base = f"http://127.0.0.1:{port}"
-
-        from selenium import webdriver
-        from selenium.webdriver.chrome.options import Options
-        from selenium.webdriver.chrome.service import Service
-        options = Options()
-        for flag in ("--headless=new", "--no-sandbox", "--window-size=1400,1000", "--enable-precise-memory-info"):
-            options.add_argument(flag)
-        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-        driver.set_script_timeout(30)
+        _, env = synced_home(args.tern, args.user, s, scratch, short + long_thread(stamp, address))
+        short_id, long_id = thread_of(args.tern, env, f"Quarterly plan {stamp}"), thread_of(args.tern, env, f"Long discussion {stamp}")
+        server, base = serve(args.tern, env)
+        driver = chromium("--enable-precise-memory-info")
         try:
             driver.get(f"{base}/?token={TOKEN}")
             cookie = next(c for c in driver.get_cookies() if c["name"] == "tern_session")
