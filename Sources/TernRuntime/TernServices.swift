@@ -79,11 +79,12 @@ public final class TernServices: Sendable {
         let actionStore = SQLiteMailActionStore(database: database)
         let operations = PendingOperationProcessor(store: actionStore, server: LiveServerMailActions())
         let draftStore = SQLiteDraftStore(database: database)
+        let settingsStore = SQLiteSettingsStore(database: database)
+        let attachmentWarnings = AttachmentWarningsUseCase(settings: settingsStore, detector: NetworkManagerMeteredDetector())
         let downloadAttachment = DownloadAttachmentUseCase(accounts: accounts, credentials: credentials,
                                                            store: SQLiteAttachmentStore(database: database), fetcher: LiveAttachmentFetcher(),
                                                            home: home, changes: changes,
-                                                           warnings: AttachmentWarningsUseCase(settings: SQLiteSettingsStore(database: database),
-                                                                                               detector: NetworkManagerMeteredDetector()))
+                                                           warnings: attachmentWarnings)
         let composeValidation = ComposeValidationUseCase(syntax: MIMEMailSyntax())
         let attachmentLoader = LiveComposeAttachmentLoader(downloads: downloadAttachment)
         let pusher = LocalChangesPusher(
@@ -100,9 +101,7 @@ public final class TernServices: Sendable {
         let fetchThreadBodies = FetchThreadBodiesUseCase(accounts: accounts, credentials: credentials, store: syncStore,
                                                          synchronizer: synchronizer, changes: changes)
         let trustedSenderStore = SQLiteTrustedSenderStore(database: database)
-        let settingsStore = SQLiteSettingsStore(database: database)
         let renderMessage = RenderMessageUseCase(sanitizer: HTMLSafetyBodySanitizer(), trustedSenders: trustedSenderStore)
-        let attachmentWarnings = AttachmentWarningsUseCase(settings: settingsStore, detector: NetworkManagerMeteredDetector())
         let queries = SQLiteMailQueries(database: database)
 
         self.secrets = secrets

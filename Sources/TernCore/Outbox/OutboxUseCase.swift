@@ -46,11 +46,7 @@ public struct OutboxUseCase: Sendable {
         held.claim.release()
         guard let account = try await accounts.account(id: held.accountId) else { throw TernError.notFound("the account of message \(held.emailId)") }
         let push = try? await pusher.push(account: account)
-        guard let entry = try await store.entry(emailId: held.emailId) else {
-            return SendOutcome(emailId: held.emailId, messageId: held.messageId, state: .sent, error: nil, nextAttempt: nil)
-        }
-        return SendOutcome(emailId: held.emailId, messageId: entry.messageId, state: entry.state, error: entry.error ?? push?.queue.lastError,
-                           nextAttempt: entry.state == .queued ? entry.notBefore ?? push?.queue.nextDue : nil)
+        return try await outcome(emailId: held.emailId, messageId: held.messageId, after: push)
     }
 
     /// Undo inside the window: the queued message is removed before anything reached SMTP; the front end still
@@ -76,20 +72,20 @@ public struct OutboxUseCase: Sendable {
         if attemptNow, holdUntil.map({ $0 <= now }) ?? true {
             push = try await pusher.push(account: account)
         }
-        guard let entry = try await store.entry(emailId: emailId) else {
-            return SendOutcome(emailId: emailId, messageId: composed.email.messageId, state: .sent, error: nil, nextAttempt: nil)
-        }
-        return SendOutcome(emailId: emailId, messageId: entry.messageId, state: entry.state, error: entry.error ?? push?.queue.lastError,
-                           nextAttempt: entry.state == .queued ? entry.notBefore ?? push?.queue.nextDue : nil)
+        return try await outcome(emailId: emailId, messageId: composed.email.messageId, after: push)
     }
 
     /// Runs the account's queue for a message `send` queued with `attemptNow: false`.
     public func pushNow(_ queued: SendOutcome, account: Account) async throws -> SendOutcome {
-        let push = try? await pusher.push(account: account)
-        guard let entry = try await store.entry(emailId: queued.emailId) else {
-            return SendOutcome(emailId: queued.emailId, messageId: queued.messageId, state: .sent, error: nil, nextAttempt: nil)
+        return try await outcome(emailId: queued.emailId, messageId: queued.messageId, after: try? await pusher.push(account: account))
+    }
+
+    /// Where a message stands after a push: gone from the queue means sent (and filed).
+    func outcome(emailId: Int64, messageId: String?, after push: PushReport?) async throws -> SendOutcome {
+        guard let entry = try await store.entry(emailId: emailId) else {
+            return SendOutcome(emailId: emailId, messageId: messageId, state: .sent, error: nil, nextAttempt: nil)
         }
-        return SendOutcome(emailId: queued.emailId, messageId: entry.messageId, state: entry.state, error: entry.error ?? push?.queue.lastError,
+        return SendOutcome(emailId: emailId, messageId: entry.messageId, state: entry.state, error: entry.error ?? push?.queue.lastError,
                            nextAttempt: entry.state == .queued ? entry.notBefore ?? push?.queue.nextDue : nil)
     }
 
