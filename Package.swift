@@ -71,11 +71,14 @@ let package = Package(
         .target(
             name: "HTMLSafety", resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
             swiftSettings: strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+        // Thread summaries and smart replies (FR-ED-02, FR-COMP-03): the built-in provider (word
+        // lists, offline) and the client of a local OpenAI-compatible server. Pure: HTTP comes from the runtime.
+        .target(name: "Assist", dependencies: ["TernCore"], swiftSettings: strict),
         // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
         .target(
             name: "TernRuntime",
             dependencies: [
-                "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", "HTMLSafety", .product(name: "Crypto", package: "swift-crypto"),
+                "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", "HTMLSafety", "Assist", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -94,7 +97,7 @@ let package = Package(
         // The command-line front end. Talks to use cases only.
         .target(
             name: "TernCLI",
-            dependencies: ["TernCore", "TernRuntime", "WebUI", "MIME", "HTMLSafety", "Sync",
+            dependencies: ["TernCore", "TernRuntime", "WebUI", "MIME", "HTMLSafety", "Sync", "Assist",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // Linked with mimalloc, which then serves every allocation of the process (docs/decisions.md).
@@ -121,6 +124,7 @@ let package = Package(
                            .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log")],
             path: "Tests/ScriptedServers", swiftSettings: strict),
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
+        .testTarget(name: "AssistTests", dependencies: ["Assist", "TernCore"], swiftSettings: strict),
         .testTarget(name: "IMAPTests", dependencies: ["IMAP", "MIME", "TernCore"], swiftSettings: strict),
         .testTarget(
             name: "IMAPIntegrationTests",

@@ -10,6 +10,20 @@ public enum SettingKey: String, Sendable, Hashable, Codable, CaseIterable {
     case bodyDownload = "body-download"
     /// FR-ED-01: seconds an archive or delete can be undone before it reaches the server.
     case undoActionWindow = "undo-action-window"
+    /// FR-ED-02, FR-COMP-03 (PLATFORM.md "On-device AI"): who writes summaries and smart replies:
+    /// builtin (on this machine, offline), endpoint (a local OpenAI-compatible server), off.
+    case assistProvider = "assist"
+    /// The OpenAI-compatible server's base URL (`http://127.0.0.1:8080/v1`), loopback unless allowed below.
+    case assistEndpoint = "assist-endpoint"
+    /// The model name sent to the endpoint (llama.cpp ignores it; Ollama needs it).
+    case assistModel = "assist-model"
+    /// yes lets the endpoint be on another machine: mail then leaves this one (the Settings screen warns).
+    case assistAllowRemote = "assist-allow-remote"
+}
+
+/// Who writes summaries and smart replies.
+public enum AssistProviderSetting: String, Sendable, Hashable, Codable, CaseIterable {
+    case builtin, endpoint, off
 }
 
 /// FR-SYNC-08's metered override.
@@ -25,6 +39,10 @@ public struct TernSettings: Sendable, Hashable, Codable {
     public var meteredConnection = MeteredSetting.auto
     public var bodyDownload = BodyHydrationPolicy.recent(days: 30)
     public var undoActionWindow = 5
+    public var assistProvider = AssistProviderSetting.builtin
+    public var assistEndpoint = ""
+    public var assistModel = ""
+    public var assistAllowRemote = false
 
     public init() {}
 
@@ -35,6 +53,10 @@ public struct TernSettings: Sendable, Hashable, Codable {
         case .meteredConnection: meteredConnection.rawValue
         case .bodyDownload: bodyDownload.settingText
         case .undoActionWindow: String(undoActionWindow)
+        case .assistProvider: assistProvider.rawValue
+        case .assistEndpoint: assistEndpoint
+        case .assistModel: assistModel
+        case .assistAllowRemote: assistAllowRemote ? "yes" : "no"
         }
     }
 
@@ -62,6 +84,29 @@ public struct TernSettings: Sendable, Hashable, Codable {
                 throw SettingError(key: key, value: text, choices: ["0…30"])
             }
             undoActionWindow = seconds
+        case .assistProvider:
+            guard let choice = AssistProviderSetting(rawValue: value) else {
+                throw SettingError(key: key, value: text, choices: AssistProviderSetting.allCases.map(\.rawValue))
+            }
+            assistProvider = choice
+        case .assistEndpoint:
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard trimmed.isEmpty || AssistEndpointAddress(trimmed) != nil else {
+                throw SettingError(key: key, value: text, choices: ["http://127.0.0.1:PORT/v1", "http://localhost:PORT/v1", "(empty)"])
+            }
+            assistEndpoint = trimmed
+        case .assistModel:
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard trimmed.count <= 200, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw SettingError(key: key, value: text, choices: ["a model name of at most 200 characters"])
+            }
+            assistModel = trimmed
+        case .assistAllowRemote:
+            switch value {
+            case "yes", "true", "on": assistAllowRemote = true
+            case "no", "false", "off": assistAllowRemote = false
+            default: throw SettingError(key: key, value: text, choices: ["yes", "no"])
+            }
         }
     }
 }
