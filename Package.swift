@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Domain model, repository protocols and use cases. No I/O framework dependencies.
@@ -80,7 +81,7 @@ let package = Package(
             dependencies: [
                 "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", "HTMLSafety", "Assist", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict),
         // The web front end (`tern serve`): Hummingbird on 127.0.0.1, pages written on the server, small

@@ -56,6 +56,9 @@ public final class TernServices: Sendable {
     public let contactsAutocomplete: ContactsAutocompleteUseCase
     /// FR-COMP-01 drafts and FR-COMP-02 sending with undo.
     public let drafts: DraftsUseCase
+    /// FR-ED-02 and FR-COMP-03: summaries and smart replies from the provider the settings choose.
+    public let summarizeThread: SummarizeThreadUseCase
+    public let smartReplies: SmartReplyUseCase
 
     public static func open(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TernServices {
         let home = TernHome.fromEnvironment(environment)
@@ -142,6 +145,14 @@ public final class TernServices: Sendable {
         self.drafts = DraftsUseCase(accounts: accounts, store: draftStore, coding: DraftMessageCodec(),
                                     files: LocalDraftFiles(directory: home.url.appendingPathComponent("drafts")), attachments: attachmentLoader,
                                     validation: composeValidation, outbox: outbox, pusher: pusher, changes: changes)
+        // TERN_ASSIST_BUDGET_SECONDS: how long a summary or suggestions may take before their
+        // section is hidden (a local model on a laptop CPU needs seconds; tests set less).
+        let assistBudget = AssistBudget(seconds: environment["TERN_ASSIST_BUDGET_SECONDS"].flatMap(Double.init).map { max(0.05, $0) } ?? 30)
+        let assistStore = SQLiteAssistStore(database: database)
+        let assistLoader = AssistThreadLoader(store: assistStore, sanitizer: HTMLSafetyBodySanitizer())
+        let assistProviders = SettingsAssistProviders(settings: settingsStore, timeoutSeconds: assistBudget.seconds)
+        self.summarizeThread = SummarizeThreadUseCase(loader: assistLoader, store: assistStore, providers: assistProviders, budget: assistBudget)
+        self.smartReplies = SmartReplyUseCase(loader: assistLoader, providers: assistProviders, budget: assistBudget)
     }
 
     /// For `tern status`: where the store is, which schema it has and what it holds; with

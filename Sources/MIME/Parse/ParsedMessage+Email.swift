@@ -8,7 +8,7 @@ extension ParsedMessage {
     /// carries this Message-ID: the identity then falls back to the canonical key alone.
     public func email(accountId: Account.ID, internalDate: Date, sizeBytes: Int64, messageIdIsReliable: Bool = true) -> Email {
         let plainSnippet = bodyPlain.map { Self.snippet(from: $0) }
-        return Email(
+        var email = Email(
             accountId: accountId, messageId: messageIdIsReliable ? messageId : nil, headerMessageId: messageId,
             dedupKey: dedupKey, inReplyTo: inReplyTo.last, references: references.isEmpty ? nil : references.joined(separator: " "),
             subject: subject, fromName: from.first?.name, fromAddress: from.first?.address ?? sender?.address ?? "",
@@ -16,6 +16,8 @@ extension ParsedMessage {
             snippet: plainSnippet ?? (bodyPlain == nil && bodyHTML == nil ? nil : ""), bodyPlain: bodyPlain, bodyHTML: bodyHTML,
             bodyTruncated: bodyTruncated, bodiesFetched: true, sizeBytes: sizeBytes,
             hasAttachments: attachments.contains { !$0.isInline })
+        email.bulkMarkers = BulkMailMarkers.from { headers.first($0.lowercased())?.decodedValue }
+        return email
     }
 
     /// The snippet of a text that did not come from this parser (an HTML body's text).

@@ -22,6 +22,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v9-settings-and-undo-window", migrate: createSettingsAndUndoWindow)
         migrator.registerMigration("v10-account-aliases", migrate: addAccountAliases)
         migrator.registerMigration("v11-drafts", migrate: createDrafts)
+        migrator.registerMigration("v12-assist", migrate: addAssistColumns)
         return migrator
     }
 
@@ -351,6 +352,14 @@ public enum SchemaMigrations {
     /// Space-separated (an address has no space outside a quoted local part, which an alias never needs).
     static func addAccountAliases(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE account ADD COLUMN aliases TEXT NOT NULL DEFAULT ''")
+    }
+
+    /// Issue 19: what the cached thread summary was written from (provider and messages), and the
+    /// bulk-mail headers smart replies stay silent on. Mail synced before keeps 0: only its
+    /// sender and text tell.
+    static func addAssistColumns(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE thread ADD COLUMN aiSummaryKey TEXT")
+        try db.execute(sql: "ALTER TABLE email ADD COLUMN bulkMarkers INTEGER NOT NULL DEFAULT 0")
     }
 
     /// FR-COMP-01 "Draft lifecycle": drafts saved locally first, with what their server copy is.

@@ -97,8 +97,8 @@ public struct SQLiteMessageStore: Sendable {
                 fromAddress, toAddresses, ccAddresses, bccAddresses, replyTo, dateSent, dateReceived, snippet, bodyPlain, bodyHTML,
                 bodyTruncated, bodiesFetched, bodyStructure, sizeBytes, hasAttachments, isRead, isStarred, isAnswered, isDraft,
                 deletedDate, sendState, sendRetryCount, sendQueuedDate, sendNotBefore, sendHoldUntil, sendAttemptStartedDate,
-                sendError, createdDate)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                sendError, createdDate, bulkMarkers)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 email.accountId, email.threadId, email.messageId, email.headerMessageId, email.dedupKey, email.inReplyTo, email.references,
                 email.subject, email.fromName, email.fromAddress, json(email.toAddresses), json(email.ccAddresses), json(email.bccAddresses),
@@ -106,6 +106,7 @@ public struct SQLiteMessageStore: Sendable {
                 email.bodiesFetched, email.bodyStructure, email.sizeBytes, email.hasAttachments, email.isRead, email.isStarred,
                 email.isAnswered, email.isDraft, email.deletedDate.stored, email.sendState.rawValue, email.sendRetryCount, email.sendQueuedDate.stored,
                 email.sendNotBefore.stored, email.sendHoldUntil.stored, email.sendAttemptStartedDate.stored, email.sendError, email.createdDate.stored,
+                email.bulkMarkers.rawValue,
             ])
         email.id = db.lastInsertedRowID
     }

@@ -66,3 +66,52 @@ struct AssistEvalOneCommand: AsyncParsableCommand {
         try printJSON(output)
     }
 }
+
+/// `tern summarize THREAD_ID`: FR-ED-02's summary of a thread, from the provider the settings
+/// choose (`tern settings set assist builtin|endpoint|off`). Prints nothing and exits 0 when there
+/// is none (Assist off, the provider failed or had nothing to say): the section is simply absent.
+struct SummarizeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "summarize", abstract: "Summarize a thread (on this machine: the built-in summarizer or your local model).")
+
+    @Argument(help: "The thread id (from `tern threads` or `tern search`).")
+    var id: Int64
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let services = try services()
+        guard try await services.mailQueries.threadOutline(id: id) != nil else { throw TernError.notFound("thread \(id)") }
+        let digest = await services.summarizeThread(threadId: id)
+        if output.json { return try printJSON(SummaryJSON(threadId: id, summary: digest)) }
+        if let digest { print(TerminalText.line(digest.text)) }
+    }
+
+    struct SummaryJSON: Encodable {
+        var threadId: Int64
+        var summary: ThreadDigest?
+    }
+}
+
+/// `tern suggest THREAD_ID`: FR-COMP-03's smart replies for the thread's last message; none for
+/// mail that expects no answer. `tern reply MESSAGE_ID --body "…"` starts a reply from one.
+struct SuggestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suggest", abstract: "Suggest up to three short replies to a thread's last message.")
+
+    @Argument(help: "The thread id (from `tern threads` or `tern search`).")
+    var id: Int64
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let services = try services()
+        guard try await services.mailQueries.threadOutline(id: id) != nil else { throw TernError.notFound("thread \(id)") }
+        let replies = await services.smartReplies(threadId: id)
+        if output.json { return try printJSON(SuggestionsJSON(threadId: id, suggestions: replies)) }
+        for (index, reply) in replies.enumerated() { print("\(index + 1). \(TerminalText.line(reply.text))  (\(reply.intent.rawValue))") }
+    }
+
+    struct SuggestionsJSON: Encodable {
+        var threadId: Int64
+        var suggestions: [SmartReply]
+    }
+}

@@ -280,6 +280,10 @@ struct ThreadCommand: AsyncParsableCommand {
 
     func run() async throws {
         let services = try services()
+        // FR-ED-02, AC-U-11: the summary is computed beside the opening and shown if it is ready
+        // soon after the conversation; the conversation never waits longer for it.
+        let threadId = id
+        let summarizing = Task { await services.summarizeThread(threadId: threadId) }
         let options = OpenThreadUseCase.Options(markRead: !keepUnread, earlierPages: earlier, expandAll: expandAll)
         guard case .opened(var conversation, let network) = try await services.openThread(threadId: id, options: options) else {
             throw CLIError.emptyConversation
@@ -293,8 +297,28 @@ struct ThreadCommand: AsyncParsableCommand {
         } else if loadRemote {
             conversation = try await services.openThread.refreshed(conversation, loadRemoteImages: remote(conversation))
         }
-        if output.json { return try printJSON(ConversationJSON(conversation)) }
-        print(ConversationText(conversation: conversation, showQuoted: showQuoted).rendered)
+        let summary = await Self.value(of: summarizing, within: .seconds(2))
+        if output.json {
+            var json = ConversationJSON(conversation)
+            json.summary = summary
+            return try printJSON(json)
+        }
+        print(ConversationText(conversation: conversation, showQuoted: showQuoted, summary: summary).rendered)
+    }
+
+    /// The task's value if it finishes within `grace`, else nil (the task is cancelled).
+    static func value<Value: Sendable>(of task: Task<Value?, Never>, within grace: Duration) async -> Value? {
+        await withTaskGroup(of: Value??.self) { group in
+            group.addTask { await task.value }
+            group.addTask {
+                try? await Task.sleep(for: grace)
+                return .some(nil)
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            if case .some(nil) = first { task.cancel() }
+            return first ?? nil
+        }
     }
 
     func remote(_ conversation: Conversation) -> Set<Int64> {

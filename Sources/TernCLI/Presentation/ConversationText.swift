@@ -6,12 +6,17 @@ import TernCore
 struct ConversationText {
     let conversation: Conversation
     var showQuoted = false
+    /// FR-ED-02: the summary, above the first message, when it was ready.
+    var summary: ThreadDigest? = nil
 
     var rendered: String {
         var out: [String] = []
         let count = conversation.messageCount
         out.append("\(TerminalText.line(conversation.subject))  (\(count) message\(count == 1 ? "" : "s"))")
         if conversation.offline { out.append("You're offline: bodies that were not downloaded are not shown.") }
+        if let summary {
+            out.append("Summary: \(TerminalText.line(summary.text))")
+        }
         if conversation.hasEarlier {
             out.append("\(conversation.earlierCount) earlier message\(conversation.earlierCount == 1 ? "" : "s") not shown: tern thread \(conversation.threadId) --earlier 1")
         }
@@ -97,6 +102,8 @@ struct ConversationJSON: Encodable {
     let hasEarlier: Bool
     let earlierCount: Int
     let offline: Bool
+    /// FR-ED-02: null when Assist is off, failed, or was not ready.
+    var summary: ThreadDigest? = nil
     let messages: [Message]
 
     struct Message: Encodable {

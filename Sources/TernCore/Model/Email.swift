@@ -66,6 +66,8 @@ public struct Email: Sendable, Hashable, Codable, Identifiable {
     public var bodyHTML: String?
     /// FR-SYNC-01 step 7: the body was cut at 10 MB.
     public var bodyTruncated: Bool
+    /// FR-COMP-03: the headers by which it declares itself bulk or automated (no smart replies).
+    public var bulkMarkers: BulkMailMarkers = []
     /// Bodies were fetched (both nil after fetching means the message has no text body).
     public var bodiesFetched: Bool
     /// The MIME part tree from BODYSTRUCTURE, as JSON, so bodies and attachments are fetched by part.
@@ -190,6 +192,9 @@ public struct MailThread: Sendable, Hashable, Codable, Identifiable {
     /// FR-ED-02: the summary the Assist provider wrote, and when.
     public var aiSummary: String?
     public var aiSummaryDate: Date?
+    /// What the cached summary was written from: the provider and the thread's messages, so a new
+    /// message or another provider recomputes it (issue 19).
+    public var aiSummaryKey: String?
 
     public init(
         id: Int64? = nil, accountId: Account.ID, subject: String, normalizedSubject: String, latestDate: Date,
