@@ -72,6 +72,11 @@ public struct SettingsAssistProviders: AssistProviderSource {
         }
     }
 
+    /// The Settings screen's "Test connection": the models the configured endpoint lists.
+    public static func testEndpoint(_ settings: TernSettings) async throws -> [String] {
+        try await endpointProvider(settings, timeoutSeconds: 10).testConnection()
+    }
+
     /// The configured endpoint's provider, or why it may not be used.
     public static func endpointProvider(_ settings: TernSettings, transport: any AssistHTTPTransport = AsyncHTTPAssistTransport(),
                                         timeoutSeconds: Double = 60) throws(AssistFailure) -> OpenAICompatibleProvider {

@@ -44,6 +44,12 @@ public struct SQLiteAssistStore: AssistStore {
         }
     }
 
+    public func threadId(ofEmail emailId: Int64) async throws -> Int64? {
+        try await database.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId])
+        }
+    }
+
     public func saveSummary(_ summary: CachedThreadSummary?, threadId: Int64) async throws {
         try await database.writer.write { db in
             try db.execute(sql: "UPDATE thread SET aiSummary = ?, aiSummaryDate = ?, aiSummaryKey = ? WHERE id = ?",

@@ -65,6 +65,8 @@ public protocol AssistStore: Sendable {
     /// Every message id of the thread (empty when there is no such thread): the cache key's part.
     func threadEmailIds(threadId: Int64) async throws -> [Int64]
     func cachedSummary(threadId: Int64) async throws -> CachedThreadSummary?
+    /// The thread a message belongs to: the composer knows the message it replies to.
+    func threadId(ofEmail emailId: Int64) async throws -> Int64?
     func saveSummary(_ summary: CachedThreadSummary?, threadId: Int64) async throws
 }
 
@@ -214,6 +216,7 @@ public struct SummarizeThreadUseCase: Sendable {
 /// demand within the budget; empty hides the section.
 public struct SmartReplyUseCase: Sendable {
     let loader: AssistThreadLoader
+    var store: any AssistStore { loader.store }
     let providers: any AssistProviderSource
     let budget: AssistBudget
     let log: @Sendable (String) -> Void
@@ -224,6 +227,12 @@ public struct SmartReplyUseCase: Sendable {
         self.providers = providers
         self.budget = budget
         self.log = log
+    }
+
+    /// FR-COMP-03: the replies for the thread of the message a reply composer answers.
+    public func callAsFunction(replyingTo emailId: Int64) async -> [SmartReply] {
+        guard let threadId = try? await store.threadId(ofEmail: emailId) else { return [] }
+        return await self(threadId: threadId)
     }
 
     public func callAsFunction(threadId: Int64) async -> [SmartReply] {

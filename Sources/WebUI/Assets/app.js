@@ -142,6 +142,7 @@ window.addEventListener("popstate", () => navigate(currentLocation(), { push: fa
 // ---- After each render: long-poll for bodies, observers ----------------------------------------
 function afterRender() {
   initComposer($("#composer"));
+  for (const placeholder of $$("[data-assist-summary], [data-assist-replies]")) loadAssist(placeholder);
   const conversation = $("#conversation[data-thread-id]");
   if (conversation && $("[data-body-loading]", conversation)) waitForBodies(conversation);
   observeLoadMore();
@@ -159,6 +160,36 @@ async function waitForBodies(conversation) {
       afterRender();
     }
   } catch { /* the page keeps its placeholders; reload retries */ }
+}
+
+// ---- Assist (FR-ED-02, FR-COMP-03) ---------------------------------------------------------------
+// The summary and the smart replies arrive after the conversation or composer is drawn; when there
+// are none (Assist off, the provider slow or failing) the section goes away without a word.
+async function loadAssist(placeholder) {
+  if (placeholder.dataset.loading) return;
+  placeholder.dataset.loading = "1";
+  const url = placeholder.dataset.assistSummary ?? placeholder.dataset.assistReplies;
+  let section = null;
+  try {
+    section = parse(await fetchText(url)).body.firstElementChild;
+  } catch { /* hidden below */ }
+  if (!placeholder.isConnected) return;
+  if (!section) { placeholder.remove(); return; }
+  placeholder.replaceWith(section);
+  const form = section.closest("#composer");
+  if (form) {
+    for (const chip of $$("[data-suggestion]", section)) chip.addEventListener("click", () => insertSuggestion(form, chip.dataset.suggestion));
+  }
+}
+
+// AC-U-11: the chosen reply goes above the quote, selected-free and focused, to edit freely.
+function insertSuggestion(form, text) {
+  const body = $("#compose-body", form);
+  const rest = body.value.replace(/^\s*/, "");
+  body.value = `${text}\n\n${rest}`;
+  body.focus();
+  body.setSelectionRange(text.length, text.length);
+  body.dispatchEvent(new Event("input", { bubbles: true }));
 }
 
 let loadMoreObserver;
@@ -220,9 +251,9 @@ async function openComposer(link) {
   const url = link.getAttribute("href");
   const query = new URL(url, location.origin).searchParams;
   const origin = new URLSearchParams(query);
-  for (const name of ["compose", "message", "from", "draft", "server"]) origin.delete(name);
+  for (const name of ["compose", "message", "from", "draft", "server", "suggestion"]) origin.delete(name);
   const fragment = new URLSearchParams();
-  for (const name of ["compose", "message", "from", "draft", "server"]) if (query.has(name)) fragment.set(name, query.get(name));
+  for (const name of ["compose", "message", "from", "draft", "server", "suggestion"]) if (query.has(name)) fragment.set(name, query.get(name));
   fragment.set("location", origin.toString());
   let doc;
   try {
@@ -693,7 +724,7 @@ function adoptDraftId(form, draftId) {
   $("#delete-draft", form).hidden = false;
   if (!form.isConnected) return;
   const url = new URL(location.href);
-  for (const name of ["compose", "message", "from", "draft", "server"]) url.searchParams.delete(name);
+  for (const name of ["compose", "message", "from", "draft", "server", "suggestion"]) url.searchParams.delete(name);
   url.searchParams.set("compose", "draft");
   url.searchParams.set("draft", draftId);
   history.replaceState({}, "", url.pathname + url.search);

@@ -168,7 +168,7 @@ struct ComposeRoutes: Sendable {
                   confirmed: Bool = false) async throws -> HTMLText {
         var draftId = target.draftId
         if let server = target.serverDraftId { draftId = try await services.drafts.open(serverEmailId: server).id }
-        let draft: ComposeDraft = if let typed {
+        var draft: ComposeDraft = if let typed {
             typed
         } else if let draftId {
             try await services.drafts.open(draftId).content
@@ -179,11 +179,13 @@ struct ComposeRoutes: Sendable {
         } else {
             try await state.prefill(mode: .new, original: nil, account: target.account) { try await services.compose.new(account: target.account) }
         }
+        if typed == nil, draftId == nil, let suggestion = target.suggestion { draft.body = suggestion + draft.body }
         let accounts = try await services.listAccounts()
         let account = accounts.first { $0.id == draft.accountId }?.name ?? ""
-        let delay = try await services.settings.current().undoSendDelay
-        return ComposerView(draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, draftId: draftId, undoSeconds: delay, autosaveSeconds: state.autosaveSeconds,
-                            errors: errors, confirmed: confirmed).render()
+        let settings = try await services.settings.current()
+        return ComposerView(draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, draftId: draftId,
+                            undoSeconds: settings.undoSendDelay, autosaveSeconds: state.autosaveSeconds, errors: errors, confirmed: confirmed,
+                            offersSmartReplies: settings.assistProvider != .off).render()
     }
 
     /// The message as the form holds it: the prefill again (sender, threading headers) with what the

@@ -26,6 +26,23 @@ struct SettingsRoutes: Sendable {
             }
             return WebResponse.redirect(to: "/settings?saved=1")
         }
+        // Issue 19: who writes summaries and smart replies; a remote endpoint only when allowed.
+        router.post("settings/assist") { request, _ in
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
+            do {
+                try await services.settings.set(.assistAllowRemote, to: form[SettingKey.assistAllowRemote.rawValue] == "yes" ? "yes" : "no")
+                for key in [SettingKey.assistEndpoint, .assistModel, .assistProvider] {
+                    if let value = form[key.rawValue] { try await services.settings.set(key, to: value) }
+                }
+            } catch {
+                return WebResponse.html(try await page(notice: WebErrorText.describe(error)), status: .badRequest)
+            }
+            return WebResponse.redirect(to: "/settings?saved=1#assist-title")
+        }
+        router.post("settings/assist/test") { _, _ in
+            WebResponse.html(try await page(notice: await testConnection()))
+        }
         router.post("trusted-senders/remove") { request, _ in
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
@@ -79,12 +96,52 @@ struct SettingsRoutes: Sendable {
         \(html: select(.meteredConnection, label: "Metered connection", value: settings.meteredConnection.rawValue,
                        choices: [("auto", "Ask the system"), ("yes", "Always metered"), ("no", "Never metered")]))
         <button type="submit" class="button">Save settings</button></form>
+        \(html: assistSection(settings))
         <section aria-labelledby="trusted-senders"><h2 id="trusted-senders">Trusted senders</h2>\
         <p>Remote images always load for these senders. Trackers are still blocked.</p>
         \(html: trustedList)
         </section>
         <section aria-labelledby="accounts-title"><h2 id="accounts-title">Accounts</h2><ul class="plain-list">\(html: accountRows)</ul></section>
         </main></body></html>
+        """
+    }
+
+    /// The endpoint the settings name, asked for its models: what the "Test connection" button says.
+    func testConnection() async -> String {
+        let settings = (try? await services.settings.current()) ?? TernSettings()
+        do {
+            let models = try await SettingsAssistProviders.testEndpoint(settings)
+            return models.isEmpty ? "Connected. The server lists no models." : "Connected. Models: \(models.prefix(5).joined(separator: ", "))."
+        } catch let failure as AssistFailure {
+            return "Couldn't connect: \(failure.description)."
+        } catch {
+            return "Couldn't connect: \(error)."
+        }
+    }
+
+    func assistSection(_ settings: TernSettings) -> HTMLText {
+        let endpoint = AssistEndpointAddress(settings.assistEndpoint)
+        let remoteWarning: HTMLText = settings.assistAllowRemote && endpoint.map({ !$0.isLoopback }) == true
+            ? "<p class=\"notice notice-warning\" role=\"note\">Mail you open is sent to \(endpoint?.host ?? ""), another computer, to be summarized.</p>" : ""
+        return """
+        <section aria-labelledby="assist-title"><h2 id="assist-title">Summaries and suggested replies</h2>\
+        <p>Tern writes them on this computer. Nothing is sent to any service unless you choose a model server below.</p>
+        \(html: remoteWarning)
+        <form method="post" action="/settings/assist" class="settings-form"><input type="hidden" name="csrf" value="\(csrfToken)">
+        \(html: select(.assistProvider, label: "Written by", value: settings.assistProvider.rawValue,
+                       choices: [("builtin", "Tern (built in, offline)"), ("endpoint", "A model server on this computer"), ("off", "Off")]))
+        <p><label for="setting-assist-endpoint">Model server address</label> <input id="setting-assist-endpoint" name="assist-endpoint" type="url" \
+        value="\(settings.assistEndpoint)" placeholder="http://127.0.0.1:8080/v1" aria-describedby="assist-endpoint-hint" autocomplete="off"></p>
+        <p id="assist-endpoint-hint" class="hint">An OpenAI-compatible server such as llama.cpp's llama-server or Ollama (http://127.0.0.1:11434/v1).</p>
+        <p><label for="setting-assist-model">Model name</label> <input id="setting-assist-model" name="assist-model" type="text" \
+        value="\(settings.assistModel)" autocomplete="off"></p>
+        <p><input id="setting-assist-allow-remote" name="assist-allow-remote" type="checkbox" value="yes"\(html: settings.assistAllowRemote ? " checked" : "") \
+        aria-describedby="assist-remote-warning"> <label for="setting-assist-allow-remote">Allow a server on another computer</label></p>
+        <p id="assist-remote-warning" class="hint settings-warning">Warning: with this on, the mail you open leaves this computer.</p>
+        <button type="submit" class="button">Save</button></form>
+        <form method="post" action="/settings/assist/test"><input type="hidden" name="csrf" value="\(csrfToken)">\
+        <button type="submit" class="button">Test connection</button></form>
+        </section>
         """
     }
 

@@ -33,6 +33,7 @@ struct WebRoutes: Sendable {
         ComposeRoutes(services: services, state: state, csrfToken: csrfToken).register(on: router)
         AttachmentRoutes(services: services, state: state).register(on: router)
         SettingsRoutes(services: services, state: state, csrfToken: csrfToken).register(on: router)
+        AssistRoutes(services: services).register(on: router)
         EventRoutes(changes: services.changes).register(on: router)
         AssetRoutes.register(on: router)
     }
@@ -112,7 +113,8 @@ struct WebRoutes: Sendable {
                 var conversation = opened
                 try await expand(&conversation, location: location)
                 if let network { state.register(network, threadId: threadId) }
-                return ConversationView(conversation: conversation, location: location, csrfToken: csrfToken).render()
+                return ConversationView(conversation: conversation, location: location, csrfToken: csrfToken,
+                                        assist: await AssistRoutes.panel(threadId: threadId, services: services)).render()
             }
         } catch TernError.notFound {
             return ConversationView.empty(location: location)
@@ -156,7 +158,8 @@ struct WebRoutes: Sendable {
         }
         conversation.offline = outcome.offline
         try await expand(&conversation, location: location)
-        return WebResponse.html(ConversationView(conversation: conversation, location: location, csrfToken: csrfToken).render())
+        return WebResponse.html(ConversationView(conversation: conversation, location: location, csrfToken: csrfToken,
+                                                 assist: await AssistRoutes.panel(threadId: threadId, services: services)).render())
     }
 
     /// One message expanded (its body fetched when missing, remote images when asked) or collapsed.

@@ -12,6 +12,8 @@ struct ComposeTarget: Sendable, Hashable {
     /// (`compose=draft&server=EMAILID`), adopted when opened (FR-COMP-01 "Draft lifecycle").
     var draftId: Int64?
     var serverDraftId: Int64?
+    /// AC-U-11: a smart reply chosen in the thread, put above the quote to edit freely.
+    var suggestion: String?
 
     init?(query: FormFields) {
         guard let text = query["compose"] else { return nil }
@@ -26,6 +28,7 @@ struct ComposeTarget: Sendable, Hashable {
         self.mode = mode
         messageId = query["message"].flatMap { Int64($0) }
         account = query["from"].flatMap { $0.isEmpty ? nil : $0 }
+        suggestion = query["suggestion"].map { AssistText.clean($0, maxCharacters: 500) }.flatMap { $0.isEmpty ? nil : $0 }
         if mode != .new, messageId == nil { return nil }
     }
 
@@ -45,6 +48,7 @@ struct ComposeTarget: Sendable, Hashable {
         var items = [URLQueryItem(name: "compose", value: mode.rawValue)]
         if let messageId { items.append(URLQueryItem(name: "message", value: String(messageId))) }
         if let account { items.append(URLQueryItem(name: "from", value: account)) }
+        if let suggestion { items.append(URLQueryItem(name: "suggestion", value: suggestion)) }
         return items
     }
 
@@ -76,6 +80,17 @@ struct ComposerView: Sendable {
     var errors: [String] = []
     /// The confirmations were asked once (a page without script sends again to confirm).
     var confirmed = false
+    /// Assist is on in the settings.
+    var offersSmartReplies = false
+
+    /// FR-COMP-03: smart replies for a new reply (not a resumed draft, not one started from a
+    /// suggestion), filled in by the page when they are ready.
+    var suggestions: HTMLText {
+        guard offersSmartReplies, draftId == nil, target.suggestion == nil, errors.isEmpty, draft.mode == .reply || draft.mode == .replyAll,
+              let original = draft.originalEmailId
+        else { return "" }
+        return SmartRepliesView(threadId: nil, place: .composer, replyTo: original, location: nil).placeholder()
+    }
 
     func render() -> HTMLText {
         var hidden = HTMLText()
@@ -109,6 +124,7 @@ struct ComposerView: Sendable {
         \(html: recipientField("bcc", "Bcc", draft.bcc, shown: showBcc))
         <p class="composer-field"><label for="compose-subject">Subject</label>\
         <input id="compose-subject" name="subject" type="text" value="\(draft.subject)" autocomplete="off"></p>
+        \(html: suggestions)
         <div class="format-toolbar" role="toolbar" aria-label="Formatting" aria-controls="compose-body">\
         <button type="button" class="button" data-format="bold" aria-keyshortcuts="Control+B">Bold</button>\
         <button type="button" class="button" data-format="italic" aria-keyshortcuts="Control+I">Italic</button>\

@@ -8,6 +8,8 @@ struct ConversationView: Sendable {
     var conversation: Conversation
     var location: MailLocation
     var csrfToken: String
+    /// FR-ED-02: the summary above the messages and the smart replies below them.
+    var assist: AssistPanel = .off
     var time = RelativeTime()
 
     static let nothingSelected: HTMLText = """
@@ -28,10 +30,19 @@ struct ConversationView: Sendable {
                               latestMessageId: conversation.messages.last(where: { $0.sendState == .none })?.id).render())
         <h2 class="thread-subject" id="thread-subject" tabindex="-1">\(subject)</h2>
         \(html: offline)
+        \(html: AssistSummaryView(threadId: conversation.threadId, panel: assist).render())
         \(html: earlierControl())
         <div class="messages" id="messages">\(html: messages)</div>
+        \(html: smartReplies)
         </div>
         """
+    }
+
+    /// FR-ED-02: the placeholder the page fills with smart replies to the latest received message.
+    var smartReplies: HTMLText {
+        if case .off = assist { return "" }
+        guard let latest = conversation.messages.last(where: { $0.sendState == .none })?.id else { return "" }
+        return SmartRepliesView(threadId: conversation.threadId, place: .thread, replyTo: latest, location: location).placeholder()
     }
 
     /// FR-ED-05: "Show earlier messages" above the first page, keeping the reader's place.
