@@ -14,6 +14,7 @@ public protocol AssistHTTPTransport: Sendable {
 /// untrusted text: size-capped, parsed defensively, cleaned of controls, never read as markup.
 public struct OpenAICompatibleProvider: AssistProvider {
     public let name = "endpoint"
+    public var identity: String { "endpoint:\(model)@\(endpoint.baseURL.absoluteString)" }
     public var endpoint: AssistEndpointAddress
     public var model: String
     var transport: any AssistHTTPTransport

@@ -86,9 +86,18 @@ struct SummarizeCommand: AsyncParsableCommand {
         if let digest { print(TerminalText.line(digest.text)) }
     }
 
+    /// `summary` is null, not absent, when there is none.
     struct SummaryJSON: Encodable {
         var threadId: Int64
         var summary: ThreadDigest?
+
+        enum CodingKeys: String, CodingKey { case threadId, summary }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(threadId, forKey: .threadId)
+            try container.encode(summary, forKey: .summary)
+        }
     }
 }
 

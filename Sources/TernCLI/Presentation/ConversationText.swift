@@ -102,7 +102,7 @@ struct ConversationJSON: Encodable {
     let hasEarlier: Bool
     let earlierCount: Int
     let offline: Bool
-    /// FR-ED-02: null when Assist is off, failed, or was not ready.
+    /// FR-ED-02: absent when Assist is off, failed, or was not ready.
     var summary: ThreadDigest? = nil
     let messages: [Message]
 

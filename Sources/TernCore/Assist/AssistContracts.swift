@@ -111,6 +111,12 @@ public protocol AssistProvider: Sendable {
     func summarize(_ thread: AssistThread) async throws -> String?
     /// At most three, in the thread's language; none for mail that expects no reply.
     func suggestReplies(_ thread: AssistThread) async throws -> [SmartReply]
+    /// What a cached summary was written by: another model or server recomputes it.
+    var identity: String { get }
+}
+
+extension AssistProvider {
+    public var identity: String { name }
 }
 
 /// Why a provider gave no answer; logged, never shown (FR-ED-02: the section is hidden instead).

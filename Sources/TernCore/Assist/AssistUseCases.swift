@@ -165,7 +165,7 @@ public struct SummarizeThreadUseCase: Sendable {
         guard let provider = await providers.currentProvider(),
               let ids = try? await store.threadEmailIds(threadId: threadId), !ids.isEmpty,
               let cached = try? await store.cachedSummary(threadId: threadId),
-              cached.key == Self.key(provider: provider.name, emailIds: ids)
+              cached.key == Self.key(provider: provider.identity, emailIds: ids)
         else { return nil }
         return ThreadDigest(text: cached.text, provider: provider.name, date: cached.date)
     }
@@ -181,7 +181,7 @@ public struct SummarizeThreadUseCase: Sendable {
             log("assist: thread \(threadId) could not be read: \(error)")
             return nil
         }
-        let key = Self.key(provider: provider.name, emailIds: loaded.source.allEmailIds)
+        let key = Self.key(provider: provider.identity, emailIds: loaded.source.allEmailIds)
         if let cached = try? await store.cachedSummary(threadId: threadId), cached.key == key {
             return ThreadDigest(text: cached.text, provider: provider.name, date: cached.date)
         }
