@@ -44,8 +44,12 @@ import TernCore
                 try Fixtures.insertBeforeAliases(account, db)
                 var folder = Folder(accountId: account.id, path: "Trash", folderType: .trash, uidValidity: 42)
                 try folder.insert(db)
-                var email = Fixtures.email(accountId: account.id, messageId: "<m@example.org>")
-                try email.insert(db)
+                // Written as a v7 store held it: today's Email has columns v7 did not.
+                try db.execute(sql: """
+                    INSERT INTO email (accountId, messageId, dedupKey, subject, fromAddress, dateReceived, createdDate)
+                    VALUES (?, '<m@example.org>', 'key', 'Subject', 'a@example.org', ?, ?)
+                    """, arguments: [account.id, Date(), Date()])
+                let email = (id: db.lastInsertedRowID, accountId: account.id)
                 try db.execute(sql: """
                     INSERT INTO pendingOperation (accountId, kind, emailId, folderId, imapUID, createdDate) VALUES (?, 'delete', ?, ?, 5, ?);
                     INSERT INTO pendingOperation (accountId, kind, emailId, createdDate) VALUES (?, 'fileSentCopy', ?, ?)
