@@ -317,3 +317,15 @@ def test_web_hides_the_sections_when_the_provider_fails(mailbox, web, model):
     assert not browser.find_elements("xpath", "//section[@aria-labelledby='assist-summary-title']//script | "
                                                "//section[@aria-labelledby='assist-summary-title']//b")
     assert axe_violations(browser) == []
+    # Settings (a page without script): the form saves, and Test connection reports what the server lists.
+    browser.get(f"{web['base']}/settings")
+    model_field = by_xpath(browser, "//input[@id='setting-assist-model']")
+    model_field.clear()
+    model_field.send_keys("tiny-test-model")
+    model_field.submit()
+    by_xpath(browser, "//p[@role='status'][contains(., 'Settings saved.')]")
+    assert tern(web["home"], "settings").stdout.count("tiny-test-model") == 1
+    by_xpath(browser, "//button[normalize-space()='Test connection']").click()
+    status = by_xpath(browser, "//p[@role='status']", timeout=15)
+    assert "Connected. Models: tiny-test-model" in status.text, status.text
+    assert axe_violations(browser) == []

@@ -128,7 +128,7 @@ def test_pages_and_bodies_carry_their_policies(site):
     assert "script-src 'self'" in policy and "unsafe-inline" not in policy and "http" not in policy
     assert response.getheader("X-Frame-Options") == "DENY"
     assert response.getheader("X-Content-Type-Options") == "nosniff"
-    assert response.getheader("Referrer-Policy") == "no-referrer"
+    assert response.getheader("Referrer-Policy") == "same-origin"
     assert page.count("<script") == 1 and 'src="/assets/app.js"' in page
     assert "http://" not in page.replace(f"http://127.0.0.1:{site['port']}", "") and "https://" not in page
     response, _ = request(site, "GET", "/bodies/1?thread=1", {"Cookie": cookie})

@@ -73,7 +73,7 @@ import TernRuntime
                 #expect(!policy.contains("http:") && !policy.contains("https:"))
                 #expect(response.headers[SecurityHeaders.frameOptionsName] == "DENY")
                 #expect(response.headers[SecurityHeaders.nosniffName] == "nosniff")
-                #expect(response.headers[SecurityHeaders.referrerName] == "no-referrer")
+                #expect(response.headers[SecurityHeaders.referrerName] == "same-origin")
                 let page = String(buffer: response.body)
                 #expect(page.contains("<h2 id=\"list-title\">Inbox</h2>"))
                 #expect(page.contains("No conversations here."))

@@ -59,7 +59,11 @@ enum SecurityHeaders {
         if response.headers[cspName] == nil { response.headers[cspName] = appPolicy }
         if response.headers[frameOptionsName] == nil { response.headers[frameOptionsName] = "DENY" }
         response.headers[nosniffName] = "nosniff"
-        response.headers[referrerName] = "no-referrer"
+        // same-origin, not no-referrer: a page's own form posts (the Settings screen has no script)
+        // then carry their true Origin, where no-referrer made it "null" and the origin check
+        // refused them. Nothing is ever sent to another origin either way; mail bodies keep
+        // no-referrer in their own documents.
+        response.headers[referrerName] = "same-origin"
         response.headers[crossOriginOpenerName] = "same-origin"
         response.headers[crossOriginResourceName] = "same-origin"
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
