@@ -13,8 +13,9 @@ enum LanguageIdentifier {
 
     static func identify(_ words: [Substring]) -> Guess? {
         guard words.count >= 3 else { return nil }
+        let strings = words.map(String.init)
         let scored = Lexicon.all.map { lexicon in
-            (lexicon.language, Double(words.reduce(0) { $0 + (lexicon.commonWords.contains(String($1)) ? 1 : 0) }) / Double(words.count))
+            (lexicon.language, Double(strings.reduce(0) { $0 + (lexicon.commonWords.contains($1) ? 1 : 0) }) / Double(words.count))
         }.sorted { $0.1 > $1.1 }
         guard let best = scored.first, best.1 > 0 else { return nil }
         return Guess(language: best.0, share: best.1, margin: best.1 - (scored.dropFirst().first?.1 ?? 0))

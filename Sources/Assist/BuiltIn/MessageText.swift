@@ -216,7 +216,8 @@ enum Tokens {
             index = lower.index(after: index)
         }
         if let begin = start { words.append(lower[begin...]) }
-        return words.map { Substring($0.replacingOccurrences(of: "’", with: "'")) }
+        // The typographic apostrophe is read as the ASCII one ("can’t" is "can't").
+        return words.map { $0.contains("’") ? Substring($0.replacingOccurrences(of: "’", with: "'")) : $0 }
     }
 }
 

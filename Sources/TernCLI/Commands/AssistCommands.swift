@@ -2,6 +2,7 @@ import ArgumentParser
 import Assist
 import Foundation
 import TernCore
+import TernRuntime
 
 /// `tern assist-eval-one`: the built-in Assist provider on one thread of the labelled evaluation
 /// set (SystemTests/assist-eval, its README gives the format), for `scripts/assist_eval.py`. Reads
@@ -74,15 +75,12 @@ struct SummarizeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "summarize", abstract: "Summarize a thread (on this machine: the built-in summarizer or your local model).")
 
-    @Argument(help: "The thread id (from `tern threads` or `tern search`).")
-    var id: Int64
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var thread: AssistThreadArguments
 
     func run() async throws {
-        let services = try services()
-        guard try await services.mailQueries.threadOutline(id: id) != nil else { throw TernError.notFound("thread \(id)") }
+        let (services, id) = try await thread.resolve()
         let digest = await services.summarizeThread(threadId: id)
-        if output.json { return try printJSON(SummaryJSON(threadId: id, summary: digest)) }
+        if thread.output.json { return try printJSON(SummaryJSON(threadId: id, summary: digest)) }
         if let digest { print(TerminalText.line(digest.text)) }
     }
 
@@ -107,20 +105,31 @@ struct SuggestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "suggest", abstract: "Suggest up to three short replies to a thread's last message.")
 
-    @Argument(help: "The thread id (from `tern threads` or `tern search`).")
-    var id: Int64
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var thread: AssistThreadArguments
 
     func run() async throws {
-        let services = try services()
-        guard try await services.mailQueries.threadOutline(id: id) != nil else { throw TernError.notFound("thread \(id)") }
+        let (services, id) = try await thread.resolve()
         let replies = await services.smartReplies(threadId: id)
-        if output.json { return try printJSON(SuggestionsJSON(threadId: id, suggestions: replies)) }
+        if thread.output.json { return try printJSON(SuggestionsJSON(threadId: id, suggestions: replies)) }
         for (index, reply) in replies.enumerated() { print("\(index + 1). \(TerminalText.line(reply.text))  (\(reply.intent.rawValue))") }
     }
 
     struct SuggestionsJSON: Encodable {
         var threadId: Int64
         var suggestions: [SmartReply]
+    }
+}
+
+/// What `tern summarize` and `tern suggest` take: a thread that must exist, and `--json`.
+struct AssistThreadArguments: ParsableArguments {
+    @Argument(help: "The thread id (from `tern threads` or `tern search`).")
+    var id: Int64
+    @OptionGroup var output: OutputOptions
+
+    /// The services and the thread id, or `notFound` for a thread that is not in the store.
+    func resolve() async throws -> (TernServices, Int64) {
+        let services = try services()
+        guard try await services.mailQueries.threadOutline(id: id) != nil else { throw TernError.notFound("thread \(id)") }
+        return (services, id)
     }
 }

@@ -11,7 +11,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
         subcommands: [MIMEBench.self, IMAPBench.self, UIDSetBench.self, SanitizeBench.self, HostileHTMLBench.self, ThreadBench.self,
-                      SearchBench.self, SendBench.self, ThreadOpenBench.self, AutocompleteBench.self, DraftsBench.self])
+                      SearchBench.self, SendBench.self, ThreadOpenBench.self, AutocompleteBench.self, DraftsBench.self, AssistBench.self])
 
     struct MIMEBench: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -521,7 +521,7 @@ extension BenchCommand {
         }
 
         static func syntheticMailbox(count: Int, seed: UInt64) -> [ThreadingHeaders] {
-            var random = SplitMix(state: seed)
+            var random = SplitMix(seed: seed)
             let start = Date(timeIntervalSince1970: 1_700_000_000)
             var result: [ThreadingHeaders] = []
             result.reserveCapacity(count)
@@ -546,19 +546,6 @@ extension BenchCommand {
             }
             return result.sorted { ($0.date, $0.emailID) < ($1.date, $1.emailID) }
         }
-    }
-}
-
-/// A small deterministic generator for benchmark data (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
@@ -705,6 +692,29 @@ extension BenchCommand {
             print(String(format: "%d saves of a growing reply (to %d KB): p50 %.3f ms, p99 %.3f ms, max %.3f ms; unchanged: p50 %.3f ms, p99 %.3f ms",
                          report.saves, report.finalBodyBytes / 1024, report.p50Milliseconds, report.p99Milliseconds, report.maxMilliseconds,
                          report.unchangedP50Milliseconds, report.unchangedP99Milliseconds))
+        }
+    }
+}
+
+extension BenchCommand {
+    /// Issue 19: the built-in provider's summary and smart replies for 20-message threads (goal: p99 under 20 ms).
+    struct AssistBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "assist", abstract: "Time the built-in summary and smart replies of 20-message threads.")
+
+        @Option(help: "Threads timed.")
+        var threads = 400
+        @Option(help: "Messages per thread, each quoting the ones before.")
+        var messages = 20
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let report = try await AssistBenchmark.run(threads: threads, messagesPerThread: messages)
+            if output.json { return try printJSON(report) }
+            print(String(format: "%d threads of %d messages (%d bytes each on average): summary p50 %.3f ms, p99 %.3f ms; replies p50 %.3f ms, "
+                         + "p99 %.3f ms; both p99 %.3f ms, max %.3f ms", report.threads, report.messagesPerThread, report.averageThreadBytes,
+                         report.summaryP50Milliseconds, report.summaryP99Milliseconds, report.repliesP50Milliseconds, report.repliesP99Milliseconds,
+                         report.bothP99Milliseconds, report.maxMilliseconds))
         }
     }
 }
