@@ -19,7 +19,7 @@ help:
 	@echo "make test   - install what is missing, start the test servers, run every test, stop them"
 	@echo "make build  - build tern (.build/debug/tern)"
 	@echo "make fuzz-mime|fuzz-imap|fuzz-smtp|fuzz-html|fuzz-markdown FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
-	@echo "make bench-deps - the peers BENCHMARKS.md measures beside Tern (nh3, bleach; notmuch when a script needs it)"
+	@echo "make bench-deps - the peers BENCHMARKS.md measures beside Tern (nh3, bleach, sumy; notmuch when a script needs it)"
 	@echo "make install [PREFIX=~/.local] - tern, shell completions, systemd user units; make uninstall removes them"
 
 deps: $(VENV)/.ready

@@ -16,17 +16,30 @@ public enum AssistBenchmark {
         public var summaryP99Milliseconds: Double
         public var repliesP50Milliseconds: Double
         public var repliesP99Milliseconds: Double
+        public var bothP50Milliseconds: Double
         public var bothP99Milliseconds: Double
         public var maxMilliseconds: Double
     }
 
     public static func run(threads: Int, messagesPerThread: Int = 20) async throws -> Report {
+        try await run((0..<threads).map { makeThread($0, messages: messagesPerThread) }, messagesPerThread: messagesPerThread)
+    }
+
+    /// The threads of the labelled evaluation set (`SystemTests/assist-eval/threads`), each timed `rounds` times.
+    public static func run(evaluationSet directory: URL, rounds: Int = 20) async throws -> Report {
+        let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "json" }.sorted { $0.path < $1.path }
+        let threads = try files.map { try AssistEvaluationSet.thread(from: Data(contentsOf: $0)) }
+        let repeated = (0..<rounds).flatMap { _ in threads }
+        return try await run(repeated, messagesPerThread: threads.map(\.messages.count).max() ?? 0)
+    }
+
+    static func run(_ all: [AssistThread], messagesPerThread: Int) async throws -> Report {
         let provider = BuiltInAssistProvider()
         let clock = ContinuousClock()
         var summaries: [Double] = [], replies: [Double] = [], both: [Double] = []
         var bytes = 0
-        for index in 0..<threads {
-            let thread = makeThread(index, messages: messagesPerThread)
+        for thread in all {
             bytes += thread.messages.reduce(0) { $0 + $1.text.utf8.count }
             let start = clock.now
             _ = try await provider.summarize(thread)
@@ -37,12 +50,12 @@ public enum AssistBenchmark {
             replies.append((end - middle).inSeconds * 1000)
             both.append((end - start).inSeconds * 1000)
         }
-        return Report(threads: threads, messagesPerThread: messagesPerThread, averageThreadBytes: bytes / max(1, threads),
+        return Report(threads: all.count, messagesPerThread: messagesPerThread, averageThreadBytes: bytes / max(1, all.count),
                       summaryP50Milliseconds: ReadingBenchmark.percentile(summaries, 0.5),
                       summaryP99Milliseconds: ReadingBenchmark.percentile(summaries, 0.99),
                       repliesP50Milliseconds: ReadingBenchmark.percentile(replies, 0.5),
                       repliesP99Milliseconds: ReadingBenchmark.percentile(replies, 0.99),
-                      bothP99Milliseconds: ReadingBenchmark.percentile(both, 0.99), maxMilliseconds: both.max() ?? 0)
+                      bothP50Milliseconds: ReadingBenchmark.percentile(both, 0.5), bothP99Milliseconds: ReadingBenchmark.percentile(both, 0.99), maxMilliseconds: both.max() ?? 0)
     }
 
     static let lines: [[String]] = [
@@ -85,5 +98,50 @@ public enum AssistBenchmark {
                 date: Date(timeIntervalSince1970: 1_800_000_000 + Double(position) * 3_600), subject: "Release \(index)", text: text))
         }
         return AssistThread(subject: "Release \(index)", messages: messages, userAddresses: ["user@example.org"])
+    }
+}
+
+/// The labelled evaluation set's thread format (`SystemTests/assist-eval/README.md`) read as an
+/// `AssistThread`, for `tern assist-eval-one` and `tern bench assist --set`. The headers given are the
+/// last message's.
+public enum AssistEvaluationSet {
+    struct Person: Decodable {
+        var name: String?
+        var address: String
+    }
+
+    struct Message: Decodable {
+        var from: Person
+        var to: [Person]
+        var cc: [Person]?
+        var date: String
+        var subject: String
+        var body: String
+    }
+
+    struct Thread: Decodable {
+        var messages: [Message]
+        var headers: [String: String]?
+        var user: String
+    }
+
+    public static func thread(from data: Data) throws -> AssistThread {
+        let input: Thread
+        do {
+            input = try JSONDecoder().decode(Thread.self, from: data)
+        } catch {
+            throw TernError.invalidInput("not an evaluation-set thread: \(error)")
+        }
+        let dates = ISO8601DateFormatter()
+        let headers = Dictionary((input.headers ?? [:]).map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        let messages = input.messages.enumerated().map { index, message in
+            AssistMessage(
+                from: EmailAddress(name: message.from.name, address: message.from.address),
+                to: message.to.map { EmailAddress(name: $0.name, address: $0.address) },
+                cc: (message.cc ?? []).map { EmailAddress(name: $0.name, address: $0.address) },
+                date: dates.date(from: message.date) ?? Date(timeIntervalSince1970: 0), subject: message.subject, text: message.body,
+                bulkMarkers: index == input.messages.count - 1 ? BulkMailMarkers.from { headers[$0.lowercased()] } : [])
+        }
+        return AssistThread(subject: input.messages.first?.subject ?? "", messages: messages, userAddresses: [input.user])
     }
 }

@@ -43,6 +43,14 @@ import TernCore
         #expect(footer.segments.map(\.text) == ["Your order ships today."])
     }
 
+    @Test func crlfBodiesReadAsLfBodies() {
+        let body = "Hi Ana,\r\n\r\nThe budget is 1,200 EUR. Can you approve it?\r\n\r\nBest,\r\nTom\r\n\r\nOn Monday Ana wrote:\r\n> old"
+        let text = MessageText(body: body, lexicons: lexicons)
+        #expect(text.greeting == "Hi Ana,")
+        #expect(text.segments.map(\.text) == ["The budget is 1,200 EUR.", "Can you approve it?"])
+        #expect(MessageText.ownLines("From: Ana\r\nSent: Monday\r\nold", lexicons: lexicons).isEmpty, "an Outlook header block")
+    }
+
     @Test func labelledLinesAreSegmentsOfTheirOwn() {
         let text = MessageText(body: "Erinnerung\n\nTeamfrühstück\nWann: Mittwoch, 18. November 2026, 9:00\nWo: Küche, 3. OG", lexicons: lexicons)
         #expect(text.segments.map(\.text).contains("Wann: Mittwoch, 18. November 2026, 9:00"))

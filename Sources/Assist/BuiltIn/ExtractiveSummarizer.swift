@@ -89,10 +89,10 @@ struct ExtractiveSummarizer: Sendable {
         return frequencies
     }
 
-    static func isCommon(_ word: Substring) -> Bool {
-        let text = String(word)
-        return Lexicon.all.contains { $0.commonWords.contains(text) }
-    }
+    static func isCommon(_ word: Substring) -> Bool { allCommonWords.contains(String(word)) }
+
+    /// Every language's common words in one set: looked up once per word of the thread.
+    static let allCommonWords: Set<String> = Lexicon.all.reduce(into: []) { $0.formUnion($1.commonWords) }
 
     static func mentionsMoney(_ text: String) -> Bool {
         ["€", "$", "£", " eur", " usd", " gbp", " chf", "euro"].contains { text.lowercased().contains($0) }

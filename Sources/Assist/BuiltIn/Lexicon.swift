@@ -8,27 +8,27 @@ struct Lexicon: Sendable {
     /// Frequent function words, for language identification.
     var commonWords: Set<String>
     /// A first line that opens the message ("hi anna,", "sehr geehrte frau …").
-    var greetings: [Phrase] = []
+    var greetings: PhraseSet = []
     /// A short line that closes it ("best,", "viele grüße"); what follows is the signature.
-    var closings: [Phrase] = []
+    var closings: PhraseSet = []
     /// Sentences that are about the mail rather than its content: unsubscribe footers, legal
     /// lines, "do not reply", "sent from my phone".
-    var boilerplate: [Phrase] = []
+    var boilerplate: PhraseSet = []
     /// Pleasantries that carry nothing a summary needs ("hope you are well").
-    var pleasantries: [Phrase] = []
+    var pleasantries: PhraseSet = []
     /// Words that mark a decision, a commitment or a change ("approved", "verschoben").
-    var decisions: [Phrase] = []
+    var decisions: PhraseSet = []
     /// Month and weekday names and relative days ("tomorrow", "lundi").
-    var dateWords: [Phrase] = []
-    var requests: [Phrase] = []
-    var scheduling: [Phrase] = []
-    var thanks: [Phrase] = []
+    var dateWords: PhraseSet = []
+    var requests: PhraseSet = []
+    var scheduling: PhraseSet = []
+    var thanks: PhraseSet = []
     /// Good news worth a congratulation ("got the job", "est né").
-    var goodNews: [Phrase] = []
+    var goodNews: PhraseSet = []
     /// A question that expects yes or no starts with one of these (`can`, `kannst`, `est-ce que`).
-    var yesNoOpeners: [Phrase] = []
+    var yesNoOpeners: PhraseSet = []
     /// Questions asked out of courtesy ("how are you?").
-    var courtesyQuestions: [Phrase] = []
+    var courtesyQuestions: PhraseSet = []
     /// Words that mark the polite form of address (German Sie, French vous, Spanish usted).
     var formalMarkers: Set<String> = []
     var informalMarkers: Set<String> = []
@@ -63,22 +63,11 @@ struct Phrase: Sendable, Hashable, ExpressibleByStringLiteral {
     var words: [Substring]
     init(stringLiteral value: String) { words = value.split(separator: " ") }
 
-    /// Whether the phrase occurs in `text` (word tokens, lowercased) at a word boundary.
-    func occurs(in text: [Substring]) -> Bool { firstIndex(in: text) != nil }
-
-    func firstIndex(in text: [Substring]) -> Int? {
-        guard !words.isEmpty, text.count >= words.count else { return nil }
-        outer: for start in 0...(text.count - words.count) {
-            for (offset, word) in words.enumerated() where !Self.matches(word, text[start + offset]) { continue outer }
-            return start
-        }
-        return nil
-    }
-
-    /// Whether the phrase begins `text`.
-    func opens(_ text: [Substring]) -> Bool {
-        guard text.count >= words.count else { return false }
-        return words.enumerated().allSatisfy { Self.matches($0.element, text[$0.offset]) }
+    /// Whether the phrase stands in `text` from `position`.
+    func matches(_ text: [Substring], at position: Int) -> Bool {
+        guard !words.isEmpty, position + words.count <= text.count else { return false }
+        for (offset, word) in words.enumerated() where !Self.matches(word, text[position + offset]) { return false }
+        return true
     }
 
     private static func matches(_ pattern: Substring, _ word: Substring) -> Bool {
@@ -86,17 +75,64 @@ struct Phrase: Sendable, Hashable, ExpressibleByStringLiteral {
     }
 }
 
-extension [Phrase] {
-    func occur(in text: [Substring]) -> Bool { contains { $0.occurs(in: text) } }
-    func open(_ text: [Substring]) -> Bool { contains { $0.opens(text) } }
-    func count(in text: [Substring]) -> Int { reduce(0) { $0 + ($1.occurs(in: text) ? 1 : 0) } }
+/// A list of phrases looked up by their first word: a sentence is read word by word against a hash
+/// table instead of against every phrase (issue 19's 20 ms budget for a 20-message thread).
+struct PhraseSet: Sendable, ExpressibleByArrayLiteral {
+    let phrases: [Phrase]
+    /// Phrases by their exact first word.
+    private let byFirstWord: [Substring: [Phrase]]
+    /// Phrases whose first word is a prefix pattern (`appreciate*`).
+    private let byPrefix: [Phrase]
+
+    init(arrayLiteral elements: Phrase...) {
+        phrases = elements
+        var index: [Substring: [Phrase]] = [:]
+        var prefixed: [Phrase] = []
+        for phrase in elements {
+            guard let first = phrase.words.first else { continue }
+            if first.last == "*" { prefixed.append(phrase) } else { index[first, default: []].append(phrase) }
+        }
+        byFirstWord = index
+        byPrefix = prefixed
+    }
+
+    var isEmpty: Bool { phrases.isEmpty }
+
+    /// The phrases that can start at `position` of `text`, whole.
+    private func matches(_ text: [Substring], at position: Int) -> Int {
+        var count = 0
+        for phrase in byFirstWord[text[position]] ?? [] where phrase.matches(text, at: position) { count += 1 }
+        for phrase in byPrefix where phrase.matches(text, at: position) { count += 1 }
+        return count
+    }
+
+    func occur(in text: [Substring]) -> Bool {
+        text.indices.contains { matches(text, at: $0) > 0 }
+    }
+
+    func open(_ text: [Substring]) -> Bool { !text.isEmpty && matches(text, at: 0) > 0 }
+
+    /// How many distinct phrases occur anywhere in `text`.
+    func count(in text: [Substring]) -> Int {
+        var found: Set<[Substring]> = []
+        for position in text.indices {
+            for phrase in (byFirstWord[text[position]] ?? []) + byPrefix where phrase.matches(text, at: position) { found.insert(phrase.words) }
+        }
+        return found.count
+    }
+
+    /// Whether a phrase of at least `minimumWords` words opens `text`.
+    func open(_ text: [Substring], minimumWords: Int) -> Bool {
+        guard let first = text.first else { return false }
+        return ((byFirstWord[first] ?? []) + byPrefix).contains { $0.words.count >= minimumWords && $0.matches(text, at: 0) }
+    }
 }
 
 extension Lexicon {
     static func of(_ language: AssistLanguage) -> Lexicon { all.first { $0.language == language }! }
 
     /// Words every language's mail shares: boilerplate is often English in otherwise German mail.
-    static let sharedBoilerplate: [Phrase] = [
+    static let sharedBoilerplate: PhraseSet = [
         "unsubscribe*", "view in browser", "view this email", "privacy policy", "manage preferences", "manage notifications",
         "manage your", "you are receiving", "you're receiving", "you received this", "this email was sent", "this message was sent",
         "do not reply", "don't reply", "please do not reply", "no-reply", "noreply", "automatically generated", "automated message",

@@ -49,13 +49,15 @@ struct MessageText: Sendable {
     /// The lines the sender wrote: up to quoted history or the signature, without `>` lines, and
     /// without the closing and what follows it when only a short sign-off remains.
     static func ownLines(_ body: String, lexicons: [Lexicon]) -> [String] {
-        let all = body.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Read line by line and stop at the history: a reply deep in a thread quotes tens of
+        // kilobytes that are never looked at.
         var lines: [String] = []
-        for (index, line) in all.enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if isSignatureDelimiter(trimmed) || isAttribution(trimmed) || isForwardedHeaderBlock(all, at: index) { break }
+        var scanner = LineScanner(body)
+        while let line = scanner.next() {
+            let trimmed = line.trimmingWhitespace()
+            if isSignatureDelimiter(trimmed) || isAttribution(trimmed) || isForwardedHeaderBlock(trimmed, following: scanner.peek(2)) { break }
             if trimmed.hasPrefix(">") { continue }
-            lines.append(line)
+            lines.append(String(line))
         }
         // The closing: a short line like "Best," near the end, followed only by a few short lines.
         if let closing = lines.indices.last(where: { isClosing(lines[$0], lexicons: lexicons) }),
@@ -84,13 +86,13 @@ struct MessageText: Sendable {
 
     /// Outlook's quoted header block: "From:" then "Sent:"/"Date:" (and their German, French and
     /// Spanish names) on the next lines.
-    static func isForwardedHeaderBlock(_ lines: [String], at index: Int) -> Bool {
+    static func isForwardedHeaderBlock(_ line: String, following: [Substring]) -> Bool {
         let fromNames = ["from:", "von:", "de :", "de:"]
         let dateNames = ["sent:", "date:", "gesendet:", "datum:", "envoyé :", "envoyé:", "date :", "enviado:", "fecha:"]
-        let lower = lines[index].trimmingCharacters(in: .whitespaces).lowercased()
+        let lower = line.lowercased()
         guard fromNames.contains(where: { lower.hasPrefix($0) }) else { return false }
-        return lines[(index + 1)..<min(lines.count, index + 3)].contains { next in
-            let nextLower = next.trimmingCharacters(in: .whitespaces).lowercased()
+        return following.contains { next in
+            let nextLower = next.trimmingWhitespace().lowercased()
             return dateNames.contains { nextLower.hasPrefix($0) }
         }
     }
@@ -107,7 +109,7 @@ struct MessageText: Sendable {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         let words = Tokens.words(trimmed)
         guard !words.isEmpty, words.count <= 5, !trimmed.hasSuffix("?"), !trimmed.hasSuffix(".") || words.count <= 2 else { return false }
-        return lexicons.contains { lexicon in lexicon.closings.contains { $0.words.count >= words.count - 2 && $0.opens(words) } }
+        return lexicons.contains { $0.closings.open(words, minimumWords: words.count - 2) }
     }
 
     static func isBoilerplate(_ words: [Substring], lexicons: [Lexicon]) -> Bool {
@@ -195,6 +197,39 @@ struct MessageText: Sendable {
     }
 }
 
+/// A body's lines one at a time (LF or CRLF), with a look at the next few.
+struct LineScanner {
+    private var rest: Substring
+
+    init(_ text: String) { rest = text[...] }
+
+    mutating func next() -> Substring? {
+        guard let (line, after) = Self.line(in: rest) else { return nil }
+        rest = after
+        return line
+    }
+
+    func peek(_ count: Int) -> [Substring] {
+        var lines: [Substring] = []
+        var remaining = rest
+        while lines.count < count, let (line, after) = Self.line(in: remaining) {
+            lines.append(line)
+            remaining = after
+        }
+        return lines
+    }
+
+    private static func line(in text: Substring) -> (Substring, Substring)? {
+        guard !text.isEmpty else { return nil }
+        guard let newline = text.utf8.firstIndex(of: 0x0A) else { return (trimCR(text), text[text.endIndex...]) }
+        return (trimCR(text[..<newline]), text[text.utf8.index(after: newline)...])
+    }
+
+    private static func trimCR(_ line: Substring) -> Substring {
+        line.utf8.last == 0x0D ? line.dropLast() : line
+    }
+}
+
 /// Lowercased word tokens: letters, digits and the apostrophes and hyphens inside words.
 enum Tokens {
     static func words(_ text: String) -> [Substring] {
@@ -222,3 +257,4 @@ enum Tokens {
 }
 
 import Foundation
+import TernCore

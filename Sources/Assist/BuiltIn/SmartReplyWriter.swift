@@ -141,7 +141,7 @@ struct NoReplyDetector: Sendable {
     ]
 
     /// What machine-written and bulk mail says of itself, in the supported languages.
-    static let automatedPhrases: [Phrase] = [
+    static let automatedPhrases: PhraseSet = [
         "unsubscribe*", "do not reply", "don't reply", "you are receiving", "you're receiving", "you received this", "automatically generated",
         "automated message", "this is an automated", "manage notifications", "manage preferences", "update your preferences",
         "view in browser", "automatisch erstellt", "automatisch generiert", "bitte antworten sie nicht", "abmelden", "abbestellen",

@@ -14,24 +14,6 @@ struct AssistEvalOneCommand: AsyncParsableCommand {
 
     @Flag(help: "Also print the detected language, intents and why no reply is suggested.") var explain = false
 
-    struct EvalThread: Decodable {
-        struct Person: Decodable {
-            var name: String?
-            var address: String
-        }
-        struct Message: Decodable {
-            var from: Person
-            var to: [Person]
-            var cc: [Person]?
-            var date: String
-            var subject: String
-            var body: String
-        }
-        var messages: [Message]
-        var headers: [String: String]?
-        var user: String
-    }
-
     struct Output: Encodable {
         var summary: String
         var suggestions: [SmartReply]
@@ -41,24 +23,7 @@ struct AssistEvalOneCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        let input: EvalThread
-        do {
-            input = try JSONDecoder().decode(EvalThread.self, from: data)
-        } catch {
-            throw TernError.invalidInput("not an evaluation-set thread: \(error)")
-        }
-        let dates = ISO8601DateFormatter()
-        let headers = Dictionary((input.headers ?? [:]).map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
-        let messages = input.messages.enumerated().map { index, message in
-            AssistMessage(
-                from: EmailAddress(name: message.from.name, address: message.from.address),
-                to: message.to.map { EmailAddress(name: $0.name, address: $0.address) },
-                cc: (message.cc ?? []).map { EmailAddress(name: $0.name, address: $0.address) },
-                date: dates.date(from: message.date) ?? Date(timeIntervalSince1970: 0), subject: message.subject, text: message.body,
-                bulkMarkers: index == input.messages.count - 1 ? BulkMailMarkers.from { headers[$0.lowercased()] } : [])
-        }
-        let thread = AssistThread(subject: input.messages.first?.subject ?? "", messages: messages, userAddresses: [input.user])
+        let thread = try AssistEvaluationSet.thread(from: FileHandle.standardInput.readDataToEndOfFile())
         let provider = BuiltInAssistProvider()
         let analysis = provider.analyse(thread)
         let output = Output(summary: provider.summary(of: thread) ?? "", suggestions: analysis.replies,

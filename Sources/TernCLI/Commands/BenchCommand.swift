@@ -706,10 +706,16 @@ extension BenchCommand {
         var threads = 400
         @Option(help: "Messages per thread, each quoting the ones before.")
         var messages = 20
+        @Option(help: "Time the threads of this evaluation set instead (SystemTests/assist-eval/threads), each 20 times.")
+        var set: String?
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let report = try await AssistBenchmark.run(threads: threads, messagesPerThread: messages)
+            let report = if let set {
+                try await AssistBenchmark.run(evaluationSet: URL(fileURLWithPath: set))
+            } else {
+                try await AssistBenchmark.run(threads: threads, messagesPerThread: messages)
+            }
             if output.json { return try printJSON(report) }
             print(String(format: "%d threads of %d messages (%d bytes each on average): summary p50 %.3f ms, p99 %.3f ms; replies p50 %.3f ms, "
                          + "p99 %.3f ms; both p99 %.3f ms, max %.3f ms", report.threads, report.messagesPerThread, report.averageThreadBytes,
