@@ -135,7 +135,7 @@ class ModelServer:
                 prompt = json.loads(body)["messages"][0]["content"]
                 wants_replies = "JSON array" in prompt
                 mode = server.mode
-                if mode == "slow":
+                if mode == "slow" or (mode == "slow-summary" and not wants_replies):
                     time.sleep(4)
                 if mode == "fail":
                     return self.answer(500, {"error": "model crashed"})
@@ -258,7 +258,9 @@ def web(mailbox):
 
 def faded_in(browser, element):
     """The chips fade in (FR-ED-02); axe reads colours once they are opaque."""
-    return wait_until(lambda: browser.execute_script("return getComputedStyle(arguments[0]).opacity", element) == "1")
+    # Styles first (an inserted element's animation exists once its style is computed), then no animation left.
+    script = "const o = getComputedStyle(arguments[0]).opacity; return o === '1' && arguments[0].getAnimations().length === 0"
+    return wait_until(lambda: browser.execute_script(script, element))
 
 
 def open_thread(web, subject_words):
@@ -308,6 +310,17 @@ def test_web_hides_the_sections_when_the_provider_fails(mailbox, web, model):
     assert not browser.find_elements("xpath", "//section[@aria-labelledby='assist-summary-title']")
     assert not browser.find_elements("xpath", "//section[@aria-labelledby='smart-replies-title']")
     assert not browser.find_elements("xpath", "//div[@id='toasts']/*")
+    # A slow model: the conversation is there at once with "Summarizing…" (axe checks that state), the summary after.
+    model.mode = "slow-summary"
+    tern(web["home"], "settings", "set", "assist-model", "slow-model")
+    open_thread(web, f"Invoice {stamp}")
+    busy = "//section[@aria-labelledby='assist-summary-title'][@aria-busy='true']"
+    assert wait_until(lambda: "Summarizing" in browser.find_element("xpath", busy).text)
+    assert browser.find_elements("xpath", "//div[@id='messages']/article")
+    assert faded_in(browser, by_xpath(browser, "//section[@aria-labelledby='smart-replies-title']"))
+    assert browser.find_elements("xpath", busy), "still summarizing"
+    assert axe_violations(browser) == []
+    by_xpath(browser, "//section[@aria-labelledby='assist-summary-title']//p[@class='assist-text']", timeout=15)
     # The model's markup is shown as text, never as elements.
     model.mode = "markup"
     tern(web["home"], "settings", "set", "assist-model", "markup-model")
@@ -316,6 +329,9 @@ def test_web_hides_the_sections_when_the_provider_fails(mailbox, web, model):
     assert "<script>alert(1)</script><b>Bold</b> summary" in text.text
     assert not browser.find_elements("xpath", "//section[@aria-labelledby='assist-summary-title']//script | "
                                                "//section[@aria-labelledby='assist-summary-title']//b")
+    chips = by_xpath(browser, "//section[@aria-labelledby='smart-replies-title']", timeout=10)
+    assert "<img src=x onerror=alert(1)>Sure" in chips.text and not chips.find_elements("xpath", ".//img")
+    assert faded_in(browser, chips)
     assert axe_violations(browser) == []
     # Settings (a page without script): the form saves, and Test connection reports what the server lists.
     browser.get(f"{web['base']}/settings")
@@ -326,6 +342,5 @@ def test_web_hides_the_sections_when_the_provider_fails(mailbox, web, model):
     by_xpath(browser, "//p[@role='status'][contains(., 'Settings saved.')]")
     assert tern(web["home"], "settings").stdout.count("tiny-test-model") == 1
     by_xpath(browser, "//button[normalize-space()='Test connection']").click()
-    status = by_xpath(browser, "//p[@role='status']", timeout=15)
-    assert "Connected. Models: tiny-test-model" in status.text, status.text
+    by_xpath(browser, "//p[@role='status'][contains(., 'Connected. Models: tiny-test-model')]", timeout=15)
     assert axe_violations(browser) == []
