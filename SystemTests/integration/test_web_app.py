@@ -202,8 +202,18 @@ def wait_until(condition, timeout=5):
     return holds()
 
 
+# The page at rest: no suggested replies still being asked for (FR-ED-02: they arrive after the conversation) and no
+# finite animation running (the suggested replies fade in; colours are read once they are opaque). Infinite ones
+# (the "Summarizing…" spinner) do not count.
+SETTLED = """
+  if (document.querySelector('[data-assist-replies]')) return false;
+  return document.getAnimations().every(a => a.effect && a.effect.getComputedTiming().iterations === Infinity);
+"""
+
+
 def axe_violations(driver):
     from selenium_axe_python import Axe
+    wait_until(lambda: driver.execute_script(SETTLED), timeout=10)
     axe = Axe(driver)
     axe.inject()
     results = axe.run()
