@@ -137,6 +137,8 @@ class ModelServer:
                 mode = server.mode
                 if mode == "slow" or (mode == "slow-summary" and not wants_replies):
                     time.sleep(4)
+                if mode == "past-budget":
+                    time.sleep(9)
                 if mode == "fail":
                     return self.answer(500, {"error": "model crashed"})
                 if mode == "malformed":
@@ -239,9 +241,10 @@ def test_redirects_are_not_followed_and_remote_endpoints_need_the_override(mailb
 
 
 @pytest.fixture()
-def web(mailbox):
+def web(mailbox, monkeypatch):
     home = mailbox["home"]
     port = free_port()
+    monkeypatch.setenv("TERN_ASSIST_BUDGET_SECONDS", "6")  # a slow model (4 s) answers; one past it (9 s) is hidden
     server = start_serve(home, port, "--no-sync")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -299,6 +302,12 @@ def test_web_summary_and_chips_appear_and_open_the_composer(mailbox, web):
     browser.get(f"{web['base']}/settings")
     by_xpath(browser, "//h2[normalize-space()='Summaries and suggested replies']")
     assert axe_violations(browser) == []
+    # With reduced motion the chips appear without their fade.
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    open_thread(web, f"Invoice {stamp}")
+    chips = by_xpath(browser, "//section[@aria-labelledby='smart-replies-title']", timeout=10)
+    assert browser.execute_script("getComputedStyle(arguments[0]).opacity; return arguments[0].getAnimations().length", chips) == 0
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
 
 def test_web_hides_the_sections_when_the_provider_fails(mailbox, web, model):
@@ -310,6 +319,19 @@ def test_web_hides_the_sections_when_the_provider_fails(mailbox, web, model):
     assert not browser.find_elements("xpath", "//section[@aria-labelledby='assist-summary-title']")
     assert not browser.find_elements("xpath", "//section[@aria-labelledby='smart-replies-title']")
     assert not browser.find_elements("xpath", "//div[@id='toasts']/*")
+    assert axe_violations(browser) == []
+    for mode in ["malformed", "huge", "past-budget"]:
+        model.mode = mode
+        tern(web["home"], "settings", "set", "assist-model", f"{mode}-model")
+        open_thread(web, f"Invoice {stamp}")
+        assert wait_until(lambda: not browser.find_elements("xpath", "//*[@data-assist-summary or @data-assist-replies]"), timeout=15), mode
+        assert not browser.find_elements("xpath", "//section[@aria-labelledby='assist-summary-title' or "
+                                                  "@aria-labelledby='smart-replies-title']"), mode
+    # Assist off: no section at all, not even a placeholder.
+    tern(web["home"], "settings", "set", "assist", "off")
+    open_thread(web, f"Invoice {stamp}")
+    assert not browser.find_elements("xpath", "//*[@data-assist-summary or @data-assist-replies or @id='assist-summary']")
+    tern(web["home"], "settings", "set", "assist", "endpoint")
     # A slow model: the conversation is there at once with "Summarizing…" (axe checks that state), the summary after.
     model.mode = "slow-summary"
     tern(web["home"], "settings", "set", "assist-model", "slow-model")

@@ -202,12 +202,12 @@ def wait_until(condition, timeout=5):
     return holds()
 
 
-# The page at rest: no suggested replies still being asked for (FR-ED-02: they arrive after the conversation) and no
-# finite animation running (the suggested replies fade in; colours are read once they are opaque). Infinite ones
-# (the "Summarizing…" spinner) do not count.
+# The page at rest for Assist: no suggested replies still being asked for (FR-ED-02: they arrive after the
+# conversation) and their fade-in over (colours are read once they are opaque). Other animations, such as a toast's
+# countdown, are part of the state being checked.
 SETTLED = """
   if (document.querySelector('[data-assist-replies]')) return false;
-  return document.getAnimations().every(a => a.effect && a.effect.getComputedTiming().iterations === Infinity);
+  return [...document.querySelectorAll('.smart-replies')].every(e => { getComputedStyle(e).opacity; return e.getAnimations().length === 0; });
 """
 
 
