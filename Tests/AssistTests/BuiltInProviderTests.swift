@@ -73,18 +73,4 @@ import TernCore
         #expect(BulkMailMarkers.from { headers[$0.lowercased()] } == [.listUnsubscribe, .bulkPrecedence, .autoSubmitted])
         #expect(BulkMailMarkers.from { ["auto-submitted": "no"][$0.lowercased()] } == [])
     }
-
-    @Test func aTwentyMessageThreadIsQuick() async throws {
-        let messages = (0..<20).map { index in
-            Self.message("Hi,\n\nUpdate \(index): the release moves to Friday \(index + 1) November at 14:00, budget 1,200 EUR. "
-                         + "Can you confirm the slot?\n\nThanks,\nTom\n\nOn Monday Tom wrote:\n> old text\n> more", minutes: Double(index))
-        }
-        let thread = AssistThread(subject: "Release", messages: messages, userAddresses: [Self.user])
-        let clock = ContinuousClock()
-        let elapsed = try await clock.measure {
-            _ = try await provider.summarize(thread)
-            _ = try await provider.suggestReplies(thread)
-        }
-        #expect(elapsed < .seconds(2), "a sanity bound only; tern bench assist measures it")
-    }
 }

@@ -182,6 +182,14 @@ import TernCore
         #expect(email.snippet == "body text here")
     }
 
+    /// Issue 19: the headers that make smart replies stay silent are kept with the message.
+    @Test func bulkHeadersBecomeMarkers() {
+        let list = MessageParser().parse(Array("From: a@x.org\r\nList-Id: Team <team.x.org>\r\nPrecedence: list\r\n\r\nbody".utf8))
+        #expect(list.email(accountId: "acc", internalDate: Date(), sizeBytes: 10).bulkMarkers == [.listId, .bulkPrecedence])
+        let reply = MessageParser().parse(Array("From: a@x.org\r\nAuto-Submitted: no\r\n\r\nbody".utf8))
+        #expect(reply.email(accountId: "acc", internalDate: Date(), sizeBytes: 10).bulkMarkers == [])
+    }
+
     @Test func duplicateMessageIdKeepsHeaderForThreading() {
         let parsed = MessageParser().parse(Array("From: a@x.org\r\nMessage-ID: <dup@x>\r\n\r\nbody".utf8))
         let email = parsed.email(accountId: "acc", internalDate: Date(), sizeBytes: 10, messageIdIsReliable: false)
