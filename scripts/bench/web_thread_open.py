@@ -17,7 +17,7 @@ thread_open_peers.py writes them) and a 500-message thread, syncs them with bodi
   10 s, latency percentiles; next to nginx (Debian's nginx-light) serving the same response bytes as a static file
   in the same run: the floor of an HTTP server on this machine.
 
-    scripts/bench/web_thread_open.py [--tern .build/release/tern] [--user carol] [--clicks 40]
+    scripts/bench/web_thread_open.py [--tern .build/release/tern] [--user carol] [--clicks 40] [--assist builtin|off]
 """
 import argparse
 import imaplib
@@ -183,6 +183,8 @@ def main():
     parser.add_argument("--tern", default=os.path.join(ROOT, ".build", "release", "tern"))
     parser.add_argument("--user", default="carol")
     parser.add_argument("--clicks", type=int, default=40)
+    parser.add_argument("--assist", choices=["builtin", "off"], default="builtin",
+                        help="summaries and suggested replies (issue 19) on or off, to measure what they add to an opening")
     args = parser.parse_args()
     ensure("wrk", "wrk")
     ensure("nginx-light", "nginx")
@@ -195,6 +197,7 @@ def main():
     try:
         _, env = synced_home(args.tern, args.user, s, scratch, short + long_thread(stamp, address))
         short_id, long_id = thread_of(args.tern, env, f"Quarterly plan {stamp}"), thread_of(args.tern, env, f"Long discussion {stamp}")
+        subprocess.run([args.tern, "settings", "set", "assist", args.assist], env=env, check=True, capture_output=True)
         server, base = serve(args.tern, env)
         driver = chromium("--enable-precise-memory-info")
         try:
