@@ -74,3 +74,34 @@ def test_watch_prints_each_line_into_a_pipe(servers, home):
     finally:
         watcher.kill()
         watcher.wait()
+
+
+def test_mark_unread_on_a_thread_leaves_the_users_own_replies_read(servers, home, dave):
+    """Issue 22: marking a conversation unread touches the mail the user received, as Gmail does; the user's own reply
+    in Sent keeps its \\Seen (a message named on its own is marked whoever wrote it)."""
+    from conftest import user_address
+    stamp = uuid.uuid4().hex[:8]
+    first = f"<question-{stamp}@example.org>"
+    dave.append("INBOX", "(\\Seen)", None, raw_message(servers, f"Question {stamp}", message_id=first))
+    reply = raw_message(servers, f"Re: Question {stamp}", message_id=f"<reply-{stamp}@tern.test>", in_reply_to=first,
+                        sender=user_address(servers, USER))
+    dave.append('"[Gmail]/Sent Mail"', "(\\Seen)", None, reply)
+    json_of(home, "sync", USER)
+    [thread] = [t for t in json_of(home, "threads", "--limit", "100") if t["subject"] == f"Question {stamp}"]
+    assert json_of(home, "thread", str(thread["id"]), "--keep-unread")["messageCount"] == 2, "the question and the reply"
+    json_of(home, "mark", "unread", str(thread["id"]))
+
+    def seen(mailbox, subject):
+        dave.select(mailbox)
+        _, data = dave.search(None, "SUBJECT", f'"{subject}"')
+        [number] = data[0].split()
+        _, flags = dave.fetch(number, "(FLAGS)")
+        return b"\\Seen" in flags[0]
+
+    assert not seen("INBOX", f"Question {stamp}"), "the received message is unread on the server"
+    assert seen('"[Gmail]/Sent Mail"', f"Re: Question {stamp}"), "the user's own reply stays read"
+    # Named on its own, the user's reply is marked unread too.
+    [own] = [h for h in json_of(home, "search", f"Re: Question {stamp}") if h["subject"] == f"Re: Question {stamp}"]
+    json_of(home, "mark", "unread", f"m{own['emailId']}")
+    assert not seen('"[Gmail]/Sent Mail"', f"Re: Question {stamp}")
+    dave.select("INBOX")

@@ -33,6 +33,19 @@ public struct SQLiteMailActionStore: MailActionStore {
         }
     }
 
+    public func writtenByAccount(_ emailIds: [Int64]) async throws -> Set<Int64> {
+        guard !emailIds.isEmpty else { return [] }
+        return try await database.writer.read { db in
+            let own = Dictionary(uniqueKeysWithValues: try Account.fetchAll(db).map { ($0.id, $0.ownAddresses) })
+            let rows = try Row.fetchAll(db, sql: "SELECT id, accountId, fromAddress FROM email WHERE id IN (\(databaseQuestionMarks(count: emailIds.count)))",
+                                        arguments: StatementArguments(emailIds))
+            return Set(rows.compactMap { row -> Int64? in
+                let address: String = row["fromAddress"]
+                return own[row["accountId"] as String]?.contains(address.lowercased()) == true ? row["id"] : nil
+            })
+        }
+    }
+
     /// FR-ED-01: archive and delete act on the folder being viewed. Given, that folder; implied, the
     /// Inbox for a thread, or the only folder of a message.
     static func removalCopies(_ all: [EmailCopy], target: MailTarget, folderPath: String?) throws -> [EmailCopy] {

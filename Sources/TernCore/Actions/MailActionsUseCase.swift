@@ -32,10 +32,21 @@ public struct MailActionsUseCase: Sendable {
     /// The local half of `mark`: what opening a thread does before any network work (FR-ED-01
     /// "immediately"); `push` sends it.
     public func markLocally(_ change: FlagChange, _ targets: [MailTarget], folder: String? = nil) async throws -> ActionScope {
-        let scope = try await store.scope(of: targets, folderPath: folder, forFlags: true)
+        var scope = try await store.scope(of: targets, folderPath: folder, forFlags: true)
+        if change == .unread { scope = try await receivedOnly(scope, targets) }
         try await store.applyFlagChange(change, to: scope, at: clock.now())
         publishChanged(scope)
         return scope
+    }
+
+    /// Marking a conversation unread marks the mail the user received, not the user's own replies in
+    /// it, as Gmail does (issue 22). A message named on its own is marked whoever wrote it, and a
+    /// conversation of the user's own messages only is marked whole.
+    func receivedOnly(_ scope: ActionScope, _ targets: [MailTarget]) async throws -> ActionScope {
+        let named = Set(targets.compactMap { target -> Int64? in if case .message(let id) = target { id } else { nil } })
+        let own = try await store.writtenByAccount(scope.emailIds).subtracting(named)
+        let received = scope.excluding(own)
+        return own.isEmpty || received.emailIds.isEmpty ? scope : received
     }
 
     /// `undoWindow` nil or zero: pushed at once, no undo (`tern archive --no-undo`).

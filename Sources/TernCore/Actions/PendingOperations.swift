@@ -162,6 +162,11 @@ public struct ActionScope: Sendable, Hashable {
         self.emailIds = emailIds
         self.copies = copies
     }
+
+    /// The scope without these messages and their copies.
+    public func excluding(_ ids: Set<Int64>) -> ActionScope {
+        ActionScope(emailIds: emailIds.filter { !ids.contains($0) }, copies: copies.filter { !ids.contains($0.emailId) })
+    }
 }
 
 /// What a user action names: a thread (every message of it) or one message.
@@ -215,6 +220,8 @@ public protocol MailActionStore: Sendable {
     /// means "implied": for archive and delete, the Inbox for a thread, the one folder of a message
     /// in a single folder; for flags every copy.
     func scope(of targets: [MailTarget], folderPath: String?, forFlags: Bool) async throws -> ActionScope
+    /// Those of `emailIds` whose From is one of their account's own addresses (its address and aliases).
+    func writtenByAccount(_ emailIds: [Int64]) async throws -> Set<Int64>
     /// FR-SYNC-10: the flag set locally on each email, one operation per copy whose server flags
     /// differ. A newer change of the same flag replaces an older one still waiting.
     func applyFlagChange(_ change: FlagChange, to scope: ActionScope, at date: Date) async throws
