@@ -105,3 +105,20 @@ def test_mark_unread_on_a_thread_leaves_the_users_own_replies_read(servers, home
     json_of(home, "mark", "unread", f"m{own['emailId']}")
     assert not seen('"[Gmail]/Sent Mail"', f"Re: Question {stamp}")
     dave.select("INBOX")
+
+
+def test_archive_reports_what_it_moved_when_the_server_refuses(servers, home, dave):
+    """Issue 22: an archive the server refuses (its folder was deleted by another client) reports 0 of 1 moved and exits
+    non-zero, instead of "archived 1 message"."""
+    from test_send_and_actions import tern
+    stamp = uuid.uuid4().hex[:8]
+    folder = f"Projects {stamp}"
+    assert dave.create(f'"{folder}"')[0] == "OK"
+    dave.append(f'"{folder}"', "", None, raw_message(servers, f"Plan {stamp}", message_id=f"<plan-{stamp}@example.org>"))
+    json_of(home, "sync", USER)
+    [hit] = [h for h in json_of(home, "search", stamp) if h["subject"] == f"Plan {stamp}"]
+    dave.delete(f'"{folder}"')
+    result = tern(home, "archive", str(hit["threadId"]), "--folder", folder, "--no-undo")
+    assert result.returncode != 0
+    assert "archived 0 of 1 message" in result.stdout, result.stdout
+    assert "failed and undone" in result.stderr

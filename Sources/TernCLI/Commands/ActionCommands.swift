@@ -30,7 +30,8 @@ struct ActionOptions: ParsableArguments {
 
     func report(_ result: ActionResult, done: String) throws {
         if output.json { return try printJSON(result) }
-        var line = "\(done) \(result.messages) message\(result.messages == 1 ? "" : "s")"
+        let count = result.failedMessages > 0 ? "\(result.applied) of \(result.messages)" : "\(result.messages)"
+        var line = "\(done) \(count) message\(result.messages == 1 ? "" : "s")"
         if result.waiting > 0 { line += "; the server could not be reached: will retry (\(result.waiting) change\(result.waiting == 1 ? "" : "s") waiting)" }
         print(line)
         for failure in result.failed { printError("failed and undone: \(TerminalText.line(failure))") }

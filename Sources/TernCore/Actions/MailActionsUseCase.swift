@@ -93,6 +93,7 @@ public struct MailActionsUseCase: Sendable {
             result.pushed += report.done
             result.waiting += report.waiting
             result.failed += report.failed
+            result.failedMessages += scope.emailIds.filter(report.failedEmailIds.contains).count
             try await publishFailures(report, accountId: accountId)
         }
         return result
@@ -171,6 +172,11 @@ public struct ActionResult: Sendable, Hashable, Codable {
     public var waiting = 0
     /// Operations given up (their local change reverted), with the server's errors.
     public var failed: [String] = []
+    /// Messages of `messages` whose change was given up: the action did not happen to them (issue 22:
+    /// "archived 3" was reported when the server had refused all three).
+    public var failedMessages = 0
+    /// Messages the action applied to, or will once the server is reached.
+    public var applied: Int { messages - failedMessages }
 
     public init(messages: Int, copies: Int, pushed: Int = 0, waiting: Int = 0, failed: [String] = []) {
         self.messages = messages

@@ -47,6 +47,7 @@ public struct PendingOperationProcessor: Sendable {
                 try await store.fail(operation, error: reason, attempts: operation.attempts + 1)
                 report.failed.append(reason)
                 report.failedOperationIds.append(id)
+                report.failedEmailIds.insert(operation.emailId)
             }
         }
         guard !actions.isEmpty else { return report }
@@ -70,15 +71,18 @@ public struct PendingOperationProcessor: Sendable {
                 try await store.fail(operation, error: text, attempts: attempts)
                 report.failed.append(text)
                 report.failedOperationIds.append(action.id)
+                report.failedEmailIds.insert(operation.emailId)
             case .folderReset:
                 try await store.fail(operation, error: PendingOperation.folderResetNote, attempts: attempts)
                 report.failed.append(PendingOperation.folderResetNote)
                 report.failedOperationIds.append(action.id)
+                report.failedEmailIds.insert(operation.emailId)
             case .deferred(let text):
                 if attempts > Self.retryDelays.count {
                     try await store.fail(operation, error: text, attempts: attempts)
                     report.failed.append(text)
                     report.failedOperationIds.append(action.id)
+                    report.failedEmailIds.insert(operation.emailId)
                 } else {
                     let next = now.adding(Self.retryDelays[attempts - 1])
                     try await store.scheduleRetry(action.id, attempts: attempts, notBefore: next, error: text)
@@ -138,6 +142,8 @@ public struct OperationsReport: Sendable, Hashable, Codable {
     public var failed: [String] = []
     /// The operations given up, for the change feed's "Couldn't … Tap to retry".
     public var failedOperationIds: [Int64] = []
+    /// The messages those operations were for: what the user asked for that did not happen.
+    public var failedEmailIds: Set<Int64> = []
     /// When the earliest waiting operation is due.
     public var nextDue: Date?
 
