@@ -122,3 +122,31 @@ def test_archive_reports_what_it_moved_when_the_server_refuses(servers, home, da
     assert result.returncode != 0
     assert "archived 0 of 1 message" in result.stdout, result.stdout
     assert "failed and undone" in result.stderr
+
+
+def test_sync_exits_non_zero_naming_a_folder_the_server_refused(servers, home, dave):
+    """Issue 22: a folder the server cannot open fails `tern sync` (exit 1, the folder named on stderr) after every
+    other folder was synced; the rest of the mailbox is stored."""
+    import pathlib
+    import shutil
+
+    from test_send_and_actions import tern
+    stamp = uuid.uuid4().hex[:8]
+    broken = f"Broken {stamp}"
+    assert dave.create(f'"{broken}"')[0] == "OK"
+    dave.append("INBOX", "", None, raw_message(servers, f"Still synced {stamp}", message_id=f"<still-{stamp}@example.org>"))
+    # The folder's maildir made unreadable for the server itself (it answers SELECT and STATUS with NO [SERVERBUG]).
+    maildir = pathlib.Path(servers["TERN_MAILSERVERS_DIR"]) / "mail" / USER / "Maildir" / broken
+    for part in ("cur", "new"):
+        shutil.rmtree(maildir / part)
+        (maildir / part).write_text("not a directory")
+    try:
+        result = tern(home, "sync", USER)
+        assert result.returncode == 1, result.stderr
+        assert f"could not be synced: {USER}/{broken} (" in result.stderr, result.stderr
+        assert [h for h in json_of(home, "search", stamp) if h["subject"] == f"Still synced {stamp}"], "the Inbox was synced"
+    finally:
+        for part in ("cur", "new"):
+            (maildir / part).unlink()
+            (maildir / part).mkdir()
+        dave.delete(f'"{broken}"')

@@ -54,7 +54,17 @@ struct SyncCommand: AsyncParsableCommand {
         } else {
             printReports(reports)
         }
-        guard watch else { return }
+        // Issue 22: a folder the server refused fails the command, after the others were synced; the
+        // watch goes on (it retries them on its next pass) with the same line on standard error.
+        let failed = reports.flatMap { report in report.folders.compactMap { folder in folder.error.map { (report.account, folder.path, $0) } } }
+        if !failed.isEmpty {
+            let list = failed.map { "\($0.0)/\($0.1) (\($0.2))" }.joined(separator: "; ")
+            printError("tern: \(failed.count) folder\(failed.count == 1 ? "" : "s") could not be synced: \(TerminalText.line(list))")
+        }
+        guard watch else {
+            if !failed.isEmpty { throw ExitCode(1) }
+            return
+        }
         fflush(nil)  // the report above, before the first watch line
         try await services().syncAccounts.watch(account: account) { event in
             switch event {
