@@ -150,3 +150,25 @@ def test_sync_exits_non_zero_naming_a_folder_the_server_refused(servers, home, d
             (maildir / part).unlink()
             (maildir / part).mkdir()
         dave.delete(f'"{broken}"')
+
+
+def test_an_empty_folder_is_not_bootstrapped_again_on_every_sync(servers, home, dave):
+    """Issue 22: an empty folder had no forward cursor (no message to move it), so every sync took it for a new folder
+    and selected it again; once synced, the pipelined STATUS settles it like any unchanged folder. Mail that arrives
+    in it later is still fetched."""
+    from test_send_and_actions import tern
+    stamp = uuid.uuid4().hex[:8]
+    empty = f"Empty {stamp}"
+    assert dave.create(f'"{empty}"')[0] == "OK"
+    try:
+        json_of(home, "sync", USER)
+        again = tern(home, "sync", USER, "--json")
+        assert again.returncode == 0, again.stderr
+        selected = [line for line in again.stderr.splitlines() if '"selectingFolder"' in line]
+        assert not [line for line in selected if f'"{empty}"' in line], selected
+        dave.append(f'"{empty}"', "", None, raw_message(servers, f"Later {stamp}", message_id=f"<later-{stamp}@example.org>"))
+        json_of(home, "sync", USER)
+        counts = {f["path"]: f["messageCount"] for f in json_of(home, "folders")}
+        assert counts.get(empty) == 1
+    finally:
+        dave.delete(f'"{empty}"')

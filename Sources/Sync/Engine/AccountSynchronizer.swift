@@ -289,6 +289,16 @@ struct FolderSynchronizer {
             progress(.firstPageReady(messages: page.count))
             firstPageStored()
         }
+        // An empty folder has no message to move the forward cursor: it is set here, or the folder
+        // counts as never synced and is selected and bootstrapped again on every sync (issue 22).
+        if selected.exists == 0 {
+            var state = try await store.folders(accountId: accountId).first { $0.id == folder.id } ?? folder
+            if state.forwardCursorUID == nil {
+                state.forwardCursorUID = max(0, Int64(selected.uidNext ?? 1) - 1)
+                try await store.updateFolderState(state)
+            }
+            return
+        }
         var window = newest ?? []
         if newest == nil { window = Array(try await session.uidSearch(.since(since)).map(Int64.init).sorted().suffix(max(budget, 0))) }
         // Newest batch first, so the backfill cursor only moves down and a crash leaves no gap.
