@@ -42,7 +42,7 @@ public struct BuiltInAssistProvider: AssistProvider {
         let text = MessageText(body: last.text, lexicons: Self.cleaningLexicons)
         let guess = LanguageIdentifier.identify(text.segments.flatMap(\.words) + Tokens.words(text.greeting ?? ""))
         let language = guess?.language
-        if let reason = noReply.reason(thread, last: last, text: text, lexicons: Self.cleaningLexicons) {
+        if let reason = noReply.reason(thread, last: last, text: text) {
             return Analysis(language: language?.rawValue, intents: [], replies: [], silentBecause: reason.rawValue)
         }
         guard let guess, guess.isConfident, guess.language.isSupported else {
@@ -53,6 +53,13 @@ public struct BuiltInAssistProvider: AssistProvider {
         let replies = writer.replies(for: intents, text: text, lexicon: lexicon)
         return Analysis(language: guess.language.rawValue, intents: intents, replies: replies,
                         silentBecause: replies.isEmpty ? NoReplyReason.nothingToAnswer.rawValue : nil)
+    }
+
+    /// Why the last message expects no answer whatever the language (own, bulk, automated,
+    /// not addressed to the user), or nil: the rule the endpoint provider follows too.
+    public func noReplyReason(_ thread: AssistThread) -> String? {
+        guard let last = thread.messages.last else { return NoReplyReason.nothingToAnswer.rawValue }
+        return noReply.reason(thread, last: last, text: MessageText(body: last.text, lexicons: Self.cleaningLexicons))?.rawValue
     }
 
     /// The thread's language: the last message's when it is clear, else the whole thread's.

@@ -6,6 +6,9 @@ struct MessageText: Sendable {
     var segments: [Segment]
     /// The last message's greeting, kept apart: it says how formally the sender writes.
     var greeting: String?
+    /// The sender's own lines as written (greeting and boilerplate still in): what tells
+    /// machine-written mail (`NoReplyDetector`).
+    var lines: [String]
 
     struct Segment: Sendable {
         var text: String
@@ -44,6 +47,7 @@ struct MessageText: Sendable {
         }
         self.segments = segments
         self.greeting = greeting
+        self.lines = lines
     }
 
     /// The lines the sender wrote: up to quoted history or the signature, without `>` lines, and

@@ -151,7 +151,7 @@ struct NoReplyDetector: Sendable {
         "recibes este", "nunca te pedirá", "nunca le pedirá",
     ]
 
-    func reason(_ thread: AssistThread, last: AssistMessage, text: MessageText, lexicons: [Lexicon]) -> NoReplyReason? {
+    func reason(_ thread: AssistThread, last: AssistMessage, text: MessageText) -> NoReplyReason? {
         if thread.isFromUser(last) { return .userWroteLast }
         if !last.bulkMarkers.isEmpty { return .bulkHeaders }
         let local = last.from.address.lowercased().split(separator: "@").first.map(String.init) ?? ""
@@ -162,7 +162,7 @@ struct NoReplyDetector: Sendable {
             || local.contains("no-responder") || local.contains("noresponder") {
             return .automatedSender
         }
-        if MessageText.ownLines(last.text, lexicons: lexicons).contains(where: { Self.automatedPhrases.occur(in: Tokens.words($0)) }) {
+        if text.lines.contains(where: { Self.automatedPhrases.occur(in: Tokens.words($0)) }) {
             return .automatedText
         }
         if !thread.userAddresses.isEmpty, !(last.to + last.cc).contains(where: { thread.userAddresses.contains($0.address.lowercased()) }) {

@@ -40,9 +40,8 @@ public struct OpenAICompatibleProvider: AssistProvider {
     public func suggestReplies(_ thread: AssistThread) async throws -> [SmartReply] {
         // The same silence rules as the built-in provider: a model is not asked about mail that
         // expects no answer (bulk, automated, the user's own last message).
-        // A model writes other languages well, so those are left to it.
-        let silence = BuiltInAssistProvider().analyse(thread).silentBecause.flatMap(NoReplyReason.init(rawValue:))
-        guard silence == nil || silence == .nothingToAnswer || silence == .unsupportedLanguage else { return [] }
+        // A model writes other languages well, so only the rules that hold in any language apply.
+        guard BuiltInAssistProvider().noReplyReason(thread) == nil else { return [] }
         let answer = try await complete(system: Self.replyInstructions, user: Self.transcript(of: thread), maxTokens: 300)
         return try Self.parseReplies(answer)
     }

@@ -307,28 +307,14 @@ struct ThreadCommand: AsyncParsableCommand {
         } else if loadRemote {
             conversation = try await services.openThread.refreshed(conversation, loadRemoteImages: remote(conversation))
         }
-        let summary = await Self.value(of: summarizing, within: .seconds(2))
+        let summary = await withDeadline(.seconds(2)) { await summarizing.value } ?? nil
+        summarizing.cancel()
         if output.json {
             var json = ConversationJSON(conversation)
             json.summary = summary
             return try printJSON(json)
         }
         print(ConversationText(conversation: conversation, showQuoted: showQuoted, summary: summary).rendered)
-    }
-
-    /// The task's value if it finishes within `grace`, else nil (the task is cancelled).
-    static func value<Value: Sendable>(of task: Task<Value?, Never>, within grace: Duration) async -> Value? {
-        await withTaskGroup(of: Value??.self) { group in
-            group.addTask { await task.value }
-            group.addTask {
-                try? await Task.sleep(for: grace)
-                return .some(nil)
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            if case .some(nil) = first { task.cancel() }
-            return first ?? nil
-        }
     }
 
     func remote(_ conversation: Conversation) -> Set<Int64> {

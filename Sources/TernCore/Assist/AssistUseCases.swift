@@ -102,10 +102,7 @@ public struct AssistThreadLoader: Sendable {
     /// body is not downloaded yet).
     func text(of message: AssistSource.Message) -> String {
         if let plain = message.bodyPlain, !plain.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return plain }
-        if let html = message.bodyHTML {
-            return sanitizer.readableText(fromSanitizedHTML: sanitizer.sanitize(html: String(html.prefix(Self.maxCharacters * 5)),
-                                                                                allowRemoteImages: false).html)
-        }
+        if let html = message.bodyHTML { return sanitizer.readableText(ofHTML: String(html.prefix(Self.maxCharacters * 5))) }
         return message.snippet ?? ""
     }
 }
@@ -118,24 +115,10 @@ public struct AssistBudget: Sendable {
     public init(seconds: Double) { self.seconds = seconds }
 
     func run<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) async -> Result<Value, any Error> {
-        await withTaskGroup(of: Result<Value, any Error>?.self) { group in
-            group.addTask {
-                do { return .success(try await operation()) } catch { return .failure(error) }
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(seconds))
-                return Task.isCancelled ? nil : .failure(AssistFailure.timedOut)
-            }
-            var outcome: Result<Value, any Error> = .failure(AssistFailure.timedOut)
-            for await result in group {
-                if let result {
-                    outcome = result
-                    break
-                }
-            }
-            group.cancelAll()
-            return outcome
+        let outcome = await withDeadline(.seconds(seconds)) { () -> Result<Value, any Error> in
+            do { return .success(try await operation()) } catch { return .failure(error) }
         }
+        return outcome ?? .failure(AssistFailure.timedOut)
     }
 }
 
@@ -159,11 +142,27 @@ public struct SummarizeThreadUseCase: Sendable {
         self.log = log
     }
 
-    /// The summary now if it is cached and current, without computing anything: what a thread
-    /// opening shows at once (AC-U-11: the thread never waits for Assist).
+    /// What a conversation is first drawn with (AC-U-11: the thread never waits for Assist): no
+    /// section when Assist is off, the summary when it is cached and current, else a placeholder.
+    public enum Opening: Sendable {
+        case off
+        case pending
+        case cached(ThreadDigest)
+    }
+
+    public func opening(threadId: Int64) async -> Opening {
+        guard let provider = await providers.currentProvider() else { return .off }
+        return await cached(threadId: threadId, provider: provider).map(Opening.cached) ?? .pending
+    }
+
+    /// The summary if it is cached and current for the provider the settings choose.
     public func cached(threadId: Int64) async -> ThreadDigest? {
-        guard let provider = await providers.currentProvider(),
-              let ids = try? await store.threadEmailIds(threadId: threadId), !ids.isEmpty,
+        if case .cached(let digest) = await opening(threadId: threadId) { digest } else { nil }
+    }
+
+    /// The summary if it is cached and current, read without loading or computing anything.
+    func cached(threadId: Int64, provider: any AssistProvider) async -> ThreadDigest? {
+        guard let ids = try? await store.threadEmailIds(threadId: threadId), !ids.isEmpty,
               let cached = try? await store.cachedSummary(threadId: threadId),
               cached.key == Self.key(provider: provider.identity, emailIds: ids)
         else { return nil }
@@ -173,6 +172,7 @@ public struct SummarizeThreadUseCase: Sendable {
     /// The cached summary when current, else a new one from the provider (within the budget).
     public func callAsFunction(threadId: Int64) async -> ThreadDigest? {
         guard let provider = await providers.currentProvider() else { return nil }
+        if let digest = await cached(threadId: threadId, provider: provider) { return digest }
         let loaded: (source: AssistSource, thread: AssistThread)
         do {
             guard let found = try await loader.load(threadId: threadId) else { return nil }
@@ -182,9 +182,6 @@ public struct SummarizeThreadUseCase: Sendable {
             return nil
         }
         let key = Self.key(provider: provider.identity, emailIds: loaded.source.allEmailIds)
-        if let cached = try? await store.cachedSummary(threadId: threadId), cached.key == key {
-            return ThreadDigest(text: cached.text, provider: provider.name, date: cached.date)
-        }
         let thread = loaded.thread
         switch await budget.run({ try await provider.summarize(thread) }) {
         case .success(let text?):

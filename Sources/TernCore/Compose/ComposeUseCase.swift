@@ -78,9 +78,7 @@ public struct ComposeUseCase: Sendable {
     /// (blockquotes marked with `>`); nil when neither is stored.
     func originalText(_ email: Email) -> String? {
         if let plain = email.bodyPlain, !plain.isEmpty { return plain }
-        if let html = email.bodyHTML, !html.isEmpty {
-            return sanitizer.readableText(fromSanitizedHTML: sanitizer.sanitize(html: html, allowRemoteImages: false).html)
-        }
+        if let html = email.bodyHTML, !html.isEmpty { return sanitizer.readableText(ofHTML: html) }
         return email.bodiesFetched ? "" : nil
     }
 }

@@ -46,6 +46,14 @@ public protocol BodySanitizing: Sendable {
     func readableText(fromSanitizedHTML html: String) -> String
 }
 
+extension BodySanitizing {
+    /// An HTML body's text as a reader sees it (blockquotes marked with `>`): what a reply quotes and
+    /// what Assist reads.
+    public func readableText(ofHTML html: String) -> String {
+        readableText(fromSanitizedHTML: sanitize(html: html, allowRemoteImages: false).html)
+    }
+}
+
 /// One sanitizer run's result.
 public struct SanitizedBody: Sendable, Hashable {
     public var html: String

@@ -36,12 +36,4 @@ struct AssistRoutes: Sendable {
             return WebResponse.html(view.render(replies))
         }
     }
-
-    /// What the conversation is first drawn with: nothing when Assist is off, the cached summary
-    /// when current, else a placeholder.
-    static func panel(threadId: Int64, services: TernServices) async -> AssistPanel {
-        guard let settings = try? await services.settings.current(), settings.assistProvider != .off else { return .off }
-        if let digest = await services.summarizeThread.cached(threadId: threadId) { return .cached(digest) }
-        return .pending
-    }
 }

@@ -114,7 +114,7 @@ struct WebRoutes: Sendable {
                 try await expand(&conversation, location: location)
                 if let network { state.register(network, threadId: threadId) }
                 return ConversationView(conversation: conversation, location: location, csrfToken: csrfToken,
-                                        assist: await AssistRoutes.panel(threadId: threadId, services: services)).render()
+                                        assist: await services.summarizeThread.opening(threadId: threadId)).render()
             }
         } catch TernError.notFound {
             return ConversationView.empty(location: location)
@@ -159,7 +159,7 @@ struct WebRoutes: Sendable {
         conversation.offline = outcome.offline
         try await expand(&conversation, location: location)
         return WebResponse.html(ConversationView(conversation: conversation, location: location, csrfToken: csrfToken,
-                                                 assist: await AssistRoutes.panel(threadId: threadId, services: services)).render())
+                                                 assist: await services.summarizeThread.opening(threadId: threadId)).render())
     }
 
     /// One message expanded (its body fetched when missing, remote images when asked) or collapsed.

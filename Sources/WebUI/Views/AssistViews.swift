@@ -1,18 +1,12 @@
 import Foundation
 import TernCore
 
-/// FR-ED-02's two Assist sections of a conversation as first drawn: nothing when Assist is off;
-/// the summary itself when it is cached and current; else a placeholder with a subtle loading
-/// indicator that `app.js` fills from `/fragments/assist/…` or removes (never an error, AC-U-11).
-enum AssistPanel: Sendable {
-    case off
-    case pending
-    case cached(ThreadDigest)
-}
-
+/// FR-ED-02's summary section as the conversation is first drawn: nothing when Assist is off; the
+/// summary itself when cached and current; else a placeholder with a subtle loading indicator that
+/// `app.js` fills from `/fragments/assist/summary` or removes (never an error, AC-U-11).
 struct AssistSummaryView: Sendable {
     var threadId: Int64
-    var panel: AssistPanel
+    var panel: SummarizeThreadUseCase.Opening
 
     func render() -> HTMLText {
         switch panel {

@@ -9,7 +9,7 @@ struct ConversationView: Sendable {
     var location: MailLocation
     var csrfToken: String
     /// FR-ED-02: the summary above the messages and the smart replies below them.
-    var assist: AssistPanel = .off
+    var assist: SummarizeThreadUseCase.Opening = .off
     var time = RelativeTime()
 
     static let nothingSelected: HTMLText = """
