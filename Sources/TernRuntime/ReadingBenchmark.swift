@@ -68,7 +68,7 @@ public enum ReadingBenchmark {
                               username: "bench", credential: .passwordEnvironment("UNUSED"))
         try await SQLiteAccountRepository(database: database).insert(account)
         let folders = try await SQLiteSyncStore(database: database).saveDiscoveredFolders(
-            [DiscoveredFolder(path: "INBOX", delimiter: "/", folderType: .inbox)], accountId: account.id)
+            [DiscoveredFolder(path: "INBOX", delimiter: "/", folderType: .inbox)], accountId: account.id, keepOrphans: false)
         guard let inbox = folders.first?.id else { throw TernError.notFound("benchmark folder") }
         func thread(_ count: Int, tag: String, firstUID: Int64) -> [IncomingMessage] {
             let root = "<\(tag)-root@example.org>"

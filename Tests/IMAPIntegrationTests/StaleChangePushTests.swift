@@ -42,7 +42,7 @@ struct StaleChangePushTests {
             DiscoveredFolder(path: "INBOX", delimiter: "/", folderType: .inbox),
             DiscoveredFolder(path: "Trash", delimiter: "/", folderType: .trash),
             DiscoveredFolder(path: "Archive", delimiter: "/", folderType: .all),
-        ], accountId: account.id)
+        ], accountId: account.id, keepOrphans: false)
         let folder = try #require(folders.first { $0.path == mailbox })
         try await sync.resetFolder(folder.id!, uidValidity: 7, keepOrphans: false)
         let email = Email(accountId: account.id, messageId: "<m5@tern.test>", dedupKey: "m5", subject: "Five", fromAddress: "ann@tern.test",

@@ -134,6 +134,24 @@ let fixtures: [Fixture] = [
     Fixture(name: "list extended childinfo", wire: "* LIST (\\HasChildren) \"/\" \"Foo\" (\"CHILDINFO\" (\"SUBSCRIBED\"))\r\n") {
         if case .untagged(.list(let listing)) = $0 { return listing.name == "Foo" } else { return false }
     },
+    Fixture(name: "namespace dovecot", wire: "* NAMESPACE ((\"\" \"/\")) NIL NIL\r\n") {
+        guard case .untagged(.namespace(let namespaces)) = $0 else { return false }
+        return namespaces.personal == [.init(prefix: "", delimiter: "/")] && namespaces.otherUsers.isEmpty
+            && namespaces.personalName("Trash") == "Trash"
+    },
+    Fixture(name: "namespace cyrus", wire: "* NAMESPACE ((\"INBOX.\" \".\")) ((\"user.\" \".\")) ((\"\" \".\"))\r\n") {
+        guard case .untagged(.namespace(let namespaces)) = $0 else { return false }
+        return namespaces.personalName("Trash") == "INBOX.Trash" && namespaces.otherUsers.first?.prefix == "user."
+            && namespaces.shared.first?.delimiter == "."
+    },
+    Fixture(name: "namespace with extension and nil delimiter", wire: "* NAMESPACE ((\"\" NIL \"X-PARAM\" (\"FLAG1\" \"FLAG2\"))) NIL ((\"Public Folders/\" \"/\"))\r\n") {
+        guard case .untagged(.namespace(let namespaces)) = $0 else { return false }
+        return namespaces.personal == [.init(prefix: "", delimiter: nil)] && namespaces.shared.first?.prefix == "Public Folders/"
+    },
+    Fixture(name: "namespace modified utf-7 prefix", wire: "* NAMESPACE ((\"Entw&APw-rfe/\" \"/\")) NIL NIL\r\n") {
+        guard case .untagged(.namespace(let namespaces)) = $0 else { return false }
+        return namespaces.personal.first?.prefix == "Entwürfe/"
+    },
     Fixture(name: "lsub", wire: "* LSUB () \".\" #news.comp.mail.misc\r\n") {
         if case .untagged(.lsub(let listing)) = $0 { return listing.name == "#news.comp.mail.misc" } else { return false }
     },
@@ -155,9 +173,6 @@ let fixtures: [Fixture] = [
         $0 == .untagged(.id(["name": "Dovecot"]))
     },
     Fixture(name: "id nil", wire: "* ID NIL\r\n") { $0 == .untagged(.id([:])) },
-    Fixture(name: "namespace kept as other", wire: "* NAMESPACE ((\"\" \"/\")) NIL NIL\r\n") {
-        if case .untagged(.other("NAMESPACE", _)) = $0 { return true } else { return false }
-    },
     Fixture(name: "fetch flags uid", wire: "* 12 FETCH (FLAGS (\\Seen \\Flagged) UID 4827313)\r\n") {
         $0 == .untagged(.fetch(sequence: 12, attributes: [.flags(["\\Seen", "\\Flagged"]), .uid(4_827_313)]))
     },
@@ -339,7 +354,7 @@ let fixtures: [Fixture] = [
         #expect(throws: IMAPProtocolError.self) { try ResponseParser().parse(Array(wire.utf8)) }
     }
 
-    @Test(arguments: ["* 1 FETCH (UID", "a1", "* LIST (\\Sent \"/\" Sent", "* 1 FETCH (BODY[] {10}\r\nabc)", "* 99999999999 EXISTS", "(((", "* STATUS"])
+    @Test(arguments: ["* 1 FETCH (UID", "a1", "* LIST (\\Sent \"/\" Sent", "* 1 FETCH (BODY[] {10}\r\nabc)", "* 99999999999 EXISTS", "(((", "* STATUS", "* NAMESPACE ((\"\" \"/\")", "* NAMESPACE (", "* NAMESPACE ((\"\"))"])
     func malformedResponsesGiveTypedErrorsWithBytes(wire: String) {
         do {
             _ = try ResponseParser().parse(Array(wire.utf8))

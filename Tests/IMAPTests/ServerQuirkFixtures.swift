@@ -134,8 +134,11 @@ let statusFixtures: [Fixture] = [
     untagged("status highestmodseq", "* STATUS INBOX (HIGHESTMODSEQ 7011231777)\r\n", .status(mailbox: "INBOX", attributes: ["HIGHESTMODSEQ": 7_011_231_777])),
     untagged("status size deleted (rfc 9051)", "* STATUS Drafts (SIZE 12345 DELETED 2)\r\n", .status(mailbox: "Drafts", attributes: ["SIZE": 12345, "DELETED": 2])),
     untagged("status empty list", "* STATUS Foo ()\r\n", .status(mailbox: "Foo", attributes: [:])),
+    // RFC 8474 (Cyrus, Fastmail, pymap): the mailbox's id, which survives a rename.
+    untagged("status mailboxid", "* STATUS INBOX.Work (MAILBOXID (F2212ea87-6097-4256-9d51-71338625) MESSAGES 2)\r\n",
+             .status(mailbox: "INBOX.Work", attributes: ["MESSAGES": 2], mailboxId: "F2212ea87-6097-4256-9d51-71338625")),
     Fixture(name: "status literal mailbox", wire: "* STATUS {8}\r\nWork/Q&A (MESSAGES 1)\r\n") {
-        if case .untagged(.status(let mailbox, let attributes)) = $0 { mailbox == "Work/Q&A" && attributes["MESSAGES"] == 1 } else { false }
+        if case .untagged(.status(let mailbox, let attributes, _)) = $0 { mailbox == "Work/Q&A" && attributes["MESSAGES"] == 1 } else { false }
     },
     untagged("status gmail label", "* STATUS \"[Gmail]/All Mail\" (MESSAGES 10021 UIDNEXT 10022)\r\n",
              .status(mailbox: "[Gmail]/All Mail", attributes: ["MESSAGES": 10021, "UIDNEXT": 10022])),
@@ -181,7 +184,7 @@ let statusFixtures: [Fixture] = [
         if case .untagged(.other(let name, _)) = $0 { name == "METADATA" } else { false }
     },
     Fixture(name: "namespace gmail", wire: "* NAMESPACE ((\"\" \"/\")) NIL NIL\r\n") {
-        if case .untagged(.other(let name, _)) = $0 { name == "NAMESPACE" } else { false }
+        if case .untagged(.namespace(let namespaces)) = $0 { namespaces.personalName("Trash") == "Trash" } else { false }
     },
 ]
 
@@ -197,7 +200,9 @@ let listFixtures: [Fixture] = [
     Fixture(name: "list noinferiors inbox", wire: "* LIST (\\Noinferiors) \"/\" INBOX\r\n") { listing($0)?.folderType == .inbox },
     Fixture(name: "list lowercase inbox", wire: "* LIST () \"/\" inbox\r\n") { listing($0)?.folderType == .inbox },
     Fixture(name: "list nonexistent", wire: "* LIST (\\NonExistent) \"/\" Gone\r\n") { listing($0)?.folderType == .container },
-    Fixture(name: "list archive special use", wire: "* LIST (\\HasNoChildren \\Archive) \"/\" Archive\r\n") { listing($0)?.folderType == .all },
+    // Issue 22: `\\Archive` is an ordinary folder (Cyrus, Fastmail), synced; only Gmail's `\\All` is not.
+    Fixture(name: "list archive special use", wire: "* LIST (\\HasNoChildren \\Archive) \"/\" Archive\r\n") { listing($0)?.folderType == .archive },
+    Fixture(name: "list all and archive", wire: "* LIST (\\All \\Archive) \"/\" \"All Mail\"\r\n") { listing($0)?.folderType == .all },
     Fixture(name: "list exchange sent items", wire: "* LIST (\\HasNoChildren \\Sent) \"/\" \"Sent Items\"\r\n") {
         listing($0).map { $0.folderType == .sent && $0.name == "Sent Items" } ?? false
     },

@@ -42,8 +42,9 @@ import TernCore
             try SchemaMigrations.migrator.migrate(queue, upTo: "v7-store-health")
             try queue.write { db in
                 try Fixtures.insertBeforeAliases(account, db)
-                var folder = Folder(accountId: account.id, path: "Trash", folderType: .trash, uidValidity: 42)
-                try folder.insert(db)
+                try db.execute(sql: "INSERT INTO folder (accountId, path, displayName, folderType, uidValidity) VALUES (?, 'Trash', 'Trash', 'trash', 42)",
+                               arguments: [account.id])
+                let folder = (id: db.lastInsertedRowID, path: "Trash")
                 // Written as a v7 store held it: today's Email has columns v7 did not.
                 try db.execute(sql: """
                     INSERT INTO email (accountId, messageId, dedupKey, subject, fromAddress, dateReceived, createdDate)
@@ -65,6 +66,48 @@ import TernCore
     }
 
     /// Every field the specs name has a column (docs/data-model.md).
+    /// v13 rebuilds the folder table (its CHECK gains `archive`): the rows of a v12 store, and the
+    /// messages, thread lists and changes that reference them, come through, still cascading.
+    @Test func foldersFromBeforeV13KeepTheirMessagesAndReferences() throws {
+        let home = Fixtures.temporaryHome()
+        try FileManager.default.createDirectory(at: home.url, withIntermediateDirectories: true)
+        let account = Fixtures.account()
+        do {
+            let queue = try DatabaseQueue(path: home.databaseURL.path)
+            try SchemaMigrations.migrator.migrate(queue, upTo: "v12-assist")
+            try queue.write { db in
+                try Fixtures.insertBeforeAliases(account, db)
+                try db.execute(sql: """
+                    INSERT INTO folder (id, accountId, path, displayName, delimiter, folderType, uidValidity, forwardCursorUID, serverMessageCount)
+                    VALUES (7, ?, 'Archive', 'Archive', '/', 'all', 42, 9, 3);
+                    INSERT INTO email (id, accountId, messageId, dedupKey, subject, fromAddress, dateReceived, createdDate)
+                    VALUES (11, ?, '<m@example.org>', 'key', 'Subject', 'a@example.org', 0, 0);
+                    INSERT INTO emailFolder (emailId, folderId, imapUID) VALUES (11, 7, 5);
+                    INSERT INTO pendingOperation (accountId, kind, emailId, folderId, imapUID, createdDate) VALUES (?, 'archive', 11, 7, 5, 0);
+                    """, arguments: [account.id, account.id, account.id])
+            }
+            try queue.close()
+        }
+        let database = try TernDatabase(home: home)
+        try database.writer.write { db in
+            var folder = try #require(try Folder.fetchOne(db, key: 7))
+            #expect(folder.path == "Archive" && folder.folderType == .all && folder.uidValidity == 42 && folder.forwardCursorUID == 9
+                    && folder.serverMessageCount == 3 && folder.mailboxId == nil)
+            folder.folderType = .archive
+            folder.mailboxId = "F42"
+            try folder.update(db)
+            #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder WHERE folderId = 7") == 1)
+            try db.execute(sql: "DELETE FROM folder WHERE id = 7")
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder") == 0)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pendingOperation") == 0)
+            // New folders do not reuse an id of the old table (AUTOINCREMENT's sequence came along).
+            var next = Folder(accountId: account.id, path: "INBOX", folderType: .inbox)
+            try next.insert(db)
+            #expect(try #require(next.id) > 7)
+        }
+    }
+
     @Test func schemaHasEverySpecField() throws {
         let database = try TernDatabase.temporary()
         let expected: [String: [String]] = [

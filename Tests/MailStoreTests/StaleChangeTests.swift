@@ -22,7 +22,7 @@ struct StaleChangeTests {
         actions = SQLiteMailActionStore(database: database)
         try await SQLiteAccountRepository(database: database).insert(account)
         let folders = try await sync.saveDiscoveredFolders([DiscoveredFolder(path: "Trash", delimiter: "/", folderType: .trash)],
-                                                           accountId: account.id)
+                                                           accountId: account.id, keepOrphans: false)
         let trashId = try #require(folders.first?.id)
         try await sync.resetFolder(trashId, uidValidity: 7, keepOrphans: false)
         trash = try #require(try await sync.folders(accountId: account.id).first)

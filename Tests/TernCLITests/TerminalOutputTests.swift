@@ -26,7 +26,7 @@ import TernCore
         try await SQLiteAccountRepository(database: database).insert(account)
         let sync = SQLiteSyncStore(database: database)
         let inbox = try #require(try await sync.saveDiscoveredFolders([DiscoveredFolder(path: "INBOX", delimiter: "/", folderType: .inbox)],
-                                                                      accountId: account.id).first)
+                                                                      accountId: account.id, keepOrphans: false).first)
         let email = Email(accountId: account.id, messageId: "<hostile@tern.test>", dedupKey: "hostile", subject: subject,
                           fromName: "Bank\u{1B}[8m hidden", fromAddress: "ceo@bank.example", dateReceived: Date(), bodyPlain: body,
                           bodiesFetched: true, hasAttachments: true, isRead: true)

@@ -72,6 +72,14 @@ extension IMAPSession {
         return result.untagged.compactMap { if case .list(let listing) = $0 { listing } else { nil } }
     }
 
+    /// RFC 2342 NAMESPACE, or nil from a server without it (its folders live at the top level).
+    public func namespaces() async throws -> Namespaces? {
+        guard hasCapability("NAMESPACE") else { return nil }
+        let result = try await execute("NAMESPACE")
+        for case .namespace(let namespaces) in result.untagged { return namespaces }
+        return nil
+    }
+
     /// CREATE; `[ALREADYEXISTS]` is not an error for Tern.
     public func create(_ mailbox: MailboxPath) async throws {
         do {
@@ -97,8 +105,17 @@ extension IMAPSession {
         let commands = try mailboxes.map { "STATUS \(try Self.mailboxArgument($0)) (\(wanted.joined(separator: " ")))" }
         let result = try await pipeline(commands)
         var statuses: [String: [String: UInt64]] = [:]
-        for case .status(let mailbox, let attributes) in result.untagged { statuses[MailboxName.decode(mailbox)] = attributes }
+        for case .status(let mailbox, let attributes, _) in result.untagged { statuses[MailboxName.decode(mailbox)] = attributes }
         return statuses
+    }
+
+    /// RFC 8474: each mailbox's MAILBOXID (pipelined STATUS), by decoded name; empty without OBJECTID.
+    public func mailboxIds(of mailboxes: [MailboxPath]) async throws -> [String: String] {
+        guard hasCapability("OBJECTID"), !mailboxes.isEmpty else { return [:] }
+        let result = try await pipeline(try mailboxes.map { "STATUS \(try Self.mailboxArgument($0)) (MAILBOXID)" })
+        var ids: [String: String] = [:]
+        for case .status(let mailbox, _, let id?) in result.untagged { ids[MailboxName.decode(mailbox)] = id }
+        return ids
     }
 
     /// SELECT (or EXAMINE). With CONDSTORE the server reports HIGHESTMODSEQ; with QRESYNC enabled and a

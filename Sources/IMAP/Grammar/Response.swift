@@ -49,7 +49,8 @@ public enum UntaggedResponse: Sendable, Hashable {
     case enabled([String])
     case list(MailboxListing)
     case lsub(MailboxListing)
-    case status(mailbox: String, attributes: [String: UInt64])
+    /// `mailboxId`: RFC 8474 MAILBOXID, the one STATUS item that is not a number.
+    case status(mailbox: String, attributes: [String: UInt64], mailboxId: String? = nil)
     case flags([String])
     case exists(UInt32)
     case recent(UInt32)
@@ -58,8 +59,42 @@ public enum UntaggedResponse: Sendable, Hashable {
     case fetch(sequence: UInt32, attributes: [FetchAttribute])
     case vanished(earlier: Bool, uids: UIDSet)
     case id([String: String])
-    /// A response Tern does not use (NAMESPACE, METADATA…), kept as text.
+    /// RFC 2342: where the user's own, other users' and shared mailboxes live.
+    case namespace(Namespaces)
+    /// A response Tern does not use (METADATA…), kept as text.
     case other(name: String, text: String)
+}
+
+/// RFC 2342 NAMESPACE: each class of mailbox with its prefixes. A folder Tern creates goes under
+/// the first personal prefix (`INBOX.` on Cyrus and Courier): a server whose folders live there
+/// refuses one at the top level (issue 22).
+public struct Namespaces: Sendable, Hashable {
+    /// One namespace: its prefix (decoded) and hierarchy delimiter.
+    public struct Descriptor: Sendable, Hashable {
+        public var prefix: String
+        public var delimiter: String?
+
+        public init(prefix: String, delimiter: String?) {
+            self.prefix = prefix
+            self.delimiter = delimiter
+        }
+    }
+
+    public var personal: [Descriptor]
+    public var otherUsers: [Descriptor]
+    public var shared: [Descriptor]
+
+    public init(personal: [Descriptor], otherUsers: [Descriptor] = [], shared: [Descriptor] = []) {
+        self.personal = personal
+        self.otherUsers = otherUsers
+        self.shared = shared
+    }
+
+    /// The full name of a new top-level personal folder (`Trash` becomes `INBOX.Trash`).
+    public func personalName(_ name: String) -> String {
+        guard let first = personal.first else { return name }
+        return first.prefix + name
+    }
 }
 
 /// One `LIST` line: attributes (including RFC 6154 special use), delimiter and decoded name.
@@ -82,13 +117,14 @@ public struct MailboxListing: Sendable, Hashable {
         attributes.contains { $0.caseInsensitiveCompare(attribute) == .orderedSame }
     }
 
-    /// FR-SYNC-01 step 1: the special-use mapping, with Gmail's `\All` and `\Important` kept apart.
+    /// FR-SYNC-01 step 1: the special-use mapping, with Gmail's `\All` and `\Important` kept apart
+    /// (never synced) and `\Archive` an ordinary folder that is.
     public var folderType: FolderType {
         if hasAttribute("\\Noselect") || hasAttribute("\\NonExistent") { return .container }
         if name.caseInsensitiveCompare("INBOX") == .orderedSame { return .inbox }
         let mapping: [(String, FolderType)] = [
             ("\\Sent", .sent), ("\\Drafts", .drafts), ("\\Trash", .trash), ("\\Junk", .spam), ("\\Flagged", .starred),
-            ("\\All", .all), ("\\Important", .important), ("\\Archive", .all),
+            ("\\All", .all), ("\\Important", .important), ("\\Archive", .archive),
         ]
         for (attribute, type) in mapping where hasAttribute(attribute) { return type }
         return .custom

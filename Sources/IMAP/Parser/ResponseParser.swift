@@ -383,16 +383,21 @@ struct Cursor {
             try space()
             try expect(40)
             var attributes: [String: UInt64] = [:]
+            var mailboxId: String?
             skipSpaces()
             while peek != 41 {
                 guard !atEnd else { throw fail("unterminated STATUS") }
                 let name = try atomUppercased()
                 try space()
-                attributes[name] = try number()
+                if name == "MAILBOXID" {
+                    mailboxId = try objectId()
+                } else {
+                    attributes[name] = try number()
+                }
                 skipSpaces()
             }
             index += 1
-            return .status(mailbox: mailbox, attributes: attributes)
+            return .status(mailbox: mailbox, attributes: attributes, mailboxId: mailboxId)
         case "SEARCH", "SORT":
             var ids: [UInt32] = []
             var modSeq: UInt64?
@@ -417,6 +422,14 @@ struct Cursor {
                 try space()
             }
             return .vanished(earlier: earlier, uids: try uidSet())
+        case "NAMESPACE":
+            try space()
+            let personal = try namespaceList()
+            try space()
+            let others = try namespaceList()
+            try space()
+            let shared = try namespaceList()
+            return .namespace(Namespaces(personal: personal, otherUsers: others, shared: shared))
         case "ID":
             try space()
             var fields: [String: String] = [:]
@@ -437,6 +450,51 @@ struct Cursor {
             return .other(name: word, text: restOfLine())
         }
     }
+
+    /// objectid = 1*255(ALPHA / DIGIT / "_" / "-") in parentheses (RFC 8474 section 7).
+    mutating func objectId() throws -> String {
+        try expect(40)
+        let start = index
+        while let byte = peek, byte == 45 || byte == 95 || (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) {
+            index += 1
+        }
+        guard index > start, index - start <= 255 else { throw fail("invalid objectid") }
+        let id = String(decoding: bytes[start..<index], as: UTF8.self)
+        try expect(41)
+        return id
+    }
+
+    /// Namespace = nil / "(" 1*Namespace-Descr ")" (RFC 2342 section 5); each descriptor is
+    /// "(" string SP (DQUOTE QUOTED_CHAR DQUOTE / nil) *(Namespace-Response-Extension) ")".
+    mutating func namespaceList() throws -> [Namespaces.Descriptor] {
+        if isNIL() { return [] }
+        try expect(40)
+        var descriptors: [Namespaces.Descriptor] = []
+        skipSpaces()
+        while peek != 41 {
+            guard !atEnd else { throw fail("unterminated NAMESPACE") }
+            guard descriptors.count < Self.maxNamespaces else { throw fail("more than \(Self.maxNamespaces) namespaces") }
+            try expect(40)
+            let prefix = MailboxName.decode(String(headerBytes: try string()))
+            try space()
+            let delimiter: String? = isNIL() ? nil : String(headerBytes: try quoted())
+            // Extensions (TRANSLATION…) are not used.
+            skipSpaces()
+            while peek != 41 {
+                guard !atEnd else { throw fail("unterminated NAMESPACE") }
+                try skipValue()
+                skipSpaces()
+            }
+            index += 1
+            descriptors.append(Namespaces.Descriptor(prefix: prefix, delimiter: delimiter))
+            skipSpaces()
+        }
+        index += 1
+        return descriptors
+    }
+
+    /// No server has more than a handful; a server sending more is broken or hostile.
+    static let maxNamespaces = 64
 
     /// mailbox-list = "(" [mbx-list-flags] ")" SP (DQUOTE QUOTED-CHAR DQUOTE / nil) SP mailbox [SP mbox-list-extended]
     mutating func listing() throws -> MailboxListing {

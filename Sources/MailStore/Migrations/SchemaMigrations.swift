@@ -23,6 +23,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v10-account-aliases", migrate: addAccountAliases)
         migrator.registerMigration("v11-drafts", migrate: createDrafts)
         migrator.registerMigration("v12-assist", migrate: addAssistColumns)
+        migrator.registerMigration("v13-folder-archive-and-mailbox-id", migrate: addFolderArchiveAndMailboxId)
         return migrator
     }
 
@@ -360,6 +361,48 @@ public enum SchemaMigrations {
     static func addAssistColumns(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE thread ADD COLUMN aiSummaryKey TEXT")
         try db.execute(sql: "ALTER TABLE email ADD COLUMN bulkMarkers INTEGER NOT NULL DEFAULT 0")
+    }
+
+    /// Issue 22: `archive`, the role of a server's `\\Archive` folder (synced, unlike Gmail's
+    /// `\\All`), is allowed by the folder type's CHECK, which SQLite cannot alter: the table is
+    /// rebuilt (GRDB runs migrations with foreign keys off, so the tables that reference it keep
+    /// their rows, and the renamed table takes their references). `mailboxId` is the folder's
+    /// RFC 8474 MAILBOXID on a server with OBJECTID, which tells a renamed folder from a new one.
+    /// Folders stored as `all` from a `\\Archive` become `archive` at the next discovery.
+    static func addFolderArchiveAndMailboxId(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE newFolder (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                path TEXT NOT NULL,
+                displayName TEXT NOT NULL,
+                delimiter TEXT,
+                folderType TEXT NOT NULL CHECK (folderType IN
+                    ('inbox', 'sent', 'drafts', 'trash', 'spam', 'starred', 'custom', 'all', 'archive', 'important', 'container')),
+                uidValidity INTEGER,
+                uidNext INTEGER,
+                highestModSeq INTEGER,
+                forwardCursorUID INTEGER,
+                backfillCursorUID INTEGER,
+                initialFastCompleted BOOLEAN NOT NULL DEFAULT 0,
+                catchUpStatus TEXT NOT NULL DEFAULT 'idle' CHECK (catchUpStatus IN
+                    ('idle', 'running', 'paused', 'completed', 'error')),
+                reachedServerHistoryBoundary BOOLEAN NOT NULL DEFAULT 0,
+                lastSyncDate DATETIME,
+                lastSyncError TEXT,
+                serverMessageCount INTEGER,
+                mailboxId TEXT,
+                UNIQUE (accountId, path)
+            );
+            INSERT INTO newFolder (id, accountId, path, displayName, delimiter, folderType, uidValidity, uidNext, highestModSeq,
+                forwardCursorUID, backfillCursorUID, initialFastCompleted, catchUpStatus, reachedServerHistoryBoundary,
+                lastSyncDate, lastSyncError, serverMessageCount)
+            SELECT id, accountId, path, displayName, delimiter, folderType, uidValidity, uidNext, highestModSeq,
+                forwardCursorUID, backfillCursorUID, initialFastCompleted, catchUpStatus, reachedServerHistoryBoundary,
+                lastSyncDate, lastSyncError, serverMessageCount FROM folder;
+            DROP TABLE folder;
+            ALTER TABLE newFolder RENAME TO folder;
+            """)
     }
 
     /// FR-COMP-01 "Draft lifecycle": drafts saved locally first, with what their server copy is.

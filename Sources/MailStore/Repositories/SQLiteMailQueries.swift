@@ -49,7 +49,8 @@ public struct SQLiteMailQueries: MailQueries {
         let membership = switch view {
         case .archive: """
             e.deletedDate IS NULL AND e.sendState IN ('none', 'sent')
-            AND NOT EXISTS (SELECT 1 FROM emailFolder ef WHERE ef.emailId = e.id)
+            AND NOT EXISTS (SELECT 1 FROM emailFolder ef JOIN folder f ON f.id = ef.folderId
+                            WHERE ef.emailId = e.id AND f.folderType <> 'archive')
             AND NOT EXISTS (SELECT 1 FROM pendingOperation p WHERE p.emailId = e.id AND p.kind = 'fileSentCopy')
             """
         case .outbox: "e.sendState IN ('queued', 'sending', 'failed')"

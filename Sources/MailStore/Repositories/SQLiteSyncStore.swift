@@ -16,23 +16,70 @@ public struct SQLiteSyncStore: SyncStore {
         try await database.writer.read { db in try Folder.filter(Column("accountId") == accountId).order(Column("path")).fetchAll(db) }
     }
 
-    public func saveDiscoveredFolders(_ folders: [DiscoveredFolder], accountId: Account.ID) async throws -> [Folder] {
+    public func saveDiscoveredFolders(_ folders: [DiscoveredFolder], accountId: Account.ID, keepOrphans: Bool) async throws -> [Folder] {
         try await database.writer.write { db in
+            var known = try Folder.filter(Column("accountId") == accountId).fetchAll(db)
+            let listed = Set(folders.map(\.path))
+            // A LIST without even the Inbox is a broken answer, not a server that lost every folder.
+            var vanished = folders.isEmpty ? [] : known.filter { !listed.contains($0.path) }
+            let knownPaths = Set(known.map(\.path))
+            let arrivals = folders.filter { !knownPaths.contains($0.path) }
             for discovered in folders {
-                if var known = try Folder.filter(Column("accountId") == accountId && Column("path") == discovered.path).fetchOne(db) {
-                    if known.folderType != discovered.folderType || known.delimiter != discovered.delimiter {
-                        known.folderType = discovered.folderType
-                        known.delimiter = discovered.delimiter
-                        try known.update(db)
+                if let index = known.firstIndex(where: { $0.path == discovered.path }) {
+                    var folder = known[index]
+                    let mailboxId = discovered.mailboxId ?? folder.mailboxId
+                    if folder.folderType != discovered.folderType || folder.delimiter != discovered.delimiter || folder.mailboxId != mailboxId {
+                        folder.folderType = discovered.folderType
+                        folder.delimiter = discovered.delimiter
+                        folder.mailboxId = mailboxId
+                        try folder.update(db)
+                        known[index] = folder
                     }
+                } else if let index = Self.renamedFrom(discovered, vanished: vanished, arrivals: arrivals) {
+                    // The same mailbox under its new name keeps its cursors and messages: its
+                    // UIDVALIDITY is checked at the next SELECT like any folder's.
+                    var folder = vanished.remove(at: index)
+                    folder.path = discovered.path
+                    folder.displayName = Folder.lastComponent(of: discovered.path, delimiter: discovered.delimiter)
+                    folder.delimiter = discovered.delimiter
+                    folder.folderType = discovered.folderType
+                    folder.mailboxId = discovered.mailboxId ?? folder.mailboxId
+                    try folder.update(db)
                 } else {
                     var folder = Folder(accountId: accountId, path: discovered.path, delimiter: discovered.delimiter,
-                                        folderType: discovered.folderType)
+                                        folderType: discovered.folderType, mailboxId: discovered.mailboxId)
                     try folder.insert(db)
                 }
             }
+            for folder in vanished { try Self.removeFolder(folder, keepOrphans: keepOrphans, db: db) }
             return try Folder.filter(Column("accountId") == accountId).order(Column("path")).fetchAll(db)
         }
+    }
+
+    /// Issue 22: which vanished folder a newly listed one is, if any. The server's MAILBOXID says
+    /// so for certain; without OBJECTID, a role (Sent, Trash, Archive…) that left one name and
+    /// arrived at one other is the same folder. A renamed folder of the user's own is otherwise
+    /// indistinguishable from a deletion and a creation: it is synced again under its new name.
+    static func renamedFrom(_ discovered: DiscoveredFolder, vanished: [Folder], arrivals: [DiscoveredFolder]) -> Int? {
+        if let id = discovered.mailboxId, let index = vanished.firstIndex(where: { $0.mailboxId == id }) { return index }
+        guard discovered.mailboxId == nil, ![.custom, .container, .inbox].contains(discovered.folderType) else { return nil }
+        let sameRole = vanished.indices.filter { vanished[$0].folderType == discovered.folderType }
+        guard sameRole.count == 1, arrivals.filter({ $0.folderType == discovered.folderType }).count == 1 else { return nil }
+        return sameRole[0]
+    }
+
+    /// A folder the server no longer lists: changes waiting to be pushed from it are undone (the
+    /// server cannot take them; an archived copy comes back so that it is removed below like the
+    /// others), its messages leave it, and those in no other folder go.
+    static func removeFolder(_ folder: Folder, keepOrphans: Bool, db: Database) throws {
+        guard let folderId = folder.id else { return }
+        let waiting = try PendingOperation.fetchAll(db, sql: "SELECT * FROM pendingOperation WHERE folderId = ? AND state = 'pending'",
+                                                    arguments: [folderId])
+        // The operations themselves go with the folder (ON DELETE CASCADE).
+        for operation in waiting { try SQLiteMailActionStore.revert(operation, db: db) }
+        let uids = try Int64.fetchAll(db, sql: "SELECT imapUID FROM emailFolder WHERE folderId = ?", arguments: [folderId])
+        try remove(folderId: folderId, uids: uids, keepOrphans: keepOrphans, db: db)
+        try db.execute(sql: "DELETE FROM folder WHERE id = ?", arguments: [folderId])
     }
 
     public func updateFolderState(_ folder: Folder) async throws {

@@ -112,8 +112,18 @@ public struct AccountSynchronizer: Sendable {
             folders = known
         } else {
             let listings = try await session.listMailboxes()
-            let discovered = listings.map { DiscoveredFolder(path: $0.name, delimiter: $0.delimiter, folderType: $0.folderType) }
-            folders = try await store.saveDiscoveredFolders(discovered, accountId: account.id).filter(\.isSyncable)
+            var discovered = SpecialUseInference.completing(
+                listings.map { DiscoveredFolder(path: $0.name, delimiter: $0.delimiter, folderType: $0.folderType) })
+            // RFC 8474: the MAILBOXID of each folder not known by it yet (once per folder), which
+            // tells a renamed folder from a new one at reconciliation (issue 22).
+            if session.hasCapability("OBJECTID") {
+                let identified = Set(try await store.folders(accountId: account.id).filter { $0.mailboxId != nil }.map(\.path))
+                let asking = listings.filter { !identified.contains($0.name) && $0.folderType != .container }
+                let ids = (try? await session.mailboxIds(of: asking.map(MailboxPath.init(listing:)))) ?? [:]
+                for index in discovered.indices { discovered[index].mailboxId = ids[discovered[index].path] }
+            }
+            folders = try await store.saveDiscoveredFolders(discovered, accountId: account.id, keepOrphans: keepOrphans)
+                .filter(\.isSyncable)
                 .filter { only == nil || $0.folderType == only }
             listed = Dictionary(listings.map { ($0.name, MailboxPath(listing: $0)) }, uniquingKeysWith: { first, _ in first })
         }
@@ -242,7 +252,7 @@ public struct AccountSynchronizer: Sendable {
         case .sent: 1
         case .starred: 2
         case .drafts: 3
-        case .custom: 4
+        case .custom, .archive: 4
         default: 5
         }
     }

@@ -172,7 +172,13 @@ public struct IMAPMailActions: Sendable {
         case .move(let mailbox, let destination, let createTarget, let targets):
             let current = try await select(mailbox, for: targets, session: session, outcomes: &outcomes)
             guard !current.isEmpty else { return }
-            if createTarget { try? await session.create(MailboxPath(destination)) }
+            // A server without the role's folder gets one at the top of the user's namespace
+            // (`INBOX.Trash` on Cyrus, which refuses `Trash`), issue 22.
+            var destination = destination
+            if createTarget {
+                destination = (try? await session.namespaces())??.personalName(destination) ?? destination
+                try? await session.create(MailboxPath(destination))
+            }
             let mapping: UIDMapping?
             if session.hasCapability("MOVE") {
                 mapping = try await session.uidMove(Self.set(current), to: MailboxPath(destination))
@@ -214,9 +220,10 @@ public struct IMAPMailActions: Sendable {
         }
     }
 
-    /// RFC 6154: the mailbox marked `\Sent`, for an account whose folders were never synced.
+    /// RFC 6154: the mailbox marked `\Sent` (or named so), for an account whose folders were never synced.
     static func sentMailbox(_ session: IMAPSession) async throws -> String? {
-        try await session.listMailboxes().first { $0.folderType == .sent }?.name
+        let listed = try await session.listMailboxes().map { DiscoveredFolder(path: $0.name, delimiter: $0.delimiter, folderType: $0.folderType) }
+        return SpecialUseInference.completing(listed).first { $0.folderType == .sent }?.path
     }
 
     /// Selects the mailbox read-write (once for consecutive batches) and returns the targets whose

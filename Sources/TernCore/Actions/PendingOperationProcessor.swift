@@ -113,7 +113,8 @@ public struct PendingOperationProcessor: Sendable {
             return .perform(.store(flag: flag, add: operation.kind == .addFlag, mailbox: source.path, uid: uid), targetFolderId: nil)
         case .archive:
             guard let source, let uid = operation.imapUID else { return .nothingToDo }
-            // FR-SYNC-10: to \All; a server without one gets an "Archive" mailbox (docs/decisions.md).
+            // FR-SYNC-10: to \All, else \Archive; a server with neither gets an "Archive" mailbox in the
+            // user's namespace (docs/decisions.md).
             let target = mailboxes.archive
             if source.folderType == .all || source.id == target?.id { return .nothingToDo }
             return .perform(.move(mailbox: source.path, uid: uid, to: target?.path ?? "Archive", createTarget: target == nil),
@@ -161,8 +162,8 @@ struct MailboxRoles {
         var byId: [Int64: Folder] = [:]
         for folder in folders { if let id = folder.id { byId[id] = folder } }
         self.byId = byId
-        archive = folders.first { $0.folderType == .all }
-            ?? folders.first { $0.displayName.caseInsensitiveCompare("Archive") == .orderedSame && $0.folderType == .custom }
+        // FR-SYNC-10: Gmail's All Mail, else the server's Archive (marked, or named so: SpecialUseInference).
+        archive = folders.first { $0.folderType == .all } ?? folders.first { $0.folderType == .archive }
         trash = folders.first { $0.folderType == .trash }
         sent = folders.first { $0.folderType == .sent }
     }

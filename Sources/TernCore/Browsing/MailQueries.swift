@@ -156,7 +156,8 @@ public struct ThreadOutline: Sendable, Hashable {
 
 /// Views that exist only locally.
 public enum VirtualMailbox: String, Sendable, Hashable, Codable, CaseIterable {
-    /// FR-SYNC-10: emails in no synced folder that were neither deleted nor trashed (nor are being sent).
+    /// FR-SYNC-10: emails in no synced folder (Gmail's All Mail) or only in the server's Archive
+    /// folders (`\Archive`), neither deleted nor trashed nor being sent.
     case archive
     /// FR-SYNC-07: emails whose sendState is queued, sending or failed.
     case outbox

@@ -5,6 +5,10 @@ public enum FolderType: String, Sendable, Hashable, Codable, CaseIterable {
     case inbox, sent, drafts, trash, spam, starred, custom
     /// `\All` (`[Gmail]/All Mail`): known, never synced; it is the archive target (FR-SYNC-10).
     case all
+    /// `\Archive` (RFC 6154): on Cyrus, Fastmail and most servers other than Gmail an ordinary
+    /// folder people archive into. It is synced like any other, and it is the archive target when
+    /// the account has no `\All` (issue 22: taking it for `\All` hid its mail).
+    case archive
     /// `\Important`: known, never synced; importance is a flag, not a mailbox.
     case important
     /// A mailbox that cannot be selected (`\Noselect`, `\NonExistent`), such as `[Gmail]`.
@@ -54,13 +58,16 @@ public struct Folder: Sendable, Hashable, Codable, Identifiable {
     public var lastSyncDate: Date?
     /// The last sync error for this folder, shown to the user and cleared on success.
     public var lastSyncError: String?
+    /// RFC 8474 MAILBOXID on a server with OBJECTID: the same folder after a rename (issue 22).
+    public var mailboxId: String?
 
     public init(
         id: Int64? = nil, accountId: Account.ID, path: String, displayName: String? = nil, delimiter: String? = "/",
         folderType: FolderType, uidValidity: Int64? = nil, uidNext: Int64? = nil, highestModSeq: Int64? = nil,
         forwardCursorUID: Int64? = nil, backfillCursorUID: Int64? = nil, initialFastCompleted: Bool = false,
         catchUpStatus: CatchUpStatus = .idle, reachedServerHistoryBoundary: Bool = false,
-        lastSyncDate: Date? = nil, lastSyncError: String? = nil, serverMessageCount: Int64? = nil
+        lastSyncDate: Date? = nil, lastSyncError: String? = nil, serverMessageCount: Int64? = nil,
+        mailboxId: String? = nil
     ) {
         self.id = id
         self.accountId = accountId
@@ -79,11 +86,12 @@ public struct Folder: Sendable, Hashable, Codable, Identifiable {
         self.lastSyncDate = lastSyncDate
         self.lastSyncError = lastSyncError
         self.serverMessageCount = serverMessageCount
+        self.mailboxId = mailboxId
     }
 
     public var isSyncable: Bool { folderType.isSyncable }
 
-    static func lastComponent(of path: String, delimiter: String?) -> String {
+    public static func lastComponent(of path: String, delimiter: String?) -> String {
         guard let delimiter, !delimiter.isEmpty, let range = path.range(of: delimiter, options: .backwards) else {
             return path
         }

@@ -5,11 +5,14 @@ public struct DiscoveredFolder: Sendable, Hashable {
     public var path: String
     public var delimiter: String?
     public var folderType: FolderType
+    /// RFC 8474 MAILBOXID, when the server offers OBJECTID and it was asked.
+    public var mailboxId: String?
 
-    public init(path: String, delimiter: String?, folderType: FolderType) {
+    public init(path: String, delimiter: String?, folderType: FolderType, mailboxId: String? = nil) {
         self.path = path
         self.delimiter = delimiter
         self.folderType = folderType
+        self.mailboxId = mailboxId
     }
 }
 
@@ -63,8 +66,11 @@ public struct FetchedBodies: Sendable, Hashable {
 /// What the sync engine needs of the local store. Every call is one transaction.
 public protocol SyncStore: Sendable {
     func folders(accountId: Account.ID) async throws -> [Folder]
-    /// Inserts new mailboxes and updates the type of known ones; returns the account's folders.
-    func saveDiscoveredFolders(_ folders: [DiscoveredFolder], accountId: Account.ID) async throws -> [Folder]
+    /// FR-SYNC-01 step 1 with the server's complete LIST: inserts new mailboxes, updates the type
+    /// of known ones, follows renames (same MAILBOXID, or the one folder of a role that moved) and
+    /// removes folders the server no longer has, with their messages unless another folder holds
+    /// them (or `keepOrphans`, Gmail's All Mail). Returns the account's folders.
+    func saveDiscoveredFolders(_ folders: [DiscoveredFolder], accountId: Account.ID, keepOrphans: Bool) async throws -> [Folder]
     func updateFolderState(_ folder: Folder) async throws
     /// UIDVALIDITY changed (FR-SYNC-02): the folder's associations and cursors go, and the local
     /// changes still waiting on its old UIDs are cancelled (reverted, kept as failed); emails left in

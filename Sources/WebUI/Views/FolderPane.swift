@@ -10,7 +10,7 @@ struct FolderPane: Sendable {
     var location: MailLocation
 
     /// Folders shown in this order first; the rest by name.
-    static let order: [FolderType] = [.inbox, .starred, .sent, .drafts, .spam, .trash]
+    static let order: [FolderType] = [.inbox, .starred, .sent, .drafts, .archive, .spam, .trash]
 
     func render() -> HTMLText {
         let unifiedUnread = folders.filter { $0.folderType == .inbox }.reduce(0) { $0 + $1.unreadCount }
@@ -63,6 +63,7 @@ struct FolderPane: Sendable {
         case .trash: "trash"
         case .spam: "spam"
         case .starred: "star"
+        case .archive: "archive"
         default: "folder"
         }
     }
