@@ -1,0 +1,340 @@
+"""Issue 22: the sync and action paths against more than one server layout and more than one server implementation.
+Each layout is its own IMAP server, started here by the project's scripts with a fresh mailbox:
+
+- gmail:     today's Dovecot with Gmail's folders (`[Gmail]/…`, `\\All` never synced);
+- cyrus:     Dovecot laid out like Cyrus and Fastmail (`INBOX.` namespace, `.` separator, `\\Archive` an ordinary folder,
+             no `\\All`; a folder outside the namespace is refused);
+- cyrus-bare: a new Cyrus account, its Inbox alone in the `INBOX.` namespace: Tern creates `INBOX.Trash` and
+             `INBOX.Archive` (the server refuses folders at the top level);
+- localized: a French Gmail account (`[Gmail]/Messages envoyés`, `[Gmail]/Corbeille`, a folder named `R&D`);
+- plain:     Dovecot without SPECIAL-USE or MOVE (roles known only by name; archive and delete by COPY and EXPUNGE);
+- pymap:     a second implementation (pymap, Python, in the test venv): STARTTLS only, no CONDSTORE, SPECIAL-USE or
+             NAMESPACE, but OBJECTID; it starts with an Inbox alone, so Tern creates its Trash and Archive.
+
+After a first sync, after archive and delete by Tern and by another client, and after folders are renamed and deleted on
+the server, every folder Tern syncs holds exactly as many messages as the server's STATUS says."""
+import imaplib
+import os
+import pathlib
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import uuid
+from email.message import EmailMessage
+from email.utils import format_datetime
+from datetime import datetime, timezone
+
+import pytest
+
+from conftest import MAILSERVERS, mailserver_env
+from test_imap_check import tern
+from test_interop import modified_utf7
+from test_send_and_actions import json_of
+
+USER = "dave"
+ACCOUNT = "layout"
+
+# Per layout: where archived and deleted mail goes on the server, the folders Tern does not sync (Gmail's All Mail and
+# Important), and what another client names a new folder with (the personal namespace's prefix and separator).
+LAYOUTS = {
+    "gmail": dict(archive="[Gmail]/All Mail", trash="[Gmail]/Trash", unsynced={"[Gmail]/All Mail", "[Gmail]/Important"},
+                  prefix="", separator="/"),
+    "cyrus": dict(archive="INBOX.Archive", trash="INBOX.Trash", unsynced=set(), prefix="INBOX.", separator="."),
+    "cyrus-bare": dict(archive="INBOX.Archive", trash="INBOX.Trash", unsynced=set(), prefix="INBOX.", separator="."),
+    "localized": dict(archive="[Gmail]/Tous les messages", trash="[Gmail]/Corbeille",
+                      unsynced={"[Gmail]/Tous les messages", "[Gmail]/Important"}, prefix="", separator="/"),
+    "plain": dict(archive="Archive", trash="Trash", unsynced=set(), prefix="", separator="/"),
+    "pymap": dict(archive="Archive", trash="Trash", unsynced=set(), prefix="", separator="/"),
+}
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_port(port, process=None):
+    for _ in range(200):
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"the server on port {port} exited with {process.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
+
+
+class LayoutServer:
+    """One IMAP server of one layout, with a client for "another client" and helpers to compare with Tern."""
+
+    def __init__(self, name, port, ca, password, starttls=False):
+        self.name, self.port, self.ca, self.password, self.starttls = name, port, ca, password, starttls
+        self.layout = LAYOUTS[name]
+        self.address = f"{USER}@tern.test"
+
+    def imap(self):
+        context = ssl.create_default_context(cafile=self.ca)
+        if self.starttls:
+            client = imaplib.IMAP4("127.0.0.1", self.port)
+            client.starttls(ssl_context=context)
+        else:
+            client = imaplib.IMAP4_SSL("127.0.0.1", self.port, ssl_context=context)
+        client.login(self.address, self.password)
+        return client
+
+    def add_account(self, home):
+        password_file = pathlib.Path(home) / "password"
+        password_file.write_text(self.password + "\n")
+        tern(home, "account", "add", ACCOUNT, "--email", self.address, "--imap", f"127.0.0.1:{self.port}",
+             *(["--imap-starttls"] if self.starttls else []), "--smtp", "127.0.0.1:1",
+             "--password-command", f"cat {password_file}", "--ca-file", self.ca, check=True)
+
+    def folder_name(self, leaf):
+        return self.layout["prefix"] + leaf
+
+    def message_counts(self):
+        """STATUS MESSAGES of every selectable folder Tern syncs, by decoded name."""
+        client = self.imap()
+        try:
+            counts = {}
+            for line in client.list('""', "*")[1]:
+                attributes, wire = parse_list_line(line)
+                if "\\noselect" in attributes or "\\nonexistent" in attributes:
+                    continue
+                name = decode_modified_utf7(wire)
+                if name in self.layout["unsynced"]:
+                    continue
+                _, data = client.status(quote(wire), "(MESSAGES)")
+                counts[name] = int(data[0].decode().rsplit("MESSAGES ", 1)[1].rstrip(")"))
+            return counts
+        finally:
+            client.logout()
+
+    def append(self, folder, subject, message_id):
+        client = self.imap()
+        try:
+            message = EmailMessage()
+            message["From"], message["To"], message["Subject"] = "zoe@example.org", self.address, subject
+            message["Message-ID"], message["Date"] = message_id, format_datetime(datetime.now(timezone.utc))
+            message.set_content(f"{subject}.")
+            status, detail = client.append(quote(modified_utf7(folder)), "", None, message.as_bytes())
+            assert status == "OK", detail
+        finally:
+            client.logout()
+
+    def holds(self, folder, message_id):
+        client = self.imap()
+        try:
+            client.select(quote(modified_utf7(folder)), readonly=True)
+            _, data = client.uid("SEARCH", None, "HEADER", "Message-ID", message_id)
+            return bool(data[0].split())
+        finally:
+            client.logout()
+
+
+def quote(wire):
+    return '"' + wire.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def parse_list_line(line):
+    text = line.decode()
+    attributes = text[1:text.index(")")].lower().split()
+    rest = text[text.index(")") + 2:]
+    _, _, name = rest.partition(" ")
+    return attributes, name[1:-1].replace('\\"', '"').replace("\\\\", "\\") if name.startswith('"') else name
+
+
+def decode_modified_utf7(wire):
+    import base64
+    out, index = "", 0
+    while index < len(wire):
+        if wire[index] != "&":
+            out += wire[index]
+            index += 1
+            continue
+        end = wire.index("-", index)
+        run = wire[index + 1:end]
+        if not run:
+            out += "&"
+        else:
+            data = run.replace(",", "/")
+            out += base64.b64decode(data + "=" * (-len(data) % 4)).decode("utf-16-be")
+        index = end + 1
+    return out
+
+
+@pytest.fixture(scope="session", params=list(LAYOUTS))
+def layout(request):
+    """A fresh server of each layout for this session, stopped at its end."""
+    base = mailserver_env()
+    name = request.param
+    if name == "pymap":
+        pymap = shutil.which("pymap", path=str(pathlib.Path(sys.executable).parent))
+        assert pymap, "pymap is in requirements-test.txt (make test installs it into .build/venv)"
+        port = free_port()
+        tls = pathlib.Path(base["TERN_MAILSERVERS_DIR"]) / "tls"
+        if not (tls / "server.crt").exists():
+            subprocess.run([str(MAILSERVERS), "start"], check=True)
+        process = subprocess.Popen([pymap, "--host", "127.0.0.1", "--port", str(port), "--cert", str(tls / "server.crt"),
+                                    "--key", str(tls / "server.key"), "--no-service", "admin",
+                                    "dict", "--demo-user", f"{USER}@tern.test", "--demo-password", base["TERN_TEST_PASSWORD"]],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_port(port, process)
+            yield LayoutServer(name, port, str(tls / "ca.crt"), base["TERN_TEST_PASSWORD"], starttls=True)
+        finally:
+            process.terminate()
+            process.wait(10)
+        return
+    ports = [free_port() for _ in range(6)]
+    env = dict(os.environ, TERN_MAILSERVERS_DIR=f"{base['TERN_MAILSERVERS_DIR']}-{name}", TERN_MAILSERVERS_LAYOUT=name,
+               TERN_MAILSERVERS_SERVICES="imap", TERN_IMAP_PORT=str(ports[0]), TERN_IMAPS_PORT=str(ports[1]),
+               TERN_SMTP_PORT=str(ports[2]), TERN_SUBMISSION_PORT=str(ports[3]), TERN_SMTPS_PORT=str(ports[4]),
+               TERN_OAUTH_PORT=str(ports[5]))
+    subprocess.run([str(MAILSERVERS), "reset"], env=env, check=True, capture_output=True)
+    subprocess.run([str(MAILSERVERS), "start"], env=env, check=True, capture_output=True)
+    try:
+        yield LayoutServer(name, ports[1], f"{env['TERN_MAILSERVERS_DIR']}/tls/ca.crt", base["TERN_TEST_PASSWORD"])
+    finally:
+        subprocess.run([str(MAILSERVERS), "reset"], env=env, capture_output=True)
+
+
+@pytest.fixture()
+def account(layout, tmp_path):
+    layout.add_account(tmp_path)
+    return tmp_path
+
+
+def synced_counts(home):
+    result = tern(home, "sync", ACCOUNT, "--bodies", "none")
+    assert result.returncode == 0, result.stderr
+    return {f["path"]: f["messageCount"] for f in json_of(home, "folders")
+            if f["account"] == ACCOUNT and f["folderType"] not in ("all", "important", "container")}
+
+
+def assert_matches_server(layout, home):
+    server, local = layout.message_counts(), synced_counts(home)
+    assert local == server, f"{layout.name}: Tern {local} ≠ server {server}"
+
+
+def find(home, subject):
+    hits = [h for h in json_of(home, "search", subject) if h["subject"] == subject]
+    assert len(hits) == 1, f"{subject}: {hits}"
+    return hits[0]
+
+
+def test_a_first_sync_holds_what_the_server_holds(layout, account):
+    stamp = uuid.uuid4().hex[:8]
+    own = layout.folder_name(f"Projets & Co {stamp}")
+    client = layout.imap()
+    assert client.create(quote(modified_utf7(own)))[0] == "OK"
+    client.logout()
+    for index in range(3):
+        layout.append("INBOX", f"Inbox {stamp} {index}", f"<inbox-{index}-{stamp}@example.org>")
+    layout.append(own, f"Own {stamp}", f"<own-{stamp}@example.org>")
+    if layout.name in ("cyrus", "plain"):
+        # An ordinary Archive folder another client archived into: synced, and shown in the virtual Archive.
+        layout.append(layout.layout["archive"], f"Archived {stamp}", f"<archived-{stamp}@example.org>")
+    assert_matches_server(layout, account)
+    if layout.name in ("cyrus", "plain"):
+        archived = json_of(account, "threads", "--archive", "--limit", "200")
+        assert [t for t in archived if t["subject"] == f"Archived {stamp}"]
+    roles = {f["path"]: f["folderType"] for f in json_of(account, "folders") if f["account"] == ACCOUNT}
+    expected = {"cyrus": {"INBOX.Archive": "archive", "INBOX.Trash": "trash", "INBOX.Sent": "sent"},
+                "plain": {"Archive": "archive", "Trash": "trash", "Sent": "sent", "Drafts": "drafts", "Junk": "spam"},
+                "localized": {"[Gmail]/Corbeille": "trash", "[Gmail]/Messages envoyés": "sent", "R&D": "custom"}}
+    for path, role in expected.get(layout.name, {}).items():
+        assert roles.get(path) == role, f"{path}: {roles.get(path)}"
+
+
+def test_archive_and_delete_by_tern_and_by_another_client(layout, account):
+    stamp = uuid.uuid4().hex[:8]
+    for name in ("tern-archive", "tern-delete", "other-archive", "other-delete"):
+        layout.append("INBOX", f"{name} {stamp}", f"<{name}-{stamp}@example.org>")
+    assert_matches_server(layout, account)
+
+    archived = tern(account, "archive", f"m{find(account, f'tern-archive {stamp}')['emailId']}", "--no-undo")
+    assert archived.returncode == 0, archived.stdout + archived.stderr
+    deleted = tern(account, "delete", f"m{find(account, f'tern-delete {stamp}')['emailId']}", "--no-undo")
+    assert deleted.returncode == 0, deleted.stdout + deleted.stderr
+    # Where a server lacked the folder (cyrus-bare, pymap), Tern created it at the top of the user's namespace.
+    assert layout.holds(layout.layout["archive"], f"<tern-archive-{stamp}@example.org>")
+    assert layout.holds(layout.layout["trash"], f"<tern-delete-{stamp}@example.org>")
+
+    client = layout.imap()
+    try:
+        client.select("INBOX")
+        for name, target in (("other-archive", layout.layout["archive"]), ("other-delete", layout.layout["trash"])):
+            _, data = client.uid("SEARCH", None, "HEADER", "Message-ID", f"<{name}-{stamp}@example.org>")
+            uid = data[0].split()[0].decode()
+            assert client.uid("COPY", uid, quote(modified_utf7(target)))[0] == "OK"
+            client.uid("STORE", uid, "+FLAGS.SILENT", "(\\Deleted)")
+        client.expunge()
+    finally:
+        client.logout()
+    assert_matches_server(layout, account)
+
+
+def test_folders_renamed_and_deleted_on_the_server(layout, account):
+    stamp = uuid.uuid4().hex[:8]
+    clients, customers, old = (layout.folder_name(f"{leaf} {stamp}") for leaf in ("Clients", "Customers", "Old"))
+    client = layout.imap()
+    try:
+        for folder in (clients, old):
+            assert client.create(quote(modified_utf7(folder)))[0] == "OK"
+    finally:
+        client.logout()
+    layout.append(clients, f"Client one {stamp}", f"<client-1-{stamp}@example.org>")
+    layout.append(clients, f"Client two {stamp}", f"<client-2-{stamp}@example.org>")
+    layout.append(old, f"Old {stamp}", f"<old-{stamp}@example.org>")
+    assert_matches_server(layout, account)
+
+    client = layout.imap()
+    try:
+        assert client.rename(quote(modified_utf7(clients)), quote(modified_utf7(customers)))[0] == "OK"
+        assert client.delete(quote(modified_utf7(old)))[0] == "OK"
+    finally:
+        client.logout()
+    # No folder left behind (counts doubled, "missing" on every sync), none missing.
+    assert_matches_server(layout, account)
+    assert not [h for h in json_of(account, "search", f"Old {stamp}") if h["subject"] == f"Old {stamp}"]
+
+    # Archive from the renamed folder reaches the server.
+    moved = find(account, f"Client one {stamp}")
+    result = tern(account, "archive", f"m{moved['emailId']}", "--folder", customers, "--no-undo")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert layout.holds(layout.layout["archive"], f"<client-1-{stamp}@example.org>")
+    assert_matches_server(layout, account)
+
+
+def test_a_renamed_folder_keeps_what_was_synced_when_the_server_says_it_is_the_same(layout, account):
+    """RFC 8474 (pymap offers OBJECTID): the renamed folder is not fetched again. Elsewhere it is fetched again under
+    its new name (a rename is indistinguishable from a deletion and a creation without an id)."""
+    if layout.name != "pymap":
+        pytest.skip("the server offers no OBJECTID")
+    stamp = uuid.uuid4().hex[:8]
+    client = layout.imap()
+    try:
+        assert client.create(f'"Team {stamp}"')[0] == "OK"
+    finally:
+        client.logout()
+    layout.append(f"Team {stamp}", f"Team {stamp}", f"<team-{stamp}@example.org>")
+    assert_matches_server(layout, account)
+    client = layout.imap()
+    try:
+        assert client.rename(f'"Team {stamp}"', f'"Squad {stamp}"')[0] == "OK"
+    finally:
+        client.logout()
+    result = tern(account, "sync", ACCOUNT, "--bodies", "none", "--json")
+    assert result.returncode == 0, result.stderr
+    import json
+    report = json.loads(result.stdout)
+    accounts = report if isinstance(report, list) else [report]
+    [folder] = [f for a in accounts for f in a["folders"] if f["path"] == f"Squad {stamp}"]
+    assert folder["inserted"] == 0 and folder["linked"] == 0, folder
+    assert_matches_server(layout, account)
