@@ -9,7 +9,7 @@ struct LiveDraftMailbox: DraftMailboxServer {
     func perform(_ requests: [DraftServerRequest], draftsMailbox: String?, account: Account, credentials: CredentialSupply) async throws
         -> [Draft.ID: DraftServerOutcome] {
         do {
-            return try await IMAPDraftMailbox(server: IMAPServer(endpoint: account.imap, caFile: account.caFile), credentials: credentials.imapSource)
+            return try await IMAPDraftMailbox(server: IMAPServer(account: account), credentials: credentials.imapSource)
                 .perform(requests, draftsMailbox: draftsMailbox)
         } catch let error as IMAPError {
             throw TernError.connectionLost(error.description)

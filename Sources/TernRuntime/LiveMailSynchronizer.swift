@@ -29,7 +29,7 @@ struct LiveMailSynchronizer: MailSynchronizing {
     /// worth retrying (`connectionLost`), anything else is the server's answer.
     private func run<Result: Sendable>(_ account: Account, _ credentials: CredentialSupply,
                                        _ body: (AccountSynchronizer) async throws -> Result) async throws -> Result {
-        let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(endpoint: account.imap, caFile: account.caFile),
+        let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(account: account),
                                                credentials: credentials.imapSource, locks: locks)
         do {
             return try await body(synchronizer)
@@ -49,7 +49,7 @@ extension IMAPError {
 struct LiveAttachmentFetcher: AttachmentFetching {
     func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
                progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8] {
-        let downloader = AttachmentDownloader(server: IMAPServer(endpoint: account.imap, caFile: account.caFile), credentials: credentials.imapSource)
+        let downloader = AttachmentDownloader(server: IMAPServer(account: account), credentials: credentials.imapSource)
         do {
             return try await downloader.fetch(location, progress: progress)
         } catch let error as IMAPError {

@@ -95,7 +95,7 @@ struct LiveServerMailActions: ServerMailActions {
     }
 
     func actions(_ account: Account, _ credentials: CredentialSupply) -> IMAPMailActions {
-        IMAPMailActions(server: IMAPServer(endpoint: account.imap, caFile: account.caFile), credentials: credentials.imapSource)
+        IMAPMailActions(server: IMAPServer(account: account), credentials: credentials.imapSource)
     }
 }
 

@@ -7,7 +7,7 @@ import TernCore
 /// server rejects), list or report, log out.
 struct LiveServerProbe: ServerProbe {
     func checkIMAP(account: Account, credentials: CredentialSupply) async throws -> IMAPCheckReport {
-        let server = IMAPServer(endpoint: account.imap, caFile: account.caFile)
+        let server = IMAPServer(account: account)
         do {
             return try await IMAPClient.withSession(to: server) { session in
                 try await session.authenticate(with: credentials.imapSource)

@@ -21,6 +21,9 @@ public struct IMAPServer: Sendable, Hashable {
     public var commandTimeout: Duration
     /// How often the watchdog looks at the silence while the session waits.
     public var watchdogInterval: Duration
+    /// Capabilities treated as not offered (upper case): a server whose extension is broken is
+    /// used without it, and benchmarks compare a path with and without one (issue 22, QRESYNC).
+    public var ignoredCapabilities: Set<String> = []
 
     public init(host: String, port: Int, security: ConnectionSecurity, caFile: String? = nil,
                 connectTimeout: Duration = .seconds(30), commandTimeout: Duration = .seconds(60),

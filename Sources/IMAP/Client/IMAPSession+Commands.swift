@@ -139,6 +139,18 @@ extension IMAPSession {
             case .exists(let count): mailboxState.exists = count
             case .state(let state): if let code = state.code { codes.append(code) }
             case .vanished(_, let uids): mailboxState.vanished.formUnion(uids)
+            case .fetch(_, let attributes):
+                var update = FlagUpdate(uid: 0, flags: [], modSeq: nil)
+                var hasFlags = false
+                for attribute in attributes {
+                    switch attribute {
+                    case .uid(let uid): update.uid = uid
+                    case .flags(let flags): update.flags = flags; hasFlags = true
+                    case .modSeq(let modSeq): update.modSeq = modSeq
+                    default: break
+                    }
+                }
+                if update.uid != 0, hasFlags { mailboxState.changed.append(update) }
             default: break
             }
         }
@@ -153,6 +165,7 @@ extension IMAPSession {
             default: break
             }
         }
+        if let qresync, enabled.contains("QRESYNC") { mailboxState.resynchronized = mailboxState.uidValidity == qresync.uidValidity }
         sequenceMap.reset(count: mailboxState.exists)
         selected = mailboxState
         return mailboxState

@@ -27,6 +27,18 @@ public final class IMAPSession {
         public var readOnly: Bool
         /// QRESYNC select: UIDs expunged since the given mod-sequence.
         public var vanished: UIDSet = UIDSet()
+        /// QRESYNC select: the QRESYNC parameters were sent and the server's UIDVALIDITY is theirs, so
+        /// `vanished` and `changed` are complete since the given mod-sequence (RFC 7162 section 3.2.5).
+        public var resynchronized = false
+        /// QRESYNC select: the flags of messages changed since the given mod-sequence.
+        public var changed: [FlagUpdate] = []
+    }
+
+    /// A message's flags as a FETCH reported them, with its mod-sequence (RFC 7162).
+    public struct FlagUpdate: Sendable, Hashable {
+        public var uid: UInt32
+        public var flags: [String]
+        public var modSeq: UInt64?
     }
 
     /// A piece of a command: text, or a literal sent as `{n}` (waiting for `+`) or `{n+}` (LITERAL+).
@@ -82,7 +94,10 @@ public final class IMAPSession {
 
     func markBroken() { isBroken = true }
 
-    public func hasCapability(_ name: String) -> Bool { capabilities.contains(name.uppercased()) }
+    public func hasCapability(_ name: String) -> Bool {
+        let name = name.uppercased()
+        return capabilities.contains(name) && !server.ignoredCapabilities.contains(name)
+    }
 
     /// Greeting, then STARTTLS when asked for, then the capabilities.
     func start() async throws {

@@ -100,6 +100,8 @@ public struct AccountSynchronizer: Sendable {
         // After an IDLE event the folders are known: straight to the Inbox's new mail (the diagram's
         // Listening → InitialFast).
         if states.state != .listening { states.move(to: .syncingFolders) }
+        // RFC 7162: a caught-up folder is then resynchronized from its SELECT (`resynchronize`).
+        if session.hasCapability("QRESYNC"), !session.enabled.contains("QRESYNC") { _ = try? await session.enable(["QRESYNC"]) }
         let clock = ContinuousClock()
         let start = clock.now
         let keepOrphans = account.provider == .gmail
@@ -316,11 +318,13 @@ struct FolderSynchronizer {
         if !rest.isEmpty { try await fetchAndStore(rest, folder: folder, report: &report, cursor: .backfill) }
     }
 
-    /// SELECT (read-only); a new UIDVALIDITY resets the folder (FR-SYNC-02 step 5).
-    func select(_ stored: Folder, mailbox: MailboxPath, report: inout FolderSyncReport) async throws -> (Folder, IMAPSession.SelectedMailbox) {
+    /// SELECT (read-only); a new UIDVALIDITY resets the folder (FR-SYNC-02 step 5). With `qresync`,
+    /// the server also reports what vanished and changed since that state (RFC 7162).
+    func select(_ stored: Folder, mailbox: MailboxPath, qresync: (uidValidity: UInt32, modSeq: UInt64)? = nil,
+                report: inout FolderSyncReport) async throws -> (Folder, IMAPSession.SelectedMailbox) {
         var folder = stored
         progress(.selectingFolder(path: folder.path))
-        let selected = try await session.select(mailbox, readOnly: true)
+        let selected = try await session.select(mailbox, readOnly: true, qresync: qresync)
         if let validity = selected.uidValidity.map(Int64.init), folder.uidValidity != validity {
             if folder.uidValidity != nil { report.uidValidityReset = true }
             try await store.resetFolder(folder.id!, uidValidity: validity, keepOrphans: keepOrphans)
@@ -330,7 +334,10 @@ struct FolderSynchronizer {
     }
 
     func sync(_ stored: Folder, mailbox: MailboxPath, report: inout FolderSyncReport, firstPageStored: () -> Void) async throws {
-        let (folder, selected) = try await select(stored, mailbox: mailbox, report: &report)
+        let (folder, selected) = try await select(stored, mailbox: mailbox, qresync: Self.resynchronization(of: stored), report: &report)
+        if selected.resynchronized {
+            return try await resynchronize(folder, selected: selected, report: &report, firstPageStored: firstPageStored)
+        }
         let forward = folder.forwardCursorUID ?? 0
         let backfill = folder.backfillCursorUID ?? Int64.max
         let firstSync = folder.forwardCursorUID == nil
@@ -411,6 +418,56 @@ struct FolderSynchronizer {
         state.initialFastCompleted = true
         state.catchUpStatus = .completed
         state.reachedServerHistoryBoundary = older.count == serverUIDs.filter { $0 < lowest }.count
+        state.lastSyncDate = Date()
+        state.lastSyncError = report.failedMessages > 0
+            ? "\(report.failedMessages) message\(report.failedMessages == 1 ? "" : "s") could not be fetched; retried at the next sync" : nil
+        try await store.updateFolderState(state)
+    }
+
+    /// RFC 7162 QRESYNC: the state a caught-up folder was left in, which the server compares its own
+    /// with. Not for a folder with messages still to retry: the full path finds those.
+    static func resynchronization(of folder: Folder) -> (uidValidity: UInt32, modSeq: UInt64)? {
+        guard folder.catchUpStatus == .completed, folder.forwardCursorUID != nil, folder.backfillCursorUID != nil,
+              folder.lastSyncError == nil, let validity = folder.uidValidity, let modSeq = folder.highestModSeq,
+              validity > 0, validity <= Int64(UInt32.max), modSeq > 0 else { return nil }
+        return (UInt32(validity), UInt64(modSeq))
+    }
+
+    /// FR-SYNC-02 incremental on a server with QRESYNC (Dovecot, Cyrus, Fastmail; not Gmail): the
+    /// SELECT itself said which messages vanished and whose flags changed since the last sync, so
+    /// the folder's whole UID list (`UID SEARCH ALL`, 600 KB for 100,000 messages) is not asked for
+    /// and no flags are fetched; only the UIDs above the forward cursor are searched, when UIDNEXT
+    /// says there are any.
+    func resynchronize(_ folder: Folder, selected: IMAPSession.SelectedMailbox, report: inout FolderSyncReport,
+                       firstPageStored: () -> Void) async throws {
+        let forward = folder.forwardCursorUID ?? 0
+        var newer: [Int64] = []
+        if selected.uidNext.map({ Int64($0) > forward + 1 }) ?? true, forward < Int64(UInt32.max) {
+            newer = try await session.uidSearch(.uids(UIDSet([UInt32(forward + 1)...UInt32.max])))
+                .map(Int64.init).filter { $0 > forward }.sorted()
+        }
+        if !newer.isEmpty { try await fetchAndStore(newer, folder: folder, report: &report, cursor: .forward, bodies: true) }
+        if folder.folderType == .inbox {
+            progress(.firstPageReady(messages: newer.count))
+            firstPageStored()
+        }
+        report.serverMessages = Int(selected.exists)
+        progress(.syncingFolder(path: folder.path, done: newer.count, total: Int(selected.exists)))
+        let local = try await store.localUIDs(folderId: folder.id!)
+        let gone = local.filter { $0 <= Int64(UInt32.max) && selected.vanished.contains(UInt32($0)) }
+        try await store.removeFromFolder(folder.id!, uids: gone, keepOrphans: keepOrphans)
+        report.removed = gone.count
+        // Flags the SELECT reported for messages stored before this sync; the new ones came with
+        // their headers, which are fresher.
+        let states = selected.changed.filter { Int64($0.uid) <= forward && !selected.vanished.contains($0.uid) }.map {
+            ServerFlagState(uid: Int64($0.uid), flags: $0.flags, modSeq: $0.modSeq.map { Int64(clamping: $0) })
+        }
+        if !states.isEmpty { report.flagChanges = try await store.applyServerFlags(states, folderId: folder.id!) }
+        report.bodiesFetched += try await hydrateBodies(folder)
+        var state = try await store.folders(accountId: accountId).first { $0.id == folder.id } ?? folder
+        state.uidNext = selected.uidNext.map(Int64.init)
+        state.highestModSeq = selected.highestModSeq.map { Int64(clamping: $0) }
+        state.serverMessageCount = Int64(selected.exists)
         state.lastSyncDate = Date()
         state.lastSyncError = report.failedMessages > 0
             ? "\(report.failedMessages) message\(report.failedMessages == 1 ? "" : "s") could not be fetched; retried at the next sync" : nil
