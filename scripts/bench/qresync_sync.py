@@ -108,9 +108,10 @@ def main():
         imap.login(address, password)
         return imap
 
-    fill_maildir(s, args.user, args.messages)
     imap = client()
+    imap.create(f'"{FOLDER}"')
     imap.subscribe(f'"{FOLDER}"')
+    fill_maildir(s, args.user, args.messages)
     status = imap.status(f'"{FOLDER}"', "(MESSAGES)")[1][0].decode()
     print(f"folder: {status}", file=sys.stderr)
     relay = CountingRelay(int(s["TERN_IMAPS_PORT"]))
@@ -150,6 +151,12 @@ def main():
                                capture_output=True)
                 results[label].append(((time.perf_counter() - start) * 1000, relay.up, relay.down))
             shutil.rmtree(copy)
+        # The floor: the same sync with nothing new anywhere (process, store, TLS, login, LIST, one STATUS per folder).
+        for _ in range(args.rounds):
+            relay.reset()
+            start = time.perf_counter()
+            subprocess.run([args.tern, "sync", args.user], env=env, check=True, capture_output=True)
+            results.setdefault("nothing changed (floor)", []).append(((time.perf_counter() - start) * 1000, relay.up, relay.down))
         print("| Incremental sync (5 expunged, 5 flagged, 10 new) | median | range | bytes up | bytes down |")
         print("|---|---|---|---|---|")
         for label, rows in results.items():

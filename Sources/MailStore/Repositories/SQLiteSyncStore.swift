@@ -210,15 +210,30 @@ public struct SQLiteSyncStore: SyncStore {
         }
     }
 
+    /// Up to this many flag states, their stored rows are read by UID; beyond, the folder's are read whole.
+    static let flagLookupByUIDLimit = 2_000
+
     public func applyServerFlags(_ states: [ServerFlagState], folderId: Int64) async throws -> Int {
         try await database.writer.write { db in
             var changed = 0
             var touchedThreads: Set<Int64> = []
-            // One read of the folder's stored flags, not one query per message (every sync and IDLE event comes here).
+            // The stored flags of the messages named, not one query per message (every sync and IDLE event
+            // comes here): by UID in chunks for a few (a QRESYNC resync of a 100,000-message folder names
+            // the handful that changed), the folder in one read for many. Columns by position.
             var stored: [Int64: (emailId: Int64, flags: String)] = [:]
-            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT imapUID, emailId, serverFlags FROM emailFolder WHERE folderId = ?"),
-                                        arguments: [folderId]) {
-                stored[row["imapUID"]] = (row["emailId"], row["serverFlags"])
+            func read(_ rows: RowCursor) throws {
+                while let row = try rows.next() { stored[row[0]] = (row[1], row[2]) }
+            }
+            if states.count <= Self.flagLookupByUIDLimit {
+                for start in stride(from: 0, to: states.count, by: 500) {
+                    let chunk = states[start..<min(start + 500, states.count)].map(\.uid)
+                    try read(Row.fetchCursor(db, sql: """
+                        SELECT imapUID, emailId, serverFlags FROM emailFolder WHERE folderId = ? AND imapUID IN (\(databaseQuestionMarks(count: chunk.count)))
+                        """, arguments: StatementArguments([folderId] + chunk)))
+                }
+            } else {
+                try read(Row.fetchCursor(db.cachedStatement(sql: "SELECT imapUID, emailId, serverFlags FROM emailFolder WHERE folderId = ?"),
+                                         arguments: [folderId]))
             }
             // Flags changed locally and not yet pushed (FR-SYNC-10), by email.
             var pushing: [Int64: Set<String>] = [:]
