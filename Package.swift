@@ -38,10 +38,13 @@ let package = Package(
             name: "MIME",
             dependencies: ["TernCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
-        // What IMAP and SMTP share below the protocol: the TLS policy and transport error wording.
+        // The system's zlib, for IMAP COMPRESS=DEFLATE (RFC 4978).
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // What IMAP and SMTP share below the protocol: the TLS policy, transport error wording, deflate.
         .target(
             name: "MailTransport",
             dependencies: [
+                "CZlib",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
@@ -126,7 +129,11 @@ let package = Package(
             path: "Tests/ScriptedServers", swiftSettings: strict),
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
         .testTarget(name: "AssistTests", dependencies: ["Assist", "TernCore"], swiftSettings: strict),
-        .testTarget(name: "IMAPTests", dependencies: ["IMAP", "MIME", "TernCore"], swiftSettings: strict),
+        .testTarget(
+            name: "IMAPTests",
+            dependencies: ["IMAP", "MIME", "TernCore", "MailTransport", .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOEmbedded", package: "swift-nio")],
+            swiftSettings: strict),
         .testTarget(
             name: "IMAPIntegrationTests",
             dependencies: ["IMAP", "TernCore", "Sync", "MailStore", "ScriptedServers", .product(name: "NIOCore", package: "swift-nio"),

@@ -1,8 +1,9 @@
 import Foundation
+import MailTransport
 import TernCore
 
 /// The commands Tern uses (RFC 9051 section 6, RFC 4315 UIDPLUS, RFC 6851 MOVE, RFC 7162
-/// CONDSTORE/QRESYNC, RFC 2971 ID, RFC 5161 ENABLE).
+/// CONDSTORE/QRESYNC, RFC 2971 ID, RFC 5161 ENABLE, RFC 2342 NAMESPACE, RFC 4978 COMPRESS, RFC 8474 OBJECTID).
 extension IMAPSession {
     public func refreshCapabilities() async throws {
         let result = try await execute("CAPABILITY")
@@ -70,6 +71,25 @@ extension IMAPSession {
         let command = hasCapability("SPECIAL-USE") ? "LIST \"\" \"*\" RETURN (SPECIAL-USE)" : "LIST \"\" \"*\""
         let result = try await execute(command)
         return result.untagged.compactMap { if case .list(let listing) = $0 { listing } else { nil } }
+    }
+
+    /// RFC 4978: from the server's OK on, both directions are raw deflate inside TLS. Nothing when
+    /// the server does not offer it or compression is already on; a refusal (`[COMPRESSIONACTIVE]`,
+    /// or a server that changed its mind) leaves the connection as it was.
+    public func compress() async throws {
+        guard hasCapability("COMPRESS=DEFLATE"), !isCompressed else { return }
+        do {
+            try await execute("COMPRESS DEFLATE")
+        } catch IMAPError.server {
+            return
+        }
+        do {
+            try await COMPRESS.addDeflate(to: channel, framer: IMAPStreamFramer.self, messagesRead: messagesRead, counters: compressionCounters)
+        } catch {
+            isBroken = true
+            throw IMAPClient.classify(error, server: server)
+        }
+        isCompressed = true
     }
 
     /// RFC 2342 NAMESPACE, or nil from a server without it (its folders live at the top level).

@@ -60,6 +60,10 @@ public final class IMAPSession {
     var tagNumber = 0
     public internal(set) var capabilities: Set<String> = []
     public internal(set) var enabled: Set<String> = []
+    /// RFC 4978: COMPRESS=DEFLATE is on for the rest of the connection.
+    public internal(set) var isCompressed = false
+    /// Bytes through the deflate handler once compression is on (compressed and plain, each way).
+    public let compressionCounters = NIOLockedValueBox(DeflateCounters())
     public private(set) var greeting: ResponseState?
     public internal(set) var selected: SelectedMailbox?
     /// Sequence number - 1 → UID (0 while unknown). EXPUNGE names sequence numbers only.
@@ -75,7 +79,7 @@ public final class IMAPSession {
     public var cancellationCheck: (() -> Bool)?
     var isCancelled: Bool { Task.isCancelled || (cancellationCheck?() ?? false) }
     /// Messages taken from the connection: at STARTTLS every one delivered must have been read.
-    private var messagesRead = 0
+    private(set) var messagesRead = 0
     /// Untagged responses that did not parse and belonged to no FETCH: kept for the log.
     public private(set) var skippedResponses: [QuarantinedResponse] = []
 

@@ -42,10 +42,12 @@ extension IMAPSession {
         }
     }
 
+    /// Logs in, then turns compression on where the server offers it and it is worth it.
     public func authenticate(_ credential: IMAPCredential) async throws {
         switch credential {
         case .password(let username, let password): try await login(username: username, password: password)
         case .oauth2(let username, let accessToken): try await authenticateXOAUTH2(username: username, accessToken: accessToken)
         }
+        if server.wantsCompression { try await compress() }
     }
 }
