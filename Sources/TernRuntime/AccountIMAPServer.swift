@@ -6,13 +6,9 @@ extension IMAPServer {
     /// The account's IMAP server. `TERN_IMAP_DISABLE_CAPABILITIES` (comma-separated, e.g.
     /// `QRESYNC,COMPRESS=DEFLATE`) has Tern use the server as if it lacked those extensions: a way
     /// around a server whose extension misbehaves, and how `scripts/bench/qresync_sync.py` measures
-    /// the path without one (docs/decisions.md). `TERN_IMAP_COMPRESS` (`automatic`, `always`,
-    /// `never`) overrides when COMPRESS=DEFLATE is used: by default everywhere but loopback.
+    /// the path without one (docs/decisions.md).
     init(account: Account, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.init(endpoint: account.imap, caFile: account.caFile)
-        if let policy = environment["TERN_IMAP_COMPRESS"].flatMap({ CompressionPolicy(rawValue: $0.lowercased()) }) {
-            compression = policy
-        }
         ignoredCapabilities = Set((environment["TERN_IMAP_DISABLE_CAPABILITIES"] ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty })
     }

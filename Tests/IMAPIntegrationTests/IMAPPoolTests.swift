@@ -71,10 +71,12 @@ struct IMAPPoolTests {
         try await IMAPClient.withSession(to: TestServers.server()) { session in
             try await session.login(username: "carol@tern.test", password: TestServers.password)
             try await session.create(MailboxPath(mailbox))
-            // 20 MB: more than the kernel and proxy buffers hold, so the kill is seen mid-stream.
+            // 20 MB that does not compress (COMPRESS=DEFLATE is on): more than the kernel and proxy
+            // buffers hold, so the kill is seen mid-stream.
             for index in 0..<400 {
+                let filler = (0..<4000).map { _ in String(UInt64.random(in: 0...UInt64.max) % 2_176_782_336, radix: 36) }.joined(separator: " ")
                 try await session.append(to: MailboxPath(mailbox), message: IMAPCommandTests.message("Kill \(index)", messageId: "k\(index)-\(mailbox)@tern.test",
-                                                                                           body: String(repeating: "filler text ", count: 4000)))
+                                                                                           body: filler))
             }
         }
         let pool = Self.pool()

@@ -24,29 +24,6 @@ public struct IMAPServer: Sendable, Hashable {
     /// Capabilities treated as not offered (upper case): a server whose extension is broken is
     /// used without it, and benchmarks compare a path with and without one (issue 22, QRESYNC).
     public var ignoredCapabilities: Set<String> = []
-    /// RFC 4978 COMPRESS=DEFLATE: used when the server offers it, except on loopback, where it
-    /// costs CPU and saves nothing (measured in BENCHMARKS.md).
-    public var compression: CompressionPolicy = .automatic
-
-    /// When to ask for COMPRESS=DEFLATE.
-    public enum CompressionPolicy: String, Sendable, Hashable, CaseIterable {
-        case automatic, always, never
-    }
-
-    /// 127.0.0.0/8, ::1 and localhost: a connection that never leaves the machine.
-    public var isLoopback: Bool {
-        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return name == "localhost" || name.hasSuffix(".localhost") || name == "::1" || name.hasPrefix("127.")
-    }
-
-    var wantsCompression: Bool {
-        switch compression {
-        case .automatic: !isLoopback
-        case .always: true
-        case .never: false
-        }
-    }
-
     public init(host: String, port: Int, security: ConnectionSecurity, caFile: String? = nil,
                 connectTimeout: Duration = .seconds(30), commandTimeout: Duration = .seconds(60),
                 watchdogInterval: Duration = .seconds(1)) {
