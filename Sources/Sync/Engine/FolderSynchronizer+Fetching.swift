@@ -1,0 +1,205 @@
+import Foundation
+import HTMLSafety
+import IMAP
+import MIME
+import TernCore
+
+/// A message whose text parts are to be fetched: its part structure and what to fetch of it.
+struct PlannedBody {
+    let uid: Int64
+    let structure: MIMEPart
+    let plan: BodyPlan
+}
+
+/// Fetching and storing: headers in batches with their cursor, and the bodies the hydration policy covers.
+extension FolderSynchronizer {
+    enum Cursor { case forward, backfill }
+
+    /// FR-SYNC-01 step 7 under the account's policy: whether a message received at `date` gets its
+    /// bodies without waiting for the thread to be opened.
+    func hydrates(receivedAt date: Date) -> Bool { hydrationCutoff.map { date >= $0 } ?? false }
+
+    /// FR-SYNC-01 step 7: the oldest date the account's policy fetches bodies for (`distantPast` for
+    /// all), nil when it fetches none ahead of opening.
+    var hydrationCutoff: Date? {
+        switch hydration {
+        case .none: nil
+        case .all: .distantPast
+        case .recent(let days): now.addingTimeInterval(-Double(days) * 86_400)
+        }
+    }
+
+    /// Fetches and stores `uids` in batches. Forward (new mail): oldest batch first, the forward
+    /// cursor rising. Backfill (history): newest batch first, the backfill cursor only falling. Either
+    /// way a kill leaves the stored range without a gap. With `bodies`, the text parts of the messages
+    /// the hydration policy covers are fetched with their batch and stored, indexed and previewed in
+    /// the same transaction as the headers: one write and one search entry per message instead of two.
+    func fetchAndStore(_ uids: [Int64], folder: Folder, report: inout FolderSyncReport, cursor: Cursor, bodies: Bool = false,
+                       stored: (Int) -> Void = { _ in }) async throws {
+        var pendingWrite: Task<StoredBatch, any Error>?
+        // A failed fetch must not leave a write running behind the caller's back.
+        defer { pendingWrite?.cancel() }
+        let size = AccountSynchronizer.batchSize
+        var starts = Array(stride(from: 0, to: uids.count, by: size))
+        if cursor == .backfill { starts.reverse() }
+        var storedCount = 0
+        for (number, start) in starts.enumerated() {
+            let slice = uids[start..<min(start + size, uids.count)]
+            let isLast = number == starts.count - 1
+            var incoming = try await fetchHeaders(slice, bodies: bodies)
+            report.bodiesFetched += incoming.count { $0.email.bodyPlain != nil || $0.email.bodyHTML != nil }
+            report.failedMessages += slice.count - incoming.count
+            // The batch is written while the next one is fetched (the server works while we store); writes
+            // stay in order, one at a time, each with its cursor, so a kill still leaves no gap.
+            if let previous = pendingWrite {
+                Self.add(try await previous.value, to: &report)
+                stored(storedCount)
+            }
+            let store = store
+            let folderId = folder.id!
+            let cursorUID = cursor == .forward ? slice.last : nil
+            let backfillUID = slice.first
+            pendingWrite = Task { [incoming] in
+                try await store.store(incoming, folderId: folderId, cursorUID: cursorUID, backfillCursorUID: backfillUID)
+            }
+            incoming = []
+            storedCount += slice.count
+            if isLast {
+                Self.add(try await pendingWrite!.value, to: &report)
+                pendingWrite = nil
+                stored(storedCount)
+            }
+        }
+    }
+
+    /// One batch's headers, flags, dates, sizes and part structure, as Emails to store; with `bodies`,
+    /// also the text parts of those the hydration policy covers.
+    func fetchHeaders(_ slice: ArraySlice<Int64>, bodies: Bool) async throws -> [IncomingMessage] {
+        var incoming: [IncomingMessage] = []
+        var structures: [MIMEPart?] = []
+        var planned: [Int: PlannedBody] = [:]
+        let parser = MessageParser()
+        try await session.uidFetch(UIDSet(uids: slice.map { UInt32($0) }), items: AccountSynchronizer.headerItems) { message in
+            guard let uid = message.uid, let header = message.section("HEADER") else { return }
+            let parsed = parser.parse(header)
+            var email = parsed.email(accountId: accountId, internalDate: message.internalDate ?? Date(timeIntervalSince1970: 0),
+                                     sizeBytes: Int64(clamping: message.size ?? 0))
+            // Headers only: the bodies come later (FR-SYNC-01 step 7) unless fetched with the batch below;
+            // BODYSTRUCTURE says which parts they are and which parts are attachments (step 8).
+            email.bodiesFetched = false
+            email.snippet = nil
+            email.bodyPlain = nil
+            email.bodyHTML = nil
+            email.bodyTruncated = false
+            var attachments: [Attachment] = []
+            if let structure = message.bodyStructure {
+                let plan = BodyPlanner.plan(structure)
+                email.hasAttachments = plan.attachments.contains { !$0.isInline }
+                attachments = plan.attachments.map { info in
+                    Attachment(emailId: 0, partId: info.partId, filename: info.filename, mimeType: info.mimeType,
+                               sizeBytes: Int64(info.sizeBytes), contentId: info.contentId, isInline: info.isInline,
+                               transferEncoding: info.transferEncoding)
+                }
+                if plan.plainPartIds.isEmpty, plan.htmlPartIds.isEmpty {
+                    email.bodiesFetched = true  // nothing to fetch
+                } else if bodies, hydrates(receivedAt: email.dateReceived) {
+                    planned[incoming.count] = PlannedBody(uid: Int64(uid), structure: structure, plan: plan)
+                }
+            }
+            structures.append(message.bodyStructure)
+            incoming.append(IncomingMessage(email: email, uid: Int64(uid), modSeq: message.modSeq.map { Int64(clamping: $0) },
+                                            serverFlags: message.flags ?? [], attachments: attachments))
+        }
+        let texts = planned.isEmpty ? [:] : try await fetchTexts(Array(planned.values))
+        for index in incoming.indices {
+            if let planned = planned[index], let text = texts[planned.uid] {
+                let fetched = Self.bodies(0, text)
+                incoming[index].email.bodyPlain = fetched.plain
+                incoming[index].email.bodyHTML = fetched.html
+                incoming[index].email.snippet = fetched.snippet
+                incoming[index].email.bodyTruncated = fetched.truncated
+                incoming[index].email.bodiesFetched = true
+                incoming[index].searchText = fetched.searchText
+            } else if !incoming[index].email.bodiesFetched, let structure = structures[index] {
+                // Kept for the fetch that comes later: when the thread is opened or by hydration.
+                incoming[index].email.bodyStructure = (try? JSONEncoder().encode(structure)).map { String(decoding: $0, as: UTF8.self) }
+            }
+        }
+        return incoming
+    }
+
+    static func add(_ batch: StoredBatch, to report: inout FolderSyncReport) {
+        report.inserted += batch.inserted
+        report.linked += batch.linked
+        report.newMessages += batch.newMessages.prefix(max(0, 50 - report.newMessages.count))
+    }
+
+    /// Whether the policy still wants bodies of this folder's stored messages.
+    func bodiesPending(_ folder: Folder) async throws -> Bool {
+        guard let cutoff = hydrationCutoff else { return false }
+        return try await !store.emailsNeedingBodies(folderId: folder.id!, since: cutoff, limit: 1).isEmpty
+    }
+
+    /// FR-SYNC-01 step 7 under the account's policy, for what the header batches left without bodies:
+    /// only the text parts BODYSTRUCTURE names, messages with the same part layout together.
+    func hydrateBodies(_ folder: Folder) async throws -> Int {
+        guard let cutoff = hydrationCutoff else { return 0 }
+        var fetched = 0
+        while true {
+            let requests = try await store.emailsNeedingBodies(folderId: folder.id!, since: cutoff, limit: AccountSynchronizer.batchSize)
+            guard !requests.isEmpty else { return fetched }
+            fetched += try await fetchBodies(requests)
+            progress(.syncingFolder(path: folder.path, done: fetched, total: fetched + requests.count))
+        }
+    }
+
+    /// Fetches and stores the bodies of stored messages of the selected folder.
+    func fetchBodies(_ requests: [BodyRequest]) async throws -> Int {
+        var planned: [PlannedBody] = []
+        var emailIds: [Int64: Int64] = [:]
+        for request in requests {
+            guard let structure = try? JSONDecoder().decode(MIMEPart.self, from: Data(request.bodyStructure.utf8)) else { continue }
+            planned.append(PlannedBody(uid: request.uid, structure: structure, plan: BodyPlanner.plan(structure)))
+            emailIds[request.uid] = request.emailId
+        }
+        let texts = try await fetchTexts(planned)
+        // Unreadable structure, or gone from the server meanwhile: marked fetched (empty) so the loop
+        // ends; deletion sync removes what is gone.
+        let bodies = requests.map { request in
+            texts[request.uid].map { Self.bodies(request.emailId, $0) }
+                ?? FetchedBodies(emailId: request.emailId, plain: nil, html: nil, snippet: nil, truncated: false)
+        }
+        try await store.saveBodies(bodies)
+        return bodies.count
+    }
+
+    /// The text parts of messages of the selected folder, by UID: only the parts BODYSTRUCTURE names,
+    /// messages with the same part layout in one UID FETCH. A message the server no longer has is
+    /// absent from the result.
+    func fetchTexts(_ planned: [PlannedBody]) async throws -> [Int64: BodyText] {
+        var texts: [Int64: BodyText] = [:]
+        let groups = Dictionary(grouping: planned) { $0.plan.plainPartIds + ["|"] + $0.plan.htmlPartIds }
+        for (_, members) in groups {
+            let sections = members[0].plan.plainPartIds + members[0].plan.htmlPartIds
+            let byUID = Dictionary(members.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
+            try await session.uidFetch(UIDSet(uids: members.map { UInt32($0.uid) }), items: sections.map { .section($0) }) { message in
+                guard let uid = message.uid.map(Int64.init), let member = byUID[uid] else { return }
+                texts[uid] = BodyText(structure: member.structure, plan: member.plan, sections: message.sections)
+            }
+        }
+        return texts
+    }
+
+    /// An HTML-only message is searched and previewed by its text (FR-SYNC-04 Indexing: "HTML-stripped
+    /// bodyHTML"), read by the same extractor `tern thread` shows HTML with: no head, styles or scripts.
+    static func bodies(_ emailId: Int64, _ text: BodyText) -> FetchedBodies {
+        var searchText: String?
+        var snippet = text.snippet
+        if text.plain == nil, let html = text.html {
+            let extracted = HTMLTextExtractor.text(fromHTML: html)
+            searchText = extracted
+            snippet = ParsedMessage.previewSnippet(from: extracted)
+        }
+        return FetchedBodies(emailId: emailId, plain: text.plain, html: text.html, snippet: snippet, truncated: text.truncated, searchText: searchText)
+    }
+}
