@@ -2,6 +2,7 @@ import Foundation
 import HTMLSafety
 import IMAP
 import MIME
+import Synchronization
 import TernCore
 
 /// One account's header sync (FR-SYNC-01, FR-SYNC-02): folder discovery with the special-use
@@ -41,15 +42,19 @@ public struct AccountSynchronizer: Sendable {
         let states = SyncStateReporter(account: account.name, progress: progress)
         progress(.connecting)
         states.move(to: .connecting)
+        // FR-SYNC-09: one connection at a time, through a pool, so a connection that breaks in one
+        // folder is replaced for the next. No backoff here: a server that cannot be reached fails
+        // this sync at once (the watch, and `tern serve`, retry on their schedule).
+        let pool = IMAPConnectionPool(server: server, credentials: credentials.reporting(to: states), maxConnections: 1,
+                                      backoff: BackoffSchedule([]))
         do {
-            return try await IMAPClient.withSession(to: server) { session in
-                states.move(to: .authenticating)
-                try await session.authenticate(with: credentials.reporting(to: states))
-                let report = try await syncFolders(of: account, session: session, only: nil, states: states, progress: progress)
-                try? await session.logout()
-                return report
-            }
+            // Connected and logged in before the folders' states begin (FR-SYNC-04's order).
+            try await pool.withConnection { _ in }
+            let report = try await syncFolders(of: account, connections: pool, only: nil, states: states, progress: progress)
+            await pool.shutdown()
+            return report
         } catch {
+            await pool.shutdown()
             states.move(to: .error, detail: String(describing: error))
             throw error
         }
@@ -74,8 +79,14 @@ public struct AccountSynchronizer: Sendable {
                     var announced = false
                     states.move(to: .listening)
                     for await _ in wakeups {
-                        let report = try await pool.withConnection { session in
-                            try await syncFolders(of: account, session: session, only: .inbox, states: states) { _ in }
+                        let report: SyncReport
+                        do {
+                            report = try await syncFolders(of: account, connections: pool, only: .inbox, states: states) { _ in }
+                        } catch let error as IMAPError where error.isRetryable {
+                            // FR-SYNC-04 Error → Idle: the Inbox is synced again on the next event or
+                            // re-established IDLE (the pool reconnects with backoff); the watch goes on.
+                            states.move(to: .error, detail: String(describing: error))
+                            continue
                         }
                         states.move(to: .listening)
                         if !announced {
@@ -96,40 +107,45 @@ public struct AccountSynchronizer: Sendable {
         }
     }
 
-    func syncFolders(of account: Account, session: IMAPSession, only: FolderType?, states: SyncStateReporter,
+    /// The folders of one sync, each on a connection from `connections`: discovery and the
+    /// pipelined STATUS first, then every folder in priority order, each as one job of the pool.
+    func syncFolders(of account: Account, connections: IMAPConnectionPool, only: FolderType?, states: SyncStateReporter,
                      progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
         // After an IDLE event the folders are known: straight to the Inbox's new mail (the diagram's
         // Listening → InitialFast).
         if states.state != .listening { states.move(to: .syncingFolders) }
-        // RFC 7162: a caught-up folder is then resynchronized from its SELECT (`resynchronize`).
-        if session.hasCapability("QRESYNC"), !session.enabled.contains("QRESYNC") { _ = try? await session.enable(["QRESYNC"]) }
         let clock = ContinuousClock()
         let start = clock.now
         let keepOrphans = account.provider == .gmail
-        var folders: [Folder]
-        // Each folder as the server listed it, so its own spelling goes back in commands (issue 22).
-        var listed: [String: MailboxPath] = [:]
         // The Inbox synced again on each IDLE event does not list the mailboxes again (its name is "INBOX").
         let known = only == .inbox ? try await store.folders(accountId: account.id).filter { $0.folderType == .inbox } : []
+        // Each folder as the server listed it, so its own spelling goes back in commands (issue 22).
+        let (folders, listed): ([Folder], [String: MailboxPath])
         if !known.isEmpty {
-            folders = known
+            (folders, listed) = (known, [:])
         } else {
-            (folders, listed) = try await discoverFolders(of: account, session: session, keepOrphans: keepOrphans)
-            folders = folders.filter { $0.isSyncable && (only == nil || $0.folderType == only) }
+            let discovered = try await connections.withConnection { session in
+                try await discoverFolders(of: account, session: session, keepOrphans: keepOrphans)
+            }
+            (folders, listed) = (discovered.folders.filter { $0.isSyncable && (only == nil || $0.folderType == only) }, discovered.listed)
         }
-        let mailbox: (Folder) -> MailboxPath = { folder in listed[folder.path] ?? MailboxPath(folder.path) }
+        let mailbox: @Sendable (Folder) -> MailboxPath = { folder in listed[folder.path] ?? MailboxPath(folder.path) }
         progress(.discoveredFolders(folders.count))
         let ordered = folders.sorted { Self.priority($0.folderType) < Self.priority($1.folderType) }
         var reports = ordered.map { FolderSyncReport(path: $0.path, folderType: $0.folderType) }
-        var firstPage: Double?
+        let firstPage = Mutex<Double?>(nil)
         let since = now().addingTimeInterval(-Double(account.syncWindowDays) * 86_400)
-        func synchronizer() -> FolderSynchronizer {
+        let now = now()
+        let store = store
+        let synchronizer: @Sendable (IMAPSession) -> FolderSynchronizer = { session in
             FolderSynchronizer(session: session, store: store, accountId: account.id, keepOrphans: keepOrphans,
-                               since: since, hydration: account.bodyHydration, now: now(), progress: progress)
+                               since: since, hydration: account.bodyHydration, now: now, progress: progress)
         }
-        let markFirstPage: (Folder) -> Void = { folder in
-            if folder.folderType == .inbox, firstPage == nil { firstPage = (clock.now - start).inSeconds * 1000 }
+        let markFirstPage: @Sendable (Folder) -> Void = { folder in
+            guard folder.folderType == .inbox else { return }
+            firstPage.withLock { if $0 == nil { $0 = (clock.now - start).inSeconds * 1000 } }
         }
+        var connectionsLost = 0
         states.move(to: .initialFast)
         // Stage B and C: the newest headers of every folder synced for the first time, within the
         // budget, before any folder's history (the Inbox's first 30 before anything else).
@@ -138,13 +154,10 @@ public struct AccountSynchronizer: Sendable {
             let budgets = BootstrapBudget.allocate(fresh.map { ordered[$0].folderType })
             for (index, budget) in zip(fresh, budgets) {
                 let folder = ordered[index]
-                do {
-                    try await locks.withLock(Self.lockName(folder)) {
-                        try await synchronizer().bootstrap(folder, mailbox: mailbox(folder), budget: budget,
-                                                           report: &reports[index]) { markFirstPage(folder) }
+                reports[index] = try await inFolder(folder, report: reports[index], connections: connections, lost: &connectionsLost) { session, report in
+                    try await synchronizer(session).bootstrap(folder, mailbox: mailbox(folder), budget: budget, report: &report) {
+                        markFirstPage(folder)
                     }
-                } catch IMAPError.server(_, let text) {
-                    reports[index].error = text
                 }
             }
         }
@@ -152,37 +165,30 @@ public struct AccountSynchronizer: Sendable {
         // FR-SYNC-02 incremental: one pipelined STATUS of the folders whose catch-up is complete; one
         // whose UIDVALIDITY, UIDNEXT, message count and HIGHESTMODSEQ are as the last sync left them
         // has nothing new, gone or changed, and is not selected or searched at all. Not after an IDLE
-        // event (it says the Inbox changed), and never for the mailbox this connection has selected:
+        // event (it says the Inbox changed), and never for the mailbox the connection has selected:
         // STATUS may answer for it as of the selection (RFC 9051 section 6.3.11).
-        let selectedName = await session.selected?.name
-        let settled = ordered.filter {
-            $0.catchUpStatus == .completed && $0.highestModSeq != nil && $0.serverMessageCount != nil
-                && $0.path != selectedName
-        }
+        let settled = ordered.filter { $0.catchUpStatus == .completed && $0.highestModSeq != nil && $0.serverMessageCount != nil }
         var statuses: [String: [String: UInt64]] = [:]
-        if only == nil, !settled.isEmpty, session.hasCapability("CONDSTORE") {
-            statuses = (try? await session.status(of: settled.map(mailbox),
-                                                  items: ["MESSAGES", "UIDNEXT", "UIDVALIDITY", "HIGHESTMODSEQ"])) ?? [:]
+        if only == nil, !settled.isEmpty {
+            statuses = (try? await connections.withConnection { session in
+                guard session.hasCapability("CONDSTORE") else { return [:] }
+                let selected = session.selected?.name
+                return try await session.status(of: settled.filter { $0.path != selected }.map(mailbox),
+                                                items: ["MESSAGES", "UIDNEXT", "UIDVALIDITY", "HIGHESTMODSEQ"])
+            }) ?? [:]
         }
         // Stage D and incremental sync: new mail, history back to the window, deletions, flags, bodies.
         for (index, stale) in ordered.enumerated() where reports[index].error == nil {
             if let status = statuses[stale.path], stale.isUnchanged(status),
-               try await !synchronizer().bodiesPending(stale) {
+               try await !FolderSynchronizer.bodiesPending(stale, store: store, cutoff: FolderSynchronizer.hydrationCutoff(account.bodyHydration, now: now)) {
                 reports[index].serverMessages = Int(stale.serverMessageCount ?? 0)
                 progress(.folderDone(path: stale.path))
                 continue
             }
-            do {
-                try await locks.withLock(Self.lockName(stale)) {
-                    // Read under the lock: another writer may have moved the cursors meanwhile.
-                    let folder = try await store.folders(accountId: account.id).first { $0.id == stale.id } ?? stale
-                    try await synchronizer().sync(folder, mailbox: mailbox(folder), report: &reports[index]) {
-                        markFirstPage(folder)
-                    }
-                }
-            } catch IMAPError.server(_, let text) {
-                // This folder refused (SELECT, FETCH): reported and retried next time; the others go on.
-                reports[index].error = text
+            reports[index] = try await inFolder(stale, report: reports[index], connections: connections, lost: &connectionsLost) { session, report in
+                // Read under the lock: another writer may have moved the cursors meanwhile.
+                let folder = try await store.folders(accountId: account.id).first { $0.id == stale.id } ?? stale
+                try await synchronizer(session).sync(folder, mailbox: mailbox(folder), report: &report) { markFirstPage(folder) }
             }
             progress(.folderDone(path: stale.path))
         }
@@ -191,7 +197,43 @@ public struct AccountSynchronizer: Sendable {
         states.move(to: .indexing)
         let repaired = (try? await store.indexMissing(accountId: account.id)) ?? 0
         states.move(to: .idle, detail: repaired > 0 ? "\(repaired) search entries repaired" : nil)
-        return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage, seconds: (clock.now - start).inSeconds)
+        return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage.withLock { $0 },
+                          seconds: (clock.now - start).inSeconds)
+    }
+
+    /// A folder whose connection broke this many times in one sync stops the sync: the server or
+    /// the network is failing, not the folder.
+    static let connectionLossesPerSync = 3
+
+    /// One folder's work as one job of the pool, under the folder's lock. A folder the server
+    /// refuses (NO, BAD) or whose connection breaks (drop, timeout, TLS error mid-session) is
+    /// reported and retried at the next sync while the others go on, the next on a new connection
+    /// (FR-SYNC-01 error handling, FR-SYNC-09). A connection that cannot be made at all is the
+    /// account's failure and is thrown.
+    func inFolder(_ folder: Folder, report: FolderSyncReport, connections: IMAPConnectionPool, lost: inout Int,
+                  _ body: @escaping @Sendable (IMAPSession, inout FolderSyncReport) async throws -> Void) async throws -> FolderSyncReport {
+        let started = Mutex(false)
+        let locks = locks
+        do {
+            return try await connections.withConnection { session in
+                started.withLock { $0 = true }
+                // RFC 7162: a caught-up folder is then resynchronized from its SELECT (`resynchronize`).
+                if session.hasCapability("QRESYNC"), !session.enabled.contains("QRESYNC") { _ = try? await session.enable(["QRESYNC"]) }
+                var report = report
+                try await locks.withLock(Self.lockName(folder)) { try await body(session, &report) }
+                return report
+            }
+        } catch IMAPError.server(_, let text) {
+            var failed = report
+            failed.error = text
+            return failed
+        } catch let error as IMAPError where error.isRetryable && started.withLock({ $0 }) {
+            lost += 1
+            if lost >= Self.connectionLossesPerSync { throw error }
+            var failed = report
+            failed.error = "the connection was lost: \(error)"
+            return failed
+        }
     }
 
     /// FR-SYNC-01 step 1: the server's complete LIST, roles completed from names, MAILBOXIDs where
@@ -282,11 +324,17 @@ extension Folder {
 }
 
 extension IMAPCredentialSource {
-    /// FR-SYNC-04 TokenRefresh: a rejected credential's refresh is a state of its own; the login is
-    /// tried again with the new token (Authenticating), and a refresh that fails is the error.
+    /// FR-SYNC-04 Authenticating when a connection asks for the credential to log in with;
+    /// TokenRefresh: a rejected credential's refresh is a state of its own; the login is tried
+    /// again with the new token (Authenticating), and a refresh that fails is the error.
     func reporting(to states: SyncStateReporter) -> IMAPCredentialSource {
-        guard let refresh else { return self }
-        return IMAPCredentialSource(current: current, refresh: {
+        let current = current
+        let authenticating: @Sendable () async throws -> IMAPCredential = {
+            states.move(to: .authenticating)
+            return try await current()
+        }
+        guard let refresh else { return IMAPCredentialSource(current: authenticating) }
+        return IMAPCredentialSource(current: authenticating, refresh: {
             states.move(to: .tokenRefresh)
             let fresh = try await refresh()
             states.move(to: .authenticating)

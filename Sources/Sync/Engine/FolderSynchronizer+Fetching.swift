@@ -21,7 +21,9 @@ extension FolderSynchronizer {
 
     /// FR-SYNC-01 step 7: the oldest date the account's policy fetches bodies for (`distantPast` for
     /// all), nil when it fetches none ahead of opening.
-    var hydrationCutoff: Date? {
+    var hydrationCutoff: Date? { Self.hydrationCutoff(hydration, now: now) }
+
+    static func hydrationCutoff(_ hydration: BodyHydrationPolicy, now: Date) -> Date? {
         switch hydration {
         case .none: nil
         case .all: .distantPast
@@ -135,8 +137,9 @@ extension FolderSynchronizer {
     }
 
     /// Whether the policy still wants bodies of this folder's stored messages.
-    func bodiesPending(_ folder: Folder) async throws -> Bool {
-        guard let cutoff = hydrationCutoff else { return false }
+    /// Whether the policy still wants bodies the folder lacks: an unchanged folder is synced anyway then.
+    static func bodiesPending(_ folder: Folder, store: any SyncStore, cutoff: Date?) async throws -> Bool {
+        guard let cutoff else { return false }
         return try await !store.emailsNeedingBodies(folderId: folder.id!, since: cutoff, limit: 1).isEmpty
     }
 

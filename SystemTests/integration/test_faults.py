@@ -1,0 +1,122 @@
+"""Issue 20: a connection that breaks in one folder costs that folder, not the sync (FR-SYNC-01 error handling,
+FR-SYNC-09). Tern syncs through a TCP relay of the project's own that cuts the first connection after a chosen number
+of bytes from the server, mid-FETCH; the folder being fetched is reported, the next ones are synced on a new
+connection, and the next sync converges to the server's state with no message stored twice."""
+import json
+import socket
+import threading
+import uuid
+
+import pytest
+
+from conftest import user_address
+from test_imap_check import tern
+from test_layouts import LayoutServer, quote
+from test_send_and_actions import json_of
+
+USER = "dave"
+
+
+class CuttingRelay:
+    """127.0.0.1:<port> → the server. The first connection is shut (both ways) once `cut_after` bytes came from the
+    server; later connections pass through untouched."""
+
+    def __init__(self, target_port, cut_after):
+        self.target_port, self.cut_after = target_port, cut_after
+        self.connections = 0
+        self.cuts = 0
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            server = socket.create_connection(("127.0.0.1", self.target_port))
+            limit = self.cut_after if self.connections == 1 else None
+            threading.Thread(target=self._pump, args=(client, server, None), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, limit), daemon=True).start()
+
+    def _pump(self, source, sink, limit):
+        sent = 0
+        try:
+            while data := source.recv(65536):
+                if limit is not None and sent + len(data) >= limit:
+                    sink.sendall(data[:max(0, limit - sent)])
+                    self.cuts += 1
+                    # Both ends shut at once (the pump the other way, blocked in recv, wakes up and ends).
+                    for end in (source, sink):
+                        end.shutdown(socket.SHUT_RDWR)
+                    return
+                sent += len(data)
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self):
+        self.listener.close()
+
+
+@pytest.fixture()
+def dave_server(servers):
+    return LayoutServer("gmail", int(servers["TERN_IMAPS_PORT"]), servers["TERN_TEST_CA"], servers["TERN_TEST_PASSWORD"])
+
+
+def test_a_connection_cut_mid_fetch_costs_one_folder_and_the_next_sync_converges(servers, dave_server, tmp_path):
+    stamp = uuid.uuid4().hex[:8]
+    folders = [f"Cut A {stamp}", f"Cut B {stamp}", f"Cut C {stamp}"]
+    client = dave_server.imap()
+    try:
+        for folder in folders:
+            assert client.create(quote(folder))[0] == "OK"
+            for index in range(60):
+                body = f"Message {index} of {folder}. " + uuid.uuid4().hex * 60
+                message = (f"From: zoe@example.org\r\nTo: {user_address(servers, USER)}\r\nSubject: {folder} {index}\r\n"
+                           f"Message-ID: <cut-{index}-{uuid.uuid4().hex}@example.org>\r\n\r\n{body}\r\n")
+                client.append(quote(folder), "", None, message.encode())
+    finally:
+        client.logout()
+    # Tern reaches the server through the relay; the first connection is cut 120 KB in, mid-FETCH.
+    home = tmp_path
+    relay = CuttingRelay(int(servers["TERN_IMAPS_PORT"]), cut_after=120_000)
+    tern(home, "account", "add", USER, "--email", user_address(servers, USER), "--imap", f"127.0.0.1:{relay.port}",
+         "--smtp", "127.0.0.1:1", "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}",
+         "--ca-file", servers["TERN_TEST_CA"], "--sync-window-days", "36500", "--bodies", "all", check=True)
+    try:
+        cut = tern(home, "sync", USER, "--json")
+        assert relay.cuts == 1, "the relay cut the connection"
+        assert cut.returncode == 1, cut.stderr[-2000:]
+        assert "could not be synced" in cut.stderr and "connection was lost" in cut.stderr, cut.stderr[-2000:]
+        [report] = json.loads(cut.stdout)
+        failed = [f for f in report["folders"] if f.get("error")]
+        assert len(failed) == 1 and "connection was lost" in failed[0]["error"], failed
+        assert relay.connections >= 2, "the folders after the cut were synced on a new connection"
+        # The sync went on past the cut: the folders after it are complete.
+        counts = {f["path"]: f["messageCount"] for f in json_of(home, "folders")}
+        server = dave_server.message_counts()
+        assert len([path for path, count in server.items() if counts.get(path) == count]) >= len(server) - 1, (counts, server)
+
+        again = tern(home, "sync", USER)
+        assert again.returncode == 0, again.stderr[-2000:]
+        counts = {f["path"]: f["messageCount"] for f in json_of(home, "folders")
+                  if f["folderType"] not in ("all", "important", "container")}
+        assert counts == dave_server.message_counts()
+    finally:
+        relay.close()
+        client = dave_server.imap()
+        for folder in folders:
+            client.delete(quote(folder))
+        client.logout()
