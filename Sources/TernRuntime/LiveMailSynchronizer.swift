@@ -30,7 +30,7 @@ struct LiveMailSynchronizer: MailSynchronizing {
     private func run<Result: Sendable>(_ account: Account, _ credentials: CredentialSupply,
                                        _ body: (AccountSynchronizer) async throws -> Result) async throws -> Result {
         let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(account: account),
-                                               credentials: credentials.imapSource, locks: locks)
+                                               credentials: credentials.imapSource, locks: locks, reconnectBackoff: .configured())
         do {
             return try await body(synchronizer)
         } catch let error as IMAPError {

@@ -120,3 +120,59 @@ def test_a_connection_cut_mid_fetch_costs_one_folder_and_the_next_sync_converges
         for folder in folders:
             client.delete(quote(folder))
         client.logout()
+
+
+def test_the_watch_outlives_a_dovecot_restart_and_sees_mail_after_it(servers, dave_server, tmp_path):
+    """FR-SYNC-04 Error → Idle, FR-SYNC-09: with Dovecot stopped the watch reports the error and when it tries again
+    (`retryScheduled`), keeps running, and once Dovecot is back it watches again and shows new mail."""
+    import os
+    import select
+    import subprocess
+    import time
+
+    from conftest import MAILSERVERS
+    from test_imap_check import TERN
+    home = tmp_path
+    tern(home, "account", "add", USER, "--email", user_address(servers, USER), "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
+         "--smtp", "127.0.0.1:1", "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}",
+         "--ca-file", servers["TERN_TEST_CA"], check=True)
+    env = dict(os.environ, TERN_HOME=str(home), TERN_RECONNECT_BACKOFF="0.2,0.4,0.8")
+    watcher = subprocess.Popen([str(TERN), "sync", USER, "--watch", "--json", "--bodies", "none"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    lines = []
+
+    def wait_for(predicate, seconds):
+        buffered = b""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([watcher.stdout], [], [], 1)
+            if not ready:
+                assert watcher.poll() is None, f"the watch ended: {lines}"
+                continue
+            chunk = watcher.stdout.read1(65536)
+            assert chunk, f"the watch ended: {lines}"
+            buffered += chunk
+            while b"\n" in buffered:
+                line, buffered = buffered.split(b"\n", 1)
+                event = json.loads(line)
+                lines.append(event)
+                if predicate(event):
+                    return event
+        raise AssertionError(f"not seen in {seconds} s: {lines[-10:]}")
+
+    stamp = uuid.uuid4().hex[:8]
+    try:
+        wait_for(lambda e: e.get("event") == "watching", 120)
+        subprocess.run([str(MAILSERVERS), "stop-dovecot"], check=True)
+        retry = wait_for(lambda e: e.get("event") == "retryScheduled", 60)
+        assert retry["account"] == USER and retry["at"] and retry["error"]
+        subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+        wait_for(lambda e: e.get("event") == "watching", 60)
+        dave_server.append("INBOX", f"After the restart {stamp}", f"<restart-{stamp}@example.org>")
+        new = wait_for(lambda e: e.get("event") == "newMail", 60)
+        assert [m["subject"] for m in new["data"]] == [f"After the restart {stamp}"]
+        assert watcher.poll() is None
+    finally:
+        subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+        watcher.kill()
+        watcher.wait()

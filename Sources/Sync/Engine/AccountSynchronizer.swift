@@ -24,13 +24,17 @@ public struct AccountSynchronizer: Sendable {
     /// or another) never interleave their reads of the server with each other's writes.
     let locks: any NamedLocks
     let now: @Sendable () -> Date
+    /// FR-SYNC-09: the waits between reconnects (5, 15, 45 s); the watch then retries for ever at
+    /// the last one.
+    let reconnectBackoff: BackoffSchedule
 
     public init(store: any SyncStore, server: IMAPServer, credentials: IMAPCredentialSource, locks: any NamedLocks = NoLocks(),
-                now: @escaping @Sendable () -> Date = Date.init) {
+                reconnectBackoff: BackoffSchedule = .standard, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.server = server
         self.credentials = credentials
         self.locks = locks
+        self.reconnectBackoff = reconnectBackoff
         self.now = now
     }
 
@@ -62,48 +66,71 @@ public struct AccountSynchronizer: Sendable {
 
     /// FR-SYNC-03: IDLE on the Inbox (re-issued every 25 minutes, reconnecting with backoff: the
     /// pool's); each change it announces syncs the Inbox on a second connection, so IDLE never stops
-    /// for it. New messages are reported as they are stored. Runs until the task is cancelled.
+    /// for it. New messages are reported as they are stored. When the account cannot be reached
+    /// after the reconnect schedule, the state is Error with the next attempt announced
+    /// (`retryScheduled`), and the watch tries again at the schedule's last step, for ever
+    /// (FR-SYNC-04 Error → Idle, FR-SYNC-09). Runs until the task is cancelled.
     public func watch(account: Account, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
         let states = SyncStateReporter(account: account.name, progress: progress)
-        let pool = IMAPConnectionPool(server: server, credentials: credentials.reporting(to: states), maxConnections: 2)
-        // Each (re)established IDLE is followed by one catch-up sync, for mail that came before it.
-        let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let events = pool.idleEvents(mailbox: "INBOX") { wake.yield() }
+        let pool = IMAPConnectionPool(server: server, credentials: credentials.reporting(to: states), maxConnections: 2,
+                                      backoff: reconnectBackoff)
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for try await _ in events { wake.yield() }
-                    wake.finish()
+            while true {
+                do {
+                    try await watchInbox(account: account, pool: pool, states: states, progress: progress)
+                    break
+                } catch let error as IMAPError where error.isRetryable {
+                    let delay = reconnectBackoff.delays.last ?? .seconds(45)
+                    let reason = String(describing: error)
+                    states.move(to: .error, detail: reason)
+                    progress(.retryScheduled(account: account.name, at: now().addingTimeInterval(delay.inSeconds), reason: reason))
+                    try await Task.sleep(for: delay)
+                    states.move(to: .idle)
                 }
-                group.addTask {
-                    var announced = false
-                    states.move(to: .listening)
-                    for await _ in wakeups {
-                        let report: SyncReport
-                        do {
-                            report = try await syncFolders(of: account, connections: pool, only: .inbox, states: states) { _ in }
-                        } catch let error as IMAPError where error.isRetryable {
-                            // FR-SYNC-04 Error → Idle: the Inbox is synced again on the next event or
-                            // re-established IDLE (the pool reconnects with backoff); the watch goes on.
-                            states.move(to: .error, detail: String(describing: error))
-                            continue
-                        }
-                        states.move(to: .listening)
-                        if !announced {
-                            announced = true
-                            progress(.watching(account: account.name))
-                        }
-                        let new = report.folders.flatMap(\.newMessages)
-                        if !new.isEmpty { progress(.newMail(account: account.name, messages: new)) }
-                    }
-                }
-                try await group.next()
-                group.cancelAll()
             }
             await pool.shutdown()
         } catch {
             await pool.shutdown()
             throw error
+        }
+    }
+
+    /// One IDLE on the Inbox until it ends: cancelled (returns), or given up by the pool after its
+    /// reconnect schedule (throws). Announces `watching` once it is established.
+    func watchInbox(account: Account, pool: IMAPConnectionPool, states: SyncStateReporter,
+                    progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+        // Each (re)established IDLE is followed by one catch-up sync, for mail that came before it.
+        let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let events = pool.idleEvents(mailbox: "INBOX") { wake.yield() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for try await _ in events { wake.yield() }
+                wake.finish()
+            }
+            group.addTask {
+                var announced = false
+                states.move(to: .listening)
+                for await _ in wakeups {
+                    let report: SyncReport
+                    do {
+                        report = try await syncFolders(of: account, connections: pool, only: .inbox, states: states) { _ in }
+                    } catch let error as IMAPError where error.isRetryable {
+                        // FR-SYNC-04 Error → Idle: the Inbox is synced again on the next event or
+                        // re-established IDLE (the pool reconnects with backoff); the watch goes on.
+                        states.move(to: .error, detail: String(describing: error))
+                        continue
+                    }
+                    states.move(to: .listening)
+                    if !announced {
+                        announced = true
+                        progress(.watching(account: account.name))
+                    }
+                    let new = report.folders.flatMap(\.newMessages)
+                    if !new.isEmpty { progress(.newMail(account: account.name, messages: new)) }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
         }
     }
 

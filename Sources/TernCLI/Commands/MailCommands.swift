@@ -76,6 +76,15 @@ struct SyncCommand: AsyncParsableCommand {
                 if json { try? printJSONLine(["event": "newMail", "account": account], messages) } else {
                     for message in messages { Self.printNow(Self.newMailLine(account: account, message: message)) }
                 }
+            case .retryScheduled(let account, let date, let reason):
+                if json {
+                    try? printJSONLine(["event": "retryScheduled", "account": account, "at": date.formatted(.iso8601), "error": reason],
+                                       [NewMessage]())
+                } else {
+                    let formatter = DateFormatter()
+                    formatter.dateFormat = "HH:mm:ss"
+                    Self.printNow("\(account): \(TerminalText.line(reason)); trying again at \(formatter.string(from: date))")
+                }
             case .pushed(let account, let report):
                 if json { try? printJSONLine(["event": "pushed", "account": account], report) } else {
                     for id in report.queue.sent { Self.printNow("\(account): sent message \(id)") }

@@ -114,6 +114,9 @@ public enum SyncProgress: Sendable, Hashable {
     case newMail(account: String, messages: [NewMessage])
     /// The watch loop sent queued mail, or gave up on some (FR-SYNC-07).
     case pushed(account: String, PushReport)
+    /// FR-SYNC-04 Error → Idle: the account could not be reached after the reconnect schedule;
+    /// the watch goes on and tries again at `at`.
+    case retryScheduled(account: String, at: Date, reason: String)
 }
 
 public struct FolderSyncReport: Sendable, Hashable, Codable {

@@ -38,6 +38,8 @@ public struct SyncAccountsUseCase: Sendable {
             case .pushed(let name, _):
                 changes.publish(.outboxChanged(account: name))
                 changes.publish(.threadsChanged(accountId: account.id))
+            case .retryScheduled(let name, let date, let reason):
+                changes.publish(.syncState(account: name, state: .error, detail: "\(reason); retrying at \(date.formatted(.iso8601))"))
             default: break
             }
         }
