@@ -33,6 +33,11 @@ public struct TernCommand: AsyncParsableCommand {
             printError("tern: \(TerminalText.line(ErrorWording.line(error)))")
             Foundation.exit(error.exitCode)
         } catch {
+            // The store's own errors (busy, disk full, damaged) in a line that names the file.
+            if let stored = TernServices.storeError(error) {
+                printError("tern: \(TerminalText.line(ErrorWording.line(stored)))")
+                Foundation.exit(1)
+            }
             exit(withError: error)
         }
     }

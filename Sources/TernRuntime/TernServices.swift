@@ -60,6 +60,11 @@ public final class TernServices: Sendable {
     public let summarizeThread: SummarizeThreadUseCase
     public let smartReplies: SmartReplyUseCase
 
+    /// A store error (SQLite busy, full, damaged) as a `TernError` naming the database file.
+    public static func storeError(_ error: any Error, environment: [String: String] = ProcessInfo.processInfo.environment) -> TernError? {
+        TernDatabase.ternError(error, home: TernHome.fromEnvironment(environment))
+    }
+
     public static func open(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TernServices {
         let home = TernHome.fromEnvironment(environment)
         return try TernServices(home: home, database: TernDatabase(home: home), environment: environment)

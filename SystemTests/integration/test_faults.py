@@ -176,3 +176,73 @@ def test_the_watch_outlives_a_dovecot_restart_and_sees_mail_after_it(servers, da
         subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
         watcher.kill()
         watcher.wait()
+
+
+def test_a_store_another_process_holds_is_reported_busy_and_left_whole(servers, tmp_path):
+    """A second process holding the store's write lock: Tern waits its 10 s, then says the store is busy, changing
+    nothing; once the lock goes, the same command works."""
+    import sqlite3
+
+    home = tmp_path
+    tern(home, "account", "add", USER, "--email", user_address(servers, USER), "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
+         "--smtp", "127.0.0.1:1", "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}",
+         "--ca-file", servers["TERN_TEST_CA"], check=True)
+    holder = sqlite3.connect(home / "tern.sqlite", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        busy = tern(home, "sync", USER, "--bodies", "none")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert busy.returncode == 1
+    assert busy.stderr.strip() == (f"tern: store busy: another process has been writing '{home / 'tern.sqlite'}' for more than "
+                                   "10 s; nothing was changed"), busy.stderr
+    assert tern(home, "sync", USER, "--bodies", "none").returncode == 0
+    check = sqlite3.connect(home / "tern.sqlite")
+    assert check.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+@pytest.mark.skipif(__import__("os").geteuid() != 0, reason="mounting a small tmpfs needs root")
+def test_a_full_disk_stops_the_sync_with_the_disk_named_and_it_resumes_when_space_returns(servers, dave_server, tmp_path):
+    import sqlite3
+    import subprocess
+
+    stamp = uuid.uuid4().hex[:8]
+    folder = f"Full {stamp}"
+    client = dave_server.imap()
+    try:
+        assert client.create(quote(folder))[0] == "OK"
+        for index in range(120):
+            body = f"Message {index}. " + " ".join(uuid.uuid4().hex for _ in range(600))
+            message = (f"From: zoe@example.org\r\nTo: {user_address(servers, USER)}\r\nSubject: {folder} {index}\r\n"
+                       f"Message-ID: <full-{index}-{stamp}@example.org>\r\n\r\n{body}\r\n")
+            client.append(quote(folder), "", None, message.encode())
+    finally:
+        client.logout()
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)], check=True)
+    try:
+        home = disk / "home"
+        tern(home, "account", "add", USER, "--email", user_address(servers, USER),
+             "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}", "--smtp", "127.0.0.1:1",
+             "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}", "--ca-file", servers["TERN_TEST_CA"],
+             "--sync-window-days", "36500", "--bodies", "all", check=True)
+        full = tern(home, "sync", USER)
+        assert full.returncode == 1, full.stderr[-1500:]
+        assert f"the disk holding '{home / 'tern.sqlite'}' is full" in full.stderr, full.stderr[-1500:]
+        check = sqlite3.connect(home / "tern.sqlite")
+        assert check.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        check.close()
+
+        subprocess.run(["mount", "-o", "remount,size=256m", str(disk)], check=True)
+        again = tern(home, "sync", USER)
+        assert again.returncode == 0, again.stderr[-1500:]
+        counts = {f["path"]: f["messageCount"] for f in json_of(home, "folders")
+                  if f["folderType"] not in ("all", "important", "container")}
+        assert counts == dave_server.message_counts()
+    finally:
+        subprocess.run(["umount", "-l", str(disk)])
+        client = dave_server.imap()
+        client.delete(quote(folder))
+        client.logout()

@@ -153,11 +153,22 @@ public final class TernDatabase: Sendable {
         }
     }
 
+    /// A database error worded for people, naming the file (issue 20: a full disk, a store another
+    /// process holds, a damaged file), or nil for errors that are Tern's own bugs.
+    public static func ternError(_ error: any Error, home: TernHome) -> TernError? {
+        guard let error = error as? DatabaseError else { return nil }
+        return unusable(home.databaseURL, error)
+    }
+
     static func unusable(_ url: URL, _ error: DatabaseError) -> TernError {
         switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return .storeBusy("another process has been writing '\(url.path)' for more than 10 s; nothing was changed")
+        case .SQLITE_FULL:
+            return .storageUnavailable("the disk holding '\(url.path)' is full; nothing was lost, and Tern goes on once there is space")
         case .SQLITE_NOTADB, .SQLITE_CORRUPT:
             return .databaseUnusable("'\(url.path)' is not a valid Tern database (\(error.message ?? "corrupt")); move it aside to start a fresh store")
-        case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_IOERR, .SQLITE_FULL:
+        case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_IOERR:
             return .storageUnavailable("cannot write database '\(url.path)': \(error.message ?? "\(error.resultCode)")")
         default:
             return .databaseUnusable("'\(url.path)': \(error.message ?? "\(error.resultCode)")")

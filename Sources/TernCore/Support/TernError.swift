@@ -14,6 +14,9 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
     case storageUnavailable(String)
     /// The database is not a Tern database Tern can open (corrupt, or written by a newer Tern).
     case databaseUnusable(String)
+    /// Another process has held the store for writing longer than Tern waits (issue 20): nothing
+    /// was changed, and trying again once it is done works.
+    case storeBusy(String)
     /// A secret could not be obtained from its source.
     case secretUnavailable(String)
     /// A mail server could not be reached, refused TLS, or refused the login.
@@ -43,6 +46,7 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
         case .alreadyExists(let text): "already exists: \(text)"
         case .storageUnavailable(let text): "storage unavailable: \(text)"
         case .databaseUnusable(let text): "database unusable: \(text)"
+        case .storeBusy(let text): "store busy: \(text)"
         case .secretUnavailable(let text): "secret unavailable: \(text)"
         case .serverFailure(let text): "server: \(text)"
         case .authenticationExpired(let text): "sign-in expired: \(text)"
