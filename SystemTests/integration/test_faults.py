@@ -70,6 +70,14 @@ class CuttingRelay:
         self.listener.close()
 
 
+def add_account(home, servers, port=None, *extra):
+    """Dave's account in `home`, reaching the IMAP server on `port` (the test Dovecot's TLS port by default)."""
+    tern(home, "account", "add", USER, "--email", user_address(servers, USER),
+         "--imap", f"127.0.0.1:{port or servers['TERN_IMAPS_PORT']}", "--smtp", "127.0.0.1:1",
+         "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}", "--ca-file", servers["TERN_TEST_CA"], *extra,
+         check=True)
+
+
 @pytest.fixture()
 def dave_server(servers):
     return LayoutServer("gmail", int(servers["TERN_IMAPS_PORT"]), servers["TERN_TEST_CA"], servers["TERN_TEST_PASSWORD"])
@@ -92,9 +100,7 @@ def test_a_connection_cut_mid_fetch_costs_one_folder_and_the_next_sync_converges
     # Tern reaches the server through the relay; the first connection is cut 120 KB in, mid-FETCH.
     home = tmp_path
     relay = CuttingRelay(int(servers["TERN_IMAPS_PORT"]), cut_after=120_000)
-    tern(home, "account", "add", USER, "--email", user_address(servers, USER), "--imap", f"127.0.0.1:{relay.port}",
-         "--smtp", "127.0.0.1:1", "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}",
-         "--ca-file", servers["TERN_TEST_CA"], "--sync-window-days", "36500", "--bodies", "all", check=True)
+    add_account(home, servers, relay.port, "--sync-window-days", "36500", "--bodies", "all")
     try:
         cut = tern(home, "sync", USER, "--json")
         assert relay.cuts == 1, "the relay cut the connection"
@@ -133,9 +139,7 @@ def test_the_watch_outlives_a_dovecot_restart_and_sees_mail_after_it(servers, da
     from conftest import MAILSERVERS
     from test_imap_check import TERN
     home = tmp_path
-    tern(home, "account", "add", USER, "--email", user_address(servers, USER), "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
-         "--smtp", "127.0.0.1:1", "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}",
-         "--ca-file", servers["TERN_TEST_CA"], check=True)
+    add_account(home, servers)
     env = dict(os.environ, TERN_HOME=str(home), TERN_RECONNECT_BACKOFF="0.2,0.4,0.8")
     watcher = subprocess.Popen([str(TERN), "sync", USER, "--watch", "--json", "--bodies", "none"], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -184,9 +188,7 @@ def test_a_store_another_process_holds_is_reported_busy_and_left_whole(servers, 
     import sqlite3
 
     home = tmp_path
-    tern(home, "account", "add", USER, "--email", user_address(servers, USER), "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
-         "--smtp", "127.0.0.1:1", "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}",
-         "--ca-file", servers["TERN_TEST_CA"], check=True)
+    add_account(home, servers)
     holder = sqlite3.connect(home / "tern.sqlite", isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:
@@ -224,10 +226,7 @@ def test_a_full_disk_stops_the_sync_with_the_disk_named_and_it_resumes_when_spac
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)], check=True)
     try:
         home = disk / "home"
-        tern(home, "account", "add", USER, "--email", user_address(servers, USER),
-             "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}", "--smtp", "127.0.0.1:1",
-             "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}", "--ca-file", servers["TERN_TEST_CA"],
-             "--sync-window-days", "36500", "--bodies", "all", check=True)
+        add_account(home, servers, None, "--sync-window-days", "36500", "--bodies", "all")
         full = tern(home, "sync", USER)
         assert full.returncode == 1, full.stderr[-1500:]
         assert f"the disk holding '{home / 'tern.sqlite'}' is full" in full.stderr, full.stderr[-1500:]
