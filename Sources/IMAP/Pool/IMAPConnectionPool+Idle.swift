@@ -7,9 +7,11 @@ extension IMAPConnectionPool {
     /// 5/15/45 s backoff). After three drops in a row with no IDLE established in between, the stream
     /// ends with the error. Ending the iteration (or cancelling its task) ends the IDLE with DONE.
     /// `established` runs each time the mailbox is selected for IDLE (again after a reconnect): what
-    /// arrived before that is in no event, so a caller catches up there.
+    /// arrived before that is in no event, so a caller catches up there. `reconnecting` is told of
+    /// each drop and the wait before the next attempt (FR-SYNC-04: the state shows it).
     public nonisolated func idleEvents(mailbox: MailboxPath, reissueAfter: Duration = .seconds(25 * 60),
                                        probeAfterSilence: Duration = .seconds(5 * 60),
+                                       reconnecting: (@Sendable (_ error: IMAPError, _ after: Duration) -> Void)? = nil,
                                        established onEstablished: (@Sendable () -> Void)? = nil) -> MailboxEventStream {
         let (stream, continuation) = AsyncThrowingStream<MailboxEvent, any Error>.makeStream()
         let stop = NIOLockedValueBox(false)
@@ -40,6 +42,7 @@ extension IMAPConnectionPool {
                         return
                     }
                     logger.info("IDLE connection dropped, reconnecting", metadata: ["mailbox": "\(mailbox)", "error": "\(error)"])
+                    reconnecting?(error, backoff.delays[drops - 1])
                     try? await Task.sleep(for: backoff.delays[drops - 1])
                 } catch {
                     continuation.finish(throwing: error)

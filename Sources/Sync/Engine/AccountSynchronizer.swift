@@ -101,7 +101,9 @@ public struct AccountSynchronizer: Sendable {
                     progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
         // Each (re)established IDLE is followed by one catch-up sync, for mail that came before it.
         let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let events = pool.idleEvents(mailbox: "INBOX") { wake.yield() }
+        let events = pool.idleEvents(mailbox: "INBOX", reconnecting: { error, delay in
+            states.move(to: .connecting, detail: "\(error); reconnecting in \(Int(delay.inSeconds.rounded())) s")
+        }, established: { wake.yield() })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for try await _ in events { wake.yield() }

@@ -85,6 +85,9 @@ struct SyncCommand: AsyncParsableCommand {
                     formatter.dateFormat = "HH:mm:ss"
                     Self.printNow("\(account): \(TerminalText.line(reason)); trying again at \(formatter.string(from: date))")
                 }
+            case .state where json:
+                // FR-SYNC-04's states while watching, on standard error as during the sync before it.
+                if let line = Self.progressLine(event) { FileHandle.standardError.write(line) }
             case .pushed(let account, let report):
                 if json { try? printJSONLine(["event": "pushed", "account": account], report) } else {
                     for id in report.queue.sent { Self.printNow("\(account): sent message \(id)") }
