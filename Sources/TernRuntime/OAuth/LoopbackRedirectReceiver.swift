@@ -92,7 +92,9 @@ final class LoopbackRedirectReceiver: Sendable {
             headers.add(name: "Referrer-Policy", value: "no-referrer")
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: html)))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [context] _ in context.close(promise: nil) }
+            // The completion runs on the context's event loop; NIOLoopBound carries the context there.
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in bound.value.close(promise: nil) }
         }
     }
 }
