@@ -128,7 +128,8 @@ public final class TernServices: Sendable {
         self.syncAccounts = SyncAccountsUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer, pusher: pusher,
                                                 changes: changes, failedChanges: mailActions)
         self.fetchThreadBodies = fetchThreadBodies
-        self.loadOlderMail = LoadOlderMailUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer)
+        self.loadOlderMail = LoadOlderMailUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer,
+                                                  folders: SQLiteSyncStore(database: database))
         self.pusher = pusher
         self.mailActions = mailActions
         let outbox = OutboxUseCase(accounts: accounts, composer: LiveMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher,

@@ -246,3 +246,20 @@ def test_a_full_disk_stops_the_sync_with_the_disk_named_and_it_resumes_when_spac
         client = dave_server.imap()
         client.delete(quote(folder))
         client.logout()
+
+
+def test_older_mail_of_a_folder_synced_to_its_start_is_answered_offline(servers, tmp_path):
+    """FR-SYNC-01 step 5: once a folder's whole history is stored, asking for older mail does not contact the server:
+    it answers with Dovecot stopped."""
+    import subprocess
+
+    from conftest import MAILSERVERS
+    add_account(tmp_path, servers, None, "--sync-window-days", "36500")
+    assert tern(tmp_path, "sync", USER, "--bodies", "none").returncode == 0
+    subprocess.run([str(MAILSERVERS), "stop-dovecot"], check=True)
+    try:
+        older = tern(tmp_path, "threads", "--account", USER, "--folder", "INBOX", "--older")
+    finally:
+        subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+    assert older.returncode == 0, older.stderr
+    assert "no older mail on the server" in older.stderr, older.stderr

@@ -130,11 +130,14 @@ public struct LoadOlderMailUseCase: Sendable {
     let accounts: any AccountRepository
     let credentials: AccountCredentials
     let synchronizer: any MailSynchronizing
+    let folders: any SyncStore
 
-    public init(accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing) {
+    public init(accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing,
+                folders: any SyncStore) {
         self.accounts = accounts
         self.credentials = credentials
         self.synchronizer = synchronizer
+        self.folders = folders
     }
 
     /// The context guards come first: no paging in the unified inbox (no account), in a virtual
@@ -147,6 +150,11 @@ public struct LoadOlderMailUseCase: Sendable {
         }
         guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
         guard account.isActive else { throw TernError.authenticationExpired(account.name) }
+        // FR-SYNC-01 step 5: a folder whose whole history is stored answers from the store; the
+        // server is not asked again (offline too). New mail only ever comes above, by UID.
+        if try await folders.folders(accountId: account.id).first(where: { $0.path == folder })?.reachedServerHistoryBoundary == true {
+            return .reachedBoundary(serverHistory: true)
+        }
         return try await synchronizer.loadOlder(account: account, folderPath: folder, credentials: credentials.supply(for: account))
     }
 }
