@@ -78,6 +78,21 @@ def add_account(home, servers, port=None, *extra):
          check=True)
 
 
+def fill_folder(servers, dave_server, folder, count, words):
+    """Creates `folder` with `count` messages of `words` random hex words each: bodies that do not compress
+    (COMPRESS=DEFLATE is on, and relays and disks count real bytes)."""
+    client = dave_server.imap()
+    try:
+        assert client.create(quote(folder))[0] == "OK"
+        for index in range(count):
+            body = f"Message {index} of {folder}. " + " ".join(uuid.uuid4().hex for _ in range(words))
+            message = (f"From: zoe@example.org\r\nTo: {user_address(servers, USER)}\r\nSubject: {folder} {index}\r\n"
+                       f"Message-ID: <fill-{index}-{uuid.uuid4().hex}@example.org>\r\n\r\n{body}\r\n")
+            client.append(quote(folder), "", None, message.encode())
+    finally:
+        client.logout()
+
+
 @pytest.fixture()
 def dave_server(servers):
     return LayoutServer("gmail", int(servers["TERN_IMAPS_PORT"]), servers["TERN_TEST_CA"], servers["TERN_TEST_PASSWORD"])
@@ -86,18 +101,8 @@ def dave_server(servers):
 def test_a_connection_cut_mid_fetch_costs_one_folder_and_the_next_sync_converges(servers, dave_server, tmp_path):
     stamp = uuid.uuid4().hex[:8]
     folders = [f"Cut A {stamp}", f"Cut B {stamp}", f"Cut C {stamp}"]
-    client = dave_server.imap()
-    try:
-        for folder in folders:
-            assert client.create(quote(folder))[0] == "OK"
-            # Bodies that do not compress (COMPRESS=DEFLATE is on): the relay counts bytes on the wire.
-            for index in range(80):
-                body = f"Message {index} of {folder}. " + " ".join(uuid.uuid4().hex for _ in range(60))
-                message = (f"From: zoe@example.org\r\nTo: {user_address(servers, USER)}\r\nSubject: {folder} {index}\r\n"
-                           f"Message-ID: <cut-{index}-{uuid.uuid4().hex}@example.org>\r\n\r\n{body}\r\n")
-                client.append(quote(folder), "", None, message.encode())
-    finally:
-        client.logout()
+    for folder in folders:
+        fill_folder(servers, dave_server, folder, 80, 60)
     # Tern reaches the server through the relay; the first connection is cut 60 KB in, mid-FETCH.
     home = tmp_path
     relay = CuttingRelay(int(servers["TERN_IMAPS_PORT"]), cut_after=60_000)
@@ -212,16 +217,7 @@ def test_a_full_disk_stops_the_sync_with_the_disk_named_and_it_resumes_when_spac
 
     stamp = uuid.uuid4().hex[:8]
     folder = f"Full {stamp}"
-    client = dave_server.imap()
-    try:
-        assert client.create(quote(folder))[0] == "OK"
-        for index in range(120):
-            body = f"Message {index}. " + " ".join(uuid.uuid4().hex for _ in range(600))
-            message = (f"From: zoe@example.org\r\nTo: {user_address(servers, USER)}\r\nSubject: {folder} {index}\r\n"
-                       f"Message-ID: <full-{index}-{stamp}@example.org>\r\n\r\n{body}\r\n")
-            client.append(quote(folder), "", None, message.encode())
-    finally:
-        client.logout()
+    fill_folder(servers, dave_server, folder, 120, 600)
     disk = tmp_path / "disk"
     disk.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)], check=True)

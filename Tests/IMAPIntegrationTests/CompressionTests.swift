@@ -16,6 +16,17 @@ struct CompressionTests {
         }
     }
 
+    /// Every message of the mailbox, whole.
+    static func messages(in mailbox: String, session: IMAPSession) async throws -> [String] {
+        try await session.select(MailboxPath(mailbox), readOnly: true)
+        var bodies: [String] = []
+        try await session.uidFetch(UIDSet([1...UInt32.max]), items: [.uid, .flags, .section("")]) { message in
+            bodies.append(String(decoding: message.section("") ?? [], as: UTF8.self))
+        }
+        try await session.unselect()
+        return bodies
+    }
+
     @Test func aCompressedConnectionAnswersAsAPlainOne() async throws {
         let name = "Compressed-\(UUID().uuidString.prefix(8))"
         let messages = (1...20).map { index in
@@ -26,23 +37,13 @@ struct CompressionTests {
             #expect(session.isCompressed)
             try await session.create(MailboxPath(name))
             for message in messages { _ = try await session.append(to: MailboxPath(name), message: message) }
-            try await session.select(MailboxPath(name), readOnly: true)
-            var bodies: [String] = []
-            try await session.uidFetch(UIDSet([1...UInt32.max]), items: [.uid, .flags, .section("")]) { message in
-                bodies.append(String(decoding: message.section("") ?? [], as: UTF8.self))
-            }
-            try await session.unselect()
+            let bodies = try await Self.messages(in: name, session: session)
             let counters = session.compressionCounters.withLockedValue { $0 }
             return (bodies, counters)
         }
         let plain = try await session(compressing: false) { session in
             #expect(!session.isCompressed)
-            try await session.select(MailboxPath(name), readOnly: true)
-            var bodies: [String] = []
-            try await session.uidFetch(UIDSet([1...UInt32.max]), items: [.uid, .flags, .section("")]) { message in
-                bodies.append(String(decoding: message.section("") ?? [], as: UTF8.self))
-            }
-            try await session.unselect()
+            let bodies = try await Self.messages(in: name, session: session)
             try await session.delete(MailboxPath(name))
             return bodies
         }

@@ -271,8 +271,7 @@ public struct AccountSynchronizer: Sendable {
     func discoverFolders(of account: Account, session: IMAPSession, keepOrphans: Bool) async throws
         -> (folders: [Folder], listed: [String: MailboxPath]) {
         let listings = try await session.listMailboxes()
-        var discovered = SpecialUseInference.completing(
-            listings.map { DiscoveredFolder(path: $0.name, delimiter: $0.delimiter, folderType: $0.folderType) })
+        var discovered = DiscoveredFolder.roles(of: listings)
         // RFC 8474: the MAILBOXID of each folder not known by it yet (once per folder), which
         // tells a renamed folder from a new one at reconciliation (issue 22).
         if session.hasCapability("OBJECTID") {
@@ -369,5 +368,13 @@ extension IMAPCredentialSource {
             states.move(to: .authenticating)
             return fresh
         })
+    }
+}
+
+extension DiscoveredFolder {
+    /// FR-SYNC-01 step 1: the server's LIST as folders with their roles, special use first, then
+    /// the names of unmarked ones (`SpecialUseInference`).
+    static func roles(of listings: [MailboxListing]) -> [DiscoveredFolder] {
+        SpecialUseInference.completing(listings.map { DiscoveredFolder(path: $0.name, delimiter: $0.delimiter, folderType: $0.folderType) })
     }
 }

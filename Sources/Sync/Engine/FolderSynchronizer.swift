@@ -150,16 +150,25 @@ struct FolderSynchronizer {
             report.flagChanges = try await store.applyServerFlags(states, folderId: folder.id!)
         }
         report.bodiesFetched += try await hydrateBodies(folder)
+        try await complete(folder, selected: selected, serverMessages: serverUIDs.count, report: report) { state in
+            state.initialFastCompleted = true
+            state.catchUpStatus = .completed
+            state.reachedServerHistoryBoundary = older.count == serverUIDs.filter { $0 < lowest }.count
+        }
+    }
+
+    /// The end of a folder's sync: the server's state as this SELECT saw it, what could not be
+    /// fetched (retried next time), and `adjust`'s changes, stored over the folder as it is now.
+    func complete(_ folder: Folder, selected: IMAPSession.SelectedMailbox, serverMessages: Int, report: FolderSyncReport,
+                  adjust: (inout Folder) -> Void = { _ in }) async throws {
         var state = try await store.folders(accountId: accountId).first { $0.id == folder.id } ?? folder
         state.uidNext = selected.uidNext.map(Int64.init)
         state.highestModSeq = selected.highestModSeq.map { Int64(clamping: $0) }
-        state.serverMessageCount = Int64(serverUIDs.count)
-        state.initialFastCompleted = true
-        state.catchUpStatus = .completed
-        state.reachedServerHistoryBoundary = older.count == serverUIDs.filter { $0 < lowest }.count
+        state.serverMessageCount = Int64(serverMessages)
         state.lastSyncDate = Date()
         state.lastSyncError = report.failedMessages > 0
             ? "\(report.failedMessages) message\(report.failedMessages == 1 ? "" : "s") could not be fetched; retried at the next sync" : nil
+        adjust(&state)
         try await store.updateFolderState(state)
     }
 
@@ -203,14 +212,7 @@ struct FolderSynchronizer {
         }
         if !states.isEmpty { report.flagChanges = try await store.applyServerFlags(states, folderId: folder.id!) }
         report.bodiesFetched += try await hydrateBodies(folder)
-        var state = try await store.folders(accountId: accountId).first { $0.id == folder.id } ?? folder
-        state.uidNext = selected.uidNext.map(Int64.init)
-        state.highestModSeq = selected.highestModSeq.map { Int64(clamping: $0) }
-        state.serverMessageCount = Int64(selected.exists)
-        state.lastSyncDate = Date()
-        state.lastSyncError = report.failedMessages > 0
-            ? "\(report.failedMessages) message\(report.failedMessages == 1 ? "" : "s") could not be fetched; retried at the next sync" : nil
-        try await store.updateFolderState(state)
+        try await complete(folder, selected: selected, serverMessages: Int(selected.exists), report: report)
     }
 
     func loadOlder(_ stored: Folder) async throws -> OlderMailResult {

@@ -222,8 +222,7 @@ public struct IMAPMailActions: Sendable {
 
     /// RFC 6154: the mailbox marked `\Sent` (or named so), for an account whose folders were never synced.
     static func sentMailbox(_ session: IMAPSession) async throws -> String? {
-        let listed = try await session.listMailboxes().map { DiscoveredFolder(path: $0.name, delimiter: $0.delimiter, folderType: $0.folderType) }
-        return SpecialUseInference.completing(listed).first { $0.folderType == .sent }?.path
+        DiscoveredFolder.roles(of: try await session.listMailboxes()).first { $0.folderType == .sent }?.path
     }
 
     /// Selects the mailbox read-write (once for consecutive batches) and returns the targets whose
