@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import TernCore
 import TernRuntime
 
@@ -20,11 +21,17 @@ public struct TernCommand: AsyncParsableCommand {
     public static func runMain(arguments: [String]? = nil) async -> Never {
         do {
             var command = try parseAsRoot(arguments)
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
+            do {
+                if var asyncCommand = command as? any AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
+            } catch {
+                await closeServices()
+                throw error
             }
+            await closeServices()
             Foundation.exit(0)
         } catch let error as TernError {
             printError("tern: \(TerminalText.line(ErrorWording.line(error)))")
@@ -53,9 +60,25 @@ struct OutputOptions: ParsableArguments {
     var json = false
 }
 
-/// Opens the store for a command; its errors are `TernError`s with one clear line.
-func services() throws -> TernServices {
-    try TernServices.open()
+/// The process's one `TernServices`, so the steps of a command (push, then sync, then watch)
+/// share its connection pools (FR-SYNC-09).
+private let openedServices = Mutex<TernServices?>(nil)
+
+/// Opens the store for a command; its errors are `TernError`s with one clear line. `longRunning`
+/// (`serve`, `sync --watch`) has connections that fail retried on FR-SYNC-09's schedule; the first
+/// call decides.
+func services(longRunning: Bool = false) throws -> TernServices {
+    try openedServices.withLock { opened in
+        if let opened { return opened }
+        let services = try TernServices.open(longRunning: longRunning)
+        opened = services
+        return services
+    }
+}
+
+/// Logs out of the servers the command used.
+private func closeServices() async {
+    if let services = openedServices.withLock({ $0 }) { await services.shutdown() }
 }
 
 func printJSON<T: Encodable>(_ value: T) throws {

@@ -1,5 +1,6 @@
 import Foundation
 import IMAP
+import Sync
 import TernCore
 
 extension IMAPServer {
@@ -21,5 +22,13 @@ extension BackoffSchedule {
         let delays = (environment["TERN_RECONNECT_BACKOFF"] ?? "").split(separator: ",")
             .compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 >= 0 && $0 <= 3600 }
         return delays.isEmpty ? .standard : BackoffSchedule(delays.map { .milliseconds(Int($0 * 1000)) })
+    }
+}
+
+extension AccountConnectionPools {
+    /// The account's pool (FR-SYNC-09), logging in with the account's credentials.
+    func pool(for account: Account, credentials: CredentialSupply) async -> IMAPConnectionPool {
+        pool(for: account.id, server: IMAPServer(account: account), username: credentials.username,
+                   credentials: credentials.imapSource)
     }
 }

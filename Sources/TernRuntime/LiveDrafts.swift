@@ -6,10 +6,12 @@ import TernCore
 
 /// `DraftMailboxServer` on the Sync module's Drafts mailbox commands.
 struct LiveDraftMailbox: DraftMailboxServer {
+    let connections: AccountConnectionPools
+
     func perform(_ requests: [DraftServerRequest], draftsMailbox: String?, account: Account, credentials: CredentialSupply) async throws
         -> [Draft.ID: DraftServerOutcome] {
         do {
-            return try await IMAPDraftMailbox(server: IMAPServer(account: account), credentials: credentials.imapSource)
+            return try await IMAPDraftMailbox(connections: await connections.pool(for: account, credentials: credentials))
                 .perform(requests, draftsMailbox: draftsMailbox)
         } catch let error as IMAPError {
             throw TernError.connectionLost(error.description)

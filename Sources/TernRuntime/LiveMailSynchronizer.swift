@@ -8,6 +8,7 @@ import TernCore
 struct LiveMailSynchronizer: MailSynchronizing {
     let store: SQLiteSyncStore
     let locks: any NamedLocks
+    let connections: AccountConnectionPools
 
     func sync(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
         try await run(account, credentials) { try await $0.sync(account: account, progress: progress) }
@@ -29,8 +30,8 @@ struct LiveMailSynchronizer: MailSynchronizing {
     /// worth retrying (`connectionLost`), anything else is the server's answer.
     private func run<Result: Sendable>(_ account: Account, _ credentials: CredentialSupply,
                                        _ body: (AccountSynchronizer) async throws -> Result) async throws -> Result {
-        let synchronizer = AccountSynchronizer(store: store, server: IMAPServer(account: account),
-                                               credentials: credentials.imapSource, locks: locks, reconnectBackoff: .configured())
+        let synchronizer = AccountSynchronizer(store: store, connections: await connections.pool(for: account, credentials: credentials),
+                                               locks: locks)
         do {
             return try await body(synchronizer)
         } catch let error as IMAPError {
@@ -47,9 +48,11 @@ extension IMAPError {
 
 /// `AttachmentFetching` on the Sync module's downloader.
 struct LiveAttachmentFetcher: AttachmentFetching {
+    let connections: AccountConnectionPools
+
     func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
                progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8] {
-        let downloader = AttachmentDownloader(server: IMAPServer(account: account), credentials: credentials.imapSource)
+        let downloader = AttachmentDownloader(connections: await connections.pool(for: account, credentials: credentials))
         do {
             return try await downloader.fetch(location, progress: progress)
         } catch let error as IMAPError {

@@ -77,6 +77,8 @@ struct LiveSubmissionSession: SubmissionSession {
 
 /// `ServerMailActions` on the Sync module's IMAP actions.
 struct LiveServerMailActions: ServerMailActions {
+    let connections: AccountConnectionPools
+
     func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws
         -> [Int64: ServerOperationOutcome] {
         do {
@@ -94,8 +96,8 @@ struct LiveServerMailActions: ServerMailActions {
         }
     }
 
-    func actions(_ account: Account, _ credentials: CredentialSupply) -> IMAPMailActions {
-        IMAPMailActions(server: IMAPServer(account: account), credentials: credentials.imapSource)
+    func actions(_ account: Account, _ credentials: CredentialSupply) async -> IMAPMailActions {
+        IMAPMailActions(connections: await connections.pool(for: account, credentials: credentials))
     }
 }
 

@@ -36,7 +36,7 @@ extension TernServices {
         let outbox = SQLiteOutboxStore(database: scratch)
         let actions = SQLiteMailActionStore(database: scratch)
         let submitter = TimingSubmitter(inner: LiveMessageSubmitter(environment: [:]))
-        let queue = SendQueueProcessor(store: outbox, submitter: submitter, server: LiveServerMailActions(), folders: actions)
+        let queue = SendQueueProcessor(store: outbox, submitter: submitter, server: LiveServerMailActions(connections: connections), folders: actions)
         let supply = credentials.supply(for: account)
         let clock = ContinuousClock()
 
@@ -57,8 +57,8 @@ extension TernServices {
         // FR-COMP-02: held by this process for its window, then committed, as `tern send` and the web app do.
         let holds = FileSendHolds(directory: directory.appendingPathComponent("locks"))
         let heldPusher = LocalChangesPusher(
-            credentials: credentials, operations: PendingOperationProcessor(store: actions, server: LiveServerMailActions()),
-            queue: SendQueueProcessor(store: outbox, submitter: submitter, server: LiveServerMailActions(), folders: actions, holds: holds),
+            credentials: credentials, operations: PendingOperationProcessor(store: actions, server: LiveServerMailActions(connections: connections)),
+            queue: SendQueueProcessor(store: outbox, submitter: submitter, server: LiveServerMailActions(connections: connections), folders: actions, holds: holds),
             lock: NoLocks())
         let held = OutboxUseCase(accounts: SQLiteAccountRepository(database: scratch), composer: LiveMessageComposer(), store: outbox,
                                  pusher: heldPusher, holds: holds)
@@ -92,7 +92,7 @@ extension TernServices {
         var sentCopySeconds: Double?
         if sentCopies {
             let start = clock.now
-            _ = try await PendingOperationProcessor(store: actions, server: LiveServerMailActions()).process(account: account, credentials: supply)
+            _ = try await PendingOperationProcessor(store: actions, server: LiveServerMailActions(connections: connections)).process(account: account, credentials: supply)
             sentCopySeconds = (clock.now - start).inSeconds
         }
         return SendBenchmarkReport(

@@ -1,6 +1,8 @@
 import Foundation
+import IMAP
 import MailStore
 import MIME
+import Sync
 import TernCore
 
 /// The composition root: opens the store under `TernHome` and builds every use case once, wired to
@@ -19,6 +21,8 @@ public final class TernServices: Sendable {
     /// per account, across processes.
     let locks: FileLocks
     let operations: PendingOperationProcessor
+    /// FR-SYNC-09: every IMAP connection of the process, one pool per account.
+    let connections: AccountConnectionPools
 
     /// What changed, for live front ends (the web app's server-sent events).
     public let changes: ChangeFeed
@@ -28,6 +32,8 @@ public final class TernServices: Sendable {
     public let removeAccount: RemoveAccountUseCase
     public let checkServers: CheckServersUseCase
     public let syncAccounts: SyncAccountsUseCase
+    /// `tern status`: each account's sync state, last successful sync, next retry and waiting work.
+    public let accountStatus: AccountStatusUseCase
     /// FR-SYNC-01 step 7: a thread's bodies when it is opened.
     public let fetchThreadBodies: FetchThreadBodiesUseCase
     /// FR-SYNC-01 step 5: older mail on demand.
@@ -65,12 +71,17 @@ public final class TernServices: Sendable {
         TernDatabase.ternError(error, home: TernHome.fromEnvironment(environment))
     }
 
-    public static func open(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TernServices {
+    /// `longRunning` (`tern serve`, `tern sync --watch`): a connection that cannot be made is tried
+    /// again on FR-SYNC-09's schedule (5, 15, 45 s, or `TERN_RECONNECT_BACKOFF`) while operations
+    /// wait; a one-shot command reports it at once.
+    public static func open(environment: [String: String] = ProcessInfo.processInfo.environment, longRunning: Bool = false) throws -> TernServices {
         let home = TernHome.fromEnvironment(environment)
-        return try TernServices(home: home, database: TernDatabase(home: home), environment: environment)
+        return try TernServices(home: home, database: TernDatabase(home: home), environment: environment, longRunning: longRunning)
     }
 
-    init(home: TernHome, database: TernDatabase, environment: [String: String]) {
+    init(home: TernHome, database: TernDatabase, environment: [String: String], longRunning: Bool = false) {
+        let connections = AccountConnectionPools(reconnect: longRunning ? .configured(environment: environment) : BackoffSchedule([]))
+        self.connections = connections
         self.home = home
         self.database = database
         self.environment = environment
@@ -83,14 +94,14 @@ public final class TernServices: Sendable {
         let credentials = AccountCredentials(secrets: secrets, tokens: tokens, authorizer: authorizer, accounts: accounts, locks: locks)
         let changes = ChangeFeed()
         let syncStore = SQLiteSyncStore(database: database)
-        let synchronizer = LiveMailSynchronizer(store: syncStore, locks: locks)
+        let synchronizer = LiveMailSynchronizer(store: syncStore, locks: locks, connections: connections)
         let actionStore = SQLiteMailActionStore(database: database)
-        let operations = PendingOperationProcessor(store: actionStore, server: LiveServerMailActions())
+        let operations = PendingOperationProcessor(store: actionStore, server: LiveServerMailActions(connections: connections))
         let draftStore = SQLiteDraftStore(database: database)
         let settingsStore = SQLiteSettingsStore(database: database)
         let attachmentWarnings = AttachmentWarningsUseCase(settings: settingsStore, detector: NetworkManagerMeteredDetector())
         let downloadAttachment = DownloadAttachmentUseCase(accounts: accounts, credentials: credentials,
-                                                           store: SQLiteAttachmentStore(database: database), fetcher: LiveAttachmentFetcher(),
+                                                           store: SQLiteAttachmentStore(database: database), fetcher: LiveAttachmentFetcher(connections: connections),
                                                            home: home, changes: changes,
                                                            warnings: attachmentWarnings)
         let composeValidation = ComposeValidationUseCase(syntax: MIMEMailSyntax())
@@ -98,8 +109,8 @@ public final class TernServices: Sendable {
         let pusher = LocalChangesPusher(
             credentials: credentials, operations: operations,
             queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: LiveMessageSubmitter(environment: environment),
-                                      server: LiveServerMailActions(), folders: actionStore, holds: holds, drafts: draftStore),
-            drafts: DraftSyncProcessor(store: draftStore, server: LiveDraftMailbox(), coding: DraftMessageCodec(), attachments: attachmentLoader,
+                                      server: LiveServerMailActions(connections: connections), folders: actionStore, holds: holds, drafts: draftStore),
+            drafts: DraftSyncProcessor(store: draftStore, server: LiveDraftMailbox(connections: connections), coding: DraftMessageCodec(), attachments: attachmentLoader,
                                        folders: actionStore, changes: changes,
                                        checkInterval: .seconds(environment["TERN_DRAFT_CHECK_SECONDS"].flatMap(Int.init).map { max(1, $0) } ?? 60)),
             lock: locks)
@@ -125,8 +136,10 @@ public final class TernServices: Sendable {
         self.listAccounts = ListAccountsUseCase(accounts: accounts)
         self.removeAccount = RemoveAccountUseCase(accounts: accounts, files: LocalAccountFiles(home: home))
         self.checkServers = CheckServersUseCase(accounts: accounts, credentials: credentials, probe: LiveServerProbe())
+        let syncStatuses = SQLiteSyncStatusStore(database: database)
         self.syncAccounts = SyncAccountsUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer, pusher: pusher,
-                                                changes: changes, failedChanges: mailActions)
+                                                changes: changes, failedChanges: mailActions, statuses: syncStatuses, processId: getpid())
+        self.accountStatus = AccountStatusUseCase(accounts: accounts, store: syncStatuses, isRunning: Self.isRunning)
         self.fetchThreadBodies = fetchThreadBodies
         self.loadOlderMail = LoadOlderMailUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer,
                                                   folders: SQLiteSyncStore(database: database))
@@ -159,6 +172,17 @@ public final class TernServices: Sendable {
         let assistProviders = SettingsAssistProviders(settings: settingsStore, timeoutSeconds: assistBudget.seconds)
         self.summarizeThread = SummarizeThreadUseCase(loader: assistLoader, store: assistStore, providers: assistProviders, budget: assistBudget)
         self.smartReplies = SmartReplyUseCase(loader: assistLoader, providers: assistProviders, budget: assistBudget)
+    }
+
+    /// A process that still runs (`kill(pid, 0)`: EPERM means it runs as another user).
+    static func isRunning(_ processId: Int32) -> Bool {
+        processId > 0 && (kill(processId, 0) == 0 || errno == EPERM)
+    }
+
+    /// Logs out of every server (LOGOUT on each pooled connection): at the end of a command, or
+    /// when `tern serve` stops.
+    public func shutdown() async {
+        await connections.shutdown()
     }
 
     /// For `tern status`: where the store is, which schema it has and what it holds; with

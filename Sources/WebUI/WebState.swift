@@ -134,7 +134,7 @@ struct SyncStateFollower: Service {
     /// Ends at graceful shutdown: the service group waits for every service before the process exits.
     func run() async throws {
         let changes = state.changes.changes()
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             for await change in changes { state.record(change) }
         }
     }
@@ -150,7 +150,7 @@ struct SyncEngineService: Service {
     let services: TernServices
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             var failures = 0
             while !Task.isCancelled {
                 do {
@@ -164,11 +164,10 @@ struct SyncEngineService: Service {
                 } catch is CancellationError {
                     return
                 } catch {
-                    for account in (try? await services.listAccounts()) ?? [] where account.isActive {
-                        services.changes.publish(.syncState(account: account.name, state: .error, detail: WebErrorText.describe(error)))
-                    }
                     let delay = Self.retryDelays[min(failures, Self.retryDelays.count - 1)]
                     failures += 1
+                    await services.syncAccounts.retryScheduled(at: Date().addingTimeInterval(Double(delay.components.seconds)),
+                                                               reason: WebErrorText.describe(error))
                     try? await Task.sleep(for: delay)
                 }
             }

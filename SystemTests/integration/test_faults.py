@@ -19,12 +19,16 @@ USER = "dave"
 
 class CuttingRelay:
     """127.0.0.1:<port> → the server. The first connection is shut (both ways) once `cut_after` bytes came from the
-    server; later connections pass through untouched."""
+    server (never with None); later connections pass through untouched. Counts the connections made and the most open
+    at once."""
 
     def __init__(self, target_port, cut_after):
         self.target_port, self.cut_after = target_port, cut_after
         self.connections = 0
         self.cuts = 0
+        self.open = 0
+        self.peak_open = 0
+        self.lock = threading.Lock()
         self.listener = socket.socket()
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.listener.bind(("127.0.0.1", 0))
@@ -38,13 +42,16 @@ class CuttingRelay:
                 client, _ = self.listener.accept()
             except OSError:
                 return
-            self.connections += 1
+            with self.lock:
+                self.connections += 1
+                self.open += 1
+                self.peak_open = max(self.peak_open, self.open)
             server = socket.create_connection(("127.0.0.1", self.target_port))
             limit = self.cut_after if self.connections == 1 else None
             threading.Thread(target=self._pump, args=(client, server, None), daemon=True).start()
-            threading.Thread(target=self._pump, args=(server, client, limit), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, limit, True), daemon=True).start()
 
-    def _pump(self, source, sink, limit):
+    def _pump(self, source, sink, limit, from_server=False):
         sent = 0
         try:
             while data := source.recv(65536):
@@ -65,6 +72,9 @@ class CuttingRelay:
                     end.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
+            if from_server:
+                with self.lock:
+                    self.open -= 1
 
     def close(self):
         self.listener.close()
@@ -170,18 +180,44 @@ def test_the_watch_outlives_a_dovecot_restart_and_sees_mail_after_it(servers, da
                     return event
         raise AssertionError(f"not seen in {seconds} s: {lines[-10:]}")
 
+    def status():
+        """`tern status --json`, read by another process from the store (issue 20)."""
+        [account] = json_of(home, "status")["accounts"]
+        return account
+
     stamp = uuid.uuid4().hex[:8]
     try:
         wait_for(lambda e: e.get("event") == "watching", 120)
+        watching = status()
+        assert watching["syncState"] == "listening" and watching["syncRunning"] and watching["lastSuccessfulSync"], watching
+        assert watching.get("nextRetry") is None and watching["waiting"]["changes"] == 0, watching
         subprocess.run([str(MAILSERVERS), "stop-dovecot"], check=True)
         retry = wait_for(lambda e: e.get("event") == "retryScheduled", 60)
         assert retry["account"] == USER and retry["at"] and retry["error"]
+        failing = status()
+        assert failing["syncState"] in ("error", "idle", "connecting"), failing
+        assert failing["lastError"] and failing["lastSuccessfulSync"] == watching["lastSuccessfulSync"], failing
+        if failing["syncState"] != "connecting":
+            assert failing["nextRetry"] == retry["at"], (failing, retry)
+        # A change made while the server is away waits, and says so.
+        thread = json_of(home, "threads", "--account", USER)[0]
+        marked = tern(home, "mark", "unread" if thread["unreadCount"] == 0 else "read", str(thread["id"]))
+        assert marked.returncode == 0, marked.stderr
+        assert status()["waiting"]["changes"] >= 1
         subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
         wait_for(lambda e: e.get("event") == "watching", 60)
         dave_server.append("INBOX", f"After the restart {stamp}", f"<restart-{stamp}@example.org>")
         new = wait_for(lambda e: e.get("event") == "newMail", 60)
         assert [m["subject"] for m in new["data"]] == [f"After the restart {stamp}"]
         assert watcher.poll() is None
+        back = status()
+        assert back["syncState"] == "listening" and back.get("nextRetry") is None, back
+        assert back["lastSuccessfulSync"] > watching["lastSuccessfulSync"], (back, watching)
+        # A watch killed mid-state leaves that state, shown as no longer running.
+        watcher.kill()
+        watcher.wait()
+        stopped = status()
+        assert stopped["syncState"] == "listening" and not stopped["syncRunning"], stopped
     finally:
         subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
         watcher.kill()

@@ -69,9 +69,9 @@ import TernCore
     }
 
     func synchronize(with server: ScriptedIMAPServer) async throws -> FolderSyncReport {
-        let synchronizer = AccountSynchronizer(store: sync, server: server.imapServer,
-                                               credentials: .fixed(.password(username: "bob@tern.test", password: "x")))
-        let report = try await synchronizer.sync(account: account) { _ in }
+        let pool = server.pool()
+        let report = try await AccountSynchronizer(store: sync, connections: pool).sync(account: account) { _ in }
+        await pool.shutdown()
         return try #require(report.folders.first)
     }
 

@@ -175,6 +175,13 @@ final class ScriptedIMAPServer: Sendable {
         IMAPServer(host: "127.0.0.1", port: port, security: .implicitTLS, caFile: TestServers.ca, connectTimeout: .seconds(5))
     }
 
+    /// A pool of one connection to this server, logging in as bob, no reconnect waits; the caller
+    /// shuts it down.
+    func pool() -> IMAPConnectionPool {
+        IMAPConnectionPool(server: imapServer, credentials: .fixed(.password(username: "bob@tern.test", password: "x")), maxConnections: 1,
+                           backoff: BackoffSchedule([]))
+    }
+
     /// `silentSTARTTLS`: STARTTLS is not answered; the server starts TLS at once (what an on-path
     /// attacker who forged the answer in an earlier packet lets through).
     static func start(tls: Bool, greeting: String = "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN SASL-IR LITERAL+] ready\r\n",

@@ -60,10 +60,11 @@ struct StaleChangePushTests {
             try await actions.applyFlagChange(.read, to: try await actions.scope(of: [.message(emailId)], folderPath: nil, forFlags: true),
                                               at: Date())
         }
-        let imap = IMAPMailActions(server: server.imapServer, credentials: .fixed(.password(username: "bob@tern.test", password: "x")))
-        _ = try await PendingOperationProcessor(store: actions, server: ScriptedMailActions(imap: imap))
+        let pool = server.pool()
+        _ = try await PendingOperationProcessor(store: actions, server: ScriptedMailActions(imap: IMAPMailActions(connections: pool)))
             .process(account: account, credentials: CredentialSupply(username: "bob@tern.test", current: { .password("x") },
                                                                     refreshed: { .password("x") }))
+        await pool.shutdown()
         return try await actions.summaries(accountId: account.id)
     }
 

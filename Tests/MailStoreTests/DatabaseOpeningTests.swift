@@ -136,7 +136,7 @@ import TernCore
                 (try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'trustedSender'")!,
                  try Int.fetchOne(db, sql: "PRAGMA page_size")!)
             }
-            try database.writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            _ = try database.writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             try database.writer.close()
         }
         let handle = try FileHandle(forWritingTo: home.databaseURL)
@@ -148,7 +148,7 @@ import TernCore
         do {
             let database = try TernDatabase(home: home, now: nextDay)
             #expect(try database.lastIntegrityCheck() == created)
-            try database.writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            _ = try database.writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             try database.writer.close()
         }
         let before = try storedBytes(home.url)

@@ -19,6 +19,7 @@ struct FolderReconciliationTests {
 
     static let inbox = DiscoveredFolder(path: "INBOX", delimiter: ".", folderType: .inbox)
 
+    @discardableResult
     func listed(_ folders: DiscoveredFolder..., keepOrphans: Bool = false) async throws -> [Folder] {
         try await sync.saveDiscoveredFolders([Self.inbox] + folders, accountId: account.id, keepOrphans: keepOrphans)
     }

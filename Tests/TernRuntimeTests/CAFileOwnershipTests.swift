@@ -11,7 +11,7 @@ struct CAFileOwnershipTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tern-ca-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("ca.pem").path
-        FileManager.default.createFile(atPath: file, contents: Data("-----BEGIN CERTIFICATE-----\n".utf8))
+        _ = FileManager.default.createFile(atPath: file, contents: Data("-----BEGIN CERTIFICATE-----\n".utf8))
         chmod(file, fileMode)
         chmod(directory.path, directoryMode)
         return file

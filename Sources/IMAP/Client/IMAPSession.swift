@@ -78,6 +78,12 @@ public final class IMAPSession {
     /// Asked at each watchdog tick: the pool's caller gave up, so the command is abandoned.
     public var cancellationCheck: (() -> Bool)?
     var isCancelled: Bool { Task.isCancelled || (cancellationCheck?() ?? false) }
+
+    /// Between commands: throws `CancellationError` when the task the session works for was
+    /// cancelled (a pool job's caller, whose cancellation does not reach the connection's task).
+    public func checkCancellation() throws {
+        if isCancelled { throw CancellationError() }
+    }
     /// Messages taken from the connection: at STARTTLS every one delivered must have been read.
     private(set) var messagesRead = 0
     /// Untagged responses that did not parse and belonged to no FETCH: kept for the log.

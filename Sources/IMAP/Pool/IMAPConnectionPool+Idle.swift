@@ -22,7 +22,7 @@ extension IMAPConnectionPool {
             while !stop.withLockedValue({ $0 }), !Task.isCancelled {
                 let established = NIOLockedValueBox(false)
                 do {
-                    try await withConnection { session in
+                    try await withConnection(holding: true) { session in
                         try await session.select(mailbox, readOnly: true)
                         try await session.loadSequenceMap()
                         established.withLockedValue { $0 = true }

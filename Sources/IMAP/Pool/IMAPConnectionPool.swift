@@ -42,7 +42,7 @@ public actor IMAPConnectionPool {
     public nonisolated let server: IMAPServer
     let credentials: IMAPCredentialSource
     public nonisolated let maxConnections: Int
-    let backoff: BackoffSchedule
+    public nonisolated let backoff: BackoffSchedule
     let maxIdleTime: Duration
     let logger: Logger
     let router = MailboxEventRouter()
@@ -50,6 +50,9 @@ public actor IMAPConnectionPool {
     private var connecting: Set<Int> = []
     private var idle: [Connection] = []
     private var busy: [Int: Connection] = [:]
+    /// Busy connections held by an IDLE: they come back only when the IDLE ends, so waiters do not
+    /// count on them when no new connection can be opened.
+    private var held: Set<Int> = []
     private var waiters: [Waiter] = []
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var nextID = 0
@@ -77,7 +80,13 @@ public actor IMAPConnectionPool {
     /// Runs `body` on a pooled connection. The body runs in the connection's task; cancelling the
     /// caller is passed on to the session, which abandons the command and closes the connection.
     public func withConnection<Result: Sendable>(_ body: @escaping @Sendable (IMAPSession) async throws -> Result) async throws -> Result {
+        try await withConnection(holding: false, body)
+    }
+
+    /// `holding`: the body keeps the connection for a long time (IDLE), see `held`.
+    func withConnection<Result: Sendable>(holding: Bool, _ body: @escaping @Sendable (IMAPSession) async throws -> Result) async throws -> Result {
         let connection = try await acquire()
+        if holding { held.insert(connection.id) }
         let cancelled = NIOLockedValueBox(false)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
@@ -190,6 +199,7 @@ public actor IMAPConnectionPool {
 
     private func jobFinished(_ connection: Connection, broken: Bool) {
         busy[connection.id] = nil
+        held.remove(connection.id)
         if broken {
             connection.jobs.finish()
         } else {
@@ -200,11 +210,13 @@ public actor IMAPConnectionPool {
     private func connectionEnded(_ connection: Connection, error: (any Error)?, wasReady: Bool) {
         connecting.remove(connection.id)
         busy[connection.id] = nil
+        held.remove(connection.id)
         idle.removeAll { $0.id == connection.id }
         tasks[connection.id] = nil
         if let error, !wasReady {
-            // Every attempt failed: with no other connection to serve them, waiters get the error.
-            if openCount == 0 {
+            // Every attempt failed: with no other connection to serve them (an IDLE's comes back
+            // only when it ends), waiters get the error.
+            if openCount - held.count == 0 {
                 for waiter in waiters { waiter.continuation.resume(throwing: error) }
                 waiters.removeAll()
             }

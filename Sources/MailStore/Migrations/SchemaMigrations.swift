@@ -24,6 +24,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v11-drafts", migrate: createDrafts)
         migrator.registerMigration("v12-assist", migrate: addAssistColumns)
         migrator.registerMigration("v13-folder-archive-and-mailbox-id", migrate: addFolderArchiveAndMailboxId)
+        migrator.registerMigration("v14-account-sync-status", migrate: createAccountSyncStatus)
         return migrator
     }
 
@@ -431,6 +432,23 @@ public enum SchemaMigrations {
             );
             CREATE INDEX draft_by_account ON draft(accountId, syncState, updatedDate);
             CREATE INDEX draft_by_held ON draft(heldEmailId) WHERE heldEmailId IS NOT NULL;
+            """)
+    }
+
+    /// `tern status` (issue 20): each account's last FR-SYNC-04 state, written by whichever process
+    /// syncs it (`processId`, so a state left by a killed process is told from a live one).
+    static func createAccountSyncStatus(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE accountSyncStatus (
+                accountId TEXT PRIMARY KEY NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                state TEXT NOT NULL,
+                detail TEXT,
+                changedDate DATETIME NOT NULL,
+                processId INTEGER NOT NULL,
+                lastSuccessfulSync DATETIME,
+                lastError TEXT,
+                nextRetry DATETIME
+            );
             """)
     }
 }

@@ -18,23 +18,19 @@ public struct AccountSynchronizer: Sendable {
     public static let batchSize = 250
 
     let store: any SyncStore
-    let server: IMAPServer
-    let credentials: IMAPCredentialSource
+    /// FR-SYNC-09: the account's pool (`AccountConnectionPools`); its backoff is also the watch's
+    /// wait before trying an unreachable account again.
+    let connections: IMAPConnectionPool
     /// FR-SYNC-03: one writer per folder, so an IDLE-triggered sync and a catch-up (in this process
     /// or another) never interleave their reads of the server with each other's writes.
     let locks: any NamedLocks
     let now: @Sendable () -> Date
-    /// FR-SYNC-09: the waits between reconnects (5, 15, 45 s); the watch then retries for ever at
-    /// the last one.
-    let reconnectBackoff: BackoffSchedule
 
-    public init(store: any SyncStore, server: IMAPServer, credentials: IMAPCredentialSource, locks: any NamedLocks = NoLocks(),
-                reconnectBackoff: BackoffSchedule = .standard, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any SyncStore, connections: IMAPConnectionPool, locks: any NamedLocks = NoLocks(),
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
-        self.server = server
-        self.credentials = credentials
+        self.connections = connections
         self.locks = locks
-        self.reconnectBackoff = reconnectBackoff
         self.now = now
     }
 
@@ -46,21 +42,17 @@ public struct AccountSynchronizer: Sendable {
         let states = SyncStateReporter(account: account.name, progress: progress)
         progress(.connecting)
         states.move(to: .connecting)
-        // FR-SYNC-09: one connection at a time, through a pool, so a connection that breaks in one
-        // folder is replaced for the next. No backoff here: a server that cannot be reached fails
-        // this sync at once (the watch, and `tern serve`, retry on their schedule).
-        let pool = IMAPConnectionPool(server: server, credentials: credentials.reporting(to: states), maxConnections: 1,
-                                      backoff: BackoffSchedule([]))
-        do {
-            // Connected and logged in before the folders' states begin (FR-SYNC-04's order).
-            try await pool.withConnection { _ in }
-            let report = try await syncFolders(of: account, connections: pool, only: nil, states: states, progress: progress)
-            await pool.shutdown()
-            return report
-        } catch {
-            await pool.shutdown()
-            states.move(to: .error, detail: String(describing: error))
-            throw error
+        return try await SyncStateReporter.$ofTask.withValue(states) {
+            do {
+                // Connected and logged in before the folders' states begin (FR-SYNC-04's order); a
+                // connection the pool already had logged in is both at once.
+                try await connections.withConnection { _ in }
+                if states.state == .connecting { states.move(to: .authenticating) }
+                return try await syncFolders(of: account, connections: connections, only: nil, states: states, progress: progress)
+            } catch {
+                states.move(to: .error, detail: String(describing: error))
+                throw error
+            }
         }
     }
 
@@ -72,15 +64,13 @@ public struct AccountSynchronizer: Sendable {
     /// (FR-SYNC-04 Error → Idle, FR-SYNC-09). Runs until the task is cancelled.
     public func watch(account: Account, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
         let states = SyncStateReporter(account: account.name, progress: progress)
-        let pool = IMAPConnectionPool(server: server, credentials: credentials.reporting(to: states), maxConnections: 2,
-                                      backoff: reconnectBackoff)
-        do {
+        try await SyncStateReporter.$ofTask.withValue(states) {
             while true {
                 do {
-                    try await watchInbox(account: account, pool: pool, states: states, progress: progress)
-                    break
+                    try await watchInbox(account: account, pool: connections, states: states, progress: progress)
+                    return
                 } catch let error as IMAPError where error.isRetryable {
-                    let delay = reconnectBackoff.delays.last ?? .seconds(45)
+                    let delay = connections.backoff.delays.last ?? .seconds(45)
                     let reason = String(describing: error)
                     states.move(to: .error, detail: reason)
                     progress(.retryScheduled(account: account.name, at: now().addingTimeInterval(delay.inSeconds), reason: reason))
@@ -88,10 +78,6 @@ public struct AccountSynchronizer: Sendable {
                     states.move(to: .idle)
                 }
             }
-            await pool.shutdown()
-        } catch {
-            await pool.shutdown()
-            throw error
         }
     }
 
@@ -226,6 +212,7 @@ public struct AccountSynchronizer: Sendable {
         states.move(to: .indexing)
         let repaired = (try? await store.indexMissing(accountId: account.id)) ?? 0
         states.move(to: .idle, detail: repaired > 0 ? "\(repaired) search entries repaired" : nil)
+        states.progress(.synced(account: account.name, failedFolders: reports.filter { $0.error != nil }.map(\.path)))
         return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage.withLock { $0 },
                           seconds: (clock.now - start).inSeconds)
     }
@@ -292,34 +279,34 @@ public struct AccountSynchronizer: Sendable {
             throw IMAPError.server(status: .no, text: "no synced folder '\(folderPath)': the account has not synced it yet")
         }
         guard stored.isSyncable else { return .notApplicable(reason: "\(folderPath) is not synced") }
-        return try await IMAPClient.withSession(to: server) { session in
-            try await session.authenticate(with: credentials)
-            let result = try await locks.withLock(Self.lockName(stored)) {
-                let since = now().addingTimeInterval(-Double(account.syncWindowDays) * 86_400)
+        let locks = locks
+        let store = store
+        let since = now().addingTimeInterval(-Double(account.syncWindowDays) * 86_400)
+        let now = now()
+        return try await connections.withConnection { session in
+            try await locks.withLock(Self.lockName(stored)) {
                 let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id,
                                                       keepOrphans: account.provider == .gmail, since: since,
-                                                      hydration: account.bodyHydration, now: now(), progress: { _ in })
+                                                      hydration: account.bodyHydration, now: now, progress: { _ in })
                 return try await synchronizer.loadOlder(stored)
             }
-            try? await session.logout()
-            return result
         }
     }
 
     /// FR-SYNC-01 step 7 "detail open": the bodies asked for, folder by folder, on one connection.
     public func fetchBodies(_ requests: [FolderBodyRequest], account: Account) async throws -> Int {
         guard !requests.isEmpty else { return 0 }
-        return try await IMAPClient.withSession(to: server) { session in
-            try await session.authenticate(with: credentials)
+        let store = store
+        let now = now()
+        return try await connections.withConnection { session in
             var fetched = 0
             for (path, inFolder) in Dictionary(grouping: requests, by: \.folderPath) {
                 try await session.select(MailboxPath(path), readOnly: true)
                 let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id,
                                                       keepOrphans: account.provider == .gmail, since: .distantPast,
-                                                      hydration: .all, now: now(), progress: { _ in })
+                                                      hydration: .all, now: now, progress: { _ in })
                 fetched += try await synchronizer.fetchBodies(inFolder.map(\.request))
             }
-            try? await session.logout()
             return fetched
         }
     }
@@ -348,26 +335,6 @@ extension Folder {
         // A folder whose last sync skipped messages is synced again: they are retried.
         return uidValidity == Int64(validity) && uidNext == Int64(next) && serverMessageCount == Int64(messages)
             && highestModSeq == Int64(clamping: modSeq) && lastSyncError == nil
-    }
-}
-
-extension IMAPCredentialSource {
-    /// FR-SYNC-04 Authenticating when a connection asks for the credential to log in with;
-    /// TokenRefresh: a rejected credential's refresh is a state of its own; the login is tried
-    /// again with the new token (Authenticating), and a refresh that fails is the error.
-    func reporting(to states: SyncStateReporter) -> IMAPCredentialSource {
-        let current = current
-        let authenticating: @Sendable () async throws -> IMAPCredential = {
-            states.move(to: .authenticating)
-            return try await current()
-        }
-        guard let refresh else { return IMAPCredentialSource(current: authenticating) }
-        return IMAPCredentialSource(current: authenticating, refresh: {
-            states.move(to: .tokenRefresh)
-            let fresh = try await refresh()
-            states.move(to: .authenticating)
-            return fresh
-        })
     }
 }
 

@@ -14,27 +14,26 @@ public struct AttachmentDownloader: Sendable {
     /// to move several times a second on a slow link and for cancellation to stop promptly.
     public static let sliceBytes: UInt64 = 512 * 1024
 
-    let server: IMAPServer
-    let credentials: IMAPCredentialSource
+    /// FR-SYNC-09: the account's pool.
+    let connections: IMAPConnectionPool
     let sliceBytes: UInt64
 
-    public init(server: IMAPServer, credentials: IMAPCredentialSource, sliceBytes: UInt64 = Self.sliceBytes) {
-        self.server = server
-        self.credentials = credentials
+    public init(connections: IMAPConnectionPool, sliceBytes: UInt64 = Self.sliceBytes) {
+        self.connections = connections
         self.sliceBytes = max(1, sliceBytes)
     }
 
     /// The decoded part. `progress` is told, after each slice, how many decoded bytes have arrived
     /// (estimated from the encoded bytes, as the attachment's size is).
-    public func fetch(_ location: AttachmentLocation, progress: @Sendable (Int64) -> Void = { _ in }) async throws -> [UInt8] {
+    public func fetch(_ location: AttachmentLocation, progress: @escaping @Sendable (Int64) -> Void = { _ in }) async throws -> [UInt8] {
         let encoding = (location.attachment.transferEncoding ?? "7bit").lowercased()
         let section = location.attachment.partId
-        return try await IMAPClient.withSession(to: server) { session in
-            try await session.authenticate(with: credentials)
+        let sliceBytes = sliceBytes
+        return try await connections.withConnection { session in
             try await session.select(MailboxPath(location.folderPath), readOnly: true)
             var raw: [UInt8] = []
             while true {
-                try Task.checkCancellation()
+                try session.checkCancellation()
                 let offset = UInt64(raw.count)
                 var slice: [UInt8]?
                 try await session.uidFetch(UIDSet(uids: [UInt32(location.uid)]),
@@ -49,7 +48,6 @@ public struct AttachmentDownloader: Sendable {
                 // A short slice is the last; a server that ignored the range sent the whole part at once.
                 if UInt64(slice.count) != sliceBytes { break }
             }
-            try? await session.logout()
             return TransferDecoding.decode(raw[...], encoding: encoding)
         }
     }

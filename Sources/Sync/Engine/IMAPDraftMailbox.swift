@@ -7,17 +7,15 @@ import TernCore
 /// every version shares: the search, not a remembered UID, decides what to remove, so a version a
 /// crash left behind (appended, not yet recorded) goes with the next pass.
 public struct IMAPDraftMailbox: Sendable {
-    let server: IMAPServer
-    let credentials: IMAPCredentialSource
+    /// FR-SYNC-09: the account's pool.
+    let connections: IMAPConnectionPool
 
-    public init(server: IMAPServer, credentials: IMAPCredentialSource) {
-        self.server = server
-        self.credentials = credentials
+    public init(connections: IMAPConnectionPool) {
+        self.connections = connections
     }
 
     public func perform(_ requests: [DraftServerRequest], draftsMailbox: String?) async throws -> [Draft.ID: DraftServerOutcome] {
-        try await IMAPClient.withSession(to: server) { session in
-            try await session.authenticate(with: credentials)
+        try await connections.withConnection { session in
             let mailbox = try await Self.draftsMailbox(known: draftsMailbox, session: session)
             try await session.select(MailboxPath(mailbox))
             var outcomes: [Draft.ID: DraftServerOutcome] = [:]
@@ -32,7 +30,6 @@ public struct IMAPDraftMailbox: Sendable {
                     outcomes[request.draftId] = .failed(text)
                 }
             }
-            try? await session.logout()
             return outcomes
         }
     }

@@ -16,17 +16,15 @@ import TernCore
 /// operation made under another gets `.folderReset` with no command sent for it, so a queued delete
 /// never flags or expunges whichever message holds that UID now.
 public struct IMAPMailActions: Sendable {
-    let server: IMAPServer
-    let credentials: IMAPCredentialSource
+    /// FR-SYNC-09: the account's pool.
+    let connections: IMAPConnectionPool
 
-    public init(server: IMAPServer, credentials: IMAPCredentialSource) {
-        self.server = server
-        self.credentials = credentials
+    public init(connections: IMAPConnectionPool) {
+        self.connections = connections
     }
 
     public func perform(_ operations: [ServerOperation]) async throws -> [Int64: ServerOperationOutcome] {
-        try await IMAPClient.withSession(to: server) { session in
-            try await session.authenticate(with: credentials)
+        try await connections.withConnection { session in
             var outcomes: [Int64: ServerOperationOutcome] = [:]
             var batches = Self.batches(operations)
             if batches.contains(where: \.needsSentMailbox) {
@@ -50,20 +48,17 @@ public struct IMAPMailActions: Sendable {
                     for id in batch.ids where outcomes[id] == nil { outcomes[id] = .refused(text) }
                 }
             }
-            try? await session.logout()
             return outcomes
         }
     }
 
     public func mailbox(_ mailbox: String?, containsMessageId messageId: String) async throws -> Bool {
-        try await IMAPClient.withSession(to: server) { session in
-            try await session.authenticate(with: credentials)
+        try await connections.withConnection { session in
             var mailbox = mailbox
             if mailbox == nil { mailbox = try await Self.sentMailbox(session) }
             guard let mailbox else { return false }
             try await session.select(MailboxPath(mailbox), readOnly: true)
             let found = try await session.uidSearch(.header(name: "Message-ID", value: messageId))
-            try? await session.logout()
             return !found.isEmpty
         }
     }

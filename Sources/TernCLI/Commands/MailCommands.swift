@@ -30,7 +30,7 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         let json = output.json
         let interactive = !json && isatty(STDERR_FILENO) == 1
-        let reports = try await services().syncAccounts(account: account, bodies: bodies?.policy) { event in
+        let reports = try await services(longRunning: watch).syncAccounts(account: account, bodies: bodies?.policy) { event in
             guard !json else {
                 // Scripts follow progress as JSON Lines on standard error; the report goes to standard output.
                 if let line = Self.progressLine(event) { FileHandle.standardError.write(TerminalText.json(line)) }

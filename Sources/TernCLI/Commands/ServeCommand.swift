@@ -32,7 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                    autosaveSeconds: WebServerConfiguration.autosaveSeconds(from: ProcessInfo.processInfo.environment))
         let server: TernWebServer
         do {
-            server = try TernWebServer(services: try services(), configuration: configuration)
+            server = try TernWebServer(services: try services(longRunning: true), configuration: configuration)
         } catch WebServerError.notLoopback(let host) {
             throw ValidationError("tern serve listens on 127.0.0.1 only, not \(host): it shows your mail to whoever reaches it")
         }

@@ -117,6 +117,9 @@ public enum SyncProgress: Sendable, Hashable {
     /// FR-SYNC-04 Error → Idle: the account could not be reached after the reconnect schedule;
     /// the watch goes on and tries again at `at`.
     case retryScheduled(account: String, at: Date, reason: String)
+    /// A sync pass of the account ended (one-shot, or triggered by IDLE); `failedFolders` are those
+    /// it could not sync (`tern status`'s last successful sync is one without any).
+    case synced(account: String, failedFolders: [String])
 }
 
 public struct FolderSyncReport: Sendable, Hashable, Codable {

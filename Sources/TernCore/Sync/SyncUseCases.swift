@@ -13,15 +13,49 @@ public struct SyncAccountsUseCase: Sendable {
     /// E-10, E-11: a change the server refused on a push made here (a retry come due, a change
     /// another process queued) is reported as when the action pushed it itself.
     let failedChanges: MailActionsUseCase?
+    /// `tern status`: the states reported, written for other processes to read.
+    let statuses: (any SyncStatusStore)?
+    let processId: Int32
 
     public init(accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing,
-                pusher: LocalChangesPusher? = nil, changes: ChangeFeed? = nil, failedChanges: MailActionsUseCase? = nil) {
+                pusher: LocalChangesPusher? = nil, changes: ChangeFeed? = nil, failedChanges: MailActionsUseCase? = nil,
+                statuses: (any SyncStatusStore)? = nil, processId: Int32 = 0) {
         self.accounts = accounts
         self.credentials = credentials
         self.synchronizer = synchronizer
         self.pusher = pusher
         self.changes = changes
         self.failedChanges = failedChanges
+        self.statuses = statuses
+        self.processId = processId
+    }
+
+    /// Runs `body` with the account's progress also recorded for `tern status`, every record
+    /// written before it returns.
+    func recording<Result: Sendable>(_ account: Account, _ progress: @escaping @Sendable (SyncProgress) -> Void,
+                                     _ body: (@escaping @Sendable (SyncProgress) -> Void) async throws -> Result) async throws -> Result {
+        guard let statuses else { return try await body(progress) }
+        let recorder = SyncStatusRecorder(store: statuses, accountId: account.id, processId: processId)
+        do {
+            let result = try await body { event in
+                recorder.observe(event)
+                progress(event)
+            }
+            await recorder.finish()
+            return result
+        } catch {
+            await recorder.finish()
+            throw error
+        }
+    }
+
+    /// `tern serve` tries every account again at `date` after its run failed (FR-SYNC-04 Error → Idle).
+    public func retryScheduled(at date: Date, reason: String) async {
+        for account in (try? await accounts.allAccounts().filter(\.isActive)) ?? [] {
+            changes?.publish(.syncState(account: account.name, state: .error, detail: reason))
+            try? await statuses?.record(.state(.error, detail: reason), accountId: account.id, at: Date(), processId: processId)
+            try? await statuses?.record(.retryScheduled(at: date, reason: reason), accountId: account.id, at: Date(), processId: processId)
+        }
     }
 
     /// The engine's progress for one account, also published on the change feed.
@@ -61,7 +95,9 @@ public struct SyncAccountsUseCase: Sendable {
                     var pushed: PushReport?
                     if let pusher { pushed = try? await pusher.push(account: account) }
                     if let pushed { await Self.reportFailures(pushed, account: account, to: failedChanges) }
-                    var report = try await synchronizer.sync(account: account, credentials: supply, progress: report)
+                    var report = try await recording(account, report) { progress in
+                        try await synchronizer.sync(account: account, credentials: supply, progress: progress)
+                    }
                     report.pushed = pushed
                     return (index, report)
                 }
@@ -86,7 +122,11 @@ public struct SyncAccountsUseCase: Sendable {
             for account in selected {
                 let supply = credentials.supply(for: account)
                 let report = reporting(account, to: progress)
-                group.addTask { try await synchronizer.watch(account: account, credentials: supply, progress: report) }
+                group.addTask {
+                    try await recording(account, report) { progress in
+                        try await synchronizer.watch(account: account, credentials: supply, progress: progress)
+                    }
+                }
                 if let pusher {
                     group.addTask { [failedChanges] in
                         try await Self.keepPushing(account: account, pusher: pusher, progress: report) { pushed in

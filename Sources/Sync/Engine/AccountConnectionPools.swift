@@ -1,0 +1,80 @@
+import IMAP
+import TernCore
+
+/// FR-SYNC-09: each account's one pool of IMAP connections (at most five) for the whole process.
+/// Every user of the account's server borrows from it: the one-shot and IDLE-triggered syncs, the
+/// IDLE itself, older-mail paging, bodies fetched on open, attachment downloads, pending changes,
+/// Sent and Drafts APPENDs. So a `tern serve` or `tern sync --watch` process never opens a
+/// connection outside it, and a connection logged in for one job serves the next.
+///
+/// `reconnect` is the pool's wait between failed connection attempts: FR-SYNC-09's 5, 15 and 45 s
+/// in a long-running process; none in a one-shot command, which reports the failure at once (the
+/// person runs it again, or `--watch` retries).
+public actor AccountConnectionPools {
+    struct Key: Hashable {
+        let accountId: Account.ID
+        let server: IMAPServer
+        let username: String
+    }
+
+    public nonisolated let reconnect: BackoffSchedule
+    public nonisolated let maxConnectionsPerAccount: Int
+    private var pools: [Account.ID: (key: Key, pool: IMAPConnectionPool)] = [:]
+    private var isShutDown = false
+
+    public init(reconnect: BackoffSchedule, maxConnectionsPerAccount: Int = 5) {
+        self.reconnect = reconnect
+        self.maxConnectionsPerAccount = maxConnectionsPerAccount
+    }
+
+    /// The account's pool, made on first use. An account whose server or login changed gets a new
+    /// one; the old one logs out once its jobs end.
+    public func pool(for accountId: Account.ID, server: IMAPServer, username: String,
+                     credentials: IMAPCredentialSource) -> IMAPConnectionPool {
+        let key = Key(accountId: accountId, server: server, username: username)
+        if let existing = pools[accountId], existing.key == key, !isShutDown { return existing.pool }
+        if let replaced = pools[accountId]?.pool { Task { await replaced.shutdown() } }
+        let pool = IMAPConnectionPool(server: server, credentials: credentials.reportingSyncStates(),
+                                      maxConnections: maxConnectionsPerAccount, backoff: reconnect)
+        pools[accountId] = (key, pool)
+        return pool
+    }
+
+    /// Logs every connection out (at the end of a command, or when `tern serve` stops).
+    public func shutdown() async {
+        isShutDown = true
+        let all = pools.values.map(\.pool)
+        pools.removeAll()
+        for pool in all { await pool.shutdown() }
+    }
+}
+
+extension SyncStateReporter {
+    /// The states of the sync or watch whose task asks for a connection. A pooled connection is
+    /// opened in a task of its own that inherits this from the task that needed it, so the login
+    /// it makes is reported to that sync (FR-SYNC-04 Authenticating, TokenRefresh) and to no one
+    /// else: a connection opened for a pending change or an attachment reports nothing.
+    @TaskLocal static var ofTask: SyncStateReporter?
+}
+
+extension IMAPCredentialSource {
+    /// FR-SYNC-04 Authenticating when a connection asks for the credential to log in with;
+    /// TokenRefresh: a rejected credential's refresh is a state of its own; the login is tried
+    /// again with the new token (Authenticating), and a refresh that fails is the error. Reported
+    /// to the sync of the task that opened the connection (`SyncStateReporter.ofTask`).
+    func reportingSyncStates() -> IMAPCredentialSource {
+        let current = current
+        let authenticating: @Sendable () async throws -> IMAPCredential = {
+            SyncStateReporter.ofTask?.move(to: .authenticating)
+            return try await current()
+        }
+        guard let refresh else { return IMAPCredentialSource(current: authenticating) }
+        return IMAPCredentialSource(current: authenticating, refresh: {
+            let states = SyncStateReporter.ofTask
+            states?.move(to: .tokenRefresh)
+            let fresh = try await refresh()
+            states?.move(to: .authenticating)
+            return fresh
+        })
+    }
+}
