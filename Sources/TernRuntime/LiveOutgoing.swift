@@ -14,8 +14,11 @@ struct LiveMessageSubmitter: MessageSubmitting {
     /// only (SwiftPM defines DEBUG for them; the integration tests run `.build/debug/tern`): a
     /// shipped binary has no variable that makes it kill itself mid-send.
     let killAfterAccept: Bool
+    /// Sending is the person's work: catch-up gives way to it (issue 20).
+    let userWork: UserWorkTracker
 
-    init(environment: [String: String]) {
+    init(environment: [String: String], userWork: UserWorkTracker = UserWorkTracker()) {
+        self.userWork = userWork
         #if DEBUG
         killAfterAccept = environment["TERN_FAULT"] == "kill-after-smtp-accept"
         #else
@@ -33,10 +36,12 @@ struct LiveMessageSubmitter: MessageSubmitting {
             }
         }
         do {
-            do {
-                return try await attempt(try await credentials.current())
-            } catch SMTPError.authenticationFailed {
-                return try await attempt(try await credentials.refreshed())
+            return try await userWork.during(account.id) {
+                do {
+                    return try await attempt(try await credentials.current())
+                } catch SMTPError.authenticationFailed {
+                    return try await attempt(try await credentials.refreshed())
+                }
             }
         } catch let error as SMTPError {
             throw Self.classify(error)

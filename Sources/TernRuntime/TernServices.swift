@@ -94,21 +94,24 @@ public final class TernServices: Sendable {
         let credentials = AccountCredentials(secrets: secrets, tokens: tokens, authorizer: authorizer, accounts: accounts, locks: locks)
         let changes = ChangeFeed()
         let syncStore = SQLiteSyncStore(database: database)
-        let synchronizer = LiveMailSynchronizer(store: syncStore, locks: locks, connections: connections)
+        let settingsStore = SQLiteSettingsStore(database: database)
+        let attachmentWarnings = AttachmentWarningsUseCase(settings: settingsStore, detector: NetworkManagerMeteredDetector())
+        let userWork = UserWorkTracker()
+        let synchronizer = LiveMailSynchronizer(store: syncStore, locks: locks, connections: connections,
+                                                catchUp: CatchUpGate(settings: settingsStore, metered: attachmentWarnings, userWork: userWork),
+                                                userWork: userWork)
         let actionStore = SQLiteMailActionStore(database: database)
         let operations = PendingOperationProcessor(store: actionStore, server: LiveServerMailActions(connections: connections))
         let draftStore = SQLiteDraftStore(database: database)
-        let settingsStore = SQLiteSettingsStore(database: database)
-        let attachmentWarnings = AttachmentWarningsUseCase(settings: settingsStore, detector: NetworkManagerMeteredDetector())
         let downloadAttachment = DownloadAttachmentUseCase(accounts: accounts, credentials: credentials,
-                                                           store: SQLiteAttachmentStore(database: database), fetcher: LiveAttachmentFetcher(connections: connections),
+                                                           store: SQLiteAttachmentStore(database: database), fetcher: LiveAttachmentFetcher(connections: connections, userWork: userWork),
                                                            home: home, changes: changes,
                                                            warnings: attachmentWarnings)
         let composeValidation = ComposeValidationUseCase(syntax: MIMEMailSyntax())
         let attachmentLoader = LiveComposeAttachmentLoader(downloads: downloadAttachment)
         let pusher = LocalChangesPusher(
             credentials: credentials, operations: operations,
-            queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: LiveMessageSubmitter(environment: environment),
+            queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: LiveMessageSubmitter(environment: environment, userWork: userWork),
                                       server: LiveServerMailActions(connections: connections), folders: actionStore, holds: holds, drafts: draftStore),
             drafts: DraftSyncProcessor(store: draftStore, server: LiveDraftMailbox(connections: connections), coding: DraftMessageCodec(), attachments: attachmentLoader,
                                        folders: actionStore, changes: changes,

@@ -4,11 +4,14 @@ import pathlib
 import shlex
 import ssl
 import subprocess
+import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MAILSERVERS = ROOT / "scripts" / "mailservers"
+# The project's own tools the tests use (the fault proxy).
+sys.path.insert(0, str(ROOT / "scripts"))
 
 
 def mailserver_env():

@@ -8,7 +8,8 @@ import re
 import subprocess
 import uuid
 
-from test_faults import CuttingRelay, add_account, dave_server  # noqa: F401 (a fixture)
+from faultproxy import FaultProxy
+from test_faults import add_account, dave_server  # noqa: F401 (a fixture)
 from test_reading import raw_message
 from test_send_and_actions import wait_for
 from test_web_app import TERN, TOKEN, free_port, request, start_serve
@@ -32,7 +33,7 @@ def test_serve_keeps_to_one_pool_of_five_for_sync_idle_bodies_attachments_drafts
     client.append("INBOX", "", None, raw_message(servers, subject, message_id=f"<pooled-{stamp}@example.org>",
                                                  body=f"The body of {stamp}.", attachments=[(f"notes-{stamp}.bin", b"x" * 40_000)]))
     client.logout()
-    relay = CuttingRelay(int(servers["TERN_IMAPS_PORT"]), cut_after=None)
+    relay = FaultProxy(int(servers["TERN_IMAPS_PORT"]))
     home = tmp_path
     add_account(home, servers, relay.port, "--bodies", "none")
     port = free_port()

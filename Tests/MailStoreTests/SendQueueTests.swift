@@ -114,7 +114,7 @@ struct SendQueueTests {
         let owned = try await enqueue("Owned", holdUntil: clock.now().addingTimeInterval(5))
         let orphan = try await enqueue("Orphan", holdUntil: clock.now().addingTimeInterval(5))
         let ownedId = try #require(try await store.entry(emailId: owned)?.messageId)
-        holds.owned.withLock { $0.insert(ownedId) }
+        _ = holds.owned.withLock { $0.insert(ownedId) }
         clock.advance(seconds: 60)
         let report = try await queue.process(account: account, credentials: .unused)
         #expect(report.sent == [] && report.held == 1)
@@ -123,7 +123,7 @@ struct SendQueueTests {
         #expect(try await state(orphan).error == SendQueueProcessor.orphanedHoldError)
         // The owner lets it go: the hold is lifted in the store first, then the claim.
         try await store.setHold(owned, until: nil)
-        holds.owned.withLock { $0.remove(ownedId) }
+        _ = holds.owned.withLock { $0.remove(ownedId) }
         #expect(try await queue.process(account: account, credentials: .unused).sent == [owned])
         #expect(submitter.submitted.count == 1, "the orphan never reached SMTP")
     }

@@ -20,7 +20,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sync_peers import settings, ROOT  # noqa: E402
+from sync_peers import JSONLines, settings, ROOT  # noqa: E402
 
 MAILSERVERS = os.path.join(ROOT, "scripts", "mailservers")
 
@@ -41,22 +41,16 @@ def main():
                        env=env, check=True, capture_output=True)
         watcher = subprocess.Popen([args.tern, "sync", args.user, "--watch", "--json", "--bodies", "none"], env=env,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        buffered = b""
+        states = JSONLines(watcher.stderr)
+        pending = []
 
         def next_state(deadline):
-            nonlocal buffered
             while time.monotonic() < deadline:
-                while b"\n" in buffered:
-                    line, buffered = buffered.split(b"\n", 1)
-                    try:
-                        event = json.loads(line)
-                    except ValueError:
-                        continue
+                while pending:
+                    event = pending.pop(0)
                     if event.get("event") == "state":
                         return time.monotonic(), event["state"]
-                ready, _, _ = select.select([watcher.stderr], [], [], 0.5)
-                if ready:
-                    buffered += watcher.stderr.read1(65536)
+                pending.extend(states.read(0.5) or [])
             return None, None
 
         try:

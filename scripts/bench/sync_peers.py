@@ -9,6 +9,7 @@ messages). Wall time and peak RSS come from wait4() of each child. Prints a Mark
     scripts/bench/sync_peers.py --user carol [--tern .build/release/tern] [--runs 1]
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -25,6 +26,31 @@ def settings():
         key, _, value = line.partition("=")
         env[key] = value.strip('"')
     return env
+
+
+class JSONLines:
+    """The JSON objects a process writes one per line (`tern sync --watch --json`), as they come."""
+
+    def __init__(self, stream):
+        self.stream, self.buffered = stream, b""
+
+    def read(self, wait):
+        """The objects complete within `wait` seconds (maybe none); None once the stream ended."""
+        import select
+        ready, _, _ = select.select([self.stream], [], [], wait)
+        if ready:
+            chunk = self.stream.read1(65536)
+            if not chunk:
+                return None
+            self.buffered += chunk
+        events = []
+        while b"\n" in self.buffered:
+            line, self.buffered = self.buffered.split(b"\n", 1)
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                continue
+        return events
 
 
 def timed(argv, env=None, cwd=None):

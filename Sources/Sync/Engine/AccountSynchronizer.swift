@@ -24,13 +24,20 @@ public struct AccountSynchronizer: Sendable {
     /// FR-SYNC-03: one writer per folder, so an IDLE-triggered sync and a catch-up (in this process
     /// or another) never interleave their reads of the server with each other's writes.
     let locks: any NamedLocks
+    /// FR-SYNC-01 stage D: when history catch-up gives way (none: it never does).
+    let catchUp: (any CatchUpPausing)?
+    /// How often a watch looks whether paused catch-up may go on.
+    let catchUpRecheck: Duration
     let now: @Sendable () -> Date
 
     public init(store: any SyncStore, connections: IMAPConnectionPool, locks: any NamedLocks = NoLocks(),
+                catchUp: (any CatchUpPausing)? = nil, catchUpRecheck: Duration = .seconds(15),
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.connections = connections
         self.locks = locks
+        self.catchUp = catchUp
+        self.catchUpRecheck = catchUpRecheck
         self.now = now
     }
 
@@ -86,22 +93,32 @@ public struct AccountSynchronizer: Sendable {
     func watchInbox(account: Account, pool: IMAPConnectionPool, states: SyncStateReporter,
                     progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
         // Each (re)established IDLE is followed by one catch-up sync, for mail that came before it.
-        let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        // A wake-up is `true` for a whole pass: catch-up that was paused may go on (FR-SYNC-01 stage D).
+        let (wakeups, wake) = AsyncStream<Bool>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let events = pool.idleEvents(mailbox: "INBOX", reconnecting: { error, delay in
             states.move(to: .connecting, detail: "\(error); reconnecting in \(Int(delay.inSeconds.rounded())) s")
-        }, established: { wake.yield() })
+        }, established: { wake.yield(false) })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for try await _ in events { wake.yield() }
+                for try await _ in events { wake.yield(false) }
                 wake.finish()
+            }
+            if let catchUp {
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: catchUpRecheck)
+                        let paused = try await store.folders(accountId: account.id).contains { $0.catchUpStatus == .paused }
+                        if paused, await catchUp.pause(accountId: account.id) == nil { wake.yield(true) }
+                    }
+                }
             }
             group.addTask {
                 var announced = false
                 states.move(to: .listening)
-                for await _ in wakeups {
+                for await whole in wakeups {
                     let report: SyncReport
                     do {
-                        report = try await syncFolders(of: account, connections: pool, only: .inbox, states: states) { _ in }
+                        report = try await syncFolders(of: account, connections: pool, only: whole ? nil : .inbox, states: states) { _ in }
                     } catch let error as IMAPError where error.isRetryable {
                         // FR-SYNC-04 Error → Idle: the Inbox is synced again on the next event or
                         // re-established IDLE (the pool reconnects with backoff); the watch goes on.
@@ -152,9 +169,10 @@ public struct AccountSynchronizer: Sendable {
         let since = now().addingTimeInterval(-Double(account.syncWindowDays) * 86_400)
         let now = now()
         let store = store
+        let catchUp = catchUp
         let synchronizer: @Sendable (IMAPSession) -> FolderSynchronizer = { session in
             FolderSynchronizer(session: session, store: store, accountId: account.id, keepOrphans: keepOrphans,
-                               since: since, hydration: account.bodyHydration, now: now, progress: progress)
+                               since: since, hydration: account.bodyHydration, now: now, progress: progress, catchUp: catchUp)
         }
         let markFirstPage: @Sendable (Folder) -> Void = { folder in
             guard folder.folderType == .inbox else { return }
@@ -200,10 +218,20 @@ public struct AccountSynchronizer: Sendable {
                 progress(.folderDone(path: stale.path))
                 continue
             }
-            reports[index] = try await inFolder(stale, report: reports[index], connections: connections, lost: &connectionsLost) { session, report in
-                // Read under the lock: another writer may have moved the cursors meanwhile.
-                let folder = try await store.folders(accountId: account.id).first { $0.id == stale.id } ?? stale
-                try await synchronizer(session).sync(folder, mailbox: mailbox(folder), report: &report) { markFirstPage(folder) }
+            while true {
+                reports[index] = try await inFolder(stale, report: reports[index], connections: connections, lost: &connectionsLost) { session, report in
+                    // Read under the lock: another writer may have moved the cursors meanwhile.
+                    let folder = try await store.folders(accountId: account.id).first { $0.id == stale.id } ?? stale
+                    try await synchronizer(session).sync(folder, mailbox: mailbox(folder), report: &report) { markFirstPage(folder) }
+                }
+                // FR-SYNC-01 stage D paused (FR-SYNC-04 CatchingUp → Paused). The person's own work is
+                // waited out (the folder's job has ended: no connection or lock is held meanwhile), then
+                // the folder's history goes on from its cursor; any other pause lasts past this sync.
+                guard let pause = reports[index].catchUpPaused else { break }
+                states.move(to: .paused, detail: pause.reason)
+                guard pause.isBrief, only == nil, try await waitOutBriefPause(account) else { break }
+                states.move(to: .catchingUp)
+                reports[index].catchUpPaused = nil
             }
             progress(.folderDone(path: stale.path))
         }
@@ -215,6 +243,15 @@ public struct AccountSynchronizer: Sendable {
         states.progress(.synced(account: account.name, failedFolders: reports.filter { $0.error != nil }.map(\.path)))
         return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage.withLock { $0 },
                           seconds: (clock.now - start).inSeconds)
+    }
+
+    /// True once catch-up may run again; false when the pause turned into one that lasts.
+    func waitOutBriefPause(_ account: Account) async throws -> Bool {
+        while let pause = await catchUp?.pause(accountId: account.id) {
+            guard pause.isBrief else { return false }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        return true
     }
 
     /// A folder whose connection broke this many times in one sync stops the sync: the server or

@@ -36,8 +36,10 @@ extension FolderSynchronizer {
     /// way a kill leaves the stored range without a gap. With `bodies`, the text parts of the messages
     /// the hydration policy covers are fetched with their batch and stored, indexed and previewed in
     /// the same transaction as the headers: one write and one search entry per message instead of two.
+    /// `continuing` is asked before each batch (FR-SYNC-01 stage D: pausable): when it says no, what
+    /// was fetched is stored and the rest is left for later; the cursors say where to resume.
     func fetchAndStore(_ uids: [Int64], folder: Folder, report: inout FolderSyncReport, cursor: Cursor, bodies: Bool = false,
-                       stored: (Int) -> Void = { _ in }) async throws {
+                       continuing: () async -> Bool = { true }, stored: (Int) -> Void = { _ in }) async throws {
         var pendingWrite: Task<StoredBatch, any Error>?
         // A failed fetch must not leave a write running behind the caller's back.
         defer { pendingWrite?.cancel() }
@@ -46,6 +48,14 @@ extension FolderSynchronizer {
         if cursor == .backfill { starts.reverse() }
         var storedCount = 0
         for (number, start) in starts.enumerated() {
+            guard await continuing() else {
+                if let previous = pendingWrite {
+                    pendingWrite = nil
+                    Self.add(try await previous.value, to: &report)
+                    stored(storedCount)
+                }
+                return
+            }
             let slice = uids[start..<min(start + size, uids.count)]
             let isLast = number == starts.count - 1
             var incoming = try await fetchHeaders(slice, bodies: bodies)

@@ -16,6 +16,8 @@ struct FolderSynchronizer {
     let hydration: BodyHydrationPolicy
     let now: Date
     let progress: @Sendable (SyncProgress) -> Void
+    /// FR-SYNC-01 stage D's pauses, asked between history batches (none: never paused).
+    var catchUp: (any CatchUpPausing)? = nil
 
     /// Stage B/C of a folder synced for the first time: its newest `budget` headers in the window,
     /// the first page stored (and announced, for the Inbox) before the rest.
@@ -107,12 +109,17 @@ struct FolderSynchronizer {
         // History below the backfill cursor, newest first, back to the sync window (stage D).
         let lowest = min(backfill, newer.first ?? backfill)
         let older = serverUIDs.filter { $0 < lowest && inWindow.contains($0) }
+        var paused: CatchUpPause?
         if !older.isEmpty {
-            try await fetchAndStore(older, folder: folder, report: &report, cursor: .backfill, bodies: true) { stored in
+            try await fetchAndStore(older, folder: folder, report: &report, cursor: .backfill, bodies: true, continuing: {
+                paused = await catchUp?.pause(accountId: accountId)
+                return paused == nil
+            }) { stored in
                 progress(.syncingFolder(path: folder.path, done: done + stored, total: total))
             }
             done += older.count
         }
+        report.catchUpPaused = paused
         // Deletions (UID set difference) and the server's flags for what is stored (FR-SYNC-02, 05).
         let local = try await store.localUIDs(folderId: folder.id!)
         let serverSet = Set(serverUIDs)
@@ -149,11 +156,12 @@ struct FolderSynchronizer {
             }
             report.flagChanges = try await store.applyServerFlags(states, folderId: folder.id!)
         }
-        report.bodiesFetched += try await hydrateBodies(folder)
+        // Background bodies (step 7's policy) wait with the history.
+        if paused == nil { report.bodiesFetched += try await hydrateBodies(folder) }
         try await complete(folder, selected: selected, serverMessages: serverUIDs.count, report: report) { state in
             state.initialFastCompleted = true
-            state.catchUpStatus = .completed
-            state.reachedServerHistoryBoundary = older.count == serverUIDs.filter { $0 < lowest }.count
+            state.catchUpStatus = paused == nil ? .completed : .paused
+            state.reachedServerHistoryBoundary = paused == nil && older.count == serverUIDs.filter { $0 < lowest }.count
         }
     }
 

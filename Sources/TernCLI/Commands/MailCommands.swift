@@ -139,9 +139,14 @@ struct SyncCommand: AsyncParsableCommand {
             }
             let rows = report.folders.map { folder in
                 [folder.path, folder.folderType.rawValue, String(folder.serverMessages), String(folder.inserted), String(folder.linked),
-                 String(folder.removed), String(folder.flagChanges), String(folder.bodiesFetched), folder.error ?? (folder.uidValidityReset ? "UIDVALIDITY changed: resynced" : "")]
+                 String(folder.removed), String(folder.flagChanges), String(folder.bodiesFetched),
+                 folder.error ?? (folder.uidValidityReset ? "UIDVALIDITY changed: resynced" : folder.catchUpPaused == nil ? "" : "history paused")]
             }
             print(TextTable(header: ["FOLDER", "TYPE", "ON SERVER", "NEW", "ALSO IN", "REMOVED", "FLAGS", "BODIES", "NOTE"], rows: rows).rendered)
+            // FR-SYNC-01 stage D: older mail is fetched on when catch-up may run again.
+            if let pause = report.folders.lazy.compactMap(\.catchUpPaused).first {
+                print("  catch-up paused: \(TerminalText.line(pause.reason))")
+            }
         }
     }
 }

@@ -19,6 +19,20 @@ public enum SettingKey: String, Sendable, Hashable, Codable, CaseIterable {
     case assistModel = "assist-model"
     /// yes lets the endpoint be on another machine: mail then leaves this one (the Settings screen warns).
     case assistAllowRemote = "assist-allow-remote"
+    /// FR-SYNC-01 stage D: on, or paused by the person ("User cancels catch-up"; `on` resumes it).
+    case catchUp = "catch-up"
+    /// FR-SYNC-01 stage D on a metered connection (FR-SYNC-08): pause (the default) or continue.
+    case catchUpOnMetered = "catch-up-on-metered"
+}
+
+/// FR-SYNC-01 stage D, as the person set it.
+public enum CatchUpSetting: String, Sendable, Hashable, Codable, CaseIterable {
+    case on, paused
+}
+
+/// What stage D does on a metered connection.
+public enum MeteredCatchUpSetting: String, Sendable, Hashable, Codable, CaseIterable {
+    case pause, `continue`
 }
 
 /// Who writes summaries and smart replies.
@@ -43,6 +57,8 @@ public struct TernSettings: Sendable, Hashable, Codable {
     public var assistEndpoint = ""
     public var assistModel = ""
     public var assistAllowRemote = false
+    public var catchUp = CatchUpSetting.on
+    public var catchUpOnMetered = MeteredCatchUpSetting.pause
 
     public init() {}
 
@@ -57,7 +73,18 @@ public struct TernSettings: Sendable, Hashable, Codable {
         case .assistEndpoint: assistEndpoint
         case .assistModel: assistModel
         case .assistAllowRemote: assistAllowRemote ? "yes" : "no"
+        case .catchUp: catchUp.rawValue
+        case .catchUpOnMetered: catchUpOnMetered.rawValue
         }
+    }
+
+    /// One of an enumeration's values by name, or the error naming them all.
+    static func choice<Choice: RawRepresentable & CaseIterable>(_ value: String, of key: SettingKey, typed text: String) throws(SettingError)
+        -> Choice where Choice.RawValue == String {
+        guard let choice = Choice(rawValue: value) else {
+            throw SettingError(key: key, value: text, choices: Choice.allCases.map(\.rawValue))
+        }
+        return choice
     }
 
     /// Sets one value from text; a value that is not one of the choices is refused, naming them.
@@ -69,11 +96,7 @@ public struct TernSettings: Sendable, Hashable, Codable {
                 throw SettingError(key: key, value: text, choices: Self.undoSendDelayChoices.map(String.init))
             }
             undoSendDelay = seconds
-        case .meteredConnection:
-            guard let choice = MeteredSetting(rawValue: value) else {
-                throw SettingError(key: key, value: text, choices: MeteredSetting.allCases.map(\.rawValue))
-            }
-            meteredConnection = choice
+        case .meteredConnection: meteredConnection = try Self.choice(value, of: key, typed: text)
         case .bodyDownload:
             guard let policy = BodyHydrationPolicy(settingText: value) else {
                 throw SettingError(key: key, value: text, choices: ["none", "recent:DAYS", "all"])
@@ -84,11 +107,7 @@ public struct TernSettings: Sendable, Hashable, Codable {
                 throw SettingError(key: key, value: text, choices: ["0…30"])
             }
             undoActionWindow = seconds
-        case .assistProvider:
-            guard let choice = AssistProviderSetting(rawValue: value) else {
-                throw SettingError(key: key, value: text, choices: AssistProviderSetting.allCases.map(\.rawValue))
-            }
-            assistProvider = choice
+        case .assistProvider: assistProvider = try Self.choice(value, of: key, typed: text)
         case .assistEndpoint:
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             guard trimmed.isEmpty || AssistEndpointAddress(trimmed) != nil else {
@@ -107,6 +126,8 @@ public struct TernSettings: Sendable, Hashable, Codable {
             case "no", "false", "off": assistAllowRemote = false
             default: throw SettingError(key: key, value: text, choices: ["yes", "no"])
             }
+        case .catchUp: catchUp = try Self.choice(value, of: key, typed: text)
+        case .catchUpOnMetered: catchUpOnMetered = try Self.choice(value, of: key, typed: text)
         }
     }
 }

@@ -141,6 +141,9 @@ public struct FolderSyncReport: Sendable, Hashable, Codable {
     public var newMessages: [NewMessage] = []
     public var uidValidityReset: Bool
     public var error: String?
+    /// FR-SYNC-01 stage D stopped for this: the folder's history is fetched on from its backfill
+    /// cursor when catch-up may run again.
+    public var catchUpPaused: CatchUpPause?
 
     public init(path: String, folderType: FolderType, serverMessages: Int = 0, inserted: Int = 0, linked: Int = 0, removed: Int = 0,
                 flagChanges: Int = 0, uidValidityReset: Bool = false, error: String? = nil) {

@@ -13,7 +13,9 @@ public enum SyncState: String, Sendable, Hashable, Codable, CaseIterable {
         .syncingFolders: [.initialFast],
         .initialFast: [.catchingUp],
         .catchingUp: [.indexing, .paused],
-        .paused: [.catchingUp],
+        // A pause that lasts (paused by the person, a metered connection) ends the sync's catch-up:
+        // what was stored is indexed and the account is Idle; the next sync resumes it.
+        .paused: [.catchingUp, .indexing],
         .indexing: [.idle],
         .listening: [.initialFast, .idle],
         .error: [.idle],
