@@ -57,6 +57,14 @@ public enum TransportFailure: Error, Sendable, Hashable, CustomStringConvertible
         }
     }
 
+    /// An error of the connection itself (NIO, TLS, compression), as opposed to one the code using
+    /// the connection threw (a credential that could not be had, a store that is full): only the
+    /// former is the network's, to be worded and retried as such.
+    public static func isTransport(_ error: any Error) -> Bool {
+        error is TransportFailure || error is ChannelError || error is IOError || error is NIOSSLError || error is BoringSSLError
+            || error is DeflateFailure || error is NIOConnectionError
+    }
+
     /// Turns NIO and BoringSSL errors into failures that say what happened.
     public static func classify(_ error: any Error, host: String, port: Int, connectTimeout: Duration) -> TransportFailure {
         if let failure = error as? TransportFailure { return failure }

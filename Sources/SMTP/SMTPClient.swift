@@ -159,13 +159,10 @@ public enum SMTPClient {
                 try await connection.start()
                 return try await body(connection)
             }
-        } catch let error as SMTPError {
-            throw error
-        } catch let error as CancellationError {
-            throw error
-        } catch {
+        } catch let error where TransportFailure.isTransport(error) {
             throw classify(error, server: server)
         }
+        // Anything else is the body's own (the queue's store, a hold), unchanged.
     }
 
     static func classify(_ error: any Error, server: SMTPServer) -> SMTPError {

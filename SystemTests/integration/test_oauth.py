@@ -23,9 +23,11 @@ def oauth(servers, tmp_path):
                TERN_OAUTH_AUTHORIZATION_URL=f"{base}/authorize", TERN_OAUTH_TOKEN_URL=f"{base}/token")
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
+    base_env = env
 
-    def run(*args, check=False):
-        return subprocess.run([str(TERN), *args], capture_output=True, text=True, env=env, timeout=60, check=check)
+    def run(*args, check=False, env=None):
+        return subprocess.run([str(TERN), *args], capture_output=True, text=True, env=dict(base_env, **(env or {})), timeout=60,
+                              check=check)
 
     def start(*args):
         return subprocess.Popen([str(TERN), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -146,3 +148,68 @@ def test_concurrent_refreshes_with_rotating_refresh_tokens_keep_the_account(oaut
     finally:
         oauth.post("/admin/rotate-refresh?on=0")
         oauth.post("/admin/token-delay?seconds=0")
+
+
+def states_of(result):
+    return [json.loads(line)["state"] for line in result.stderr.splitlines()
+            if line.startswith("{") and json.loads(line)["event"] == "state"]
+
+
+def test_an_expired_token_during_tern_sync_is_the_token_refresh_state_and_the_sync_goes_on(oauth):
+    """FR-SYNC-04 Authenticating → TokenRefresh → Authenticating (issue 20): the login the pool's connection makes
+    is reported to the sync that asked for it."""
+    assert oauth.add()[0] == 0
+    oauth.post("/admin/expire-access")
+    synced = oauth.run("sync", "gm", "--json", "--bodies", "none")
+    assert synced.returncode == 0, synced.stderr[-2000:]
+    assert states_of(synced)[:5] == ["connecting", "authenticating", "tokenRefresh", "authenticating", "syncingFolders"], \
+        states_of(synced)
+
+
+def test_a_refresh_refused_mid_sync_deactivates_the_account_with_the_specs_words_and_loses_nothing(oauth):
+    """The sign-in is revoked while changes wait: the sync ends in Error naming the fix, the account is inactive,
+    and the waiting change is still there for after the person signs in again."""
+    assert oauth.add()[0] == 0
+    assert oauth.run("sync", "gm", "--bodies", "none").returncode == 0
+    thread = json.loads(oauth.run("threads", "--json", check=True).stdout)[0]
+    # An archive waits for its undo window, then for the sync (no background push), which meets the revoked sign-in.
+    archived = oauth.run("archive", str(thread["id"]), env={"TERN_NO_BACKGROUND_PUSH": "1"})
+    assert archived.returncode == 0, archived.stderr
+    oauth.post("/admin/expire-access")
+    oauth.post("/admin/revoke-refresh")
+    failed = oauth.run("sync", "gm", "--json")
+    assert failed.returncode == 1
+    assert "tern account login" in failed.stderr, failed.stderr[-2000:]
+    [account] = json.loads(oauth.run("status", "--json", check=True).stdout)["accounts"]
+    assert account["waiting"]["changes"] + account["waiting"]["failedChanges"] >= 1, account
+    assert json.loads(oauth.run("account", "list", "--json", check=True).stdout)[0]["isActive"] is False
+
+
+def test_smtp_refreshes_an_expired_token_and_sends_once(oauth, servers):
+    """FR-SYNC-07: the submission server refuses the expired token; the token is refreshed once and the message
+    goes, once."""
+    import imaplib
+    import ssl
+    import uuid
+    assert oauth.add()[0] == 0
+    oauth.post("/admin/expire-access")
+    before = oauth.stats()["refresh_token"]
+    subject = f"Refreshed {uuid.uuid4().hex[:8]}"
+    sent = oauth.run("send", "--to", "bob@tern.test", "--subject", subject, "--body", "hello", "--undo", "0")
+    assert sent.returncode == 0, sent.stderr
+    assert oauth.stats()["refresh_token"] == before + 1
+    client = imaplib.IMAP4_SSL("127.0.0.1", int(servers["TERN_IMAPS_PORT"]),
+                               ssl_context=ssl.create_default_context(cafile=servers["TERN_TEST_CA"]))
+    client.login("bob@tern.test", servers["TERN_TEST_PASSWORD"])
+    try:
+        found = []
+        for _ in range(50):
+            client.select("INBOX", readonly=True)
+            found = client.search(None, "SUBJECT", f'"{subject}"')[1][0].split()
+            if found:
+                break
+            import time
+            time.sleep(0.2)
+        assert len(found) == 1, found
+    finally:
+        client.logout()

@@ -77,13 +77,12 @@ public enum IMAPClient {
                 try await session.start()
                 return try await body(session)
             }
-        } catch let error as IMAPError {
-            throw error
-        } catch let error as CancellationError {
-            throw error
-        } catch {
+        } catch let error as IMAPProtocolError {
+            throw IMAPError.protocolViolation(error)
+        } catch let error where TransportFailure.isTransport(error) {
             throw classify(error, server: server)
         }
+        // Anything else is the body's own (a credential that could not be had, a full store), unchanged.
     }
 
     static func makeTLSContext(_ server: IMAPServer) throws -> NIOSSLContext {
