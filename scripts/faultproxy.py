@@ -1,7 +1,9 @@
 """The project's TCP fault proxy (issue 20): 127.0.0.1:<port> → a server, for fault tests and the soak benchmark.
 
 It forwards bytes both ways and can, on demand:
-- cut the first connection once `cut_first_after` bytes came from the server (mid-FETCH, mid-greeting: during TLS);
+- cut the first connection once `cut_first_after` bytes came from the server (mid-FETCH, mid-greeting: during TLS),
+  or once `cut_first_upload_after` bytes went to it (mid-APPEND);
+- stall the first connection once `stall_first_after` bytes came from the server (a command that never finishes);
 - cut every open connection now (`cut_all`), both ways at once, as a dropped link does;
 - stall: hold every byte in both directions until released (`stall()`/`release()`), as a link that stops
   answering without closing does;
@@ -17,9 +19,13 @@ import threading
 
 
 class FaultProxy:
-    def __init__(self, target_port, cut_first_after=None, target_host="127.0.0.1"):
+    def __init__(self, target_port, cut_first_after=None, cut_first_upload_after=None, stall_first_after=None,
+                 target_host="127.0.0.1"):
         self.target = (target_host, target_port)
         self.cut_first_after = cut_first_after
+        self.cut_first_upload_after = cut_first_upload_after
+        self.stall_first_after = stall_first_after
+        self.stalled_once = threading.Event()
         self.connections = 0
         self.cuts = 0
         self.open = 0
@@ -57,16 +63,23 @@ class FaultProxy:
                 first = self.connections == 1
                 pair = (client, server)
                 self.live.add(pair)
-            limit = self.cut_first_after if first else None
-            threading.Thread(target=self._pump, args=(client, server, None, None), daemon=True).start()
-            threading.Thread(target=self._pump, args=(server, client, limit, pair), daemon=True).start()
+            download = self.cut_first_after if first else None
+            upload = self.cut_first_upload_after if first else None
+            stall = self.stall_first_after if first else None
+            threading.Thread(target=self._pump, args=(client, server, upload, None), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, download, pair, stall), daemon=True).start()
 
-    def _pump(self, source, sink, limit, pair):
+    def _pump(self, source, sink, limit, pair, stall_after=None):
         """`pair` is given to the server-to-client pump, which accounts for the connection when it ends."""
         sent = 0
         try:
             while data := source.recv(65536):
                 self.flowing.wait()
+                if stall_after is not None and sent + len(data) >= stall_after:
+                    sink.sendall(data[:max(0, stall_after - sent)])
+                    self.stalled_once.set()
+                    # Holds the rest for ever: the connection stays open and says nothing more.
+                    threading.Event().wait()
                 if limit is not None and sent + len(data) >= limit:
                     sink.sendall(data[:max(0, limit - sent)])
                     with self.lock:

@@ -7,9 +7,15 @@ extension IMAPServer {
     /// The account's IMAP server. `TERN_IMAP_DISABLE_CAPABILITIES` (comma-separated, e.g.
     /// `QRESYNC,COMPRESS=DEFLATE`) has Tern use the server as if it lacked those extensions: a way
     /// around a server whose extension misbehaves, and how `scripts/bench/qresync_sync.py` measures
-    /// the path without one (docs/decisions.md).
+    /// the path without one (docs/decisions.md). `TERN_IMAP_COMMAND_TIMEOUT` (seconds) is how long a
+    /// command may wait with no byte from the server before the connection counts as stuck (60 s):
+    /// longer for a very slow link, shorter for the fault tests that stall one.
     init(account: Account, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.init(endpoint: account.imap, caFile: account.caFile)
+        if let seconds = environment["TERN_IMAP_COMMAND_TIMEOUT"].flatMap(Double.init), seconds >= 0.5, seconds <= 3600 {
+            commandTimeout = .milliseconds(Int(seconds * 1000))
+            watchdogInterval = min(watchdogInterval, .milliseconds(Int(seconds * 250)))
+        }
         ignoredCapabilities = Set((environment["TERN_IMAP_DISABLE_CAPABILITIES"] ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty })
     }

@@ -16,10 +16,11 @@ from test_send_and_actions import json_of
 USER = "dave"
 
 
-def add_account(home, servers, port=None, *extra):
-    """Dave's account in `home`, reaching the IMAP server on `port` (the test Dovecot's TLS port by default)."""
+def add_account(home, servers, port=None, *extra, smtp="127.0.0.1:1"):
+    """Dave's account in `home`, reaching the IMAP server on `port` (the test Dovecot's TLS port by default) and no
+    SMTP server unless `smtp` says where."""
     tern(home, "account", "add", USER, "--email", user_address(servers, USER),
-         "--imap", f"127.0.0.1:{port or servers['TERN_IMAPS_PORT']}", "--smtp", "127.0.0.1:1",
+         "--imap", f"127.0.0.1:{port or servers['TERN_IMAPS_PORT']}", "--smtp", smtp,
          "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}", "--ca-file", servers["TERN_TEST_CA"], *extra,
          check=True)
 
@@ -44,18 +45,23 @@ def dave_server(servers):
     return LayoutServer("gmail", int(servers["TERN_IMAPS_PORT"]), servers["TERN_TEST_CA"], servers["TERN_TEST_PASSWORD"])
 
 
-def test_a_connection_cut_mid_fetch_costs_one_folder_and_the_next_sync_converges(servers, dave_server, tmp_path):
+@pytest.mark.parametrize("fault", ["cut", "stall"])
+def test_a_connection_cut_or_stalled_mid_fetch_costs_one_folder_and_the_next_sync_converges(servers, dave_server, tmp_path,
+                                                                                            monkeypatch, fault):
+    """The first connection is cut 60 KB in, mid-FETCH, or stops answering there (a command timeout of 2 s finds it
+    stuck)."""
     stamp = uuid.uuid4().hex[:8]
     folders = [f"Cut A {stamp}", f"Cut B {stamp}", f"Cut C {stamp}"]
     for folder in folders:
         fill_folder(servers, dave_server, folder, 80, 60)
-    # Tern reaches the server through the relay; the first connection is cut 60 KB in, mid-FETCH.
     home = tmp_path
-    relay = FaultProxy(int(servers["TERN_IMAPS_PORT"]), cut_first_after=60_000)
+    port = int(servers["TERN_IMAPS_PORT"])
+    relay = FaultProxy(port, cut_first_after=60_000) if fault == "cut" else FaultProxy(port, stall_first_after=60_000)
+    monkeypatch.setenv("TERN_IMAP_COMMAND_TIMEOUT", "2")
     add_account(home, servers, relay.port, "--sync-window-days", "36500", "--bodies", "all")
     try:
         cut = tern(home, "sync", USER, "--json")
-        assert relay.cuts == 1, "the relay cut the connection"
+        assert relay.cuts == 1 if fault == "cut" else relay.stalled_once.is_set(), "the relay did its fault"
         assert cut.returncode == 1, cut.stderr[-2000:]
         assert "could not be synced" in cut.stderr and "connection was lost" in cut.stderr, cut.stderr[-2000:]
         [report] = json.loads(cut.stdout)
@@ -80,41 +86,57 @@ def test_a_connection_cut_mid_fetch_costs_one_folder_and_the_next_sync_converges
         client.logout()
 
 
+class Watch:
+    """`tern sync USER --watch --json` in `home` (reconnecting after 0.2, 0.4 and 0.8 s), its JSON lines read as they
+    come."""
+
+    def __init__(self, home, *extra_env):
+        import os
+        import subprocess
+        from test_imap_check import TERN
+        env = dict(os.environ, TERN_HOME=str(home), TERN_RECONNECT_BACKOFF="0.2,0.4,0.8", **dict(extra_env))
+        self.process = subprocess.Popen([str(TERN), "sync", USER, "--watch", "--json", "--bodies", "none"], env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.lines, self.buffered = [], b""
+
+    def wait_for(self, predicate, seconds):
+        import select
+        import time
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.process.stdout], [], [], 1)
+            if not ready:
+                assert self.process.poll() is None, f"the watch ended: {self.lines}"
+                continue
+            chunk = self.process.stdout.read1(65536)
+            assert chunk, f"the watch ended: {self.lines}"
+            self.buffered += chunk
+            while b"\n" in self.buffered:
+                line, self.buffered = self.buffered.split(b"\n", 1)
+                event = json.loads(line)
+                self.lines.append(event)
+                if predicate(event):
+                    return event
+        raise AssertionError(f"not seen in {seconds} s: {self.lines[-10:]}")
+
+    def running(self):
+        return self.process.poll() is None
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
+
+
 def test_the_watch_outlives_a_dovecot_restart_and_sees_mail_after_it(servers, dave_server, tmp_path):
     """FR-SYNC-04 Error → Idle, FR-SYNC-09: with Dovecot stopped the watch reports the error and when it tries again
     (`retryScheduled`), keeps running, and once Dovecot is back it watches again and shows new mail."""
-    import os
-    import select
     import subprocess
-    import time
 
     from conftest import MAILSERVERS
-    from test_imap_check import TERN
     home = tmp_path
     add_account(home, servers)
-    env = dict(os.environ, TERN_HOME=str(home), TERN_RECONNECT_BACKOFF="0.2,0.4,0.8")
-    watcher = subprocess.Popen([str(TERN), "sync", USER, "--watch", "--json", "--bodies", "none"], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    lines = []
-
-    def wait_for(predicate, seconds):
-        buffered = b""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([watcher.stdout], [], [], 1)
-            if not ready:
-                assert watcher.poll() is None, f"the watch ended: {lines}"
-                continue
-            chunk = watcher.stdout.read1(65536)
-            assert chunk, f"the watch ended: {lines}"
-            buffered += chunk
-            while b"\n" in buffered:
-                line, buffered = buffered.split(b"\n", 1)
-                event = json.loads(line)
-                lines.append(event)
-                if predicate(event):
-                    return event
-        raise AssertionError(f"not seen in {seconds} s: {lines[-10:]}")
+    watch = Watch(home)
+    wait_for = watch.wait_for
 
     def status():
         """`tern status --json`, read by another process from the store (issue 20)."""
@@ -145,19 +167,17 @@ def test_the_watch_outlives_a_dovecot_restart_and_sees_mail_after_it(servers, da
         dave_server.append("INBOX", f"After the restart {stamp}", f"<restart-{stamp}@example.org>")
         new = wait_for(lambda e: e.get("event") == "newMail", 60)
         assert [m["subject"] for m in new["data"]] == [f"After the restart {stamp}"]
-        assert watcher.poll() is None
+        assert watch.running()
         back = status()
         assert back["syncState"] == "listening" and back.get("nextRetry") is None, back
         assert back["lastSuccessfulSync"] > watching["lastSuccessfulSync"], (back, watching)
         # A watch killed mid-state leaves that state, shown as no longer running.
-        watcher.kill()
-        watcher.wait()
+        watch.stop()
         stopped = status()
         assert stopped["syncState"] == "listening" and not stopped["syncRunning"], stopped
     finally:
         subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
-        watcher.kill()
-        watcher.wait()
+        watch.stop()
 
 
 def test_a_store_another_process_holds_is_reported_busy_and_left_whole(servers, tmp_path):
@@ -257,3 +277,156 @@ def test_catch_up_paused_by_the_person_keeps_its_place_and_resumes_when_they_say
         client = dave_server.imap()
         client.delete(quote(folder))
         client.logout()
+
+
+def in_mailbox(dave_server, role_or_name, subject, user=None):
+    """UIDs and flags of the messages with `subject` in a mailbox of dave's (or `user`'s), named or by special use."""
+    import imaplib
+    import ssl
+    if user:
+        client = imaplib.IMAP4_SSL("127.0.0.1", dave_server.port, ssl_context=ssl.create_default_context(cafile=dave_server.ca))
+        client.login(user, dave_server.password)
+    else:
+        client = dave_server.imap()
+    try:
+        name = role_or_name
+        if role_or_name.startswith("\\"):
+            [name] = [line.decode().rsplit(' "/" ', 1)[1] for line in client.list()[1] if role_or_name in line.decode()]
+        client.select(name, readonly=True)
+        uids = client.uid("SEARCH", None, "SUBJECT", f'"{subject}"')[1][0].split()
+        return [client.uid("FETCH", uid, "(FLAGS)")[1][0].decode() for uid in uids]
+    finally:
+        client.logout()
+
+
+def test_an_idle_connection_cut_is_reestablished_and_mail_after_it_arrives(servers, dave_server, tmp_path):
+    """FR-SYNC-03: every connection of the watch, the IDLE's included, is cut at once: the IDLE comes back by itself
+    and mail that arrives afterwards is announced."""
+    proxy = FaultProxy(int(servers["TERN_IMAPS_PORT"]))
+    add_account(tmp_path, servers, proxy.port)
+    watch = Watch(tmp_path)
+    stamp = uuid.uuid4().hex[:8]
+    try:
+        watch.wait_for(lambda e: e.get("event") == "watching", 120)
+        before = proxy.connections
+        assert proxy.cut_all() >= 1
+        dave_server.append("INBOX", f"After the cut {stamp}", f"<cut-{stamp}@example.org>")
+        new = watch.wait_for(lambda e: e.get("event") == "newMail", 60)
+        assert [m["subject"] for m in new["data"]] == [f"After the cut {stamp}"]
+        assert proxy.connections > before and watch.running()
+    finally:
+        watch.stop()
+        proxy.close()
+
+
+def test_a_connection_cut_during_tls_fails_the_sync_in_one_line_and_the_next_converges(servers, dave_server, tmp_path):
+    """The first connection is cut 200 bytes into the server's TLS handshake: `tern sync` says so in one line (a
+    one-shot command does not wait to reconnect) and stores nothing half; the next sync is whole."""
+    proxy = FaultProxy(int(servers["TERN_IMAPS_PORT"]), cut_first_after=200)
+    add_account(tmp_path, servers, proxy.port, "--bodies", "none", "--sync-window-days", "36500")
+    try:
+        cut = tern(tmp_path, "sync", USER)
+        assert cut.returncode == 1 and proxy.cuts == 1
+        [line] = cut.stderr.strip().splitlines()
+        assert line.startswith("tern: ") and ("closed" in line or "TLS" in line or "connection" in line), line
+        again = tern(tmp_path, "sync", USER)
+        assert again.returncode == 0, again.stderr[-2000:]
+        counts = {f["path"]: f["messageCount"] for f in json_of(tmp_path, "folders")}
+        assert counts["INBOX"] == dave_server.message_counts()["INBOX"]
+    finally:
+        proxy.close()
+
+
+def test_a_sent_copy_cut_mid_append_is_filed_once_and_the_message_sent_once(servers, dave_server, tmp_path):
+    """FR-SYNC-07: the Sent copy's APPEND is cut 150 KB into its literal. The message went once; the copy waits,
+    is filed on the next push, and Sent holds it once (the server dropped the half APPEND)."""
+    import os
+    proxy = FaultProxy(int(servers["TERN_IMAPS_PORT"]), cut_first_upload_after=150_000)
+    add_account(tmp_path, servers, proxy.port, "--bodies", "none", smtp=f"127.0.0.1:{servers['TERN_SMTPS_PORT']}")
+    subject = f"Appended {uuid.uuid4().hex[:8]}"
+    attachment = tmp_path / "figures.bin"
+    attachment.write_bytes(os.urandom(400_000))
+    try:
+        sent = tern(tmp_path, "send", "--to", user_address(servers, "bob"), "--subject", subject, "--body", "Figures attached.",
+                    "--attach", str(attachment), "--undo", "0")
+        assert sent.returncode == 0, sent.stderr[-2000:]
+        assert proxy.cuts == 1, "the APPEND was cut"
+        pushed = tern(tmp_path, "changes", "push", "--now")
+        assert pushed.returncode == 0, pushed.stderr[-2000:]
+        assert len(in_mailbox(dave_server, "\\Sent", subject)) == 1
+        assert len(in_mailbox(dave_server, "INBOX", subject, user=user_address(servers, "bob"))) == 1
+    finally:
+        proxy.close()
+
+
+def test_postfix_stopped_under_the_watch_keeps_the_message_queued_and_sends_it_once_when_back(servers, dave_server, tmp_path):
+    """FR-SYNC-07: a message sent while Postfix is down waits in the Outbox; the watch sends it once Postfix is back
+    (on the queue's first retry, 30 s), once."""
+    import subprocess
+    import time
+
+    from conftest import MAILSERVERS
+    add_account(tmp_path, servers, None, "--bodies", "none", smtp=f"127.0.0.1:{servers['TERN_SMTPS_PORT']}")
+    watch = Watch(tmp_path)
+    subject = f"Queued {uuid.uuid4().hex[:8]}"
+    try:
+        watch.wait_for(lambda e: e.get("event") == "watching", 120)
+        subprocess.run([str(MAILSERVERS), "stop-postfix"], check=True)
+        tern(tmp_path, "send", "--to", user_address(servers, "bob"), "--subject", subject, "--body", "Later.", "--undo", "0")
+        queued = json_of(tmp_path, "outbox", "list")
+        assert [m["subject"] for m in queued] == [subject], queued
+        subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+        watch.wait_for(lambda e: e.get("event") == "pushed" and e["data"]["queue"]["sent"], 90)
+        assert json_of(tmp_path, "outbox", "list") == []
+        deadline = time.monotonic() + 20
+        while not in_mailbox(dave_server, "INBOX", subject, user=user_address(servers, "bob")) and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert len(in_mailbox(dave_server, "INBOX", subject, user=user_address(servers, "bob"))) == 1
+        assert watch.running()
+    finally:
+        subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+        watch.stop()
+
+
+def test_a_password_command_that_fails_is_named_and_nothing_is_lost(servers, tmp_path):
+    """The password command exits 1: the sync ends with one line naming the command's failure, and a message sent
+    meanwhile stays queued (a command that hangs is stopped at its time limit: PasswordCommandTests)."""
+    unlocked = tmp_path / "unlocked"
+    unlocked.touch()
+    command = f"test -e {unlocked} && cat {servers['TERN_TEST_PASSWORD_FILE']} || {{ echo 'vault locked' >&2; exit 1; }}"
+    tern(tmp_path, "account", "add", USER, "--email", user_address(servers, USER), "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
+         "--smtp", f"127.0.0.1:{servers['TERN_SMTPS_PORT']}", "--password-command", command, "--ca-file", servers["TERN_TEST_CA"],
+         check=True)
+    unlocked.unlink()
+    failed = tern(tmp_path, "sync", USER)
+    assert failed.returncode == 1
+    [line] = failed.stderr.strip().splitlines()
+    assert "password command" in line and "vault locked" in line, line
+    subject = f"Locked {uuid.uuid4().hex[:8]}"
+    tern(tmp_path, "send", "--to", user_address(servers, "bob"), "--subject", subject, "--body", "x", "--undo", "0")
+    assert [m["subject"] for m in json_of(tmp_path, "outbox", "list")] == [subject]
+
+
+def test_without_uidplus_or_move_an_archive_never_expunges_what_it_did_not_flag(servers, dave_server, tmp_path, monkeypatch):
+    """RFC 4315: with UIDPLUS and MOVE treated as absent, archive is COPY and `\\Deleted` with no EXPUNGE (a plain
+    EXPUNGE would also remove what another client flagged), and deleting for good is refused with the reason."""
+    stamp = uuid.uuid4().hex[:8]
+    dave_server.append("INBOX", f"Archive me {stamp}", f"<archive-{stamp}@example.org>")
+    dave_server.append("INBOX", f"Bystander {stamp}", f"<bystander-{stamp}@example.org>")
+    client = dave_server.imap()
+    client.select("INBOX")
+    [bystander] = client.uid("SEARCH", None, "SUBJECT", f'"Bystander {stamp}"')[1][0].split()
+    client.uid("STORE", bystander, "+FLAGS", "(\\Deleted)")
+    client.logout()
+    monkeypatch.setenv("TERN_IMAP_DISABLE_CAPABILITIES", "UIDPLUS,MOVE")
+    monkeypatch.setenv("TERN_NO_BACKGROUND_PUSH", "1")
+    add_account(tmp_path, servers, None, "--bodies", "none")
+    assert tern(tmp_path, "settings", "set", "undo-action-window", "0").returncode == 0
+    assert tern(tmp_path, "sync", USER).returncode == 0
+    [thread] = [t for t in json_of(tmp_path, "threads", "--account", USER, "--limit", "200") if t["subject"] == f"Archive me {stamp}"]
+    assert tern(tmp_path, "archive", str(thread["id"])).returncode == 0
+    assert tern(tmp_path, "changes", "push", "--now").returncode == 0
+    [flags] = in_mailbox(dave_server, "INBOX", f"Archive me {stamp}")
+    assert "\\Deleted" in flags, flags
+    assert in_mailbox(dave_server, "INBOX", f"Bystander {stamp}"), "another client's flagged message was not expunged"
+    assert in_mailbox(dave_server, "\\All", f"Archive me {stamp}") or in_mailbox(dave_server, "\\Archive", f"Archive me {stamp}")
