@@ -3,22 +3,22 @@ import NIOConcurrencyHelpers
 extension IMAPConnectionPool {
     /// FR-SYNC-03: IDLE on `mailbox` as an async stream of its events. The stream is the mailbox's
     /// event handler while it runs. IDLE is re-issued every `reissueAfter` (25 min); silence for
-    /// `probeAfterSilence` is probed with NOOP; a dropped or stuck connection is replaced (the pool's
-    /// 5/15/45 s backoff). After three drops in a row with no IDLE established in between, the stream
-    /// ends with the error. Ending the iteration (or cancelling its task) ends the IDLE with DONE.
-    /// `established` runs each time the mailbox is selected for IDLE (again after a reconnect): what
-    /// arrived before that is in no event, so a caller catches up there. `reconnecting` is told of
-    /// each drop and the wait before the next attempt (FR-SYNC-04: the state shows it).
+    /// `probeAfterSilence` is probed with NOOP; a dropped or stuck connection is replaced through the
+    /// pool, which retries connecting on its schedule (5, 15, 45 s). When the pool gives up, the stream
+    /// ends with the error: FR-SYNC-09's three retries, then Error, surfaced to the caller (not a
+    /// schedule of its own on top of the pool's). Ending the iteration (or cancelling its task) ends
+    /// the IDLE with DONE. `established` runs each time the mailbox is selected for IDLE (again after
+    /// a reconnect): what arrived before that is in no event, so a caller catches up there.
+    /// `reconnecting` is told of each drop (FR-SYNC-04: the state shows it).
     public nonisolated func idleEvents(mailbox: MailboxPath, reissueAfter: Duration = .seconds(25 * 60),
                                        probeAfterSilence: Duration = .seconds(5 * 60),
-                                       reconnecting: (@Sendable (_ error: IMAPError, _ after: Duration) -> Void)? = nil,
+                                       reconnecting: (@Sendable (_ error: IMAPError) -> Void)? = nil,
                                        established onEstablished: (@Sendable () -> Void)? = nil) -> MailboxEventStream {
         let (stream, continuation) = AsyncThrowingStream<MailboxEvent, any Error>.makeStream()
         let stop = NIOLockedValueBox(false)
         let task = Task {
             setEventHandler(for: mailbox.name) { continuation.yield($0) }
             defer { setEventHandler(for: mailbox.name, nil) }
-            var drops = 0
             while !stop.withLockedValue({ $0 }), !Task.isCancelled {
                 let established = NIOLockedValueBox(false)
                 do {
@@ -36,14 +36,15 @@ extension IMAPConnectionPool {
                     }
                     break
                 } catch let error as IMAPError where error.isRetryable {
-                    drops = established.withLockedValue { $0 } ? 1 : drops + 1
-                    guard drops <= backoff.delays.count else {
+                    // Not established: the pool went through its whole schedule to connect.
+                    guard established.withLockedValue({ $0 }) else {
                         continuation.finish(throwing: error)
                         return
                     }
                     logger.info("IDLE connection dropped, reconnecting", metadata: ["mailbox": "\(mailbox)", "error": "\(error)"])
-                    reconnecting?(error, backoff.delays[drops - 1])
-                    try? await Task.sleep(for: backoff.delays[drops - 1])
+                    reconnecting?(error)
+                    // A server that drops each IDLE as it starts is not asked again at once.
+                    try? await Task.sleep(for: backoff.delays.first ?? .zero)
                 } catch {
                     continuation.finish(throwing: error)
                     return

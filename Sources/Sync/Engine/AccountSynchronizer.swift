@@ -95,8 +95,8 @@ public struct AccountSynchronizer: Sendable {
         // Each (re)established IDLE is followed by one catch-up sync, for mail that came before it.
         // A wake-up is `true` for a whole pass: catch-up that was paused may go on (FR-SYNC-01 stage D).
         let (wakeups, wake) = AsyncStream<Bool>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let events = pool.idleEvents(mailbox: "INBOX", reconnecting: { error, delay in
-            states.move(to: .connecting, detail: "\(error); reconnecting in \(Int(delay.inSeconds.rounded())) s")
+        let events = pool.idleEvents(mailbox: "INBOX", reconnecting: { error in
+            states.move(to: .connecting, detail: "\(error); reconnecting")
         }, established: { wake.yield(false) })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
