@@ -121,6 +121,23 @@ def test_changes_need_the_csrf_token_and_other_sites_are_refused_whatever_the_pa
             assert response.status == 403, (method, path, headers)
 
 
+def test_the_settings_page_pauses_and_resumes_the_catch_up_of_older_mail(site):
+    """FR-SYNC-01 stage D from the web app: "Older mail in the background" set to Paused is the `catch-up` setting."""
+    cookie = session_cookie(site)
+    page = request(site, "GET", "/settings", {"Cookie": cookie})[1]
+    assert "Older mail in the background" in page and "Older mail on a metered connection" in page
+    form = {"Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"}
+    setting = lambda: subprocess.run([str(TERN), "settings", "get", "catch-up"], env=dict(os.environ, TERN_HOME=str(site["home"])),  # noqa: E731
+                                     capture_output=True, text=True, check=True).stdout.strip()
+    try:
+        response, _ = request(site, "POST", "/settings", form, body=f"catch-up=paused&csrf={csrf_of(page)}")
+        assert response.status in (200, 303)
+        assert setting().endswith("paused")
+    finally:
+        request(site, "POST", "/settings", form, body=f"catch-up=on&csrf={csrf_of(page)}")
+    assert setting().endswith("on")
+
+
 def test_pages_and_bodies_carry_their_policies(site):
     cookie = session_cookie(site)
     response, page = request(site, "GET", "/mail", {"Cookie": cookie})

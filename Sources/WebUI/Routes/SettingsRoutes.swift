@@ -18,7 +18,7 @@ struct SettingsRoutes: Sendable {
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
             do {
-                for key in [SettingKey.undoSendDelay, .undoActionWindow, .meteredConnection] {
+                for key in [SettingKey.undoSendDelay, .undoActionWindow, .meteredConnection, .catchUp, .catchUpOnMetered] {
                     if let value = form[key.rawValue] { try await services.settings.set(key, to: value) }
                 }
             } catch {
@@ -95,6 +95,10 @@ struct SettingsRoutes: Sendable {
                        choices: [5, 10, 20, 30].map { (String($0), "\($0) seconds") }))
         \(html: select(.meteredConnection, label: "Metered connection", value: settings.meteredConnection.rawValue,
                        choices: [("auto", "Ask the system"), ("yes", "Always metered"), ("no", "Never metered")]))
+        \(html: select(.catchUp, label: "Older mail in the background", value: settings.catchUp.rawValue,
+                       choices: [("on", "Keep fetching"), ("paused", "Paused")]))
+        \(html: select(.catchUpOnMetered, label: "Older mail on a metered connection", value: settings.catchUpOnMetered.rawValue,
+                       choices: [("pause", "Wait for an unmetered connection"), ("continue", "Fetch anyway")]))
         <button type="submit" class="button">Save settings</button></form>
         \(html: assistSection(settings))
         <section aria-labelledby="trusted-senders"><h2 id="trusted-senders">Trusted senders</h2>\
