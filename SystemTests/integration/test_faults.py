@@ -236,6 +236,41 @@ def test_a_full_disk_stops_the_sync_with_the_disk_named_and_it_resumes_when_spac
         client.logout()
 
 
+def test_a_disk_that_fills_during_a_send_loses_nothing_queued_and_sends_it_once(servers, dave_server, tmp_path):
+    """FR-SYNC-07 with the store's disk full while the queue is sent: the command names the disk, the store stays
+    whole, and once there is space again the message has reached its recipient exactly once (sent then, or after a
+    retry; never twice) and nothing queued vanished."""
+    import sqlite3
+    import subprocess
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(disk)], check=True)
+    subject = f"Full disk {uuid.uuid4().hex[:8]}"
+    try:
+        home = disk / "home"
+        add_account(home, servers, None, "--bodies", "none", smtp=f"127.0.0.1:{servers['TERN_SMTPS_PORT']}")
+        queued = tern(home, "send", "--to", user_address(servers, "bob"), "--subject", subject, "--body", "Kept.", "--queue-only")
+        assert queued.returncode == 0, queued.stderr
+        subprocess.run(["dd", "if=/dev/zero", f"of={disk / 'filler'}", "bs=64k"], capture_output=True)
+        full = tern(home, "outbox", "flush")
+        assert full.returncode == 1, full.stdout + full.stderr
+        assert f"the disk holding '{home / 'tern.sqlite'}' is full" in full.stderr, full.stderr[-1500:]
+        (disk / "filler").unlink()
+        check = sqlite3.connect(home / "tern.sqlite")
+        assert check.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        check.close()
+        tern(home, "outbox", "flush")
+        received = in_mailbox(dave_server, "INBOX", subject, user=user_address(servers, "bob"))
+        left = [m for m in json_of(home, "outbox", "list") if m["subject"] == subject]
+        # Sent once; or, when the disk filled after the server accepted it, kept in the Outbox as "may have been
+        # delivered" for the person to decide, never sent again on its own.
+        assert len(received) <= 1, received
+        assert len(received) == 1 or left, "the queued message vanished"
+    finally:
+        subprocess.run(["umount", "-l", str(disk)])
+
+
 def test_older_mail_of_a_folder_synced_to_its_start_is_answered_offline(servers, tmp_path):
     """FR-SYNC-01 step 5: once a folder's whole history is stored, asking for older mail does not contact the server:
     it answers with Dovecot stopped."""
