@@ -123,7 +123,14 @@ public final class HTMLNode {
     /// The value's bytes, without building a `String`.
     func attributeBytes(_ name: StaticString) -> [UInt8]? {
         name.withUTF8Buffer { key in
-            attributes.first { $0.namespace == nil && $0.name.elementsEqual(key) }?.value
+            // Lengths first: the sanitizer asks several names of every element, and most differ in length.
+            attributes.withUnsafeBufferPointer { attributes in
+                for index in attributes.indices where attributes[index].name.count == key.count
+                    && attributes[index].namespace == nil && attributes[index].name.elementsEqual(key) {
+                    return attributes[index].value
+                }
+                return nil
+            }
         }
     }
 

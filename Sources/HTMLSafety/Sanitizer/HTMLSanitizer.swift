@@ -36,7 +36,8 @@ public enum HTMLSanitizer {
     /// `alwaysSecondPass` is for the tests that hold the single pass to what two give.
     static func sanitize(_ html: [UInt8], options: SanitizeOptions, alwaysSecondPass: Bool) -> SanitizedHTML {
         var first = SanitizerPass(options: options)
-        var markup = first.run(HTMLParser.parseDocument(html))
+        let parsed = HTMLParser.parseDocumentCountingStyles(html)
+        var markup = first.run(parsed.document, htmlStyleElements: parsed.htmlStyleElements, inputLength: html.count)
         var settled = first
         // A tree no markup can produce (foster parenting, misnested formatting, an unwrapped
         // element, a quote wrapped inside a paragraph) settles into the one its markup does in
@@ -47,7 +48,8 @@ public enum HTMLSanitizer {
         var passes = 1
         while settled.reparseChanges || (alwaysSecondPass && passes == 1), passes < Self.maximumPasses {
             var next = SanitizerPass(options: options)
-            markup = next.run(HTMLParser.parseDocument(markup))
+            let parsed = HTMLParser.parseDocumentCountingStyles(markup)
+            markup = next.run(parsed.document, htmlStyleElements: parsed.htmlStyleElements, inputLength: markup.count)
             settled = next
             passes += 1
         }
@@ -136,12 +138,15 @@ struct SanitizerPass {
 
     // MARK: - Document
 
-    mutating func run(_ document: HTMLNode) -> [UInt8] {
+    /// `htmlStyleElements`: how many the parser created, when known (the search for them stops
+    /// there); `inputLength`: the size of the markup parsed, room for the output (which is rarely
+    /// larger) reserved at once instead of grown by copies.
+    mutating func run(_ document: HTMLNode, htmlStyleElements: Int = .max, inputLength: Int = 32_768) -> [UInt8] {
         output = []
         guard let html = document.children.first(where: { $0.isHTML(known: Self.htmlElement, in: .html) }) else { return [] }
-        output.reserveCapacity(32_768)
+        output.reserveCapacity(max(inputLength, 4_096))
         // Style sheets from the head first (mail clients put the layout there), then the body.
-        for style in Self.styleElements(in: html) {
+        for style in htmlStyleElements == 0 ? [] : Self.styleElements(in: html, atMost: htmlStyleElements) {
             var source: [UInt8] = []
             style.appendText(to: &source)
             let sheet = css.sanitizeStyleSheet(bytes: source[...])
@@ -164,13 +169,13 @@ struct SanitizerPass {
     }
 
     /// The `<style>` elements of a document in document order, without collecting every node.
-    static func styleElements(in node: HTMLNode) -> [HTMLNode] {
+    static func styleElements(in node: HTMLNode, atMost limit: Int = .max) -> [HTMLNode] {
         var found: [HTMLNode] = []
         node.walkDescendants { child, _ in
             guard child.isElement else { return .skipChildren }
             guard child.isHTML(known: styleElement, in: .html) else { return .descend }
             found.append(child)
-            return .skipChildren
+            return found.count >= limit ? .stop : .skipChildren
         }
         return found
     }
@@ -549,6 +554,11 @@ struct SanitizerPass {
     /// one inside another.)
     func appendShownText(of link: HTMLNode, to output: inout [UInt8]) {
         let end = output.count + LinkSafety.shownTextLimit
+        // Most links hold one text: read without a walk.
+        if link.children.count == 1, link.children[0].isText {
+            output += link.children[0].data.prefix(end - output.count)
+            return
+        }
         link.walkDescendants { child, parent in
             if child.isText {
                 output += child.data.prefix(end - output.count)
@@ -601,8 +611,7 @@ struct SanitizerPass {
         escapedURL.removeAll(keepingCapacity: true)
         HTMLSerializer.escape(URLPolicy.normalize(bytes: href), inAttribute: true, into: &escapedURL)
         writeEscapedAttribute(Self.hrefName, escapedURL)
-        writeAttribute(Self.targetName, Self.blankTarget)
-        writeAttribute(Self.relName, Self.noOpenerNoReferrer)
+        output += Self.targetAndRel
         writeEscapedAttribute(Self.titleName, escapedURL)
         guard let realHost else { return }
         suspiciousLinks += 1
@@ -615,9 +624,10 @@ struct SanitizerPass {
         writeAttribute(Self.className, Array(marked.utf8))
     }
 
-    static let hrefName = Array("href".utf8), targetName = Array("target".utf8), relName = Array("rel".utf8)
+    static let hrefName = Array("href".utf8)
+    /// What every http(s) and mailto link gets, written as it is (nothing in it needs escaping).
+    static let targetAndRel = Array(#" target="_blank" rel="noopener noreferrer""#.utf8)
     static let titleName = Array("title".utf8), className = Array("class".utf8), realHostName = Array("data-tern-real-host".utf8)
-    static let blankTarget = Array("_blank".utf8), noOpenerNoReferrer = Array("noopener noreferrer".utf8)
     static let roleName = Array("role".utf8), imageRole = Array("img".utf8), ariaLabelName = Array("aria-label".utf8)
 }
 
@@ -676,8 +686,10 @@ enum LinkSafety {
     /// `www.` and letter case aside, the same host or one a subdomain of the other. Compared on
     /// UTF-8 bytes: host names are ASCII (IDNs in punycode) or compared as written.
     static func sameSite(_ a: String, _ b: String) -> Bool {
-        var first = a.utf8.contains(where: { $0 >= 65 && $0 <= 90 || $0 >= 0x80 }) ? a.lowercased() : a
-        var second = b.utf8.contains(where: { $0 >= 65 && $0 <= 90 || $0 >= 0x80 }) ? b.lowercased() : b
+        func needsLowercasing(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { bytes.contains { $0 >= 65 && $0 <= 90 || $0 >= 0x80 } }
+        var first = a, second = b
+        if first.withUTF8(needsLowercasing) { first = a.lowercased() }
+        if second.withUTF8(needsLowercasing) { second = b.lowercased() }
         return first.withUTF8 { x in
             second.withUTF8 { y in
                 func strip(_ host: UnsafeBufferPointer<UInt8>) -> Slice<UnsafeBufferPointer<UInt8>> {
