@@ -45,8 +45,11 @@ public struct HTMLTokenizer {
     public var allowsCDATA = false
     public private(set) var parseErrors = 0
 
+    /// Tokens ready, `queueStart..<queueEnd`. Emptied by resetting both ends, not by removing the
+    /// (moved-out) entries: `removeAll(keepingCapacity:)` for every token was a few percent of parsing.
     private var queue: [HTMLToken] = []
     private var queueStart = 0
+    private var queueEnd = 0
     private var text: [UInt8] = []
     private var tag = HTMLTag(name: [])
     /// The tag's name as it is read; given to the token at the end, shared when it is a known name.
@@ -103,11 +106,9 @@ public struct HTMLTokenizer {
 
     /// The next token; `.endOfFile` once the input is used up (and again after).
     public mutating func next() -> HTMLToken {
-        while queueStart >= queue.count {
-            if !queue.isEmpty {
-                queue.removeAll(keepingCapacity: true)
-                queueStart = 0
-            }
+        while queueStart >= queueEnd {
+            queueStart = 0
+            queueEnd = 0
             if emittedEOF { return .endOfFile }
             step()
         }
@@ -122,18 +123,27 @@ public struct HTMLTokenizer {
         guard !text.isEmpty else { return }
         // An exact-sized copy for the token (and the text node it becomes); the buffer, still
         // only ours, is kept for the next run.
-        queue.append(.characters(text.withUnsafeBufferPointer { Array($0) }))
+        enqueue(.characters(text.withUnsafeBufferPointer { Array($0) }))
         text.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func enqueue(_ token: HTMLToken) {
+        if queueEnd < queue.count {
+            queue[queueEnd] = token
+        } else {
+            queue.append(token)
+        }
+        queueEnd += 1
     }
 
     private mutating func emit(_ token: HTMLToken) {
         flushText()
-        queue.append(token)
+        enqueue(token)
     }
 
     private mutating func emitEOF() {
         flushText()
-        queue.append(.endOfFile)
+        enqueue(.endOfFile)
         emittedEOF = true
     }
 
@@ -249,7 +259,8 @@ public struct HTMLTokenizer {
         finishAttribute()
         hasAttribute = true
         attributeName.removeAll(keepingCapacity: true)
-        attributeValue.removeAll(keepingCapacity: true)
+        // Usually empty already: its last bytes went to the attribute they were read for.
+        if !attributeValue.isEmpty { attributeValue.removeAll(keepingCapacity: true) }
     }
 
     /// Past this many attributes a tag's names are looked up in a set: a search of the list for
@@ -877,7 +888,7 @@ public struct HTMLTokenizer {
                 flushCodePoints(bytes)
                 state = returnState
             }
-        } while queueStart >= queue.count && !emittedEOF
+        } while queueStart >= queueEnd && !emittedEOF
     }
 
     /// The longest name of the table matching here (section 13.2.5.73).

@@ -87,6 +87,8 @@ struct SanitizerPass {
     private var output: [UInt8] = []
     /// A link's escaped URL, written as its href and its title.
     private var escapedURL: [UInt8] = []
+    /// A link's shown text (`appendShownText`), in a buffer the pass reuses.
+    private var shownText: [UInt8] = []
     /// Where the body's markup starts (after the style sheets).
     private var bodyStart = 0
     private var reparse = ReparseCheck()
@@ -191,8 +193,8 @@ struct SanitizerPass {
         var next = 0
         let hidden: Bool
         let insideQuote: Bool
-        /// Where Outlook's reply separator is among `nodes` (-1: nowhere); see `cleanChildren`.
-        let outlookQuoteStart: Int
+        /// Whether Outlook's reply separator starts a quote here (outside a quote); see `cleanChildren`.
+        var watchesOutlookQuote: Bool
         let closing: Closing
     }
 
@@ -210,9 +212,7 @@ struct SanitizerPass {
     /// The level of `parent`'s children. Outside a quote, Outlook's reply separator
     /// (`#appendonsend`, `#divRplyFwdMsg`) starts a quote that runs to the end of the parent.
     private func childrenLevel(of parent: HTMLNode, hidden: Bool, insideQuote: Bool, closing: Closing) -> Level {
-        let children = parent.children
-        let quoteStart = insideQuote ? nil : children.firstIndex { QuoteDetector.startsOutlookQuote($0) }
-        return Level(nodes: children, hidden: hidden, insideQuote: insideQuote, outlookQuoteStart: quoteStart ?? -1, closing: closing)
+        Level(nodes: parent.children, hidden: hidden, insideQuote: insideQuote, watchesOutlookQuote: !insideQuote, closing: closing)
     }
 
     /// Writes the cleaned children of `parent`, depth first. Outside a quote, a quote container
@@ -233,17 +233,20 @@ struct SanitizerPass {
             current.next += 1
             var inner: Level?
             // A quote is wrapped only where `details` and its `summary` fit under the output's depth
-            // limit.
+            // limit (the same for every child of a level).
             let roomForQuote = reparse.depth + 2 <= Self.maximumOutputDepth
-            if index == current.outlookQuoteStart, roomForQuote {
+            // Only the first separator of a level starts a quote.
+            let startsOutlookQuote = current.watchesOutlookQuote && QuoteDetector.startsOutlookQuote(child)
+            if startsOutlookQuote { current.watchesOutlookQuote = false }
+            if startsOutlookQuote, roomForQuote {
                 current.next = current.nodes.count
-                inner = Level(nodes: current.nodes, next: index, hidden: current.hidden, insideQuote: true, outlookQuoteStart: -1,
+                inner = Level(nodes: current.nodes, next: index, hidden: current.hidden, insideQuote: true, watchesOutlookQuote: false,
                               closing: openQuote())
             } else if !current.insideQuote, roomForQuote, QuoteDetector.isAttribution(child, followedBy: current.nodes[(index + 1)...]) {
                 continue  // moved into the quote that follows
             } else if !current.insideQuote, roomForQuote, QuoteDetector.isQuote(child) {
                 let quoted = QuoteDetector.attribution(before: index, in: current.nodes).map { [$0, child] } ?? [child]
-                inner = Level(nodes: quoted, hidden: current.hidden, insideQuote: true, outlookQuoteStart: -1, closing: openQuote())
+                inner = Level(nodes: quoted, hidden: current.hidden, insideQuote: true, watchesOutlookQuote: false, closing: openQuote())
             } else {
                 inner = clean(child, hidden: current.hidden, insideQuote: current.insideQuote)
             }
@@ -469,14 +472,13 @@ struct SanitizerPass {
     // MARK: - Images
 
     mutating func cleanImage(_ image: HTMLNode, hidden: Bool) {
-        let srcset = image.attribute("srcset")
+        let srcset = image.attributeBytes("srcset").map { String(decoding: $0, as: UTF8.self) }
         let sourceBytes = image.attributeBytes("src") ?? srcset.flatMap { $0.split(separator: " ").first.map { Array($0.utf8) } } ?? []
         let policy = URLPolicy.classify(bytes: sourceBytes)
         if case .cid = policy {
             visibleContent += 1
-            let alt = image.attribute("alt") ?? ""
-            writePlaceholder(text: "Inline image not available", label: alt.isEmpty ? "Inline image not available" : "Inline image not available: \(alt)",
-                             kind: "tern-inline-image")
+            writePlaceholder(text: Self.inlineImageText, label: Self.inlineImageText, alt: image.attributeBytes("alt") ?? [],
+                             kind: Self.inlineImageKind)
             return
         }
         if case .dataImage = policy {
@@ -497,9 +499,8 @@ struct SanitizerPass {
         guard options.allowRemoteImages else {
             remoteImagesBlocked += 1
             visibleContent += 1
-            let alt = image.attribute("alt") ?? ""
-            writePlaceholder(text: alt.isEmpty ? "Image" : alt, label: alt.isEmpty ? "Remote image blocked" : "Remote image blocked: \(alt)",
-                             kind: "tern-blocked-image")
+            let alt = image.attributeBytes("alt") ?? []
+            writePlaceholder(text: alt.isEmpty ? Self.imageText : alt, label: Self.blockedImageLabel, alt: alt, kind: Self.blockedImageKind)
             return
         }
         visibleContent += 1
@@ -522,23 +523,32 @@ struct SanitizerPass {
         srcset.split(separator: ",").compactMap { $0.trimmingASCIIWhitespace.split(separator: " ").first.map(String.init) }
     }
 
-    /// An inert stand-in: text, no URL, nothing to load.
-    mutating func writePlaceholder(text: String, label: String, kind: String) {
+    static let inlineImageText = Array("Inline image not available".utf8), inlineImageKind = Array("tern-inline-image".utf8)
+    static let imageText = Array("Image".utf8), blockedImageLabel = Array("Remote image blocked".utf8)
+    static let blockedImageKind = Array("tern-blocked-image".utf8)
+
+    /// An inert stand-in: text, no URL, nothing to load. Its label is `label`, then ": " and the
+    /// image's `alt` when it has one.
+    mutating func writePlaceholder(text: [UInt8], label: [UInt8], alt: [UInt8], kind: [UInt8]) {
         guard reparse.depth < Self.maximumOutputDepth else {
             // Past the depth limit the next pass unwraps the span: its text alone reads the same.
-            reparse.text(Array(text.utf8))
-            HTMLSerializer.escape(Array(text.utf8), inAttribute: false, into: &output)
+            reparse.text(text)
+            HTMLSerializer.escape(text, inAttribute: false, into: &output)
             return
         }
         output += "<span".utf8
         reparse.start(.span)
-        let labelBytes = Array(label.utf8)
-        writeAttribute(Self.className, Array(kind.utf8))
+        var labelBytes = label
+        if !alt.isEmpty {
+            labelBytes += ": ".utf8
+            labelBytes += alt
+        }
+        writeAttribute(Self.className, kind)
         writeAttribute(Self.roleName, Self.imageRole)
         writeAttribute(Self.ariaLabelName, labelBytes)
         writeAttribute(Self.titleName, labelBytes)
         output.append(62)
-        HTMLSerializer.escape(Array(text.utf8), inAttribute: false, into: &output)
+        HTMLSerializer.escape(text, inAttribute: false, into: &output)
         output += "</span>".utf8
         reparse.end()
     }
@@ -586,9 +596,14 @@ struct SanitizerPass {
         var realHost: String?
         switch URLPolicy.classify(bytes: href) {
         case .remote(let host):
-            var text: [UInt8] = []
+            var text = shownText  // taken out: `appendShownText` reads the pass
+            shownText = []
+            text.removeAll(keepingCapacity: true)
             appendShownText(of: link, to: &text)
-            if let shown = LinkSafety.hostShown(in: text), !LinkSafety.sameSite(shown, host) { realHost = host }
+            if !LinkSafety.showsSameAuthority(text, as: href), let shown = LinkSafety.hostShown(in: text), !LinkSafety.sameSite(shown, host) {
+                realHost = host
+            }
+            shownText = text
         case .mailto:
             break
         default:
@@ -665,6 +680,23 @@ enum LinkSafety {
     static let shownTextLimit = 4096
 
     static func hostShown(in text: String) -> String? { hostShown(in: Array(text.utf8)) }
+
+    /// Whether the text is the href's own scheme-and-authority, byte for byte (`https://host/…`
+    /// showing `https://host/…`): then the host it shows is the href's, found without reading
+    /// either host (most links that show a URL show their own). Either holding a byte the URL
+    /// reading would drop (≤ 0x20) takes the full reading.
+    static func showsSameAuthority(_ text: [UInt8], as href: [UInt8]) -> Bool {
+        guard let shown = plainHTTPAuthority(ASCIIBytes.trimmed(text[...])), let real = plainHTTPAuthority(href[...]) else { return false }
+        return shown.elementsEqual(real)
+    }
+
+    /// The authority of an `http:` or `https:` URL as `URLPolicy.authority` reads it, for one
+    /// without bytes ≤ 0x20.
+    private static func plainHTTPAuthority(_ url: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        guard let colon = url.firstIndex(of: 58), ASCIIBytes.equals(url[..<colon], "https") || ASCIIBytes.equals(url[..<colon], "http"),
+              !url.contains(where: { $0 <= 0x20 }) else { return nil }
+        return URLPolicy.authority(of: url[(colon + 1)...])
+    }
 
     /// The host a link's visible text names, when the text is a URL or a bare domain.
     static func hostShown(in text: [UInt8]) -> String? {
