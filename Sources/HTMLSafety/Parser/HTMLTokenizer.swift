@@ -127,7 +127,9 @@ public struct HTMLTokenizer {
         text.removeAll(keepingCapacity: true)
     }
 
-    private mutating func enqueue(_ token: HTMLToken) {
+    /// Tokens are consumed, not copied, on their way into the queue (a retain and a release fewer
+    /// for each array a token holds).
+    private mutating func enqueue(_ token: consuming HTMLToken) {
         if queueEnd < queue.count {
             queue[queueEnd] = token
         } else {
@@ -136,7 +138,7 @@ public struct HTMLTokenizer {
         queueEnd += 1
     }
 
-    private mutating func emit(_ token: HTMLToken) {
+    private mutating func emit(_ token: consuming HTMLToken) {
         flushText()
         enqueue(token)
     }
@@ -317,7 +319,10 @@ public struct HTMLTokenizer {
             lastStartTagName = name
             tag.name = name
             tag.knownName = known
-            emit(.startTag(tag))
+            // Handed over: the next `startTag` starts a new one anyway.
+            var finished = HTMLTag(name: [])
+            swap(&finished, &tag)
+            emit(.startTag(finished))
         }
     }
 

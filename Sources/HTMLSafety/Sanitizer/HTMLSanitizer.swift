@@ -92,6 +92,8 @@ struct SanitizerPass {
     /// Where the body's markup starts (after the style sheets).
     private var bodyStart = 0
     private var reparse = ReparseCheck()
+    /// For each quote wrapper open, the reparse check as it was before it (`Closing.quote`).
+    private var checksBeforeQuotes: [ReparseCheck] = []
     /// Mail repeats a handful of style attributes on every cell (the benchmark's newsletters hold
     /// about 140 style attributes and ten distinct values): each value is cleaned, and read for
     /// hiding, once per document. Values whose cleaning blocked a remote load are not kept, so
@@ -205,8 +207,10 @@ struct SanitizerPass {
         case element(HTMLNode, contentStart: Int)
         /// Our own quote wrapper from an earlier pass, kept as it is.
         case ownQuote
-        /// A quote wrapper this pass opened at `mark`, and the reparse check as it was before it.
-        case quote(mark: Int, reparse: ReparseCheck)
+        /// A quote wrapper this pass opened at `mark`; the reparse check as it was before it is
+        /// the last of `checksBeforeQuotes` (kept there, not here: a level is copied as the walk
+        /// goes, and this payload made every copy of every level heavier).
+        case quote(mark: Int)
     }
 
     /// The level of `parent`'s children. Outside a quote, Outlook's reply separator
@@ -273,7 +277,8 @@ struct SanitizerPass {
     /// Collapsed by default, expanded without any request or script (FR-ED-01); `close` writes
     /// nothing at all when the quote has nothing left after cleaning.
     private mutating func openQuote() -> Closing {
-        let closing = Closing.quote(mark: output.count, reparse: reparse)
+        let closing = Closing.quote(mark: output.count)
+        checksBeforeQuotes.append(reparse)
         output += Self.quoteOpening
         reparse.start(.details)
         reparse.start(.summary)
@@ -297,7 +302,8 @@ struct SanitizerPass {
         case .ownQuote:
             output += Self.quoteClosing
             reparse.end()
-        case .quote(let mark, let before):
+        case .quote(let mark):
+            let before = checksBeforeQuotes.removeLast()
             if output.count == mark + Self.quoteOpening.count {
                 output.removeSubrange(mark...)
                 reparse = before
