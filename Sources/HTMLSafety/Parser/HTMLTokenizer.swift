@@ -348,7 +348,7 @@ public struct HTMLTokenizer {
                 // Fast path: plain text up to the next '<', '&' or NUL.
                 let start = position
                 position = firstOf(60, 38, 0)
-                if position > start { text += input[start..<position] }
+                if position > start { text.appendBytes(of: input[start..<position]) }
                 switch consume() {
                 case 38?: returnState = .data; state = .characterReference
                 case 60?: state = .tagOpen
@@ -359,7 +359,7 @@ public struct HTMLTokenizer {
             case .rcdata:
                 let start = position
                 position = firstOf(60, 38, 0)
-                if position > start { text += input[start..<position] }
+                if position > start { text.appendBytes(of: input[start..<position]) }
                 switch consume() {
                 case 38?: returnState = .rcdata; state = .characterReference
                 case 60?: state = .rcdataLessThanSign
@@ -370,7 +370,7 @@ public struct HTMLTokenizer {
             case .rawtext, .scriptData:
                 let start = position
                 position = firstOf(60, 0, 0)
-                if position > start { text += input[start..<position] }
+                if position > start { text.appendBytes(of: input[start..<position]) }
                 switch consume() {
                 case 60?: state = state == .rawtext ? .rawtextLessThanSign : .scriptDataLessThanSign
                 case 0?: error(); text += Self.replacement
@@ -588,7 +588,7 @@ public struct HTMLTokenizer {
                 let quote: UInt8 = state == .attributeValueDoubleQuoted ? 34 : 39
                 let start = position
                 position = firstOf(quote, 38, 0)
-                if position > start { attributeValue += input[start..<position] }
+                if position > start { attributeValue.appendBytes(of: input[start..<position]) }
                 switch consume() {
                 case quote?: state = .afterAttributeValueQuoted
                 case 38?: returnState = state; state = .characterReference
@@ -601,7 +601,7 @@ public struct HTMLTokenizer {
                 position = firstStop { b in
                     b == 9 || b == 10 || b == 12 || b == 32 || b == 38 || b == 62 || b == 0 || b == 34 || b == 39 || b == 60 || b == 61 || b == 96
                 }
-                if position > start { attributeValue += input[start..<position] }
+                if position > start { attributeValue.appendBytes(of: input[start..<position]) }
                 switch consume() {
                 case let b? where Self.isWhitespace(b): state = .beforeAttributeName
                 case 38?: returnState = .attributeValueUnquoted; state = .characterReference

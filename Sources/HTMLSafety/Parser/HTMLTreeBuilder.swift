@@ -227,7 +227,7 @@ struct TreeBuilder {
         if case .document = place.parent.kind { return }
         // Most text lands after text just inserted: extend it rather than allocate a node to merge.
         if place.before == nil, let last = place.parent.children.last, last.isText {
-            last.data += bytes
+            last.data.appendBytes(of: bytes)
             return
         }
         insert(HTMLNode.text(Array(bytes)), at: place)

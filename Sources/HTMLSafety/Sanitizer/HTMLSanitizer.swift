@@ -296,7 +296,7 @@ struct SanitizerPass {
             }
             output.append(60)
             output.append(47)
-            output += node.name.utf8
+            writeName(of: node)
             output.append(62)
             reparse.end()
         case .ownQuote:
@@ -313,6 +313,12 @@ struct SanitizerPass {
             output += Self.quoteClosing
             reparse.end()
         }
+    }
+
+    /// The element's name, copied from its UTF-8 (appending the `String.UTF8View` went byte by byte).
+    private mutating func writeName(of node: HTMLNode) {
+        var name = node.name
+        name.withUTF8 { output.append(contentsOf: $0) }
     }
 
     /// Writes what `node` starts; returns the level of its children when they are to be cleaned.
@@ -386,7 +392,7 @@ struct SanitizerPass {
             return childrenLevel(of: node, hidden: hiddenHere, insideQuote: insideQuote, closing: .nothing)
         }
         output.append(60)
-        output += node.name.utf8
+        writeName(of: node)
         if tagName == .a {
             writeLinkAttributes(of: node)
         } else {
@@ -572,12 +578,12 @@ struct SanitizerPass {
         let end = output.count + LinkSafety.shownTextLimit
         // Most links hold one text: read without a walk.
         if link.children.count == 1, link.children[0].isText {
-            output += link.children[0].data.prefix(end - output.count)
+            output.appendBytes(of: link.children[0].data.prefix(end - output.count))
             return
         }
         link.walkDescendants { child, parent in
             if child.isText {
-                output += child.data.prefix(end - output.count)
+                output.appendBytes(of: child.data.prefix(end - output.count))
                 return output.count >= end ? .stop : .skipChildren
             }
             guard child.isElement, child.namespace == .html, !child.isHTML(tagSets.droppedWithContent) else { return .skipChildren }
