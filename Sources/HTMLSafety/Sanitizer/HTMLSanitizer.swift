@@ -143,12 +143,13 @@ struct SanitizerPass {
     // MARK: - Document
 
     /// `htmlStyleElements`: how many the parser created, when known (the search for them stops
-    /// there); `inputLength`: the size of the markup parsed, room for the output (which is rarely
-    /// larger) reserved at once instead of grown by copies.
+    /// there); `inputLength`: the size of the markup parsed. Room for the output is reserved at
+    /// once instead of grown by copies: one and a half times the input (links gain their target,
+    /// rel and title; the benchmark's output is 1.03 to 1.30 times its input).
     mutating func run(_ document: HTMLNode, htmlStyleElements: Int = .max, inputLength: Int = 32_768) -> [UInt8] {
         output = []
         guard let html = document.children.first(where: { $0.isHTML(known: Self.htmlElement, in: .html) }) else { return [] }
-        output.reserveCapacity(max(inputLength, 4_096))
+        output.reserveCapacity(max(inputLength + inputLength / 2, 4_096))
         // Style sheets from the head first (mail clients put the layout there), then the body.
         for style in htmlStyleElements == 0 ? [] : Self.styleElements(in: html, atMost: htmlStyleElements) {
             var source: [UInt8] = []
