@@ -102,7 +102,8 @@ public enum HTMLSerializer {
     /// re-parsing in other contexts.
     static func escape(_ bytes: [UInt8], inAttribute: Bool, into output: inout [UInt8]) {
         bytes.withUnsafeBufferPointer { buffer in
-            // Runs without anything to escape are copied whole: most text has none.
+            // Runs without anything to escape are copied whole: most text has none. (Rebased to
+            // buffers: appending a slice of one took the generic path.)
             var runStart = 0
             var index = 0
             let stops = inAttribute ? attributeStops : textStops
@@ -141,12 +142,12 @@ public enum HTMLSerializer {
                     index += 1
                     continue
                 }
-                output.append(contentsOf: buffer[runStart..<index])
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index]))
                 replacement.withUTF8Buffer { output.append(contentsOf: $0) }
                 index += width
                 runStart = index
             }
-            output.append(contentsOf: buffer[runStart..<buffer.count])
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<buffer.count]))
         }
     }
 }

@@ -45,8 +45,11 @@ public struct HTMLTokenizer {
     public var allowsCDATA = false
     public private(set) var parseErrors = 0
 
+    /// Tokens ready, `queueStart..<queueEnd`. Emptied by resetting both ends, not by removing the
+    /// (moved-out) entries: `removeAll(keepingCapacity:)` for every token was a few percent of parsing.
     private var queue: [HTMLToken] = []
     private var queueStart = 0
+    private var queueEnd = 0
     private var text: [UInt8] = []
     private var tag = HTMLTag(name: [])
     /// The tag's name as it is read; given to the token at the end, shared when it is a known name.
@@ -103,11 +106,9 @@ public struct HTMLTokenizer {
 
     /// The next token; `.endOfFile` once the input is used up (and again after).
     public mutating func next() -> HTMLToken {
-        while queueStart >= queue.count {
-            if !queue.isEmpty {
-                queue.removeAll(keepingCapacity: true)
-                queueStart = 0
-            }
+        while queueStart >= queueEnd {
+            queueStart = 0
+            queueEnd = 0
             if emittedEOF { return .endOfFile }
             step()
         }
@@ -122,18 +123,29 @@ public struct HTMLTokenizer {
         guard !text.isEmpty else { return }
         // An exact-sized copy for the token (and the text node it becomes); the buffer, still
         // only ours, is kept for the next run.
-        queue.append(.characters(text.withUnsafeBufferPointer { Array($0) }))
+        enqueue(.characters(text.withUnsafeBufferPointer { Array($0) }))
         text.removeAll(keepingCapacity: true)
     }
 
-    private mutating func emit(_ token: HTMLToken) {
+    /// Tokens are consumed, not copied, on their way into the queue (a retain and a release fewer
+    /// for each array a token holds).
+    private mutating func enqueue(_ token: consuming HTMLToken) {
+        if queueEnd < queue.count {
+            queue[queueEnd] = token
+        } else {
+            queue.append(token)
+        }
+        queueEnd += 1
+    }
+
+    private mutating func emit(_ token: consuming HTMLToken) {
         flushText()
-        queue.append(token)
+        enqueue(token)
     }
 
     private mutating func emitEOF() {
         flushText()
-        queue.append(.endOfFile)
+        enqueue(.endOfFile)
         emittedEOF = true
     }
 
@@ -249,7 +261,8 @@ public struct HTMLTokenizer {
         finishAttribute()
         hasAttribute = true
         attributeName.removeAll(keepingCapacity: true)
-        attributeValue.removeAll(keepingCapacity: true)
+        // Usually empty already: its last bytes went to the attribute they were read for.
+        if !attributeValue.isEmpty { attributeValue.removeAll(keepingCapacity: true) }
     }
 
     /// Past this many attributes a tag's names are looked up in a set: a search of the list for
@@ -306,7 +319,10 @@ public struct HTMLTokenizer {
             lastStartTagName = name
             tag.name = name
             tag.knownName = known
-            emit(.startTag(tag))
+            // Handed over: the next `startTag` starts a new one anyway.
+            var finished = HTMLTag(name: [])
+            swap(&finished, &tag)
+            emit(.startTag(finished))
         }
     }
 
@@ -332,7 +348,7 @@ public struct HTMLTokenizer {
                 // Fast path: plain text up to the next '<', '&' or NUL.
                 let start = position
                 position = firstOf(60, 38, 0)
-                if position > start { text += input[start..<position] }
+                if position > start { text.appendBytes(of: input[start..<position]) }
                 switch consume() {
                 case 38?: returnState = .data; state = .characterReference
                 case 60?: state = .tagOpen
@@ -343,7 +359,7 @@ public struct HTMLTokenizer {
             case .rcdata:
                 let start = position
                 position = firstOf(60, 38, 0)
-                if position > start { text += input[start..<position] }
+                if position > start { text.appendBytes(of: input[start..<position]) }
                 switch consume() {
                 case 38?: returnState = .rcdata; state = .characterReference
                 case 60?: state = .rcdataLessThanSign
@@ -354,7 +370,7 @@ public struct HTMLTokenizer {
             case .rawtext, .scriptData:
                 let start = position
                 position = firstOf(60, 0, 0)
-                if position > start { text += input[start..<position] }
+                if position > start { text.appendBytes(of: input[start..<position]) }
                 switch consume() {
                 case 60?: state = state == .rawtext ? .rawtextLessThanSign : .scriptDataLessThanSign
                 case 0?: error(); text += Self.replacement
@@ -572,7 +588,7 @@ public struct HTMLTokenizer {
                 let quote: UInt8 = state == .attributeValueDoubleQuoted ? 34 : 39
                 let start = position
                 position = firstOf(quote, 38, 0)
-                if position > start { attributeValue += input[start..<position] }
+                if position > start { attributeValue.appendBytes(of: input[start..<position]) }
                 switch consume() {
                 case quote?: state = .afterAttributeValueQuoted
                 case 38?: returnState = state; state = .characterReference
@@ -585,7 +601,7 @@ public struct HTMLTokenizer {
                 position = firstStop { b in
                     b == 9 || b == 10 || b == 12 || b == 32 || b == 38 || b == 62 || b == 0 || b == 34 || b == 39 || b == 60 || b == 61 || b == 96
                 }
-                if position > start { attributeValue += input[start..<position] }
+                if position > start { attributeValue.appendBytes(of: input[start..<position]) }
                 switch consume() {
                 case let b? where Self.isWhitespace(b): state = .beforeAttributeName
                 case 38?: returnState = .attributeValueUnquoted; state = .characterReference
@@ -877,7 +893,7 @@ public struct HTMLTokenizer {
                 flushCodePoints(bytes)
                 state = returnState
             }
-        } while queueStart >= queue.count && !emittedEOF
+        } while queueStart >= queueEnd && !emittedEOF
     }
 
     /// The longest name of the table matching here (section 13.2.5.73).

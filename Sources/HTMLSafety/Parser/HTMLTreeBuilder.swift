@@ -8,9 +8,15 @@ public struct HTMLParser {
 
     /// Parses a whole document.
     public static func parseDocument(_ bytes: [UInt8]) -> HTMLNode {
+        parseDocumentCountingStyles(bytes).document
+    }
+
+    /// Also tells how many HTML `style` elements the tree builder created: the sanitizer's search
+    /// for them ends once it has found that many (there can be no more in the tree).
+    static func parseDocumentCountingStyles(_ bytes: [UInt8]) -> (document: HTMLNode, htmlStyleElements: Int) {
         var builder = TreeBuilder(tokenizer: HTMLTokenizer(bytes), inputLength: bytes.count)
         builder.run()
-        return builder.document
+        return (builder.document, builder.htmlStyleElements)
     }
 
     /// Parses a fragment in the context of an element (innerHTML), as section 13.4 describes.
@@ -57,6 +63,8 @@ struct TreeBuilder {
     var skipNextNewline = false
     var contextElement: HTMLNode?
     var stopped = false
+    /// HTML `style` elements created (`HTMLParser.parseDocumentCountingStyles`).
+    var htmlStyleElements = 0
 
     struct FormattingEntry {
         var node: HTMLNode?
@@ -219,7 +227,7 @@ struct TreeBuilder {
         if case .document = place.parent.kind { return }
         // Most text lands after text just inserted: extend it rather than allocate a node to merge.
         if place.before == nil, let last = place.parent.children.last, last.isText {
-            last.data += bytes
+            last.data.appendBytes(of: bytes)
             return
         }
         insert(HTMLNode.text(Array(bytes)), at: place)
@@ -244,8 +252,9 @@ struct TreeBuilder {
         }
     }
 
-    func createElement(_ tag: HTMLTag, namespace: HTMLNamespace) -> HTMLNode {
+    mutating func createElement(_ tag: HTMLTag, namespace: HTMLNamespace) -> HTMLNode {
         let known = tag.tagName
+        if known == .style, namespace == .html { htmlStyleElements += 1 }
         // HTML names are lowercase; SVG ones may have been given their camel case (`foreignObject`).
         let name = known == .unknown || namespace != .html
             ? String(decoding: tag.name, as: UTF8.self) : KnownElementName.lowercaseNames[Int(known.rawValue)]

@@ -3,11 +3,17 @@
 /// Open addressing over an FNV-1a hash; the table is a quarter full at most.
 struct ASCIIKeywordSet: Sendable {
     private let words: [[UInt8]]
+    /// The words end to end, and where each starts (`starts[position + 1]`: where it ends): a
+    /// lookup compares against this one buffer instead of retaining a word's array.
+    private let bytes: [UInt8]
+    private let starts: [Int32]
     private let slots: [Int32]
     private let mask: Int
 
     init(_ list: [String]) {
         words = list.map { Array($0.lowercased().utf8) }
+        bytes = words.flatMap { $0 }
+        starts = words.reduce(into: [0]) { starts, word in starts.append(starts.last! + Int32(word.count)) }
         var size = 16
         while size < list.count * 4 { size *= 2 }
         var slots = [Int32](repeating: -1, count: size)
@@ -26,14 +32,32 @@ struct ASCIIKeywordSet: Sendable {
     func word(at position: Int) -> [UInt8] { words[position] }
 
     /// The word's position in the list given to `init`, compared ASCII-case-insensitively.
-    func index<Bytes: Collection<UInt8>>(of bytes: Bytes) -> Int? {
-        var slot = Self.hash(bytes) & mask
-        while true {
-            let position = Int(slots[slot])
-            if position < 0 { return nil }
-            let word = words[position]
-            if word.count == bytes.count, zip(word, bytes).allSatisfy({ $0 == URLPolicy.lowercased($1) }) { return position }
-            slot = (slot + 1) & mask
+    func index<Bytes: Collection<UInt8>>(of candidate: Bytes) -> Int? {
+        let count = candidate.count
+        var slot = Self.hash(candidate) & mask
+        return slots.withUnsafeBufferPointer { slots in
+            starts.withUnsafeBufferPointer { starts in
+                bytes.withUnsafeBufferPointer { bytes in
+                    while true {
+                        let position = Int(slots[slot])
+                        if position < 0 { return nil }
+                        let start = Int(starts[position])
+                        if Int(starts[position + 1]) - start == count {
+                            var offset = start
+                            var equal = true
+                            for byte in candidate {
+                                if bytes[offset] != URLPolicy.lowercased(byte) {
+                                    equal = false
+                                    break
+                                }
+                                offset += 1
+                            }
+                            if equal { return position }
+                        }
+                        slot = (slot + 1) & mask
+                    }
+                }
+            }
         }
     }
 

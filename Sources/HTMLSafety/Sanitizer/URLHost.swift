@@ -19,10 +19,22 @@ enum URLHost {
     /// on it (empty, a forbidden code point, bytes that are not UTF-8 once decoded, a number
     /// that is not an IPv4 address): such a URL loads nothing.
     static func canonical(_ raw: ArraySlice<UInt8>) -> String? {
-        var needsDecoding = false, needsLowercasing = false
+        // Nearly every host in mail is already canonical: lowercase letters, digits, dots and
+        // hyphens, its last label not a number and no trailing dot. That one is its own result,
+        // read without the copy the general path makes.
+        var needsDecoding = false, needsLowercasing = false, alreadyCanonical = !raw.isEmpty
         for byte in raw {
-            if byte >= 0x80 || byte == 37 { needsDecoding = true } else if byte >= 65, byte <= 90 { needsLowercasing = true }
+            if byte >= 0x80 || byte == 37 {
+                needsDecoding = true
+                alreadyCanonical = false
+            } else if byte >= 65, byte <= 90 {
+                needsLowercasing = true
+                alreadyCanonical = false
+            } else if !(byte >= 97 && byte <= 122 || byte >= 48 && byte <= 57 || byte == 46 || byte == 45) {
+                alreadyCanonical = false
+            }
         }
+        if alreadyCanonical, raw.last != 46, !lastLabelStartsWithDigit(raw) { return String(decoding: raw, as: UTF8.self) }
         var host: [UInt8]
         if needsDecoding {
             guard let mapped = domainToASCII(percentDecoded(raw)) else { return nil }
@@ -120,6 +132,14 @@ enum URLHost {
 
     /// The last label (a trailing dot aside) is digits, or `0x` and hex digits: then the host must
     /// be an IPv4 address, or the URL fails.
+    /// Whether the label after the last dot starts with a digit: every number form does, so a host
+    /// whose last label does not never ends in a number (`endsInANumber`). For a host without a
+    /// trailing dot.
+    static func lastLabelStartsWithDigit(_ host: ArraySlice<UInt8>) -> Bool {
+        let start = (host.lastIndex(of: 46) ?? host.startIndex - 1) + 1
+        return start < host.endIndex && host[start] >= 48 && host[start] <= 57
+    }
+
     static func endsInANumber(_ host: [UInt8]) -> Bool {
         var end = host.count
         if end > 0, host[end - 1] == 46 { end -= 1 }
