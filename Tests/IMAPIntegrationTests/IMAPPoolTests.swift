@@ -125,6 +125,28 @@ struct IMAPPoolTests {
         #expect(await pool.statistics.open == 0)
     }
 
+    /// Issue 20: what a person waits on is told at the first failed attempt, while background work
+    /// goes on waiting through the schedule; stopping the pool stops the attempts at once.
+    @Test func aFailingFastOperationIsToldAtOnceWhileBackgroundWorkWaits() async throws {
+        let pool = Self.pool(backoff: BackoffSchedule([.seconds(600)]),
+                             server: IMAPServer(host: "127.0.0.1", port: 1, security: .implicitTLS, connectTimeout: .seconds(2)))
+        let background = Task { try await pool.withConnection { _ in } }
+        while await pool.statistics.waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        await #expect(throws: IMAPError.self) {
+            try await pool.withConnection(failingFast: true) { _ in }
+        }
+        #expect(await pool.statistics.waiting == 1, "the background operation still waits for the next attempt")
+        // Asked again while the pool waits to try: told at once, nothing new opened.
+        let opened = await pool.statistics.connectionsOpened
+        await #expect(throws: IMAPError.self) {
+            try await pool.withConnection(failingFast: true) { _ in }
+        }
+        #expect(await pool.statistics.connectionsOpened == opened)
+        await pool.shutdown()
+        await #expect(throws: CancellationError.self) { try await background.value }
+        #expect(await pool.statistics.open == 0)
+    }
+
     @Test func idleSeesNewMailAndSurvivesTheWatchdog() async throws {
         let mailbox = "Idle-\(UUID().uuidString.prefix(6))"
         try await IMAPClient.withSession(to: TestServers.server()) { session in

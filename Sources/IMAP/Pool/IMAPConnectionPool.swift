@@ -36,6 +36,9 @@ public actor IMAPConnectionPool {
 
     struct Waiter {
         let id: Int
+        /// The person waits for it (a thread's bodies, an attachment): told at the first failed
+        /// attempt rather than after the whole reconnect schedule.
+        let failsFast: Bool
         let continuation: CheckedContinuation<Connection, any Error>
     }
 
@@ -53,6 +56,9 @@ public actor IMAPConnectionPool {
     /// Busy connections held by an IDLE: they come back only when the IDLE ends, so waiters do not
     /// count on them when no new connection can be opened.
     private var held: Set<Int> = []
+    /// Why the last attempt to connect failed, while the pool waits to try again (cleared by a
+    /// connection that gets through).
+    private var reconnectFailure: (any Error)?
     private var waiters: [Waiter] = []
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var nextID = 0
@@ -79,13 +85,17 @@ public actor IMAPConnectionPool {
 
     /// Runs `body` on a pooled connection. The body runs in the connection's task; cancelling the
     /// caller is passed on to the session, which abandons the command and closes the connection.
-    public func withConnection<Result: Sendable>(_ body: @escaping @Sendable (IMAPSession) async throws -> Result) async throws -> Result {
-        try await withConnection(holding: false, body)
+    /// `failingFast`: for what a person waits on; when the server cannot be reached it fails at the
+    /// first failed attempt instead of waiting through the reconnect schedule (background work waits).
+    public func withConnection<Result: Sendable>(failingFast: Bool = false,
+                                                 _ body: @escaping @Sendable (IMAPSession) async throws -> Result) async throws -> Result {
+        try await withConnection(holding: false, failingFast: failingFast, body)
     }
 
     /// `holding`: the body keeps the connection for a long time (IDLE), see `held`.
-    func withConnection<Result: Sendable>(holding: Bool, _ body: @escaping @Sendable (IMAPSession) async throws -> Result) async throws -> Result {
-        let connection = try await acquire()
+    func withConnection<Result: Sendable>(holding: Bool, failingFast: Bool = false,
+                                          _ body: @escaping @Sendable (IMAPSession) async throws -> Result) async throws -> Result {
+        let connection = try await acquire(failingFast: failingFast)
         if holding { held.insert(connection.id) }
         let cancelled = NIOLockedValueBox(false)
         return try await withTaskCancellationHandler {
@@ -117,7 +127,8 @@ public actor IMAPConnectionPool {
         router.set(handler, for: mailbox)
     }
 
-    /// Closes every connection (LOGOUT) and fails waiting operations.
+    /// Closes every connection (LOGOUT) and fails waiting operations; a connection still trying to
+    /// connect (waiting out its backoff) is stopped.
     public func shutdown() async {
         isShutDown = true
         for waiter in waiters { waiter.continuation.resume(throwing: CancellationError()) }
@@ -125,13 +136,14 @@ public actor IMAPConnectionPool {
         for connection in idle { connection.jobs.finish() }
         idle.removeAll()
         for connection in busy.values { connection.jobs.finish() }
+        for id in connecting { tasks[id]?.cancel() }
         let running = Array(tasks.values)
         for task in running { await task.value }
     }
 
     // MARK: - Handing out connections
 
-    private func acquire() async throws -> Connection {
+    private func acquire(failingFast: Bool) async throws -> Connection {
         guard !isShutDown else { throw CancellationError() }
         while let connection = idle.popLast() {
             let stale = connection.lastUsed.withLockedValue { ContinuousClock.now - $0 > maxIdleTime }
@@ -143,12 +155,14 @@ public actor IMAPConnectionPool {
             busy[connection.id] = connection
             return connection
         }
+        // The server was out of reach at the last attempt and the pool is waiting to try again.
+        if failingFast, let failure = reconnectFailure { throw failure }
         if openCount < maxConnections { openConnection() }
         let waiterID = nextID
         nextID += 1
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                waiters.append(Waiter(id: waiterID, continuation: continuation))
+                waiters.append(Waiter(id: waiterID, failsFast: failingFast, continuation: continuation))
             }
         } onCancel: {
             Task { await self.cancelWaiter(waiterID) }
@@ -193,6 +207,7 @@ public actor IMAPConnectionPool {
     }
 
     private func connectionReady(_ connection: Connection) {
+        reconnectFailure = nil
         connecting.remove(connection.id)
         handOut(connection)
     }
@@ -207,6 +222,14 @@ public actor IMAPConnectionPool {
         }
     }
 
+    /// An attempt to connect failed and will be tried again after a wait: the operations a person
+    /// waits on get the error now.
+    private func attemptFailed(_ error: any Error) {
+        reconnectFailure = error
+        for waiter in waiters where waiter.failsFast { waiter.continuation.resume(throwing: error) }
+        waiters.removeAll { $0.failsFast }
+    }
+
     private func connectionEnded(_ connection: Connection, error: (any Error)?, wasReady: Bool) {
         connecting.remove(connection.id)
         busy[connection.id] = nil
@@ -214,6 +237,8 @@ public actor IMAPConnectionPool {
         idle.removeAll { $0.id == connection.id }
         tasks[connection.id] = nil
         if let error, !wasReady {
+            // The schedule is over: the next operation tries afresh.
+            reconnectFailure = nil
             // Every attempt failed: with no other connection to serve them (an IDLE's comes back
             // only when it ends), waiters get the error.
             if openCount - held.count == 0 {
@@ -254,6 +279,7 @@ public actor IMAPConnectionPool {
             guard !wasReady, let error = lastError, (error as? IMAPError)?.isRetryable == true, attempt < backoff.delays.count,
                   !Task.isCancelled else { break }
             logger.info("IMAP connection failed, retrying", metadata: ["error": "\(error)", "in": "\(backoff.delays[attempt])"])
+            await pool.attemptFailed(error)
             try? await Task.sleep(for: backoff.delays[attempt])
             attempt += 1
         }

@@ -320,7 +320,7 @@ public struct AccountSynchronizer: Sendable {
         let store = store
         let since = now().addingTimeInterval(-Double(account.syncWindowDays) * 86_400)
         let now = now()
-        return try await connections.withConnection { session in
+        return try await connections.withConnection(failingFast: true) { session in
             try await locks.withLock(Self.lockName(stored)) {
                 let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id,
                                                       keepOrphans: account.provider == .gmail, since: since,
@@ -335,7 +335,7 @@ public struct AccountSynchronizer: Sendable {
         guard !requests.isEmpty else { return 0 }
         let store = store
         let now = now()
-        return try await connections.withConnection { session in
+        return try await connections.withConnection(failingFast: true) { session in
             var fetched = 0
             for (path, inFolder) in Dictionary(grouping: requests, by: \.folderPath) {
                 try await session.select(MailboxPath(path), readOnly: true)

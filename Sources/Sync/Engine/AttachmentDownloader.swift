@@ -29,7 +29,7 @@ public struct AttachmentDownloader: Sendable {
         let encoding = (location.attachment.transferEncoding ?? "7bit").lowercased()
         let section = location.attachment.partId
         let sliceBytes = sliceBytes
-        return try await connections.withConnection { session in
+        return try await connections.withConnection(failingFast: true) { session in
             try await session.select(MailboxPath(location.folderPath), readOnly: true)
             var raw: [UInt8] = []
             while true {
