@@ -49,7 +49,8 @@ struct LiveMailSynchronizer: MailSynchronizing {
 
 extension IMAPError {
     var asTernError: TernError {
-        isRetryable ? .connectionLost(description) : .serverFailure(description)
+        if case .credentialUnavailable(let error) = self { return error }
+        return isRetryable ? .connectionLost(description) : .serverFailure(description)
     }
 }
 

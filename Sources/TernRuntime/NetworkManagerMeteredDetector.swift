@@ -2,7 +2,7 @@ import Foundation
 import TernCore
 
 /// PLATFORM.md's "metered connection": NetworkManager's `Metered` property over D-Bus (`busctl`),
-/// read once per process. Nil (not known) when NetworkManager or busctl is not there.
+/// read at most every 30 s. Nil (not known) when NetworkManager or busctl is not there.
 struct NetworkManagerMeteredDetector: MeteredConnectionDetecting {
     /// NMMetered: 0 unknown, 1 yes, 2 no, 3 guess yes, 4 guess no.
     static func metered(fromBusctlOutput output: String) -> Bool? {
@@ -16,12 +16,25 @@ struct NetworkManagerMeteredDetector: MeteredConnectionDetecting {
     }
 
     func isMetered() async -> Bool? {
-        await Self.cached.value
+        await Self.answers.current()
     }
 
-    private static let cached = Task<Bool?, Never> { query() }
+    /// Asked again after 30 s: stage D checks before every batch, and a laptop moves between
+    /// networks while `tern serve` runs (issue 20).
+    private static let answers = MeteredAnswers()
 
-    private static func query() -> Bool? {
+    actor MeteredAnswers {
+        private var last: (answer: Bool?, at: ContinuousClock.Instant)?
+
+        func current() -> Bool? {
+            if let last, ContinuousClock.now - last.at < .seconds(30) { return last.answer }
+            let answer = NetworkManagerMeteredDetector.query()
+            last = (answer, .now)
+            return answer
+        }
+    }
+
+    fileprivate static func query() -> Bool? {
         let candidates = ["/usr/bin/busctl", "/bin/busctl"]
         guard let busctl = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
         let process = Process()

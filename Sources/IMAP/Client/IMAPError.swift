@@ -1,4 +1,5 @@
 import MailTransport
+import TernCore
 
 /// Why an IMAP operation failed, typed so callers react right: the sync engine refreshes a token on
 /// `.authenticationFailed`, retries `.network` and `.timeout` with backoff, shows `.server` text, and
@@ -17,6 +18,9 @@ public enum IMAPError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupported(String)
     /// An argument Tern refuses to send (a control character in a mailbox name).
     case invalidArgument(String)
+    /// The credential to log in with could not be had for now (a password command that failed,
+    /// a token endpoint out of reach): retried like a dropped connection, worded as itself.
+    case credentialUnavailable(TernError)
 
     public var description: String {
         switch self {
@@ -29,6 +33,7 @@ public enum IMAPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .connectionClosed: "the server closed the connection"
         case .unsupported(let name): "the server does not support \(name)"
         case .invalidArgument(let text): "invalid argument: \(text)"
+        case .credentialUnavailable(let error): error.message
         }
     }
 
@@ -44,7 +49,7 @@ public enum IMAPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Worth trying again later (FR-SYNC-09 backoff), as opposed to a refusal that will not change.
     public var isRetryable: Bool {
         switch self {
-        case .network, .timeout, .connectionClosed: true
+        case .network, .timeout, .connectionClosed, .credentialUnavailable: true
         case .server(let status, _): status == .bye
         default: false
         }

@@ -19,10 +19,15 @@ extension IMAPConnectionPool {
         let task = Task {
             setEventHandler(for: mailbox.name) { continuation.yield($0) }
             defer { setEventHandler(for: mailbox.name, nil) }
+            // A connection handed out dead (its close not yet seen) fails before IDLE starts: tried
+            // once more at once; a failure to connect at all is the pool's schedule, already run.
+            var handedOutDead = 0
             while !stop.withLockedValue({ $0 }), !Task.isCancelled {
                 let established = NIOLockedValueBox(false)
+                let acquired = NIOLockedValueBox(false)
                 do {
                     try await withConnection(holding: true) { session in
+                        acquired.withLockedValue { $0 = true }
                         try await session.select(mailbox, readOnly: true)
                         try await session.loadSequenceMap()
                         established.withLockedValue { $0 = true }
@@ -36,11 +41,15 @@ extension IMAPConnectionPool {
                     }
                     break
                 } catch let error as IMAPError where error.isRetryable {
-                    // Not established: the pool went through its whole schedule to connect.
                     guard established.withLockedValue({ $0 }) else {
+                        if acquired.withLockedValue({ $0 }), handedOutDead == 0 {
+                            handedOutDead += 1
+                            continue
+                        }
                         continuation.finish(throwing: error)
                         return
                     }
+                    handedOutDead = 0
                     logger.info("IDLE connection dropped, reconnecting", metadata: ["mailbox": "\(mailbox)", "error": "\(error)"])
                     reconnecting?(error)
                     // A server that drops each IDLE as it starts is not asked again at once.

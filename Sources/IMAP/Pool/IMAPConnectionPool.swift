@@ -156,7 +156,7 @@ public actor IMAPConnectionPool {
             return connection
         }
         // The server was out of reach at the last attempt and the pool is waiting to try again.
-        if failingFast, let failure = reconnectFailure { throw failure }
+        if failingFast, let failure = reconnectFailure, busy.count == held.count { throw failure }
         if openCount < maxConnections { openConnection() }
         let waiterID = nextID
         nextID += 1
@@ -187,7 +187,10 @@ public actor IMAPConnectionPool {
         }
     }
 
-    private func openConnection() {
+    /// `inheriting`: the new connection's task keeps the task locals of the operation that needs it
+    /// (the sync whose login states it reports); a replacement opened as another connection ends
+    /// is detached, so it reports to no one.
+    private func openConnection(inheriting: Bool = true) {
         let id = nextID
         nextID += 1
         connecting.insert(id)
@@ -200,10 +203,11 @@ public actor IMAPConnectionPool {
         let backoff = backoff
         let logger = logger
         let router = router
-        tasks[id] = Task {
+        let run: @Sendable () async -> Void = {
             await Self.runConnection(connection, jobs: jobs, server: server, credentials: credentials, backoff: backoff,
                                      router: router, logger: logger, pool: self)
         }
+        tasks[id] = inheriting ? Task { await run() } : Task.detached { await run() }
     }
 
     private func connectionReady(_ connection: Connection) {
@@ -226,6 +230,8 @@ public actor IMAPConnectionPool {
     /// waits on get the error now.
     private func attemptFailed(_ error: any Error) {
         reconnectFailure = error
+        // A busy connection that is not an IDLE's comes back soon and serves them.
+        guard busy.count == held.count else { return }
         for waiter in waiters where waiter.failsFast { waiter.continuation.resume(throwing: error) }
         waiters.removeAll { $0.failsFast }
     }
@@ -246,7 +252,7 @@ public actor IMAPConnectionPool {
                 waiters.removeAll()
             }
         } else if !waiters.isEmpty, openCount < maxConnections, !isShutDown {
-            openConnection()
+            openConnection(inheriting: false)
         }
     }
 
@@ -263,6 +269,8 @@ public actor IMAPConnectionPool {
                 try await IMAPClient.withSession(to: server, logger: logger) { session in
                     session.eventSink = { mailbox, event in router.dispatch(event, for: mailbox) }
                     try await session.authenticate(with: credentials)
+                    // RFC 5161: ENABLE before any SELECT; jobs on this connection may select first.
+                    if session.hasCapability("QRESYNC") { _ = try? await session.enable(["QRESYNC"]) }
                     connection.channel.withLockedValue { $0 = session.channel }
                     wasReady = true
                     await pool.connectionReady(connection)
@@ -281,6 +289,7 @@ public actor IMAPConnectionPool {
             logger.info("IMAP connection failed, retrying", metadata: ["error": "\(error)", "in": "\(backoff.delays[attempt])"])
             await pool.attemptFailed(error)
             try? await Task.sleep(for: backoff.delays[attempt])
+            if Task.isCancelled { break }
             attempt += 1
         }
         await pool.connectionEnded(connection, error: lastError, wasReady: wasReady)

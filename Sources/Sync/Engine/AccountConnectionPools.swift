@@ -66,15 +66,29 @@ extension IMAPCredentialSource {
         let current = current
         let authenticating: @Sendable () async throws -> IMAPCredential = {
             SyncStateReporter.ofTask?.move(to: .authenticating)
-            return try await current()
+            return try await Self.temporaryAsRetryable(current)
         }
         guard let refresh else { return IMAPCredentialSource(current: authenticating) }
         return IMAPCredentialSource(current: authenticating, refresh: {
             let states = SyncStateReporter.ofTask
             states?.move(to: .tokenRefresh)
-            let fresh = try await refresh()
+            let fresh = try await Self.temporaryAsRetryable(refresh)
             states?.move(to: .authenticating)
             return fresh
         })
+    }
+
+    /// A credential that cannot be had for now (a failed password command, a token endpoint out of
+    /// reach or failing) is retried with the connection; a sign-in the provider refused needs the
+    /// person and ends the watch (FR-SYNC-04: deactivated, Error).
+    static func temporaryAsRetryable(_ credential: @Sendable () async throws -> IMAPCredential) async throws -> IMAPCredential {
+        do {
+            return try await credential()
+        } catch let error as TernError {
+            switch error {
+            case .secretUnavailable, .serverFailure, .connectionLost: throw IMAPError.credentialUnavailable(error)
+            default: throw error
+            }
+        }
     }
 }

@@ -97,7 +97,11 @@ public struct AccountSynchronizer: Sendable {
         let (wakeups, wake) = AsyncStream<Bool>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let events = pool.idleEvents(mailbox: "INBOX", reconnecting: { error in
             states.move(to: .connecting, detail: "\(error); reconnecting")
-        }, established: { wake.yield(false) })
+        }, established: {
+            // Listening once IDLE is established (`tern status` clears the announced retry then).
+            states.move(to: .listening)
+            wake.yield(false)
+        })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for try await _ in events { wake.yield(false) }
@@ -105,16 +109,25 @@ public struct AccountSynchronizer: Sendable {
             }
             if let catchUp {
                 group.addTask {
+                    // A whole pass when a pause has just ended (or the watch starts with folders the
+                    // sync before it left paused), not every recheck: a paused folder that fails for
+                    // another reason would otherwise be synced every 15 s.
+                    var wasPaused = true
                     while true {
                         try await Task.sleep(for: catchUpRecheck)
-                        let paused = try await store.folders(accountId: account.id).contains { $0.catchUpStatus == .paused }
-                        if paused, await catchUp.pause(accountId: account.id) == nil { wake.yield(true) }
+                        guard await catchUp.pause(accountId: account.id) == nil else {
+                            wasPaused = true
+                            continue
+                        }
+                        if wasPaused, try await store.folders(accountId: account.id).contains(where: { $0.isSyncable && $0.catchUpStatus == .paused }) {
+                            wake.yield(true)
+                        }
+                        wasPaused = false
                     }
                 }
             }
             group.addTask {
                 var announced = false
-                states.move(to: .listening)
                 for await whole in wakeups {
                     let report: SyncReport
                     do {
