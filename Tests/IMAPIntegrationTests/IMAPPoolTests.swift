@@ -147,6 +147,19 @@ struct IMAPPoolTests {
         #expect(await pool.statistics.open == 0)
     }
 
+    /// Issue 20: a connection nobody uses logs out after `maxIdleTime` instead of staying logged in
+    /// until the server drops it.
+    @Test func anIdleConnectionLogsOutAfterItsIdleTime() async throws {
+        let pool = IMAPConnectionPool(server: TestServers.server(),
+                                      credentials: .fixed(.password(username: "carol@tern.test", password: TestServers.password)),
+                                      maxIdleTime: .milliseconds(300))
+        try await pool.withConnection { session in _ = try await session.noop() }
+        #expect(await pool.statistics.open == 1)
+        while await pool.statistics.open > 0 { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(await pool.statistics.connectionsOpened == 1)
+        await pool.shutdown()
+    }
+
     @Test func idleSeesNewMailAndSurvivesTheWatchdog() async throws {
         let mailbox = "Idle-\(UUID().uuidString.prefix(6))"
         try await IMAPClient.withSession(to: TestServers.server()) { session in

@@ -184,7 +184,26 @@ public actor IMAPConnectionPool {
             waiters.removeFirst().continuation.resume(returning: connection)
         } else {
             idle.append(connection)
+            scheduleIdleClose(connection)
         }
+    }
+
+    /// A connection left idle for `maxIdleTime` logs out, so a long-running process does not keep
+    /// up to five logged-in connections per account until the server drops them (a provider counts
+    /// them against its limit). One that was used meanwhile is left alone.
+    private func scheduleIdleClose(_ connection: Connection) {
+        let after = maxIdleTime
+        Task.detached { [weak self] in
+            try? await Task.sleep(for: after)
+            await self?.closeIfIdle(connection)
+        }
+    }
+
+    private func closeIfIdle(_ connection: Connection) {
+        guard let index = idle.firstIndex(where: { $0.id == connection.id }),
+              connection.lastUsed.withLockedValue({ ContinuousClock.now - $0 >= maxIdleTime }) else { return }
+        idle.remove(at: index)
+        connection.jobs.finish()  // logs out and ends its task
     }
 
     /// `inheriting`: the new connection's task keeps the task locals of the operation that needs it
