@@ -60,26 +60,10 @@ struct SearchIndexLimitTests {
         }
         #expect(noted?.hasPrefix("text not indexed") == true)
     }
-}
 
-/// Issue 20, FR-SYNC-04 Indexing: messages whose search entry is missing (an indexing that failed
-/// or was interrupted) are indexed again from what is stored by the sync's Indexing step and found
-/// afterwards; the others are left alone.
-struct SearchIndexRepairTests {
-    let database: TernDatabase
-    let account = Fixtures.account()
-    let inbox: Folder
-
-    init() throws {
-        database = try TernDatabase.temporary()
-        var inbox = Folder(accountId: account.id, path: "INBOX", folderType: .inbox)
-        try database.writer.write { [account] db in
-            try account.insert(db)
-            try inbox.insert(db)
-        }
-        self.inbox = inbox
-    }
-
+    /// Issue 20, FR-SYNC-04 Indexing: messages whose search entry is missing (an indexing that
+    /// failed or was interrupted) are indexed again from what is stored by the sync's Indexing step
+    /// and found afterwards; the others are left alone.
     @Test func missingEntriesAreIndexedAgainAndFound() async throws {
         let messages = (1...3).map { uid in
             var email = Fixtures.email(accountId: account.id, messageId: "r\(uid)@x", dedupKey: "repair-\(uid)")
@@ -87,7 +71,7 @@ struct SearchIndexRepairTests {
             email.bodyPlain = "The quarterly\(uid) figures."
             return IncomingMessage(email: email, uid: Int64(uid), searchText: "The quarterly\(uid) figures.")
         }
-        try await SQLiteMessageStore(database: database).store(messages, folderId: inbox.id!)
+        try await store.store(messages, folderId: inbox.id!)
         // Two entries lost, as a killed indexing leaves them.
         try await database.writer.write { db in
             let lost = "SELECT id FROM email WHERE subject IN ('Repair 1', 'Repair 2')"

@@ -283,8 +283,6 @@ public struct AccountSynchronizer: Sendable {
         do {
             return try await connections.withConnection { session in
                 started.withLock { $0 = true }
-                // RFC 7162: a caught-up folder is then resynchronized from its SELECT (`resynchronize`).
-                if session.hasCapability("QRESYNC"), !session.enabled.contains("QRESYNC") { _ = try? await session.enable(["QRESYNC"]) }
                 var report = report
                 try await locks.withLock(Self.lockName(folder)) { try await body(session, &report) }
                 return report
