@@ -291,7 +291,8 @@ def test_archive_then_undo_from_the_toast_leaves_the_server_untouched(browser, s
     open_thread_by_name(browser, site, f"Thread {stamp}")
     by_xpath(browser, "//div[@role='toolbar']//button[normalize-space()='Archive']").click()
     undo = by_xpath(browser, "//div[@role='status']//button[normalize-space()='Undo']")
-    assert "archived" in browser.find_element("id", "toasts").text
+    # Read once the toast has faded in: Selenium's visible text of an element at opacity 0 is empty.
+    assert wait_until(lambda: "archived" in browser.find_element("id", "toasts").text), browser.find_element("id", "toasts").get_attribute("textContent")
     assert wait_until(lambda: browser.execute_script("return location.search") == "")  # back to the list
     undo.click()
     by_xpath(browser, "//div[@role='status']//*[contains(., 'restored')]")
