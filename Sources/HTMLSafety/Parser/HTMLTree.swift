@@ -1,0 +1,375 @@
+/// A node's place in its `HTMLTree`.
+struct NodeID: Hashable, Sendable {
+    let index: Int32
+
+    init(_ index: Int32) { self.index = index }
+    init(_ index: Int) { self.index = Int32(index) }
+
+    /// "No node" in a link field.
+    static let none = NodeID(Int32(-1))
+    var exists: Bool { index >= 0 }
+}
+
+/// The parsed document as one array of value-type nodes linked by position: what the tree
+/// builder builds and the sanitizer, the text extractor and the quote detector read.
+///
+/// Why not a class per node (`HTMLNode`, kept as the public tree for tests and tools): building,
+/// walking and releasing a tree of objects was about a third of sanitizing a message (an
+/// allocation, reference counting on every step of every walk, and a release per node at the end;
+/// issue 21's "faster than nh3"). Here a tree is one allocation that grows, walks are index steps,
+/// and releasing it frees a few arrays. Children are linked lists (first and last child, previous
+/// and next sibling), so the tree builder's moves (foster parenting before a table, the adoption
+/// agency) are O(1) and need no search of a parent's children.
+struct HTMLTree {
+    struct Node {
+        let kind: HTMLNode.Kind
+        /// `name` numbered for `HTMLTagSet` tests (0: a name Tern does not know, or not an element).
+        let nameIndex: UInt8
+        let namespace: HTMLNamespace
+        var parent = NodeID.none
+        var firstChild = NodeID.none
+        var lastChild = NodeID.none
+        var previousSibling = NodeID.none
+        var nextSibling = NodeID.none
+        /// A `<template>`'s contents: a fragment node outside the tree, as in the DOM.
+        var templateContents = NodeID.none
+        /// Element local name, lowercased for HTML (SVG names keep their adjusted case); empty for
+        /// other nodes.
+        var name: String
+        var attributes: [HTMLAttribute]
+        /// Text or comment data (UTF-8).
+        var data: [UInt8]
+
+        var isElement: Bool { if case .element = kind { true } else { false } }
+        var isText: Bool { if case .text = kind { true } else { false } }
+        var tagName: HTMLTagName { HTMLTagName(rawValue: nameIndex) ?? .unknown }
+        /// Whether this is an HTML element named in `names`.
+        func isHTML(_ names: HTMLTagSet) -> Bool { namespace == .html && isElement && names.contains(index: nameIndex) }
+        /// For a set of names that are all `KnownElementName.names`.
+        func isHTML(known names: HTMLTagSet, in namespace: HTMLNamespace) -> Bool {
+            self.namespace == namespace && isElement && names.contains(index: nameIndex)
+        }
+        func isHTML(_ name: HTMLTagName) -> Bool { namespace == .html && isElement && nameIndex == name.rawValue && name != .unknown }
+    }
+
+    private(set) var nodes: [Node] = []
+    /// The doctype nodes' identifiers (a document has one at most, usually).
+    private(set) var doctypes: [Int32: HTMLNode.Doctype] = [:]
+
+    /// The document node, made first.
+    static let document = NodeID(Int32(0))
+
+    /// A tree holding a document node, with room for `expectedNodes`.
+    init(expectedNodes: Int = 0) {
+        nodes.reserveCapacity(max(16, expectedNodes))
+        nodes.append(Node(kind: .document, nameIndex: 0, namespace: .html, name: "", attributes: [], data: []))
+    }
+
+    var count: Int { nodes.count }
+
+    /// Reads or changes one node in place (no copy of its name, attributes or data).
+    subscript(id: NodeID) -> Node {
+        _read { yield nodes[Int(id.index)] }
+        _modify { yield &nodes[Int(id.index)] }
+    }
+
+    // MARK: - Making nodes (not yet in the tree)
+
+    mutating func makeElement(name: String, nameIndex: UInt8, namespace: HTMLNamespace, attributes: [HTMLAttribute]) -> NodeID {
+        let id = make(Node(kind: .element, nameIndex: nameIndex, namespace: namespace, name: name, attributes: attributes, data: []))
+        if namespace == .html, HTMLTagName(rawValue: nameIndex) == .template {
+            let contents = makeFragment()
+            self[id].templateContents = contents
+        }
+        return id
+    }
+
+    /// An element by name (tests, fragment contexts, implied elements).
+    mutating func makeElement(_ name: String, namespace: HTMLNamespace = .html, attributes: [HTMLAttribute] = []) -> NodeID {
+        makeElement(name: name, nameIndex: KnownElementName.index(of: name), namespace: namespace, attributes: attributes)
+    }
+
+    mutating func makeText(_ data: [UInt8]) -> NodeID {
+        make(Node(kind: .text, nameIndex: 0, namespace: .html, name: "", attributes: [], data: data))
+    }
+
+    mutating func makeComment(_ data: [UInt8]) -> NodeID {
+        make(Node(kind: .comment, nameIndex: 0, namespace: .html, name: "", attributes: [], data: data))
+    }
+
+    mutating func makeFragment() -> NodeID {
+        make(Node(kind: .fragment, nameIndex: 0, namespace: .html, name: "", attributes: [], data: []))
+    }
+
+    mutating func makeDoctype(_ doctype: HTMLNode.Doctype) -> NodeID {
+        let id = make(Node(kind: .doctype, nameIndex: 0, namespace: .html, name: "", attributes: [], data: []))
+        doctypes[id.index] = doctype
+        return id
+    }
+
+    func doctype(_ id: NodeID) -> HTMLNode.Doctype? { doctypes[id.index] }
+
+    private mutating func make(_ node: Node) -> NodeID {
+        nodes.append(node)
+        return NodeID(nodes.count - 1)
+    }
+
+    // MARK: - Tree changes (the DOM's, with its merging of adjacent text)
+
+    /// Appends `child` (taken from where it was) as the last child of `parent`. Text after text
+    /// merges into it, as the DOM's "insert a character" does; the merged node is left unused.
+    mutating func append(_ child: NodeID, to parent: NodeID) {
+        detach(child)
+        let last = self[parent].lastChild
+        if self[child].isText, last.exists, self[last].isText {
+            mergeText(of: child, into: last)
+            return
+        }
+        link(child, parent: parent, after: last, before: .none)
+    }
+
+    /// Inserts `child` before `reference`, a child of `parent`; appends when `reference` is
+    /// `.none` or not a child of `parent`.
+    mutating func insert(_ child: NodeID, before reference: NodeID, in parent: NodeID) {
+        guard reference.exists, self[reference].parent == parent else {
+            append(child, to: parent)
+            return
+        }
+        detach(child)
+        let previous = self[reference].previousSibling
+        if self[child].isText, previous.exists, self[previous].isText {
+            mergeText(of: child, into: previous)
+            return
+        }
+        link(child, parent: parent, after: previous, before: reference)
+    }
+
+    /// Appends text to `parent`: to its last child when that is text, else as a new text node.
+    mutating func appendText(_ bytes: ArraySlice<UInt8>, to parent: NodeID) {
+        let last = self[parent].lastChild
+        if last.exists, self[last].isText {
+            self[last].data.appendBytes(of: bytes)
+        } else {
+            append(makeText(Array(bytes)), to: parent)
+        }
+    }
+
+    private mutating func mergeText(of child: NodeID, into text: NodeID) {
+        var moved: [UInt8] = []
+        swap(&moved, &self[child].data)
+        self[text].data += moved
+    }
+
+    private mutating func link(_ child: NodeID, parent: NodeID, after previous: NodeID, before next: NodeID) {
+        self[child].parent = parent
+        self[child].previousSibling = previous
+        self[child].nextSibling = next
+        if previous.exists { self[previous].nextSibling = child } else { self[parent].firstChild = child }
+        if next.exists { self[next].previousSibling = child } else { self[parent].lastChild = child }
+    }
+
+    /// Takes `node` out of its parent's children (no-op when it has no parent).
+    mutating func detach(_ node: NodeID) {
+        let parent = self[node].parent
+        guard parent.exists else { return }
+        let previous = self[node].previousSibling, next = self[node].nextSibling
+        if previous.exists { self[previous].nextSibling = next } else { self[parent].firstChild = next }
+        if next.exists { self[next].previousSibling = previous } else { self[parent].lastChild = previous }
+        self[node].parent = .none
+        self[node].previousSibling = .none
+        self[node].nextSibling = .none
+    }
+
+    /// Moves every child of `node` to the end of `other`'s (the adoption agency's "append all
+    /// children"), merging text at the seam as appending one by one would.
+    mutating func moveChildren(of node: NodeID, to other: NodeID) {
+        var child = self[node].firstChild
+        while child.exists {
+            let next = self[child].nextSibling
+            append(child, to: other)
+            child = next
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The children of `node` in order (a template element's own children, not its contents).
+    func children(of node: NodeID) -> Children { Children(tree: self, upcoming: self[node].firstChild) }
+
+    struct Children: Sequence, IteratorProtocol {
+        let tree: HTMLTree
+        var upcoming: NodeID
+
+        mutating func next() -> NodeID? {
+            guard upcoming.exists else { return nil }
+            defer { upcoming = tree[upcoming].nextSibling }
+            return upcoming
+        }
+    }
+
+    /// The first child of `node` for which `matches` holds.
+    func firstChild(of node: NodeID, where matches: (Node) -> Bool) -> NodeID? {
+        var child = self[node].firstChild
+        while child.exists {
+            if matches(self[child]) { return child }
+            child = self[child].nextSibling
+        }
+        return nil
+    }
+
+    /// The only child of `node`, when it has exactly one.
+    func onlyChild(of node: NodeID) -> NodeID? {
+        let first = self[node].firstChild
+        guard first.exists, !self[first].nextSibling.exists else { return nil }
+        return first
+    }
+
+    func attribute(_ node: NodeID, _ name: String) -> String? {
+        for attribute in self[node].attributes where attribute.namespace == nil && attribute.name.elementsEqual(name.utf8) {
+            return String(decoding: attribute.value, as: UTF8.self)
+        }
+        return nil
+    }
+
+    /// The value's bytes, without building a `String`.
+    func attributeBytes(_ node: NodeID, _ name: StaticString) -> [UInt8]? {
+        name.withUTF8Buffer { key in
+            // Lengths first: the sanitizer asks several names of every element, and most differ in length.
+            self[node].attributes.withUnsafeBufferPointer { attributes in
+                for index in attributes.indices where attributes[index].name.count == key.count
+                    && attributes[index].namespace == nil && attributes[index].name.elementsEqual(key) {
+                    return attributes[index].value
+                }
+                return nil
+            }
+        }
+    }
+
+    /// Appends the text of `node` and its descendants, up to `limit` bytes (a multi-byte
+    /// character at the cut is cut too).
+    func appendText(of node: NodeID, to output: inout [UInt8], limit: Int = .max) {
+        let end = limit > Int.max - output.count ? Int.max : output.count + limit
+        if self[node].isText {
+            output.appendBytes(of: self[node].data.prefix(end - output.count))
+            return
+        }
+        walkDescendants(of: node) { descendant, _ in
+            guard self[descendant].isText else { return .descend }
+            output.appendBytes(of: self[descendant].data.prefix(end - output.count))
+            return output.count >= end ? .stop : .descend
+        }
+    }
+
+    func textContent(_ node: NodeID) -> String {
+        var text: [UInt8] = []
+        appendText(of: node, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Visits the descendants of `root` depth first, in document order, without recursion (a deep
+    /// tree overflowed a secondary thread's stack; issue 21): `enter` gets each node and its parent,
+    /// `leave` each node `enter` descended into, after its descendants. `templates`: a template's
+    /// contents are walked as its children (serializing does).
+    func walkDescendants(of root: NodeID, templates: Bool = false, enter: (_ node: NodeID, _ parent: NodeID) -> HTMLNode.WalkStep,
+                         leave: (NodeID) -> Void = { _ in }) {
+        func firstChild(_ node: NodeID) -> NodeID {
+            if templates, self[node].templateContents.exists { return self[self[node].templateContents].firstChild }
+            return self[node].firstChild
+        }
+        /// The node whose children are being walked; with templates, the template element rather
+        /// than its contents fragment.
+        var parents: [NodeID] = [root]
+        var next = firstChild(root)
+        while true {
+            guard next.exists else {
+                guard parents.count > 1 else { return }
+                let finished = parents.removeLast()
+                leave(finished)
+                next = self[finished].nextSibling
+                continue
+            }
+            let node = next
+            switch enter(node, parents[parents.count - 1]) {
+            case .stop: return
+            case .skipChildren: next = self[node].nextSibling
+            case .descend:
+                let child = firstChild(node)
+                if child.exists {
+                    parents.append(node)
+                    next = child
+                } else {
+                    leave(node)
+                    next = self[node].nextSibling
+                }
+            }
+        }
+    }
+
+    // MARK: - The public tree
+
+    /// `node` and its descendants as `HTMLNode`s, the tree tests and tools read.
+    func makeDOM(_ node: NodeID = HTMLTree.document) -> HTMLNode {
+        let root = domNode(node)
+        var pending: [(NodeID, HTMLNode)] = [(node, root)]
+        while let (id, dom) = pending.popLast() {
+            var child = self[id].firstChild
+            while child.exists {
+                let made = domNode(child)
+                dom.append(made)
+                pending.append((child, made))
+                child = self[child].nextSibling
+            }
+            let contents = self[id].templateContents
+            if contents.exists {
+                let made = HTMLNode.fragment()
+                dom.templateContents = made
+                pending.append((contents, made))
+            }
+        }
+        return root
+    }
+
+    private func domNode(_ id: NodeID) -> HTMLNode {
+        let node = self[id]
+        switch node.kind {
+        case .element:
+            return HTMLNode(kind: .element, name: node.name, namespace: node.namespace, attributes: node.attributes, nameIndex: node.nameIndex)
+        case .doctype:
+            let doctype = doctypes[id.index] ?? HTMLNode.Doctype(name: "", publicIdentifier: "", systemIdentifier: "")
+            return HTMLNode.doctype(name: doctype.name, publicIdentifier: doctype.publicIdentifier, systemIdentifier: doctype.systemIdentifier)
+        case .text: return HTMLNode.text(node.data)
+        case .comment: return HTMLNode.comment(node.data)
+        case .document: return HTMLNode.document()
+        case .fragment: return HTMLNode.fragment()
+        }
+    }
+
+    /// The tree of `dom` (a document or fragment node and its descendants), for code that walks
+    /// trees built by hand.
+    init(dom: HTMLNode) {
+        self.init(expectedNodes: 64)
+        var pending: [(HTMLNode, NodeID)] = [(dom, HTMLTree.document)]
+        while let (node, id) = pending.popLast() {
+            for child in node.children {
+                let made: NodeID
+                switch child.kind {
+                case .element:
+                    made = make(Node(kind: .element, nameIndex: child.nameIndex, namespace: child.namespace, name: child.name,
+                                     attributes: child.attributes, data: []))
+                case .doctype:
+                    made = makeDoctype(child.doctype ?? HTMLNode.Doctype(name: "", publicIdentifier: "", systemIdentifier: ""))
+                case .text: made = makeText(child.data)
+                case .comment: made = makeComment(child.data)
+                case .document, .fragment: made = makeFragment()
+                }
+                append(made, to: id)
+                if let contents = child.templateContents {
+                    let fragment = makeFragment()
+                    self[made].templateContents = fragment
+                    pending.append((contents, fragment))
+                }
+                pending.append((child, made))
+            }
+        }
+    }
+}
