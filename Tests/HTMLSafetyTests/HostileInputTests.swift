@@ -90,7 +90,7 @@ struct HostileInputTests {
             if case .endOfFile = token { break }
         }
         #expect(deepest <= OpenElementStack.capacity)
-        #expect(builder.document.textContent.hasSuffix("end"))
+        #expect(builder.tree.textContent(builder.document).hasSuffix("end"))
     }
 
     /// Formatting elements that differ in an attribute escape Noah's Ark: `</p><p>x` made every

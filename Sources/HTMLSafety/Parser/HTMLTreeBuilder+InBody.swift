@@ -49,16 +49,16 @@ extension TreeBuilder {
         switch tag.tagName {
         case .html:
             guard !openElements.contains(.template), let root = openElements.first else { return }
-            Self.addMissingAttributes(of: tag, to: root)
+            addMissingAttributes(of: tag, to: root.id)
         case .base, .basefont, .bgsound, .link, .meta, .noframes, .script, .style, .template, .title:
             inHead(token)
         case .body:
             guard openElements.count >= 2, openElements[1].isHTML(.body), !openElements.contains(.template) else { return }
             framesetOK = false
-            Self.addMissingAttributes(of: tag, to: openElements[1])
+            addMissingAttributes(of: tag, to: openElements[1].id)
         case .frameset:
             guard openElements.count >= 2, openElements[1].isHTML(.body), framesetOK else { return }
-            openElements[1].detach()
+            tree.detach(openElements[1].id)
             openElements.removeAll(from: 1)
             insertHTMLElement(tag)
             mode = .inFrameset
@@ -267,11 +267,11 @@ extension TreeBuilder {
 
     /// Adds the attributes of `tag` that `node` lacks (a second `<html>` or `<body>` tag), with a
     /// set of the names it has rather than a search of them per attribute.
-    static func addMissingAttributes(of tag: HTMLTag, to node: HTMLNode) {
+    mutating func addMissingAttributes(of tag: HTMLTag, to node: NodeID) {
         guard !tag.attributes.isEmpty else { return }
-        var present = Set(node.attributes.map { AttributeName(bytes: $0.name) })
+        var present = Set(tree[node].attributes.map { AttributeName(bytes: $0.name) })
         for attribute in tag.attributes where present.insert(AttributeName(bytes: attribute.name)).inserted {
-            node.attributes.append(attribute)
+            tree[node].attributes.append(attribute)
         }
     }
 
@@ -321,7 +321,7 @@ extension TreeBuilder {
             let breaksOut = Self.breakoutTags.contains(index: tag.tagName.rawValue)
                 || (name == "font" && tag.attributes.contains { ["color", "face", "size"].contains(String(decoding: $0.name, as: UTF8.self)) })
             if breaksOut {
-                while let node = currentNode, node.namespace != .html, !Self.isMathMLTextIntegrationPoint(node), !Self.isHTMLIntegrationPoint(node) {
+                while let node = currentNode, node.namespace != .html, !Self.isMathMLTextIntegrationPoint(node), !isHTMLIntegrationPoint(node) {
                     openElements.removeLast()
                 }
                 process(token, in: mode)
@@ -341,7 +341,7 @@ extension TreeBuilder {
         case .endTag(let tag):
             let name = tag.nameString
             if name == "br" || name == "p" {
-                while let node = currentNode, node.namespace != .html, !Self.isMathMLTextIntegrationPoint(node), !Self.isHTMLIntegrationPoint(node) {
+                while let node = currentNode, node.namespace != .html, !Self.isMathMLTextIntegrationPoint(node), !isHTMLIntegrationPoint(node) {
                     openElements.removeLast()
                 }
                 process(token, in: mode)

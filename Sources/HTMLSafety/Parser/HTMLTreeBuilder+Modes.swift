@@ -58,7 +58,8 @@ extension TreeBuilder {
             let name = doctype.name.map { String(decoding: $0, as: UTF8.self) } ?? ""
             let publicId = doctype.publicIdentifier.map { String(decoding: $0, as: UTF8.self) }
             let systemId = doctype.systemIdentifier.map { String(decoding: $0, as: UTF8.self) }
-            document.append(HTMLNode.doctype(name: name, publicIdentifier: publicId ?? "", systemIdentifier: systemId ?? ""))
+            let node = tree.makeDoctype(HTMLNode.Doctype(name: name, publicIdentifier: publicId ?? "", systemIdentifier: systemId ?? ""))
+            tree.append(node, to: document)
             quirks = Self.quirksMode(forceQuirks: doctype.forceQuirks, name: name, publicId: publicId, systemId: systemId)
             mode = .beforeHTML
         default:
@@ -122,7 +123,7 @@ extension TreeBuilder {
             })
         case .startTag(let tag) where tag.tagName == .html:
             let node = createElement(tag, namespace: .html)
-            document.append(node)
+            tree.append(node.id, to: document)
             openElements.append(node)
             mode = .beforeHead
         case .endTag(let tag) where ![.head, .body, .html, .br].contains(tag.tagName):
@@ -134,8 +135,9 @@ extension TreeBuilder {
     }
 
     mutating func beforeHTMLAnythingElse() {
-        let node = HTMLNode.element("html")
-        document.append(node)
+        let id = tree.makeElement("html")
+        let node = tree.element(id)
+        tree.append(node.id, to: document)
         openElements.append(node)
         mode = .beforeHead
     }
@@ -191,7 +193,7 @@ extension TreeBuilder {
                 makeRoomOnStack()
                 let place = insertionPlace()
                 let node = createElement(tag, namespace: .html)
-                insert(node, at: place)
+                insert(node.id, at: place)
                 openElements.append(node)
                 tokenizer.state = .scriptData
                 originalMode = mode
@@ -711,7 +713,7 @@ extension TreeBuilder {
                 builder.mode = .inBody
                 builder.dispatch(.characters(rest))
             })
-        case .comment(let data): insertComment(data, into: openElements.first)
+        case .comment(let data): insertComment(data, into: openElements.first?.id)
         case .doctype: break
         case .startTag(let tag) where tag.tagName == .html: inBody(token)
         case .endTag(let tag) where tag.tagName == .html:

@@ -8,26 +8,35 @@ public struct HTMLParser {
 
     /// Parses a whole document.
     public static func parseDocument(_ bytes: [UInt8]) -> HTMLNode {
-        parseDocumentCountingStyles(bytes).document
+        parseDocumentTree(bytes).tree.makeDOM()
     }
 
-    /// Also tells how many HTML `style` elements the tree builder created: the sanitizer's search
-    /// for them ends once it has found that many (there can be no more in the tree).
-    static func parseDocumentCountingStyles(_ bytes: [UInt8]) -> (document: HTMLNode, htmlStyleElements: Int) {
+    /// The document as the sanitizer reads it; also tells how many HTML `style` elements the tree
+    /// builder created: the sanitizer's search for them ends once it has found that many (there
+    /// can be no more in the tree).
+    static func parseDocumentTree(_ bytes: [UInt8]) -> (tree: HTMLTree, htmlStyleElements: Int) {
         var builder = TreeBuilder(tokenizer: HTMLTokenizer(bytes), inputLength: bytes.count)
         builder.run()
-        return (builder.document, builder.htmlStyleElements)
+        return (builder.tree, builder.htmlStyleElements)
+    }
+
+    /// The same with the document as `HTMLNode`s.
+    static func parseDocumentCountingStyles(_ bytes: [UInt8]) -> (document: HTMLNode, htmlStyleElements: Int) {
+        let parsed = parseDocumentTree(bytes)
+        return (parsed.tree.makeDOM(), parsed.htmlStyleElements)
     }
 
     /// Parses a fragment in the context of an element (innerHTML), as section 13.4 describes.
     /// Returns the fragment's root `html` element's children wrapped in a fragment node.
     public static func parseFragment(_ bytes: [UInt8], context: String, contextNamespace: HTMLNamespace = .html) -> HTMLNode {
         var builder = TreeBuilder(tokenizer: HTMLTokenizer(bytes), inputLength: bytes.count)
-        builder.prepareFragment(context: HTMLNode.element(context, namespace: contextNamespace))
+        let contextElement = builder.tree.makeElement(context, namespace: contextNamespace)
+        builder.prepareFragment(context: builder.tree.element(contextElement))
         builder.run()
         let fragment = HTMLNode.fragment()
-        if let root = builder.document.children.first {
-            root.moveChildren(to: fragment)
+        let root = builder.tree[HTMLTree.document].firstChild
+        if root.exists {
+            builder.tree.makeDOM(root).moveChildren(to: fragment)
         }
         return fragment
     }
@@ -44,7 +53,8 @@ enum CharacterKind { case whitespace, null, other }
 
 struct TreeBuilder {
     var tokenizer: HTMLTokenizer
-    let document = HTMLNode.document()
+    var tree: HTMLTree
+    let document = HTMLTree.document
     var mode: InsertionMode = .initial
     var originalMode: InsertionMode = .initial
     var templateModes: [InsertionMode] = []
@@ -54,26 +64,28 @@ struct TreeBuilder {
     /// Elements the reconstruction of the active formatting elements may still create (see
     /// `reconstructActiveFormatting`).
     var reconstructionBudget: Int
-    var headElement: HTMLNode?
-    var formElement: HTMLNode?
+    var headElement: ElementRef?
+    var formElement: ElementRef?
     var framesetOK = true
     var quirks: HTMLParser.QuirksMode = .noQuirks
     var fosterParenting = false
     var pendingTableText: [(bytes: ArraySlice<UInt8>, kind: CharacterKind)] = []
     var skipNextNewline = false
-    var contextElement: HTMLNode?
+    var contextElement: ElementRef?
     var stopped = false
     /// HTML `style` elements created (`HTMLParser.parseDocumentCountingStyles`).
     var htmlStyleElements = 0
 
     struct FormattingEntry {
-        var node: HTMLNode?
+        var node: ElementRef?
         var tag: HTMLTag?
         static var marker: FormattingEntry { FormattingEntry(node: nil, tag: nil) }
     }
 
     init(tokenizer: HTMLTokenizer, inputLength: Int) {
         self.tokenizer = tokenizer
+        // Mail averages a node per 30 to 40 bytes of markup.
+        tree = HTMLTree(expectedNodes: inputLength / 32)
         reconstructionBudget = Self.reconstructionAllowance + inputLength / 16
     }
 
@@ -88,10 +100,11 @@ struct TreeBuilder {
         }
     }
 
-    mutating func prepareFragment(context: HTMLNode) {
+    mutating func prepareFragment(context: ElementRef) {
         contextElement = context
-        let root = HTMLNode.element("html")
-        document.append(root)
+        let rootID = tree.makeElement("html")
+        let root = tree.element(rootID)
+        tree.append(root.id, to: document)
         openElements = OpenElementStack()
         openElements.append(root)
         if context.namespace == .html {
@@ -105,16 +118,16 @@ struct TreeBuilder {
         }
         if context.isHTML(.template) { templateModes.append(.inTemplate) }
         resetInsertionMode()
-        var node: HTMLNode? = context
-        while let current = node {
-            if current.isHTML(.form) { formElement = current; break }
-            node = current.parent
+        var node = context.id
+        while node.exists {
+            if tree[node].isHTML(.form) { formElement = tree.element(node); break }
+            node = tree[node].parent
         }
     }
 
-    var currentNode: HTMLNode? { openElements.last }
+    var currentNode: ElementRef? { openElements.last }
 
-    var adjustedCurrentNode: HTMLNode? {
+    var adjustedCurrentNode: ElementRef? {
         if let contextElement, openElements.count == 1 { return contextElement }
         return currentNode
     }
@@ -148,7 +161,7 @@ struct TreeBuilder {
         if node.namespace == .mathml, node.name == "annotation-xml", case .startTag(let tag) = token, tag.name == Array("svg".utf8) {
             return false
         }
-        if Self.isHTMLIntegrationPoint(node) {
+        if isHTMLIntegrationPoint(node) {
             if case .startTag = token { return false }
             if case .characters = token { return false }
         }
@@ -156,13 +169,13 @@ struct TreeBuilder {
         return true
     }
 
-    static func isMathMLTextIntegrationPoint(_ node: HTMLNode) -> Bool {
+    static func isMathMLTextIntegrationPoint(_ node: ElementRef) -> Bool {
         node.isHTML(known: Self.mathMLTextIntegrationPoints, in: .mathml)
     }
 
-    static func isHTMLIntegrationPoint(_ node: HTMLNode) -> Bool {
+    func isHTMLIntegrationPoint(_ node: ElementRef) -> Bool {
         if node.namespace == .mathml, node.name == "annotation-xml" {
-            let encoding = node.attribute("encoding")?.lowercased()
+            let encoding = tree.attribute(node.id, "encoding")?.lowercased()
             return encoding == "text/html" || encoding == "application/xhtml+xml"
         }
         return node.isHTML(known: Self.svgIntegrationPoints, in: .svg)
@@ -193,86 +206,87 @@ struct TreeBuilder {
     static let maximumDepth = OpenElementStack.capacity - 1
 
     /// The appropriate place for inserting a node (section 13.2.6.1), with foster parenting.
-    func insertionPlace(overriding target: HTMLNode? = nil) -> (parent: HTMLNode, before: HTMLNode?) {
-        let target = target ?? currentNode ?? document
-        var place: (HTMLNode, HTMLNode?)
-        if fosterParenting, target.isHTML(Self.fosterParents) {
+    func insertionPlace(overriding target: ElementRef? = nil) -> (parent: NodeID, before: NodeID) {
+        let target = target ?? currentNode
+        var place: (parent: NodeID, before: NodeID)
+        if fosterParenting, let target, target.isHTML(Self.fosterParents) {
             let lastTemplate = openElements.topmost(.template)
             let lastTable = openElements.topmost(.table)
             if lastTemplate >= 0, lastTemplate > lastTable {
-                place = (openElements[lastTemplate].templateContents!, nil)
+                place = (tree[openElements[lastTemplate].id].templateContents, .none)
             } else if lastTable >= 0 {
-                let table = openElements[lastTable]
-                if let parent = table.parent {
-                    place = (parent, table)
-                } else {
-                    place = (openElements[lastTable - 1], nil)
-                }
+                let table = openElements[lastTable].id
+                let parent = tree[table].parent
+                place = parent.exists ? (parent, table) : (openElements[lastTable - 1].id, .none)
             } else {
-                place = (openElements[0], nil)
+                place = (openElements[0].id, .none)
             }
         } else {
-            place = (target, nil)
+            place = (target?.id ?? document, .none)
         }
-        if let contents = place.0.templateContents, place.0.namespace == .html { place = (contents, nil) }
+        let contents = tree[place.parent].templateContents
+        if contents.exists, tree[place.parent].namespace == .html { place = (contents, .none) }
         return place
     }
 
-    func insert(_ node: HTMLNode, at place: (parent: HTMLNode, before: HTMLNode?)) {
-        place.parent.insert(node, before: place.before)
+    mutating func insert(_ node: NodeID, at place: (parent: NodeID, before: NodeID)) {
+        tree.insert(node, before: place.before, in: place.parent)
     }
 
     mutating func insertCharacters(_ bytes: ArraySlice<UInt8>) {
         let place = insertionPlace()
-        if case .document = place.parent.kind { return }
-        // Most text lands after text just inserted: extend it rather than allocate a node to merge.
-        if place.before == nil, let last = place.parent.children.last, last.isText {
-            last.data.appendBytes(of: bytes)
+        if case .document = tree[place.parent].kind { return }
+        // Most text lands after text just inserted: extend it rather than make a node to merge.
+        guard place.before.exists else {
+            tree.appendText(bytes, to: place.parent)
             return
         }
-        insert(HTMLNode.text(Array(bytes)), at: place)
+        let text = tree.makeText(Array(bytes))
+        insert(text, at: place)
     }
 
     /// The same for a whole token's text, which becomes the node's without a copy.
     mutating func insertCharacters(_ bytes: [UInt8]) {
         let place = insertionPlace()
-        if case .document = place.parent.kind { return }
-        if place.before == nil, let last = place.parent.children.last, last.isText {
-            last.data += bytes
+        if case .document = tree[place.parent].kind { return }
+        let last = tree[place.parent].lastChild
+        if !place.before.exists, last.exists, tree[last].isText {
+            tree[last].data += bytes
             return
         }
-        insert(HTMLNode.text(bytes), at: place)
+        let text = tree.makeText(bytes)
+        insert(text, at: place)
     }
 
-    mutating func insertComment(_ data: [UInt8], into parent: HTMLNode? = nil) {
+    mutating func insertComment(_ data: [UInt8], into parent: NodeID? = nil) {
+        let comment = tree.makeComment(data)
         if let parent {
-            parent.append(HTMLNode.comment(data))
+            tree.append(comment, to: parent)
         } else {
-            insert(HTMLNode.comment(data), at: insertionPlace())
+            insert(comment, at: insertionPlace())
         }
     }
 
-    mutating func createElement(_ tag: HTMLTag, namespace: HTMLNamespace) -> HTMLNode {
+    mutating func createElement(_ tag: HTMLTag, namespace: HTMLNamespace) -> ElementRef {
         let known = tag.tagName
         if known == .style, namespace == .html { htmlStyleElements += 1 }
         // HTML names are lowercase; SVG ones may have been given their camel case (`foreignObject`).
         let name = known == .unknown || namespace != .html
             ? String(decoding: tag.name, as: UTF8.self) : KnownElementName.lowercaseNames[Int(known.rawValue)]
-        let node = HTMLNode(kind: .element, name: name, namespace: namespace, attributes: tag.attributes, nameIndex: tag.tagName.rawValue)
-        if namespace == .html, tag.tagName == .template { node.templateContents = HTMLNode(kind: .fragment) }
-        return node
+        let id = tree.makeElement(name: name, nameIndex: known.rawValue, namespace: namespace, attributes: tag.attributes)
+        return ElementRef(id: id, namespace: namespace, nameIndex: known.rawValue, name: name)
     }
 
     @discardableResult
-    mutating func insertHTMLElement(_ tag: HTMLTag) -> HTMLNode {
+    mutating func insertHTMLElement(_ tag: HTMLTag) -> ElementRef {
         insertForeignElement(tag, namespace: .html)
     }
 
     @discardableResult
-    mutating func insertForeignElement(_ tag: HTMLTag, namespace: HTMLNamespace) -> HTMLNode {
+    mutating func insertForeignElement(_ tag: HTMLTag, namespace: HTMLNamespace) -> ElementRef {
         makeRoomOnStack()
         let node = createElement(tag, namespace: namespace)
-        insert(node, at: insertionPlace())
+        insert(node.id, at: insertionPlace())
         openElements.append(node)
         return node
     }
@@ -304,7 +318,7 @@ struct TreeBuilder {
     }
 
     @discardableResult
-    mutating func insertHTMLElement(named name: String) -> HTMLNode {
+    mutating func insertHTMLElement(named name: String) -> ElementRef {
         insertHTMLElement(HTMLTag(name: Array(name.utf8)))
     }
 
@@ -320,7 +334,7 @@ struct TreeBuilder {
         "wbr", "xmp",
     ]
 
-    static func isSpecial(_ node: HTMLNode) -> Bool {
+    static func isSpecial(_ node: ElementRef) -> Bool {
         switch node.namespace {
         case .html: specialHTML.contains(index: node.nameIndex)
         case .mathml: node.isHTML(known: mathMLScopeBoundaries, in: .mathml)
@@ -339,11 +353,11 @@ struct TreeBuilder {
     static let buttonScope: HTMLTagSet = ["button"]
     static let defaultScope: HTMLTagSet = ["applet", "caption", "html", "table", "td", "th", "marquee", "object", "template"]
 
-    static func isScopeBoundary(_ node: HTMLNode, extra: HTMLTagSet) -> Bool {
+    static func isScopeBoundary(_ node: ElementRef, extra: HTMLTagSet) -> Bool {
         isScopeBoundary(node, in: defaultScope, extra: extra)
     }
 
-    static func isScopeBoundary(_ node: HTMLNode, in boundaries: HTMLTagSet, extra: HTMLTagSet) -> Bool {
+    static func isScopeBoundary(_ node: ElementRef, in boundaries: HTMLTagSet, extra: HTMLTagSet) -> Bool {
         switch node.namespace {
         case .html: boundaries.contains(index: node.nameIndex) || extra.contains(index: node.nameIndex)
         case .mathml: node.isHTML(known: mathMLScopeBoundaries, in: .mathml)
@@ -383,8 +397,8 @@ struct TreeBuilder {
     func inScope(_ name: String, _ scope: Scope = .normal) -> Bool { inScope(HTMLTagSet(single: name), scope) }
     func inScope(_ name: HTMLTagName, _ scope: Scope = .normal) -> Bool { inScope(HTMLTagSet(name), scope) }
 
-    func nodeInScope(_ target: HTMLNode) -> Bool {
-        guard openElements.contains(target), let position = openElements.lastIndex(where: { $0 === target }) else { return false }
+    func nodeInScope(_ target: ElementRef) -> Bool {
+        guard openElements.contains(target), let position = openElements.lastIndex(where: { $0 == target }) else { return false }
         return position >= max(openElements.topmost(Self.defaultScope), openElements.topmostForeignBoundary)
     }
 
@@ -397,11 +411,11 @@ struct TreeBuilder {
     mutating func popUntil(_ name: String) { popUntil(HTMLTagSet(single: name)) }
     mutating func popUntil(_ name: HTMLTagName) { popUntil(HTMLTagSet(name)) }
 
-    mutating func pop(_ node: HTMLNode) {
-        while let popped = openElements.popLast(), popped !== node {}
+    mutating func pop(_ node: ElementRef) {
+        while let popped = openElements.popLast(), popped != node {}
     }
 
-    mutating func remove(fromStack node: HTMLNode) {
+    mutating func remove(fromStack node: ElementRef) {
         openElements.remove(node)
     }
 
@@ -486,7 +500,7 @@ struct TreeBuilder {
     static let formattingSectionLimit = 64
     static let formattingListLimit = 512
 
-    mutating func pushFormatting(_ node: HTMLNode, _ tag: HTMLTag) {
+    mutating func pushFormatting(_ node: ElementRef, _ tag: HTMLTag) {
         // Noah's Ark: at most three equal entries after the last marker.
         var equal: [Int] = []
         var sectionStart = activeFormatting.count
@@ -495,7 +509,7 @@ struct TreeBuilder {
             sectionStart = index
             // Formatting elements have known names: the index compares the name.
             if existing.nameIndex == node.nameIndex, existing.name == node.name, existing.namespace == node.namespace,
-               Self.sameAttributes(existing.attributes, node.attributes) {
+               Self.sameAttributes(tree[existing.id].attributes, tree[node.id].attributes) {
                 equal.append(index)
             }
         }
@@ -558,8 +572,8 @@ struct TreeBuilder {
         while let entry = activeFormatting.popLast(), entry.node != nil {}
     }
 
-    func formattingIndex(of node: HTMLNode) -> Int? {
-        activeFormatting.lastIndex { $0.node === node }
+    func formattingIndex(of node: ElementRef) -> Int? {
+        activeFormatting.lastIndex { $0.node == node }
     }
 
     /// Section 13.2.6.4.7: the adoption agency algorithm. Returns false for "any other end tag".
@@ -575,7 +589,7 @@ struct TreeBuilder {
                 if node.isHTML(subject) { formattingEntryIndex = index; break }
             }
             guard let entryIndex = formattingEntryIndex, let formattingElement = activeFormatting[entryIndex].node else { return false }
-            guard openElements.contains(formattingElement), let stackIndex = openElements.lastIndex(where: { $0 === formattingElement }) else {
+            guard openElements.contains(formattingElement), let stackIndex = openElements.lastIndex(where: { $0 == formattingElement }) else {
                 activeFormatting.remove(at: entryIndex)
                 return true
             }
@@ -586,7 +600,7 @@ struct TreeBuilder {
                 break
             }
             guard let furthestIndex = furthestBlockIndex else {
-                while let popped = openElements.popLast(), popped !== formattingElement {}
+                while let popped = openElements.popLast(), popped != formattingElement {}
                 activeFormatting.remove(at: entryIndex)
                 return true
             }
@@ -601,7 +615,7 @@ struct TreeBuilder {
                 innerCounter += 1
                 nodeIndex -= 1
                 node = openElements[nodeIndex]
-                if node === formattingElement { break }
+                if node == formattingElement { break }
                 var nodeFormattingIndex = formattingIndex(of: node)
                 if innerCounter > 3, let index = nodeFormattingIndex {
                     activeFormatting.remove(at: index)
@@ -617,20 +631,20 @@ struct TreeBuilder {
                 activeFormatting[formattingIndexOfNode] = FormattingEntry(node: replacement, tag: tag)
                 openElements.replace(at: nodeIndex, with: replacement)
                 node = replacement
-                if lastNode === furthestBlock { bookmark = formattingIndexOfNode + 1 }
-                node.append(lastNode)
+                if lastNode == furthestBlock { bookmark = formattingIndexOfNode + 1 }
+                tree.append(lastNode.id, to: node.id)
                 lastNode = node
             }
-            insert(lastNode, at: insertionPlace(overriding: commonAncestor))
+            insert(lastNode.id, at: insertionPlace(overriding: commonAncestor))
             let tag = activeFormatting[entryIndex].tag!
             let newElement = createElement(tag, namespace: .html)
-            furthestBlock.moveChildren(to: newElement)
-            furthestBlock.append(newElement)
+            tree.moveChildren(of: furthestBlock.id, to: newElement.id)
+            tree.append(newElement.id, to: furthestBlock.id)
             activeFormatting.remove(at: entryIndex)
             if entryIndex < bookmark { bookmark -= 1 }
             activeFormatting.insert(FormattingEntry(node: newElement, tag: tag), at: min(bookmark, activeFormatting.count))
             remove(fromStack: formattingElement)
-            if openElements.contains(furthestBlock), let index = openElements.lastIndex(where: { $0 === furthestBlock }) {
+            if openElements.contains(furthestBlock), let index = openElements.lastIndex(where: { $0 == furthestBlock }) {
                 openElements.insert(newElement, at: index + 1)
             }
         }

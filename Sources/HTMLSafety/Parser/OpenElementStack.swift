@@ -40,7 +40,10 @@ struct OpenElementStack: RandomAccessCollection {
         var belowSameBucket: Int32 = -1
     }
 
-    private(set) var elements: [HTMLNode] = []
+    private(set) var elements: [ElementRef] = []
+    /// For each node of the tree (by index), how many times it is on the stack (0 or 1), so that
+    /// "is it open" is not a search of the stack.
+    private var entriesByNode: [UInt16] = []
     private var links: [Links] = []
     /// For each key, the position of its topmost entry, or -1.
     private var topmostByKey = [Int32](repeating: -1, count: keyCount)
@@ -54,11 +57,11 @@ struct OpenElementStack: RandomAccessCollection {
 
     var startIndex: Int { 0 }
     var endIndex: Int { elements.count }
-    subscript(position: Int) -> HTMLNode { elements[position] }
+    subscript(position: Int) -> ElementRef { elements[position] }
 
     var isFull: Bool { elements.count >= Self.capacity }
 
-    static func key(of node: HTMLNode) -> Int {
+    static func key(of node: ElementRef) -> Int {
         switch node.namespace {
         case .html: Int(node.nameIndex)
         case .mathml: node.isHTML(known: TreeBuilder.mathMLScopeBoundaries, in: .mathml) ? foreignBoundaryKey : otherForeignKey
@@ -71,14 +74,22 @@ struct OpenElementStack: RandomAccessCollection {
 
     /// Callers make room first (`isFull`): the tree builder closes the current node before it
     /// decides where the new element goes.
-    mutating func append(_ node: HTMLNode) {
+    mutating func append(_ node: ElementRef) {
         index(node, at: Int32(elements.count))
         elements.append(node)
-        node.openElementEntries += 1
+        countEntry(of: node, 1)
+    }
+
+    private mutating func countEntry(of node: ElementRef, _ change: Int) {
+        let index = Int(node.id.index)
+        if index >= entriesByNode.count {
+            entriesByNode.append(contentsOf: repeatElement(0, count: Swift.max(index + 1 - entriesByNode.count, entriesByNode.count)))
+        }
+        entriesByNode[index] = UInt16(Int(entriesByNode[index]) + change)
     }
 
     /// Chains the entry at the top, `position`.
-    private mutating func index(_ node: HTMLNode, at position: Int32) {
+    private mutating func index(_ node: ElementRef, at position: Int32) {
         let key = Self.key(of: node)
         var link = Links(belowSameKey: topmostByKey[key])
         topmostByKey[key] = position
@@ -109,10 +120,10 @@ struct OpenElementStack: RandomAccessCollection {
         topmostByKey[Self.key(of: node)] = link.belowSameKey
         if node.namespace == .html { topmostHTMLPosition = link.belowHTML }
         if link.bucket >= 0 { topmostByBucket[Int(link.bucket)] = link.belowSameBucket }
-        node.openElementEntries -= 1
+        countEntry(of: node, -1)
     }
 
-    mutating func popLast() -> HTMLNode? {
+    mutating func popLast() -> ElementRef? {
         guard let node = elements.last else { return nil }
         removeLast()
         return node
@@ -130,30 +141,30 @@ struct OpenElementStack: RandomAccessCollection {
             removeLast()
             return
         }
-        elements.remove(at: position).openElementEntries -= 1
+        countEntry(of: elements.remove(at: position), -1)
         rebuildIndex()
     }
 
-    mutating func insert(_ node: HTMLNode, at position: Int) {
+    mutating func insert(_ node: ElementRef, at position: Int) {
         if position == elements.count {
             append(node)
             return
         }
         elements.insert(node, at: position)
-        node.openElementEntries += 1
+        countEntry(of: node, 1)
         rebuildIndex()
     }
 
-    mutating func replace(at position: Int, with node: HTMLNode) {
-        elements[position].openElementEntries -= 1
+    mutating func replace(at position: Int, with node: ElementRef) {
+        countEntry(of: elements[position], -1)
         elements[position] = node
-        node.openElementEntries += 1
+        countEntry(of: node, 1)
         rebuildIndex()
     }
 
     /// Takes `node` off the stack wherever it is.
-    mutating func remove(_ node: HTMLNode) {
-        guard contains(node), let position = elements.lastIndex(where: { $0 === node }) else { return }
+    mutating func remove(_ node: ElementRef) {
+        guard contains(node), let position = elements.lastIndex(where: { $0 == node }) else { return }
         remove(at: position)
     }
 
@@ -169,7 +180,9 @@ struct OpenElementStack: RandomAccessCollection {
 
     /// Whether `node` is on the stack, without searching it (asked on every character token by the
     /// reconstruction of the active formatting elements).
-    func contains(_ node: HTMLNode) -> Bool { node.openElementEntries > 0 }
+    func contains(_ node: ElementRef) -> Bool {
+        Int(node.id.index) < entriesByNode.count && entriesByNode[Int(node.id.index)] > 0
+    }
 
     /// Whether an HTML element with this name is on the stack.
     func contains(_ name: HTMLTagName) -> Bool { name != .unknown && topmostByKey[Int(name.rawValue)] >= 0 }
@@ -194,7 +207,7 @@ struct OpenElementStack: RandomAccessCollection {
 
     /// The position of the topmost element above `floor` that is not an HTML element with a known
     /// name and that `matches`, or -1. Only the elements whose name hashes as `name` are asked.
-    func topmostUnindexed(named name: String, above floor: Int, where matches: (HTMLNode) -> Bool) -> Int {
+    func topmostUnindexed(named name: String, above floor: Int, where matches: (ElementRef) -> Bool) -> Int {
         var position = topmostByBucket[Self.bucket(of: name)]
         while position > floor {
             if matches(elements[Int(position)]) { return Int(position) }

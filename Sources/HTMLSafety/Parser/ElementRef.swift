@@ -1,0 +1,30 @@
+/// An element as the tree builder holds it (on the stack of open elements, in the list of active
+/// formatting elements): its place in the `HTMLTree` and what never changes about it, so that the
+/// questions asked on every token ("is the current node an HTML `p`?") read the stack, not the tree.
+struct ElementRef: Equatable {
+    let id: NodeID
+    let namespace: HTMLNamespace
+    /// `name` numbered for `HTMLTagSet` tests (0: a name Tern does not know).
+    let nameIndex: UInt8
+    /// Lowercased for HTML; SVG names keep their adjusted case.
+    let name: String
+
+    var tagName: HTMLTagName { HTMLTagName(rawValue: nameIndex) ?? .unknown }
+
+    func isHTML(_ names: HTMLTagSet) -> Bool { namespace == .html && names.contains(index: nameIndex) }
+    /// For a set of names that are all `KnownElementName.names`.
+    func isHTML(known names: HTMLTagSet, in namespace: HTMLNamespace) -> Bool {
+        self.namespace == namespace && names.contains(index: nameIndex)
+    }
+    func isHTML(_ name: HTMLTagName) -> Bool { namespace == .html && nameIndex == name.rawValue && name != .unknown }
+
+    /// The same element: one place in the tree.
+    static func == (lhs: ElementRef, rhs: ElementRef) -> Bool { lhs.id == rhs.id }
+}
+
+extension HTMLTree {
+    /// The element at `id` as the tree builder holds it.
+    func element(_ id: NodeID) -> ElementRef {
+        ElementRef(id: id, namespace: self[id].namespace, nameIndex: self[id].nameIndex, name: self[id].name)
+    }
+}
