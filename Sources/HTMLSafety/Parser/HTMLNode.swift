@@ -1,5 +1,6 @@
-/// A node of the parsed document. A reference type because the tree builder moves nodes
-/// (the adoption agency algorithm, foster parenting); used by one task at a time.
+/// A node of a parsed document as tests and tools read it (`HTMLParser.parseDocument`,
+/// `parseFragment`), made from the parser's `HTMLTree`; the sanitizer reads the `HTMLTree` itself.
+/// A reference type, as the DOM's nodes are; used by one task at a time.
 public final class HTMLNode {
     /// Without payloads, so that asking a node's kind (on every node the sanitizer visits) copies
     /// one byte; a doctype's identifiers are in `doctype`.
@@ -25,9 +26,6 @@ public final class HTMLNode {
     public var name: String { didSet { nameIndex = KnownElementName.index(of: name) } }
     /// `name` numbered for `HTMLTagSet` tests.
     private(set) var nameIndex: UInt8
-    /// How many times the node is on the tree builder's stack of open elements (0 or 1), kept by
-    /// `OpenElementStack` so that "is it open" is not a search of the stack.
-    var openElementEntries: UInt16 = 0
     public var namespace: HTMLNamespace
     public var attributes: [HTMLAttribute]
     /// Text or comment data (UTF-8).

@@ -20,6 +20,11 @@ public struct HTMLParser {
         return (builder.tree, builder.htmlStyleElements)
     }
 
+    /// How many nodes the parser makes for `bytes`: parsing alone, for the benchmark's phases.
+    public static func parsedNodeCount(_ bytes: [UInt8]) -> Int {
+        parseDocumentTree(bytes).tree.count
+    }
+
     /// The same with the document as `HTMLNode`s.
     static func parseDocumentCountingStyles(_ bytes: [UInt8]) -> (document: HTMLNode, htmlStyleElements: Int) {
         let parsed = parseDocumentTree(bytes)
