@@ -160,15 +160,19 @@ struct HostileInputTests {
                 parent = node
             }
             parent.append(HTMLNode.text(Array("deep".utf8)))
-            var pass = SanitizerPass(options: SanitizeOptions())
-            precondition(String(decoding: pass.run(document), as: UTF8.self).contains("deep"))
             precondition(document.textContent == "deep")
             precondition(String(decoding: HTMLSerializer.serialize(children: document), as: UTF8.self).contains("deep"))
+            let tree = HTMLTree(dom: document)
+            precondition(tree.textContent(HTMLTree.document) == "deep")
+            var pass = SanitizerPass(options: SanitizeOptions())
+            precondition(String(decoding: pass.run(tree), as: UTF8.self).contains("deep"))
+            guard let treeHTML = tree.firstChild(of: HTMLTree.document, where: { $0.isHTML(.html) }),
+                  let treeBody = tree.firstChild(of: treeHTML, where: { $0.isHTML(.body) }) else { preconditionFailure("no body") }
             var output = HTMLTextExtractor.Output(limit: HTMLTextExtractor.maximumTextBytes)
-            HTMLTextExtractor.walk(body, into: &output)
+            HTMLTextExtractor.walk(treeBody, in: tree, into: &output)
             precondition(output.finished().hasSuffix("deep"))
-            precondition(QuoteDetector.shortText(of: body) == "deep")
-            // The tree is released here, at the end of the closure.
+            precondition(QuoteDetector.shortText(of: treeBody, in: tree) == "deep")
+            // The trees are released here, at the end of the closure.
         }
         #expect(seconds < 60)
     }

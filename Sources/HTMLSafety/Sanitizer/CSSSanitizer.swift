@@ -23,10 +23,10 @@ struct CSSSanitizer {
 
     /// What the document's style rules do to an element; the rules are indexed on the first
     /// question, once every sheet is read (a sheet per `<style>` must not re-index each time).
-    mutating func ruleEffect(on element: HTMLNode) -> HidingStyleRules.Effect {
+    mutating func ruleEffect(on element: NodeID, in tree: HTMLTree) -> HidingStyleRules.Effect {
         guard !hidingRules.isEmpty else { return HidingStyleRules.Effect() }
         hidingRules.indexIfNeeded()
-        return hidingRules.effect(on: element)
+        return hidingRules.effect(on: element, in: tree)
     }
 
     init(allowRemote: Bool) {

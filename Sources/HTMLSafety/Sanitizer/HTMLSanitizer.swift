@@ -36,8 +36,8 @@ public enum HTMLSanitizer {
     /// `alwaysSecondPass` is for the tests that hold the single pass to what two give.
     static func sanitize(_ html: [UInt8], options: SanitizeOptions, alwaysSecondPass: Bool) -> SanitizedHTML {
         var first = SanitizerPass(options: options)
-        let parsed = HTMLParser.parseDocumentCountingStyles(html)
-        var markup = first.run(parsed.document, htmlStyleElements: parsed.htmlStyleElements, inputLength: html.count)
+        let parsed = HTMLParser.parseDocumentTree(html)
+        var markup = first.run(parsed.tree, htmlStyleElements: parsed.htmlStyleElements, inputLength: html.count)
         var settled = first
         // A tree no markup can produce (foster parenting, misnested formatting, an unwrapped
         // element, a quote wrapped inside a paragraph) settles into the one its markup does in
@@ -48,8 +48,8 @@ public enum HTMLSanitizer {
         var passes = 1
         while settled.reparseChanges || (alwaysSecondPass && passes == 1), passes < Self.maximumPasses {
             var next = SanitizerPass(options: options)
-            let parsed = HTMLParser.parseDocumentCountingStyles(markup)
-            markup = next.run(parsed.document, htmlStyleElements: parsed.htmlStyleElements, inputLength: markup.count)
+            let parsed = HTMLParser.parseDocumentTree(markup)
+            markup = next.run(parsed.tree, htmlStyleElements: parsed.htmlStyleElements, inputLength: markup.count)
             settled = next
             passes += 1
         }
@@ -146,14 +146,16 @@ struct SanitizerPass {
     /// there); `inputLength`: the size of the markup parsed. Room for the output is reserved at
     /// once instead of grown by copies: one and a half times the input (links gain their target,
     /// rel and title; the benchmark's output is 1.03 to 1.30 times its input).
-    mutating func run(_ document: HTMLNode, htmlStyleElements: Int = .max, inputLength: Int = 32_768) -> [UInt8] {
+    mutating func run(_ tree: HTMLTree, htmlStyleElements: Int = .max, inputLength: Int = 32_768) -> [UInt8] {
         output = []
-        guard let html = document.children.first(where: { $0.isHTML(known: Self.htmlElement, in: .html) }) else { return [] }
+        guard let html = tree.firstChild(of: HTMLTree.document, where: { $0.isHTML(known: Self.htmlElement, in: .html) }) else {
+            return []
+        }
         output.reserveCapacity(max(inputLength + inputLength / 2, 4_096))
         // Style sheets from the head first (mail clients put the layout there), then the body.
-        for style in htmlStyleElements == 0 ? [] : Self.styleElements(in: html, atMost: htmlStyleElements) {
+        for style in htmlStyleElements == 0 ? [] : Self.styleElements(in: html, of: tree, atMost: htmlStyleElements) {
             var source: [UInt8] = []
-            style.appendText(to: &source)
+            tree.appendText(of: style, to: &source)
             let sheet = css.sanitizeStyleSheet(bytes: source[...])
             // The second pass would clean the sheet again: it runs when that changes anything.
             var again = CSSSanitizer(allowRemote: options.allowRemoteImages)
@@ -166,19 +168,19 @@ struct SanitizerPass {
             }
         }
         bodyStart = output.count
-        if let body = html.children.first(where: { $0.isHTML(known: Self.bodyElement, in: .html) }) {
-            cleanChildren(of: body, hidden: hides(body), insideQuote: false)
+        if let body = tree.firstChild(of: html, where: { $0.isHTML(known: Self.bodyElement, in: .html) }) {
+            cleanChildren(of: body, in: tree, hidden: hides(body, in: tree), insideQuote: false)
         }
         remoteImagesBlocked += css.remoteReferencesBlocked
         return output
     }
 
     /// The `<style>` elements of a document in document order, without collecting every node.
-    static func styleElements(in node: HTMLNode, atMost limit: Int = .max) -> [HTMLNode] {
-        var found: [HTMLNode] = []
-        node.walkDescendants { child, _ in
-            guard child.isElement else { return .skipChildren }
-            guard child.isHTML(known: styleElement, in: .html) else { return .descend }
+    static func styleElements(in node: NodeID, of tree: HTMLTree, atMost limit: Int = .max) -> [NodeID] {
+        var found: [NodeID] = []
+        tree.walkDescendants(of: node) { child, _ in
+            guard tree[child].isElement else { return .skipChildren }
+            guard tree[child].isHTML(known: styleElement, in: .html) else { return .descend }
             found.append(child)
             return found.count >= limit ? .stop : .skipChildren
         }
@@ -187,13 +189,18 @@ struct SanitizerPass {
 
     // MARK: - Nodes
 
-    /// One level of the walk: a list of nodes to clean in order, and what to write once they are.
+    /// One level of the walk: a run of siblings to clean in order, and what to write once they are.
     /// The walk keeps its levels on an explicit stack: recursing once per level of the tree
     /// overflowed a secondary thread's 512 KiB stack at about 600 nested elements (issue 21).
     private struct Level {
-        /// A parent's children, or what one quote wrapper holds (an attribution and its quote).
-        let nodes: [HTMLNode]
-        var next = 0
+        /// The next node to clean: a parent's children from the first, Outlook's separator and the
+        /// siblings after it, or what one quote wrapper holds (an attribution and its quote).
+        var next: NodeID
+        /// The node cleaned after `next` instead of its next sibling: a quote, after its
+        /// attribution (the blank nodes between them are cleaned before the wrapper).
+        var then = NodeID.none
+        /// The last node of the level; `.none`: the last sibling.
+        let last: NodeID
         let hidden: Bool
         let insideQuote: Bool
         /// Whether Outlook's reply separator starts a quote here (outside a quote); see `cleanChildren`.
@@ -205,7 +212,7 @@ struct SanitizerPass {
         /// The body, or an element unwrapped.
         case nothing
         /// `contentStart`: where the element's content starts in the output.
-        case element(HTMLNode, contentStart: Int)
+        case element(NodeID, contentStart: Int)
         /// Our own quote wrapper from an earlier pass, kept as it is.
         case ownQuote
         /// A quote wrapper this pass opened at `mark`; the reparse check as it was before it is
@@ -216,48 +223,57 @@ struct SanitizerPass {
 
     /// The level of `parent`'s children. Outside a quote, Outlook's reply separator
     /// (`#appendonsend`, `#divRplyFwdMsg`) starts a quote that runs to the end of the parent.
-    private func childrenLevel(of parent: HTMLNode, hidden: Bool, insideQuote: Bool, closing: Closing) -> Level {
-        Level(nodes: parent.children, hidden: hidden, insideQuote: insideQuote, watchesOutlookQuote: !insideQuote, closing: closing)
+    private func childrenLevel(of parent: NodeID, in tree: HTMLTree, hidden: Bool, insideQuote: Bool, closing: Closing) -> Level {
+        Level(next: tree[parent].firstChild, last: .none, hidden: hidden, insideQuote: insideQuote, watchesOutlookQuote: !insideQuote,
+              closing: closing)
     }
 
     /// Writes the cleaned children of `parent`, depth first. Outside a quote, a quote container
     /// and the "On … wrote:" line before it are wrapped together, and so is everything from
     /// Outlook's separator on.
-    mutating func cleanChildren(of parent: HTMLNode, hidden: Bool, insideQuote: Bool) {
+    mutating func cleanChildren(of parent: NodeID, in tree: HTMLTree, hidden: Bool, insideQuote: Bool) {
         var outer: [Level] = []
-        var current = childrenLevel(of: parent, hidden: hidden, insideQuote: insideQuote, closing: .nothing)
+        var current = childrenLevel(of: parent, in: tree, hidden: hidden, insideQuote: insideQuote, closing: .nothing)
         while true {
-            guard current.next < current.nodes.count else {
-                close(current.closing)
+            guard current.next.exists else {
+                close(current.closing, in: tree)
                 guard let level = outer.popLast() else { return }
                 current = level
                 continue
             }
-            let index = current.next
-            let child = current.nodes[index]
-            current.next += 1
+            let child = current.next
+            if child == current.last {
+                current.next = .none
+            } else if current.then.exists {
+                current.next = current.then
+                current.then = .none
+            } else {
+                current.next = tree[child].nextSibling
+            }
             var inner: Level?
             // A quote is wrapped only where `details` and its `summary` fit under the output's depth
             // limit (the same for every child of a level).
             let roomForQuote = reparse.depth + 2 <= Self.maximumOutputDepth
             // Only the first separator of a level starts a quote.
-            let startsOutlookQuote = current.watchesOutlookQuote && QuoteDetector.startsOutlookQuote(child)
+            let startsOutlookQuote = current.watchesOutlookQuote && QuoteDetector.startsOutlookQuote(child, in: tree)
             if startsOutlookQuote { current.watchesOutlookQuote = false }
             if startsOutlookQuote, roomForQuote {
-                current.next = current.nodes.count
-                inner = Level(nodes: current.nodes, next: index, hidden: current.hidden, insideQuote: true, watchesOutlookQuote: false,
+                inner = Level(next: child, last: current.last, hidden: current.hidden, insideQuote: true, watchesOutlookQuote: false,
                               closing: openQuote())
-            } else if !current.insideQuote, roomForQuote, QuoteDetector.isAttribution(child, followedBy: current.nodes[(index + 1)...]) {
+                current.next = .none
+            } else if !current.insideQuote, roomForQuote, QuoteDetector.isAttribution(child, in: tree) {
+                // Outside a quote a level is all of a parent's children, so the siblings are the level's.
                 continue  // moved into the quote that follows
-            } else if !current.insideQuote, roomForQuote, QuoteDetector.isQuote(child) {
-                let quoted = QuoteDetector.attribution(before: index, in: current.nodes).map { [$0, child] } ?? [child]
-                inner = Level(nodes: quoted, hidden: current.hidden, insideQuote: true, watchesOutlookQuote: false, closing: openQuote())
+            } else if !current.insideQuote, roomForQuote, QuoteDetector.isQuote(child, in: tree) {
+                let attribution = QuoteDetector.attribution(before: child, in: tree)
+                inner = Level(next: attribution ?? child, then: attribution == nil ? .none : child, last: child, hidden: current.hidden,
+                              insideQuote: true, watchesOutlookQuote: false, closing: openQuote())
             } else {
-                inner = clean(child, hidden: current.hidden, insideQuote: current.insideQuote)
+                inner = clean(child, in: tree, hidden: current.hidden, insideQuote: current.insideQuote)
             }
             guard let inner else { continue }
-            if inner.nodes.isEmpty {
-                close(inner.closing)
+            if !inner.next.exists {
+                close(inner.closing, in: tree)
             } else {
                 outer.append(current)
                 current = inner
@@ -287,17 +303,17 @@ struct SanitizerPass {
         return closing
     }
 
-    private mutating func close(_ closing: Closing) {
+    private mutating func close(_ closing: Closing, in tree: HTMLTree) {
         switch closing {
         case .nothing:
             return
         case .element(let node, let contentStart):
-            if node.tagName == .pre, output.count > contentStart, output[contentStart] == 10 {
+            if tree[node].tagName == .pre, output.count > contentStart, output[contentStart] == 10 {
                 output.insert(10, at: contentStart)  // keep a leading newline the parser would drop
             }
             output.append(60)
             output.append(47)
-            writeName(of: node)
+            writeName(of: node, in: tree)
             output.append(62)
             reparse.end()
         case .ownQuote:
@@ -317,17 +333,17 @@ struct SanitizerPass {
     }
 
     /// The element's name, copied from its UTF-8 (appending the `String.UTF8View` went byte by byte).
-    private mutating func writeName(of node: HTMLNode) {
-        var name = node.name
+    private mutating func writeName(of node: NodeID, in tree: HTMLTree) {
+        var name = tree[node].name
         name.withUTF8 { output.append(contentsOf: $0) }
     }
 
     /// Writes what `node` starts; returns the level of its children when they are to be cleaned.
-    private mutating func clean(_ node: HTMLNode, hidden: Bool, insideQuote: Bool) -> Level? {
-        switch node.kind {
+    private mutating func clean(_ node: NodeID, in tree: HTMLTree, hidden: Bool, insideQuote: Bool) -> Level? {
+        switch tree[node].kind {
         case .text:
-            if node.data.contains(where: { $0 > 32 }) { visibleContent += 1 }
-            var text = node.data
+            if tree[node].data.contains(where: { $0 > 32 }) { visibleContent += 1 }
+            var text = tree[node].data
             if output.count == bodyStart {
                 // Whitespace before the body's first content goes to the head when read back.
                 guard let first = text.firstIndex(where: { !ASCIIBytes.isSpace($0) }) else { return nil }
@@ -341,28 +357,31 @@ struct SanitizerPass {
         case .element:
             break
         }
-        guard node.namespace == .html, !node.isHTML(tagSets.droppedWithContent) else { return nil }
-        let hiddenHere = hidden || hides(node)
-        let tagName = node.tagName
+        guard tree[node].namespace == .html, !tree[node].isHTML(tagSets.droppedWithContent) else { return nil }
+        let hiddenHere = hidden || hides(node, in: tree)
+        let tagName = tree[node].tagName
         // Our own quote wrapper, from an earlier pass: kept as it is, not wrapped again.
-        if tagName == .details, reparse.depth < Self.maximumOutputDepth, QuoteDetector.hasClass(node, "tern-quote") {
+        if tagName == .details, reparse.depth < Self.maximumOutputDepth, QuoteDetector.hasClass(node, in: tree, "tern-quote") {
             quotesFound += 1
             output += Array(#"<details class="tern-quote">"#.utf8)
             reparse.start(.details)
-            return childrenLevel(of: node, hidden: hiddenHere, insideQuote: true, closing: .ownQuote)
+            return childrenLevel(of: node, in: tree, hidden: hiddenHere, insideQuote: true, closing: .ownQuote)
         }
         switch tagName {
         case .img:
-            cleanImage(node, hidden: hiddenHere)
+            cleanImage(node, in: tree, hidden: hiddenHere)
             return nil
         case .video:
-            if let poster = node.attributeBytes("poster") {
-                cleanImage(HTMLNode.element("img", attributes: [HTMLAttribute(name: Array("src".utf8), value: poster)]), hidden: hiddenHere)
+            if let poster = tree.attributeBytes(node, "poster") {
+                // The poster as an image, in a tree of its own: the parsed tree is read, never changed.
+                var image = HTMLTree()
+                let element = image.makeElement("img", attributes: [HTMLAttribute(name: Array("src".utf8), value: poster)])
+                cleanImage(element, in: image, hidden: hiddenHere)
             }
             return nil
         case .xmp, .plaintext, .listing:
             var text: [UInt8] = []
-            node.appendText(to: &text)
+            tree.appendText(of: node, to: &text)
             if text.contains(where: { $0 > 32 }) { visibleContent += 1 }
             guard reparse.depth < Self.maximumOutputDepth else {
                 reparse.text(text)
@@ -380,9 +399,9 @@ struct SanitizerPass {
         }
         // Past the output's depth limit every element is unwrapped (its content kept), so the
         // markup written never reaches the parser's cap when it is read back.
-        guard node.isHTML(tagSets.allowedElements), reparse.depth < Self.maximumOutputDepth else {
+        guard tree[node].isHTML(tagSets.allowedElements), reparse.depth < Self.maximumOutputDepth else {
             // Unknown or unwanted: unwrapped.
-            return childrenLevel(of: node, hidden: hiddenHere, insideQuote: insideQuote, closing: .nothing)
+            return childrenLevel(of: node, in: tree, hidden: hiddenHere, insideQuote: insideQuote, closing: .nothing)
         }
         // A link inside a link exists only as the parser's recovery from misnested markup (the
         // adoption agency, formatting reconstructed in each nested block); written out it reads
@@ -390,29 +409,30 @@ struct SanitizerPass {
         // seed `regression-links-nested-by-recovery`). The inner one is unwrapped: its text stays,
         // inside the outer link.
         if tagName == .a, reparse.insideLink {
-            return childrenLevel(of: node, hidden: hiddenHere, insideQuote: insideQuote, closing: .nothing)
+            return childrenLevel(of: node, in: tree, hidden: hiddenHere, insideQuote: insideQuote, closing: .nothing)
         }
         output.append(60)
-        writeName(of: node)
+        writeName(of: node, in: tree)
         if tagName == .a {
-            writeLinkAttributes(of: node)
+            writeLinkAttributes(of: node, in: tree)
         } else {
-            writeCleanAttributes(of: node)
+            writeCleanAttributes(of: node, in: tree)
         }
         output.append(62)
-        let isVoid = node.isHTML(tagSets.voidElements)
+        let isVoid = tree[node].isHTML(tagSets.voidElements)
         reparse.start(tagName, isVoid: isVoid)
         if isVoid { return nil }
-        return childrenLevel(of: node, hidden: hiddenHere, insideQuote: insideQuote, closing: .element(node, contentStart: output.count))
+        return childrenLevel(of: node, in: tree, hidden: hiddenHere, insideQuote: insideQuote,
+                             closing: .element(node, contentStart: output.count))
     }
 
     /// `TrackerDetector.hides`, with each distinct style read once, or a rule of the message's
     /// style sheets (`HidingStyleRules`).
-    mutating func hides(_ element: HTMLNode) -> Bool {
-        if css.ruleEffect(on: element).hides { return true }
-        guard !element.attributes.isEmpty else { return false }
-        if element.attributeBytes("hidden") != nil { return true }
-        guard let style = element.attributeBytes("style") else { return false }
+    mutating func hides(_ element: NodeID, in tree: HTMLTree) -> Bool {
+        if css.ruleEffect(on: element, in: tree).hides { return true }
+        guard !tree[element].attributes.isEmpty else { return false }
+        if tree.attributeBytes(element, "hidden") != nil { return true }
+        guard let style = tree.attributeBytes(element, "style") else { return false }
         let key = StyleKey(style)
         if let known = hidingStyles[key] { return known }
         let hiding = TrackerDetector.hides(style: style)
@@ -440,9 +460,9 @@ struct SanitizerPass {
         output.append(34)
     }
 
-    mutating func writeCleanAttributes(of node: HTMLNode) {
-        for attribute in node.attributes where attribute.namespace == nil {
-            if attribute.name == Self.className, InterfaceMarkers.isPlaceholder(node) {
+    mutating func writeCleanAttributes(of node: NodeID, in tree: HTMLTree) {
+        for attribute in tree[node].attributes where attribute.namespace == nil {
+            if attribute.name == Self.className, InterfaceMarkers.isPlaceholder(node, in: tree) {
                 writeAttribute(attribute.name, attribute.value)  // a placeholder an earlier pass wrote
                 continue
             }
@@ -484,25 +504,25 @@ struct SanitizerPass {
 
     // MARK: - Images
 
-    mutating func cleanImage(_ image: HTMLNode, hidden: Bool) {
-        let srcset = image.attributeBytes("srcset").map { String(decoding: $0, as: UTF8.self) }
-        let sourceBytes = image.attributeBytes("src") ?? srcset.flatMap { $0.split(separator: " ").first.map { Array($0.utf8) } } ?? []
+    mutating func cleanImage(_ image: NodeID, in tree: HTMLTree, hidden: Bool) {
+        let srcset = tree.attributeBytes(image, "srcset").map { String(decoding: $0, as: UTF8.self) }
+        let sourceBytes = tree.attributeBytes(image, "src") ?? srcset.flatMap { $0.split(separator: " ").first.map { Array($0.utf8) } } ?? []
         let policy = URLPolicy.classify(bytes: sourceBytes)
         if case .cid = policy {
             visibleContent += 1
-            writePlaceholder(text: Self.inlineImageText, label: Self.inlineImageText, alt: image.attributeBytes("alt") ?? [],
+            writePlaceholder(text: Self.inlineImageText, label: Self.inlineImageText, alt: tree.attributeBytes(image, "alt") ?? [],
                              kind: Self.inlineImageKind)
             return
         }
         if case .dataImage = policy {
             visibleContent += 1
-            writeImage(image, source: sourceBytes, srcset: nil)
+            writeImage(image, in: tree, source: sourceBytes, srcset: nil)
             return
         }
         guard case .remote(let host) = policy else { return }
-        let sized = css.ruleEffect(on: image)
+        let sized = css.ruleEffect(on: image, in: tree)
         let isTracker = options.blocklist.matches(url: sourceBytes, lowercasedHost: host)
-            || TrackerDetector.isPixelSized(image, ruleWidth: sized.width, ruleHeight: sized.height) || hidden
+            || TrackerDetector.isPixelSized(image, in: tree, ruleWidth: sized.width, ruleHeight: sized.height) || hidden
             || (srcset.map { Self.candidates($0).contains { options.blocklist.matches(url: $0) } } ?? false)
         if isTracker {
             trackersBlocked += 1
@@ -512,7 +532,7 @@ struct SanitizerPass {
         guard options.allowRemoteImages else {
             remoteImagesBlocked += 1
             visibleContent += 1
-            let alt = image.attributeBytes("alt") ?? []
+            let alt = tree.attributeBytes(image, "alt") ?? []
             writePlaceholder(text: alt.isEmpty ? Self.imageText : alt, label: Self.blockedImageLabel, alt: alt, kind: Self.blockedImageKind)
             return
         }
@@ -520,13 +540,13 @@ struct SanitizerPass {
         let remoteSrcset = srcset.flatMap { srcset in
             Self.candidates(srcset).allSatisfy { if case .remote = URLPolicy.classify($0) { true } else { false } } ? srcset : nil
         }
-        writeImage(image, source: sourceBytes, srcset: remoteSrcset)
+        writeImage(image, in: tree, source: sourceBytes, srcset: remoteSrcset)
     }
 
-    mutating func writeImage(_ image: HTMLNode, source: [UInt8], srcset: String?) {
+    mutating func writeImage(_ image: NodeID, in tree: HTMLTree, source: [UInt8], srcset: String?) {
         output += "<img".utf8
         reparse.start(.img, isVoid: true)
-        writeCleanAttributes(of: image)
+        writeCleanAttributes(of: image, in: tree)
         writeAttribute(Array("src".utf8), URLPolicy.normalize(bytes: source))
         if let srcset { writeAttribute(Array("srcset".utf8), Array(srcset.utf8)) }
         output.append(62)
@@ -575,24 +595,26 @@ struct SanitizerPass {
     /// tables nested in links each read the text of all the others inside them. (Each still walks
     /// the elements inside it; the parser's depth cap leaves room for at most a few hundred links
     /// one inside another.)
-    func appendShownText(of link: HTMLNode, to output: inout [UInt8]) {
+    func appendShownText(of link: NodeID, in tree: HTMLTree, to output: inout [UInt8]) {
         let end = output.count + LinkSafety.shownTextLimit
         // Most links hold one text: read without a walk.
-        if link.children.count == 1, link.children[0].isText {
-            output.appendBytes(of: link.children[0].data.prefix(end - output.count))
+        if let only = tree.onlyChild(of: link), tree[only].isText {
+            output.appendBytes(of: tree[only].data.prefix(end - output.count))
             return
         }
-        link.walkDescendants { child, parent in
-            if child.isText {
-                output.appendBytes(of: child.data.prefix(end - output.count))
+        tree.walkDescendants(of: link) { child, parent in
+            if tree[child].isText {
+                output.appendBytes(of: tree[child].data.prefix(end - output.count))
                 return output.count >= end ? .stop : .skipChildren
             }
-            guard child.isElement, child.namespace == .html, !child.isHTML(tagSets.droppedWithContent) else { return .skipChildren }
-            switch child.tagName {
-            case .img, .video: return .skipChildren
-            case .span where InterfaceMarkers.isPlaceholder(child):
+            guard tree[child].isElement, tree[child].namespace == .html, !tree[child].isHTML(tagSets.droppedWithContent) else {
                 return .skipChildren
-            case .summary where parent.tagName == .details && QuoteDetector.hasClass(parent, "tern-quote"):
+            }
+            switch tree[child].tagName {
+            case .img, .video: return .skipChildren
+            case .span where InterfaceMarkers.isPlaceholder(child, in: tree):
+                return .skipChildren
+            case .summary where tree[parent].tagName == .details && QuoteDetector.hasClass(parent, in: tree, "tern-quote"):
                 return .skipChildren
             default: return .descend
             }
@@ -601,9 +623,9 @@ struct SanitizerPass {
 
     /// http(s) and mailto links open outside (`target=_blank`, no opener, no referrer) and show
     /// their real destination; every other scheme loses its href.
-    mutating func writeLinkAttributes(of link: HTMLNode) {
-        guard let href = link.attributeBytes("href") else {
-            writeCleanAttributes(of: link)
+    mutating func writeLinkAttributes(of link: NodeID, in tree: HTMLTree) {
+        guard let href = tree.attributeBytes(link, "href") else {
+            writeCleanAttributes(of: link, in: tree)
             return
         }
         var realHost: String?
@@ -612,7 +634,7 @@ struct SanitizerPass {
             var text = shownText  // taken out: `appendShownText` reads the pass
             shownText = []
             text.removeAll(keepingCapacity: true)
-            appendShownText(of: link, to: &text)
+            appendShownText(of: link, in: tree, to: &text)
             if !LinkSafety.showsSameAuthority(text, as: href), let shown = LinkSafety.hostShown(in: text), !LinkSafety.sameSite(shown, host) {
                 realHost = host
             }
@@ -620,14 +642,14 @@ struct SanitizerPass {
         case .mailto:
             break
         default:
-            writeCleanAttributes(of: link)
+            writeCleanAttributes(of: link, in: tree)
             return
         }
         // The link's own attributes go last and in this order whatever the input's order, so
         // that cleaning the output again writes the same bytes. Of these names only title and
         // class pass the allow-list.
         var existingClass: [UInt8]?
-        for attribute in link.attributes where attribute.namespace == nil {
+        for attribute in tree[link].attributes where attribute.namespace == nil {
             if attribute.name == Self.titleName { continue }
             if realHost != nil, attribute.name == Self.className {
                 existingClass = attribute.value

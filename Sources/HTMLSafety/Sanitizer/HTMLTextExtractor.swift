@@ -18,11 +18,11 @@ public enum HTMLTextExtractor {
 
     /// At most `limit` bytes of text, cut at a character boundary.
     public static func text(fromHTML html: [UInt8], limit: Int = maximumTextBytes) -> String {
-        let document = HTMLParser.parseDocument(html)
-        guard let root = document.children.first(where: { $0.isHTML(known: htmlElement, in: .html) }),
-              let body = root.children.first(where: { $0.isHTML(known: bodyElement, in: .html) }) else { return "" }
+        let tree = HTMLParser.parseDocumentTree(html).tree
+        guard let root = tree.firstChild(of: HTMLTree.document, where: { $0.isHTML(known: htmlElement, in: .html) }),
+              let body = tree.firstChild(of: root, where: { $0.isHTML(known: bodyElement, in: .html) }) else { return "" }
         var output = Output(limit: limit)
-        walk(body, into: &output)
+        walk(body, in: tree, into: &output)
         return output.finished()
     }
 
@@ -106,36 +106,36 @@ public enum HTMLTextExtractor {
         }
     }
 
-    /// Depth first with an explicit stack (`HTMLNode.walkDescendants`), not recursion: a deep tree
+    /// Depth first with an explicit stack (`HTMLTree.walkDescendants`), not recursion: a deep tree
     /// overflowed a secondary thread's stack (issue 21).
-    static func walk(_ body: HTMLNode, into output: inout Output) {
-        body.walkDescendants { child, _ in
+    static func walk(_ body: NodeID, in tree: HTMLTree, into output: inout Output) {
+        tree.walkDescendants(of: body) { child, _ in
             if output.isFull { return .stop }
-            if child.isText {
-                output.append(Substring(String(decoding: child.data, as: UTF8.self)))
+            if tree[child].isText {
+                output.append(Substring(String(decoding: tree[child].data, as: UTF8.self)))
                 return .skipChildren
             }
-            guard child.isElement, !child.isHTML(skipped) else { return .skipChildren }
-            if child.isHTML(.br) {
+            guard tree[child].isElement, !tree[child].isHTML(skipped) else { return .skipChildren }
+            if tree[child].isHTML(.br) {
                 output.breakLine(blank: true)
                 return .skipChildren
             }
-            if child.isHTML(.blockquote) {
+            if tree[child].isHTML(.blockquote) {
                 output.breakLine()
                 output.quoteDepth += 1
                 return .descend
             }
-            if child.isHTML(blocks) { output.breakLine() }
-            if child.isHTML(.img), let alt = child.attribute("alt"), !alt.isEmpty { output.append(Substring("[\(alt)]")) }
+            if tree[child].isHTML(blocks) { output.breakLine() }
+            if tree[child].isHTML(.img), let alt = tree.attribute(child, "alt"), !alt.isEmpty { output.append(Substring("[\(alt)]")) }
             return .descend
         } leave: { node in
-            if node.isHTML(.blockquote) {
+            if tree[node].isHTML(.blockquote) {
                 output.breakLine()
                 output.quoteDepth -= 1
                 return
             }
-            if node.isHTML(cells) { output.pendingSpace = true }
-            if node.isHTML(blocks) { output.breakLine() }
+            if tree[node].isHTML(cells) { output.pendingSpace = true }
+            if tree[node].isHTML(blocks) { output.breakLine() }
         }
     }
 }

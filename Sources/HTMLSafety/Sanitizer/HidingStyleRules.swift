@@ -89,22 +89,24 @@ struct HidingStyleRules {
     /// The combined effect of the rules that select `element` (after `indexIfNeeded`). The
     /// interface's markers are never selected, as in a browser, and the mail's own `tern-`
     /// classes are not read: the output has neither, and the next pass must see what this one saw.
-    func effect(on element: HTMLNode) -> Effect {
-        guard !rules.isEmpty, element.isElement, element.namespace == .html else { return Effect() }
+    func effect(on element: NodeID, in tree: HTMLTree) -> Effect {
+        guard !rules.isEmpty, tree[element].isElement, tree[element].namespace == .html else { return Effect() }
         // Methods rather than closures: a closure capturing `self` copied the whole rule set
         // (its arrays retained and released) for every element the sanitizer asked about.
         var found = Found()
-        if !universal.isEmpty { consider(universal, element, &found) }
-        if !byTag.isEmpty, let tagged = byTag[element.tagName.rawValue] { consider(tagged, element, &found) }
-        if !byID.isEmpty, let id = element.attributeBytes("id"), let listed = byID.rules(named: id) { consider(listed, element, &found) }
-        if !byClass.isEmpty, let classes = element.attributeBytes("class") {
+        if !universal.isEmpty { consider(universal, element, tree, &found) }
+        if !byTag.isEmpty, let tagged = byTag[tree[element].tagName.rawValue] { consider(tagged, element, tree, &found) }
+        if !byID.isEmpty, let id = tree.attributeBytes(element, "id"), let listed = byID.rules(named: id) {
+            consider(listed, element, tree, &found)
+        }
+        if !byClass.isEmpty, let classes = tree.attributeBytes(element, "class") {
             // A class the attribute lists twice applies its rules twice, which changes nothing.
             var tokens = ClassTokens(classes)
             while let name = tokens.next() {
-                if !InterfaceMarkers.isReserved(name), let listed = byClass.rules(named: name) { consider(listed, element, &found) }
+                if !InterfaceMarkers.isReserved(name), let listed = byClass.rules(named: name) { consider(listed, element, tree, &found) }
             }
         }
-        return found.matched && InterfaceMarkers.isMarker(element) ? Effect() : found.effect
+        return found.matched && InterfaceMarkers.isMarker(element, in: tree) ? Effect() : found.effect
     }
 
     private struct Found {
@@ -112,21 +114,21 @@ struct HidingStyleRules {
         var matched = false
     }
 
-    private func consider(_ positions: [Int], _ element: HTMLNode, _ found: inout Found) {
-        for position in positions where matches(rules[position].compound, element) {
+    private func consider(_ positions: [Int], _ element: NodeID, _ tree: HTMLTree, _ found: inout Found) {
+        for position in positions where matches(rules[position].compound, element, tree) {
             found.effect.combine(rules[position].effect)
             found.matched = true
         }
     }
 
-    private func matches(_ compound: Compound, _ element: HTMLNode) -> Bool {
-        if compound.tag != 0, element.tagName.rawValue != compound.tag { return false }
+    private func matches(_ compound: Compound, _ element: NodeID, _ tree: HTMLTree) -> Bool {
+        if compound.tag != 0, tree[element].tagName.rawValue != compound.tag { return false }
         if !compound.ids.isEmpty {
-            guard let id = element.attributeBytes("id") else { return false }
+            guard let id = tree.attributeBytes(element, "id") else { return false }
             for wanted in compound.ids where !Self.equalIgnoringASCIICase(id[...], wanted) { return false }
         }
         guard !compound.classes.isEmpty else { return true }
-        guard let classes = element.attributeBytes("class") else { return false }
+        guard let classes = tree.attributeBytes(element, "class") else { return false }
         for wanted in compound.classes {
             var tokens = ClassTokens(classes)
             var present = false

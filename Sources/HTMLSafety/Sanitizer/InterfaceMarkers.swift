@@ -37,9 +37,9 @@ enum InterfaceMarkers {
     /// An image placeholder exactly as `SanitizerPass.writePlaceholder` writes it, read back by
     /// the next pass: a span with the class, `role="img"`, the label twice and one text. Kept
     /// with its class; mail that writes one gets that placeholder, no more.
-    static func isPlaceholder(_ span: HTMLNode) -> Bool {
-        let attributes = span.attributes
-        guard span.isHTML(.span), attributes.count == 4, span.children.count == 1, span.children[0].isText,
+    static func isPlaceholder(_ span: NodeID, in tree: HTMLTree) -> Bool {
+        let attributes = tree[span].attributes
+        guard tree[span].isHTML(.span), attributes.count == 4, let text = tree.onlyChild(of: span), tree[text].isText,
               attributes.allSatisfy({ $0.namespace == nil }),
               attributes[0].name == SanitizerPass.className, attributes[1].name == SanitizerPass.roleName,
               attributes[2].name == SanitizerPass.ariaLabelName, attributes[3].name == SanitizerPass.titleName,
@@ -51,16 +51,16 @@ enum InterfaceMarkers {
     /// Elements the mail's style rules never select (as `markerExclusion` has it in a browser):
     /// the quote fold as the sanitizer rewrites it, its summary, the placeholders. The mismatch
     /// mark is decided as the link is written, so its link counts as the mail's.
-    static func isMarker(_ element: HTMLNode) -> Bool {
-        switch element.tagName {
-        case .details: return isQuoteFold(element)
-        case .summary: return element.parent.map(isQuoteFold) ?? false
-        case .span: return isPlaceholder(element)
+    static func isMarker(_ element: NodeID, in tree: HTMLTree) -> Bool {
+        switch tree[element].tagName {
+        case .details: return isQuoteFold(element, in: tree)
+        case .summary: return tree[element].parent.exists && isQuoteFold(tree[element].parent, in: tree)
+        case .span: return isPlaceholder(element, in: tree)
         default: return false
         }
     }
 
-    static func isQuoteFold(_ element: HTMLNode) -> Bool {
-        element.isHTML(.details) && QuoteDetector.hasClass(element, "tern-quote")
+    static func isQuoteFold(_ element: NodeID, in tree: HTMLTree) -> Bool {
+        tree[element].isHTML(.details) && QuoteDetector.hasClass(element, in: tree, "tern-quote")
     }
 }

@@ -3,8 +3,8 @@ enum QuoteDetector {
     static let quoteClasses = ASCIIKeywordSet(["gmail_quote", "gmail_quote_container", "yahoo_quoted", "appleoriginalcontents", "moz-forward-container"])
 
     /// Calls `body` with each class name of the element until it returns true.
-    static func anyClass(of node: HTMLNode, _ body: (ArraySlice<UInt8>) -> Bool) -> Bool {
-        guard let value = node.attributeBytes("class") else { return false }
+    static func anyClass(of node: NodeID, in tree: HTMLTree, _ body: (ArraySlice<UInt8>) -> Bool) -> Bool {
+        guard let value = tree.attributeBytes(node, "class") else { return false }
         var names = ClassTokens(value)
         while let name = names.next() {
             if body(name) { return true }
@@ -12,23 +12,23 @@ enum QuoteDetector {
         return false
     }
 
-    static func hasClass(_ node: HTMLNode, _ name: StaticString) -> Bool {
-        anyClass(of: node) { ASCIIBytes.equals($0, name) }
+    static func hasClass(_ node: NodeID, in tree: HTMLTree, _ name: StaticString) -> Bool {
+        anyClass(of: node, in: tree) { ASCIIBytes.equals($0, name) }
     }
 
     /// A quote container: `<blockquote>`, Gmail's `div.gmail_quote`, Yahoo's, Apple Mail's.
-    static func isQuote(_ node: HTMLNode) -> Bool {
-        guard node.isElement, node.namespace == .html else { return false }
-        switch node.tagName {
+    static func isQuote(_ node: NodeID, in tree: HTMLTree) -> Bool {
+        guard tree[node].isElement, tree[node].namespace == .html else { return false }
+        switch tree[node].tagName {
         case .blockquote: return true
-        case .div: return anyClass(of: node) { quoteClasses.contains($0) }
+        case .div: return anyClass(of: node, in: tree) { quoteClasses.contains($0) }
         default: return false
         }
     }
 
     /// Outlook's reply separator: everything from it to the end of its parent is the quote.
-    static func startsOutlookQuote(_ node: HTMLNode) -> Bool {
-        guard node.isElement, let id = node.attributeBytes("id")?[...] else { return false }
+    static func startsOutlookQuote(_ node: NodeID, in tree: HTMLTree) -> Bool {
+        guard tree[node].isElement, let id = tree.attributeBytes(node, "id")?[...] else { return false }
         return ASCIIBytes.equals(id, "appendonsend") || ASCIIBytes.equals(id, "divrplyfwdmsg")
             || ASCIIBytes.equals(id, "x_divrplyfwdmsg") || ASCIIBytes.equals(id, "x_appendonsend")
     }
@@ -47,31 +47,33 @@ enum QuoteDetector {
         return attributionEndings.contains { trimmed.hasSuffix($0) }
     }
 
-    static func isBlank(_ node: HTMLNode) -> Bool {
-        if node.isText { return !node.data.contains { $0 > 32 } }
-        return node.isElement && node.namespace == .html && node.tagName == .br
+    static func isBlank(_ node: NodeID, in tree: HTMLTree) -> Bool {
+        if tree[node].isText { return !tree[node].data.contains { $0 > 32 } }
+        return tree[node].isElement && tree[node].namespace == .html && tree[node].tagName == .br
     }
 
-    /// The node is an "On … wrote:" line directly before a quote.
-    static func isAttribution(_ node: HTMLNode, followedBy rest: ArraySlice<HTMLNode>) -> Bool {
-        guard !isBlank(node), let next = rest.first(where: { !isBlank($0) }), isQuote(next) else { return false }
-        return isAttributionText(shortText(of: node))
+    /// The node is an "On … wrote:" line directly before a quote among its siblings.
+    static func isAttribution(_ node: NodeID, in tree: HTMLTree) -> Bool {
+        guard !isBlank(node, in: tree) else { return false }
+        var next = tree[node].nextSibling
+        while next.exists, isBlank(next, in: tree) { next = tree[next].nextSibling }
+        guard next.exists, isQuote(next, in: tree) else { return false }
+        return isAttributionText(shortText(of: node, in: tree))
     }
 
     /// The node's text, read no further than `attributionLimit`: every node before a quote is
     /// asked, and nested ones each read the text of all those inside them.
-    static func shortText(of node: HTMLNode) -> String {
+    static func shortText(of node: NodeID, in tree: HTMLTree) -> String {
         var text: [UInt8] = []
-        node.appendText(to: &text, limit: attributionLimit)
+        tree.appendText(of: node, to: &text, limit: attributionLimit)
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// The attribution line before the quote at `index`, if there is one.
-    static func attribution(before index: Int, in children: [HTMLNode]) -> HTMLNode? {
-        var position = index - 1
-        while position >= 0, isBlank(children[position]) { position -= 1 }
-        guard position >= 0 else { return nil }
-        let candidate = children[position]
-        return isAttributionText(shortText(of: candidate)) ? candidate : nil
+    /// The attribution line among the siblings before `quote`, if there is one.
+    static func attribution(before quote: NodeID, in tree: HTMLTree) -> NodeID? {
+        var candidate = tree[quote].previousSibling
+        while candidate.exists, isBlank(candidate, in: tree) { candidate = tree[candidate].previousSibling }
+        guard candidate.exists else { return nil }
+        return isAttributionText(shortText(of: candidate, in: tree)) ? candidate : nil
     }
 }

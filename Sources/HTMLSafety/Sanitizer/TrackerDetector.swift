@@ -151,10 +151,10 @@ public struct TrackerBlocklist: Sendable {
 enum TrackerDetector {
     /// 1×1 or 0×0 (or either side 0 or 1) in `width`/`height` attributes, inline CSS or the
     /// document's style rules (`HidingStyleRules`), in any unit.
-    static func isPixelSized(_ image: HTMLNode, ruleWidth: Double? = nil, ruleHeight: Double? = nil) -> Bool {
-        var width = image.attributeBytes("width").flatMap { dimension($0[...]) }
-        var height = image.attributeBytes("height").flatMap { dimension($0[...]) }
-        if let style = image.attributeBytes("style") {
+    static func isPixelSized(_ image: NodeID, in tree: HTMLTree, ruleWidth: Double? = nil, ruleHeight: Double? = nil) -> Bool {
+        var width = tree.attributeBytes(image, "width").flatMap { dimension($0[...]) }
+        var height = tree.attributeBytes(image, "height").flatMap { dimension($0[...]) }
+        if let style = tree.attributeBytes(image, "style") {
             ASCIIBytes.forEachDeclaration(in: style[...]) { property, value in
                 if ASCIIBytes.equals(property, "width") || ASCIIBytes.equals(property, "max-width"), let size = dimension(value) {
                     width = min(width ?? size, size)
@@ -191,10 +191,10 @@ enum TrackerDetector {
     }
 
     /// `display:none`, `visibility:hidden`, `opacity:0`, or the `hidden` attribute.
-    static func hides(_ element: HTMLNode) -> Bool {
-        guard !element.attributes.isEmpty else { return false }
-        if element.attributeBytes("hidden") != nil { return true }
-        guard let style = element.attributeBytes("style") else { return false }
+    static func hides(_ element: NodeID, in tree: HTMLTree) -> Bool {
+        guard !tree[element].attributes.isEmpty else { return false }
+        if tree.attributeBytes(element, "hidden") != nil { return true }
+        guard let style = tree.attributeBytes(element, "style") else { return false }
         return hides(style: style)
     }
 
