@@ -25,11 +25,6 @@ public struct HTMLParser {
         parseDocumentTree(bytes).tree.count
     }
 
-    /// The same with the document as `HTMLNode`s.
-    static func parseDocumentCountingStyles(_ bytes: [UInt8]) -> (document: HTMLNode, htmlStyleElements: Int) {
-        let parsed = parseDocumentTree(bytes)
-        return (parsed.tree.makeDOM(), parsed.htmlStyleElements)
-    }
 
     /// Parses a fragment in the context of an element (innerHTML), as section 13.4 describes.
     /// Returns the fragment's root `html` element's children wrapped in a fragment node.
@@ -78,7 +73,7 @@ struct TreeBuilder {
     var skipNextNewline = false
     var contextElement: ElementRef?
     var stopped = false
-    /// HTML `style` elements created (`HTMLParser.parseDocumentCountingStyles`).
+    /// HTML `style` elements created (`HTMLParser.parseDocumentTree`).
     var htmlStyleElements = 0
 
     struct FormattingEntry {
