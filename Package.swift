@@ -69,12 +69,9 @@ let package = Package(
             swiftSettings: strict),
         // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
         .target(name: "Sync", dependencies: ["TernCore", "IMAP", "MIME", "HTMLSafety"], swiftSettings: strict),
-        // Release builds skip the dynamic exclusivity checks here: the node tree is a class graph one
-        // task at a time builds and walks, and the checks on its stored properties were 6% of
-        // sanitizing (BENCHMARKS.md). Debug builds, and so every test, keep them.
         .target(
             name: "HTMLSafety", resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
-            swiftSettings: strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+            swiftSettings: strict),
         // Thread summaries and smart replies (FR-ED-02, FR-COMP-03): the built-in provider (word
         // lists, offline) and the client of a local OpenAI-compatible server. Pure: HTTP comes from the runtime.
         .target(name: "Assist", dependencies: ["TernCore"], swiftSettings: strict),

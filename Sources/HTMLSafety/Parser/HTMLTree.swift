@@ -21,11 +21,29 @@ struct NodeID: Hashable, Sendable {
 /// and next sibling), so the tree builder's moves (foster parenting before a table, the adoption
 /// agency) are O(1) and need no search of a parent's children.
 struct HTMLTree {
-    struct Node {
+    /// What the walks ask of every node (kind, namespace, name), plain data: asking it of a node
+    /// read in place loads these bytes alone. Asked of the whole node inside a walk's closures, the
+    /// compiler copied the node first (its name, attributes and data retained and released).
+    struct Header {
         let kind: HTMLNode.Kind
         /// `name` numbered for `HTMLTagSet` tests (0: a name Tern does not know, or not an element).
         let nameIndex: UInt8
         let namespace: HTMLNamespace
+
+        var isElement: Bool { if case .element = kind { true } else { false } }
+        var isText: Bool { if case .text = kind { true } else { false } }
+        var tagName: HTMLTagName { HTMLTagName(rawValue: nameIndex) ?? .unknown }
+        /// Whether this is an HTML element named in `names`.
+        func isHTML(_ names: HTMLTagSet) -> Bool { namespace == .html && isElement && names.contains(index: nameIndex) }
+        /// For a set of names that are all `KnownElementName.names`.
+        func isHTML(known names: HTMLTagSet, in namespace: HTMLNamespace) -> Bool {
+            self.namespace == namespace && isElement && names.contains(index: nameIndex)
+        }
+        func isHTML(_ name: HTMLTagName) -> Bool { namespace == .html && isElement && nameIndex == name.rawValue && name != .unknown }
+    }
+
+    struct Node {
+        let header: Header
         var parent = NodeID.none
         var firstChild = NodeID.none
         var lastChild = NodeID.none
@@ -40,16 +58,22 @@ struct HTMLTree {
         /// Text or comment data (UTF-8).
         var data: [UInt8]
 
-        var isElement: Bool { if case .element = kind { true } else { false } }
-        var isText: Bool { if case .text = kind { true } else { false } }
-        var tagName: HTMLTagName { HTMLTagName(rawValue: nameIndex) ?? .unknown }
-        /// Whether this is an HTML element named in `names`.
-        func isHTML(_ names: HTMLTagSet) -> Bool { namespace == .html && isElement && names.contains(index: nameIndex) }
-        /// For a set of names that are all `KnownElementName.names`.
-        func isHTML(known names: HTMLTagSet, in namespace: HTMLNamespace) -> Bool {
-            self.namespace == namespace && isElement && names.contains(index: nameIndex)
+        init(kind: HTMLNode.Kind, nameIndex: UInt8, namespace: HTMLNamespace, name: String, attributes: [HTMLAttribute], data: [UInt8]) {
+            header = Header(kind: kind, nameIndex: nameIndex, namespace: namespace)
+            self.name = name
+            self.attributes = attributes
+            self.data = data
         }
-        func isHTML(_ name: HTMLTagName) -> Bool { namespace == .html && isElement && nameIndex == name.rawValue && name != .unknown }
+
+        var kind: HTMLNode.Kind { header.kind }
+        var nameIndex: UInt8 { header.nameIndex }
+        var namespace: HTMLNamespace { header.namespace }
+        var isElement: Bool { header.isElement }
+        var isText: Bool { header.isText }
+        var tagName: HTMLTagName { header.tagName }
+        func isHTML(_ names: HTMLTagSet) -> Bool { header.isHTML(names) }
+        func isHTML(known names: HTMLTagSet, in namespace: HTMLNamespace) -> Bool { header.isHTML(known: names, in: namespace) }
+        func isHTML(_ name: HTMLTagName) -> Bool { header.isHTML(name) }
     }
 
     private(set) var nodes: [Node] = []
@@ -69,7 +93,7 @@ struct HTMLTree {
 
     /// Reads or changes one node in place (no copy of its name, attributes or data).
     subscript(id: NodeID) -> Node {
-        _read { yield nodes[Int(id.index)] }
+        get { nodes[Int(id.index)] }
         _modify { yield &nodes[Int(id.index)] }
     }
 
@@ -208,10 +232,10 @@ struct HTMLTree {
     }
 
     /// The first child of `node` for which `matches` holds.
-    func firstChild(of node: NodeID, where matches: (Node) -> Bool) -> NodeID? {
+    func firstChild(of node: NodeID, where matches: (Header) -> Bool) -> NodeID? {
         var child = self[node].firstChild
         while child.exists {
-            if matches(self[child]) { return child }
+            if matches(self[child].header) { return child }
             child = self[child].nextSibling
         }
         return nil
@@ -272,14 +296,10 @@ struct HTMLTree {
     /// contents are walked as its children (serializing does).
     func walkDescendants(of root: NodeID, templates: Bool = false, enter: (_ node: NodeID, _ parent: NodeID) -> HTMLNode.WalkStep,
                          leave: (NodeID) -> Void = { _ in }) {
-        func firstChild(_ node: NodeID) -> NodeID {
-            if templates, self[node].templateContents.exists { return self[self[node].templateContents].firstChild }
-            return self[node].firstChild
-        }
         /// The node whose children are being walked; with templates, the template element rather
         /// than its contents fragment.
         var parents: [NodeID] = [root]
-        var next = firstChild(root)
+        var next = firstChild(root, templates: templates)
         while true {
             guard next.exists else {
                 guard parents.count > 1 else { return }
@@ -293,7 +313,7 @@ struct HTMLTree {
             case .stop: return
             case .skipChildren: next = self[node].nextSibling
             case .descend:
-                let child = firstChild(node)
+                let child = firstChild(node, templates: templates)
                 if child.exists {
                     parents.append(node)
                     next = child
@@ -303,6 +323,13 @@ struct HTMLTree {
                 }
             }
         }
+    }
+
+    /// The first child of `node`; with `templates`, of a template's contents.
+    private func firstChild(_ node: NodeID, templates: Bool) -> NodeID {
+        let contents = self[node].templateContents
+        if templates, contents.exists { return self[contents].firstChild }
+        return self[node].firstChild
     }
 
     // MARK: - The public tree

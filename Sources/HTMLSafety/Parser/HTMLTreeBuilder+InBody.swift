@@ -287,7 +287,7 @@ extension TreeBuilder {
             guard match >= 0, match >= special else { return }
         } else {
             let unknownName = name()
-            match = openElements.topmostUnindexed(named: unknownName, above: special) { $0.namespace == .html && $0.name == unknownName }
+            match = openElements.topmostUnindexed(named: unknownName, above: special) { $0.namespace == .html && tree[$0.id].name == unknownName }
             guard match >= 0 else { return }
         }
         generateImpliedEndTags(except: known)
@@ -351,7 +351,7 @@ extension TreeBuilder {
             // element of that name closes; if none has it, the token goes to the insertion mode.
             let floor = max(openElements.topmostHTML, 0)
             let match = openElements.topmostUnindexed(named: name, above: floor) {
-                $0.namespace != .html && Self.equalIgnoringASCIICase($0.name, name)
+                $0.namespace != .html && Self.equalIgnoringASCIICase(tree[$0.id].name, name)
             }
             if match > 0 {
                 openElements.removeAll(from: match)

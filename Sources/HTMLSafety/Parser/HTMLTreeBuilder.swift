@@ -158,7 +158,7 @@ struct TreeBuilder {
             if case .startTag(let tag) = token, tag.name != Array("mglyph".utf8), tag.name != Array("malignmark".utf8) { return false }
             if case .characters = token { return false }
         }
-        if node.namespace == .mathml, node.name == "annotation-xml", case .startTag(let tag) = token, tag.name == Array("svg".utf8) {
+        if node.namespace == .mathml, tree[node.id].name == "annotation-xml", case .startTag(let tag) = token, tag.name == Array("svg".utf8) {
             return false
         }
         if isHTMLIntegrationPoint(node) {
@@ -174,7 +174,7 @@ struct TreeBuilder {
     }
 
     func isHTMLIntegrationPoint(_ node: ElementRef) -> Bool {
-        if node.namespace == .mathml, node.name == "annotation-xml" {
+        if node.namespace == .mathml, tree[node.id].name == "annotation-xml" {
             let encoding = tree.attribute(node.id, "encoding")?.lowercased()
             return encoding == "text/html" || encoding == "application/xhtml+xml"
         }
@@ -508,7 +508,7 @@ struct TreeBuilder {
             guard let existing = activeFormatting[index].node else { break }
             sectionStart = index
             // Formatting elements have known names: the index compares the name.
-            if existing.nameIndex == node.nameIndex, existing.name == node.name, existing.namespace == node.namespace,
+            if existing.nameIndex == node.nameIndex, existing.namespace == node.namespace, tree[existing.id].name == tree[node.id].name,
                Self.sameAttributes(tree[existing.id].attributes, tree[node.id].attributes) {
                 equal.append(index)
             }
@@ -572,8 +572,17 @@ struct TreeBuilder {
         while let entry = activeFormatting.popLast(), entry.node != nil {}
     }
 
+    /// Searched from the end in place: a closure over the entries copied each one, its tag's
+    /// attributes with it.
     func formattingIndex(of node: ElementRef) -> Int? {
-        activeFormatting.lastIndex { $0.node == node }
+        activeFormatting.withUnsafeBufferPointer { entries in
+            var index = entries.count - 1
+            while index >= 0 {
+                if entries[index].node?.id == node.id { return index }
+                index -= 1
+            }
+            return nil
+        }
     }
 
     /// Section 13.2.6.4.7: the adoption agency algorithm. Returns false for "any other end tag".

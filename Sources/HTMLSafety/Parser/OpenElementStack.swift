@@ -97,9 +97,9 @@ struct OpenElementStack: RandomAccessCollection {
             link.belowHTML = topmostHTMLPosition
             topmostHTMLPosition = position
         }
-        if key == 0 || node.namespace != .html {
-            let bucket = Self.bucket(of: node.name)
-            link.bucket = Int16(bucket)
+        if node.nameBucket >= 0 {
+            let bucket = Int(node.nameBucket)
+            link.bucket = node.nameBucket
             link.belowSameBucket = topmostByBucket[bucket]
             topmostByBucket[bucket] = position
         }

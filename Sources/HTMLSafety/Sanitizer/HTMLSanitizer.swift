@@ -179,8 +179,9 @@ struct SanitizerPass {
     static func styleElements(in node: NodeID, of tree: HTMLTree, atMost limit: Int = .max) -> [NodeID] {
         var found: [NodeID] = []
         tree.walkDescendants(of: node) { child, _ in
-            guard tree[child].isElement else { return .skipChildren }
-            guard tree[child].isHTML(known: styleElement, in: .html) else { return .descend }
+            let header = tree[child].header  // not the whole node, copied in this closure (`HTMLTree.Header`)
+            guard header.isElement else { return .skipChildren }
+            guard header.isHTML(known: styleElement, in: .html) else { return .descend }
             found.append(child)
             return found.count >= limit ? .stop : .skipChildren
         }

@@ -107,35 +107,38 @@ public enum HTMLTextExtractor {
     }
 
     /// Depth first with an explicit stack (`HTMLTree.walkDescendants`), not recursion: a deep tree
-    /// overflowed a secondary thread's stack (issue 21).
+    /// overflowed a secondary thread's stack (issue 21). Nodes are asked through their `header`
+    /// (see `HTMLTree.Header`).
     static func walk(_ body: NodeID, in tree: HTMLTree, into output: inout Output) {
         tree.walkDescendants(of: body) { child, _ in
             if output.isFull { return .stop }
-            if tree[child].isText {
+            let node = tree[child].header
+            if node.isText {
                 output.append(Substring(String(decoding: tree[child].data, as: UTF8.self)))
                 return .skipChildren
             }
-            guard tree[child].isElement, !tree[child].isHTML(skipped) else { return .skipChildren }
-            if tree[child].isHTML(.br) {
+            guard node.isElement, !node.isHTML(skipped) else { return .skipChildren }
+            if node.isHTML(.br) {
                 output.breakLine(blank: true)
                 return .skipChildren
             }
-            if tree[child].isHTML(.blockquote) {
+            if node.isHTML(.blockquote) {
                 output.breakLine()
                 output.quoteDepth += 1
                 return .descend
             }
-            if tree[child].isHTML(blocks) { output.breakLine() }
-            if tree[child].isHTML(.img), let alt = tree.attribute(child, "alt"), !alt.isEmpty { output.append(Substring("[\(alt)]")) }
+            if node.isHTML(blocks) { output.breakLine() }
+            if node.isHTML(.img), let alt = tree.attribute(child, "alt"), !alt.isEmpty { output.append(Substring("[\(alt)]")) }
             return .descend
-        } leave: { node in
-            if tree[node].isHTML(.blockquote) {
+        } leave: { id in
+            let node = tree[id].header
+            if node.isHTML(.blockquote) {
                 output.breakLine()
                 output.quoteDepth -= 1
                 return
             }
-            if tree[node].isHTML(cells) { output.pendingSpace = true }
-            if tree[node].isHTML(blocks) { output.breakLine() }
+            if node.isHTML(cells) { output.pendingSpace = true }
+            if node.isHTML(blocks) { output.breakLine() }
         }
     }
 }
