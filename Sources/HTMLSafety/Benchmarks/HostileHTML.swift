@@ -56,6 +56,9 @@ public enum HostileHTML {
         },
         Shape(name: "unknown nested, end tags") { repeated("<x>", count: 510) + repeated("</y>", toFill: $0 - 1530) },
         Shape(name: "fostered siblings") { Array("<table>".utf8) + repeated("<a></a>x", toFill: $0 - 7) },
+        // Text and spaces alternating in a table: fostered before it a piece at a time (a node per
+        // piece stayed in the tree's array until issue 21's review).
+        Shape(name: "fostered text pieces") { Array("<table>".utf8) + repeated("x ", toFill: $0 - 7) },
         Shape(name: "foreign end tags") { Array("<svg>".utf8) + repeated("<g>", count: 510) + repeated("</x>", toFill: $0 - 5 - 1530) },
         Shape(name: "links in tables") { repeated("<a href=https://a.example/><table><tr><td>", toFill: $0 / 2) + repeated("x", toFill: $0 / 2) },
         Shape(name: "quotes, then breaks") { repeated("<blockquote>", count: 510) + repeated("<br>", toFill: $0 - 510 * 12) },

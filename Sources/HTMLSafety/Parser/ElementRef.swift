@@ -3,7 +3,7 @@
 /// questions asked on every token ("is the current node an HTML `p`?") read the stack, not the tree.
 /// Plain data (no name string): copying one, as every read of the stack does, costs no reference
 /// counting (with the name held here, releasing those copies was an eighth of parsing deep tables).
-struct ElementRef: Equatable {
+struct ElementRef: Equatable, NumberedElementName {
     let id: NodeID
     let namespace: HTMLNamespace
     /// The name numbered for `HTMLTagSet` tests (0: a name Tern does not know).
@@ -19,14 +19,7 @@ struct ElementRef: Equatable {
         nameBucket = nameIndex == 0 || namespace != .html ? Int16(OpenElementStack.bucket(of: name)) : -1
     }
 
-    var tagName: HTMLTagName { HTMLTagName(rawValue: nameIndex) ?? .unknown }
-
-    func isHTML(_ names: HTMLTagSet) -> Bool { namespace == .html && names.contains(index: nameIndex) }
-    /// For a set of names that are all `KnownElementName.names`.
-    func isHTML(known names: HTMLTagSet, in namespace: HTMLNamespace) -> Bool {
-        self.namespace == namespace && names.contains(index: nameIndex)
-    }
-    func isHTML(_ name: HTMLTagName) -> Bool { namespace == .html && nameIndex == name.rawValue && name != .unknown }
+    var isElement: Bool { true }
 
     /// The same element: one place in the tree.
     static func == (lhs: ElementRef, rhs: ElementRef) -> Bool { lhs.id == rhs.id }

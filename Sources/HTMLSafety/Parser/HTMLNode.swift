@@ -103,13 +103,7 @@ public final class HTMLNode {
     public var isElement: Bool { if case .element = kind { true } else { false } }
     public var isText: Bool { if case .text = kind { true } else { false } }
 
-    func isHTML(_ names: HTMLTagSet) -> Bool { namespace == .html && isElement && names.contains(index: nameIndex) }
-    /// For a name that is one of `KnownElementName.names`.
-    func isHTML(known set: HTMLTagSet, in namespace: HTMLNamespace) -> Bool {
-        self.namespace == namespace && isElement && set.contains(index: nameIndex)
-    }
     public func isHTML(_ name: String) -> Bool { namespace == .html && isElement && self.name == name }
-    func isHTML(_ name: HTMLTagName) -> Bool { namespace == .html && isElement && nameIndex == name.rawValue && name != .unknown }
 
     public func attribute(_ name: String) -> String? {
         for attribute in attributes where attribute.namespace == nil && attribute.name.elementsEqual(name.utf8) {
@@ -118,35 +112,15 @@ public final class HTMLNode {
         return nil
     }
 
-    /// The value's bytes, without building a `String`.
-    func attributeBytes(_ name: StaticString) -> [UInt8]? {
-        name.withUTF8Buffer { key in
-            // Lengths first: the sanitizer asks several names of every element, and most differ in length.
-            attributes.withUnsafeBufferPointer { attributes in
-                for index in attributes.indices where attributes[index].name.count == key.count
-                    && attributes[index].namespace == nil && attributes[index].name.elementsEqual(key) {
-                    return attributes[index].value
-                }
-                return nil
-            }
-        }
-    }
-
-    public func setAttribute(_ name: String, _ value: String) {
-        let key = Array(name.utf8)
-        if let index = attributes.firstIndex(where: { $0.name == key && $0.namespace == nil }) {
-            attributes[index].value = Array(value.utf8)
-        } else {
-            attributes.append(HTMLAttribute(name: key, value: Array(value.utf8)))
-        }
-    }
-
-    public func removeAttribute(_ name: String) {
-        let key = Array(name.utf8)
-        attributes.removeAll { $0.name == key && $0.namespace == nil }
-    }
-
     // MARK: - Tree changes
+
+    /// Appends `child`, a node just made, as it is: a copy of a parsed tree (`HTMLTree.makeDOM`)
+    /// keeps the text nodes the parser made, where `append` would merge adjacent ones.
+    func appendAsParsed(_ child: HTMLNode) {
+        child.parent = self
+        if children.isEmpty { children.reserveCapacity(4) }
+        children.append(child)
+    }
 
     public func append(_ child: HTMLNode) {
         child.detach()
@@ -160,22 +134,6 @@ public final class HTMLNode {
         // nearly every element with children two or three times.
         if children.isEmpty { children.reserveCapacity(4) }
         children.append(child)
-    }
-
-    public func insert(_ child: HTMLNode, before reference: HTMLNode?) {
-        // Searched from the end: foster parenting inserts before an open table, the last child or
-        // nearly, and from the front that search was as long as everything fostered before it.
-        guard let reference, let index = children.lastIndex(where: { $0 === reference }) else {
-            append(child)
-            return
-        }
-        child.detach()
-        if child.isText, index > 0, children[index - 1].isText {
-            children[index - 1].data += child.data
-            return
-        }
-        child.parent = self
-        children.insert(child, at: index)
     }
 
     public func detach() {
@@ -195,11 +153,6 @@ public final class HTMLNode {
         let moving = children
         removeAllChildren()
         for child in moving { other.append(child) }
-    }
-
-    public func replaceChildren(_ nodes: [HTMLNode]) {
-        removeAllChildren()
-        for node in nodes { append(node) }
     }
 
     /// Every descendant, depth first, in document order.

@@ -119,6 +119,24 @@ extension HTMLTag {
     var tagName: HTMLTagName { knownName ?? HTMLTagName(rawValue: KnownElementName.index(ofBytes: name)) ?? .unknown }
 }
 
-extension HTMLNode {
-    var tagName: HTMLTagName { HTMLTagName(rawValue: nameIndex) ?? .unknown }
+/// An element's numbered name, asked alike of the parser's nodes (`HTMLTree.Header`), the tree
+/// builder's `ElementRef` and the public `HTMLNode`.
+protocol NumberedElementName {
+    var namespace: HTMLNamespace { get }
+    /// The name numbered for `HTMLTagSet` tests (0: a name Tern does not know, or not an element).
+    var nameIndex: UInt8 { get }
+    var isElement: Bool { get }
 }
+
+extension NumberedElementName {
+    var tagName: HTMLTagName { HTMLTagName(rawValue: nameIndex) ?? .unknown }
+    /// Whether this is an HTML element named in `names`.
+    func isHTML(_ names: HTMLTagSet) -> Bool { namespace == .html && isElement && names.contains(index: nameIndex) }
+    /// For a set of names that are all `KnownElementName.names`.
+    func isHTML(known names: HTMLTagSet, in namespace: HTMLNamespace) -> Bool {
+        self.namespace == namespace && isElement && names.contains(index: nameIndex)
+    }
+    func isHTML(_ name: HTMLTagName) -> Bool { namespace == .html && isElement && nameIndex == name.rawValue && name != .unknown }
+}
+
+extension HTMLNode: NumberedElementName {}

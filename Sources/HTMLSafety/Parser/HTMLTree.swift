@@ -24,25 +24,16 @@ struct HTMLTree {
     /// What the walks ask of every node (kind, namespace, name), plain data: asking it of a node
     /// read in place loads these bytes alone. Asked of the whole node inside a walk's closures, the
     /// compiler copied the node first (its name, attributes and data retained and released).
-    struct Header {
+    struct Header: NumberedElementName {
         let kind: HTMLNode.Kind
-        /// `name` numbered for `HTMLTagSet` tests (0: a name Tern does not know, or not an element).
         let nameIndex: UInt8
         let namespace: HTMLNamespace
 
         var isElement: Bool { if case .element = kind { true } else { false } }
         var isText: Bool { if case .text = kind { true } else { false } }
-        var tagName: HTMLTagName { HTMLTagName(rawValue: nameIndex) ?? .unknown }
-        /// Whether this is an HTML element named in `names`.
-        func isHTML(_ names: HTMLTagSet) -> Bool { namespace == .html && isElement && names.contains(index: nameIndex) }
-        /// For a set of names that are all `KnownElementName.names`.
-        func isHTML(known names: HTMLTagSet, in namespace: HTMLNamespace) -> Bool {
-            self.namespace == namespace && isElement && names.contains(index: nameIndex)
-        }
-        func isHTML(_ name: HTMLTagName) -> Bool { namespace == .html && isElement && nameIndex == name.rawValue && name != .unknown }
     }
 
-    struct Node {
+    struct Node: NumberedElementName {
         let header: Header
         var parent = NodeID.none
         var firstChild = NodeID.none
@@ -70,10 +61,6 @@ struct HTMLTree {
         var namespace: HTMLNamespace { header.namespace }
         var isElement: Bool { header.isElement }
         var isText: Bool { header.isText }
-        var tagName: HTMLTagName { header.tagName }
-        func isHTML(_ names: HTMLTagSet) -> Bool { header.isHTML(names) }
-        func isHTML(known names: HTMLTagSet, in namespace: HTMLNamespace) -> Bool { header.isHTML(known: names, in: namespace) }
-        func isHTML(_ name: HTMLTagName) -> Bool { header.isHTML(name) }
     }
 
     private(set) var nodes: [Node] = []
@@ -91,9 +78,11 @@ struct HTMLTree {
 
     var count: Int { nodes.count }
 
-    /// Reads or changes one node in place (no copy of its name, attributes or data).
+    /// Reads or changes one node in place. A field read straight from the result (`tree[id].nextSibling`)
+    /// loads that field; a node's own properties and methods, asked inside a closure, made the
+    /// compiler copy the whole node first: walks ask its `Header` there.
     subscript(id: NodeID) -> Node {
-        get { nodes[Int(id.index)] }
+        _read { yield nodes[Int(id.index)] }
         _modify { yield &nodes[Int(id.index)] }
     }
 
@@ -131,9 +120,10 @@ struct HTMLTree {
         return id
     }
 
-    func doctype(_ id: NodeID) -> HTMLNode.Doctype? { doctypes[id.index] }
-
-    private mutating func make(_ node: Node) -> NodeID {
+    private mutating func make(_ node: consuming Node) -> NodeID {
+        // Positions are 32 bits: 2^31 nodes would take 128 GiB first (bodies are capped at 10 MiB,
+        // a node per byte at most), so this is a clear stop rather than a reachable limit.
+        precondition(nodes.count < Int(Int32.max), "an HTML tree holds at most 2^31 - 1 nodes")
         nodes.append(node)
         return NodeID(nodes.count - 1)
     }
@@ -178,6 +168,25 @@ struct HTMLTree {
         }
     }
 
+    /// Inserts text before `reference`, a child of `parent` (appends when it is `.none` or not
+    /// one): into the text node before it when there is one, else as a new text node. Foster
+    /// parenting puts table text before the table piece by piece (`<table>x x x…` makes a piece
+    /// per character): a node made for each piece and merged away stayed in the array, 64 bytes
+    /// per byte of markup until the tree went.
+    mutating func insertText(_ bytes: ArraySlice<UInt8>, before reference: NodeID, in parent: NodeID) {
+        guard reference.exists, self[reference].parent == parent else {
+            appendText(bytes, to: parent)
+            return
+        }
+        let previous = self[reference].previousSibling
+        if previous.exists, self[previous].isText {
+            self[previous].data.appendBytes(of: bytes)
+        } else {
+            let text = makeText(Array(bytes))
+            link(text, parent: parent, after: previous, before: reference)
+        }
+    }
+
     private mutating func mergeText(of child: NodeID, into text: NodeID) {
         var moved: [UInt8] = []
         swap(&moved, &self[child].data)
@@ -216,20 +225,6 @@ struct HTMLTree {
     }
 
     // MARK: - Reading
-
-    /// The children of `node` in order (a template element's own children, not its contents).
-    func children(of node: NodeID) -> Children { Children(tree: self, upcoming: self[node].firstChild) }
-
-    struct Children: Sequence, IteratorProtocol {
-        let tree: HTMLTree
-        var upcoming: NodeID
-
-        mutating func next() -> NodeID? {
-            guard upcoming.exists else { return nil }
-            defer { upcoming = tree[upcoming].nextSibling }
-            return upcoming
-        }
-    }
 
     /// The first child of `node` for which `matches` holds.
     func firstChild(of node: NodeID, where matches: (Header) -> Bool) -> NodeID? {
@@ -292,14 +287,13 @@ struct HTMLTree {
 
     /// Visits the descendants of `root` depth first, in document order, without recursion (a deep
     /// tree overflowed a secondary thread's stack; issue 21): `enter` gets each node and its parent,
-    /// `leave` each node `enter` descended into, after its descendants. `templates`: a template's
-    /// contents are walked as its children (serializing does).
-    func walkDescendants(of root: NodeID, templates: Bool = false, enter: (_ node: NodeID, _ parent: NodeID) -> HTMLNode.WalkStep,
+    /// `leave` each node `enter` descended into, after its descendants. A template's contents are
+    /// not its children, and are not walked.
+    func walkDescendants(of root: NodeID, enter: (_ node: NodeID, _ parent: NodeID) -> HTMLNode.WalkStep,
                          leave: (NodeID) -> Void = { _ in }) {
-        /// The node whose children are being walked; with templates, the template element rather
-        /// than its contents fragment.
+        /// The nodes whose children are being walked, outermost first.
         var parents: [NodeID] = [root]
-        var next = firstChild(root, templates: templates)
+        var next = self[root].firstChild
         while true {
             guard next.exists else {
                 guard parents.count > 1 else { return }
@@ -313,7 +307,7 @@ struct HTMLTree {
             case .stop: return
             case .skipChildren: next = self[node].nextSibling
             case .descend:
-                let child = firstChild(node, templates: templates)
+                let child = self[node].firstChild
                 if child.exists {
                     parents.append(node)
                     next = child
@@ -323,13 +317,6 @@ struct HTMLTree {
                 }
             }
         }
-    }
-
-    /// The first child of `node`; with `templates`, of a template's contents.
-    private func firstChild(_ node: NodeID, templates: Bool) -> NodeID {
-        let contents = self[node].templateContents
-        if templates, contents.exists { return self[contents].firstChild }
-        return self[node].firstChild
     }
 
     // MARK: - The public tree
@@ -342,7 +329,7 @@ struct HTMLTree {
             var child = self[id].firstChild
             while child.exists {
                 let made = domNode(child)
-                dom.append(made)
+                dom.appendAsParsed(made)
                 pending.append((child, made))
                 child = self[child].nextSibling
             }
@@ -368,35 +355,6 @@ struct HTMLTree {
         case .comment: return HTMLNode.comment(node.data)
         case .document: return HTMLNode.document()
         case .fragment: return HTMLNode.fragment()
-        }
-    }
-
-    /// The tree of `dom` (a document or fragment node and its descendants), for code that walks
-    /// trees built by hand.
-    init(dom: HTMLNode) {
-        self.init(expectedNodes: 64)
-        var pending: [(HTMLNode, NodeID)] = [(dom, HTMLTree.document)]
-        while let (node, id) = pending.popLast() {
-            for child in node.children {
-                let made: NodeID
-                switch child.kind {
-                case .element:
-                    made = make(Node(kind: .element, nameIndex: child.nameIndex, namespace: child.namespace, name: child.name,
-                                     attributes: child.attributes, data: []))
-                case .doctype:
-                    made = makeDoctype(child.doctype ?? HTMLNode.Doctype(name: "", publicIdentifier: "", systemIdentifier: ""))
-                case .text: made = makeText(child.data)
-                case .comment: made = makeComment(child.data)
-                case .document, .fragment: made = makeFragment()
-                }
-                append(made, to: id)
-                if let contents = child.templateContents {
-                    let fragment = makeFragment()
-                    self[made].templateContents = fragment
-                    pending.append((contents, fragment))
-                }
-                pending.append((child, made))
-            }
         }
     }
 }

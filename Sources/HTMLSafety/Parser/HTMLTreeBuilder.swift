@@ -25,7 +25,6 @@ public struct HTMLParser {
         parseDocumentTree(bytes).tree.count
     }
 
-
     /// Parses a fragment in the context of an element (innerHTML), as section 13.4 describes.
     /// Returns the fragment's root `html` element's children wrapped in a fragment node.
     public static func parseFragment(_ bytes: [UInt8], context: String, contextNamespace: HTMLNamespace = .html) -> HTMLNode {
@@ -236,13 +235,8 @@ struct TreeBuilder {
     mutating func insertCharacters(_ bytes: ArraySlice<UInt8>) {
         let place = insertionPlace()
         if case .document = tree[place.parent].kind { return }
-        // Most text lands after text just inserted: extend it rather than make a node to merge.
-        guard place.before.exists else {
-            tree.appendText(bytes, to: place.parent)
-            return
-        }
-        let text = tree.makeText(Array(bytes))
-        insert(text, at: place)
+        // Text after or before text extends it rather than making a node to merge.
+        tree.insertText(bytes, before: place.before, in: place.parent)
     }
 
     /// The same for a whole token's text, which becomes the node's without a copy.
@@ -252,6 +246,10 @@ struct TreeBuilder {
         let last = tree[place.parent].lastChild
         if !place.before.exists, last.exists, tree[last].isText {
             tree[last].data += bytes
+            return
+        }
+        guard !place.before.exists else {
+            tree.insertText(bytes[...], before: place.before, in: place.parent)
             return
         }
         let text = tree.makeText(bytes)

@@ -264,6 +264,7 @@ struct SanitizerPass {
                 current.next = .none
             } else if !current.insideQuote, roomForQuote, QuoteDetector.isAttribution(child, in: tree) {
                 // Outside a quote a level is all of a parent's children, so the siblings are the level's.
+                assert(!current.last.exists && !current.then.exists, "a level outside a quote is a parent's children")
                 continue  // moved into the quote that follows
             } else if !current.insideQuote, roomForQuote, QuoteDetector.isQuote(child, in: tree) {
                 let attribution = QuoteDetector.attribution(before: child, in: tree)
