@@ -348,6 +348,7 @@ extension TreeBuilder {
         switch token {
         case .characters where currentNode?.isHTML(Self.tableTextTargets) == true:
             pendingTableText = []
+            pendingTableTextIsWhitespace = true
             originalMode = mode
             mode = .inTableText
             dispatch(token)
@@ -422,15 +423,27 @@ extension TreeBuilder {
 
     mutating func inTableText(_ token: HTMLToken) {
         if case .characters(let bytes) = token {
-            for piece in Self.pieces(bytes) where piece.kind != .null { pendingTableText.append(piece) }
+            if bytes.contains(0) {
+                pendingTableText.append(contentsOf: bytes.lazy.filter { $0 != 0 })
+            } else {
+                pendingTableText.append(contentsOf: bytes)
+            }
+            if pendingTableTextIsWhitespace, bytes.contains(where: { !($0 == 0 || $0 == 9 || $0 == 10 || $0 == 12 || $0 == 13 || $0 == 32) }) {
+                pendingTableTextIsWhitespace = false
+            }
             return
         }
-        let pending = pendingTableText
-        pendingTableText = []
-        if pending.contains(where: { $0.kind == .other }) {
-            for piece in pending { inTableAnythingElse(.characters(Array(piece.bytes))) }
-        } else {
-            for piece in pending { insertCharacters(piece.bytes) }
+        var pending: [UInt8] = []
+        swap(&pending, &pendingTableText)
+        // The pending tokens are reprocessed one by one in the standard; as one run they make the
+        // same tree: the first reconstructs the active formatting elements, the others find them
+        // open, and every one goes to the same place.
+        if !pending.isEmpty {
+            if pendingTableTextIsWhitespace {
+                insertCharacters(pending)
+            } else {
+                inTableAnythingElse(.characters(pending))
+            }
         }
         mode = originalMode
         dispatch(token)

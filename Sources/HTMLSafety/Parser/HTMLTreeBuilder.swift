@@ -68,7 +68,12 @@ struct TreeBuilder {
     var framesetOK = true
     var quirks: HTMLParser.QuirksMode = .noQuirks
     var fosterParenting = false
-    var pendingTableText: [(bytes: ArraySlice<UInt8>, kind: CharacterKind)] = []
+    /// The pending table character tokens (section 13.2.6.4.10) as one run, nulls dropped: a list
+    /// of pieces took 40 bytes a piece, and `<table>x x x…` makes a piece of every byte (400 MB for
+    /// a 10 MiB body; issue 21 review).
+    var pendingTableText: [UInt8] = []
+    /// Whether every pending character is ASCII whitespace.
+    var pendingTableTextIsWhitespace = true
     var skipNextNewline = false
     var contextElement: ElementRef?
     var stopped = false
