@@ -53,7 +53,10 @@ def server_drafts(servers, subject):
     try:
         imap.select(f'"{DRAFTS}"')
         uids = imap.uid("SEARCH", None, "SUBJECT", f'"{subject}"')[1][0].split()
-        return [email.message_from_bytes(imap.uid("FETCH", uid, "(BODY.PEEK[])")[1][0][1], policy=policy.default) for uid in uids]
+        # An autosave replaces the draft (APPEND, then the old one expunged): a UID searched a moment
+        # ago may be gone by its FETCH, which then returns no message.
+        fetched = [imap.uid("FETCH", uid, "(BODY.PEEK[])")[1] for uid in uids]
+        return [email.message_from_bytes(data[0][1], policy=policy.default) for data in fetched if data and isinstance(data[0], tuple)]
     finally:
         imap.logout()
 
