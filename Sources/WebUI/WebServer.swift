@@ -18,14 +18,24 @@ public struct WebServerConfiguration: Sendable {
     /// FR-COMP-01: the composer saves its draft this often while the content changes (30 s;
     /// `TERN_AUTOSAVE_SECONDS` shortens it for tests).
     public var autosaveSeconds: Int
+    /// How long a signed-in browser stays signed in (issue 32).
+    public var sessionLifetime: WebSessionLifetime
 
-    public init(host: String = "127.0.0.1", port: Int = defaultPort, token: String? = nil, runSync: Bool = true, autosaveSeconds: Int = 30) {
+    public init(host: String = "127.0.0.1", port: Int = defaultPort, token: String? = nil, runSync: Bool = true, autosaveSeconds: Int = 30,
+                sessionLifetime: WebSessionLifetime = .standard) {
         self.host = host
         self.port = port
-        self.token = token ?? WebSessionKeys.randomToken()
+        self.token = token ?? WebAppSecrets.randomHex(bytes: 32)
         self.runSync = runSync
         self.autosaveSeconds = autosaveSeconds
+        self.sessionLifetime = sessionLifetime
     }
+
+    /// The address a person opens: the token is exchanged there for a session and a redirect into
+    /// the app's secret path.
+    public var signInAddress: String { "http://\(host):\(port)/?token=\(token)" }
+    /// The address without its secret, for logs (issue 32: the journal never holds the token).
+    public var publicAddress: String { "http://\(host):\(port)/" }
 
     public static func autosaveSeconds(from environment: [String: String]) -> Int {
         environment["TERN_AUTOSAVE_SECONDS"].flatMap(Int.init).map { min(max($0, 1), 300) } ?? 30
@@ -55,37 +65,60 @@ public struct TernWebServer: Sendable {
     let services: TernServices
     let configuration: WebServerConfiguration
     let state: WebState
+    let secrets: WebAppSecrets
+    let sessions: WebSessions
 
     public init(services: TernServices, configuration: WebServerConfiguration) throws(WebServerError) {
         guard configuration.host == "127.0.0.1" else { throw .notLoopback(configuration.host) }
         self.services = services
         self.configuration = configuration
         self.state = WebState(changes: services.changes, home: services.home.url, autosaveSeconds: configuration.autosaveSeconds)
+        self.secrets = WebAppSecrets(token: configuration.token)
+        self.sessions = WebSessions(lifetime: configuration.sessionLifetime)
     }
 
-    /// The router alone, for the in-process route tests (`port` is what Host and Origin must name;
-    /// the tests' requests name `hosts`).
-    func router(port: Int, hosts: Set<String>? = nil) -> Router<BasicRequestContext> {
+    /// The app as one responder, for `run` and the in-process route tests (`port` is what Host and
+    /// Origin must name; the tests' requests name `hosts`). The guards stand in front of the router:
+    /// Hummingbird runs a router's own middleware after the route is chosen, too late to take the
+    /// secret base off the path.
+    func responder(port: Int, hosts: Set<String>? = nil) -> GuardedResponder<RouterResponder<BasicRequestContext>> {
+        GuardedResponder(loopback: hosts.map { LoopbackGuardMiddleware(hosts: $0) } ?? LoopbackGuardMiddleware(port: port),
+                                session: SessionMiddleware(secrets: secrets, sessions: sessions), router: router().buildResponder())
+    }
+
+    /// Every route, behind the core's error pages.
+    func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: hosts.map { LoopbackGuardMiddleware(hosts: $0) } ?? LoopbackGuardMiddleware(port: port))
-        router.add(middleware: SessionMiddleware(keys: WebSessionKeys(token: configuration.token)))
         router.add(middleware: ErrorPageMiddleware())
-        let routes = WebRoutes(services: services, state: state, csrfToken: WebSessionKeys(token: configuration.token).csrfToken)
-        routes.register(on: router)
+        WebRoutes(services: services, state: state, page: PageSecrets(csrfToken: secrets.csrfToken, basePath: secrets.basePath)).register(on: router)
         return router
     }
 
-    /// Serves until a signal; `onReady` gets the address with its token once the port is bound.
-    public func run(onReady: @escaping @Sendable (String) -> Void) async throws {
+    /// Serves until a signal; `onReady` is called once the port is bound.
+    public func run(onReady: @escaping @Sendable () -> Void) async throws {
         var logger = Logger(label: "tern.serve")
         logger.logLevel = .warning
         let configuration = self.configuration
         let app = Application(
-            router: router(port: configuration.port),
+            responder: responder(port: configuration.port),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: [state.follower] + (configuration.runSync ? [SyncEngineService(services: services)] : []),
-            onServerRunning: { _ in onReady("http://\(configuration.host):\(configuration.port)/?token=\(configuration.token)") },
+            onServerRunning: { _ in onReady() },
             logger: logger)
         try await app.runService()
+    }
+}
+
+/// Host and origin checked first, then the session (which takes the secret base off the path), then
+/// the route.
+struct GuardedResponder<Router: HTTPResponder>: HTTPResponder where Router.Context == BasicRequestContext {
+    let loopback: LoopbackGuardMiddleware<BasicRequestContext>
+    let session: SessionMiddleware<BasicRequestContext>
+    let router: Router
+
+    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+        try await loopback.handle(request, context: context) { request, context in
+            try await session.handle(request, context: context) { request, context in try await router.respond(to: request, context: context) }
+        }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 import Testing
 import TernCore
 import TernRuntime
@@ -11,31 +12,57 @@ import TernRuntime
 /// own. The same guards against real sockets and a real browser are in SystemTests/integration.
 @Suite struct WebRouteTests {
     static let token = "route-test-token-0123456789"
-    let keys = WebSessionKeys(token: WebRouteTests.token)
 
-    func withApp(_ test: @Sendable (any TestClientProtocol, WebSessionKeys) async throws -> Void) async throws {
+    /// A browser signed in through the token exchange: its cookie, and the app's secret base.
+    struct SignedIn: Sendable {
+        let cookie: String
+        let csrfToken: String
+        let base: String
+
+        /// An app path (`/mail`) as the browser asks for it (`/s/…/mail`).
+        func path(_ appPath: String) -> String { base + appPath.dropFirst() }
+
+        func headers(_ more: HTTPFields = [:]) -> HTTPFields {
+            var fields: HTTPFields = [.cookie: "tern_session=\(cookie)"]
+            fields.append(contentsOf: more)
+            return fields
+        }
+    }
+
+    func withApp(lifetime: WebSessionLifetime = .standard, _ test: @Sendable (any TestClientProtocol, SignedIn) async throws -> Void) async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("tern-web-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         let services = try TernServices.open(environment: ["TERN_HOME": home.path])
-        let server = try TernWebServer(services: services, configuration: WebServerConfiguration(port: 8025, token: Self.token, runSync: false))
-        let app = Application(router: server.router(port: 8025, hosts: ["localhost"]))
-        let keys = self.keys
-        try await app.test(.router) { client in try await test(client, keys) }
+        let server = try TernWebServer(services: services, configuration: WebServerConfiguration(port: 8025, token: Self.token, runSync: false,
+                                                                                                   sessionLifetime: lifetime))
+        let app = Application(responder: server.responder(port: 8025, hosts: ["localhost"]))
+        try await app.test(.router) { client in
+            let signedIn = try await Self.signIn(client, csrfToken: server.secrets.csrfToken)
+            try await test(client, signedIn)
+        }
     }
 
-    func session(_ keys: WebSessionKeys, _ more: HTTPFields = [:]) -> HTTPFields {
-        var fields: HTTPFields = [.cookie: "tern_session=\(keys.sessionValue)"]
-        fields.append(contentsOf: more)
-        return fields
+    static func signIn(_ client: any TestClientProtocol, csrfToken: String) async throws -> SignedIn {
+        try await client.execute(uri: "/?token=\(token)", method: .get) { response in
+            let location = try #require(response.headers[.location])
+            let cookie = try #require(response.headers[.setCookie])
+            let value = try #require(cookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last)
+            return SignedIn(cookie: String(value), csrfToken: csrfToken, base: String(location.dropLast("mail".count)))
+        }
     }
 
-    @Test func theTokenIsExchangedForAStrictHttpOnlyCookie() async throws {
-        try await withApp { client, keys in
+    @Test func theTokenIsExchangedForAStrictHttpOnlyCookieOfTheSecretPath() async throws {
+        try await withApp { client, s in
+            #expect(s.base.range(of: #"^/s/[0-9a-f]{32}/$"#, options: .regularExpression) != nil)
             try await client.execute(uri: "/?token=\(Self.token)", method: .get) { response in
                 #expect(response.status == .seeOther)
-                #expect(response.headers[.location] == "/mail")
+                #expect(response.headers[.location] == s.path("/mail"))
                 let cookie = try #require(response.headers[.setCookie])
-                #expect(cookie.contains("tern_session=\(keys.sessionValue)"))
+                #expect(cookie.range(of: #"^tern_session=[0-9a-f]{64};"#, options: .regularExpression) != nil)
+                // issue 32: a new session at every exchange, never one derived from the token.
+                #expect(!cookie.contains(s.cookie))
+                #expect(cookie.contains("Path=\(s.base);"))
+                #expect(cookie.contains("Max-Age=\(Int(WebSessionLifetime.standard.absolute))"))
                 #expect(cookie.contains("HttpOnly"))
                 #expect(cookie.contains("SameSite=Strict"))
             }
@@ -47,24 +74,77 @@ import TernRuntime
     }
 
     @Test func withoutTheCookieNothingButTheAssetsIsServed() async throws {
-        try await withApp { client, _ in
+        try await withApp { client, s in
             for path in ["/mail", "/events", "/bodies/1", "/settings", "/fragments/folders", "/attachments/1/file"] {
-                try await client.execute(uri: path, method: .get) { response in #expect(response.status == .unauthorized, "\(path)") }
+                try await client.execute(uri: s.path(path), method: .get) { response in #expect(response.status == .unauthorized, "\(path)") }
+                // The app is only under its secret path, whatever the cookie.
+                try await client.execute(uri: path, method: .get, headers: s.headers()) { response in #expect(response.status == .unauthorized, "\(path)") }
             }
-            try await client.execute(uri: "/mail", method: .get, headers: [.cookie: "tern_session=guess"]) { response in
+            try await client.execute(uri: s.path("/mail"), method: .get, headers: [.cookie: "tern_session=guess"]) { response in
                 #expect(response.status == .unauthorized)
             }
-            try await client.execute(uri: "/assets/app.css", method: .get) { response in
-                #expect(response.status == .ok)
-                #expect(response.headers[.contentType]?.hasPrefix("text/css") == true)
+            for path in ["/assets/app.css", s.path("/assets/app.css")] {
+                try await client.execute(uri: path, method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType]?.hasPrefix("text/css") == true)
+                }
             }
             try await client.execute(uri: "/assets/nothing.js", method: .get) { response in #expect(response.status == .notFound) }
         }
     }
 
+    /// issue 32: a cookie kept from another `tern serve` process, even one with the same
+    /// `TERN_SERVE_TOKEN`, opens nothing here; nor does its secret path.
+    @Test func aSessionOfAnEarlierProcessIsRefused() async throws {
+        let earlier = try await withAppReturningSession()
+        try await withApp { client, s in
+            #expect(earlier.base != s.base)
+            try await client.execute(uri: s.path("/mail"), method: .get, headers: earlier.headers()) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: earlier.path("/mail"), method: .get, headers: s.headers()) { #expect($0.status == .unauthorized) }
+        }
+    }
+
+    func withAppReturningSession() async throws -> SignedIn {
+        let kept = Mutex<SignedIn?>(nil)
+        try await withApp { _, s in kept.withLock { $0 = s } }
+        return try #require(kept.withLock { $0 })
+    }
+
+    /// issue 32: a session unused for the idle limit ends; the next exchange opens a new one.
+    @Test func anIdleSessionExpires() async throws {
+        try await withApp(lifetime: WebSessionLifetime(idle: 1, absolute: 60)) { client, s in
+            try await client.execute(uri: s.path("/mail"), method: .get, headers: s.headers()) { #expect($0.status == .ok) }
+            try await Task.sleep(for: .milliseconds(1_300))
+            try await client.execute(uri: s.path("/mail"), method: .get, headers: s.headers()) { #expect($0.status == .unauthorized) }
+            let again = try await Self.signIn(client, csrfToken: s.csrfToken)
+            try await client.execute(uri: again.path("/mail"), method: .get, headers: again.headers()) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test func sessionsEndAtTheirAbsoluteLimitAndWhenReplaced() async {
+        let clock = Mutex(Date(timeIntervalSince1970: 0))
+        let sessions = WebSessions(lifetime: WebSessionLifetime(idle: 100, absolute: 250), now: { clock.withLock { $0 } })
+        let first = await sessions.open()
+        for _ in 0..<2 {
+            clock.withLock { $0 += 99 }
+            #expect(await sessions.isValid([first]))
+        }
+        clock.withLock { $0 += 99 }
+        #expect(await !sessions.isValid([first]), "297 s after the exchange, though used every 99 s")
+        let second = await sessions.open()
+        let third = await sessions.open(replacing: [second])
+        #expect(await !sessions.isValid([second]))
+        #expect(await sessions.isValid(["guess", third]))
+        for _ in 0..<WebSessions.limit {
+            clock.withLock { $0 += 1 }
+            _ = await sessions.open()
+        }
+        #expect(await !sessions.isValid([third]), "the least recently used of more than the limit ends")
+    }
+
     @Test func pagesCarryTheLockedDownHeadersAndNoInlineScript() async throws {
-        try await withApp { client, keys in
-            try await client.execute(uri: "/mail", method: .get, headers: session(keys)) { response in
+        try await withApp { client, s in
+            try await client.execute(uri: s.path("/mail"), method: .get, headers: s.headers()) { response in
                 #expect(response.status == .ok)
                 let policy = try #require(response.headers[SecurityHeaders.cspName])
                 #expect(policy.contains("default-src 'self'"))
@@ -81,60 +161,60 @@ import TernRuntime
                 #expect(page.components(separatedBy: "<script").count == 2)
                 #expect(page.contains("<script type=\"module\" src=\"/assets/app.js\"></script>"))
                 #expect(page.range(of: #"\son[a-z]+="#, options: .regularExpression) == nil)
-                #expect(page.contains("name=\"csrf-token\" content=\"\(keys.csrfToken)\""))
+                #expect(page.contains("name=\"csrf-token\" content=\"\(s.csrfToken)\""))
             }
         }
     }
 
     @Test func changesNeedTheCSRFToken() async throws {
-        try await withApp { client, keys in
+        try await withApp { client, s in
             let form = HTTPFields([HTTPField(name: .contentType, value: "application/x-www-form-urlencoded")])
-            try await client.execute(uri: "/actions/undo", method: .post, headers: session(keys, form), body: ByteBuffer(string: "token=x")) { response in
+            try await client.execute(uri: s.path("/actions/undo"), method: .post, headers: s.headers(form), body: ByteBuffer(string: "token=x")) { response in
                 #expect(response.status == .forbidden)
             }
-            try await client.execute(uri: "/actions/undo", method: .post, headers: session(keys, form),
+            try await client.execute(uri: s.path("/actions/undo"), method: .post, headers: s.headers(form),
                                      body: ByteBuffer(string: "token=x&csrf=\(String(repeating: "0", count: 64))")) { response in
                 #expect(response.status == .forbidden)
             }
             // The token as a form field (a page without script): refused only by the use case.
-            try await client.execute(uri: "/actions/undo", method: .post, headers: session(keys, form),
-                                     body: ByteBuffer(string: "csrf=\(keys.csrfToken)")) { response in
+            try await client.execute(uri: s.path("/actions/undo"), method: .post, headers: s.headers(form),
+                                     body: ByteBuffer(string: "csrf=\(s.csrfToken)")) { response in
                 #expect(response.status == .conflict)
                 #expect(String(buffer: response.body).contains("Nothing to undo"))
             }
             // As a header (the app's script): JSON.
-            var scripted = session(keys, form)
-            scripted[SecurityHeaders.csrfHeaderName] = keys.csrfToken
-            try await client.execute(uri: "/actions/undo", method: .post, headers: scripted, body: ByteBuffer()) { response in
+            var scripted = s.headers(form)
+            scripted[SecurityHeaders.csrfHeaderName] = s.csrfToken
+            try await client.execute(uri: s.path("/actions/undo"), method: .post, headers: scripted, body: ByteBuffer()) { response in
                 #expect(response.status == .conflict)
                 #expect(response.headers[.contentType] == "application/json")
                 #expect(String(buffer: response.body).contains("\"ok\":false"))
             }
-            try await client.execute(uri: "/settings", method: .post, headers: session(keys, form), body: ByteBuffer(string: "undo-send-delay=0")) {
+            try await client.execute(uri: s.path("/settings"), method: .post, headers: s.headers(form), body: ByteBuffer(string: "undo-send-delay=0")) {
                 #expect($0.status == .forbidden)
             }
         }
     }
 
     @Test func crossSiteRequestsAreRefusedWhateverThePath() async throws {
-        try await withApp { client, keys in
+        try await withApp { client, s in
             for path in ["/mail", "/assets/app.js", "/?token=\(Self.token)", "/nothing"] {
                 for (name, value) in [(SecurityHeaders.secFetchSiteName, "cross-site"), (SecurityHeaders.secFetchSiteName, "same-site"),
                                       (SecurityHeaders.originName, "http://evil.example"), (SecurityHeaders.originName, "null")] {
-                    try await client.execute(uri: path, method: .get, headers: session(keys, [name: value])) { response in
+                    try await client.execute(uri: path, method: .get, headers: s.headers([name: value])) { response in
                         #expect(response.status == .forbidden, "\(path) \(name): \(value)")
                     }
                 }
             }
-            var sameOrigin = session(keys, [SecurityHeaders.secFetchSiteName: "same-origin"])
+            var sameOrigin = s.headers([SecurityHeaders.secFetchSiteName: "same-origin"])
             sameOrigin[SecurityHeaders.originName] = "http://localhost"
-            try await client.execute(uri: "/mail", method: .get, headers: sameOrigin) { #expect($0.status == .ok) }
+            try await client.execute(uri: s.path("/mail"), method: .get, headers: sameOrigin) { #expect($0.status == .ok) }
         }
     }
 
     @Test func aMessageBodyIsADocumentWithItsOwnPolicy() async throws {
-        try await withApp { client, keys in
-            try await client.execute(uri: "/bodies/424242", method: .get, headers: session(keys)) { response in
+        try await withApp { client, s in
+            try await client.execute(uri: s.path("/bodies/424242"), method: .get, headers: s.headers()) { response in
                 #expect(response.status == .ok)
                 let policy = try #require(response.headers[SecurityHeaders.cspName])
                 #expect(policy.hasPrefix("default-src 'none'; style-src 'unsafe-inline'; img-src data:;"))
@@ -148,20 +228,20 @@ import TernRuntime
     }
 
     @Test func fragmentsAndPagesAnswerTheirFailures() async throws {
-        try await withApp { client, keys in
-            try await client.execute(uri: "/mail?thread=999999", method: .get, headers: session(keys)) { response in
+        try await withApp { client, s in
+            try await client.execute(uri: s.path("/mail?thread=999999"), method: .get, headers: s.headers()) { response in
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body).contains("This conversation appears empty"))
             }
-            try await client.execute(uri: "/fragments/message", method: .get, headers: session(keys)) { #expect($0.status == .badRequest) }
-            try await client.execute(uri: "/fragments/earlier?thread=1", method: .get, headers: session(keys)) { #expect($0.status == .badRequest) }
-            try await client.execute(uri: "/fragments/threads?folder=INBOX", method: .get, headers: session(keys)) { #expect($0.status == .badRequest) }
-            try await client.execute(uri: "/fragments/bodies?thread=5", method: .get, headers: session(keys)) { #expect($0.status == .noContent) }
-            try await client.execute(uri: "/attachments/77/file", method: .get, headers: session(keys)) { #expect($0.status == .notFound) }
-            try await client.execute(uri: "/mail?q=nothing%20here", method: .get, headers: session(keys)) { response in
+            try await client.execute(uri: s.path("/fragments/message"), method: .get, headers: s.headers()) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: s.path("/fragments/earlier?thread=1"), method: .get, headers: s.headers()) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: s.path("/fragments/threads?folder=INBOX"), method: .get, headers: s.headers()) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: s.path("/fragments/bodies?thread=5"), method: .get, headers: s.headers()) { #expect($0.status == .noContent) }
+            try await client.execute(uri: s.path("/attachments/77/file"), method: .get, headers: s.headers()) { #expect($0.status == .notFound) }
+            try await client.execute(uri: s.path("/mail?q=nothing%20here"), method: .get, headers: s.headers()) { response in
                 #expect(String(buffer: response.body).contains("No messages match your search."))
             }
-            try await client.execute(uri: "/settings", method: .get, headers: session(keys)) { response in
+            try await client.execute(uri: s.path("/settings"), method: .get, headers: s.headers()) { response in
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body).contains("No trusted senders."))
             }
@@ -169,30 +249,32 @@ import TernRuntime
     }
 
     @Test func settingsChangeThroughTheForm() async throws {
-        try await withApp { client, keys in
-            let form = session(keys, [.contentType: "application/x-www-form-urlencoded"])
-            try await client.execute(uri: "/settings", method: .post, headers: form,
-                                     body: ByteBuffer(string: "csrf=\(keys.csrfToken)&undo-send-delay=10&metered=yes")) { response in
+        try await withApp { client, s in
+            let form = s.headers([.contentType: "application/x-www-form-urlencoded"])
+            try await client.execute(uri: s.path("/settings"), method: .post, headers: form,
+                                     body: ByteBuffer(string: "csrf=\(s.csrfToken)&undo-send-delay=10&metered=yes")) { response in
                 #expect(response.status == .seeOther)
-                #expect(response.headers[.location] == "/settings?saved=1")
+                #expect(response.headers[.location] == s.path("/settings?saved=1"))
             }
-            try await client.execute(uri: "/settings", method: .get, headers: session(keys)) { response in
+            try await client.execute(uri: s.path("/settings"), method: .get, headers: s.headers()) { response in
                 let page = String(buffer: response.body)
                 #expect(page.contains("<option value=\"10\" selected>10 seconds</option>"))
                 #expect(page.contains("<option value=\"yes\" selected>Always metered</option>"))
             }
-            try await client.execute(uri: "/settings", method: .post, headers: form,
-                                     body: ByteBuffer(string: "csrf=\(keys.csrfToken)&undo-send-delay=7")) { response in
+            try await client.execute(uri: s.path("/settings"), method: .post, headers: form,
+                                     body: ByteBuffer(string: "csrf=\(s.csrfToken)&undo-send-delay=7")) { response in
                 #expect(response.status == .badRequest)
             }
         }
     }
 
     @Test func redirectsStayOnThisApp() {
-        #expect(WebResponse.redirect(to: "//evil.example/x").headers[.location] == "/mail")
-        #expect(WebResponse.redirect(to: "https://evil.example").headers[.location] == "/mail")
-        #expect(WebResponse.redirect(to: "/\\evil.example").headers[.location] == "/mail")
+        for hostile in ["//evil.example/x", "https://evil.example", "/\\evil.example", "/\t/evil.example", "/ /evil.example", "/\n/evil.example",
+                        "/\r//evil.example", "/mail\t", "\t//evil.example", " /mail", "/", "", "mail", "/\u{200B}/evil.example", "/\u{0}"] {
+            #expect(WebResponse.redirect(to: hostile).headers[.location] == "/mail", "\(hostile.debugDescription)")
+        }
         #expect(WebResponse.redirect(to: "/mail?thread=4").headers[.location] == "/mail?thread=4")
+        #expect(WebResponse.redirect(to: "/settings#trusted-senders").headers[.location] == "/settings#trusted-senders")
     }
 
     @Test func markupEscapesEveryStrangersString() {
@@ -218,20 +300,20 @@ import TernRuntime
 /// The composer's endpoints (issue 18) on an empty store: what they refuse and why.
 @Suite struct ComposeRouteTests {
     @Test func theComposerNeedsAnAccountAndAMessage() async throws {
-        try await WebRouteTests().withApp { client, keys in
-            let session = WebRouteTests().session(keys)
-            try await client.execute(uri: "/fragments/composer?compose=reply", method: .get, headers: session) { #expect($0.status == .badRequest) }
-            try await client.execute(uri: "/fragments/composer?compose=reply&message=5", method: .get, headers: session) {
+        try await WebRouteTests().withApp { client, s in
+            let session = s.headers()
+            try await client.execute(uri: s.path("/fragments/composer?compose=reply"), method: .get, headers: session) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: s.path("/fragments/composer?compose=reply&message=5"), method: .get, headers: session) {
                 #expect($0.status == .notFound)
             }
             // No account: the use case's error, worded.
-            try await client.execute(uri: "/mail?compose=new", method: .get, headers: session) { response in
+            try await client.execute(uri: s.path("/mail?compose=new"), method: .get, headers: session) { response in
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body).contains("Couldn't load this conversation") == false)
                 #expect(String(buffer: response.body).contains("open the composer"))
                 #expect(String(buffer: response.body).contains("There is no account yet"))
             }
-            try await client.execute(uri: "/contacts?q=an", method: .get, headers: session) { response in
+            try await client.execute(uri: s.path("/contacts?q=an"), method: .get, headers: session) { response in
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body) == "[]")
             }
@@ -239,21 +321,21 @@ import TernRuntime
     }
 
     @Test func uploadsAndChecksNeedTheCSRFToken() async throws {
-        try await WebRouteTests().withApp { client, keys in
-            let session = WebRouteTests().session(keys, [.contentType: "application/octet-stream"])
-            try await client.execute(uri: "/compose/attachments", method: .post, headers: session, body: ByteBuffer(string: "x")) {
+        try await WebRouteTests().withApp { client, s in
+            let session = s.headers([.contentType: "application/octet-stream"])
+            try await client.execute(uri: s.path("/compose/attachments"), method: .post, headers: session, body: ByteBuffer(string: "x")) {
                 #expect($0.status == .forbidden)
             }
             var scripted = session
-            scripted[SecurityHeaders.csrfHeaderName] = keys.csrfToken
+            scripted[SecurityHeaders.csrfHeaderName] = s.csrfToken
             scripted[ComposeRoutes.fileNameHeader] = "report%20%C3%A9.pdf"
-            try await client.execute(uri: "/compose/attachments", method: .post, headers: scripted, body: ByteBuffer(string: "%PDF-1.4")) { response in
+            try await client.execute(uri: s.path("/compose/attachments"), method: .post, headers: scripted, body: ByteBuffer(string: "%PDF-1.4")) { response in
                 #expect(response.status == .ok)
                 let body = String(buffer: response.body)
                 #expect(body.contains("\"name\":\"report é.pdf\""))
                 #expect(body.contains("\"size\":8"))
             }
-            try await client.execute(uri: "/compose/undo", method: .post, headers: scripted, body: ByteBuffer(string: "email=99")) { response in
+            try await client.execute(uri: s.path("/compose/undo"), method: .post, headers: scripted, body: ByteBuffer(string: "email=99")) { response in
                 #expect(response.status == .conflict)
                 #expect(String(buffer: response.body).contains("Too late to undo"))
             }

@@ -10,6 +10,8 @@ enum CLIError: Error {
     case downloadDeclined
     /// Ctrl-C during a download: nothing was kept.
     case downloadCancelled
+    /// `tern serve --print-url` with no server running for this `TERN_HOME`.
+    case serverNotRunning
 
     /// 130 for an interrupt, as a shell reports one; 1 otherwise.
     var exitCode: Int32 {
@@ -43,6 +45,7 @@ enum ErrorWording {
             "\(filename): \(warnings.joined(separator: " ")) Not downloaded: run again with --yes to download it anyway"
         case .downloadDeclined: "not downloaded"
         case .downloadCancelled: "download cancelled; nothing was kept"
+        case .serverNotRunning: "tern serve is not running for this TERN_HOME: start it with 'tern serve'"
         }
     }
 }

@@ -21,7 +21,7 @@ public struct ConversationWindow: Sendable, Hashable {
             earlierCount = 0
             return
         }
-        let start = max(0, count - Self.pageSize * (1 + max(0, earlierPages)))
+        let start = max(0, count - Self.pageSize * (1 + Self.clampedPages(earlierPages, count: count)))
         var chosen = Array(start..<count)
         // FR-ED-05: "the most recent unread message MUST always be included in the initial load".
         if let latestUnread = entries.lastIndex(where: { !$0.isRead }), latestUnread < start {
@@ -36,12 +36,18 @@ public struct ConversationWindow: Sendable, Hashable {
     public static func earlierPage(_ page: Int, of entries: [ThreadOutline.Entry]) -> (indexes: [Int], remaining: Int) {
         let first = ConversationWindow(entries: entries)
         guard entries.count > pagingThreshold, page >= 1 else { return ([], first.earlierCount) }
-        let end = max(0, entries.count - pageSize * page)
+        let end = max(0, entries.count - pageSize * clampedPages(page, count: entries.count))
         let start = max(0, end - pageSize)
         let shown = Set(first.indexes)
         let indexes = (start..<end).filter { !shown.contains($0) }
         let remaining = (0..<start).filter { !shown.contains($0) }.count
         return (indexes, remaining)
+    }
+
+    /// A page number is outside input (a URL, a flag): past the thread's last page every number means
+    /// the same, so it is cut there before it is multiplied (issue 32: `Int.max` trapped).
+    static func clampedPages(_ pages: Int, count: Int) -> Int {
+        min(max(0, pages), count / pageSize + 1)
     }
 
     /// FR-ED-01: read messages collapsed, unread ones expanded; when every message is read, the latest

@@ -7,15 +7,22 @@ const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 
+// The app lives under a secret path, the page's <base> (issue 32): its own links are relative to it,
+// and an app path the server names ("/mail?…", a form's way back) is put under it here.
+const appRoot = new URL(document.baseURI).pathname;
+function appURL(url) {
+  return typeof url === "string" && url.startsWith("/") && !url.startsWith(appRoot) ? appRoot + url.slice(1) : url;
+}
+
 async function fetchText(url, options = {}) {
-  const response = await fetch(url, { credentials: "same-origin", ...options });
+  const response = await fetch(appURL(url), { credentials: "same-origin", ...options });
   if (!response.ok && response.status !== 204) throw new Error(`${response.status}`);
   return response.status === 204 ? "" : response.text();
 }
 
 async function post(url, fields) {
   const body = new URLSearchParams(fields);
-  const response = await fetch(url, {
+  const response = await fetch(appURL(url), {
     method: "POST", credentials: "same-origin", body,
     headers: { "X-CSRF-Token": csrf, "Content-Type": "application/x-www-form-urlencoded" },
   });
@@ -83,7 +90,7 @@ async function navigate(url, { push = true, focus = "auto" } = {}) {
   document.body.dataset.pane = doc.body.dataset.pane;
   const search = $("#search-input"), freshSearch = doc.getElementById("search-input");
   if (search && freshSearch && document.activeElement !== search) search.value = freshSearch.value;
-  if (push) history.pushState({}, "", url);
+  if (push) history.pushState({}, "", appURL(url));
   afterRender();
   if (focus === "thread") $("#thread-subject")?.focus() ?? $("#conversation h2")?.focus();
   if (focus === "list") ($(".thread-link[aria-current]") ?? $(".thread-link") ?? $("#thread-list"))?.focus();
@@ -93,7 +100,7 @@ async function navigate(url, { push = true, focus = "auto" } = {}) {
 // so opening a conversation costs one small request (issue 17's click-to-content goal).
 async function openConversation(link) {
   const url = link.getAttribute("href");
-  const query = new URL(url, location.origin).search;
+  const query = new URL(url, document.baseURI).search;
   // FR-ED-01 "Loading conversation…", shown only when the answer is slow enough to be seen.
   const slow = setTimeout(() => {
     const state = Object.assign(document.createElement("div"), { className: "thread-state", id: "conversation" });
@@ -104,7 +111,7 @@ async function openConversation(link) {
   }, 150);
   let doc;
   try {
-    doc = parse(await fetchText(`/fragments/conversation${query}`));
+    doc = parse(await fetchText(`fragments/conversation${query}`));
   } catch {
     clearTimeout(slow);
     $("#thread-pane").replaceChildren(parse(`<div class="thread-state" id="conversation" role="alert"><h2 tabindex="-1">Couldn't load this conversation</h2>
@@ -134,7 +141,7 @@ function listOnlyURL() {
   const params = new URLSearchParams(location.search);
   for (const key of ["thread", "open", "images", "earlier"]) params.delete(key);
   const query = params.toString();
-  return "/mail" + (query ? `?${query}` : "");
+  return "mail" + (query ? `?${query}` : "");
 }
 
 window.addEventListener("popstate", () => navigate(currentLocation(), { push: false }));
@@ -149,9 +156,9 @@ function afterRender() {
 }
 
 async function waitForBodies(conversation) {
-  const locationURL = new URL(conversation.dataset.location, location.origin);
+  const locationURL = new URL(conversation.dataset.location, document.baseURI);
   try {
-    const html = await fetchText(`/fragments/bodies${locationURL.search}`);
+    const html = await fetchText(`fragments/bodies${locationURL.search}`);
     if (!html) return;
     const fresh = parse(html).getElementById("conversation");
     const current = document.getElementById("conversation");
@@ -249,7 +256,7 @@ document.addEventListener("click", async (event) => {
 // conversation is opened; the address changes so a reload comes back to it.
 async function openComposer(link) {
   const url = link.getAttribute("href");
-  const query = new URL(url, location.origin).searchParams;
+  const query = new URL(url, document.baseURI).searchParams;
   const origin = new URLSearchParams(query);
   for (const name of ["compose", "message", "from", "draft", "server", "suggestion"]) origin.delete(name);
   const fragment = new URLSearchParams();
@@ -257,7 +264,7 @@ async function openComposer(link) {
   fragment.set("location", origin.toString());
   let doc;
   try {
-    doc = parse(await fetchText(`/fragments/composer?${fragment}`));
+    doc = parse(await fetchText(`fragments/composer?${fragment}`));
   } catch {
     await navigate(url, { focus: "none" });
     return;
@@ -270,7 +277,7 @@ async function openComposer(link) {
 }
 
 async function replaceMessage(article, fragment, focusToggle) {
-  const url = new URL(fragment, location.origin);
+  const url = new URL(fragment, document.baseURI);
   url.searchParams.set("location", new URLSearchParams(location.search).toString());
   try {
     const fresh = parse(await fetchText(url)).querySelector("article.message");
@@ -353,7 +360,7 @@ function actionVerb(action) {
 }
 
 async function undo(token) {
-  const reply = await post("/actions/undo", { token: token ?? "" });
+  const reply = await post("actions/undo", { token: token ?? "" });
   toast(reply.ok ? reply.toast : reply.error, { error: !reply.ok });
   lastUndo = null;
   await navigate(currentLocation(), { push: false, focus: "list" });
@@ -404,7 +411,7 @@ function showProgress(item, received, total) {
     bar = document.createElement("progress");
     bar.setAttribute("aria-label", `Downloading ${$(".attachment-name", item)?.textContent ?? "attachment"}`);
     const cancel = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Cancel" });
-    cancel.addEventListener("click", () => post(`/attachments/${item.dataset.attachmentId}/cancel`, {}));
+    cancel.addEventListener("click", () => post(`attachments/${item.dataset.attachmentId}/cancel`, {}));
     slot.replaceChildren(bar, cancel);
   }
   if (total) { bar.max = total; bar.value = received; } else { bar.removeAttribute("value"); }
@@ -434,7 +441,7 @@ function refreshSoon() {
 
 function connectEvents() {
   if (!("EventSource" in window)) return;
-  const events = new EventSource("/events");
+  const events = new EventSource("events");
   const data = (event) => { try { return JSON.parse(event.data); } catch { return {}; } };
   events.addEventListener("threads", refreshSoon);
   events.addEventListener("drafts", () => { if (currentLocation().includes("view=drafts")) refreshSoon(); });
@@ -453,7 +460,7 @@ function connectEvents() {
   events.addEventListener("failed", (event) => {
     const info = data(event);
     toast(info.text, { error: true, seconds: 0, action: "Retry", onAction: async () => {
-      const reply = await post("/actions/retry", { change: info.change });
+      const reply = await post("actions/retry", { change: info.change });
       if (!reply.ok) toast(reply.error, { error: true });
       refreshSoon();
     } });
@@ -468,7 +475,7 @@ function connectEvents() {
       const article = item.closest("article.message");
       const toggle = article && $(".expand-toggle", article);
       if (article && toggle) {
-        const url = new URL(toggle.dataset.fragment, location.origin);
+        const url = new URL(toggle.dataset.fragment, document.baseURI);
         url.searchParams.set("expanded", "1");
         replaceMessage(article, url.pathname + url.search, false);
       }
@@ -564,14 +571,14 @@ $("#search-input")?.addEventListener("input", (event) => {
   clearTimeout(searchTimer);
   const text = event.target.value;
   searchTimer = setTimeout(() => {
-    const url = text.trim() ? `/mail?q=${encodeURIComponent(text)}` : "/mail";
+    const url = text.trim() ? `mail?q=${encodeURIComponent(text)}` : "mail";
     navigate(url, { push: false, focus: "none" }).then(() => history.replaceState({}, "", url));
   }, 250);
 });
 $(".search")?.addEventListener("submit", (event) => {
   event.preventDefault();
   const text = $("#search-input").value;
-  navigate(text.trim() ? `/mail?q=${encodeURIComponent(text)}` : "/mail", { focus: "list" });
+  navigate(text.trim() ? `mail?q=${encodeURIComponent(text)}` : "mail", { focus: "list" });
 });
 
 // ---- Offline -----------------------------------------------------------------------------------
@@ -662,7 +669,7 @@ function initComposer(form) {
 // A forwarded attachment not local yet, fetched now; progress, the end and a failure (with Retry) come on the event stream.
 async function downloadForComposer(button) {
   const item = button.closest(".attachment");
-  const reply = await post(`/attachments/${button.dataset.downloadAttachment}/download`, { confirmed: "1" });
+  const reply = await post(`attachments/${button.dataset.downloadAttachment}/download`, { confirmed: "1" });
   if (!reply.ok) {
     toast(reply.error ?? "Couldn't download the attachment.", { error: true, seconds: 0, action: "Retry", onAction: () => downloadForComposer(button) });
     return;
@@ -703,7 +710,7 @@ async function saveDraft(form) {
   if (form.elements.draft.value && state === form.lastSaved) { status.textContent = "Draft saved"; return true; }
   status.textContent = "Saving…";
   form.saving = (async () => {
-    const reply = await post("/compose/draft", new FormData(form));
+    const reply = await post("compose/draft", new FormData(form));
     if (!reply.ok) { status.textContent = "Couldn't save the draft; it will be tried again."; return false; }
     if (!reply.draftId) { status.textContent = ""; return false; }
     adoptDraftId(form, reply.draftId);
@@ -733,7 +740,7 @@ function adoptDraftId(form, draftId) {
 async function deleteDraft(form) {
   if (!(await ask("Delete draft?", "Delete", "Keep Editing"))) return;
   clearInterval(form.autosave);
-  const reply = await post("/compose/discard", new FormData(form));
+  const reply = await post("compose/discard", new FormData(form));
   if (!reply.ok) { toast(reply.error ?? "Couldn't delete the draft.", { error: true }); return; }
   await navigate(form.elements.return.value, { focus: "thread" });
   toast("Draft deleted");
@@ -744,7 +751,7 @@ async function draftChangedOnServer(draftId) {
   const form = $("#composer");
   if (!form || form.elements.draft.value !== String(draftId)) return;
   const reload = await ask("This draft was updated on another device. Reload?", "Reload", "Keep Local");
-  await post("/compose/keep-local", { draft: draftId });
+  await post("compose/keep-local", { draft: draftId });
   if (reload) { clearInterval(form.autosave); await navigate(currentLocation(), { push: false, focus: "none" }); }
 }
 
@@ -806,7 +813,7 @@ function initRecipientField(form, field) {
     const query = input.value.trim();
     if (!query) { close(); return; }
     let answer;
-    try { answer = await (await fetch(`/contacts?q=${encodeURIComponent(query)}`, { credentials: "same-origin" })).json(); } catch { answer = []; }
+    try { answer = await (await fetch(`contacts?q=${encodeURIComponent(query)}`, { credentials: "same-origin" })).json(); } catch { answer = []; }
     // Asked on every keystroke (a local query of about a millisecond): an answer for text no longer typed is dropped.
     if (input.value.trim() !== query) return;
     options = answer;
@@ -857,7 +864,7 @@ function scheduleCheck(form) {
 async function checkComposer(form) {
   let check;
   try {
-    const response = await fetch("/compose/check", { method: "POST", credentials: "same-origin", body: new URLSearchParams(new FormData(form)),
+    const response = await fetch("compose/check", { method: "POST", credentials: "same-origin", body: new URLSearchParams(new FormData(form)),
       headers: { "X-CSRF-Token": csrf, "Content-Type": "application/x-www-form-urlencoded" } });
     check = await response.json();
   } catch { return null; }
@@ -911,7 +918,7 @@ async function uploadFiles(form, files) {
     item.textContent = `Attaching ${file.name}…`;
     list.append(item);
     try {
-      const response = await fetch("/compose/attachments", { method: "POST", credentials: "same-origin", body: file,
+      const response = await fetch("compose/attachments", { method: "POST", credentials: "same-origin", body: file,
         headers: { "X-CSRF-Token": csrf, "Content-Type": file.type || "application/octet-stream", "X-File-Name": encodeURIComponent(file.name) } });
       if (!response.ok) throw new Error(String(response.status));
       const upload = await response.json();
@@ -989,7 +996,7 @@ async function sendComposer(form, confirmed = false) {
   }
   const fields = new FormData(form);
   fields.set("confirmed", "1");
-  const reply = await post("/compose/send", fields);
+  const reply = await post("compose/send", fields);
   if (reply.draftId) adoptDraftId(form, reply.draftId);
   if (!reply.ok) { toast(reply.error ?? "Couldn't send message.", { error: true }); return; }
   clearInterval(form.autosave);
@@ -1003,7 +1010,7 @@ async function sendComposer(form, confirmed = false) {
 const heldInPage = new Set();
 addEventListener("pagehide", () => {
   for (const email of heldInPage) {
-    fetch("/compose/undo", { method: "POST", keepalive: true, credentials: "same-origin", body: new URLSearchParams({ email }),
+    fetch("compose/undo", { method: "POST", keepalive: true, credentials: "same-origin", body: new URLSearchParams({ email }),
       headers: { "X-CSRF-Token": csrf, "Content-Type": "application/x-www-form-urlencoded" } }).catch(() => {});
   }
   heldInPage.clear();
@@ -1026,13 +1033,13 @@ function followSend(reply, composer, returnTo) {
     heldInPage.add(reply.emailId);
     toast(`Sending in ${reply.undoSeconds} seconds.`, { action: "Undo", seconds: reply.undoSeconds, onAction: async () => {
       heldInPage.delete(reply.emailId);
-      const undone = await post("/compose/undo", { email: reply.emailId });
+      const undone = await post("compose/undo", { email: reply.emailId });
       if (undone.ok) { toast("Sending cancelled. The message is a draft again."); await reopen(); } else toast(undone.error, { error: true });
     } });
     // The page confirms at the end of its countdown: a tab closed in the window never sends (the server gives it back to drafts).
     setTimeout(async () => {
       if (!heldInPage.delete(reply.emailId)) return;
-      const confirmed = await post("/compose/commit", { email: reply.emailId });
+      const confirmed = await post("compose/commit", { email: reply.emailId });
       if (!confirmed.ok) { toast(confirmed.error ?? "Not sent.", { error: true }); return; }
       toast("Sending…", { seconds: 3 });
       watch();
@@ -1047,7 +1054,7 @@ async function watchOutbox(emailId, reopen) {
   for (let attempt = 0; attempt < 120; attempt++) {
     await new Promise((resolve) => setTimeout(resolve, attempt < 10 ? 500 : 2000));
     let status;
-    try { status = await (await fetch(`/compose/status?email=${emailId}`, { credentials: "same-origin" })).json(); } catch { continue; }
+    try { status = await (await fetch(`compose/status?email=${emailId}`, { credentials: "same-origin" })).json(); } catch { continue; }
     if (status.state === "sent") { toast("Message sent"); return; }
     if (status.state === "failed") {
       toast("Couldn't send message. Tap to retry.", { error: true, seconds: 0, action: "Retry", onAction: reopen });

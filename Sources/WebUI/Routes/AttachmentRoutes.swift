@@ -12,6 +12,7 @@ import TernRuntime
 struct AttachmentRoutes: Sendable {
     let services: TernServices
     let state: WebState
+    let page: PageSecrets
 
     static let filePolicy = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; object-src 'self'; plugin-types application/pdf; sandbox"
 
@@ -67,17 +68,19 @@ struct AttachmentRoutes: Sendable {
         return name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "attachment"
     }
 
-    /// Without script, the warnings are a page of their own with Download and Cancel.
+    /// Without script, the warnings are a page of their own with Download and Cancel. The way back
+    /// is rebuilt from the list's query, never copied from the form into a link.
     func confirmationPage(_ check: AttachmentDownloadCheck, form: FormFields) -> HTMLText {
         var warnings = HTMLText()
         for warning in check.warnings { warnings += "<p>\(warning.text)</p>" }
+        let back = MailLocation(query: FormFields(URLComponents(string: form["return"] ?? "/mail")?.percentEncodedQuery ?? ""))
         return """
         <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
-        <title>Download \(check.filename)? — Tern</title><link rel="stylesheet" href="/assets/app.css"></head>\
+        \(html: page.head)<title>Download \(check.filename)? — Tern</title><link rel="stylesheet" href="/assets/app.css"></head>\
         <body class="plain-page"><main><h1>Download \(check.filename)?</h1>\(html: warnings)\
-        <form method="post" action="/attachments/\(check.attachmentId)/download"><input type="hidden" name="csrf" value="\(form["csrf"] ?? "")">\
-        <input type="hidden" name="confirmed" value="1"><input type="hidden" name="return" value="\(form["return"] ?? "/mail")">\
-        <button type="submit" class="button">Download</button> <a class="button" href="\(form["return"] ?? "/mail")">Cancel</a></form></main></body></html>
+        <form method="post" action="attachments/\(check.attachmentId)/download"><input type="hidden" name="csrf" value="\(page.csrfToken)">\
+        <input type="hidden" name="confirmed" value="1"><input type="hidden" name="return" value="\(back.returnPath)">\
+        <button type="submit" class="button">Download</button> <a class="button" href="\(back.url)">Cancel</a></form></main></body></html>
         """
     }
 }

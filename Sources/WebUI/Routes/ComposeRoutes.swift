@@ -11,7 +11,8 @@ import TernRuntime
 struct ComposeRoutes: Sendable {
     let services: TernServices
     let state: WebState
-    let csrfToken: String
+    let page: PageSecrets
+    var csrfToken: String { page.csrfToken }
 
     /// Uploads wait here until the message is sent or the composer is discarded; a day old, they go.
     static let uploadLimit = Int(ComposeValidationUseCase.attachmentLimitBytes) + 1024 * 1024
@@ -157,7 +158,7 @@ struct ComposeRoutes: Sendable {
         let composer = try await composer(target, location: location, errors: [reason], typed: draft, confirmed: confirm)
         return WebResponse.html("""
             <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
-            <title>\(target.title) — Tern</title><link rel="stylesheet" href="/assets/app.css"></head>\
+            \(html: page.head)<title>\(target.title) — Tern</title><link rel="stylesheet" href="/assets/app.css"></head>\
             <body class="plain-page"><main>\(html: composer)</main></body></html>
             """, status: status)
     }
@@ -238,7 +239,7 @@ struct ComposeRoutes: Sendable {
         guard scripted else {
             var location = MailLocation(query: FormFields(URLComponents(string: form["return"] ?? "/mail")?.percentEncodedQuery ?? ""))
             location.compose = ComposeTarget(draftId: saved.draftId)
-            return WebResponse.redirect(to: location.url)
+            return WebResponse.redirect(to: location.returnPath)
         }
         return WebResponse.json(DraftReply(ok: true, draftId: saved.draftId, toast: "Draft saved", uploadsKept: kept))
     }

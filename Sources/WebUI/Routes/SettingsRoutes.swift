@@ -8,7 +8,8 @@ import TernRuntime
 struct SettingsRoutes: Sendable {
     let services: TernServices
     let state: WebState
-    let csrfToken: String
+    let page: PageSecrets
+    var csrfToken: String { page.csrfToken }
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("settings") { request, _ in
@@ -64,7 +65,7 @@ struct SettingsRoutes: Sendable {
         var senders = HTMLText()
         for sender in trusted {
             senders += """
-            <li>\(sender.senderEmail) <form method="post" action="/trusted-senders/remove" class="inline-form">\
+            <li>\(sender.senderEmail) <form method="post" action="trusted-senders/remove" class="inline-form">\
             <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="address" value="\(sender.senderEmail)">\
             <button type="submit" class="button" aria-label="Remove \(sender.senderEmail)">Remove</button></form></li>
             """
@@ -77,18 +78,18 @@ struct SettingsRoutes: Sendable {
             accountRows += row
         }
         let trustedList: HTMLText = trusted.isEmpty ? "<p>No trusted senders.</p>" : """
-            <ul class="plain-list">\(html: senders)</ul><form method="post" action="/trusted-senders/clear">\
+            <ul class="plain-list">\(html: senders)</ul><form method="post" action="trusted-senders/clear">\
             <input type="hidden" name="csrf" value="\(csrfToken)"><button type="submit" class="button">Clear all trusted senders</button></form>
             """
         let noticeMarkup: HTMLText = notice.map { "<p class=\"banner\" role=\"status\">\($0)</p>" } ?? ""
         return """
         <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
-        <meta name="csrf-token" content="\(csrfToken)"><title>Settings — Tern</title><link rel="stylesheet" href="/assets/app.css">\
+        \(html: page.head)<title>Settings — Tern</title><link rel="stylesheet" href="/assets/app.css">\
         <link rel="icon" href="/assets/icon.svg" type="image/svg+xml"></head>
-        <body class="plain-page"><header class="app-header"><a class="brand" href="/mail"><img src="/assets/icon.svg" alt="" width="24" height="24"> Tern</a>\
-        <nav class="app-links" aria-label="App"><a href="/mail">Back to mail</a></nav></header>
+        <body class="plain-page"><header class="app-header"><a class="brand" href="mail"><img src="/assets/icon.svg" alt="" width="24" height="24"> Tern</a>\
+        <nav class="app-links" aria-label="App"><a href="mail">Back to mail</a></nav></header>
         <main class="settings"><h1>Settings</h1>\(html: noticeMarkup)
-        <form method="post" action="/settings" class="settings-form"><input type="hidden" name="csrf" value="\(csrfToken)">
+        <form method="post" action="settings" class="settings-form"><input type="hidden" name="csrf" value="\(csrfToken)">
         \(html: select(.undoSendDelay, label: "Undo send delay", value: String(settings.undoSendDelay),
                        choices: TernSettings.undoSendDelayChoices.map { (String($0), $0 == 0 ? "Off" : "\($0) seconds") }))
         \(html: select(.undoActionWindow, label: "Undo archive and delete for", value: String(settings.undoActionWindow),
@@ -131,7 +132,7 @@ struct SettingsRoutes: Sendable {
         <section aria-labelledby="assist-title"><h2 id="assist-title">Summaries and suggested replies</h2>\
         <p>Tern writes them on this computer. Nothing is sent to any service unless you choose a model server below.</p>
         \(html: remoteWarning)
-        <form method="post" action="/settings/assist" class="settings-form"><input type="hidden" name="csrf" value="\(csrfToken)">
+        <form method="post" action="settings/assist" class="settings-form"><input type="hidden" name="csrf" value="\(csrfToken)">
         \(html: select(.assistProvider, label: "Written by", value: settings.assistProvider.rawValue,
                        choices: [("builtin", "Tern (built in, offline)"), ("endpoint", "A model server on this computer"), ("off", "Off")]))
         <p><label for="setting-assist-endpoint">Model server address</label> <input id="setting-assist-endpoint" name="assist-endpoint" type="url" \
@@ -143,7 +144,7 @@ struct SettingsRoutes: Sendable {
         aria-describedby="assist-remote-warning"> <label for="setting-assist-allow-remote">Allow a server on another computer</label></p>
         <p id="assist-remote-warning" class="hint settings-warning">Warning: with this on, the mail you open leaves this computer.</p>
         <button type="submit" class="button">Save</button></form>
-        <form method="post" action="/settings/assist/test"><input type="hidden" name="csrf" value="\(csrfToken)">\
+        <form method="post" action="settings/assist/test"><input type="hidden" name="csrf" value="\(csrfToken)">\
         <button type="submit" class="button">Test connection</button></form>
         </section>
         """

@@ -18,14 +18,19 @@ enum WebResponse {
         return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// Only a path of this app: never another site (`//host`) or scheme.
+    /// Only a path of this app: never another site (`//host`) or scheme. The session middleware puts
+    /// the app's base in front of it.
     static func redirect(to target: String?, fallback: String = "/mail") -> Response {
-        var location = fallback
-        if let target, target.hasPrefix("/"), !target.hasPrefix("//"), !target.hasPrefix("/\\"),
-           !target.contains(where: { $0.isNewline || $0 == "\0" }) {
-            location = target
-        }
-        return Response(status: .seeOther, headers: [.location: location])
+        Response(status: .seeOther, headers: [.location: target.flatMap { isAppPath($0) ? $0 : nil } ?? fallback])
+    }
+
+    /// Exactly one `/`, then a character that is not `/`, `\\` or white space, and no white space or
+    /// control character anywhere: a browser removes tabs and newlines from a URL before reading it,
+    /// so `/\t/host` would become `//host`, another site (issue 32). Nothing is removed here.
+    static func isAppPath(_ target: String) -> Bool {
+        let scalars = Array(target.unicodeScalars)
+        guard scalars.count >= 2, scalars[0] == "/", scalars[1] != "/", scalars[1] != "\\" else { return false }
+        return !scalars.contains { $0.properties.isWhitespace || $0.properties.generalCategory == .control || $0.properties.isDefaultIgnorableCodePoint }
     }
 
     /// The app's script sends its CSRF token as a header and reads JSON; a form without script
@@ -60,6 +65,10 @@ struct ErrorPageMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as HTTPError {
             throw error
+        } catch is NIOTooManyBytesError {
+            // A form larger than the route reads (issue 32's route fuzzing): the sender's fault.
+            return WebResponse.html(WebErrorPage.document(title: "Too large", message: "This form is larger than Tern accepts."),
+                                    status: .contentTooLarge)
         } catch let error as TernError {
             let status: HTTPResponse.Status = switch error {
             case .notFound: .notFound

@@ -9,7 +9,8 @@ import TernRuntime
 struct WebRoutes: Sendable {
     let services: TernServices
     let state: WebState
-    let csrfToken: String
+    let page: PageSecrets
+    var csrfToken: String { page.csrfToken }
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Response(status: .seeOther, headers: [.location: "/mail"]) }
@@ -30,9 +31,9 @@ struct WebRoutes: Sendable {
                                   remoteImages: query["images"] == "1")
         }
         ActionRoutes(services: services, state: state).register(on: router)
-        ComposeRoutes(services: services, state: state, csrfToken: csrfToken).register(on: router)
-        AttachmentRoutes(services: services, state: state).register(on: router)
-        SettingsRoutes(services: services, state: state, csrfToken: csrfToken).register(on: router)
+        ComposeRoutes(services: services, state: state, page: page).register(on: router)
+        AttachmentRoutes(services: services, state: state, page: page).register(on: router)
+        SettingsRoutes(services: services, state: state, page: page).register(on: router)
         AssistRoutes(services: services).register(on: router)
         EventRoutes(changes: services.changes).register(on: router)
         AssetRoutes.register(on: router)
@@ -52,7 +53,7 @@ struct WebRoutes: Sendable {
         } else {
             nil
         }
-        let layout = PageLayout(title: location.title, csrfToken: csrfToken, location: location, folders: try await folders,
+        let layout = PageLayout(title: location.title, page: page, location: location, folders: try await folders,
                                 list: await list.render(), thread: thread)
         return WebResponse.html(layout.render())
     }
@@ -128,7 +129,7 @@ struct WebRoutes: Sendable {
         var origin = location
         origin.compose = nil
         do {
-            return try await ComposeRoutes(services: services, state: state, csrfToken: csrfToken).composer(target, location: origin)
+            return try await ComposeRoutes(services: services, state: state, page: page).composer(target, location: origin)
         } catch {
             return ConversationView.failed(location: location, reason: WebErrorText.describe(error), title: "Couldn't open the composer")
         }
@@ -179,7 +180,8 @@ struct WebRoutes: Sendable {
 
     /// FR-ED-05: the next page above, with the control for the one after it.
     func earlierFragment(_ query: FormFields) async throws -> Response {
-        guard let threadId = query["thread"].flatMap({ Int64($0) }), let page = query["page"].flatMap({ Int($0) }), page > 0 else {
+        guard let threadId = query["thread"].flatMap({ Int64($0) }), let page = query["page"].flatMap({ Int($0) }),
+              MailLocation.earlierPagesRange.contains(page) else {
             throw HTTPError(.badRequest, message: "thread and page are needed")
         }
         let (messages, remaining) = try await services.openThread.earlier(threadId: threadId, page: page)
@@ -187,7 +189,7 @@ struct WebRoutes: Sendable {
         location.earlierPages = page
         var markup = HTMLText()
         if remaining > 0 {
-            let next = MailLocation.url(path: "/fragments/earlier", items: [
+            let next = MailLocation.url(path: "fragments/earlier", items: [
                 URLQueryItem(name: "thread", value: String(threadId)), URLQueryItem(name: "page", value: String(page + 1)),
             ])
             markup += "<div class=\"earlier\" id=\"earlier\"><a class=\"button\" href=\"#\" data-fragment=\"\(next)\">Show earlier messages (\(remaining))</a></div>"

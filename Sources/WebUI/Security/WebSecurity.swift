@@ -3,47 +3,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The secrets of one `tern serve`: the token printed in its address (as Jupyter does: another local
-/// user who can reach the port cannot read your mail without it), and the session cookie and CSRF
-/// token derived from it. Derived, not random, so that with `TERN_SERVE_TOKEN` fixed a browser stays
-/// signed in across restarts; with a random token every run starts a new session.
-struct WebSessionKeys: Sendable {
-    let token: String
-    let sessionValue: String
-    let csrfToken: String
-
-    init(token: String) {
-        self.token = token
-        let key = SymmetricKey(data: SHA256.hash(data: Data("tern-serve-session-key\u{0}\(token)".utf8)))
-        sessionValue = Self.mac("session", key: key)
-        csrfToken = Self.mac("csrf", key: key)
-    }
-
-    /// 32 random bytes as hex.
-    static func randomToken() -> String {
-        SymmetricKey(size: .bits256).withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
-    }
-
-    private static func mac(_ purpose: String, key: SymmetricKey) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data(purpose.utf8), using: key).map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// Compared in time independent of where the strings differ.
-    static func constantTimeEquals(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in x.indices { difference |= x[index] ^ y[index] }
-        return difference == 0
-    }
-}
-
 /// The headers every answer of the app carries: its own pages run only its own script and style
 /// (no inline script, nothing remote), are never framed, never sniffed, never cached, and send no
 /// Referer anywhere. Message bodies replace the policy with their own (`BodyDocument`).
 enum SecurityHeaders {
     static let appPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-        + "frame-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        + "frame-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 
     static let cspName = HTTPField.Name("Content-Security-Policy")!
     static let nosniffName = HTTPField.Name("X-Content-Type-Options")!
@@ -105,41 +70,77 @@ struct LoopbackGuardMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// The session: the token in the printed address is exchanged once for an HttpOnly, SameSite=Strict
-/// cookie (and the address without it); every other request needs that cookie, and every request
-/// that changes something also needs the CSRF token (a header from the app's script, or a form
-/// field from a page without script).
+/// The session (issue 32): the token in the printed address is exchanged for a new random session
+/// in an HttpOnly, SameSite=Strict cookie whose `Path` is the app's secret base, and a redirect into
+/// the app. Every other request must be under the base and carry a live session; the base is taken
+/// off before routing, so the routes speak the app's own paths (`/mail`), and put back on any
+/// redirect they answer. Every request that changes something also needs the CSRF token. The app's
+/// assets need no session (they hold nothing of the person's).
 struct SessionMiddleware<Context: RequestContext>: RouterMiddleware {
     static var cookieName: String { "tern_session" }
     static var formFieldLimit: Int { 64 * 1024 }
 
-    let keys: WebSessionKeys
+    let secrets: WebAppSecrets
+    let sessions: WebSessions
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let offeredSessions = Self.sessionValues(request)
         if let offered = request.uri.queryParameters["token"] {
-            guard WebSessionKeys.constantTimeEquals(offered, keys.token) else {
+            guard WebAppSecrets.constantTimeEquals(offered, secrets.token) else {
                 return WebErrorPage.refusal(.unauthorized, "This token is not the one tern serve printed.")
             }
-            var response = Response(status: .seeOther, headers: [.location: "/mail"])
-            response.setCookie(Cookie(name: Self.cookieName, value: keys.sessionValue, path: "/", secure: false, httpOnly: true,
-                                      sameSite: .strict))
+            let value = await sessions.open(replacing: offeredSessions)
+            var response = Response(status: .seeOther, headers: [.location: secrets.publicPath("/mail")])
+            response.setCookie(Cookie(name: Self.cookieName, value: value, maxAge: Int(sessions.lifetime.absolute), path: secrets.basePath,
+                                      secure: false, httpOnly: true, sameSite: .strict))
             return response
         }
-        if request.uri.path.hasPrefix("/assets/") && request.method == .get { return try await next(request, context) }
-        guard let cookie = request.cookies[Self.cookieName]?.value, WebSessionKeys.constantTimeEquals(cookie, keys.sessionValue) else {
-            return WebErrorPage.refusal(.unauthorized, "Open the address tern serve printed, with its token.")
+        let publicPath = request.uri.path[...]
+        let appPath = secrets.appPath(forPublicPath: publicPath)
+        if (appPath ?? publicPath).hasPrefix("/assets/") && request.method == .get {
+            return try await next(request.at(appPath), context)
         }
-        guard request.method != .get, request.method != .head else { return try await next(request, context) }
-        var request = request
-        if let header = request.headers[SecurityHeaders.csrfHeaderName], WebSessionKeys.constantTimeEquals(header, keys.csrfToken) {
-            return try await next(request, context)
+        guard let appPath, await sessions.isValid(offeredSessions) else {
+            return WebErrorPage.refusal(.unauthorized, "Open the address tern serve printed, with its token "
+                + "(tern serve --print-url prints it again).")
+        }
+        var request = request.at(appPath)
+        guard request.method != .get, request.method != .head else { return try await answer(request, context, next) }
+        if let header = request.headers[SecurityHeaders.csrfHeaderName], WebAppSecrets.constantTimeEquals(header, secrets.csrfToken) {
+            return try await answer(request, context, next)
         }
         if request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
             let body = try await request.collectBody(upTo: Self.formFieldLimit)
             let form = FormFields(String(buffer: body))
-            if let field = form["csrf"], WebSessionKeys.constantTimeEquals(field, keys.csrfToken) { return try await next(request, context) }
+            if let field = form["csrf"], WebAppSecrets.constantTimeEquals(field, secrets.csrfToken) { return try await answer(request, context, next) }
         }
         return WebErrorPage.refusal(.forbidden, "This request lacks the page's CSRF token.")
+    }
+
+    /// The route's answer, its redirect put back under the base.
+    private func answer(_ request: Request, _ context: Context, _ next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        if let location = response.headers[.location] { response.headers[.location] = secrets.publicPath(location) }
+        return response
+    }
+
+    /// Every `tern_session` the browser sent: an older cookie of another path may come first.
+    static func sessionValues(_ request: Request) -> [String] {
+        request.headers[values: .cookie].flatMap { $0.split(separator: ";") }.compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName else { return nil }
+            return parts[1].trimmingCharacters(in: .whitespaces)
+        }
+    }
+}
+
+extension Request {
+    /// The same request for the app's own path (the secret base taken off), its query kept.
+    func at(_ appPath: Substring?) -> Request {
+        guard let appPath, appPath != uri.path[...] else { return self }
+        var head = head
+        head.path = String(appPath) + (uri.query.map { "?" + $0 } ?? "")
+        return Request(head: head, body: body)
     }
 }
 

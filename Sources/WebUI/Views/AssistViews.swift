@@ -15,7 +15,7 @@ struct AssistSummaryView: Sendable {
         case .pending:
             return """
             <section class="assist-summary" id="assist-summary" aria-labelledby="assist-summary-title" aria-busy="true" \
-            data-assist-summary="/fragments/assist/summary?thread=\(threadId)"><h3 class="assist-title" id="assist-summary-title">Summary</h3>\
+            data-assist-summary="fragments/assist/summary?thread=\(threadId)"><h3 class="assist-title" id="assist-summary-title">Summary</h3>\
             <p class="assist-loading"><span class="assist-spinner" aria-hidden="true"></span>Summarizing…</p></section>
             """
         }
@@ -52,7 +52,7 @@ struct SmartRepliesView: Sendable {
         if let threadId { items.append(URLQueryItem(name: "thread", value: String(threadId))) }
         if let replyTo { items.append(URLQueryItem(name: "message", value: String(replyTo))) }
         if let location { items.append(URLQueryItem(name: "location", value: location.url)) }
-        let url = MailLocation.url(path: "/fragments/assist/replies", items: items)
+        let url = MailLocation.url(path: "fragments/assist/replies", items: items)
         return """
         <section class="smart-replies \(place.rawValue)-replies" id="smart-replies" aria-label="Suggested replies" hidden \
         data-assist-replies="\(url)"></section>

@@ -96,7 +96,7 @@ struct ComposerView: Sendable {
         var hidden = HTMLText()
         let fields: [(String, String)] = [
             ("csrf", csrfToken), ("mode", draft.mode.rawValue), ("account", account), ("original", draft.originalEmailId.map { String($0) } ?? ""),
-            ("return", location.url), ("draft", draftId.map { String($0) } ?? ""),
+            ("return", location.returnPath), ("draft", draftId.map { String($0) } ?? ""),
         ] + (confirmed ? [("confirmed", "1")] : [])
         for (name, value) in fields { hidden += "<input type=\"hidden\" name=\"\(name)\" value=\"\(value)\">" }
         let errorList: HTMLText = errors.isEmpty ? "" : "<ul>\(html: errors.map { "<li>\($0)</li>" as HTMLText })</ul>"
@@ -109,7 +109,7 @@ struct ComposerView: Sendable {
         let showCc = !draft.cc.isEmpty, showBcc = !draft.bcc.isEmpty
         let focusField = draft.mode == .reply || draft.mode == .replyAll ? "body" : "to"
         return """
-        <form class="composer" id="composer" method="post" action="/compose/send" aria-labelledby="composer-title" \
+        <form class="composer" id="composer" method="post" action="compose/send" aria-labelledby="composer-title" \
         data-undo-seconds="\(undoSeconds)" data-autosave-seconds="\(autosaveSeconds)" data-focus="\(focusField)" enctype="application/x-www-form-urlencoded">
         <div class="composer-header"><h2 id="composer-title" tabindex="-1">\(target.title)</h2>\
         <span id="draft-status" class="hint" role="status">\(html: draftId == nil ? "" : "Draft saved")</span>\
@@ -136,8 +136,8 @@ struct ComposerView: Sendable {
         \(html: attachments())
         <div class="composer-errors" id="composer-errors" role="alert">\(html: errorList)</div>
         <div class="composer-actions"><button type="submit" class="button primary" id="send-button" aria-keyshortcuts="Control+Enter">Send</button>\
-        <button type="submit" class="button" formaction="/compose/draft" id="save-draft" aria-keyshortcuts="Control+S">Save draft</button>\
-        <button type="submit" class="button" formaction="/compose/discard" id="delete-draft"\(html: draftId == nil ? " hidden" : "")>Delete draft</button></div>
+        <button type="submit" class="button" formaction="compose/draft" id="save-draft" aria-keyshortcuts="Control+S">Save draft</button>\
+        <button type="submit" class="button" formaction="compose/discard" id="delete-draft"\(html: draftId == nil ? " hidden" : "")>Delete draft</button></div>
         </form>
         """
     }

@@ -50,7 +50,7 @@ struct ConversationView: Sendable {
         guard conversation.hasEarlier else { return "" }
         var next = location
         next.earlierPages += 1
-        let fragment = MailLocation.url(path: "/fragments/earlier", items: [
+        let fragment = MailLocation.url(path: "fragments/earlier", items: [
             URLQueryItem(name: "thread", value: String(conversation.threadId)), URLQueryItem(name: "page", value: String(location.earlierPages + 1)),
         ])
         return """
@@ -120,9 +120,9 @@ struct ThreadToolbar: Sendable {
     private func button(_ action: String, _ label: String, key: String, icon: String, pressed: Bool? = nil) -> HTMLText {
         let pressedAttribute: HTMLText = pressed.map { " aria-pressed=\"\($0 ? "true" : "false")\"" as HTMLText } ?? ""
         return """
-        <form method="post" action="/actions/\(action)" class="action-form" data-action="\(action)">\
+        <form method="post" action="actions/\(action)" class="action-form" data-action="\(action)">\
         <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="thread" value="\(threadId)">\
-        <input type="hidden" name="return" value="\(location.listOnly.url)">\(html: folderField)\
+        <input type="hidden" name="return" value="\(location.listOnly.returnPath)">\(html: folderField)\
         <button type="submit" class="button" aria-keyshortcuts="\(key)"\(html: pressedAttribute)><span class="icon icon-\(icon)" aria-hidden="true"></span>\(label)</button></form>
         """
     }
@@ -144,7 +144,7 @@ struct MessageView: Sendable {
         let label = "\(message.senderName), \(time.full(message.date)), \(readState)" + (message.isStarred ? ", starred" : "")
         var toggled = location
         if message.collapsed { toggled.expanded.insert(message.id) } else { toggled.expanded.remove(message.id) }
-        let fragment = MailLocation.url(path: "/fragments/message", items: [
+        let fragment = MailLocation.url(path: "fragments/message", items: [
             URLQueryItem(name: "id", value: String(message.id)), URLQueryItem(name: "thread", value: String(threadId)),
             URLQueryItem(name: "expanded", value: message.collapsed ? "1" : "0"),
         ])
@@ -190,9 +190,9 @@ struct MessageView: Sendable {
     private func starButton() -> HTMLText {
         let action = message.isStarred ? "unstar" : "star"
         return """
-        <form method="post" action="/actions/\(action)" class="action-form star-form" data-action="\(action)">\
+        <form method="post" action="actions/\(action)" class="action-form star-form" data-action="\(action)">\
         <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
-        <input type="hidden" name="return" value="\(location.url)">\
+        <input type="hidden" name="return" value="\(location.returnPath)">\
         <button type="submit" class="icon-button" aria-pressed="\(message.isStarred ? "true" : "false")" aria-label="Star message from \(message.senderName)">\
         <span class="icon icon-\(message.isStarred ? "star-filled" : "star")" aria-hidden="true"></span></button></form>
         """
@@ -235,20 +235,20 @@ struct MessageView: Sendable {
             var withImages = location
             withImages.expanded.insert(message.id)
             withImages.remoteImages.insert(message.id)
-            let fragment = MailLocation.url(path: "/fragments/message", items: [
+            let fragment = MailLocation.url(path: "fragments/message", items: [
                 URLQueryItem(name: "id", value: String(message.id)), URLQueryItem(name: "thread", value: String(threadId)),
                 URLQueryItem(name: "expanded", value: "1"), URLQueryItem(name: "images", value: "1"),
             ])
             notices += """
             <div class="notice remote-images"><p><span class="icon icon-image-off" aria-hidden="true"></span>\(body.remoteImagesBlocked) remote image\(body.remoteImagesBlocked == 1 ? "" : "s") blocked to protect your privacy.</p>\
             <a class="button" href="\(withImages.url)" data-fragment="\(fragment)">Load remote images</a>\
-            <form method="post" action="/trusted-senders" class="action-form" data-action="trust">\
+            <form method="post" action="trusted-senders" class="action-form" data-action="trust">\
             <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="address" value="\(message.from.address)">\
-            <input type="hidden" name="return" value="\(withImages.url)">\
+            <input type="hidden" name="return" value="\(withImages.returnPath)">\
             <button type="submit" class="button">Always load from \(message.from.address)</button></form></div>
             """
         } else if body.remoteImagesLoaded, body.senderTrusted {
-            notices += "<p class=\"notice\">Remote images load for \(message.from.address). <a href=\"/settings#trusted-senders\">Trusted senders</a></p>"
+            notices += "<p class=\"notice\">Remote images load for \(message.from.address). <a href=\"settings#trusted-senders\">Trusted senders</a></p>"
         }
         if body.suspiciousLinks > 0 {
             notices += """
@@ -263,7 +263,7 @@ struct MessageView: Sendable {
     private func frame(_ body: RenderedBody) -> HTMLText {
         let images = body.remoteImagesLoaded && !body.senderTrusted ? "&images=1" : ""
         return """
-        <iframe class="message-body \(Self.heightClass(body.text))" src="/bodies/\(message.id)?thread=\(threadId)\(images)" sandbox="allow-popups allow-popups-to-escape-sandbox" \
+        <iframe class="message-body \(Self.heightClass(body.text))" src="bodies/\(message.id)?thread=\(threadId)\(images)" sandbox="allow-popups allow-popups-to-escape-sandbox" \
         title="Message from \(message.senderName), \(time.full(message.date))" referrerpolicy="no-referrer"></iframe>
         """
     }
@@ -310,14 +310,14 @@ struct AttachmentListView: Sendable {
         let warnings = attachment.warnings.map(\.text).joined(separator: "\n")
         let actions: HTMLText
         if attachment.isDownloaded {
-            var links: HTMLText = "<a class=\"button\" href=\"/attachments/\(attachment.id)/file\" download>Save</a>"
+            var links: HTMLText = "<a class=\"button\" href=\"attachments/\(attachment.id)/file\" download>Save</a>"
             if Self.isPreviewable(attachment.mimeType) {
-                links += " <a class=\"button\" href=\"/attachments/\(attachment.id)/preview\" target=\"_blank\" rel=\"noopener noreferrer\">Preview</a>"
+                links += " <a class=\"button\" href=\"attachments/\(attachment.id)/preview\" target=\"_blank\" rel=\"noopener noreferrer\">Preview</a>"
             }
             actions = links
         } else {
             actions = """
-            <form method="post" action="/attachments/\(attachment.id)/download" class="download-form" data-attachment-id="\(attachment.id)" data-warnings="\(warnings)">\
+            <form method="post" action="attachments/\(attachment.id)/download" class="download-form" data-attachment-id="\(attachment.id)" data-warnings="\(warnings)">\
             <input type="hidden" name="csrf" value="\(csrfToken)"><button type="submit" class="button">Download</button></form>
             """
         }

@@ -18,6 +18,8 @@ struct MailLocation: Sendable, Hashable {
     var threadId: Int64?
     /// FR-ED-05: "Show earlier messages" pages loaded above the first.
     var earlierPages = 0
+    /// The pages a URL may ask for: 25,000 messages above the first page (issue 32).
+    static let earlierPagesRange = 1...1_000
     /// Messages the user expanded, and those with "Load remote images".
     var expanded: Set<Int64> = []
     var remoteImages: Set<Int64> = []
@@ -43,7 +45,7 @@ struct MailLocation: Sendable, Hashable {
             source = .unifiedInbox
         }
         threadId = query["thread"].flatMap { Int64($0) }
-        earlierPages = min(max(query["earlier"].flatMap { Int($0) } ?? 0, 0), 1_000)
+        earlierPages = min(max(query["earlier"].flatMap { Int($0) } ?? 0, 0), Self.earlierPagesRange.upperBound)
         expanded = Self.ids(query["open"])
         remoteImages = Self.ids(query["images"])
         compose = ComposeTarget(query: query)
@@ -81,8 +83,11 @@ struct MailLocation: Sendable, Hashable {
         return items
     }
 
-    /// `/mail?…`, percent-encoded for an attribute (escape it there all the same).
-    var url: String { Self.url(path: "/mail", items: queryItems) }
+    /// `mail?…`, percent-encoded for an attribute (escape it there all the same): relative, so the
+    /// page's `<base>` puts it under the app's secret path (issue 32).
+    var url: String { Self.url(path: "mail", items: queryItems) }
+    /// `/mail?…`: the app's own path, for a redirect back here (`return` fields).
+    var returnPath: String { "/" + url }
 
     static func url(path: String, items: [URLQueryItem]) -> String {
         guard !items.isEmpty else { return path }

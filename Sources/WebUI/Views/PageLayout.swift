@@ -7,7 +7,7 @@ import TernCore
 /// shortcuts and swaps fragments instead of reloading.
 struct PageLayout: Sendable {
     var title: String
-    var csrfToken: String
+    var page: PageSecrets
     var location: MailLocation
     var folders: HTMLText
     var list: HTMLText
@@ -25,7 +25,7 @@ struct PageLayout: Sendable {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="csrf-token" content="\(csrfToken)">
+        \(html: page.head)
         <title>\(title) — Tern</title>
         <link rel="stylesheet" href="/assets/app.css">
         <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
@@ -34,15 +34,15 @@ struct PageLayout: Sendable {
         <body data-pane="\(paneState)">
         <a class="skip-link" href="#thread-list">Skip to the conversation list</a>
         <header class="app-header">
-        <h1 class="brand-heading"><a class="brand" href="/mail"><img src="/assets/icon.svg" alt="" width="24" height="24"> Tern</a></h1>
-        <form class="search" role="search" action="/mail" method="get">
+        <h1 class="brand-heading"><a class="brand" href="mail"><img src="/assets/icon.svg" alt="" width="24" height="24"> Tern</a></h1>
+        <form class="search" role="search" action="mail" method="get">
         <label for="search-input" class="visually-hidden">Search mail</label>
         <input id="search-input" type="search" name="q" value="\(searchValue)" placeholder="Search mail" autocomplete="off" spellcheck="false">
         <button type="submit" class="search-submit">Search</button>
         </form>
         <nav class="app-links" aria-label="App">
         <a class="button primary compose-link" href="\(composeURL)" data-compose="new" aria-keyshortcuts="c">Compose</a>
-        <a href="/settings">Settings</a>
+        <a href="settings">Settings</a>
         <button type="button" class="link-button" id="shortcuts-open" aria-haspopup="dialog" aria-keyshortcuts="?">Keyboard shortcuts</button>
         </nav>
         </header>
@@ -84,6 +84,15 @@ enum ShortcutHelp {
         </dialog>
         """
     }
+}
+
+/// What every page of the app writes into its head (issue 32): the `<base>` that makes its relative
+/// links resolve under the app's secret path, and the CSRF token its script sends back.
+struct PageSecrets: Sendable {
+    var csrfToken: String
+    var basePath: String
+
+    var head: HTMLText { "<base href=\"\(basePath)\"><meta name=\"csrf-token\" content=\"\(csrfToken)\">" }
 }
 
 /// A small page for refusals and errors, with no script and no asset beyond the app's style.

@@ -136,8 +136,8 @@ struct ThreadListView: Sendable {
         if hasMore, let nextCursor {
             var items = location.listOnly.queryItems
             items += nextCursor.queryItems
-            let href = MailLocation.url(path: "/mail", items: items)
-            let fragment = MailLocation.url(path: "/fragments/threads", items: items)
+            let href = MailLocation.url(path: "mail", items: items)
+            let fragment = MailLocation.url(path: "fragments/threads", items: items)
             return """
             <div class="list-footer" id="list-footer"><a class="button load-more" href="\(href)" data-fragment="\(fragment)">Load more conversations</a></div>
             """
@@ -145,7 +145,7 @@ struct ThreadListView: Sendable {
         if case .folder(let account, let path) = location.source {
             let items = [URLQueryItem(name: "account", value: account), URLQueryItem(name: "folder", value: path)]
             return """
-            <div class="list-footer" id="list-footer"><form method="post" action="/actions/load-older" data-older>\
+            <div class="list-footer" id="list-footer"><form method="post" action="actions/load-older" data-older>\
             \(html: hiddenFields(items))<button type="submit" class="button">Load older mail from the server</button></form></div>
             """
         }
