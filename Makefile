@@ -23,7 +23,7 @@ help:
 	@echo "make install [PREFIX=~/.local] - tern, shell completions, systemd user units; make uninstall removes them"
 
 deps: $(VENV)/.ready
-	@scripts/install-deps
+	@scripts/install-deps test
 
 bench-deps: deps
 	$(PYTHON) -m pip install -q --disable-pip-version-check -r requirements-bench.txt
@@ -44,6 +44,7 @@ test: deps
 	$(TEST_SERVERS) TERN_REQUIRE_TEST_SERVERS=1 swift test --skip-build $(SWIFT_FLAGS) || status=1; \
 	$(TEST_SERVERS) $(PYTHON) -m pytest -q -p no:cacheprovider SystemTests/integration || status=1; \
 	$(TEST_SERVERS) scripts/mailservers stop; \
+	scripts/check-system-mail-services || status=1; \
 	exit $$status
 
 demo: deps build
@@ -94,8 +95,9 @@ UNITDIR ?= $(HOME)/.config/systemd/user
 INSTALLED := $(BINDIR)/tern $(SHAREDIR)/bash-completion/completions/tern $(SHAREDIR)/zsh/site-functions/_tern \
 	$(SHAREDIR)/fish/vendor_completions.d/tern.fish $(UNITDIR)/tern-sync.service $(UNITDIR)/tern-serve.service
 
+# Only what tern needs to build and run: no mail server, no browser (those come with `make test` and `make demo`).
 install:
-	scripts/install-deps
+	scripts/install-deps build
 	swift build -c release --product tern $(SWIFT_FLAGS)
 	install -d $(BINDIR) $(SHAREDIR)/bash-completion/completions $(SHAREDIR)/zsh/site-functions $(SHAREDIR)/fish/vendor_completions.d $(UNITDIR)
 	install -m 0755 .build/release/tern $(BINDIR)/tern
@@ -103,6 +105,7 @@ install:
 	$(BINDIR)/tern --generate-completion-script zsh > $(SHAREDIR)/zsh/site-functions/_tern
 	$(BINDIR)/tern --generate-completion-script fish > $(SHAREDIR)/fish/vendor_completions.d/tern.fish
 	for unit in tern-sync tern-serve; do sed 's|@BINDIR@|$(BINDIR)|g' contrib/systemd/$$unit.service > $(UNITDIR)/$$unit.service; done
+	install -d -m 0700 $(HOME)/.local/share/tern
 	@echo "Installed $(BINDIR)/tern. Web app as a service: systemctl --user enable --now tern-serve"
 
 uninstall:
