@@ -252,6 +252,21 @@ def test_the_editor_flow_saves_a_draft_and_u_undoes_a_send(servers, home, tmp_pa
     assert uids_with_subject(bob, "INBOX", subject) == []
 
 
+def test_the_editor_file_is_owner_only_from_the_start_and_inside_tern_home(servers, home, tmp_path):
+    """Issue 32: the `$EDITOR` file is created 0600 in `$TERN_HOME/tmp`, not written to /tmp and chmodded after."""
+    seen = tmp_path / "seen"
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\nstat -c '%a' \"$1\" > '{seen}'\nprintf '%s\\n' \"$1\" >> '{seen}'\n")
+    editor.chmod(0o755)
+    code, output, errors = on_terminal(home, ["compose"], [("discard?", "q\n")], {"EDITOR": str(editor)})
+    assert code == 0, output + errors
+    mode, path = seen.read_text().splitlines()
+    assert mode == "600"
+    assert os.path.dirname(path) == str(home / "tmp"), path
+    assert oct(os.stat(home / "tmp").st_mode & 0o777) == "0o700"
+    assert not os.path.exists(path), "removed once read back"
+
+
 def test_a_reply_sent_from_the_cli_threads_for_tern_and_for_the_recipient(servers, home, tls_context, bob):
     original_id = f"<question-{stamp()}@tern.test>"
     subject = f"Question {stamp()}"

@@ -171,14 +171,14 @@ enum ComposeFlow {
 }
 
 /// `$EDITOR` on the message as header lines, a blank line and the body (as mutt and git do).
+/// The file is created owner-only in `$TERN_HOME/tmp` (issue 32): in /tmp its name is visible to
+/// every user, and a file written 0644 and chmodded afterwards can be read in between.
 enum MessageEditor {
     static func edit(_ message: ComposeDraft, services: TernServices) throws -> ComposeDraft {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tern-\(UUID().uuidString.prefix(8)).eml")
-        var text = ComposedOutput.text(message)
-        text += "\n"
-        try Data(text.utf8).write(to: file, options: [.atomic])
+        try OwnerOnlyFiles.directory(services.home.temporaryURL)
+        let file = services.home.temporaryURL.appendingPathComponent("tern-\(UUID().uuidString.prefix(8)).eml")
+        try OwnerOnlyFiles.create(file, bytes: (ComposedOutput.text(message) + "\n").utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        chmod(file.path, 0o600)
         let editor = ProcessInfo.processInfo.environment["VISUAL"] ?? ProcessInfo.processInfo.environment["EDITOR"] ?? "vi"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
