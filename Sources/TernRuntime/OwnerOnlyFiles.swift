@@ -31,6 +31,32 @@ public enum OwnerOnlyFiles {
         }
     }
 
+    /// A copy of the file at `source` as a new file `file`: its bytes as they are now, so changing
+    /// the original afterwards changes nothing in the copy. A symbolic link is followed on purpose,
+    /// as `cp` follows one: attaching a link means attaching the file it names, which is what the
+    /// user pointed at. Only a regular file is copied; a directory, FIFO or device is refused.
+    public static func copy(from source: String, to file: URL) throws {
+        let origin = open(source, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard origin >= 0 else {
+            if errno == ENOENT { throw TernError.notFound("file '\(source)'") }
+            throw TernError.storageUnavailable("cannot read \(source): \(String(cString: strerror(errno)))")
+        }
+        defer { close(origin) }
+        var status = stat()
+        guard fstat(origin, &status) == 0 else { throw TernError.storageUnavailable("cannot read \(source): \(String(cString: strerror(errno)))") }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw TernError.invalidInput("'\(source)' is not a regular file") }
+        try withNewFile(file) { target in
+            var buffer = [UInt8](repeating: 0, count: 128 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(origin, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count >= 0 else { throw TernError.storageUnavailable("cannot read \(source): \(String(cString: strerror(errno)))") }
+                if count == 0 { return }
+                try buffer.withUnsafeBytes { try writeAll(UnsafeRawBufferPointer(rebasing: $0[..<count]), to: target, path: file.path) }
+            }
+        }
+    }
+
     /// Runs `body` on `file` opened for writing as a new owner-only file, and removes the file when
     /// `body` fails. Something of that name, a link included, is `TernError.alreadyExists`.
     static func withNewFile(_ file: URL, _ body: (Int32) throws -> Void) throws {
