@@ -25,7 +25,7 @@ struct ComposeFieldOptions: ParsableArguments {
     var bodyFile: String?
     @Option(help: "Attach this file; repeatable.")
     var attach: [String] = []
-    @Option(help: "Remove the attachment with this file name (a forwarded one too); repeatable.")
+    @Option(help: "Remove the attachment with this file name (a forwarded one too; as shown, or as it is); repeatable.")
     var removeAttachment: [String] = []
 
     var isEmpty: Bool {
@@ -42,7 +42,7 @@ struct ComposeFieldOptions: ParsableArguments {
         var edit = ComposeEdit(to: list(to), cc: list(cc), bcc: list(bcc), subject: subject, body: try bodyText())
         edit.bodyAboveQuote = aboveQuote
         let removed = Set(removeAttachment)
-        edit.keepsAttachment = { !removed.contains($0.filename) }
+        edit.keepsAttachment = { !removed.contains($0.filename) && !removed.contains(AttachmentFilename.visible($0.filename)) }
         edit.addedAttachments = try attach.map(Self.attachment)
         return services.composeValidation.applying(edit, to: draft)
     }
@@ -213,7 +213,8 @@ enum MessageEditor {
         if !lines.isEmpty { lines.removeFirst() }
         edit.body = lines.joined(separator: "\n").trimmingTrailingNewlines()
         edit.keepsAttachment = { [keptAttachments] attachment in
-            keptAttachments.contains { $0.hasPrefix(attachment.filename + " (") || $0 == attachment.filename }
+            let shown = ComposedOutput.shownName(attachment)
+            return keptAttachments.contains { $0.hasPrefix(shown + " (") || $0 == shown || $0 == attachment.filename }
         }
         return services.composeValidation.applying(edit, to: message)
     }

@@ -29,7 +29,7 @@ struct AttachmentRoutes: Sendable {
                 return WebResponse.html(confirmationPage(check, form: form), status: .preconditionRequired)
             }
             _ = state.startDownload(id) { [download = services.downloadAttachment] in _ = try? await download.download(attachmentId: id) }
-            return scripted ? WebResponse.json(ActionReply(ok: true, toast: "Downloading \(check.filename)…"))
+            return scripted ? WebResponse.json(ActionReply(ok: true, toast: "Downloading \(AttachmentFilename.visible(check.filename))…"))
                 : WebResponse.redirect(to: form["return"])
         }
         router.post("attachments/:id/cancel") { request, context in
@@ -67,8 +67,11 @@ struct AttachmentRoutes: Sendable {
         return name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "attachment"
     }
 
-    /// Without script, the warnings are a page of their own with Download and Cancel.
+    /// Without script, the warnings are a page of their own with Download and Cancel. The name is
+    /// shown with its invisible characters as markers (issue 32).
     func confirmationPage(_ check: AttachmentDownloadCheck, form: FormFields) -> HTMLText {
+        var check = check
+        check.filename = AttachmentFilename.visible(check.filename)
         var warnings = HTMLText()
         for warning in check.warnings { warnings += "<p>\(warning.text)</p>" }
         return """
