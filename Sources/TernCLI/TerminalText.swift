@@ -1,4 +1,5 @@
 import Foundation
+import TernCore
 
 /// Text from mail, servers and files on its way to a terminal (issue 21). A terminal obeys control
 /// characters in what it prints: OSC 52 writes the clipboard, OSC 8 makes a link say one thing and
@@ -29,15 +30,7 @@ enum TerminalText {
         switch scalar.value {
         case 0x0A, 0x09: !keepingLayout
         case 0x00...0x1F, 0x7F...0x9F: true
-        default: isBidiControl(scalar)
-        }
-    }
-
-    /// ALM, LRM, RLM, LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI (UAX #9 section 2).
-    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
+        default: scalar.isBidiControl
         }
     }
 
@@ -46,7 +39,7 @@ enum TerminalText {
     /// so each escape stands in a string for the same character.
     static func json(_ data: Data) -> Data {
         let text = String(decoding: data, as: UTF8.self)
-        let escaped = replacing(in: text, where: { (0x7F...0x9F).contains($0.value) || isBidiControl($0) }) { scalar in
+        let escaped = replacing(in: text, where: { (0x7F...0x9F).contains($0.value) || $0.isBidiControl }) { scalar in
             hex(scalar, prefix: "\\u", digits: 4)
         }
         return escaped == text ? data : Data(escaped.utf8)

@@ -39,27 +39,31 @@ struct LiveComposeAttachmentLoader: ComposeAttachmentLoading {
 }
 
 /// `DraftFiles` under `$TERN_HOME/drafts/<sha256 of the draft's Message-ID>/`, owner-only like the rest of the home.
+/// A file is kept as a copy of its bytes made now (issue 32): a symbolic link is read through once,
+/// never copied as a link, so what is sent is what was attached, and the copy is created 0600
+/// rather than chmodded, which through a link changed the mode of the user's own file.
 struct LocalDraftFiles: DraftFiles {
     let directory: URL
 
     func keep(_ path: String, key: String) throws -> String {
         let folder = directory.appendingPathComponent(Self.name(key), isDirectory: true)
         if path.hasPrefix(folder.path + "/") { return path }
-        let manager = FileManager.default
+        let name = URL(fileURLWithPath: path).lastPathComponent
         do {
-            try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let source = URL(fileURLWithPath: path)
-            var target = folder.appendingPathComponent(source.lastPathComponent)
+            try OwnerOnlyFiles.directory(directory)
+            try OwnerOnlyFiles.directory(folder)
             var counter = 1
-            while manager.fileExists(atPath: target.path) {
-                counter += 1
-                target = folder.appendingPathComponent("\(counter)-\(source.lastPathComponent)")
+            while true {
+                let target = folder.appendingPathComponent(counter == 1 ? name : "\(counter)-\(name)")
+                do {
+                    try OwnerOnlyFiles.copy(from: path, to: target)
+                    return target.path
+                } catch TernError.alreadyExists {
+                    counter += 1
+                }
             }
-            try manager.copyItem(at: source, to: target)
-            try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: target.path)
-            return target.path
-        } catch {
-            throw TernError.storageUnavailable("cannot keep \(path) with the draft: \(error.localizedDescription)")
+        } catch TernError.storageUnavailable(let reason) {
+            throw TernError.storageUnavailable("cannot keep \(path) with the draft: \(reason)")
         }
     }
 

@@ -1,9 +1,13 @@
 import Foundation
 import Synchronization
+import TernCore
 
 /// Files a person attaches in the browser, kept under `$TERN_HOME/uploads` (0700, each file 0600)
 /// until the message that carries them is queued (the queue stores its own bytes) or they are a day
-/// old. Named by a random id; the id is all the page holds.
+/// old. Named by a random id; the id is all the page holds. The browser's file name is sanitized here,
+/// as a received attachment's is (`AttachmentFilename`, issue 32): kept as sent, a CR LF, control
+/// character or `../` in it made its draft unsendable (the header check refuses it) and the file
+/// dropped at the next save, whose form carries the name back with its line breaks changed.
 final class UploadStaging: Sendable {
     struct Upload: Codable, Sendable, Hashable {
         var id: String
@@ -29,7 +33,7 @@ final class UploadStaging: Sendable {
         guard FileManager.default.createFile(atPath: file.path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteUnknown)
         }
-        let name = filename.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "attachment" : String(filename.prefix(255))
+        let name = AttachmentFilename.sanitized(filename)
         let type = mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "application/octet-stream"
         let upload = Upload(id: id, name: name, type: type.isEmpty ? "application/octet-stream" : type, size: Int64(bytes.count), path: file.path)
         uploads.withLock { $0[id] = upload }

@@ -252,6 +252,45 @@ def test_the_editor_flow_saves_a_draft_and_u_undoes_a_send(servers, home, tmp_pa
     assert uids_with_subject(bob, "INBOX", subject) == []
 
 
+def test_the_editor_file_is_owner_only_from_the_start_and_inside_tern_home(servers, home, tmp_path):
+    """Issue 32: the `$EDITOR` file is created 0600 in `$TERN_HOME/tmp`, not written to /tmp and chmodded after."""
+    seen = tmp_path / "seen"
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\nstat -c '%a' \"$1\" > '{seen}'\nprintf '%s\\n' \"$1\" >> '{seen}'\n")
+    editor.chmod(0o755)
+    code, output, errors = on_terminal(home, ["compose"], [("discard?", "q\n")], {"EDITOR": str(editor)})
+    assert code == 0, output + errors
+    mode, path = seen.read_text().splitlines()
+    assert mode == "600"
+    assert os.path.dirname(path) == str(home / "tmp"), path
+    assert oct(os.stat(home / "tmp").st_mode & 0o777) == "0o700"
+    assert not os.path.exists(path), "removed once read back"
+
+
+def test_a_linked_attachment_is_sent_as_it_was_when_attached(servers, home, tmp_path, bob):
+    """Issue 32: attaching a symbolic link copies the bytes it names, at once; the user's file keeps its mode, and
+    neither a later change to that file nor the link pointed elsewhere changes what is sent."""
+    subject = f"Linked attachment {stamp()}"
+    original, other, link = tmp_path / "report.txt", tmp_path / "other.txt", tmp_path / "link.txt"
+    original.write_bytes(b"as attached")
+    other.write_bytes(b"another file")
+    original.chmod(0o644)
+    link.symlink_to(original)
+    saved = json_of(home, "compose", "--draft", "--to", user_address(servers, RECIPIENT), "--subject", subject, "--body", "Attached.",
+                    "--attach", str(link))
+    assert oct(original.stat().st_mode & 0o777) == "0o644"
+    original.write_bytes(b"changed later")
+    link.unlink()
+    link.symlink_to(other)
+
+    outcome = json_of(home, "drafts", "send", f"d{saved['draftId']}", "--undo", "0")
+    assert outcome["state"] == "sent", outcome
+    [uid] = wait_for(lambda: uids_with_subject(bob, "INBOX", subject))
+    [attachment] = list(fetch(bob, uid).iter_attachments())
+    assert attachment.get_filename() == "link.txt"
+    assert attachment.get_content() in ("as attached", b"as attached")
+
+
 def test_a_reply_sent_from_the_cli_threads_for_tern_and_for_the_recipient(servers, home, tls_context, bob):
     original_id = f"<question-{stamp()}@tern.test>"
     subject = f"Question {stamp()}"

@@ -2,6 +2,8 @@
 sends nothing; the end of the window sends exactly once with a Sent copy; and `tern serve` SIGKILLed inside the
 window sends nothing, then or later: the message is a draft again, here and in the server's Drafts, for the user to
 send again. Real Postfix delivering to the real Dovecot; the recipient's mailbox is read over IMAP."""
+import email
+import email.policy
 import http.client
 import json
 import os
@@ -146,6 +148,50 @@ def test_sigkill_inside_the_window_sends_nothing_ever(servers, home):
     try:
         time.sleep(8)
         assert delivered(servers, subject) == 0
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def upload(port, name, data, cookie, csrf):
+    """The page's upload (app.js): the bytes as the body, the name percent-encoded in X-File-Name."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("POST", "/compose/attachments", body=data, headers={
+        "Cookie": cookie, "X-CSRF-Token": csrf, "Content-Type": "text/plain", "X-File-Name": urllib.parse.quote(name, safe="")})
+    response = connection.getresponse()
+    return response.status, json.loads(response.read() or b"{}")
+
+
+def test_an_uploaded_name_with_a_line_break_and_a_path_is_cleaned_and_its_draft_sends(servers, home):
+    """Issue 32: such a name kept as typed made its draft unsendable (422) and the attachment dropped at the next save;
+    cleaned on upload as a received attachment's name is, the draft keeps it and sends."""
+    subprocess.run([str(TERN), "settings", "set", "undo-send-delay", "0"], env=dict(os.environ, TERN_HOME=str(home)), check=True)
+    port = free_port()
+    server = start_serve(home, port, "--no-sync")
+    try:
+        subject = f"Uploaded name {uuid.uuid4().hex[:10]}"
+        cookie, csrf = session(port)
+        status, uploaded = upload(port, "../evil\r\nX: y.txt", b"attached bytes", cookie, csrf)
+        assert status == 200 and uploaded["name"] == "evilX: y.txt", uploaded
+        fields = {"mode": "new", "account": SENDER, "to": f"{RECIPIENT}@tern.test", "subject": subject, "body": "With a file."}
+        status, saved = post(port, "/compose/draft", {**fields, "upload": uploaded["id"]}, cookie, csrf)
+        assert status == 200 and saved["uploadsKept"] == {uploaded["id"]: "evilX: y.txt"}, saved
+        # The page now names the kept file by the name the save answered, as app.js does.
+        status, reply = post(port, "/compose/send", {**fields, "draft": saved["draftId"], "draftfile": "evilX: y.txt", "confirmed": "1"},
+                             cookie, csrf)
+        assert status == 200 and reply["ok"], reply
+        deadline = time.monotonic() + 30
+        while delivered(servers, subject) == 0 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), RECIPIENT)
+        try:
+            [uid] = uids_with_subject(imap, "INBOX", subject)
+            message = email.message_from_bytes(imap.uid("FETCH", uid, "(BODY.PEEK[])")[1][0][1], policy=email.policy.default)
+        finally:
+            imap.logout()
+        [attachment] = list(message.iter_attachments())
+        assert attachment.get_filename() == "evilX: y.txt"
+        assert attachment.get_payload(decode=True) == b"attached bytes"
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -30,8 +30,9 @@ import TernCore
         let email = Email(accountId: account.id, messageId: "<hostile@tern.test>", dedupKey: "hostile", subject: subject,
                           fromName: "Bank\u{1B}[8m hidden", fromAddress: "ceo@bank.example", dateReceived: Date(), bodyPlain: body,
                           bodiesFetched: true, hasAttachments: true, isRead: true)
-        let attachment = Attachment(emailId: 0, partId: "2", filename: "invoice\u{202E}fdp.exe", mimeType: "application/pdf", sizeBytes: 10)
-        let stored = try await sync.store([IncomingMessage(email: email, uid: 1, serverFlags: ["\\Seen"], attachments: [attachment])],
+        let attachments = [Attachment(emailId: 0, partId: "2", filename: "invoice\u{202E}fdp.exe", mimeType: "application/pdf", sizeBytes: 10),
+                           Attachment(emailId: 0, partId: "3", filename: "invoice\u{200B}.exe\u{200B}", mimeType: "application/pdf", sizeBytes: 10)]
+        let stored = try await sync.store([IncomingMessage(email: email, uid: 1, serverFlags: ["\\Seen"], attachments: attachments)],
                                           folderId: inbox.id!, cursorUID: 1, backfillCursorUID: 1)
         let emailId = try #require(stored.newMessages.first?.emailId)
         let thread = try await database.writer.read { db in try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId]) }
@@ -53,8 +54,21 @@ import TernCore
             #expect(!result.stdout.contains("\nFrom: ceo@bank.example"), "\(arguments): the subject's newline starts no line of its own")
         }
         let opened = try tern.run("thread", String(thread), "--keep-unread")
-        #expect(opened.stdout.contains("invoice\\u202efdp.exe"))
+        #expect(opened.stdout.contains("invoice⟨U+202E⟩fdp.exe"), "a file name shows its invisible characters as markers (issue 32)")
+        #expect(opened.stdout.contains("invoice⟨U+200B⟩.exe⟨U+200B⟩"))
         #expect(opened.stdout.contains("\\x9b31m now\\x7f\nThanks"), "a body keeps its lines")
+    }
+
+    /// Issue 32: zero-width spaces around `.exe` hide neither the type from the warning nor
+    /// themselves from the reader.
+    @Test func aDownloadWarnsOfATypeHiddenByInvisibleCharactersAndShowsThem() async throws {
+        let (tern, thread) = try await Self.home()
+        let opened = try tern.run("thread", String(thread), "--keep-unread")
+        let line = try #require(opened.stdout.split(separator: "\n").first { $0.contains("⟨U+200B⟩") })
+        let id = try #require(line.split(separator: " ").dropFirst().first.map { String($0.dropLast()) })
+        let download = try tern.run("attachment", "download", id)
+        #expect(download.status != 0)
+        #expect(download.stderr.contains("invoice⟨U+200B⟩.exe⟨U+200B⟩: This file is a Windows executable."), "\(download.stderr)")
     }
 
     @Test func jsonKeepsTheDataEscaped() async throws {

@@ -335,6 +335,12 @@ import TernRuntime
                 #expect(body.contains("\"name\":\"report é.pdf\""))
                 #expect(body.contains("\"size\":8"))
             }
+            // Issue 32: CR LF and a path in the name are gone on upload, as from a received attachment's.
+            scripted[ComposeRoutes.fileNameHeader] = "..%2Fevil%0D%0AX%3A%20y.txt"
+            try await client.execute(uri: s.path("/compose/attachments"), method: .post, headers: scripted, body: ByteBuffer(string: "text")) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("\"name\":\"evilX: y.txt\""))
+            }
             try await client.execute(uri: s.path("/compose/undo"), method: .post, headers: scripted, body: ByteBuffer(string: "email=99")) { response in
                 #expect(response.status == .conflict)
                 #expect(String(buffer: response.body).contains("Too late to undo"))

@@ -25,7 +25,7 @@ struct AttachmentCommand: AsyncParsableCommand {
             let services = try services()
             let check = try await services.downloadAttachment.check(attachmentId: id)
             if !check.warnings.isEmpty, !yes { try confirm(check) }
-            let bar = !output.json && isatty(STDERR_FILENO) == 1 ? ProgressBar(label: check.filename) : nil
+            let bar = !output.json && isatty(STDERR_FILENO) == 1 ? ProgressBar(label: AttachmentFilename.visible(check.filename)) : nil
             let download = services.downloadAttachment
             let attachmentId = id
             let file: DownloadedAttachment
@@ -49,11 +49,11 @@ struct AttachmentCommand: AsyncParsableCommand {
         func confirm(_ check: AttachmentDownloadCheck) throws {
             let texts = check.warnings.map(\.text)
             guard !output.json, isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else {
-                throw CLIError.confirmationNeeded(filename: check.filename, warnings: texts)
+                throw CLIError.confirmationNeeded(filename: AttachmentFilename.visible(check.filename), warnings: texts)
             }
             var prompt = ""
             for text in texts { prompt += "\(TerminalText.line(text))\n" }
-            prompt += "Download \"\(TerminalText.line(check.filename))\" anyway? [y/N] "
+            prompt += "Download \"\(TerminalText.line(AttachmentFilename.visible(check.filename)))\" anyway? [y/N] "
             FileHandle.standardError.write(Data(prompt.utf8))
             let answer = (readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
             guard answer == "y" || answer == "yes" else { throw CLIError.downloadDeclined }

@@ -160,9 +160,15 @@ enum ComposedOutput {
         if !draft.references.isEmpty { lines.append("References: \(draft.references.joined(separator: " "))") }
         for attachment in draft.attachments {
             let state = attachment.availability == .local ? "" : ", not downloaded yet"
-            lines.append("Attachment: \(attachment.filename) (\(ByteCountFormatter.string(fromByteCount: attachment.sizeBytes, countStyle: .file))\(state))")
+            lines.append("Attachment: \(shownName(attachment)) (\(ByteCountFormatter.string(fromByteCount: attachment.sizeBytes, countStyle: .file))\(state))")
         }
         return lines.map(TerminalText.line).joined(separator: "\n") + "\n\n" + TerminalText.block(draft.body)
+    }
+
+    /// An attachment's name as the text shows it (format characters made visible, issue 32), and so
+    /// as the editor's `Attachment:` line that keeps it names it.
+    static func shownName(_ attachment: ComposedAttachment) -> String {
+        TerminalText.line(AttachmentFilename.visible(attachment.filename))
     }
 
     static func noteText(_ note: ComposeNote) -> String {

@@ -25,7 +25,7 @@ struct ComposeFieldOptions: ParsableArguments {
     var bodyFile: String?
     @Option(help: "Attach this file; repeatable.")
     var attach: [String] = []
-    @Option(help: "Remove the attachment with this file name (a forwarded one too); repeatable.")
+    @Option(help: "Remove the attachment with this file name (a forwarded one too; as shown, or as it is); repeatable.")
     var removeAttachment: [String] = []
 
     var isEmpty: Bool {
@@ -42,7 +42,7 @@ struct ComposeFieldOptions: ParsableArguments {
         var edit = ComposeEdit(to: list(to), cc: list(cc), bcc: list(bcc), subject: subject, body: try bodyText())
         edit.bodyAboveQuote = aboveQuote
         let removed = Set(removeAttachment)
-        edit.keepsAttachment = { !removed.contains($0.filename) }
+        edit.keepsAttachment = { !removed.contains($0.filename) && !removed.contains(AttachmentFilename.visible($0.filename)) }
         edit.addedAttachments = try attach.map(Self.attachment)
         return services.composeValidation.applying(edit, to: draft)
     }
@@ -171,14 +171,14 @@ enum ComposeFlow {
 }
 
 /// `$EDITOR` on the message as header lines, a blank line and the body (as mutt and git do).
+/// The file is created owner-only in `$TERN_HOME/tmp` (issue 32): in /tmp its name is visible to
+/// every user, and a file written 0644 and chmodded afterwards can be read in between.
 enum MessageEditor {
     static func edit(_ message: ComposeDraft, services: TernServices) throws -> ComposeDraft {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tern-\(UUID().uuidString.prefix(8)).eml")
-        var text = ComposedOutput.text(message)
-        text += "\n"
-        try Data(text.utf8).write(to: file, options: [.atomic])
+        try OwnerOnlyFiles.directory(services.home.temporaryURL)
+        let file = services.home.temporaryURL.appendingPathComponent("tern-\(UUID().uuidString.prefix(8)).eml")
+        try OwnerOnlyFiles.create(file, bytes: (ComposedOutput.text(message) + "\n").utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        chmod(file.path, 0o600)
         let editor = ProcessInfo.processInfo.environment["VISUAL"] ?? ProcessInfo.processInfo.environment["EDITOR"] ?? "vi"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -213,7 +213,8 @@ enum MessageEditor {
         if !lines.isEmpty { lines.removeFirst() }
         edit.body = lines.joined(separator: "\n").trimmingTrailingNewlines()
         edit.keepsAttachment = { [keptAttachments] attachment in
-            keptAttachments.contains { $0.hasPrefix(attachment.filename + " (") || $0 == attachment.filename }
+            let shown = ComposedOutput.shownName(attachment)
+            return keptAttachments.contains { $0.hasPrefix(shown + " (") || $0 == shown || $0 == attachment.filename }
         }
         return services.composeValidation.applying(edit, to: message)
     }

@@ -41,7 +41,7 @@ struct ConversationText {
         lines.append("Date:    \(Self.date.string(from: message.date))")
         if !message.folders.isEmpty { lines.append("Folders: \(message.folders.map(TerminalText.line).joined(separator: ", "))") }
         for attachment in message.attachments {
-            lines.append("Attachment \(attachment.id): \(TerminalText.line(attachment.filename)) (\(TerminalText.line(attachment.mimeType)), \(ByteCountFormatter.string(fromByteCount: attachment.size, countStyle: .file)))\(attachment.isDownloaded ? ", downloaded" : "")")
+            lines.append("Attachment \(attachment.id): \(TerminalText.line(AttachmentFilename.visible(attachment.filename))) (\(TerminalText.line(attachment.mimeType)), \(ByteCountFormatter.string(fromByteCount: attachment.size, countStyle: .file)))\(attachment.isDownloaded ? ", downloaded" : "")")
             for warning in attachment.warnings { lines.append("  ⚠ \(warning.text)") }
         }
         if let body = message.body {

@@ -30,10 +30,11 @@ public struct AttachmentWarning: Sendable, Hashable, Codable {
         (["apk"], .androidPackage, "This file is an Android application package."),
     ]
 
-    /// The warnings for an attachment, the type's first, then the metered one.
+    /// The warnings for an attachment, the type's first, then the metered one. The type is judged on
+    /// the name without its invisible characters (`AttachmentFilename.judgedName`, issue 32).
     public static func before(downloading filename: String, size: Int64, metered: Bool) -> [AttachmentWarning] {
         var warnings: [AttachmentWarning] = []
-        let name = filename.lowercased().trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: ".")))
+        let name = AttachmentFilename.judgedName(filename)
         if let type = dangerousTypes.first(where: { type in type.extensions.contains { name.hasSuffix("." + $0) } }) {
             warnings.append(AttachmentWarning(kind: type.kind, text: type.text))
         }

@@ -25,10 +25,46 @@ public enum AttachmentFilename {
     static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00..<0x20, 0x7F...0x9F: true
-        case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: true
         case 0x2028, 0x2029: true
-        default: false
+        default: scalar.isBidiControl
         }
+    }
+
+    /// Unicode format characters (general category Cf: ZERO WIDTH SPACE U+200B, the byte order mark
+    /// U+FEFF, SOFT HYPHEN U+00AD, WORD JOINER U+2060, tags U+E0001-U+E007F …) and the bidirectional
+    /// controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C; all Cf, named as issue 32
+    /// names them). They show as nothing, or next to nothing, so one placed in or after an extension
+    /// (`invoice<U+200B>.exe<U+200B>`) hides it from a reader and from a suffix check alike.
+    public static func isFormatCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .format || scalar.isBidiControl
+    }
+
+    /// The name whose extension FR-ED-03's warning judges (issue 32): without format characters,
+    /// lowercased, and without the dots and spaces at its ends, which Windows drops from a file name
+    /// (`run.exe. .` opens as `run.exe`).
+    public static func judgedName(_ name: String) -> String {
+        let scalars = name.unicodeScalars.filter { !isFormatCharacter($0) }
+        let isEnd = { (scalar: Unicode.Scalar) in scalar == "." || scalar.properties.isWhitespace }
+        guard let first = scalars.firstIndex(where: { !isEnd($0) }), let last = scalars.lastIndex(where: { !isEnd($0) }) else { return "" }
+        return String(String.UnicodeScalarView(scalars[first...last])).lowercased()
+    }
+
+    /// The name as the front ends show it (issue 32): each format character written as a visible
+    /// marker `⟨U+200B⟩` (U+27E8, `U+` and at least four uppercase hex digits, U+27E9), the way
+    /// Unicode names a code point, so `invoice⟨U+200B⟩.exe⟨U+200B⟩` shows what the warning judged.
+    /// The name itself (stored, sent, saved, in JSON) is unchanged.
+    public static func visible(_ name: String) -> String {
+        guard name.unicodeScalars.contains(where: isFormatCharacter) else { return name }
+        var shown = ""
+        for scalar in name.unicodeScalars {
+            guard isFormatCharacter(scalar) else {
+                shown.unicodeScalars.append(scalar)
+                continue
+            }
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            shown += "⟨U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "⟩"
+        }
+        return shown
     }
 
     static func capped(_ name: String, maxBytes: Int) -> String {

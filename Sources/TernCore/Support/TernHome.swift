@@ -21,6 +21,8 @@ public struct TernHome: Sendable, Hashable {
     public var databaseURL: URL { url.appendingPathComponent("tern.sqlite") }
     public var attachmentsURL: URL { url.appendingPathComponent("attachments", isDirectory: true) }
     public var secretsURL: URL { url.appendingPathComponent("secrets", isDirectory: true) }
+    /// Tern's own temporary files (the `$EDITOR` file), here rather than in the shared /tmp (issue 32).
+    public var temporaryURL: URL { url.appendingPathComponent("tmp", isDirectory: true) }
 
     public func attachmentsURL(for accountID: Account.ID) -> URL {
         attachmentsURL.appendingPathComponent(accountID, isDirectory: true)

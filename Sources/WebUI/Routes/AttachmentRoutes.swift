@@ -30,7 +30,7 @@ struct AttachmentRoutes: Sendable {
                 return WebResponse.html(confirmationPage(check, form: form), status: .preconditionRequired)
             }
             _ = state.startDownload(id) { [download = services.downloadAttachment] in _ = try? await download.download(attachmentId: id) }
-            return scripted ? WebResponse.json(ActionReply(ok: true, toast: "Downloading \(check.filename)…"))
+            return scripted ? WebResponse.json(ActionReply(ok: true, toast: "Downloading \(AttachmentFilename.visible(check.filename))…"))
                 : WebResponse.redirect(to: form["return"])
         }
         router.post("attachments/:id/cancel") { request, context in
@@ -68,9 +68,12 @@ struct AttachmentRoutes: Sendable {
         return name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "attachment"
     }
 
-    /// Without script, the warnings are a page of their own with Download and Cancel. The way back
-    /// is rebuilt from the list's query, never copied from the form into a link.
+    /// Without script, the warnings are a page of their own with Download and Cancel. The name is
+    /// shown with its invisible characters as markers; the way back is rebuilt from the list's
+    /// query, never copied from the form into a link (issue 32).
     func confirmationPage(_ check: AttachmentDownloadCheck, form: FormFields) -> HTMLText {
+        var check = check
+        check.filename = AttachmentFilename.visible(check.filename)
         var warnings = HTMLText()
         for warning in check.warnings { warnings += "<p>\(warning.text)</p>" }
         let back = MailLocation(query: FormFields(URLComponents(string: form["return"] ?? "/mail")?.percentEncodedQuery ?? ""))

@@ -175,7 +175,7 @@ struct ComposerView: Sendable {
             }
             items += """
             <li class="attachment"\(html: itemAttributes)><span class="icon icon-attachment" aria-hidden="true"></span>\
-            <span class="attachment-name">\(attachment.filename)</span> <span class="attachment-meta">\(AttachmentListView.size(attachment.sizeBytes))\(html: state)</span>\
+            <span class="attachment-name">\(AttachmentFilename.visible(attachment.filename))</span> <span class="attachment-meta">\(AttachmentListView.size(attachment.sizeBytes))\(html: state)</span>\
             \(html: download)\
             \(html: kept)\
             <button type="button" class="button" data-remove-attachment aria-label="Remove \(attachment.filename)">Remove</button></li>

@@ -323,7 +323,7 @@ struct AttachmentListView: Sendable {
         }
         return """
         <li class="attachment" data-attachment-id="\(attachment.id)"><span class="icon icon-attachment" aria-hidden="true"></span>\
-        <span class="attachment-name">\(attachment.filename)</span> <span class="attachment-meta">\(attachment.mimeType), \(Self.size(attachment.size))\
+        <span class="attachment-name">\(AttachmentFilename.visible(attachment.filename))</span> <span class="attachment-meta">\(attachment.mimeType), \(Self.size(attachment.size))\
         \(attachment.isDownloaded ? ", downloaded" : "")</span> \(html: actions)\
         <span class="attachment-progress" role="status" aria-live="polite"></span></li>
         """
