@@ -99,9 +99,11 @@ public enum SMTPClient {
 
     /// One connection, TLS and login for several messages (the send queue's pass): each `send`
     /// is a transaction of its own, and a failed one is reset before the next.
+    /// A transport failure before the server greeted Tern over finished TLS is thrown as
+    /// `.unreachable` (issue 34: the queue waits for the server without counting an attempt).
     public static func withSession<Result: Sendable>(server: SMTPServer, credential: SMTPCredential, logger: Logger = Logger(label: "tern.smtp"),
                                                      _ body: (SMTPSession) async throws -> Result) async throws -> Result {
-        try await withConnection(to: server, logger: logger) { connection in
+        try await withConnection(to: server, logger: logger, tellingUnreachable: true) { connection in
             try await connection.authenticate(credential)
             let result = try await body(SMTPSession(connection: connection))
             await connection.quit()
@@ -129,8 +131,15 @@ public enum SMTPClient {
         }
     }
 
-    static func withConnection<Result: Sendable>(to server: SMTPServer, logger: Logger,
+    static func withConnection<Result: Sendable>(to server: SMTPServer, logger: Logger, tellingUnreachable: Bool = false,
                                                  _ body: (SMTPConnection) async throws -> Result) async throws -> Result {
+        func unreachable(_ error: SMTPError) -> SMTPError {
+            guard tellingUnreachable else { return error }
+            return switch error {
+            case .network, .timeout, .tlsRefused, .connectionClosed: .unreachable(error)
+            default: error
+            }
+        }
         let tlsContext: NIOSSLContext
         do { tlsContext = try TLSPolicy.clientContext(caFile: server.caFile) } catch { throw SMTPError(error) }
         let sni = TLSPolicy.serverNameIndication(for: server.host)
@@ -150,13 +159,19 @@ public enum SMTPClient {
                     }
                 }
         } catch {
-            throw classify(error, server: server)
+            throw unreachable(classify(error, server: server))
         }
         do {
             return try await channel.executeThenClose { inbound, outbound in
                 let connection = SMTPConnection(inbound: inbound.makeAsyncIterator(), outbound: outbound, channel: channel.channel,
                                                 watch: watch, tlsContext: tlsContext, sni: sni, server: server, logger: logger)
-                try await connection.start()
+                do {
+                    try await connection.start()
+                } catch let error as SMTPError where connection.greeting == nil || connection.startTLSFailed {
+                    throw unreachable(error)
+                } catch where TransportFailure.isTransport(error) && (connection.greeting == nil || connection.startTLSFailed) {
+                    throw unreachable(classify(error, server: server))
+                }
                 return try await body(connection)
             }
         } catch let error where TransportFailure.isTransport(error) {

@@ -17,6 +17,8 @@ final class SMTPConnection {
     let server: SMTPServer
     let logger: Logger
     private(set) var greeting: SMTPReply?
+    /// The STARTTLS handshake itself failed (the server was never reached over TLS).
+    private(set) var startTLSFailed = false
     /// EHLO keywords (uppercased) with their parameters.
     private(set) var extensions: [String: [String]] = [:]
     /// Replies taken from the connection: at STARTTLS every one delivered must have been read.
@@ -54,6 +56,7 @@ final class SMTPConnection {
             try await STARTTLS.addTLS(to: channel, framer: SMTPReplyFramer.self, messagesRead: repliesRead, context: tlsContext,
                                       serverHostname: sni, watch: watch)
         } catch {
+            startTLSFailed = true
             throw SMTPClient.classify(error, server: server)
         }
         extensions = [:]

@@ -2,7 +2,7 @@ import MailTransport
 
 /// Why a submission failed, classified for the send queue (FR-SYNC-07): `.permanent` is never
 /// retried and keeps the server's text; `.transient` (4xx, network, timeout) is retried later.
-public enum SMTPError: Error, Sendable, Hashable, CustomStringConvertible {
+public indirect enum SMTPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// 5xx: the server refused for good.
     case permanent(SMTPReply)
     /// 4xx: try again later.
@@ -16,6 +16,10 @@ public enum SMTPError: Error, Sendable, Hashable, CustomStringConvertible {
     case network(String)
     case timeout(String)
     case connectionClosed
+    /// No mail server was reached: the connection, the wait for its greeting or the TLS handshake
+    /// failed (DNS, refused, unreachable, a timeout, a captive portal). The send queue counts no
+    /// attempt for it (issue 34); worded as the failure it wraps.
+    case unreachable(SMTPError)
     /// The content went out and the connection failed (timeout, drop, garbage) before the server's
     /// reply: it may have accepted the message. Never retried blindly (a duplicate delivery).
     case deliveryUncertain(String)
@@ -34,6 +38,7 @@ public enum SMTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case .network(let text): "network error: \(text)"
         case .timeout(let text): "timed out: \(text)"
         case .connectionClosed: "the server closed the connection"
+        case .unreachable(let failure): failure.description
         case .deliveryUncertain(let text): "the connection failed after the message's content was sent, before the server answered (\(text)); it may have been delivered"
         case .protocolViolation(let text): "protocol violation: \(text)"
         case .invalidArgument(let text): "invalid argument: \(text)"
@@ -43,7 +48,7 @@ public enum SMTPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// FR-SYNC-07: retried by the queue (30 s, 2 min, 8 min) versus failed at once.
     public var isTransient: Bool {
         switch self {
-        case .transient, .network, .timeout, .connectionClosed: true
+        case .transient, .network, .timeout, .connectionClosed, .unreachable: true
         case .recipientsRefused(let refusals): refusals.allSatisfy { $0.reply.isTransientFailure }
         default: false
         }

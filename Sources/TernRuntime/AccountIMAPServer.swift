@@ -25,9 +25,8 @@ extension BackoffSchedule {
     /// FR-SYNC-09's 5, 15 and 45 s, or `TERN_RECONNECT_BACKOFF` (seconds, comma-separated, e.g.
     /// `0.2,0.4,0.8`): fault tests that stop a server do not wait a minute for each reconnect.
     static func configured(environment: [String: String] = ProcessInfo.processInfo.environment) -> BackoffSchedule {
-        let delays = (environment["TERN_RECONNECT_BACKOFF"] ?? "").split(separator: ",")
-            .compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 >= 0 && $0 <= 3600 }
-        return delays.isEmpty ? .standard : BackoffSchedule(delays.map { .milliseconds(Int($0 * 1000)) })
+        let delays = ConfiguredDelays.parse(environment, "TERN_RECONNECT_BACKOFF")
+        return delays.isEmpty ? .standard : BackoffSchedule(delays)
     }
 }
 

@@ -56,6 +56,7 @@ struct LiveMessageSubmitter: MessageSubmitting {
         case .recipientsRefused(let refusals) where !error.isTransient: .permanent(refusals.map(\.description).joined(separator: "; "))
         case .tlsRefused, .unsupported, .invalidArgument: .permanent(error.description)
         case .deliveryUncertain: .deliveryUncertain(error.description)
+        case .unreachable(let failure): .unreachable(failure.description)
         // A login refused after a fresh credential: the user must fix it, but the message keeps its chance.
         case .authenticationFailed: .transient(error.description)
         default: error.isTransient ? .transient(error.description) : .permanent(error.description)

@@ -112,7 +112,9 @@ public final class TernServices: Sendable {
         let pusher = LocalChangesPusher(
             credentials: credentials, operations: operations,
             queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: LiveMessageSubmitter(environment: environment, userWork: userWork),
-                                      server: LiveServerMailActions(connections: connections), folders: actionStore, holds: holds, drafts: draftStore),
+                                      server: LiveServerMailActions(connections: connections), folders: actionStore, holds: holds, drafts: draftStore,
+                                      // FR-SYNC-07's 30 s, 2 min, 8 min; `TERN_SEND_RETRY_SCHEDULE` shortens it for fault tests.
+                                      retryDelays: ConfiguredDelays.parse(environment, "TERN_SEND_RETRY_SCHEDULE")),
             drafts: DraftSyncProcessor(store: draftStore, server: LiveDraftMailbox(connections: connections), coding: DraftMessageCodec(), attachments: attachmentLoader,
                                        folders: actionStore, changes: changes,
                                        checkInterval: .seconds(environment["TERN_DRAFT_CHECK_SECONDS"].flatMap(Int.init).map { max(1, $0) } ?? 60)),

@@ -58,6 +58,69 @@ struct SendQueueTests {
         #expect(report.failed.map(\.emailId) == [id])
     }
 
+    /// issue 34 (FR-SYNC-07, NFR-SYNC-03): while the server cannot be reached, no attempt is
+    /// counted; the messages wait in order and go out once, each exactly once, when it answers,
+    /// however much longer than the retry schedule the outage lasted.
+    @Test func anUnreachableServerUsesUpNoRetryAndTheQueueGoesOutInOrderWhenItAnswers() async throws {
+        let submitter = ScriptedSubmitter()
+        submitter.serverUnreachable.withLock { $0 = true }
+        let queue = queue(submitter)
+        let first = try await enqueue("First"), second = try await enqueue("Second")
+        for _ in 0..<(6 * 60) {  // six hours, a look every minute
+            let report = try await queue.process(account: account, credentials: .unused)
+            #expect(report.serverUnreachable)
+            #expect(report.failed.isEmpty)
+            clock.advance(seconds: 60)
+        }
+        #expect(try await state(first).state == .queued)
+        #expect(try await state(first).retryCount == 0)
+        #expect(try await state(first).error == "connection refused (127.0.0.1:587)")
+        #expect(try await state(second).state == .queued)
+        submitter.serverUnreachable.withLock { $0 = false }
+        let report = try await queue.process(account: account, credentials: .unused)
+        #expect(report.sent == [first, second])
+        #expect(submitter.submitted == [first, second])
+        #expect(try await state(first).state == .sent)
+    }
+
+    @Test func afterAnOutageTheServersOwnRefusalsStillCountAndThe24HoursStillEndIt() async throws {
+        let submitter = ScriptedSubmitter(otherwise: .transient("451 4.3.0 try later"))
+        submitter.serverUnreachable.withLock { $0 = true }
+        let queue = queue(submitter)
+        let deferred = try await enqueue("Deferred")
+        _ = try await queue.process(account: account, credentials: .unused)
+        clock.advance(seconds: 30)
+        submitter.serverUnreachable.withLock { $0 = false }
+        for delay in [0.0, 30, 120, 480] {
+            clock.advance(seconds: delay)
+            _ = try await queue.process(account: account, credentials: .unused)
+        }
+        #expect(submitter.submitted.count == 4)
+        #expect(try await state(deferred).state == .failed)
+
+        let stuck = try await enqueue("Never reachable")
+        submitter.serverUnreachable.withLock { $0 = true }
+        for _ in 0..<25 {
+            clock.advance(seconds: 3600)
+            _ = try await queue.process(account: account, credentials: .unused)
+        }
+        #expect(try await state(stuck).state == .failed)
+        #expect(try await state(stuck).error == SendQueueProcessor.timeoutError)
+    }
+
+    @Test func aShortenedScheduleIsUsed() async throws {
+        let submitter = ScriptedSubmitter(otherwise: .transient("421 4.3.2 try later"))
+        let queue = SendQueueProcessor(store: store, submitter: submitter, server: ScriptedServer(), folders: SQLiteMailActionStore(database: database),
+                                       clock: clock, retryDelays: [.seconds(1), .seconds(1), .seconds(1)])
+        let id = try await enqueue("Quick")
+        for _ in 0..<4 {
+            _ = try await queue.process(account: account, credentials: .unused)
+            clock.advance(seconds: 1)
+        }
+        #expect(submitter.submitted.count == 4)
+        #expect(try await state(id).state == .failed)
+    }
+
     @Test func aMessageQueuedOver24HoursFailsWithSendTimeout() async throws {
         let submitter = ScriptedSubmitter()
         let id = try await enqueue("Old")

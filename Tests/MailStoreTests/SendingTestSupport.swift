@@ -35,8 +35,12 @@ final class ScriptedSubmitter: MessageSubmitting {
     /// Connections opened: one per pass of the queue that sends anything.
     var sessionCount: Int { sessions.withLock { $0 } }
 
+    /// While true, no server can be reached: every session fails before anything is submitted.
+    let serverUnreachable = Mutex(false)
+
     func withSession<Result: Sendable>(account: Account, credentials: CredentialSupply,
                                        _ body: (any SubmissionSession) async throws -> Result) async throws -> Result {
+        if serverUnreachable.withLock({ $0 }) { throw SubmissionError.unreachable("connection refused (127.0.0.1:587)") }
         sessions.withLock { $0 += 1 }
         return try await body(Session(submitter: self))
     }

@@ -46,6 +46,60 @@ struct ScriptedSMTPServerTests {
         #expect(server.commandsOverTLS.isEmpty)
     }
 
+    /// issue 34: the send queue counts no attempt when no mail server was reached. A closed port, a
+    /// server that never greets, and a failed TLS handshake are `.unreachable`, worded as themselves;
+    /// a server that greets and then refuses or drops is not.
+    @Test func aSessionTellsAnUnreachableServerFromOneThatAnswered() async throws {
+        func sessionError(_ server: SMTPServer) async -> SMTPError? {
+            do {
+                try await SMTPClient.withSession(server: server, credential: MailServers.credential("dave")) { _ in }
+                return nil
+            } catch { return error as? SMTPError }
+        }
+        let closed = try await ScriptedSMTPServer.start(tls: true, script: Self.submission(contentReply: "250 ok\r\n"))
+        let closedPort = closed.smtpServer
+        closed.stop()
+        try await Task.sleep(for: .milliseconds(100))
+        guard case .unreachable(.network(let refused))? = await sessionError(closedPort) else { Issue.record("closed port"); return }
+        #expect(refused.contains("refused"))
+        // The TLS handshake: a plain-text server where TLS is expected.
+        let plain = try await ScriptedSMTPServer.start(tls: false, greeting: "220 plain\r\n", script: Self.submission(contentReply: "250 ok\r\n"))
+        defer { plain.stop() }
+        let handshake = await sessionError(plain.smtpServer)
+        guard case .unreachable(.tlsRefused)? = handshake else { Issue.record("handshake: \(String(describing: handshake))"); return }
+        #expect(handshake?.isTransient == true)
+        // Reached: a 554 greeting is the server's refusal, a drop after EHLO is a delivery attempt.
+        let refusing = try await ScriptedSMTPServer.start(tls: true, greeting: "554 5.3.2 no service\r\n", script: Self.submission(contentReply: ""))
+        defer { refusing.stop() }
+        guard case .permanent? = await sessionError(refusing.smtpServer) else { Issue.record("554 greeting"); return }
+        let dropping = try await ScriptedSMTPServer.start(tls: true) { command in
+            command.uppercased().hasPrefix("EHLO") ? ScriptedSMTPServer.close : "500 what\r\n"
+        }
+        defer { dropping.stop() }
+        let dropped = await sessionError(dropping.smtpServer)
+        if case .unreachable? = dropped { Issue.record("a drop after the greeting is not unreachable") }
+        #expect(dropped?.isTransient == true)
+    }
+
+    @Test func anUntrustedCertificateIsUnreachableForTheQueueButWordedAsTheRefusal() async throws {
+        let server = try await ScriptedSMTPServer.start(tls: true, script: Self.submission(contentReply: "250 ok\r\n"))
+        defer { server.stop() }
+        var untrusted = server.smtpServer
+        untrusted.caFile = nil
+        do {
+            try await SMTPClient.withSession(server: untrusted, credential: MailServers.credential("dave")) { _ in }
+            Issue.record("no error")
+        } catch let error as SMTPError {
+            guard case .unreachable(.tlsRefused) = error else { Issue.record("\(error)"); return }
+            #expect(error.description.contains("not trusted"))
+        }
+        // `check` (tern smtp-check) reports it as it is.
+        await #expect { try await SMTPClient.check(server: untrusted, credential: MailServers.credential("dave")) } throws: { error in
+            guard case SMTPError.tlsRefused = error else { return false }
+            return true
+        }
+    }
+
     @Test func noReplyAfterTheContentIsAnUncertainDeliveryNotARetry() async throws {
         let server = try await ScriptedSMTPServer.start(tls: true, script: Self.submission(contentReply: ""))
         defer { server.stop() }

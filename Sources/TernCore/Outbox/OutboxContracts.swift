@@ -119,13 +119,17 @@ public enum SubmissionError: Error, Sendable, Hashable, CustomStringConvertible 
     case permanent(String)
     /// Network, timeout, 4xx before the content went out: retried on the schedule.
     case transient(String)
+    /// The server could not be reached at all (DNS, refused, unreachable, no greeting, the TLS
+    /// handshake): no delivery attempt was made, so none is counted. The message waits, in order,
+    /// until the server can be reached, within the queue's 24 hours (FR-SYNC-07, NFR-SYNC-03).
+    case unreachable(String)
     /// The content went out and no verdict came back (timeout, dropped connection): the server may
     /// have accepted it, so it is never sent again blindly (the queue's recovery looks in Sent).
     case deliveryUncertain(String)
 
     public var description: String {
         switch self {
-        case .permanent(let text), .transient(let text), .deliveryUncertain(let text): text
+        case .permanent(let text), .transient(let text), .unreachable(let text), .deliveryUncertain(let text): text
         }
     }
 }

@@ -22,6 +22,11 @@ public struct SendQueueProcessor: Sendable {
 
     /// FR-SYNC-07 step 4: after transient failures, retries at 30 s, 2 min and 8 min; then failed.
     public static let retryDelays: [Duration] = [.seconds(30), .seconds(120), .seconds(480)]
+    /// The schedule in force: `TERN_SEND_RETRY_SCHEDULE` (seconds) shortens it for tests.
+    let retryDelays: [Duration]
+    /// While the server cannot be reached, the queue looks again this often (the first step of the
+    /// schedule); the platform's "network is back" makes it look at once.
+    var unreachableRecheck: Duration { retryDelays.first ?? .seconds(30) }
     /// FR-SYNC-07 step 5.
     public static let maximumAge: Duration = .seconds(24 * 3600)
     public static let timeoutError = "send timeout"
@@ -32,7 +37,9 @@ public struct SendQueueProcessor: Sendable {
         """
 
     public init(store: any OutboxStore, submitter: any MessageSubmitting, server: any ServerMailActions, folders: any MailActionStore,
-                clock: any WallClock = SystemClock(), holds: (any SendHoldOwnership)? = nil, drafts: (any DraftStore)? = nil) {
+                clock: any WallClock = SystemClock(), holds: (any SendHoldOwnership)? = nil, drafts: (any DraftStore)? = nil,
+                retryDelays: [Duration] = SendQueueProcessor.retryDelays) {
+        self.retryDelays = retryDelays.isEmpty ? Self.retryDelays : retryDelays
         self.store = store
         self.submitter = submitter
         self.server = server
@@ -163,21 +170,37 @@ public struct SendQueueProcessor: Sendable {
         if case .deliveryUncertain = error {
             return try await deliveryUncertain(entry, error.description, report: &report)
         }
+        if case .unreachable = error {
+            return try await waitForServer(entry, error.description, report: &report)
+        }
         if try await store.entry(emailId: entry.emailId)?.attemptStartedDate != nil {
             return try await deliveryUncertain(entry, error.description, report: &report)
         }
         let text = error.description
         let retries = entry.retryCount + 1
-        guard retries <= Self.retryDelays.count else {
+        guard retries <= retryDelays.count else {
             try await store.markFailed(entry.emailId, error: text)
             report.failed.append(FailedSend(emailId: entry.emailId, error: text))
             return true
         }
-        let next = clock.now().adding(Self.retryDelays[retries - 1])
+        let next = clock.now().adding(retryDelays[retries - 1])
         try await store.scheduleRetry(entry.emailId, retryCount: retries, notBefore: next, error: text)
         report.waiting = try await store.pending(accountId: entry.accountId).count
         report.nextDue = min(report.nextDue ?? next, next)
         report.lastError = text
+        return false
+    }
+
+    /// The server could not be reached: not a delivery attempt (issue 34: while offline, each try
+    /// used up a retry and the message failed after about ten minutes). Its retries stay as they
+    /// were; it waits, and everything behind it, until the server answers or the 24 hours pass.
+    func waitForServer(_ entry: OutboxEntry, _ text: String, report: inout SendQueueReport) async throws -> Bool {
+        let next = clock.now().adding(unreachableRecheck)
+        try await store.scheduleRetry(entry.emailId, retryCount: entry.retryCount, notBefore: next, error: text)
+        report.waiting = try await store.pending(accountId: entry.accountId).count
+        report.nextDue = min(report.nextDue ?? next, next)
+        report.lastError = text
+        report.serverUnreachable = true
         return false
     }
 
@@ -187,7 +210,7 @@ public struct SendQueueProcessor: Sendable {
     /// marker, and after the schedule's delay `recover` looks for it in Sent, as after a crash.
     func deliveryUncertain(_ entry: OutboxEntry, _ text: String, report: inout SendQueueReport) async throws -> Bool {
         let retries = entry.retryCount + 1
-        let next = clock.now().adding(Self.retryDelays[min(retries, Self.retryDelays.count) - 1])
+        let next = clock.now().adding(retryDelays[min(retries, retryDelays.count) - 1])
         try await store.markDeliveryUncertain(entry.emailId, retryCount: retries, notBefore: next, error: text, at: clock.now())
         report.waiting = try await store.pending(accountId: entry.accountId).count
         report.nextDue = min(report.nextDue ?? next, next)
@@ -215,7 +238,7 @@ public struct SendQueueProcessor: Sendable {
         }
         // Gmail files every message its SMTP accepted: not in Sent means not accepted. Sent again
         // only as often as the transient schedule allows, in case the failure repeats.
-        if account.provider == .gmail, entry.retryCount <= Self.retryDelays.count { return .send }
+        if account.provider == .gmail, entry.retryCount <= retryDelays.count { return .send }
         try await store.markFailed(entry.emailId, error: Self.uncertainDeliveryError)
         report.failed.append(FailedSend(emailId: entry.emailId, error: Self.uncertainDeliveryError))
         return .handled
@@ -236,6 +259,8 @@ public struct SendQueueReport: Sendable, Hashable, Codable {
     public var nextDue: Date?
     /// The transient error that stopped the pass.
     public var lastError: String?
+    /// The pass stopped because the server could not be reached (no attempt counted).
+    public var serverUnreachable = false
 
     public init() {}
 }
