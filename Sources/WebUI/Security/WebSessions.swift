@@ -89,7 +89,7 @@ actor WebSessions {
     }
 
     /// More than this many live sessions: the least recently used ends (each exchange makes one).
-    static let limit = 16
+    static let limit = 64
 
     let lifetime: WebSessionLifetime
     private let now: @Sendable () -> Date
