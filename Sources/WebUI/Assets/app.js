@@ -332,6 +332,11 @@ document.addEventListener("submit", async (event) => {
 async function runAction(form) {
   const action = form.dataset.action;
   const fields = new FormData(form);
+  // An action that cannot be undone (Discard) is asked first, in a dialog (issue 34).
+  if (form.dataset.confirm) {
+    if (!(await confirmDialog(form.dataset.confirm, [], form.querySelector("button")?.textContent ?? "OK"))) return;
+    fields.set("confirmed", "1");
+  }
   const reply = await post(form.action, fields);
   if (!reply.ok) {
     toast(`Couldn't ${actionVerb(action)}. ${reply.error ?? ""}`.trim(), { error: true, action: "Retry", onAction: () => runAction(form) });
@@ -356,7 +361,8 @@ async function runAction(form) {
 }
 
 function actionVerb(action) {
-  return { archive: "archive", delete: "delete", star: "star", unstar: "unstar", unread: "mark unread", trust: "trust this sender" }[action] ?? action;
+  return { archive: "archive", delete: "delete", star: "star", unstar: "unstar", unread: "mark unread", trust: "trust this sender",
+    "retry sending": "send it", discard: "discard it" }[action] ?? action;
 }
 
 async function undo(token) {
@@ -379,18 +385,23 @@ async function startDownload(form) {
 }
 
 function confirmDownload(warnings) {
+  return confirmDialog("Download this attachment?", warnings, "Download");
+}
+
+// A modal question with Cancel (focused first, and Escape) and one confirming button.
+function confirmDialog(question, texts, confirmLabel) {
   return new Promise((resolve) => {
     const dialog = document.createElement("dialog");
-    dialog.setAttribute("aria-labelledby", "download-warning-title");
+    dialog.setAttribute("aria-labelledby", "confirm-dialog-title");
     const title = document.createElement("h2");
-    title.id = "download-warning-title";
-    title.textContent = "Download this attachment?";
+    title.id = "confirm-dialog-title";
+    title.textContent = question;
     dialog.append(title);
-    for (const text of warnings) { const p = document.createElement("p"); p.textContent = text; dialog.append(p); }
+    for (const text of texts) { const p = document.createElement("p"); p.textContent = text; dialog.append(p); }
     const actions = document.createElement("div");
     actions.className = "dialog-actions";
     const cancel = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Cancel" });
-    const download = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Download" });
+    const download = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: confirmLabel });
     actions.append(cancel, download);
     dialog.append(actions);
     document.body.append(dialog);

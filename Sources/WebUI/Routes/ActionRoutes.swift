@@ -10,6 +10,7 @@ import TernRuntime
 struct ActionRoutes: Sendable {
     let services: TernServices
     let state: WebState
+    let page: PageSecrets
 
     func register(on router: Router<BasicRequestContext>) {
         router.post("actions/:action") { request, context in
@@ -17,6 +18,12 @@ struct ActionRoutes: Sendable {
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
             return try await perform(action, form: form, scripted: WebResponse.isScripted(request))
+        }
+        router.post("outbox/:action") { request, context in
+            let action = try context.parameters.require("action")
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
+            return try await outbox(action, form: form, scripted: WebResponse.isScripted(request))
         }
         router.post("trusted-senders") { request, _ in
             var request = request
@@ -26,6 +33,32 @@ struct ActionRoutes: Sendable {
                 _ = try await services.trustedSenders.add(address)
                 return ActionReply(ok: true, toast: "Remote images will load for \(address).")
             }
+        }
+    }
+
+    /// FR-SYNC-07 step 6 and issue 34: a failed message sent again (the same message, requeued) or
+    /// discarded. Discarding cannot be undone, so it needs `confirmed=1`: the script asks in a
+    /// dialog first; a page without script gets a page that asks.
+    func outbox(_ action: String, form: FormFields, scripted: Bool) async throws -> Response {
+        guard let id = form["message"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "message is needed") }
+        switch action {
+        case "retry":
+            return try await reply(scripted: scripted, form: form) {
+                let outcome = try await services.outbox.retry(id)
+                if outcome.state == .failed { return ActionReply(ok: false, error: outcome.error ?? "The server refused it.") }
+                return ActionReply(ok: true, toast: outcome.state == .sent ? "Message sent." : "Queued: Tern sends it as soon as the server can be reached.")
+            }
+        case "discard":
+            guard form["confirmed"] == "1" else {
+                if scripted { return WebResponse.json(ActionReply(ok: false, error: "Discarding needs confirmation."), status: .conflict) }
+                return WebResponse.html(OutboxDiscardPage(messageId: id, page: page, returnPath: form["return"]).render())
+            }
+            return try await reply(scripted: scripted, form: form) {
+                try await services.outbox.discard(id)
+                return ActionReply(ok: true, toast: "Message discarded.", navigate: form["return"])
+            }
+        default:
+            throw HTTPError(.notFound)
         }
     }
 
@@ -112,5 +145,25 @@ enum OlderMailWording {
         case .reachedBoundary(serverHistory: true): "No more messages: this is the start of the folder."
         case .reachedBoundary(serverHistory: false): "No more messages within the sync window."
         }
+    }
+}
+
+/// Without script, Discard asks on a page of its own (the script asks in a dialog).
+struct OutboxDiscardPage: Sendable {
+    var messageId: Int64
+    var page: PageSecrets
+    var returnPath: String?
+
+    func render() -> HTMLText {
+        let back = MailLocation(query: FormFields(URLComponents(string: returnPath ?? "/mail")?.percentEncodedQuery ?? ""))
+        return """
+        <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
+        \(html: page.head)<title>Discard this message? — Tern</title><link rel="stylesheet" href="/assets/app.css"></head>\
+        <body class="plain-page"><main><h1>Discard this message?</h1><p>It will not be sent, and it cannot be brought back.</p>\
+        <form method="post" action="outbox/discard"><input type="hidden" name="csrf" value="\(page.csrfToken)">\
+        <input type="hidden" name="message" value="\(messageId)"><input type="hidden" name="confirmed" value="1">\
+        <input type="hidden" name="return" value="\(back.returnPath)">\
+        <button type="submit" class="button">Discard</button> <a class="button" href="\(back.url)">Cancel</a></form></main></body></html>
+        """
     }
 }

@@ -30,7 +30,7 @@ struct WebRoutes: Sendable {
             return try await body(context.parameters.require("id", as: Int64.self), threadId: query["thread"].flatMap { Int64($0) } ?? 0,
                                   remoteImages: query["images"] == "1")
         }
-        ActionRoutes(services: services, state: state).register(on: router)
+        ActionRoutes(services: services, state: state, page: page).register(on: router)
         ComposeRoutes(services: services, state: state, page: page).register(on: router)
         AttachmentRoutes(services: services, state: state, page: page).register(on: router)
         SettingsRoutes(services: services, state: state, page: page).register(on: router)

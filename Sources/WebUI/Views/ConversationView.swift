@@ -198,9 +198,36 @@ struct MessageView: Sendable {
         """
     }
 
+    /// An Outbox message's state (issue 34, CO01-S5, CO01-E2, SY07-7): a failed one says why and
+    /// offers Retry (the same message queued again: never a second copy) and Discard (confirmed); a
+    /// queued one that could not go yet says it waits and that Tern tries again by itself.
+    private func sendState() -> HTMLText {
+        guard let sendError = message.sendError else { return HTMLText() }
+        switch message.sendState {
+        case .failed:
+            let list = location.listOnly.returnPath
+            return """
+            <div class="send-failure" role="alert"><p class="notice notice-error">Couldn't send: \(sendError)</p>\
+            <form method="post" action="outbox/retry" class="action-form inline-form" data-action="retry sending">\
+            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
+            <input type="hidden" name="return" value="\(location.returnPath)">\
+            <button type="submit" class="button">Retry sending</button></form> \
+            <form method="post" action="outbox/discard" class="action-form inline-form" data-action="discard"\
+             data-confirm="Discard this message? It will not be sent, and it cannot be brought back.">\
+            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
+            <input type="hidden" name="return" value="\(list)">\
+            <button type="submit" class="button">Discard</button></form></div>
+            """
+        case .queued, .sending:
+            return "<p class=\"notice\" role=\"status\">Waiting to send: \(sendError). Tern tries again by itself.</p>"
+        case .none, .sent:
+            return HTMLText()
+        }
+    }
+
     private func expandedContent() -> HTMLText {
         var content = HTMLText()
-        if let sendError = message.sendError { content += "<p class=\"notice notice-error\" role=\"alert\">Couldn't send: \(sendError)</p>" }
+        content += sendState()
         switch message.bodyState {
         case .loading:
             content += "<p class=\"body-state\" data-body-loading=\"\(message.id)\">Loading message…</p>"
