@@ -147,7 +147,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "WebUITests",
-            dependencies: ["WebUI", "TernCore", "TernRuntime", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["WebUI", "TernCore", "TernRuntime", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .testTarget(name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport"], swiftSettings: strict),
         .testTarget(name: "TernCLITests", dependencies: ["tern", "TernCLI", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import HummingbirdTesting
 import Synchronization
 import Testing
@@ -346,5 +347,53 @@ import TernRuntime
                 #expect(String(buffer: response.body).contains("Too late to undo"))
             }
         }
+    }
+}
+
+/// issue 32 review: the change feed is one long request; what it sends keeps the session alive, so a
+/// tab left open overnight is still signed in, and a session that ended stops the stream.
+@Suite struct SessionKeepAliveTests {
+    /// A request context with no channel: the middleware alone, outside a server.
+    struct PlainSource: RequestContextSource { let logger: Logger }
+    struct PlainContext: RequestContext {
+        typealias Source = PlainSource
+        var coreContext: CoreRequestContextStorage
+        init(source: PlainSource) { coreContext = .init(source: source) }
+    }
+
+    final class Collected: Sendable {
+        let chunks = Mutex<[String]>([])
+    }
+
+    struct CollectingWriter: ResponseBodyWriter {
+        let collected: Collected
+        mutating func write(_ buffer: ByteBuffer) async throws { collected.chunks.withLock { $0.append(String(buffer: buffer)) } }
+        consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+    }
+
+    @Test func theChangeFeedKeepsItsSessionAliveAndEndsWithIt() async throws {
+        let clock = Mutex(Date(timeIntervalSince1970: 0))
+        let sessions = WebSessions(lifetime: WebSessionLifetime(idle: 10, absolute: 100), now: { clock.withLock { $0 } })
+        let secrets = WebAppSecrets(token: "keep-alive-token-0123456789")
+        let middleware = SessionMiddleware<PlainContext>(secrets: secrets, sessions: sessions)
+        let value = await sessions.open()
+        let request = Request(head: HTTPRequest(method: .get, scheme: "http", authority: "localhost", path: secrets.basePath + "events",
+                                                headerFields: [.cookie: "tern_session=\(value)"]), body: .init(buffer: ByteBuffer()))
+        let context = PlainContext(source: PlainSource(logger: .init(label: "test")))
+        let response = try await middleware.handle(request, context: context) { request, _ in
+            #expect(request.uri.path == "/events")
+            return Response(status: .ok, body: ResponseBody { writer in
+                for beat in 0..<12 {  // a beat every 9 s, past the 10 s idle limit more than ten times over, then past 100 s
+                    clock.withLock { $0 += 9 }
+                    try await writer.write(ByteBuffer(string: "beat \(beat)"))
+                }
+                try await writer.finish(nil)
+            })
+        }
+        let collected = Collected()
+        await #expect(throws: HTTPError.self) { try await response.body.write(CollectingWriter(collected: collected)) }
+        // Alive through 99 s of beats; the 100 s absolute limit ends it at the twelfth.
+        #expect(collected.chunks.withLock { $0.count } == 11)
+        #expect(await !sessions.isValid([value]))
     }
 }

@@ -105,6 +105,7 @@ struct SessionMiddleware<Context: RequestContext>: RouterMiddleware {
                 + "(tern serve --print-url prints it again).")
         }
         var request = request.at(appPath)
+        if appPath == "/events" && request.method == .get { return try await keepingSessionAlive(offeredSessions, answer(request, context, next)) }
         guard request.method != .get, request.method != .head else { return try await answer(request, context, next) }
         if let header = request.headers[SecurityHeaders.csrfHeaderName], WebAppSecrets.constantTimeEquals(header, secrets.csrfToken) {
             return try await answer(request, context, next)
@@ -121,6 +122,18 @@ struct SessionMiddleware<Context: RequestContext>: RouterMiddleware {
     private func answer(_ request: Request, _ context: Context, _ next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
         if let location = response.headers[.location] { response.headers[.location] = secrets.publicPath(location) }
+        return response
+    }
+
+    /// The change feed is one long request: each thing it sends (an event, or the 20 s heartbeat)
+    /// counts as use, so a tab left open stays signed in; a session that has ended ends the stream.
+    private func keepingSessionAlive(_ offered: [String], _ response: Response) -> Response {
+        var response = response
+        let sessions = sessions
+        response.body = response.body.map { buffer in
+            guard await sessions.isValid(offered) else { throw HTTPError(.unauthorized) }
+            return buffer
+        }
         return response
     }
 
