@@ -2,6 +2,7 @@
 import os
 import pathlib
 import shlex
+import socket
 import ssl
 import subprocess
 import sys
@@ -40,3 +41,10 @@ def tls_context(servers):
 
 def user_address(servers, name):
     return f"{name}@{servers['TERN_TEST_DOMAIN']}"
+
+
+def free_port():
+    """A port of 127.0.0.1 nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

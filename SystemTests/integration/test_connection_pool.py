@@ -12,7 +12,8 @@ from faultproxy import FaultProxy
 from test_faults import add_account, dave_server  # noqa: F401 (a fixture)
 from test_reading import raw_message
 from test_send_and_actions import wait_for
-from test_web_app import TERN, TOKEN, free_port, request, start_serve
+from test_web_app import TERN, request
+from web_support import free_port, sign_in, start_serve
 
 USER = "dave"
 
@@ -38,11 +39,11 @@ def test_serve_keeps_to_one_pool_of_five_for_sync_idle_bodies_attachments_drafts
     add_account(home, servers, relay.port, "--bodies", "none")
     port = free_port()
     serve = start_serve(home, port)
-    site = {"port": port}
     try:
         thread = wait_for(lambda: stored_thread(home, subject), timeout=60)
         assert thread, "the first sync stored the thread"
-        cookie = session(site)
+        web = sign_in(port)
+        site, cookie = {"port": port, "app": web.app}, web.cookie
         page = request(site, "GET", "/mail", {"Cookie": cookie})[1]
         csrf = page.split('name="csrf-token" content="')[1].split('"')[0]
         headers = {"Cookie": cookie, "X-CSRF-Token": csrf, "Content-Type": "application/x-www-form-urlencoded"}
@@ -50,9 +51,9 @@ def test_serve_keeps_to_one_pool_of_five_for_sync_idle_bodies_attachments_drafts
         # Opening the thread fetches its body (bodies: none at sync); the page then asks for what arrived.
         request(site, "GET", f"/fragments/conversation?thread={thread['id']}", {"Cookie": cookie})
         conversation = request(site, "GET", f"/fragments/bodies?thread={thread['id']}", {"Cookie": cookie})[1]
-        body_path = re.search(r'/bodies/\d+\?thread=\d+', conversation.replace("&amp;", "&")).group(0)
+        body_path = "/" + re.search(r'bodies/\d+\?thread=\d+', conversation.replace("&amp;", "&")).group(0)
         assert f"The body of {stamp}." in request(site, "GET", body_path, {"Cookie": cookie})[1]
-        attachment = re.search(r"/attachments/(\d+)/download", conversation).group(1)
+        attachment = re.search(r"attachments/(\d+)/download", conversation).group(1)
         response, body = request(site, "POST", f"/attachments/{attachment}/download", headers, body="confirmed=1")
         assert response.status == 200, body
         assert wait_for(lambda: request(site, "GET", f"/attachments/{attachment}/file", {"Cookie": cookie})[0].status == 200,
@@ -83,9 +84,3 @@ def test_serve_keeps_to_one_pool_of_five_for_sync_idle_bodies_attachments_drafts
         relay.close()
     assert relay.peak_open <= 5, f"{relay.peak_open} connections open at once"
     assert relay.connections <= 5, f"{relay.connections} connections made: the pool's were not reused\n{stderr[-2000:]}"
-
-
-def session(site):
-    response, _ = request(site, "GET", f"/?token={TOKEN}")
-    assert response.status == 303
-    return response.getheader("Set-Cookie").split(";")[0]

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, free_port
 
 TERN = ROOT / ".build" / "debug" / "tern"
 
@@ -24,12 +24,6 @@ def add_account(home, servers, name, port, extra=(), ca=True):
     if ca:
         args += ["--ca-file", servers["TERN_TEST_CA"]]
     tern(home, *args, check=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture()

@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from conftest import MAILSERVERS, mailserver_env
+from conftest import MAILSERVERS, free_port, mailserver_env
 from test_imap_check import tern
 from test_interop import modified_utf7
 from test_send_and_actions import json_of
@@ -49,12 +49,6 @@ LAYOUTS = {
     "plain": dict(archive="Archive", trash="Trash", unsynced=set(), prefix="", separator="/"),
     "pymap": dict(archive="Archive", trash="Trash", unsynced=set(), prefix="", separator="/"),
 }
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_port(port, process=None):

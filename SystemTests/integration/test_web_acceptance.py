@@ -19,7 +19,8 @@ from test_imap_check import TERN
 from test_reading import plant_thread
 from test_sanitizer_browser import VECTORS, Recorder, serve
 from test_send_and_actions import add_account, flags_of, imap_for
-from test_web_app import TOKEN, axe_violations, by_xpath, free_port, open_thread_by_name, start_serve, wait_until
+from test_web_app import axe_violations, by_xpath, open_thread_by_name, wait_until
+from web_support import browser_sign_in, free_port, origin, sign_in, start_serve
 
 USER = "carol"
 
@@ -51,7 +52,8 @@ def app(servers, tmp_path_factory):
     imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), USER)
     port = free_port()
     server = start_serve(home, port, "--no-sync")
-    yield {"home": home, "base": f"http://127.0.0.1:{port}", "port": port, "imap": imap, "servers": servers}
+    web = sign_in(port)
+    yield {"home": home, "base": web.base, "web": web, "port": port, "imap": imap, "servers": servers}
     server.terminate()
     server.wait(timeout=10)
     imap.logout()
@@ -67,18 +69,18 @@ def browser(app):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(15)
-    driver.get(f"{app['base']}/?token={TOKEN}")
+    assert browser_sign_in(driver, app["port"]) == app["base"]
     yield driver
     driver.quit()
 
 
-def get(app, path):
+def get(app, address):
+    """An address the page names (as the browser resolved it: under the app's secret base), asked for with the
+    fixture's session."""
+    path = address.removeprefix(origin(app["port"]))
+    assert path.startswith(app["web"].app), address
     connection = http.client.HTTPConnection("127.0.0.1", app["port"], timeout=30)
-    connection.request("GET", f"/?token={TOKEN}")
-    cookie = connection.getresponse().getheader("Set-Cookie").split(";")[0]
-    connection.close()
-    connection = http.client.HTTPConnection("127.0.0.1", app["port"], timeout=30)
-    connection.request("GET", path, headers={"Cookie": cookie})
+    connection.request("GET", path, headers={"Cookie": app["web"].cookie})
     response = connection.getresponse()
     return response, response.read()
 

@@ -15,24 +15,9 @@ from conftest import user_address
 from test_imap_check import TERN
 from test_reading import plant_thread, raw_message, thread_id_of
 from test_send_and_actions import add_account, flags_of, imap_for, uids_with_message_id
+from web_support import TOKEN, chromium, csrf_of, free_port, http_request, origin, sign_in, start_serve
 
 USER = "bob"
-TOKEN = "web-test-token-" + uuid.uuid4().hex
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_serve(home, port, *extra, token=TOKEN):
-    env = dict(os.environ, TERN_HOME=str(home), TERN_SERVE_TOKEN=token, TERN_NO_BACKGROUND_PUSH="1")
-    process = subprocess.Popen([str(TERN), "serve", "--port", str(port), *extra], env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    line = process.stdout.readline()
-    assert line.startswith(f"Tern is running at http://127.0.0.1:{port}/?token="), line + process.stderr.read()
-    return process
 
 
 @pytest.fixture(scope="module")
@@ -53,39 +38,28 @@ def site(servers, tmp_path_factory):
     subprocess.run([str(TERN), "sync", USER], env=dict(os.environ, TERN_HOME=str(home)), check=True, capture_output=True, timeout=120)
     port = free_port()
     server = start_serve(home, port, "--no-sync")
-    yield {"home": home, "port": port, "base": f"http://127.0.0.1:{port}", "stamp": stamp, "root": root, "hostile": hostile,
-           "imap": imap, "servers": servers}
+    web = sign_in(port)
+    yield {"home": home, "port": port, "origin": origin(port), "app": web.app, "base": web.base, "stamp": stamp, "root": root,
+           "hostile": hostile, "imap": imap, "servers": servers}
     server.terminate()
     server.wait(timeout=10)
     imap.logout()
 
 
 def request(site, method, path, headers=None, body=None, host=None):
-    connection = http.client.HTTPConnection("127.0.0.1", site["port"], timeout=10)
-    connection.putrequest(method, path, skip_host=True)
-    connection.putheader("Host", host or f"127.0.0.1:{site['port']}")
-    for name, value in (headers or {}).items():
-        connection.putheader(name, value)
-    if body is not None:
-        connection.putheader("Content-Length", str(len(body)))
-    connection.endheaders(body.encode() if body is not None else None)
-    response = connection.getresponse()
-    data = response.read().decode(errors="replace")
-    connection.close()
-    return response, data
+    """An app path (`/mail`) is sent under the server's secret base, as the app's own links are; the token exchange
+    (`/?token=`), the assets and a path already under `/s/` are sent as they are."""
+    if not path.startswith(("/?token=", "/assets/", "/s/")):
+        path = site["app"] + path[1:]
+    return http_request(site["port"], method, path, headers, body, host)
 
 
 def session_cookie(site):
-    response, _ = request(site, "GET", f"/?token={TOKEN}")
-    assert response.status == 303
-    cookie = response.getheader("Set-Cookie")
-    for attribute in ("HttpOnly", "SameSite=Strict", "Path=/"):
-        assert attribute in cookie, cookie
-    return cookie.split(";")[0]
-
-
-def csrf_of(page):
-    return page.split('name="csrf-token" content="')[1].split('"')[0]
+    web = sign_in(site["port"])
+    assert web.app == site["app"]
+    attributes = web.attributes
+    assert "httponly" in attributes and attributes["samesite"] == "Strict" and attributes["path"] == site["app"], web.set_cookie
+    return web.cookie
 
 
 # ---- Security, as an attacker would send it --------------------------------------------------------------------
@@ -166,11 +140,9 @@ def test_it_listens_on_loopback_only_and_refuses_other_addresses(site, tmp_path)
 def test_a_signal_stops_it_gracefully_even_with_an_event_stream_open(tmp_path, sig):
     port = free_port()
     server = start_serve(tmp_path, port, "--no-sync")
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.request("GET", f"/?token={TOKEN}")
-    cookie = connection.getresponse().getheader("Set-Cookie").split(";")[0]
+    web = sign_in(port)
     stream = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    stream.request("GET", "/events", headers={"Cookie": cookie})
+    stream.request("GET", web.path("/events"), headers={"Cookie": web.cookie})
     assert stream.getresponse().status == 200
     server.send_signal(sig)
     assert server.wait(timeout=10) == 0
@@ -180,18 +152,9 @@ def test_a_signal_stops_it_gracefully_even_with_an_event_stream_open(tmp_path, s
 
 @pytest.fixture(scope="module")
 def browser(site):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    # Every other host resolves nowhere: a request leaving for the internet fails instead of leaving.
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900",
-                     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(15)
-    driver.get(f"{site['base']}/?token={TOKEN}")
+    driver = chromium()
+    driver.get(f"{site['origin']}/?token={TOKEN}")  # the printed address: signed in, into the app's secret path
+    assert driver.current_url == f"{site['base']}/mail", driver.current_url
     yield driver
     driver.quit()
 
@@ -278,7 +241,7 @@ def test_hostile_mail_runs_nothing_loads_nothing_and_says_what_was_blocked(brows
     time.sleep(0.5)
     assert browser.execute_script("return window.pwned === undefined")
     requests = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
-    assert all(name.startswith(site["base"]) for name in requests), requests
+    assert all(name.startswith((f"{site['base']}/", f"{site['origin']}/assets/")) for name in requests), requests
     # "Load remote images" allows them for this message only: the frame's policy opens img-src.
     by_xpath(browser, "//main//a[normalize-space()='Load remote images']").click()
     frame = by_xpath(browser, "//main//iframe[contains(@src, 'images=1')]")

@@ -4,7 +4,6 @@ window sends nothing, then or later: the message is a draft again, here and in t
 send again. Real Postfix delivering to the real Dovecot; the recipient's mailbox is read over IMAP."""
 import email
 import email.policy
-import http.client
 import json
 import os
 import signal
@@ -18,7 +17,7 @@ import pytest
 
 from test_imap_check import TERN
 from test_send_and_actions import add_account, imap_for, json_of, uids_with_subject
-from test_web_app import TOKEN, free_port, start_serve
+from web_support import csrf_of, free_port, sign_in, start_serve
 
 SENDER, RECIPIENT = "alice", "dave"
 
@@ -30,30 +29,24 @@ def home(servers, tmp_path):
     return tmp_path
 
 
-def post(port, path, fields, cookie, csrf):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    connection.request("POST", path, body=urllib.parse.urlencode(fields), headers={
-        "Cookie": cookie, "X-CSRF-Token": csrf, "Content-Type": "application/x-www-form-urlencoded"})
-    response = connection.getresponse()
-    return response.status, json.loads(response.read() or b"{}")
+def post(web, path, fields, csrf):
+    response, body = web.request("POST", path, {"X-CSRF-Token": csrf, "Content-Type": "application/x-www-form-urlencoded"},
+                                 urllib.parse.urlencode(fields))
+    return response.status, json.loads(body or "{}")
 
 
 def session(port):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.request("GET", f"/?token={TOKEN}")
-    cookie = connection.getresponse().getheader("Set-Cookie").split(";")[0]
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.request("GET", "/mail", headers={"Cookie": cookie})
-    page = connection.getresponse().read().decode()
-    return cookie, page.split('name="csrf-token" content="')[1].split('"')[0]
+    """A signed-in session (the app's secret path with it) and the page's CSRF token."""
+    web = sign_in(port)
+    return web, csrf_of(web.request("GET", "/mail")[1])
 
 
 def compose(port, subject):
-    cookie, csrf = session(port)
-    status, reply = post(port, "/compose/send", {"mode": "new", "account": SENDER, "to": f"{RECIPIENT}@tern.test", "subject": subject,
-                                                 "body": "Written in the browser.", "confirmed": "1"}, cookie, csrf)
+    web, csrf = session(port)
+    status, reply = post(web, "/compose/send", {"mode": "new", "account": SENDER, "to": f"{RECIPIENT}@tern.test", "subject": subject,
+                                                 "body": "Written in the browser.", "confirmed": "1"}, csrf)
     assert status == 200 and reply["ok"] and reply["undoSeconds"] == 5, reply
-    return reply["emailId"], cookie, csrf
+    return reply["emailId"], web, csrf
 
 
 def delivered(servers, subject):
@@ -69,8 +62,8 @@ def test_undo_inside_the_window_sends_nothing(servers, home):
     server = start_serve(home, port, "--no-sync")
     try:
         subject = f"Undone {uuid.uuid4().hex[:10]}"
-        email, cookie, csrf = compose(port, subject)
-        status, reply = post(port, "/compose/undo", {"email": email}, cookie, csrf)
+        email, web, csrf = compose(port, subject)
+        status, reply = post(web, "/compose/undo", {"email": email}, csrf)
         assert status == 200 and reply["ok"], reply
         time.sleep(7)
         json_of(home, "sync", SENDER)
@@ -86,12 +79,12 @@ def test_the_end_of_the_window_sends_once_with_a_sent_copy(servers, home):
     server = start_serve(home, port, "--no-sync")
     try:
         subject = f"Sent after the window {uuid.uuid4().hex[:10]}"
-        email, cookie, csrf = compose(port, subject)
+        email, web, csrf = compose(port, subject)
         time.sleep(2)
         assert delivered(servers, subject) == 0, "nothing during the window"
         # The page confirms at the end of its countdown, still open (a closed tab never does).
         time.sleep(3.2)
-        status, reply = post(port, "/compose/commit", {"email": email}, cookie, csrf)
+        status, reply = post(web, "/compose/commit", {"email": email}, csrf)
         assert status == 200 and reply["ok"], reply
         deadline = time.monotonic() + 30
         while delivered(servers, subject) == 0 and time.monotonic() < deadline:
@@ -115,9 +108,9 @@ def test_a_page_that_never_confirms_leaves_a_draft_and_sends_nothing(servers, ho
     server = start_serve(home, port, "--no-sync")
     try:
         subject = f"Tab closed {uuid.uuid4().hex[:10]}"
-        email, cookie, csrf = compose(port, subject)
+        email, web, csrf = compose(port, subject)
         time.sleep(5 + 10 + 2)  # the window, the grace for the page's confirmation, a margin
-        status, reply = post(port, "/compose/commit", {"email": email}, cookie, csrf)
+        status, reply = post(web, "/compose/commit", {"email": email}, csrf)
         assert status == 409 and not reply["ok"], "too late: it is a draft again"
         json_of(home, "sync", SENDER)
         assert delivered(servers, subject) == 0
@@ -153,13 +146,11 @@ def test_sigkill_inside_the_window_sends_nothing_ever(servers, home):
         server.wait(timeout=10)
 
 
-def upload(port, name, data, cookie, csrf):
+def upload(web, name, data, csrf):
     """The page's upload (app.js): the bytes as the body, the name percent-encoded in X-File-Name."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    connection.request("POST", "/compose/attachments", body=data, headers={
-        "Cookie": cookie, "X-CSRF-Token": csrf, "Content-Type": "text/plain", "X-File-Name": urllib.parse.quote(name, safe="")})
-    response = connection.getresponse()
-    return response.status, json.loads(response.read() or b"{}")
+    response, body = web.request("POST", "/compose/attachments", {
+        "X-CSRF-Token": csrf, "Content-Type": "text/plain", "X-File-Name": urllib.parse.quote(name, safe="")}, data)
+    return response.status, json.loads(body or "{}")
 
 
 def test_an_uploaded_name_with_a_line_break_and_a_path_is_cleaned_and_its_draft_sends(servers, home):
@@ -170,15 +161,15 @@ def test_an_uploaded_name_with_a_line_break_and_a_path_is_cleaned_and_its_draft_
     server = start_serve(home, port, "--no-sync")
     try:
         subject = f"Uploaded name {uuid.uuid4().hex[:10]}"
-        cookie, csrf = session(port)
-        status, uploaded = upload(port, "../evil\r\nX: y.txt", b"attached bytes", cookie, csrf)
+        web, csrf = session(port)
+        status, uploaded = upload(web, "../evil\r\nX: y.txt", b"attached bytes", csrf)
         assert status == 200 and uploaded["name"] == "evilX: y.txt", uploaded
         fields = {"mode": "new", "account": SENDER, "to": f"{RECIPIENT}@tern.test", "subject": subject, "body": "With a file."}
-        status, saved = post(port, "/compose/draft", {**fields, "upload": uploaded["id"]}, cookie, csrf)
+        status, saved = post(web, "/compose/draft", {**fields, "upload": uploaded["id"]}, csrf)
         assert status == 200 and saved["uploadsKept"] == {uploaded["id"]: "evilX: y.txt"}, saved
         # The page now names the kept file by the name the save answered, as app.js does.
-        status, reply = post(port, "/compose/send", {**fields, "draft": saved["draftId"], "draftfile": "evilX: y.txt", "confirmed": "1"},
-                             cookie, csrf)
+        status, reply = post(web, "/compose/send", {**fields, "draft": saved["draftId"], "draftfile": "evilX: y.txt", "confirmed": "1"},
+                             csrf)
         assert status == 200 and reply["ok"], reply
         deadline = time.monotonic() + 30
         while delivered(servers, subject) == 0 and time.monotonic() < deadline:

@@ -15,7 +15,8 @@ import pytest
 from test_imap_check import TERN
 from test_send_and_actions import add_account, imap_for
 from test_web_acceptance import message, sync
-from test_web_app import TOKEN, axe_violations, by_xpath, free_port, open_thread_by_name, start_serve, wait_until
+from test_web_app import axe_violations, by_xpath, open_thread_by_name, wait_until
+from web_support import browser_sign_in, free_port, start_serve
 
 USER = "carol"
 
@@ -43,8 +44,7 @@ def composer(servers, tmp_path_factory):
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"]:
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.get(f"http://127.0.0.1:{port}/?token={TOKEN}")
-    yield {"home": home, "base": f"http://127.0.0.1:{port}", "stamp": stamp, "original": original_id, "servers": servers, "browser": driver,
+    yield {"home": home, "base": browser_sign_in(driver, port), "stamp": stamp, "original": original_id, "servers": servers, "browser": driver,
            "imap": imap}
     driver.quit()
     server.terminate()
@@ -189,8 +189,9 @@ def test_attachments_added_removed_and_over_the_limit(composer, tmp_path):
     picker = browser.find_element("xpath", "//input[@type='file']")
     assert browser.find_element("xpath", "//label[@for='compose-files']").text == "Attach files"
     picker.send_keys(str(small))
-    item = by_xpath(browser, "//ul[@id='compose-attachments']/li[contains(., 'notes.txt')]")
-    assert "10 bytes" in item.text
+    # "Attaching notes.txt…" first, then the uploaded file with its size.
+    item = "//ul[@id='compose-attachments']/li[contains(., 'notes.txt')]"
+    assert wait_until(lambda: "10 bytes" in browser.find_element("xpath", item).text, 10), by_xpath(browser, item).text
     assert axe_violations(browser) == []
     picker.send_keys(str(big))
     by_xpath(browser, "//ul[@id='compose-attachments']/li[contains(., 'huge.bin')]", timeout=30)

@@ -16,7 +16,8 @@ import pytest
 
 from test_imap_check import TERN
 from test_send_and_actions import add_account, imap_for
-from test_web_app import TOKEN, axe_violations, by_xpath, free_port, start_serve, wait_until
+from test_web_app import axe_violations, by_xpath, wait_until
+from web_support import browser_sign_in, free_port, start_serve
 
 USER = "carol"
 DRAFTS = "[Gmail]/Drafts"
@@ -41,8 +42,7 @@ def app(servers, tmp_path_factory):
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"]:
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.get(f"http://127.0.0.1:{port}/?token={TOKEN}")
-    yield {"home": home, "base": f"http://127.0.0.1:{port}", "servers": servers, "browser": driver}
+    yield {"home": home, "base": browser_sign_in(driver, port), "servers": servers, "browser": driver}
     driver.quit()
     server.terminate()
     server.wait(timeout=10)

@@ -14,7 +14,8 @@ from test_imap_check import TERN
 from test_reading import plant_thread
 from test_send_and_actions import add_account, imap_for
 from test_web_acceptance import USER, app, browser, get, message, sync  # noqa: F401 (fixtures)
-from test_web_app import TOKEN, by_xpath, free_port, open_thread_by_name, start_serve, wait_until
+from test_web_app import by_xpath, open_thread_by_name, wait_until
+from web_support import browser_sign_in, free_port, start_serve
 
 
 def test_e01_a_120_message_thread_opens_on_25_and_shows_earlier_keeping_the_place(browser, app):
@@ -141,10 +142,10 @@ def test_e05_offline_cached_bodies_show_and_uncached_say_so(servers, tmp_path):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
-        driver.get(f"http://127.0.0.1:{port}/?token={TOKEN}")
-        driver.get(f"http://127.0.0.1:{port}/mail?thread={cached_thread}")
+        base = browser_sign_in(driver, port)
+        driver.get(f"{base}/mail?thread={cached_thread}")
         assert by_xpath(driver, "//main//article//iframe"), "the cached body is shown offline"
-        driver.get(f"http://127.0.0.1:{port}/mail?thread={uncached_thread}")
+        driver.get(f"{base}/mail?thread={uncached_thread}")
         by_xpath(driver, "//main//p[contains(., 'offline. Messages stored on this computer are shown.')]", timeout=20)
         by_xpath(driver, "//main//p[normalize-space()='Message body not available offline']")
     finally:
@@ -187,8 +188,7 @@ def test_e11_an_archive_refused_after_going_back_is_undone_and_says_so(browser, 
     port = free_port()
     server = start_serve(home, port)
     try:
-        base = f"http://127.0.0.1:{port}"
-        browser.get(f"{base}/?token={TOKEN}")
+        base = browser_sign_in(browser, port)
         browser.get(f"{base}/mail?account={USER}&folder={folder}")
         by_xpath(browser, f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, 'Refused {stamp}')]").click()
         by_xpath(browser, "//main//div[@role='toolbar']")
@@ -216,8 +216,7 @@ def test_new_mail_from_idle_appears_without_reload(browser, servers, tmp_path):
     port = free_port()
     server = start_serve(home, port)
     try:
-        base = f"http://127.0.0.1:{port}"
-        browser.get(f"{base}/?token={TOKEN}")
+        base = browser_sign_in(browser, port)
         by_xpath(browser, "//h2[@id='list-title']")
         browser.execute_script("window.__sameDocument = true")
         time.sleep(3)  # the engine's first sync and IDLE

@@ -99,11 +99,21 @@ def thread_of(tern, env, words):
 
 
 def serve(tern, env):
-    """`tern serve --no-sync` on a free port: the process and its base address."""
+    """`tern serve --no-sync` on a free port: the process and its origin. Its output is a pipe here, so its first line
+    names the address without the token (issue 32); the token is TERN_SERVE_TOKEN."""
     port = free_port()
     server = subprocess.Popen([tern, "serve", "--no-sync", "--port", str(port)], env=env, stdout=subprocess.PIPE, text=True)
-    assert server.stdout.readline().startswith("Tern is running at "), "tern serve started"
+    assert server.stdout.readline().startswith(f"Tern is running at http://127.0.0.1:{port}/ "), "tern serve started"
     return server, f"http://127.0.0.1:{port}"
+
+
+def sign_in(driver, origin):
+    """The sign-in address opened: the browser lands on the list under the process's secret path (issue 32), the app's
+    base (`http://127.0.0.1:PORT/s/<hex>`), returned."""
+    driver.get(f"{origin}/?token={TOKEN}")
+    match = re.fullmatch(re.escape(origin) + r"(/s/[0-9a-f]{32})/mail", driver.current_url)
+    assert match, f"signed in: {driver.current_url}"
+    return origin + match.group(1)
 
 
 def chromium(*flags):
@@ -198,10 +208,10 @@ def main():
         _, env = synced_home(args.tern, args.user, s, scratch, short + long_thread(stamp, address))
         short_id, long_id = thread_of(args.tern, env, f"Quarterly plan {stamp}"), thread_of(args.tern, env, f"Long discussion {stamp}")
         subprocess.run([args.tern, "settings", "set", "assist", args.assist], env=env, check=True, capture_output=True)
-        server, base = serve(args.tern, env)
+        server, origin = serve(args.tern, env)
         driver = chromium("--enable-precise-memory-info")
         try:
-            driver.get(f"{base}/?token={TOKEN}")
+            base = sign_in(driver, origin)
             cookie = next(c for c in driver.get_cookies() if c["name"] == "tern_session")
             short_click = click_times(driver, base, short_id, long_id, args.clicks)
             long_click = click_times(driver, base, long_id, short_id, max(5, args.clicks // 4))
