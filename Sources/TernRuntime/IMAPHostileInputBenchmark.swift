@@ -38,7 +38,7 @@ public enum IMAPHostileInputBenchmark {
                       copyUIDLookupMicroseconds: lookup * 1_000_000, hugeExistsResidentGrowthBytes: max(0, growth))
     }
 
-    private static func seconds(_ body: () throws -> Void) rethrows -> Double {
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
         let clock = ContinuousClock()
         let started = clock.now
         try body()

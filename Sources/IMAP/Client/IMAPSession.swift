@@ -66,7 +66,7 @@ public final class IMAPSession {
     public let compressionCounters = NIOLockedValueBox(DeflateCounters())
     public private(set) var greeting: ResponseState?
     public internal(set) var selected: SelectedMailbox?
-    /// Sequence number - 1 → UID (0 while unknown). EXPUNGE names sequence numbers only.
+    /// The selected mailbox's sequence numbers to UIDs (`SequenceMap`). EXPUNGE names sequence numbers only.
     var sequenceMap = SequenceMap()
     /// True while a FETCH command's own responses are flowing; FETCH outside it is unsolicited.
     var fetchInProgress = false
@@ -470,117 +470,5 @@ enum UnparseableFetch {
             index += 1
         }
         return nil
-    }
-}
-
-/// Sequence numbers to UIDs for the selected mailbox (RFC 9051 section 2.3.1.2): EXPUNGE shifts
-/// every later number down by one.
-///
-/// Sparse: only the pairs the server reported (FETCH with UID, `loadSequenceMap`) are held, and the
-/// message count is a number, so memory follows the bytes received: a hostile `* 4294967295 EXISTS`,
-/// in a SELECT or during IDLE, costs nothing (issue 21; a dense array took 16 GB).
-struct SequenceMap {
-    struct Entry: Hashable {
-        var sequence: UInt32
-        var uid: UInt32
-    }
-
-    /// Known pairs, ascending by sequence number.
-    private(set) var entries: [Entry] = []
-    /// The mailbox's message count, known UIDs or not.
-    private(set) var count: UInt32 = 0
-
-    mutating func reset(count: UInt32) {
-        entries = []
-        self.count = count
-    }
-
-    mutating func resize(to count: UInt32) {
-        if count < self.count { entries.removeSubrange(firstEntry(atOrAfter: count + 1)...) }
-        self.count = count
-    }
-
-    /// The index of the first entry whose sequence number is at least `sequence`.
-    private func firstEntry(atOrAfter sequence: UInt32) -> Int {
-        // Loaded maps are dense from 1: entry n - 1 is sequence n.
-        if sequence >= 1, Int(sequence) <= entries.count, entries[Int(sequence) - 1].sequence == sequence { return Int(sequence) - 1 }
-        return entries.partitioningIndex { $0.sequence >= sequence }
-    }
-
-    mutating func set(uid: UInt32, at sequence: UInt32) {
-        guard sequence >= 1 else { return }
-        if sequence > count { count = sequence }
-        if entries.last.map({ $0.sequence < sequence }) ?? true {
-            entries.append(Entry(sequence: sequence, uid: uid))
-            return
-        }
-        let index = firstEntry(atOrAfter: sequence)
-        if entries[index].sequence == sequence {
-            entries[index].uid = uid
-        } else {
-            entries.insert(Entry(sequence: sequence, uid: uid), at: index)
-        }
-    }
-
-    func uid(at sequence: UInt32) -> UInt32? {
-        let index = firstEntry(atOrAfter: sequence)
-        guard index < entries.count, entries[index].sequence == sequence, entries[index].uid != 0 else { return nil }
-        return entries[index].uid
-    }
-
-    mutating func remove(at sequence: UInt32) -> UInt32? {
-        guard sequence >= 1, sequence <= count else { return nil }
-        count -= 1
-        var index = firstEntry(atOrAfter: sequence)
-        var uid: UInt32?
-        if index < entries.count, entries[index].sequence == sequence {
-            uid = entries[index].uid == 0 ? nil : entries[index].uid
-            entries.remove(at: index)
-        }
-        while index < entries.count {
-            entries[index].sequence -= 1
-            index += 1
-        }
-        return uid
-    }
-
-    /// VANISHED: the known messages among `removed` go, and later numbers close up. A UID the map
-    /// does not know cannot be placed, so it changes nothing (as before).
-    mutating func remove(uids removed: UIDSet) {
-        var kept = 0
-        var gone: UInt32 = 0
-        for entry in entries {
-            if entry.uid != 0, removed.contains(entry.uid) {
-                gone += 1
-            } else {
-                entries[kept] = Entry(sequence: entry.sequence - gone, uid: entry.uid)
-                kept += 1
-            }
-        }
-        entries.removeSubrange(kept...)
-        count -= gone
-    }
-
-    /// What an untagged response says about the mailbox's messages (EXISTS, EXPUNGE, VANISHED, a
-    /// FETCH with UID); returns the UID an EXPUNGE removed, when known.
-    mutating func apply(_ response: UntaggedResponse) -> UInt32? {
-        switch response {
-        case .exists(let count):
-            resize(to: count)
-        case .expunge(let sequence):
-            return remove(at: sequence)
-        case .vanished(_, let uids):
-            remove(uids: uids)
-        case .fetch(let sequence, let attributes):
-            for case .uid(let uid) in attributes { set(uid: uid, at: sequence) }
-        default:
-            break
-        }
-        return nil
-    }
-
-    /// The known UIDs among `uids`, without expanding it.
-    func known(among uids: UIDSet) -> [UInt32] {
-        entries.compactMap { $0.uid != 0 && uids.contains($0.uid) ? $0.uid : nil }
     }
 }

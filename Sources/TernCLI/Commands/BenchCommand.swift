@@ -10,7 +10,7 @@ import TernRuntime
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
-        subcommands: [MIMEBench.self, IMAPBench.self, UIDSetBench.self, SanitizeBench.self, HostileHTMLBench.self, ThreadBench.self,
+        subcommands: [MIMEBench.self, IMAPBench.self, UIDSetBench.self, ExpungeStormBench.self, SanitizeBench.self, HostileHTMLBench.self, ThreadBench.self,
                       SearchBench.self, SendBench.self, ThreadOpenBench.self, AutocompleteBench.self, DraftsBench.self, AssistBench.self])
 
     struct MIMEBench: ParsableCommand {
@@ -280,6 +280,34 @@ extension BenchCommand {
                          report.parseMilliseconds, report.ranges, report.buildMilliseconds))
             print(String(format: "COPYUID 1:4294967294, 1,000 lookups: %.0f µs; * 4294967295 EXISTS: RSS +%.1f MB", report.copyUIDLookupMicroseconds,
                          Double(report.hugeExistsResidentGrowthBytes) / 1_048_576))
+        }
+    }
+}
+
+extension BenchCommand {
+    /// What a server's EXPUNGE storm costs the sequence map (issue 32).
+    struct ExpungeStormBench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "expunge-storm", abstract: "EXPUNGE every message of a mailbox whose UIDs are all known, at sequence 1 and at random.")
+
+        @Option(help: "Messages in the mailbox, and EXPUNGEs.")
+        var messages = 100_000
+        @Option(help: "Timed runs; the best is reported.")
+        var iterations = 3
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            guard messages >= 1, messages < Int(UInt32.max) / 3 else { throw ValidationError("--messages must be from 1 to 1431655764") }
+        }
+
+        func run() throws {
+            let report = try IMAPExpungeStormBenchmark.run(messages: messages, iterations: iterations)
+            if output.json {
+                try printJSON([report])
+                return
+            }
+            print(String(format: "%d EXPUNGEs, every UID known: at sequence 1 %.1f ms, at random %.1f ms; no UID known (framing and parsing): %.1f ms",
+                         report.messages, report.firstMilliseconds, report.randomMilliseconds, report.unknownMilliseconds))
         }
     }
 }
