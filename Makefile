@@ -18,7 +18,7 @@ help:
 	@echo "make demo   - local test mail servers with sample mail, a synced Tern account, and the web app on http://127.0.0.1:8025"
 	@echo "make test   - install what is missing, start the test servers, run every test, stop them"
 	@echo "make build  - build tern (.build/debug/tern)"
-	@echo "make fuzz-mime|fuzz-imap|fuzz-smtp|fuzz-html|fuzz-markdown FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
+	@echo "make fuzz-mime|fuzz-authres|fuzz-imap|fuzz-smtp|fuzz-html|fuzz-markdown FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
 	@echo "make bench-deps - the peers BENCHMARKS.md measures beside Tern (nh3, bleach, sumy; notmuch when a script needs it)"
 	@echo "make install [PREFIX=~/.local] - tern, shell completions, systemd user units; make uninstall removes them"
 
@@ -130,9 +130,12 @@ define fuzz
 		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1
 endef
 
-.PHONY: fuzz-mime fuzz-imap fuzz-smtp fuzz-html fuzz-markdown
+.PHONY: fuzz-mime fuzz-authres fuzz-imap fuzz-smtp fuzz-html fuzz-markdown
 fuzz-mime:
 	$(call fuzz,MIMEFuzzer,mime,Tests/MIMETests/Corpus/*.eml Fuzz/MIMEFuzzer/seeds/*,262144)
+
+fuzz-authres:
+	$(call fuzz,AuthResultsFuzzer,authres,Fuzz/AuthResultsFuzzer/seeds/*,16384)
 
 fuzz-imap:
 	$(call fuzz,IMAPFuzzer,imap,Fuzz/IMAPFuzzer/seeds/*,65536)

@@ -115,6 +115,9 @@ let package = Package(
         .executableTarget(
             name: "SMTPFuzzer", dependencies: ["SMTP", "FuzzSupport"], path: "Fuzz/SMTPFuzzer", exclude: ["seeds"], swiftSettings: strict),
         .executableTarget(
+            name: "AuthResultsFuzzer", dependencies: ["MIME", "TernCore", "FuzzSupport"], path: "Fuzz/AuthResultsFuzzer", exclude: ["seeds"],
+            swiftSettings: strict),
+        .executableTarget(
             name: "MarkdownFuzzer", dependencies: ["TernCore", "HTMLSafety", "FuzzSupport"], path: "Fuzz/MarkdownFuzzer", exclude: ["seeds"],
             swiftSettings: strict),
 

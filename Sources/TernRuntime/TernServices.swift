@@ -30,6 +30,7 @@ public final class TernServices: Sendable {
     public let signIn: SignInUseCase
     public let listAccounts: ListAccountsUseCase
     public let removeAccount: RemoveAccountUseCase
+    public let accountSettings: AccountSettingsUseCase
     public let checkServers: CheckServersUseCase
     public let syncAccounts: SyncAccountsUseCase
     /// `tern status`: each account's sync state, last successful sync, next retry and waiting work.
@@ -140,6 +141,7 @@ public final class TernServices: Sendable {
         self.addAccount = AddAccountUseCase(accounts: accounts, secrets: secrets, signIn: signIn)
         self.listAccounts = ListAccountsUseCase(accounts: accounts)
         self.removeAccount = RemoveAccountUseCase(accounts: accounts, files: LocalAccountFiles(home: home))
+        self.accountSettings = AccountSettingsUseCase(accounts: accounts)
         self.checkServers = CheckServersUseCase(accounts: accounts, credentials: credentials, probe: LiveServerProbe())
         let syncStatuses = SQLiteSyncStatusStore(database: database)
         self.syncAccounts = SyncAccountsUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer, pusher: pusher,

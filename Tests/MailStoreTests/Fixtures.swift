@@ -22,9 +22,10 @@ enum Fixtures {
             createdDate: Date(timeIntervalSince1970: 1_700_000_200))
     }
 
-    /// Inserts `account` into a database at a schema before v10 (no `aliases` column).
-    static func insertBeforeAliases(_ account: Account, _ db: Database) throws {
-        let values = try account.databaseDictionary.filter { $0.key != "aliases" }
+    /// An account row as the first schema held it: without the columns later migrations added
+    /// (v10 `aliases`, v15 `authservId`).
+    static func insertAsOfV1(_ account: Account, _ db: Database) throws {
+        let values = try account.databaseDictionary.filter { $0.key != "aliases" && $0.key != "authservId" }
         let columns = values.keys.sorted()
         try db.execute(sql: "INSERT INTO account (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
                        arguments: StatementArguments(columns.map { values[$0]! }))

@@ -20,7 +20,7 @@ import TernCore
             let queue = try DatabaseQueue(path: home.databaseURL.path)
             if appliedCount > 0 {
                 try SchemaMigrations.migrator.migrate(queue, upTo: SchemaMigrations.identifiers[appliedCount - 1])
-                try queue.write { db in try Fixtures.insertBeforeAliases(Fixtures.account(name: "old", id: accountID), db) }
+                try queue.write { db in try Fixtures.insertAsOfV1(Fixtures.account(name: "old", id: accountID), db) }
             }
             try queue.close()
         }
@@ -41,7 +41,7 @@ import TernCore
             let queue = try DatabaseQueue(path: home.databaseURL.path)
             try SchemaMigrations.migrator.migrate(queue, upTo: "v7-store-health")
             try queue.write { db in
-                try Fixtures.insertBeforeAliases(account, db)
+                try Fixtures.insertAsOfV1(account, db)
                 try db.execute(sql: "INSERT INTO folder (accountId, path, displayName, folderType, uidValidity) VALUES (?, 'Trash', 'Trash', 'trash', 42)",
                                arguments: [account.id])
                 let folder = (id: db.lastInsertedRowID, path: "Trash")
@@ -76,7 +76,7 @@ import TernCore
             let queue = try DatabaseQueue(path: home.databaseURL.path)
             try SchemaMigrations.migrator.migrate(queue, upTo: "v12-assist")
             try queue.write { db in
-                try Fixtures.insertBeforeAliases(account, db)
+                try Fixtures.insertAsOfV1(account, db)
                 try db.execute(sql: """
                     INSERT INTO folder (id, accountId, path, displayName, delimiter, folderType, uidValidity, forwardCursorUID, serverMessageCount)
                     VALUES (7, ?, 'Archive', 'Archive', '/', 'all', 42, 9, 3);

@@ -36,14 +36,16 @@ struct ReadingTests {
     /// with bodies unless `withoutBodies`. Returns the thread id and the email ids, oldest first.
     @discardableResult
     func thread(_ count: Int, unread: Set<Int> = [], html: String? = nil, from: String = "zoe@example.fr",
-                withoutBodies: Set<Int> = [], firstUID: Int64 = 1) async throws -> (thread: Int64, emails: [Int64]) {
+                withoutBodies: Set<Int> = [], firstUID: Int64 = 1, subject: String = "Budget",
+                authenticationResults: [AuthenticationResults]? = nil) async throws -> (thread: Int64, emails: [Int64]) {
         let root = "<root-\(UUID().uuidString)@example.org>"
         var messages: [IncomingMessage] = []
         for index in 0..<count {
             let id = index == 0 ? root : "<reply-\(index)-\(UUID().uuidString)@example.org>"
             var email = Fixtures.email(accountId: account.id, messageId: id)
             email.fromAddress = from
-            email.subject = index == 0 ? "Budget" : "Re: Budget"
+            email.subject = index == 0 ? subject : "Re: \(subject)"
+            email.authenticationResults = authenticationResults
             email.inReplyTo = index == 0 ? nil : root
             email.references = index == 0 ? nil : root
             email.dateSent = Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 60)
@@ -225,6 +227,53 @@ struct ReadingTests {
         #expect(try await trusted.clear() == 2)
         #expect(try await trusted.list().isEmpty)
         await #expect(throws: TernError.self) { try await trusted.add("example.org") }
+    }
+
+    /// Issue 32: a trusted address in From loads images only when the account's provider vouched for
+    /// it; the results are stored at sync, so setting the authserv-id applies to mail already here.
+    @Test func aTrustedSendersImagesLoadOnlyWhenTheProviderVerifiedTheFrom() async throws {
+        func results(_ authservId: String, dmarc: String) -> [AuthenticationResults] {
+            [AuthenticationResults(authservId: authservId, results: [.init(method: "dmarc", result: dmarc, properties: ["header.from": "shop.example"])])]
+        }
+        let cases: [(name: String, results: [AuthenticationResults]?, verdict: SenderAuthentication.Verdict, loads: Bool)] = [
+            ("verified", results("mail.example.org", dmarc: "pass"), .verified, true),
+            ("failed", results("mail.example.org", dmarc: "fail"), .failed, false),
+            ("forged", results("spoof.example", dmarc: "pass"), .unknown, false),
+            ("none", [], .unknown, false),
+            ("before v15", nil, .unknown, false),
+        ]
+        var threads: [String: (thread: Int64, emails: [Int64])] = [:]
+        for (index, item) in cases.enumerated() {
+            threads[item.name] = try await thread(1, html: Self.newsletter, from: "news@shop.example", firstUID: Int64(10 + index),
+                                                  subject: "Sale \(item.name)", authenticationResults: item.results)
+        }
+        _ = try await TrustedSendersUseCase(store: SQLiteTrustedSenderStore(database: database), changes: changes, clock: clock).add("news@shop.example")
+        let open = try await openThread()
+        func first(_ name: String) async throws -> ConversationMessage {
+            try conversation(try await open(threadId: threads[name]!.thread, options: .init(markRead: false))).0.messages[0]
+        }
+
+        // A generic server and no authserv-id set: as before issue 32, but said to be unverified.
+        for item in cases {
+            let message = try await first(item.name)
+            #expect(message.body?.remoteImagesLoaded == true && message.body?.senderTrusted == true, "\(item.name)")
+            #expect(message.senderAuthentication == SenderAuthentication(verdict: .unknown, authservId: nil), "\(item.name)")
+        }
+
+        let settings = AccountSettingsUseCase(accounts: SQLiteAccountRepository(database: database))
+        _ = try await settings.setAuthservId("Mail.Example.ORG", accountName: account.name)
+        for item in cases {
+            let message = try await first(item.name)
+            #expect(message.senderAuthentication == SenderAuthentication(verdict: item.verdict, authservId: "mail.example.org"), "\(item.name)")
+            #expect(message.body?.remoteImagesLoaded == item.loads, "\(item.name)")
+            #expect(message.body?.senderTrusted == true && message.body?.remoteImagesBlocked == (item.loads ? 0 : 1), "\(item.name)")
+            // The user's own "Load remote images" for this message still works.
+            let allowed = try await open.message(threads[item.name]!.emails[0], threadId: threads[item.name]!.thread, loadRemoteImages: true)
+            #expect(allowed.body?.remoteImagesLoaded == true, "\(item.name)")
+        }
+        await #expect(throws: TernError.self) { try await settings.setAuthservId("mx; dkim=pass", accountName: account.name) }
+        _ = try await settings.setAuthservId("", accountName: account.name)
+        #expect(try await first("failed").body?.remoteImagesLoaded == true, "cleared: back to the provider's (none for a generic server)")
     }
 
     @Test func anHTMLBodyThatSanitizesToNothingFallsBackToThePlainBody() async throws {

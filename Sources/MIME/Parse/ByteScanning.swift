@@ -20,6 +20,7 @@ enum ASCII {
     static let comma: UInt8 = 44
     static let at: UInt8 = 64
     static let asterisk: UInt8 = 42
+    static let slash: UInt8 = 47
 
     @inline(__always) static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == space || byte == tab || byte == cr || byte == lf

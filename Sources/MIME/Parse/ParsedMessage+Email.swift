@@ -17,6 +17,8 @@ extension ParsedMessage {
             bodyTruncated: bodyTruncated, bodiesFetched: true, sizeBytes: sizeBytes,
             hasAttachments: attachments.contains { !$0.isInline })
         email.bulkMarkers = BulkMailMarkers.from { headers.first($0.lowercased())?.decodedValue }
+        // Issue 32: whether the user's provider vouched for the From is decided when the thread is read.
+        email.authenticationResults = AuthenticationResultsParser.parse(fields: headers.fields).map(\.evidence)
         return email
     }
 

@@ -115,3 +115,36 @@ enum AddressJSON {
         out += "\""
     }
 }
+
+/// `email.authenticationResults` as JSON (what JSONEncoder writes for `[AuthenticationResults]`,
+/// which the record's decoding reads back), written directly like the address columns: nearly every
+/// synced message carries one such field (issue 32).
+enum AuthenticationResultsJSON {
+    static func text(_ headers: [AuthenticationResults]) -> String {
+        var out = "["
+        for (index, header) in headers.enumerated() {
+            if index > 0 { out += "," }
+            out += "{\"authservId\":"
+            AddressJSON.appendString(header.authservId, to: &out)
+            out += ",\"results\":["
+            for (resultIndex, result) in header.results.enumerated() {
+                if resultIndex > 0 { out += "," }
+                out += "{\"method\":"
+                AddressJSON.appendString(result.method, to: &out)
+                out += ",\"result\":"
+                AddressJSON.appendString(result.result, to: &out)
+                out += ",\"properties\":{"
+                for (propertyIndex, key) in result.properties.keys.sorted().enumerated() {
+                    if propertyIndex > 0 { out += "," }
+                    AddressJSON.appendString(key, to: &out)
+                    out += ":"
+                    AddressJSON.appendString(result.properties[key] ?? "", to: &out)
+                }
+                out += "}}"
+            }
+            out += "]}"
+        }
+        out += "]"
+        return out
+    }
+}

@@ -25,6 +25,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v12-assist", migrate: addAssistColumns)
         migrator.registerMigration("v13-folder-archive-and-mailbox-id", migrate: addFolderArchiveAndMailboxId)
         migrator.registerMigration("v14-account-sync-status", migrate: createAccountSyncStatus)
+        migrator.registerMigration("v15-sender-authentication", migrate: addSenderAuthentication)
         return migrator
     }
 
@@ -450,5 +451,14 @@ public enum SchemaMigrations {
                 nextRetry DATETIME
             );
             """)
+    }
+
+    /// Issue 32: a trusted sender's images load only when the account's provider vouched for the
+    /// From. `email.authenticationResults`: the message's `Authentication-Results` as read at sync
+    /// (JSON), NULL for mail stored before, which stays unverified. `account.authservId`: whose
+    /// results count, when the provider table has no entry (NULL: the table's).
+    static func addSenderAuthentication(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE email ADD COLUMN authenticationResults TEXT")
+        try db.execute(sql: "ALTER TABLE account ADD COLUMN authservId TEXT")
     }
 }

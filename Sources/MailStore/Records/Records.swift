@@ -58,7 +58,7 @@ extension Account: FetchableRecord, PersistableRecord {
             username: row["username"], credential: credential, caFile: row["caFile"], isActive: row["isActive"],
             syncWindowDays: row["syncWindowDays"], bodyHydration: BodyHydrationPolicy(storedValue: row["bodyHydration"]),
             createdDate: row["createdDate"], lastSyncDate: row["lastSyncDate"],
-            aliases: (row["aliases"] as String? ?? "").split(separator: " ").map(String.init))
+            aliases: (row["aliases"] as String? ?? "").split(separator: " ").map(String.init), authservId: row["authservId"])
     }
 
     public func encode(to container: inout PersistenceContainer) throws {
@@ -83,6 +83,7 @@ extension Account: FetchableRecord, PersistableRecord {
         container["createdDate"] = createdDate
         container["lastSyncDate"] = lastSyncDate
         container["aliases"] = aliases.joined(separator: " ")
+        container["authservId"] = authservId
     }
 }
 

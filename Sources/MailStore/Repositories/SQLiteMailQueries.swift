@@ -98,6 +98,9 @@ public struct SQLiteMailQueries: MailQueries {
         return try await database.writer.read { db in
             let emails = try Email.filter(ids.contains(Column("id"))).fetchAll(db)
                 .sorted { ($0.displayDate, $0.id ?? 0) < ($1.displayDate, $1.id ?? 0) }
+            let accountIds = Set(emails.map(\.accountId))
+            let authservIds = try Account.filter(accountIds.contains(Column("id"))).fetchAll(db)
+                .reduce(into: [Account.ID: String]()) { ids, account in ids[account.id] = account.verifyingAuthservId }
             return try emails.map { email in
                 let folders = try String.fetchAll(db, sql: """
                     SELECT f.path FROM emailFolder ef JOIN folder f ON f.id = ef.folderId WHERE ef.emailId = ? ORDER BY f.path
@@ -115,6 +118,8 @@ public struct SQLiteMailQueries: MailQueries {
                 message.messageId = email.headerMessageId
                 message.snippet = email.snippet
                 message.bodyTruncated = email.bodyTruncated
+                message.senderAuthentication = SenderAuthentication(headers: email.authenticationResults, authservId: authservIds[email.accountId],
+                                                                    fromAddress: email.fromAddress)
                 return message
             }
         }

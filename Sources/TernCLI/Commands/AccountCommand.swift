@@ -5,8 +5,8 @@ import TernRuntime
 
 struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "account", abstract: "Add, list and remove mail accounts.",
-        subcommands: [Add.self, Login.self, List.self, Remove.self])
+        commandName: "account", abstract: "Add, change, list and remove mail accounts.",
+        subcommands: [Add.self, Change.self, Login.self, List.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -52,6 +52,8 @@ struct AccountCommand: AsyncParsableCommand {
         var syncWindowDays: Int?
         @Option(help: "Which bodies to download in the background: none, recent (the last 30 days, the default) or all (a complete offline copy).")
         var bodies: SyncCommand.BodiesChoice?
+        @Option(name: .customLong("authserv-id"), help: Change.authservIdHelp)
+        var authservId: String?
         @OptionGroup var output: OutputOptions
 
         var usesOAuth: Bool { oauth || (gmail && passwordCommand == nil && passwordEnv == nil) }
@@ -89,11 +91,48 @@ struct AccountCommand: AsyncParsableCommand {
             request.syncWindowDays = syncWindowDays
             request.bodyHydration = bodies?.policy
             request.aliases = aliases
-            let account = try await services().addAccount(request)
+            var account = try await services().addAccount(request)
+            if let authservId { account = try await services().accountSettings.setAuthservId(authservId, accountName: account.name) }
             if output.json {
                 try printJSON(AccountSummary(account))
             } else {
                 print("Added account '\(account.name)' <\(account.emailAddress)>: IMAP \(account.imap.description), SMTP \(account.smtp.description)")
+            }
+        }
+    }
+
+    struct Change: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Change an account's settings.",
+            discussion: """
+                --authserv-id: a trusted sender's remote images load only when the account's provider \
+                verified the sender (issue 32): Tern reads the Authentication-Results field the provider \
+                adds to delivered mail, and only the one carrying this name. Gmail's (mx.google.com) is \
+                known; for another provider, look at a received message's source: the name before the \
+                first ';' of its top Authentication-Results line.
+                Example: tern account set work --authserv-id mail.example.org
+                """)
+
+        static let authservIdHelp: ArgumentHelp = "The host name your provider writes in the Authentication-Results it adds (\"\" for the provider's known one)."
+
+        @Argument(help: "The account's name.")
+        var name: String
+        @Option(name: .customLong("authserv-id"), help: authservIdHelp)
+        var authservId: String?
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            if authservId == nil { throw ValidationError("nothing to change: give --authserv-id") }
+        }
+
+        func run() async throws {
+            let account = try await services().accountSettings.setAuthservId(authservId, accountName: name)
+            if output.json {
+                try printJSON(AccountSummary(account))
+            } else if let verifying = account.verifyingAuthservId {
+                print("'\(account.name)': senders are verified by the Authentication-Results of \(verifying).")
+            } else {
+                print("'\(account.name)': no provider checks known; trusted senders' images load unverified.")
             }
         }
     }
@@ -147,6 +186,8 @@ struct AccountSummary: Encodable {
     var auth: String
     var credentialSource: String
     var caFile: String?
+    /// Issue 32: whose Authentication-Results verify senders (the setting, else the provider's); null: none known.
+    var authservId: String?
     var isActive: Bool
     var createdDate: Date
     var lastSyncDate: Date?
@@ -170,6 +211,7 @@ struct AccountSummary: Encodable {
         auth = account.credential.kind
         credentialSource = account.credential.reference
         caFile = account.caFile
+        authservId = account.verifyingAuthservId
         isActive = account.isActive
         createdDate = account.createdDate
         lastSyncDate = account.lastSyncDate

@@ -52,6 +52,7 @@ struct ConversationText {
             if body.remoteImagesBlocked > 0 {
                 notes.append("\(body.remoteImagesBlocked) remote image\(body.remoteImagesBlocked == 1 ? "" : "s") not loaded (--load-remote)")
             }
+            if body.senderTrusted, let note = Self.notVerifiedNote(message.senderAuthentication) { notes.append(note) }
             if body.suspiciousLinks > 0 { notes.append("\(body.suspiciousLinks) link\(body.suspiciousLinks == 1 ? "" : "s") go elsewhere than their text says") }
             if !notes.isEmpty { lines.append("[" + notes.joined(separator: "; ") + "]") }
         }
@@ -65,6 +66,16 @@ struct ConversationText {
             if message.bodyState == .truncated { lines.append("[message too large: the rest was not downloaded]") }
         }
         return lines
+    }
+
+    /// Issue 32: why a trusted sender's message is not verified; nil when it is.
+    static func notVerifiedNote(_ authentication: SenderAuthentication) -> String? {
+        switch (authentication.verdict, authentication.authservId) {
+        case (.verified, _): nil
+        case (.failed, _): "trusted sender not verified: the sender's domain did not pass your provider's checks"
+        case (.unknown, .some(let authservId)): "trusted sender not verified: no result from \(TerminalText.line(authservId)) in this message"
+        case (.unknown, .none): "sender not verified: no provider checks known for this account (tern account set NAME --authserv-id ID)"
+        }
     }
 
     /// Runs of `>` lines become one "[N quoted lines]" marker (FR-ED-01: quoted text collapsed).
@@ -127,6 +138,11 @@ struct ConversationJSON: Encodable {
         let trackerHosts: [String]
         let remoteImagesBlocked: Int
         let remoteImagesLoaded: Bool
+        /// FR-ED-04: the sender is on the trusted list (whether or not that loaded the images).
+        let senderTrusted: Bool
+        /// Issue 32: the account's provider vouched for `from` (`senderAuthentication` says how).
+        let senderVerified: Bool
+        let senderAuthentication: SenderCheck
         let hasQuotedText: Bool
         let folders: [String]
         let sendState: SendState
@@ -135,7 +151,8 @@ struct ConversationJSON: Encodable {
 
         private enum CodingKeys: String, CodingKey {
             case id, messageId, from, senderName, avatar, to, cc, date, isRead, isStarred, collapsed, snippet, bodyState,
-                 bodyTruncated, html, text, trackersBlocked, trackerHosts, remoteImagesBlocked, remoteImagesLoaded, hasQuotedText,
+                 bodyTruncated, html, text, trackersBlocked, trackerHosts, remoteImagesBlocked, remoteImagesLoaded, senderTrusted,
+                 senderVerified, senderAuthentication, hasQuotedText,
                  folders, sendState, sendError, attachments
         }
 
@@ -163,11 +180,29 @@ struct ConversationJSON: Encodable {
             try container.encode(trackerHosts, forKey: .trackerHosts)
             try container.encode(remoteImagesBlocked, forKey: .remoteImagesBlocked)
             try container.encode(remoteImagesLoaded, forKey: .remoteImagesLoaded)
+            try container.encode(senderTrusted, forKey: .senderTrusted)
+            try container.encode(senderVerified, forKey: .senderVerified)
+            try container.encode(senderAuthentication, forKey: .senderAuthentication)
             try container.encode(hasQuotedText, forKey: .hasQuotedText)
             try container.encode(folders, forKey: .folders)
             try container.encode(sendState, forKey: .sendState)
             try container.encode(sendError, forKey: .sendError)
             try container.encode(attachments, forKey: .attachments)
+        }
+    }
+
+    /// Issue 32: `{"verdict": "verified" | "failed" | "unknown", "authservId": "mx.google.com" | null}`;
+    /// a null authservId means Tern knows no provider checks for the account.
+    struct SenderCheck: Encodable {
+        let verdict: SenderAuthentication.Verdict
+        let authservId: String?
+
+        private enum CodingKeys: String, CodingKey { case verdict, authservId }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(verdict, forKey: .verdict)
+            try container.encode(authservId, forKey: .authservId)
         }
     }
 
@@ -196,6 +231,8 @@ struct ConversationJSON: Encodable {
                 bodyTruncated: message.bodyState == .truncated, html: body?.html, text: body?.text,
                 trackersBlocked: body?.trackersBlocked ?? 0, trackerHosts: body?.trackerHosts ?? [],
                 remoteImagesBlocked: body?.remoteImagesBlocked ?? 0, remoteImagesLoaded: body?.remoteImagesLoaded ?? false,
+                senderTrusted: body?.senderTrusted ?? false, senderVerified: message.senderAuthentication.isVerified,
+                senderAuthentication: SenderCheck(verdict: message.senderAuthentication.verdict, authservId: message.senderAuthentication.authservId),
                 hasQuotedText: body?.hasQuotedText ?? false, folders: message.folders, sendState: message.sendState, sendError: message.sendError,
                 attachments: message.attachments.map {
                     Attachment(id: $0.id, filename: $0.filename, mimeType: $0.mimeType, size: $0.size, isDownloaded: $0.isDownloaded,

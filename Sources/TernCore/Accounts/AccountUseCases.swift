@@ -139,6 +139,28 @@ public struct ListAccountsUseCase: Sendable {
     public func callAsFunction() async throws -> [Account] { try await accounts.allAccounts() }
 }
 
+/// `tern account set`: settings of an account that exists.
+public struct AccountSettingsUseCase: Sendable {
+    let accounts: any AccountRepository
+
+    public init(accounts: any AccountRepository) { self.accounts = accounts }
+
+    /// Issue 32: whose `Authentication-Results` say a sender is verified (`Account.authservId`); nil
+    /// or empty goes back to the provider's known one (`MailProvider.authservId`). Applies to mail
+    /// already synced: the results are stored, the verdict is made when a thread is read.
+    public func setAuthservId(_ authservId: String?, accountName: String) async throws -> Account {
+        guard var account = try await accounts.account(named: accountName) else { throw TernError.notFound("account '\(accountName)'") }
+        let trimmed = authservId?.trimmingCharacters(in: .whitespaces) ?? ""
+        // RFC 8601 authserv-id is a `value` (a token or quoted string); in practice a host name.
+        guard trimmed.count <= 255, !trimmed.contains(where: { $0.isWhitespace || ";()\"=/\\".contains($0) }) else {
+            throw TernError.invalidInput("'\(trimmed)' is not an authserv-id: give the host name your provider writes first in Authentication-Results")
+        }
+        account.authservId = trimmed.isEmpty ? nil : trimmed.lowercased()
+        try await accounts.update(account)
+        return account
+    }
+}
+
 /// Removes an account with everything Tern holds for it: synced mail, threads, contact cache
 /// (FR-COMP-04 cascade), attachment files and tokens.
 public struct RemoveAccountUseCase: Sendable {

@@ -87,6 +87,9 @@ public struct ThreadMessage: Sendable, Hashable, Codable {
     public var snippet: String?
     /// FR-SYNC-01 step 7: the body was cut at the 10 MB limit.
     public var bodyTruncated = false
+    /// Issue 32: whether the account's provider vouched for `from`, by the results stored with the
+    /// message and the account's authserv-id as they are now.
+    public var senderAuthentication = SenderAuthentication(verdict: .unknown, authservId: nil)
 
     public init(emailId: Int64, subject: String, from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, isRead: Bool,
                 isStarred: Bool, bodyPlain: String?, bodyHTML: String?, bodiesFetched: Bool, folders: [String], attachments: [AttachmentSummary]) {

@@ -32,13 +32,17 @@ public struct Account: Sendable, Hashable, Codable, Identifiable {
     public var bodyHydration: BodyHydrationPolicy
     public var createdDate: Date
     public var lastSyncDate: Date?
+    /// Issue 32: the authserv-id the account's provider writes in the `Authentication-Results` it
+    /// adds to delivered mail (RFC 8601 section 2.5), set by the user for a provider Tern has no
+    /// entry for; nil uses `MailProvider.authservId`. Lowercased.
+    public var authservId: String?
 
     public init(
         id: ID = UUID().uuidString.lowercased(), name: String, emailAddress: String, displayName: String? = nil,
         provider: MailProvider, imap: ServerEndpoint, smtp: ServerEndpoint, username: String,
         credential: CredentialSource, caFile: String? = nil, isActive: Bool = true, syncWindowDays: Int = 90,
         bodyHydration: BodyHydrationPolicy = .recent(days: 30), createdDate: Date = Date(), lastSyncDate: Date? = nil,
-        aliases: [String] = []
+        aliases: [String] = [], authservId: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -56,6 +60,13 @@ public struct Account: Sendable, Hashable, Codable, Identifiable {
         self.createdDate = createdDate
         self.lastSyncDate = lastSyncDate
         self.aliases = aliases.map { $0.lowercased() }
+        self.authservId = authservId?.lowercased()
+    }
+
+    /// Issue 32: whose `Authentication-Results` tell whether a sender is who its From says: the
+    /// account's setting, else the provider's known authserv-id; nil when Tern knows none.
+    public var verifyingAuthservId: String? {
+        authservId ?? provider.authservId
     }
 
     /// The primary address and the aliases, lowercased: every address that is the user's own.
@@ -69,6 +80,17 @@ public enum MailProvider: String, Sendable, Hashable, Codable, CaseIterable {
     case gmail
     /// Any IMAP/SMTP server.
     case imap
+
+    /// Issue 32: the authserv-id the provider's mail servers write in the `Authentication-Results`
+    /// field they add to every message they deliver. Gmail: `mx.google.com` (its field reads
+    /// `Authentication-Results: mx.google.com; dkim=pass header.i=@…`). A generic server may add
+    /// none or any name: the account's `authservId` setting says.
+    public var authservId: String? {
+        switch self {
+        case .gmail: "mx.google.com"
+        case .imap: nil
+        }
+    }
 }
 
 /// How a connection is secured. There is deliberately no plaintext case (NFR-SYNC-05).

@@ -68,6 +68,11 @@ public struct Email: Sendable, Hashable, Codable, Identifiable {
     public var bodyTruncated: Bool
     /// FR-COMP-03: the headers by which it declares itself bulk or automated (no smart replies).
     public var bulkMarkers: BulkMailMarkers = []
+    /// Issue 32: the message's first `Authentication-Results` fields, in field order, with what the
+    /// verdict reads (`SenderAuthentication`); nil when they were never recorded (stored before
+    /// migration v15, or written here). Kept instead of a verdict so that setting the account's
+    /// authserv-id later applies to mail already synced.
+    public var authenticationResults: [AuthenticationResults]?
     /// Bodies were fetched (both nil after fetching means the message has no text body).
     public var bodiesFetched: Bool
     /// The MIME part tree from BODYSTRUCTURE, as JSON, so bodies and attachments are fetched by part.

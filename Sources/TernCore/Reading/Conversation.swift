@@ -50,6 +50,9 @@ public struct ConversationMessage: Sendable, Hashable, Codable, Identifiable {
     public var folders: [String]
     public var sendState: SendState
     public var sendError: String?
+    /// Issue 32: whether the account's provider vouched for `from`; a trusted sender's remote
+    /// images load only when `letsTrustLoadImages`, and the front ends say when it is not verified.
+    public var senderAuthentication = SenderAuthentication(verdict: .unknown, authservId: nil)
 
     public init(id: Int64, messageId: String?, subject: String, from: EmailAddress, senderName: String, avatar: SenderAvatar, to: [EmailAddress],
                 cc: [EmailAddress], date: Date, isRead: Bool, isStarred: Bool, collapsed: Bool, snippet: String, body: RenderedBody?,

@@ -169,12 +169,14 @@ public struct OpenThreadUseCase: Sendable {
                                isDownloaded: attachment.isDownloaded, isInline: attachment.isInline,
                                warnings: AttachmentWarning.before(downloading: attachment.filename, size: attachment.sizeBytes, metered: metered))
             }
-            return ConversationMessage(
+            var conversationMessage = ConversationMessage(
                 id: message.emailId, messageId: message.messageId, subject: message.subject, from: message.from,
                 senderName: message.from.name.flatMap { $0.isEmpty ? nil : $0 } ?? message.from.address, avatar: SenderAvatar(for: message.from),
                 to: message.to, cc: message.cc, date: message.date, isRead: message.isRead, isStarred: message.isStarred, collapsed: !isExpanded,
                 snippet: Self.oneLine(message.snippet ?? message.bodyPlain ?? ""), body: body, bodyState: state, attachments: attachments,
                 folders: message.folders, sendState: message.sendState, sendError: message.sendError)
+            conversationMessage.senderAuthentication = message.senderAuthentication
+            return conversationMessage
         }
     }
 

@@ -12,9 +12,11 @@ public struct RenderedBody: Sendable, Hashable, Codable {
     public var trackerHosts: [String]
     /// Remote images left out (their placeholders say so); 0 when they were allowed.
     public var remoteImagesBlocked: Int
-    /// Remote images were allowed for this message (the user's choice, or a trusted sender).
+    /// Remote images were allowed for this message (the user's choice, or a trusted sender whose
+    /// From the provider did not contradict: issue 32).
     public var remoteImagesLoaded: Bool
-    /// The sender is a trusted sender (FR-ED-04 "Always load remote images").
+    /// The sender is a trusted sender (FR-ED-04 "Always load remote images"), whether or not that
+    /// loaded the images (`ConversationMessage.senderAuthentication` says).
     public var senderTrusted: Bool
     /// Links whose text names another destination (the front end marks them).
     public var suspiciousLinks: Int
@@ -77,7 +79,8 @@ public struct SanitizedBody: Sendable, Hashable {
 }
 
 /// FR-ED-04: a message's body for display. Remote images load only when the user allowed them for
-/// this message or the sender is trusted; trackers are stripped either way (E-06, E-12); an HTML
+/// this message or the sender is trusted and not shown to be someone else (issue 32:
+/// `SenderAuthentication.letsTrustLoadImages`); trackers are stripped either way (E-06, E-12); an HTML
 /// body that sanitizes to nothing falls back to the plain body.
 public struct RenderMessageUseCase: Sendable {
     let sanitizer: any BodySanitizing
@@ -96,7 +99,7 @@ public struct RenderMessageUseCase: Sendable {
 
     /// Without a store read: the conversation use case asks the trusted senders once per page.
     func render(_ message: ThreadMessage, loadRemoteImages: Bool, senderTrusted: Bool) -> RenderedBody? {
-        let allowRemote = loadRemoteImages || senderTrusted
+        let allowRemote = loadRemoteImages || (senderTrusted && message.senderAuthentication.letsTrustLoadImages)
         if let html = message.bodyHTML, !html.isEmpty {
             let cleaned = sanitizer.sanitize(html: html, allowRemoteImages: allowRemote)
             if !cleaned.sanitizedToNothing {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// FR-ED-04 "Always load remote images": senders, by exact address, whose remote images load
-/// without asking. Local only, never synced.
+/// without asking, when the account's provider did not contradict the From (issue 32:
+/// `SenderAuthentication.letsTrustLoadImages`). Local only, never synced.
 public protocol TrustedSenderStore: Sendable {
     func isTrusted(_ address: String) async throws -> Bool
     /// The addresses of `addresses` that are trusted (lowercased): one read for a page of messages.

@@ -269,13 +269,13 @@ struct MessageView: Sendable {
             notices += """
             <div class="notice remote-images"><p><span class="icon icon-image-off" aria-hidden="true"></span>\(body.remoteImagesBlocked) remote image\(body.remoteImagesBlocked == 1 ? "" : "s") blocked to protect your privacy.</p>\
             <a class="button" href="\(withImages.url)" data-fragment="\(fragment)">Load remote images</a>\
-            <form method="post" action="trusted-senders" class="action-form" data-action="trust">\
-            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="address" value="\(message.from.address)">\
-            <input type="hidden" name="return" value="\(withImages.returnPath)">\
-            <button type="submit" class="button">Always load from \(message.from.address)</button></form></div>
+            \(html: body.senderTrusted ? notVerifiedNotice() : trustForm(returning: withImages.returnPath))</div>
             """
-        } else if body.remoteImagesLoaded, body.senderTrusted {
-            notices += "<p class=\"notice\">Remote images load for \(message.from.address). <a href=\"settings#trusted-senders\">Trusted senders</a></p>"
+        } else if body.remoteImagesLoaded, loadsByTrust(body) {
+            let unverified: HTMLText = message.senderAuthentication.isVerified ? "" : """
+                 <span class="sender-not-verified">The sender is not verified: Tern does not know which checks your provider adds to mail (<code>tern account set --authserv-id</code>).</span>
+                """
+            notices += "<p class=\"notice\">Remote images load for \(message.from.address).\(html: unverified) <a href=\"settings#trusted-senders\">Trusted senders</a></p>"
         }
         if body.suspiciousLinks > 0 {
             notices += """
@@ -285,10 +285,33 @@ struct MessageView: Sendable {
         return notices
     }
 
+    /// Issue 32: a trusted sender's images load only when the provider did not contradict the From.
+    private func loadsByTrust(_ body: RenderedBody) -> Bool {
+        body.senderTrusted && message.senderAuthentication.letsTrustLoadImages
+    }
+
+    private func trustForm(returning returnPath: String) -> HTMLText {
+        """
+        <form method="post" action="trusted-senders" class="action-form" data-action="trust">\
+        <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="address" value="\(message.from.address)">\
+        <input type="hidden" name="return" value="\(returnPath)">\
+        <button type="submit" class="button">Always load from \(message.from.address)</button></form>
+        """
+    }
+
+    /// Why a trusted sender's images were not loaded (issue 32).
+    private func notVerifiedNotice() -> HTMLText {
+        let why = switch message.senderAuthentication.verdict {
+        case .failed: "the sender's domain did not pass your provider's checks"
+        case .unknown, .verified: "your provider's checks are missing from it"
+        }
+        return "<p class=\"sender-not-verified\">\(message.from.address) is a trusted sender, but this message is not verified: \(why), so it may not be from them.</p>"
+    }
+
     /// The body's own document, in a frame without scripts or same-origin rights. Its height is
     /// estimated from the text: a sandboxed document without script cannot report its size.
     private func frame(_ body: RenderedBody) -> HTMLText {
-        let images = body.remoteImagesLoaded && !body.senderTrusted ? "&images=1" : ""
+        let images = body.remoteImagesLoaded && !loadsByTrust(body) ? "&images=1" : ""
         return """
         <iframe class="message-body \(Self.heightClass(body.text))" src="bodies/\(message.id)?thread=\(threadId)\(images)" sandbox="allow-popups allow-popups-to-escape-sandbox" \
         title="Message from \(message.senderName), \(time.full(message.date))" referrerpolicy="no-referrer"></iframe>
