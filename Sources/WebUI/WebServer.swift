@@ -69,12 +69,17 @@ public struct TernWebServer: Sendable {
     let sessions: WebSessions
 
     public init(services: TernServices, configuration: WebServerConfiguration) throws(WebServerError) {
+        try self.init(services: services, configuration: configuration, now: Date.init)
+    }
+
+    /// `now`: the sessions' clock (the route tests move it instead of waiting).
+    init(services: TernServices, configuration: WebServerConfiguration, now: @escaping @Sendable () -> Date) throws(WebServerError) {
         guard configuration.host == "127.0.0.1" else { throw .notLoopback(configuration.host) }
         self.services = services
         self.configuration = configuration
         self.state = WebState(changes: services.changes, home: services.home.url, autosaveSeconds: configuration.autosaveSeconds)
         self.secrets = WebAppSecrets(token: configuration.token)
-        self.sessions = WebSessions(lifetime: configuration.sessionLifetime)
+        self.sessions = WebSessions(lifetime: configuration.sessionLifetime, now: now)
     }
 
     /// The app as one responder, for `run` and the in-process route tests (`port` is what Host and

@@ -2,16 +2,15 @@
 vouched for the From in its own Authentication-Results. The test Postfix adds no such field, so the messages are
 planted by IMAP APPEND with the fields a provider would have written, for an account whose authserv-id is set; the
 CLI's JSON and the web app's conversation and body documents over HTTP are checked."""
-import os
-import subprocess
 import uuid
 
 import pytest
 
-from test_imap_check import TERN, tern
+from test_imap_check import tern
 from test_reading import raw_message, thread_id_of
 from test_send_and_actions import add_account, imap_for, json_of
-from test_web_app import TOKEN, free_port, request
+from test_web_app import request
+from web_support import free_port, sign_in, start_serve
 
 USER = "dave"
 AUTHSERV_ID = "mx.provider.example"
@@ -80,16 +79,10 @@ def message_of_loaded(home, thread):
 
 
 def serve(home, port):
-    """`tern serve --no-sync` (its log to a file: a full pipe would stop it); the app's secret base and a session cookie."""
-    env = dict(os.environ, TERN_HOME=str(home), TERN_SERVE_TOKEN=TOKEN, TERN_NO_BACKGROUND_PUSH="1")
-    with open(home / "serve.log", "w") as log:
-        process = subprocess.Popen([str(TERN), "serve", "--port", str(port), "--no-sync"], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
-    line = process.stdout.readline()
-    assert line.startswith(f"Tern is running at http://127.0.0.1:{port}/"), line
-    response, _ = request({"port": port}, "GET", f"/?token={TOKEN}")
-    assert response.status == 303
-    base = response.getheader("Location").rsplit("/mail", 1)[0]
-    return process, base, response.getheader("Set-Cookie").split(";")[0]
+    """`tern serve --no-sync`; the app's secret base path and a session cookie."""
+    process = start_serve(home, port, "--no-sync")
+    session = sign_in(port)
+    return process, session.app.rstrip("/"), session.cookie
 
 
 def test_the_web_conversation_and_body_follow_the_verdict(planted):

@@ -56,10 +56,8 @@ struct ScriptedSMTPServerTests {
                 return nil
             } catch { return error as? SMTPError }
         }
-        let closed = try await ScriptedSMTPServer.start(tls: true, script: Self.submission(contentReply: "250 ok\r\n"))
-        let closedPort = closed.smtpServer
-        closed.stop()
-        try await Task.sleep(for: .milliseconds(100))
+        var closedPort = SMTPServer(host: "127.0.0.1", port: 1, security: .implicitTLS, caFile: MailServers.ca, connectTimeout: .seconds(5))
+        closedPort.commandTimeout = .seconds(5)
         guard case .unreachable(.network(let refused))? = await sessionError(closedPort) else { Issue.record("closed port"); return }
         #expect(refused.contains("refused"))
         // The TLS handshake: a plain-text server where TLS is expected.
