@@ -41,6 +41,8 @@ test: deps
 	$(TEST_SERVERS) scripts/mailservers reset
 	$(TEST_SERVERS) scripts/mailservers start
 	status=0; \
+	scripts/check-architecture || status=1; \
+	scripts/requirements-map --check || status=1; \
 	$(TEST_SERVERS) TERN_REQUIRE_TEST_SERVERS=1 swift test --skip-build $(SWIFT_FLAGS) || status=1; \
 	$(TEST_SERVERS) $(PYTHON) -m pytest -q -p no:cacheprovider SystemTests/integration || status=1; \
 	$(TEST_SERVERS) scripts/mailservers stop; \

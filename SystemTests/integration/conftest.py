@@ -1,27 +1,23 @@
-"""Fixtures for tests against the real test mail servers started by scripts/mailservers."""
-import os
-import pathlib
-import shlex
-import socket
+"""Fixtures for tests against the real test mail servers started by scripts/mailservers. Helpers are in `support`.
+
+A module's own fixture of the same name overrides one of these for that module: `browser` in test_web_app.py,
+test_web_session.py and test_sanitizer_browser.py, and `app` in test_web_drafts.py, are sites of their own, not copies
+of the acceptance site below; `account_options` in test_compose.py adds an alias to `home`'s account."""
 import ssl
 import subprocess
 import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-MAILSERVERS = ROOT / "scripts" / "mailservers"
+from support.accounts import ACCEPTANCE_USER, add_account
+from support.browser import chromium
+from support.imap import LayoutServer, imap_for, logout_quietly
+from support.servers import free_port, mailserver_env
+from support.tern import MAILSERVERS, ROOT
+from support.web import browser_sign_in, sign_in, start_serve
+
 # The project's own tools the tests use (the fault proxy).
 sys.path.insert(0, str(ROOT / "scripts"))
-
-
-def mailserver_env():
-    out = subprocess.run([str(MAILSERVERS), "env"], check=True, capture_output=True, text=True).stdout
-    env = {}
-    for line in out.splitlines():
-        key, _, value = line.partition("=")
-        env[key] = shlex.split(value)[0] if value else ""
-    return env
 
 
 @pytest.fixture(scope="session")
@@ -39,12 +35,68 @@ def tls_context(servers):
     return ssl.create_default_context(cafile=servers["TERN_TEST_CA"])
 
 
-def user_address(servers, name):
-    return f"{name}@{servers['TERN_TEST_DOMAIN']}"
+@pytest.fixture()
+def account_options():
+    """More `tern account add` options for the `home` fixture's account; a module overrides this (with an alias, say)."""
+    return ()
 
 
-def free_port():
-    """A port of 127.0.0.1 nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+@pytest.fixture()
+def home(servers, tmp_path, request, account_options):
+    """A Tern home (`tmp_path`) with an account for the module's `USER` on the test servers."""
+    add_account(tmp_path, servers, request.module.USER, *account_options)
+    return tmp_path
+
+
+def imap_session(servers, tls_context, user):
+    imap = imap_for(servers, tls_context, user)
+    yield imap
+    logout_quietly(imap)
+
+
+@pytest.fixture()
+def alice(servers, tls_context):
+    """Another client's IMAP session of alice (and of bob and dave below)."""
+    yield from imap_session(servers, tls_context, "alice")
+
+
+@pytest.fixture()
+def bob(servers, tls_context):
+    yield from imap_session(servers, tls_context, "bob")
+
+
+@pytest.fixture()
+def dave(servers, tls_context):
+    yield from imap_session(servers, tls_context, "dave")
+
+
+@pytest.fixture()
+def dave_server(servers):
+    """The test Dovecot as a Gmail-layout server of dave's."""
+    return LayoutServer("gmail", int(servers["TERN_IMAPS_PORT"]), servers["TERN_TEST_CA"], servers["TERN_TEST_PASSWORD"])
+
+
+# ---- The web acceptance site (test_web_acceptance.py, test_web_edge_cases.py) -----------------------------------
+
+@pytest.fixture(scope="module")
+def app(servers, tmp_path_factory):
+    """carol's account, not synced, under `tern serve --no-sync`, with a signed-in session and an IMAP session."""
+    home = tmp_path_factory.mktemp("acceptance-home")
+    add_account(home, servers, ACCEPTANCE_USER)
+    imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), ACCEPTANCE_USER)
+    port = free_port()
+    server = start_serve(home, port, "--no-sync")
+    web = sign_in(port)
+    yield {"home": home, "base": web.base, "web": web, "port": port, "imap": imap, "servers": servers}
+    server.terminate()
+    server.wait(timeout=10)
+    imap.logout()
+
+
+@pytest.fixture(scope="module")
+def browser(app):
+    """Chromium signed in to `app`."""
+    driver = chromium(page_load_timeout=15)
+    assert browser_sign_in(driver, app["port"]) == app["base"]
+    yield driver
+    driver.quit()

@@ -11,38 +11,25 @@ import subprocess
 import threading
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
-from email.message import EmailMessage
-from email.utils import format_datetime
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from test_imap_check import TERN
-from test_send_and_actions import add_account, imap_for
-from test_web_app import axe_violations, by_xpath, wait_until
-from web_support import browser_sign_in, free_port, start_serve
+from support.accounts import add_account
+from support.browser import axe_violations, by_xpath, chromium
+from support.imap import imap_for
+from support.messages import raw_message
+from support.servers import free_port
+from support.tern import TERN, tern
+from support.waiting import wait_until
+from support.web import browser_sign_in, start_serve
 
 USER = "dave"
 
 
-def mail(subject, text, *, sender="Priya Nair <priya@example.org>", to=f"{USER}@tern.test", headers=None, message_id=None,
-         in_reply_to=None, minutes_ago=5):
-    message = EmailMessage()
-    message["From"], message["To"], message["Subject"] = sender, to, subject
-    message["Message-ID"] = message_id or f"<{uuid.uuid4().hex}@example.org>"
-    message["Date"] = format_datetime(datetime.now(timezone.utc) - timedelta(minutes=minutes_ago))
-    if in_reply_to:
-        message["In-Reply-To"] = message["References"] = in_reply_to
-    for name, value in (headers or {}).items():
-        message[name] = value
-    message.set_content(text)
-    return message.as_bytes()
-
-
-def tern(home, *args, env=None, timeout=60):
-    environment = dict(os.environ, TERN_HOME=str(home), **(env or {}))
-    return subprocess.run([str(TERN), *args], env=environment, capture_output=True, text=True, timeout=timeout)
+# Mail to dave from Priya, five minutes ago unless it says otherwise.
+mail = partial(raw_message, f"{USER}@tern.test", sender="Priya Nair <priya@example.org>", minutes_ago=5)
 
 
 def thread_id(home, stamp):
@@ -253,12 +240,7 @@ def web(mailbox, monkeypatch):
     port = free_port()
     monkeypatch.setenv("TERN_ASSIST_BUDGET_SECONDS", "6")  # a slow model (4 s) answers; one past it (9 s) is hidden
     server = start_serve(home, port, "--no-sync")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = chromium()
     yield {"browser": driver, "base": browser_sign_in(driver, port), "home": home}
     driver.quit()
     server.terminate()

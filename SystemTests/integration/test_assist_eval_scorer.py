@@ -5,11 +5,11 @@ import importlib.util
 import json
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from support.tern import ROOT
+
 SET_DIR = ROOT / "SystemTests" / "assist-eval" / "threads"
 _spec = importlib.util.spec_from_file_location("assist_eval", ROOT / "scripts" / "assist_eval.py")
 assist_eval = importlib.util.module_from_spec(_spec)

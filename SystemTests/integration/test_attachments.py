@@ -15,15 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MAILSERVERS
-from test_imap_check import TERN, tern
-from test_reading import USER, dave, home, raw_message, thread_id_of  # noqa: F401 (fixtures)
-from test_send_and_actions import json_of
+from support.messages import raw_message, thread_id_of
+from support.servers import user_address
+from support.tern import MAILSERVERS, TERN, json_of, tern
+
+USER = "dave"
 
 
 def plant(servers, imap, attachments):
     stamp = uuid.uuid4().hex[:10]
-    imap.append("INBOX", "", None, raw_message(servers, f"Files {stamp}", message_id=f"<files-{stamp}@example.org>",
+    imap.append("INBOX", "", None, raw_message(user_address(servers, USER), f"Files {stamp}", message_id=f"<files-{stamp}@example.org>",
                                                attachments=attachments))
     return stamp
 

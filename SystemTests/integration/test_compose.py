@@ -9,20 +9,17 @@ from datetime import datetime, timezone
 
 import pytest
 
-from conftest import user_address
-from test_send_and_actions import json_of
-from test_imap_check import tern
-from test_send_and_actions import imap_for
+from support.imap import imap_for
+from support.servers import user_address
+from support.tern import json_of, tern
 
 USER = "carol"
 
 
 @pytest.fixture()
-def home(servers, tmp_path):
-    tern(tmp_path, "account", "add", USER, "--email", user_address(servers, USER), "--alias", alias(servers),
-         "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}", "--smtp", f"127.0.0.1:{servers['TERN_SMTPS_PORT']}",
-         "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}", "--ca-file", servers["TERN_TEST_CA"], check=True)
-    return tmp_path
+def account_options(servers):
+    """The `home` fixture's account has an alias."""
+    return ("--alias", alias(servers))
 
 
 def alias(servers):

@@ -9,11 +9,12 @@ import subprocess
 import uuid
 
 from faultproxy import FaultProxy
-from test_faults import add_account, dave_server  # noqa: F401 (a fixture)
-from test_reading import raw_message
-from test_send_and_actions import wait_for
-from test_web_app import TERN, request
-from web_support import free_port, sign_in, start_serve
+from support.accounts import NO_SMTP, add_account
+from support.messages import raw_message
+from support.servers import free_port, user_address
+from support.tern import TERN
+from support.waiting import wait_for
+from support.web import request, sign_in, start_serve
 
 USER = "dave"
 
@@ -31,12 +32,12 @@ def test_serve_keeps_to_one_pool_of_five_for_sync_idle_bodies_attachments_drafts
     stamp = uuid.uuid4().hex[:10]
     subject = f"Pooled {stamp}"
     client = dave_server.imap()
-    client.append("INBOX", "", None, raw_message(servers, subject, message_id=f"<pooled-{stamp}@example.org>",
-                                                 body=f"The body of {stamp}.", attachments=[(f"notes-{stamp}.bin", b"x" * 40_000)]))
+    client.append("INBOX", "", None, raw_message(user_address(servers, USER), subject, message_id=f"<pooled-{stamp}@example.org>",
+                                                 text=f"The body of {stamp}.", attachments=[(f"notes-{stamp}.bin", b"x" * 40_000)]))
     client.logout()
     relay = FaultProxy(int(servers["TERN_IMAPS_PORT"]))
     home = tmp_path
-    add_account(home, servers, relay.port, "--bodies", "none")
+    add_account(home, servers, USER, "--bodies", "none", imap_port=relay.port, smtp=NO_SMTP)
     port = free_port()
     serve = start_serve(home, port)
     try:

@@ -10,18 +10,15 @@ Cleaning the output again must change nothing.
 The inputs are the same on every run (fixed seeds); TERN_CSS_FUZZ_SEED adds another round."""
 import html
 import html.parser
-import json
 import os
 import random
 import re
-import subprocess
 
 import pytest
 import tinycss2
 
-from conftest import ROOT
+from support.tern import ROOT, sanitized
 
-TERN = ROOT / ".build" / "debug" / "tern"
 SOURCE = (ROOT / "Sources" / "HTMLSafety" / "Sanitizer" / "CSSSanitizer.swift").read_text()
 MARKERS = (ROOT / "Sources" / "HTMLSafety" / "Sanitizer" / "InterfaceMarkers.swift").read_text()
 
@@ -230,9 +227,7 @@ def check_rules(items, allow_remote, problems, depth):
 
 
 def sanitize(paths, allow_remote):
-    command = [str(TERN), "sanitize", "--json"] + (["--allow-remote"] if allow_remote else []) + [str(p) for p in paths]
-    out = subprocess.run(command, check=True, capture_output=True, text=True, timeout=300).stdout
-    return [json.loads(line)["html"] for line in out.splitlines() if line.strip()]
+    return [result["html"] for result in sanitized(paths, allow_remote)]
 
 
 def run_round(tmp_path, seed, count, allow_remote):

@@ -12,9 +12,14 @@ import subprocess
 import time
 import uuid
 
-from conftest import user_address
-from test_imap_check import TERN, tern
-from test_send_and_actions import RECIPIENT, SENDER, bob, home, imap_for, json_of, uids_with_subject, wait_for  # noqa: F401 (fixture)
+from support.imap import imap_for, uids_with_subject
+from support.servers import user_address
+from support.tern import TERN, json_of, tern
+from support.waiting import wait_for
+
+SENDER = "alice"
+RECIPIENT = "bob"
+USER = SENDER  # the `home` fixture's account
 
 DRAFTS = "[Gmail]/Drafts"  # the test Dovecot is laid out as Gmail; Tern finds it by its \Drafts attribute
 

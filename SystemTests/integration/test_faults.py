@@ -8,21 +8,12 @@ import uuid
 import pytest
 from faultproxy import FaultProxy
 
-from conftest import user_address
-from test_imap_check import tern
-from test_layouts import LayoutServer, quote
-from test_send_and_actions import json_of
+from support.accounts import NO_SMTP, add_account
+from support.imap import quote
+from support.servers import user_address
+from support.tern import MAILSERVERS, TERN, json_of, tern
 
 USER = "dave"
-
-
-def add_account(home, servers, port=None, *extra, smtp="127.0.0.1:1"):
-    """Dave's account in `home`, reaching the IMAP server on `port` (the test Dovecot's TLS port by default) and no
-    SMTP server unless `smtp` says where."""
-    tern(home, "account", "add", USER, "--email", user_address(servers, USER),
-         "--imap", f"127.0.0.1:{port or servers['TERN_IMAPS_PORT']}", "--smtp", smtp,
-         "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}", "--ca-file", servers["TERN_TEST_CA"], *extra,
-         check=True)
 
 
 def fill_folder(servers, dave_server, folder, count, words):
@@ -40,11 +31,6 @@ def fill_folder(servers, dave_server, folder, count, words):
         client.logout()
 
 
-@pytest.fixture()
-def dave_server(servers):
-    return LayoutServer("gmail", int(servers["TERN_IMAPS_PORT"]), servers["TERN_TEST_CA"], servers["TERN_TEST_PASSWORD"])
-
-
 @pytest.mark.parametrize("fault", ["cut", "stall"])
 def test_a_connection_cut_or_stalled_mid_fetch_costs_one_folder_and_the_next_sync_converges(servers, dave_server, tmp_path,
                                                                                             monkeypatch, fault):
@@ -58,7 +44,7 @@ def test_a_connection_cut_or_stalled_mid_fetch_costs_one_folder_and_the_next_syn
     port = int(servers["TERN_IMAPS_PORT"])
     relay = FaultProxy(port, cut_first_after=60_000) if fault == "cut" else FaultProxy(port, stall_first_after=60_000)
     monkeypatch.setenv("TERN_IMAP_COMMAND_TIMEOUT", "2")
-    add_account(home, servers, relay.port, "--sync-window-days", "36500", "--bodies", "all")
+    add_account(home, servers, USER, "--sync-window-days", "36500", "--bodies", "all", imap_port=relay.port, smtp=NO_SMTP)
     try:
         cut = tern(home, "sync", USER, "--json")
         assert relay.cuts == 1 if fault == "cut" else relay.stalled_once.is_set(), "the relay did its fault"
@@ -93,7 +79,6 @@ class Watch:
     def __init__(self, home, *extra_env):
         import os
         import subprocess
-        from test_imap_check import TERN
         env = dict(os.environ, TERN_HOME=str(home), TERN_RECONNECT_BACKOFF="0.2,0.4,0.8", **dict(extra_env))
         self.process = subprocess.Popen([str(TERN), "sync", USER, "--watch", "--json", "--bodies", "none"], env=env,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -132,9 +117,8 @@ def test_the_watch_outlives_a_dovecot_restart_and_sees_mail_after_it(servers, da
     (`retryScheduled`), keeps running, and once Dovecot is back it watches again and shows new mail."""
     import subprocess
 
-    from conftest import MAILSERVERS
     home = tmp_path
-    add_account(home, servers)
+    add_account(home, servers, USER, smtp=NO_SMTP)
     watch = Watch(home)
     wait_for = watch.wait_for
 
@@ -189,7 +173,7 @@ def test_a_store_another_process_holds_is_reported_busy_and_left_whole(servers, 
     import sqlite3
 
     home = tmp_path
-    add_account(home, servers)
+    add_account(home, servers, USER, smtp=NO_SMTP)
     holder = sqlite3.connect(home / "tern.sqlite", isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:
@@ -218,7 +202,7 @@ def test_a_full_disk_stops_the_sync_with_the_disk_named_and_it_resumes_when_spac
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)], check=True)
     try:
         home = disk / "home"
-        add_account(home, servers, None, "--sync-window-days", "36500", "--bodies", "all")
+        add_account(home, servers, USER, "--sync-window-days", "36500", "--bodies", "all", smtp=NO_SMTP)
         full = tern(home, "sync", USER)
         assert full.returncode == 1, full.stderr[-1500:]
         assert f"the disk holding '{home / 'tern.sqlite'}' is full" in full.stderr, full.stderr[-1500:]
@@ -252,7 +236,7 @@ def test_a_disk_that_fills_during_a_send_loses_nothing_queued_and_sends_it_once(
     subject = f"Full disk {uuid.uuid4().hex[:8]}"
     try:
         home = disk / "home"
-        add_account(home, servers, None, "--bodies", "none", smtp=f"127.0.0.1:{servers['TERN_SMTPS_PORT']}")
+        add_account(home, servers, USER, "--bodies", "none")
         queued = tern(home, "send", "--to", user_address(servers, "bob"), "--subject", subject, "--body", "Kept.", "--queue-only")
         assert queued.returncode == 0, queued.stderr
         subprocess.run(["dd", "if=/dev/zero", f"of={disk / 'filler'}", "bs=64k"], capture_output=True)
@@ -279,8 +263,7 @@ def test_older_mail_of_a_folder_synced_to_its_start_is_answered_offline(servers,
     it answers with Dovecot stopped."""
     import subprocess
 
-    from conftest import MAILSERVERS
-    add_account(tmp_path, servers, None, "--sync-window-days", "36500")
+    add_account(tmp_path, servers, USER, "--sync-window-days", "36500", smtp=NO_SMTP)
     assert tern(tmp_path, "sync", USER, "--bodies", "none").returncode == 0
     subprocess.run([str(MAILSERVERS), "stop-dovecot"], check=True)
     try:
@@ -298,7 +281,7 @@ def test_catch_up_paused_by_the_person_keeps_its_place_and_resumes_when_they_say
     folder = f"History {uuid.uuid4().hex[:8]}"
     fill_folder(servers, dave_server, folder, 700, 5)
     home = tmp_path
-    add_account(home, servers, None, "--bodies", "none")
+    add_account(home, servers, USER, "--bodies", "none", smtp=NO_SMTP)
     try:
         assert tern(home, "settings", "set", "catch-up", "paused").returncode == 0
         paused = tern(home, "sync", USER)
@@ -341,7 +324,7 @@ def test_an_idle_connection_cut_is_reestablished_and_mail_after_it_arrives(serve
     """FR-SYNC-03: every connection of the watch, the IDLE's included, is cut at once: the IDLE comes back by itself
     and mail that arrives afterwards is announced."""
     proxy = FaultProxy(int(servers["TERN_IMAPS_PORT"]))
-    add_account(tmp_path, servers, proxy.port)
+    add_account(tmp_path, servers, USER, imap_port=proxy.port, smtp=NO_SMTP)
     watch = Watch(tmp_path)
     stamp = uuid.uuid4().hex[:8]
     try:
@@ -361,7 +344,7 @@ def test_a_connection_cut_during_tls_fails_the_sync_in_one_line_and_the_next_con
     """The first connection is cut 200 bytes into the server's TLS handshake: `tern sync` says so in one line (a
     one-shot command does not wait to reconnect) and stores nothing half; the next sync is whole."""
     proxy = FaultProxy(int(servers["TERN_IMAPS_PORT"]), cut_first_after=200)
-    add_account(tmp_path, servers, proxy.port, "--bodies", "none", "--sync-window-days", "36500")
+    add_account(tmp_path, servers, USER, "--bodies", "none", "--sync-window-days", "36500", imap_port=proxy.port, smtp=NO_SMTP)
     try:
         cut = tern(tmp_path, "sync", USER)
         assert cut.returncode == 1 and proxy.cuts == 1
@@ -380,7 +363,7 @@ def test_a_sent_copy_cut_mid_append_is_filed_once_and_the_message_sent_once(serv
     is filed on the next push, and Sent holds it once (the server dropped the half APPEND)."""
     import os
     proxy = FaultProxy(int(servers["TERN_IMAPS_PORT"]), cut_first_upload_after=150_000)
-    add_account(tmp_path, servers, proxy.port, "--bodies", "none", smtp=f"127.0.0.1:{servers['TERN_SMTPS_PORT']}")
+    add_account(tmp_path, servers, USER, "--bodies", "none", imap_port=proxy.port)
     subject = f"Appended {uuid.uuid4().hex[:8]}"
     attachment = tmp_path / "figures.bin"
     attachment.write_bytes(os.urandom(400_000))
@@ -403,8 +386,7 @@ def test_postfix_stopped_under_the_watch_keeps_the_message_queued_and_sends_it_o
     import subprocess
     import time
 
-    from conftest import MAILSERVERS
-    add_account(tmp_path, servers, None, "--bodies", "none", smtp=f"127.0.0.1:{servers['TERN_SMTPS_PORT']}")
+    add_account(tmp_path, servers, USER, "--bodies", "none")
     watch = Watch(tmp_path)
     subject = f"Queued {uuid.uuid4().hex[:8]}"
     try:
@@ -434,9 +416,8 @@ def test_an_outage_longer_than_the_retry_schedule_loses_nothing_and_sends_each_m
     import subprocess
     import time
 
-    from conftest import MAILSERVERS
     monkeypatch.setenv("TERN_SEND_RETRY_SCHEDULE", "1,1,1")
-    add_account(tmp_path, servers, None, "--bodies", "none", smtp=f"127.0.0.1:{servers['TERN_SMTPS_PORT']}")
+    add_account(tmp_path, servers, USER, "--bodies", "none")
     watch = Watch(tmp_path)
     stamp = uuid.uuid4().hex[:8]
     subjects = [f"Outage first {stamp}", f"Outage second {stamp}"]
@@ -504,7 +485,7 @@ def test_without_uidplus_or_move_an_archive_never_expunges_what_it_did_not_flag(
     client.logout()
     monkeypatch.setenv("TERN_IMAP_DISABLE_CAPABILITIES", "UIDPLUS,MOVE")
     monkeypatch.setenv("TERN_NO_BACKGROUND_PUSH", "1")
-    add_account(tmp_path, servers, None, "--bodies", "none")
+    add_account(tmp_path, servers, USER, "--bodies", "none", smtp=NO_SMTP)
     assert tern(tmp_path, "settings", "set", "undo-action-window", "0").returncode == 0
     assert tern(tmp_path, "sync", USER).returncode == 0
     [thread] = [t for t in json_of(tmp_path, "threads", "--account", USER, "--limit", "200") if t["subject"] == f"Archive me {stamp}"]

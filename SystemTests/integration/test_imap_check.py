@@ -1,29 +1,12 @@
 """`tern imap-check` against the real Dovecot, and against TLS servers Tern must refuse."""
 import json
-import os
-import pathlib
-import socket
 import subprocess
-import time
 
 import pytest
 
-from conftest import ROOT, free_port
-
-TERN = ROOT / ".build" / "debug" / "tern"
-
-
-def tern(home, *args, check=False):
-    env = dict(os.environ, TERN_HOME=str(home))
-    return subprocess.run([str(TERN), *args], capture_output=True, text=True, env=env, timeout=60, check=check)
-
-
-def add_account(home, servers, name, port, extra=(), ca=True):
-    args = ["account", "add", name, "--email", "bob@tern.test", "--imap", f"127.0.0.1:{port}", "--smtp", "127.0.0.1:1",
-            "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}", *extra]
-    if ca:
-        args += ["--ca-file", servers["TERN_TEST_CA"]]
-    tern(home, *args, check=True)
+from support.accounts import NO_SMTP, add_account
+from support.servers import free_port, wait_port
+from support.tern import tern
 
 
 @pytest.fixture()
@@ -35,12 +18,7 @@ def s_server(servers):
         process = subprocess.Popen(["openssl", "s_server", "-accept", f"127.0.0.1:{port}", "-cert", cert, "-key", key, "-quiet", *extra],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         started.append(process)
-        for _ in range(50):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        wait_port(port, process, attempts=50)
         return port
 
     yield start
@@ -50,7 +28,7 @@ def s_server(servers):
 
 
 def test_imap_check_lists_capabilities_and_special_use(servers, tmp_path):
-    add_account(tmp_path, servers, "bob", servers["TERN_IMAPS_PORT"])
+    add_account(tmp_path, servers, "bob", smtp=NO_SMTP)
     result = tern(tmp_path, "imap-check", "bob", "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
@@ -72,7 +50,7 @@ def test_imap_check_over_starttls(servers, tmp_path):
 
 
 def test_untrusted_ca_is_refused(servers, tmp_path):
-    add_account(tmp_path, servers, "noca", servers["TERN_IMAPS_PORT"], ca=False)
+    add_account(tmp_path, servers, "bob", name="noca", smtp=NO_SMTP, ca=False)
     result = tern(tmp_path, "imap-check", "noca")
     assert result.returncode == 1
     assert "not trusted" in result.stderr
@@ -82,7 +60,7 @@ def test_untrusted_ca_is_refused(servers, tmp_path):
 def test_self_signed_server_is_refused(servers, tmp_path, s_server):
     directory = servers["TERN_MAILSERVERS_DIR"]
     port = s_server(f"{directory}/tls/selfsigned.crt", f"{directory}/tls/selfsigned.key")
-    add_account(tmp_path, servers, "self", port)
+    add_account(tmp_path, servers, "bob", name="self", imap_port=port, smtp=NO_SMTP)
     result = tern(tmp_path, "imap-check", "self")
     assert result.returncode == 1
     assert "TLS refused" in result.stderr and "not trusted" in result.stderr
@@ -91,7 +69,7 @@ def test_self_signed_server_is_refused(servers, tmp_path, s_server):
 def test_server_below_tls_1_2_is_refused(servers, tmp_path, s_server):
     directory = servers["TERN_MAILSERVERS_DIR"]
     port = s_server(f"{directory}/tls/server.crt", f"{directory}/tls/server.key", "-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0")
-    add_account(tmp_path, servers, "old", port)
+    add_account(tmp_path, servers, "bob", name="old", imap_port=port, smtp=NO_SMTP)
     result = tern(tmp_path, "imap-check", "old")
     assert result.returncode == 1
     assert "TLS 1.2" in result.stderr

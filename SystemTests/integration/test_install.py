@@ -1,13 +1,13 @@
 """`make install` and the machine it leaves (issue 32): a person's install brings no network-facing mail server or
 browser, the test run leaves no system mail service enabled, and the systemd units are hardened."""
-import pathlib
 import re
 import shutil
 import subprocess
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from support.tern import ROOT
+
 SERVERS_AND_BROWSERS = re.compile(r"dovecot|postfix|exim|chromium|chromedriver|firefox")
 
 

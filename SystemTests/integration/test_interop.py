@@ -1,30 +1,13 @@
 """Servers and folder names other than the plain ASCII Gmail layout (issue 22): folder names in modified UTF-7
 (RFC 3501 section 5.1.3) and with `&` sync like any other, through every command that names a folder."""
-import base64
 import uuid
 
-from test_reading import USER, dave, home, raw_message  # noqa: F401 (fixtures)
-from test_send_and_actions import json_of
+from support.imap import modified_utf7
+from support.messages import raw_message
+from support.servers import user_address
+from support.tern import TERN, json_of, tern
 
-
-def modified_utf7(name):
-    """The wire form of a mailbox name: `&` as `&-`, other non-ASCII runs as `&` + base64 of UTF-16BE + `-`."""
-    out, pending = [], ""
-
-    def flush():
-        nonlocal pending
-        if pending:
-            out.append("&" + base64.b64encode(pending.encode("utf-16-be")).decode().rstrip("=").replace("/", ",") + "-")
-            pending = ""
-
-    for character in name:
-        if 0x20 <= ord(character) <= 0x7E:
-            flush()
-            out.append("&-" if character == "&" else character)
-        else:
-            pending += character
-    flush()
-    return "".join(out)
+USER = "dave"
 
 
 def test_folders_named_outside_ascii_or_with_an_ampersand_sync_and_take_actions(servers, home, dave):
@@ -34,7 +17,8 @@ def test_folders_named_outside_ascii_or_with_an_ampersand_sync_and_take_actions(
         for index, name in enumerate(names):
             wire = '"' + modified_utf7(name) + '"'
             assert dave.create(wire)[0] == "OK"
-            dave.append(wire, "", None, raw_message(servers, f"In {stamp} {index}", message_id=f"<in-{index}-{stamp}@example.org>"))
+            dave.append(wire, "", None, raw_message(user_address(servers, USER), f"In {stamp} {index}",
+                                                    message_id=f"<in-{index}-{stamp}@example.org>"))
         json_of(home, "sync", USER)
         counts = {f["path"]: f["messageCount"] for f in json_of(home, "folders")}
         for name in names:
@@ -62,7 +46,6 @@ def test_watch_prints_each_line_into_a_pipe(servers, home):
     import select
     import subprocess
 
-    from test_imap_check import TERN
     watcher = subprocess.Popen([str(TERN), "sync", USER, "--watch", "--bodies", "none"], stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, env=dict(os.environ, TERN_HOME=str(home)))
     try:
@@ -79,11 +62,10 @@ def test_watch_prints_each_line_into_a_pipe(servers, home):
 def test_mark_unread_on_a_thread_leaves_the_users_own_replies_read(servers, home, dave):
     """Issue 22: marking a conversation unread touches the mail the user received, as Gmail does; the user's own reply
     in Sent keeps its \\Seen (a message named on its own is marked whoever wrote it)."""
-    from conftest import user_address
     stamp = uuid.uuid4().hex[:8]
     first = f"<question-{stamp}@example.org>"
-    dave.append("INBOX", "(\\Seen)", None, raw_message(servers, f"Question {stamp}", message_id=first))
-    reply = raw_message(servers, f"Re: Question {stamp}", message_id=f"<reply-{stamp}@tern.test>", in_reply_to=first,
+    dave.append("INBOX", "(\\Seen)", None, raw_message(user_address(servers, USER), f"Question {stamp}", message_id=first))
+    reply = raw_message(user_address(servers, USER), f"Re: Question {stamp}", message_id=f"<reply-{stamp}@tern.test>", in_reply_to=first,
                         sender=user_address(servers, USER))
     dave.append('"[Gmail]/Sent Mail"', "(\\Seen)", None, reply)
     json_of(home, "sync", USER)
@@ -110,11 +92,10 @@ def test_mark_unread_on_a_thread_leaves_the_users_own_replies_read(servers, home
 def test_archive_reports_what_it_moved_when_the_server_refuses(servers, home, dave):
     """Issue 22: an archive the server refuses (its folder was deleted by another client) reports 0 of 1 moved and exits
     non-zero, instead of "archived 1 message"."""
-    from test_send_and_actions import tern
     stamp = uuid.uuid4().hex[:8]
     folder = f"Projects {stamp}"
     assert dave.create(f'"{folder}"')[0] == "OK"
-    dave.append(f'"{folder}"', "", None, raw_message(servers, f"Plan {stamp}", message_id=f"<plan-{stamp}@example.org>"))
+    dave.append(f'"{folder}"', "", None, raw_message(user_address(servers, USER), f"Plan {stamp}", message_id=f"<plan-{stamp}@example.org>"))
     json_of(home, "sync", USER)
     [hit] = [h for h in json_of(home, "search", stamp) if h["subject"] == f"Plan {stamp}"]
     dave.delete(f'"{folder}"')
@@ -130,11 +111,10 @@ def test_sync_exits_non_zero_naming_a_folder_the_server_refused(servers, home, d
     import pathlib
     import shutil
 
-    from test_send_and_actions import tern
     stamp = uuid.uuid4().hex[:8]
     broken = f"Broken {stamp}"
     assert dave.create(f'"{broken}"')[0] == "OK"
-    dave.append("INBOX", "", None, raw_message(servers, f"Still synced {stamp}", message_id=f"<still-{stamp}@example.org>"))
+    dave.append("INBOX", "", None, raw_message(user_address(servers, USER), f"Still synced {stamp}", message_id=f"<still-{stamp}@example.org>"))
     # The folder's maildir made unreadable for the server itself (it answers SELECT and STATUS with NO [SERVERBUG]).
     maildir = pathlib.Path(servers["TERN_MAILSERVERS_DIR"]) / "mail" / USER / "Maildir" / broken
     for part in ("cur", "new"):
@@ -156,7 +136,6 @@ def test_an_empty_folder_is_not_bootstrapped_again_on_every_sync(servers, home, 
     """Issue 22: an empty folder had no forward cursor (no message to move it), so every sync took it for a new folder
     and selected it again; once synced, the pipelined STATUS settles it like any unchanged folder. Mail that arrives
     in it later is still fetched."""
-    from test_send_and_actions import tern
     stamp = uuid.uuid4().hex[:8]
     empty = f"Empty {stamp}"
     assert dave.create(f'"{empty}"')[0] == "OK"
@@ -166,7 +145,7 @@ def test_an_empty_folder_is_not_bootstrapped_again_on_every_sync(servers, home, 
         assert again.returncode == 0, again.stderr
         selected = [line for line in again.stderr.splitlines() if '"selectingFolder"' in line]
         assert not [line for line in selected if f'"{empty}"' in line], selected
-        dave.append(f'"{empty}"', "", None, raw_message(servers, f"Later {stamp}", message_id=f"<later-{stamp}@example.org>"))
+        dave.append(f'"{empty}"', "", None, raw_message(user_address(servers, USER), f"Later {stamp}", message_id=f"<later-{stamp}@example.org>"))
         json_of(home, "sync", USER)
         counts = {f["path"]: f["messageCount"] for f in json_of(home, "folders")}
         assert counts.get(empty) == 1

@@ -13,153 +13,18 @@ Each layout is its own IMAP server, started here by the project's scripts with a
 
 After a first sync, after archive and delete by Tern and by another client, and after folders are renamed and deleted on
 the server, every folder Tern syncs holds exactly as many messages as the server's STATUS says."""
-import imaplib
 import os
 import pathlib
 import shutil
-import socket
-import ssl
 import subprocess
 import sys
-import time
 import uuid
-from email.message import EmailMessage
-from email.utils import format_datetime
-from datetime import datetime, timezone
 
 import pytest
 
-from conftest import MAILSERVERS, free_port, mailserver_env
-from test_imap_check import tern
-from test_interop import modified_utf7
-from test_send_and_actions import json_of
-
-USER = "dave"
-ACCOUNT = "layout"
-
-# Per layout: where archived and deleted mail goes on the server, the folders Tern does not sync (Gmail's All Mail and
-# Important), and what another client names a new folder with (the personal namespace's prefix and separator).
-LAYOUTS = {
-    "gmail": dict(archive="[Gmail]/All Mail", trash="[Gmail]/Trash", unsynced={"[Gmail]/All Mail", "[Gmail]/Important"},
-                  prefix="", separator="/"),
-    "cyrus": dict(archive="INBOX.Archive", trash="INBOX.Trash", unsynced=set(), prefix="INBOX.", separator="."),
-    "cyrus-bare": dict(archive="INBOX.Archive", trash="INBOX.Trash", unsynced=set(), prefix="INBOX.", separator="."),
-    "localized": dict(archive="[Gmail]/Tous les messages", trash="[Gmail]/Corbeille",
-                      unsynced={"[Gmail]/Tous les messages", "[Gmail]/Important"}, prefix="", separator="/"),
-    "plain": dict(archive="Archive", trash="Trash", unsynced=set(), prefix="", separator="/"),
-    "pymap": dict(archive="Archive", trash="Trash", unsynced=set(), prefix="", separator="/"),
-}
-
-
-def wait_port(port, process=None):
-    for _ in range(200):
-        if process is not None and process.poll() is not None:
-            raise RuntimeError(f"the server on port {port} exited with {process.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
-
-
-class LayoutServer:
-    """One IMAP server of one layout, with a client for "another client" and helpers to compare with Tern."""
-
-    def __init__(self, name, port, ca, password, starttls=False):
-        self.name, self.port, self.ca, self.password, self.starttls = name, port, ca, password, starttls
-        self.layout = LAYOUTS[name]
-        self.address = f"{USER}@tern.test"
-
-    def imap(self):
-        context = ssl.create_default_context(cafile=self.ca)
-        if self.starttls:
-            client = imaplib.IMAP4("127.0.0.1", self.port)
-            client.starttls(ssl_context=context)
-        else:
-            client = imaplib.IMAP4_SSL("127.0.0.1", self.port, ssl_context=context)
-        client.login(self.address, self.password)
-        return client
-
-    def add_account(self, home):
-        password_file = pathlib.Path(home) / "password"
-        password_file.write_text(self.password + "\n")
-        tern(home, "account", "add", ACCOUNT, "--email", self.address, "--imap", f"127.0.0.1:{self.port}",
-             *(["--imap-starttls"] if self.starttls else []), "--smtp", "127.0.0.1:1",
-             "--password-command", f"cat {password_file}", "--ca-file", self.ca, check=True)
-
-    def folder_name(self, leaf):
-        return self.layout["prefix"] + leaf
-
-    def message_counts(self):
-        """STATUS MESSAGES of every selectable folder Tern syncs, by decoded name."""
-        client = self.imap()
-        try:
-            counts = {}
-            for line in client.list('""', "*")[1]:
-                attributes, wire = parse_list_line(line)
-                if "\\noselect" in attributes or "\\nonexistent" in attributes:
-                    continue
-                name = decode_modified_utf7(wire)
-                if name in self.layout["unsynced"]:
-                    continue
-                _, data = client.status(quote(wire), "(MESSAGES)")
-                counts[name] = int(data[0].decode().rsplit("MESSAGES ", 1)[1].rstrip(")"))
-            return counts
-        finally:
-            client.logout()
-
-    def append(self, folder, subject, message_id):
-        client = self.imap()
-        try:
-            message = EmailMessage()
-            message["From"], message["To"], message["Subject"] = "zoe@example.org", self.address, subject
-            message["Message-ID"], message["Date"] = message_id, format_datetime(datetime.now(timezone.utc))
-            message.set_content(f"{subject}.")
-            status, detail = client.append(quote(modified_utf7(folder)), "", None, message.as_bytes())
-            assert status == "OK", detail
-        finally:
-            client.logout()
-
-    def holds(self, folder, message_id):
-        client = self.imap()
-        try:
-            client.select(quote(modified_utf7(folder)), readonly=True)
-            _, data = client.uid("SEARCH", None, "HEADER", "Message-ID", message_id)
-            return bool(data[0].split())
-        finally:
-            client.logout()
-
-
-def quote(wire):
-    return '"' + wire.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def parse_list_line(line):
-    text = line.decode()
-    attributes = text[1:text.index(")")].lower().split()
-    rest = text[text.index(")") + 2:]
-    _, _, name = rest.partition(" ")
-    return attributes, name[1:-1].replace('\\"', '"').replace("\\\\", "\\") if name.startswith('"') else name
-
-
-def decode_modified_utf7(wire):
-    import base64
-    out, index = "", 0
-    while index < len(wire):
-        if wire[index] != "&":
-            out += wire[index]
-            index += 1
-            continue
-        end = wire.index("-", index)
-        run = wire[index + 1:end]
-        if not run:
-            out += "&"
-        else:
-            data = run.replace(",", "/")
-            out += base64.b64decode(data + "=" * (-len(data) % 4)).decode("utf-16-be")
-        index = end + 1
-    return out
+from support.imap import LAYOUT_ACCOUNT as ACCOUNT, LAYOUT_USER as USER, LAYOUTS, LayoutServer, modified_utf7, quote
+from support.servers import free_port, mailserver_env, wait_port
+from support.tern import MAILSERVERS, json_of, tern
 
 
 @pytest.fixture(scope="session", params=list(LAYOUTS))

@@ -13,7 +13,8 @@ import uuid
 
 import pytest
 
-from conftest import MAILSERVERS, user_address
+from support.servers import user_address
+from support.tern import MAILSERVERS
 
 
 def imap_login(servers, ctx, user="bob"):

@@ -11,9 +11,8 @@ import urllib.request
 
 import pytest
 
-from conftest import ROOT
+from support.tern import TERN
 
-TERN = ROOT / ".build" / "debug" / "tern"
 
 
 @pytest.fixture()

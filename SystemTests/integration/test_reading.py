@@ -2,76 +2,17 @@
 the server, archive and delete inside their undo window leave the server untouched and reach it after,
 also when the process that would push them was killed, large threads page by 25 with the latest unread,
 remote images and trusted senders with trackers still stripped, and attachment warnings."""
-import imaplib
 import subprocess
 import time
 import uuid
-from email.message import EmailMessage
-from email.utils import format_datetime
-from datetime import datetime, timedelta, timezone
 
-import pytest
-
-from conftest import user_address
-from test_send_and_actions import add_account, flags_of, imap_for, json_of, uids_with_message_id, wait_for
-from test_imap_check import tern
+from support.imap import flags_of, uids_with_message_id
+from support.messages import plant_thread, raw_message, thread_id_of
+from support.servers import user_address
+from support.tern import json_of, tern
+from support.waiting import wait_for
 
 USER = "dave"
-
-
-@pytest.fixture()
-def home(servers, tmp_path):
-    add_account(tmp_path, servers, USER)
-    return tmp_path
-
-
-@pytest.fixture()
-def dave(servers, tls_context):
-    imap = imap_for(servers, tls_context, USER)
-    yield imap
-    try:
-        imap.logout()
-    except (imaplib.IMAP4.abort, OSError):
-        pass
-
-
-def raw_message(servers, subject, *, message_id, in_reply_to=None, body="Hello.", html=None, sender="zoe@example.org",
-                date=None, attachments=()):
-    message = EmailMessage()
-    message["From"], message["To"], message["Subject"] = sender, user_address(servers, USER), subject
-    message["Message-ID"] = message_id
-    message["Date"] = format_datetime(date or datetime.now(timezone.utc))
-    if in_reply_to:
-        message["In-Reply-To"] = in_reply_to
-        message["References"] = in_reply_to
-    message.set_content(body)
-    if html:
-        message.add_alternative(html, subtype="html")
-    for name, data in attachments:
-        message.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
-    return message.as_bytes()
-
-
-def plant_thread(servers, imap, count, *, unread=(), stamp=None, **kwargs):
-    """A thread of `count` messages a minute apart in INBOX; the indexes in `unread` stay unread."""
-    stamp = stamp or uuid.uuid4().hex[:10]
-    root = f"<root-{stamp}@example.org>"
-    start = datetime.now(timezone.utc) - timedelta(minutes=count + 5)
-    imap.select("INBOX")
-    for index in range(count):
-        message_id = root if index == 0 else f"<reply-{index}-{stamp}@example.org>"
-        raw = raw_message(servers, f"Thread {stamp}" if index == 0 else f"Re: Thread {stamp}", message_id=message_id,
-                          in_reply_to=None if index == 0 else root, body=f"Message {index} of {stamp}.",
-                          date=start + timedelta(minutes=index), **kwargs)
-        flags = "" if index in unread else "(\\Seen)"
-        imap.append("INBOX", flags, None, raw)
-    return stamp, root
-
-
-def thread_id_of(home, stamp):
-    hits = json_of(home, "search", stamp, "--limit", "1000")
-    assert hits, f"no message with {stamp}"
-    return hits[0]["threadId"]
 
 
 def test_opening_a_thread_marks_it_read_on_the_server(servers, home, dave):
@@ -156,7 +97,7 @@ NEWSLETTER = """<p>Sale <img src="https://images.shop.example/banner.png" alt="b
 
 def test_remote_images_load_per_message_or_for_a_trusted_sender_and_trackers_never(servers, home, dave):
     stamp = uuid.uuid4().hex[:10]
-    dave.append("INBOX", "", None, raw_message(servers, f"Sale {stamp}", message_id=f"<sale-{stamp}@shop.example>",
+    dave.append("INBOX", "", None, raw_message(user_address(servers, USER), f"Sale {stamp}", message_id=f"<sale-{stamp}@shop.example>",
                                                html=NEWSLETTER, sender="news@shop.example"))
     json_of(home, "sync", USER, "--bodies", "all")
     thread = thread_id_of(home, stamp)
@@ -178,7 +119,7 @@ def test_remote_images_load_per_message_or_for_a_trusted_sender_and_trackers_nev
 def test_attachment_warnings_and_the_metered_override(servers, home, dave):
     stamp = uuid.uuid4().hex[:10]
     big = b"\0" * (30 * 1024 * 1024)
-    dave.append("INBOX", "", None, raw_message(servers, f"Files {stamp}", message_id=f"<files-{stamp}@example.org>",
+    dave.append("INBOX", "", None, raw_message(user_address(servers, USER), f"Files {stamp}", message_id=f"<files-{stamp}@example.org>",
                                                attachments=[("setup.exe", b"MZ" + b"\0" * 100), ("photos.zip", big)]))
     json_of(home, "sync", USER)
     thread = thread_id_of(home, stamp)

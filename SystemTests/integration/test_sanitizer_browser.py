@@ -1,19 +1,11 @@
 """The sanitizer's output, loaded in a real headless Chromium in an ordinary page without any CSP:
 no vector runs a script, and in blocked mode none makes a request to the loopback server that
 stands in for every remote host (SystemTests/vectors/xss-vectors.json, scripts/make_xss_vectors.py)."""
-import http.server
-import json
-import os
-import pathlib
-import subprocess
-import threading
 
 import pytest
 
-from conftest import ROOT
-
-TERN = ROOT / ".build" / "debug" / "tern"
-VECTORS = json.loads((ROOT / "SystemTests" / "vectors" / "xss-vectors.json").read_text())
+from support.browser import VECTORS, Recorder, chromium, serve_recorder
+from support.tern import sanitized
 
 PRELUDE = """<!doctype html><meta charset=utf-8><title>page</title><link rel=icon href="data:,">
 <script>window.__fired = [];
@@ -29,53 +21,11 @@ for (const element of document.querySelectorAll('body *')) {
 </script>"""
 
 
-class Recorder(http.server.BaseHTTPRequestHandler):
-    requests = []
-    pages = {}
-
-    def log_message(self, *args):
-        pass
-
-    def do_GET(self):
-        if self.path.startswith("/page/"):
-            body = self.pages.get(self.path, "").encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-        else:
-            if self.server.records:
-                Recorder.requests.append(self.path)
-            self.send_response(404)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-    do_POST = do_GET
-    do_HEAD = do_GET
-
-
-def serve(records=False):
-    """`records`: the stand-in for remote hosts; the page server's own requests are not counted."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-    server.records = records
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
 @pytest.fixture(scope="module")
 def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-default-apps",
-                     "--disable-sync", "--metrics-recording-only", "--no-default-browser-check"]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(10)
+    driver = chromium(window_size=None, page_load_timeout=10, extra_arguments=[
+        "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-default-apps",
+        "--disable-sync", "--metrics-recording-only", "--no-default-browser-check"])
     yield driver
     driver.quit()
 
@@ -85,10 +35,8 @@ def sanitize(tmp_path, documents, allow_remote=False):
     for index, html in enumerate(documents):
         path = tmp_path / f"v{index:04}.html"
         path.write_bytes(html.encode("utf-8", "surrogatepass"))
-        files.append(str(path))
-    command = [str(TERN), "sanitize", "--json"] + (["--allow-remote"] if allow_remote else []) + files
-    out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout
-    return [json.loads(line) for line in out.splitlines()]
+        files.append(path)
+    return sanitized(files, allow_remote)
 
 
 def test_vector_suite_is_large_enough():
@@ -97,8 +45,8 @@ def test_vector_suite_is_large_enough():
 
 
 def test_no_vector_runs_script_or_loads_remote_content(browser, tmp_path):
-    remote = serve(records=True)
-    pages = serve()
+    remote = serve_recorder(records=True)
+    pages = serve_recorder()
     Recorder.requests.clear()
     base = f"http://127.0.0.1:{remote.server_address[1]}"
     documents = [v["html"].replace("{{REMOTE}}", base) for v in VECTORS]
@@ -120,7 +68,7 @@ def test_no_vector_runs_script_or_loads_remote_content(browser, tmp_path):
 
 def test_without_the_sanitizer_the_harness_does_catch_vectors(browser):
     """The harness itself works: raw vectors fire in the same page."""
-    pages = serve()
+    pages = serve_recorder()
     Recorder.pages["/page/raw"] = PRELUDE + "<img src=x onerror=alert(1)><script>document.title='XSS'</script>" + TRIGGER
     browser.get(f"http://127.0.0.1:{pages.server_address[1]}/page/raw")
     state = browser.execute_script("return [window.__fired, document.title]")
@@ -129,8 +77,8 @@ def test_without_the_sanitizer_the_harness_does_catch_vectors(browser):
 
 
 def test_allowed_remote_images_load_but_trackers_do_not(browser, tmp_path):
-    remote = serve(records=True)
-    pages = serve()
+    remote = serve_recorder(records=True)
+    pages = serve_recorder()
     Recorder.requests.clear()
     base = f"http://127.0.0.1:{remote.server_address[1]}"
     Recorder.requests.clear()

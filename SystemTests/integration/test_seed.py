@@ -8,7 +8,8 @@ import re
 import subprocess
 import sys
 
-from conftest import MAILSERVERS, ROOT, user_address
+from support.servers import user_address
+from support.tern import MAILSERVERS, ROOT
 
 SEED = ROOT / "scripts" / "seed_mail.py"
 

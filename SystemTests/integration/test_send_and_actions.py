@@ -1,85 +1,19 @@
 """The sending side against the real Dovecot and Postfix (FR-SYNC-05, 07, 10): flag pushes, archive
 and delete checked with a second IMAP client, the offline send queue, exactly-once delivery."""
-import imaplib
 import json
 import os
 import subprocess
 import time
 from datetime import datetime, timezone
 
-import pytest
-
-from conftest import MAILSERVERS, user_address
-from test_imap_check import TERN, tern
+from support.imap import flags_of, imap_for, uids_with_message_id, uids_with_subject
+from support.servers import user_address
+from support.tern import MAILSERVERS, TERN, json_of, tern
+from support.waiting import wait_for
 
 SENDER = "alice"
 RECIPIENT = "bob"
-
-
-def add_account(home, servers, user):
-    tern(home, "account", "add", user, "--email", user_address(servers, user), "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
-         "--smtp", f"127.0.0.1:{servers['TERN_SMTPS_PORT']}", "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}",
-         "--ca-file", servers["TERN_TEST_CA"], check=True)
-
-
-def imap_for(servers, tls_context, user):
-    imap = imaplib.IMAP4_SSL("127.0.0.1", int(servers["TERN_IMAPS_PORT"]), ssl_context=tls_context)
-    imap.login(user_address(servers, user), servers["TERN_TEST_PASSWORD"])
-    return imap
-
-
-def uids_with_message_id(imap, folder, message_id):
-    imap.select(f'"{folder}"')
-    return imap.uid("SEARCH", None, "HEADER", "Message-ID", message_id)[1][0].split()
-
-
-def uids_with_subject(imap, folder, subject):
-    imap.select(f'"{folder}"')
-    return imap.uid("SEARCH", None, "SUBJECT", f'"{subject}"')[1][0].split()
-
-
-def flags_of(imap, folder, message_id):
-    [uid] = uids_with_message_id(imap, folder, message_id)
-    return imap.uid("FETCH", uid, "(FLAGS)")[1][0].decode()
-
-
-def wait_for(predicate, timeout=15.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    return predicate()
-
-
-def json_of(home, *args):
-    result = tern(home, *args, "--json")
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
-
-
-@pytest.fixture()
-def home(servers, tmp_path):
-    add_account(tmp_path, servers, SENDER)
-    return tmp_path
-
-
-@pytest.fixture()
-def alice(servers, tls_context):
-    imap = imap_for(servers, tls_context, SENDER)
-    yield imap
-    try:
-        imap.logout()
-    except (imaplib.IMAP4.abort, OSError):
-        pass  # a test restarted Dovecot under it
-
-
-@pytest.fixture()
-def bob(servers, tls_context):
-    imap = imap_for(servers, tls_context, RECIPIENT)
-    yield imap
-    imap.logout()
+USER = SENDER  # the `home` fixture's account
 
 
 def planted(servers, imap, home, folder="INBOX", label=""):

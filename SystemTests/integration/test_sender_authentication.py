@@ -6,11 +6,12 @@ import uuid
 
 import pytest
 
-from test_imap_check import tern
-from test_reading import raw_message, thread_id_of
-from test_send_and_actions import add_account, imap_for, json_of
-from test_web_app import request
-from web_support import free_port, sign_in, start_serve
+from support.accounts import add_account
+from support.imap import imap_for
+from support.messages import raw_message, thread_id_of
+from support.servers import free_port, user_address
+from support.tern import json_of, tern
+from support.web import request, sign_in, start_serve
 
 USER = "dave"
 AUTHSERV_ID = "mx.provider.example"
@@ -36,7 +37,8 @@ def planted(servers, tls_context, tmp_path):
     sender = f"news-{stamp}@shop.example"
     imap = imap_for(servers, tls_context, USER)
     for name, fields in MESSAGES.items():
-        message = raw_message(servers, f"Sale {name} {stamp}", message_id=f"<{name}-{stamp}@shop.example>", html=HTML, sender=sender)
+        message = raw_message(user_address(servers, USER), f"Sale {name} {stamp}", message_id=f"<{name}-{stamp}@shop.example>",
+                              html=HTML, sender=sender)
         planted_fields = b"".join(b"Authentication-Results: " + field.encode() + b"\r\n" for field in fields)
         imap.append("INBOX", "", None, planted_fields + message)
     imap.logout()

@@ -7,23 +7,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from conftest import MAILSERVERS, user_address
-from test_imap_check import tern
+from support.accounts import add_account
+from support.servers import user_address
+from support.tern import MAILSERVERS, TERN, sync, tern
 
 USER = "alice"
-
-
-def add_account(home, servers):
-    tern(home, "account", "add", USER, "--email", user_address(servers, USER), "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
-         "--smtp", f"127.0.0.1:{servers['TERN_SMTPS_PORT']}", "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}",
-         "--ca-file", servers["TERN_TEST_CA"], check=True)
-
-
-def sync(home, *extra, user=None):
-    result = tern(home, "sync", user or USER, "--json", *extra)
-    assert result.returncode == 0, result.stderr
-    [report] = json.loads(result.stdout)
-    return {folder["path"]: folder for folder in report["folders"]}, report
 
 
 def local_folders(home):
@@ -54,8 +42,8 @@ def in_window(imap, folder, days=90):
 
 
 def test_sync_stores_what_the_server_has_and_resumes_without_duplicates(servers, mailbox, tmp_path):
-    add_account(tmp_path, servers)
-    folders, report = sync(tmp_path)
+    add_account(tmp_path, servers, USER)
+    folders, report = sync(tmp_path, USER)
     assert report["firstPageMilliseconds"] is not None
     assert "[Gmail]/All Mail" not in folders and "[Gmail]/Important" not in folders  # FR-SYNC-01 step 1
     local = local_folders(tmp_path)
@@ -64,7 +52,7 @@ def test_sync_stores_what_the_server_has_and_resumes_without_duplicates(servers,
         # The window may gain a day's edge between the two counts; a message or two of slack.
         assert abs(local[path]["messageCount"] - in_window(mailbox, path)) <= 2, path
     counts = status(tmp_path)
-    again, _ = sync(tmp_path)
+    again, _ = sync(tmp_path, USER)
     assert all(folder["inserted"] == 0 for folder in again.values())
     assert status(tmp_path)["email"] == counts["email"]
     assert status(tmp_path)["emailFolder"] == counts["emailFolder"]
@@ -73,8 +61,8 @@ def test_sync_stores_what_the_server_has_and_resumes_without_duplicates(servers,
 def test_unchanged_folders_are_not_selected_again_and_changed_ones_are(servers, mailbox, tmp_path):
     """FR-SYNC-02 incremental: one pipelined STATUS tells which folders changed since the last sync."""
     from email.message import EmailMessage
-    add_account(tmp_path, servers)
-    sync(tmp_path)
+    add_account(tmp_path, servers, USER)
+    sync(tmp_path, USER)
 
     def selected():
         result = tern(tmp_path, "sync", USER, "--json")
@@ -82,7 +70,7 @@ def test_unchanged_folders_are_not_selected_again_and_changed_ones_are(servers, 
         events = [json.loads(line) for line in result.stderr.splitlines() if line.startswith("{")]
         return {e["folder"] for e in events if e["event"] == "selectingFolder"}, json.loads(result.stdout)[0]
 
-    sync(tmp_path)  # the first incremental sync records the counts STATUS is compared with
+    sync(tmp_path, USER)  # the first incremental sync records the counts STATUS is compared with
     quiet, _ = selected()
     assert "INBOX" not in quiet and "[Gmail]/Sent Mail" not in quiet
     message = EmailMessage()
@@ -102,9 +90,9 @@ def test_a_message_skipped_by_a_failed_fetch_is_fetched_at_the_next_sync(servers
     Dovecot answers every FETCH, so the failure is staged in the store as a failed sync leaves it: the
     cursors past the message, no row for it, and the folder's note that messages were skipped."""
     import sqlite3
-    add_account(tmp_path, servers)
-    sync(tmp_path)
-    sync(tmp_path)
+    add_account(tmp_path, servers, USER)
+    sync(tmp_path, USER)
+    sync(tmp_path, USER)
     database = sqlite3.connect(tmp_path / "tern.sqlite")
     database.execute("PRAGMA foreign_keys = ON")
     with database:
@@ -116,20 +104,20 @@ def test_a_message_skipped_by_a_failed_fetch_is_fetched_at_the_next_sync(servers
         database.execute("DELETE FROM email WHERE id = ?", (email_id,))
         database.execute("UPDATE folder SET lastSyncError = '1 message could not be fetched; retried at the next sync' WHERE id = ?",
                          (folder_id,))
-    folders, _ = sync(tmp_path)
+    folders, _ = sync(tmp_path, USER)
     assert folders["INBOX"]["retriedMessages"] == 1
     assert folders["INBOX"]["failedMessages"] == 0
     with database:
         assert database.execute("SELECT count(*) FROM emailFolder WHERE folderId = ? AND imapUID = ?", (folder_id, uid)).fetchone()[0] == 1
         assert database.execute("SELECT lastSyncError FROM folder WHERE id = ?", (folder_id,)).fetchone()[0] is None
     database.close()
-    folders, _ = sync(tmp_path)
+    folders, _ = sync(tmp_path, USER)
     assert folders["INBOX"]["retriedMessages"] == 0
 
 
 def test_expunges_and_flag_changes_by_another_client_are_pulled(servers, mailbox, tmp_path):
-    add_account(tmp_path, servers)
-    sync(tmp_path)
+    add_account(tmp_path, servers, USER)
+    sync(tmp_path, USER)
     mailbox.select("INBOX")
     since = (datetime.now(timezone.utc) - timedelta(days=30)).strftime("%d-%b-%Y")
     uids = mailbox.uid("SEARCH", None, "SINCE", since)[1][0].split()
@@ -138,13 +126,13 @@ def test_expunges_and_flag_changes_by_another_client_are_pulled(servers, mailbox
     mailbox.uid("EXPUNGE", uids[-1])
     flagged = b"\\Flagged" in mailbox.uid("FETCH", uids[-2], "(FLAGS)")[1][0]
     mailbox.uid("STORE", uids[-2], "-FLAGS" if flagged else "+FLAGS", r"(\Flagged)")  # a star added or removed elsewhere
-    folders, _ = sync(tmp_path)
+    folders, _ = sync(tmp_path, USER)
     assert folders["INBOX"]["removed"] == 1
     assert folders["INBOX"]["flagChanges"] >= 1
 
 
 def test_a_message_in_two_folders_is_one_email(servers, mailbox, tmp_path):
-    add_account(tmp_path, servers)
+    add_account(tmp_path, servers, USER)
     stamp = int(time.time() * 1000)
     message = (f"From: Zoe <zoe@example.org>\r\nTo: {user_address(servers, USER)}\r\nSubject: Twice {stamp}\r\n"
                f"Date: {datetime.now(timezone.utc).strftime('%a, %d %b %Y %H:%M:%S +0000')}\r\n"
@@ -152,7 +140,7 @@ def test_a_message_in_two_folders_is_one_email(servers, mailbox, tmp_path):
     mailbox.create("Twice")
     mailbox.append("INBOX", None, None, message)
     mailbox.append("Twice", None, None, message)
-    sync(tmp_path, "--bodies", "all")
+    sync(tmp_path, USER, "--bodies", "all")
     before = status(tmp_path)
     assert local_folders(tmp_path)["Twice"]["messageCount"] >= 1
     threads = json.loads(tern(tmp_path, "threads", "--folder", "Twice", "--json", check=True).stdout)
@@ -174,8 +162,7 @@ def test_watch_shows_new_mail_delivered_through_postfix(servers, mailbox, tmp_pa
     import threading
     from email.message import EmailMessage
 
-    from test_imap_check import TERN
-    add_account(tmp_path, servers)
+    add_account(tmp_path, servers, USER)
     watcher = subprocess.Popen([str(TERN), "sync", USER, "--watch", "--json", "--bodies", "none"], stdout=subprocess.PIPE,
                                stderr=open(tmp_path / "watch.err", "w"), text=True, env=dict(os.environ, TERN_HOME=str(tmp_path)))
     events = queue.Queue()
@@ -213,7 +200,6 @@ def test_sync_killed_at_twenty_random_moments_resumes_to_the_server_state(server
     import random
     import signal
 
-    from test_imap_check import TERN
     user = "dave"
     imap = imaplib.IMAP4_SSL("127.0.0.1", int(servers["TERN_IMAPS_PORT"]), ssl_context=tls_context)
     imap.login(user_address(servers, user), servers["TERN_TEST_PASSWORD"])
@@ -221,18 +207,13 @@ def test_sync_killed_at_twenty_random_moments_resumes_to_the_server_state(server
     if len(imap.search(None, "ALL")[1][0].split()) < 1500:
         subprocess.run([str(MAILSERVERS), "seed", "--user", user, "--count", "2000", "--seed", "31", "--no-all-mail"],
                        check=True, capture_output=True)
-    def add_account_in(home, servers, user):
-        tern(home, "account", "add", user, "--email", user_address(servers, user), "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
-             "--smtp", f"127.0.0.1:{servers['TERN_SMTPS_PORT']}", "--password-command", f"cat {servers['TERN_TEST_PASSWORD_FILE']}",
-             "--ca-file", servers["TERN_TEST_CA"], check=True)
-
-    add_account_in(tmp_path, servers, user)
+    add_account(tmp_path, servers, user)
     env = dict(os.environ, TERN_HOME=str(tmp_path))
     # The moments are spread over the length of one whole initial sync, measured first in a scratch
     # home: 20 kills at up to a twelfth of it each land inside the sync however fast it gets.
     scratch = tmp_path / "measure"
     scratch.mkdir()
-    add_account_in(scratch, servers, user)
+    add_account(scratch, servers, user)
     started = time.monotonic()
     subprocess.run([str(TERN), "sync", user, "--bodies", "all"], check=True, capture_output=True, env=dict(os.environ, TERN_HOME=str(scratch)))
     whole = time.monotonic() - started
@@ -246,11 +227,11 @@ def test_sync_killed_at_twenty_random_moments_resumes_to_the_server_state(server
             kills += 1
         process.wait()
     assert kills >= 10, "the sync finished too fast to be interrupted"
-    folders, _ = sync(tmp_path, user=user)  # resumes to the end
+    folders, _ = sync(tmp_path, user)  # resumes to the end
     local = local_folders(tmp_path)
     for path in folders:
         assert abs(local[path]["messageCount"] - in_window(imap, path)) <= 2, path
-    again, _ = sync(tmp_path, user=user)
+    again, _ = sync(tmp_path, user)
     assert all(folder["inserted"] == 0 and folder["removed"] == 0 for folder in again.values())
     counts = status(tmp_path)
     assert counts["emailFolder"] == sum(folder["messageCount"] for folder in local_folders(tmp_path).values())
@@ -266,8 +247,7 @@ def test_attachment_download_killed_halfway_leaves_no_file_and_succeeds_later(se
     import signal
     from email.message import EmailMessage
 
-    from test_imap_check import TERN
-    add_account(tmp_path, servers)
+    add_account(tmp_path, servers, USER)
     payload = os.urandom(12 * 1024 * 1024)
     stamp = int(time.time() * 1000)
     message = EmailMessage()
@@ -277,7 +257,7 @@ def test_attachment_download_killed_halfway_leaves_no_file_and_succeeds_later(se
     message.set_content("The file is attached.")
     message.add_attachment(payload, maintype="application", subtype="octet-stream", filename="../../big.bin")
     mailbox.append("INBOX", None, None, message.as_bytes())
-    sync(tmp_path, "--bodies", "none")
+    sync(tmp_path, USER, "--bodies", "none")
     [hit] = json.loads(tern(tmp_path, "search", "Big", "file", str(stamp), "--json", check=True).stdout)
     [shown] = json.loads(tern(tmp_path, "thread", str(hit["threadId"]), "--keep-unread", "--json", check=True).stdout)["messages"]
     [attachment] = shown["attachments"]
@@ -302,7 +282,7 @@ def test_attachment_download_killed_halfway_leaves_no_file_and_succeeds_later(se
 
 
 def test_html_only_mail_is_searched_by_its_text_not_its_markup(servers, mailbox, tmp_path):
-    add_account(tmp_path, servers)
+    add_account(tmp_path, servers, USER)
     stamp = int(time.time() * 1000)
     html = (f"<html><head><style>.quokka{stamp} {{ color: red }}</style></head>"
             f"<body><p>Newsletter about <b>wombat{stamp}</b> habitats.</p><script>var numbat{stamp} = 1;</script></body></html>")
@@ -310,7 +290,7 @@ def test_html_only_mail_is_searched_by_its_text_not_its_markup(servers, mailbox,
                f"Date: {datetime.now(timezone.utc).strftime('%a, %d %b %Y %H:%M:%S +0000')}\r\nMessage-ID: <html-{stamp}@example.org>\r\n"
                f"MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{html}\r\n").encode()
     mailbox.append("INBOX", None, None, message)
-    sync(tmp_path, "--bodies", "all")
+    sync(tmp_path, USER, "--bodies", "all")
     [hit] = json.loads(tern(tmp_path, "search", f"wombat{stamp}", "--json", check=True).stdout)
     assert "wombat" in hit["snippet"] and "<" not in hit["snippet"]
     for hidden in (f"quokka{stamp}", f"numbat{stamp}"):  # style and script text is not content
@@ -318,7 +298,7 @@ def test_html_only_mail_is_searched_by_its_text_not_its_markup(servers, mailbox,
 
 
 def test_the_inbox_first_page_is_ready_before_any_other_folder_is_touched(servers, mailbox, tmp_path):
-    add_account(tmp_path, servers)
+    add_account(tmp_path, servers, USER)
     result = tern(tmp_path, "sync", USER, "--json")
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stderr.splitlines() if line.startswith("{")]
@@ -332,7 +312,7 @@ def test_the_inbox_first_page_is_ready_before_any_other_folder_is_touched(server
 
 
 def test_a_mailbox_deleted_and_recreated_is_resynced_from_scratch(servers, mailbox, tmp_path):
-    add_account(tmp_path, servers)
+    add_account(tmp_path, servers, USER)
     stamp = int(time.time() * 1000)
     name = f"Recreated-{stamp}"
 
@@ -345,13 +325,13 @@ def test_a_mailbox_deleted_and_recreated_is_resynced_from_scratch(servers, mailb
 
     mailbox.create(f'"{name}"')
     fill(3, "before")
-    sync(tmp_path)
+    sync(tmp_path, USER)
     assert local_folders(tmp_path)[name]["messageCount"] == 3
     mailbox.select("INBOX")
     mailbox.delete(f'"{name}"')
     mailbox.create(f'"{name}"')  # a new UIDVALIDITY; UIDs start again at 1
     fill(2, "after")
-    folders, _ = sync(tmp_path)
+    folders, _ = sync(tmp_path, USER)
     assert folders[name]["uidValidityReset"] is True
     assert local_folders(tmp_path)[name]["messageCount"] == 2
     subjects = {t["subject"] for t in json.loads(tern(tmp_path, "threads", "--folder", name, "--json", check=True).stdout)}
@@ -361,8 +341,7 @@ def test_a_mailbox_deleted_and_recreated_is_resynced_from_scratch(servers, mailb
 
 def test_two_syncs_at_once_take_turns_per_folder_and_agree_with_the_server(servers, mailbox, tmp_path):
     import os
-    from test_imap_check import TERN
-    add_account(tmp_path, servers)
+    add_account(tmp_path, servers, USER)
     env = dict(os.environ, TERN_HOME=str(tmp_path))
     stamp = int(time.time() * 1000)
     runs = [subprocess.Popen([str(TERN), "sync", USER, "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -376,7 +355,7 @@ def test_two_syncs_at_once_take_turns_per_folder_and_agree_with_the_server(serve
     for run in runs:
         out, err = run.communicate(timeout=300)
         assert run.returncode == 0, err.decode()
-    sync(tmp_path)
+    sync(tmp_path, USER)
     local = local_folders(tmp_path)
     assert abs(local["INBOX"]["messageCount"] - in_window(mailbox, "INBOX")) <= 2
     hits = json.loads(tern(tmp_path, "search", "during", str(stamp), "--json", check=True).stdout)
@@ -384,7 +363,7 @@ def test_two_syncs_at_once_take_turns_per_folder_and_agree_with_the_server(serve
 
 
 def test_a_sync_reports_the_fr_sync_04_states_in_order(servers, mailbox, tmp_path):
-    add_account(tmp_path, servers)
+    add_account(tmp_path, servers, USER)
     for _ in range(2):  # a first sync and an incremental one go through the same states
         result = tern(tmp_path, "sync", USER, "--json")
         assert result.returncode == 0, result.stderr
@@ -396,8 +375,7 @@ def test_a_sync_reports_the_fr_sync_04_states_in_order(servers, mailbox, tmp_pat
 def test_older_mail_is_fetched_on_demand_with_the_context_guards(servers, mailbox, tmp_path):
     import os
     import signal
-    from test_imap_check import TERN
-    add_account(tmp_path, servers)
+    add_account(tmp_path, servers, USER)
     env = dict(os.environ, TERN_HOME=str(tmp_path))
     # A first sync stopped right after the Inbox's first page: older mail is on the server only.
     run = subprocess.Popen([str(TERN), "sync", USER, "--json"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -423,13 +401,13 @@ def test_older_mail_is_fetched_on_demand_with_the_context_guards(servers, mailbo
 
 
 def test_opening_a_thread_fetches_the_bodies_sync_left_for_later(servers, mailbox, tmp_path):
-    add_account(tmp_path, servers)
+    add_account(tmp_path, servers, USER)
     stamp = int(time.time() * 1000)
     raw = (f"From: Zoe <zoe@example.org>\r\nTo: {user_address(servers, USER)}\r\nSubject: Open me {stamp}\r\n"
            f"Date: {datetime.now(timezone.utc).strftime('%a, %d %b %Y %H:%M:%S +0000')}\r\nMessage-ID: <open-{stamp}@example.org>\r\n"
            f"\r\nThe body of {stamp}, fetched when opened.\r\n").encode()
     mailbox.append("INBOX", None, None, raw)
-    sync(tmp_path, "--bodies", "none")
+    sync(tmp_path, USER, "--bodies", "none")
     [hit] = json.loads(tern(tmp_path, "search", "open", "me", str(stamp), "--json", check=True).stdout)
     [message] = json.loads(tern(tmp_path, "thread", str(hit["threadId"]), "--keep-unread", "--json", check=True).stdout)["messages"]
     assert message["bodyState"] == "available"

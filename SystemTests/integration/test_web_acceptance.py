@@ -1,95 +1,31 @@
 """The Email Detail acceptance criteria in the web app (issue 17: AC-U-08, AC-U-09, AC-U-10, AC-U-10b of
 004_1c5eff32dbb0c638.txt), each clause checked in Chromium by role and accessible name against the real Dovecot,
 and the whole hostile-vector corpus (SystemTests/vectors/xss-vectors.json) loaded through the real app."""
-import http.client
 import json
 import os
-import ssl
 import stat
 import subprocess
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
-from email.message import EmailMessage
-from email.utils import format_datetime
 
 import pytest
 
-from test_imap_check import TERN
-from test_reading import plant_thread
-from test_sanitizer_browser import VECTORS, Recorder, serve
-from test_send_and_actions import add_account, flags_of, imap_for
-from test_web_app import axe_violations, by_xpath, open_thread_by_name, wait_until
-from web_support import browser_sign_in, free_port, origin, sign_in, start_serve
+from support.accounts import ACCEPTANCE_USER
+from support.browser import VECTORS, Recorder, axe_violations, by_xpath, open_thread_by_name, serve_recorder
+from support.imap import flags_of
+from support.messages import acceptance_message as message, plant_thread
+from support.tern import TERN, sync
+from support.waiting import wait_until
+from support.web import get
 
-USER = "carol"
-
-
-def message(subject, *, html=None, text="Hello.", attachments=(), sender="Zoe Example <zoe@example.org>", minutes_ago=5,
-            message_id=None, in_reply_to=None):
-    mail = EmailMessage()
-    mail["From"], mail["To"], mail["Subject"] = sender, f"{USER}@tern.test", subject
-    mail["Message-ID"] = message_id or f"<{uuid.uuid4().hex}@example.org>"
-    mail["Date"] = format_datetime(datetime.now(timezone.utc) - timedelta(minutes=minutes_ago))
-    if in_reply_to:
-        mail["In-Reply-To"] = mail["References"] = in_reply_to
-    mail.set_content(text)
-    if html:
-        mail.add_alternative(html, subtype="html")
-    for name, maintype, subtype, data in attachments:
-        mail.add_attachment(data, maintype=maintype, subtype=subtype, filename=name)
-    return mail.as_bytes()
-
-
-def sync(home):
-    subprocess.run([str(TERN), "sync", USER], env=dict(os.environ, TERN_HOME=str(home)), check=True, capture_output=True, timeout=180)
-
-
-@pytest.fixture(scope="module")
-def app(servers, tmp_path_factory):
-    home = tmp_path_factory.mktemp("acceptance-home")
-    add_account(home, servers, USER)
-    imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), USER)
-    port = free_port()
-    server = start_serve(home, port, "--no-sync")
-    web = sign_in(port)
-    yield {"home": home, "base": web.base, "web": web, "port": port, "imap": imap, "servers": servers}
-    server.terminate()
-    server.wait(timeout=10)
-    imap.logout()
-
-
-@pytest.fixture(scope="module")
-def browser(app):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(15)
-    assert browser_sign_in(driver, app["port"]) == app["base"]
-    yield driver
-    driver.quit()
-
-
-def get(app, address):
-    """An address the page names (as the browser resolved it: under the app's secret base), asked for with the
-    fixture's session."""
-    path = address.removeprefix(origin(app["port"]))
-    assert path.startswith(app["web"].app), address
-    connection = http.client.HTTPConnection("127.0.0.1", app["port"], timeout=30)
-    connection.request("GET", path, headers={"Cookie": app["web"].cookie})
-    response = connection.getresponse()
-    return response, response.read()
+USER = ACCEPTANCE_USER
 
 
 # ---- AC-U-08: Email Detail View -----------------------------------------------------------------------------------
 
 def test_ac_u_08_a_five_message_thread_three_read_two_unread(browser, app):
     stamp, root = plant_thread(app["servers"], app["imap"], 5, unread=(3, 4))
-    sync(app["home"])
+    sync(app["home"], USER)
     open_thread_by_name(browser, app, f"Thread {stamp}")
     articles = browser.find_elements("xpath", "//main//article")
     assert len(articles) == 5
@@ -104,7 +40,7 @@ def test_ac_u_08_a_five_message_thread_three_read_two_unread(browser, app):
     for name in ("Reply", "Reply all", "Forward", "Archive", "Delete", "Star", "Mark unread"):
         assert toolbar.find_element("xpath", f".//*[normalize-space()='{name}']").is_displayed(), name
     # Marked read (MarkReadUseCase) in the store at once, on the server after the push.
-    sync(app["home"])
+    sync(app["home"], USER)
     assert wait_until(lambda: "\\Seen" in flags_of(app["imap"], "INBOX", f"<reply-4-{stamp}@example.org>"), 10)
     # A collapsed message expands on click.
     articles[0].find_element("xpath", ".//h3//a").click()
@@ -113,7 +49,7 @@ def test_ac_u_08_a_five_message_thread_three_read_two_unread(browser, app):
 
 def test_ac_u_08_star_is_optimistic_and_mark_unread_goes_back(browser, app):
     stamp, _ = plant_thread(app["servers"], app["imap"], 2)
-    sync(app["home"])
+    sync(app["home"], USER)
     open_thread_by_name(browser, app, f"Thread {stamp}")
     star = by_xpath(browser, "//main//article[2]//button[starts-with(@aria-label, 'Star message from')]")
     assert star.get_attribute("aria-pressed") == "false"
@@ -131,7 +67,7 @@ def test_ac_u_08_star_is_optimistic_and_mark_unread_goes_back(browser, app):
 @pytest.mark.parametrize("action,toast", [("Archive", "archived"), ("Delete", "moved to Trash")])
 def test_ac_u_08_archive_and_delete_show_a_five_second_undo_toast_and_go_back(browser, app, action, toast):
     stamp, _ = plant_thread(app["servers"], app["imap"], 1)
-    sync(app["home"])
+    sync(app["home"], USER)
     open_thread_by_name(browser, app, f"Thread {stamp}")
     by_xpath(browser, f"//div[@role='toolbar']//button[normalize-space()='{action}']").click()
     by_xpath(browser, "//div[@id='toasts' and @role='status' and @aria-live='polite']//button[normalize-space()='Undo']")
@@ -154,7 +90,7 @@ AC09_HTML = """<html><body><h2>Quarterly <b>results</b></h2><p style="color:#064
 def test_ac_u_09_hostile_html_is_cleaned_remote_images_wait_and_trackers_stay_out(browser, app):
     stamp = uuid.uuid4().hex[:10]
     app["imap"].append("INBOX", "", None, message(f"Results {stamp}", html=AC09_HTML))
-    sync(app["home"])
+    sync(app["home"], USER)
     open_thread_by_name(browser, app, f"Results {stamp}")
     by_xpath(browser, "//main//summary[contains(., '2 trackers blocked')]")
     by_xpath(browser, "//main//p[contains(., '3 remote images blocked')]")
@@ -197,7 +133,7 @@ def test_ac_u_10_attachments_listed_downloaded_on_demand_warned_and_previewed(br
     app["imap"].append("INBOX", "", None, message(f"Files {stamp}", attachments=[
         ("photo.png", "image", "png", PNG), ("contract.pdf", "application", "pdf", b"%PDF-1.4\n" + b"0" * (10 * 1024 * 1024)),
         ("setup.exe", "application", "octet-stream", b"MZ" + b"\0" * (2 * 1024 * 1024))]))
-    sync(app["home"])
+    sync(app["home"], USER)
     open_thread_by_name(browser, app, f"Files {stamp}")
     section = by_xpath(browser, "//main//section[@aria-label='Attachments']")
     items = section.find_elements("xpath", ".//li")
@@ -234,7 +170,7 @@ def test_ac_u_10b_a_30_mb_attachment_on_a_metered_connection_asks_first(browser,
         stamp = uuid.uuid4().hex[:10]
         app["imap"].append("INBOX", "", None, message(f"Video {stamp}", attachments=[
             ("talk.mp4", "video", "mp4", b"\0" * (30 * 1024 * 1024))]))
-        sync(app["home"])
+        sync(app["home"], USER)
         open_thread_by_name(browser, app, f"Video {stamp}")
         by_xpath(browser, "//li[contains(., 'talk.mp4')]//button[normalize-space()='Download']").click()
         dialog = by_xpath(browser, "//dialog[@open]")
@@ -259,14 +195,14 @@ def test_axe_finds_no_violation_with_attachments_and_notices(browser, app):
 
 def test_no_vector_of_the_corpus_runs_or_loads_anything_through_the_app(browser, app):
     from selenium.common.exceptions import NoAlertPresentException
-    remote = serve(records=True)
+    remote = serve_recorder(records=True)
     Recorder.requests.clear()
     base = f"http://127.0.0.1:{remote.server_address[1]}"
     stamp = uuid.uuid4().hex[:10]
     for index, vector in enumerate(VECTORS):
         html = vector["html"].replace("{{REMOTE}}", base)
         app["imap"].append("INBOX", "(\\Seen)", None, message(f"Vector {index} {stamp}", html=html, text=f"vector {index}"))
-    sync(app["home"])
+    sync(app["home"], USER)
     hits = json.loads(subprocess.run([str(TERN), "search", stamp, "--json", "--limit", "1000"], env=dict(os.environ, TERN_HOME=str(app["home"])),
                                      check=True, capture_output=True, text=True).stdout)
     assert len(hits) == len(VECTORS)

@@ -11,11 +11,14 @@ import uuid
 
 import pytest
 
-from conftest import user_address
-from test_imap_check import TERN
-from test_reading import plant_thread, raw_message, thread_id_of
-from test_send_and_actions import add_account, flags_of, imap_for, uids_with_message_id
-from web_support import TOKEN, chromium, csrf_of, free_port, http_request, origin, sign_in, start_serve
+from support.accounts import add_account
+from support.browser import axe_violations, by_xpath, chromium, open_thread_by_name
+from support.imap import flags_of, imap_for, uids_with_message_id
+from support.messages import plant_thread, raw_message
+from support.servers import free_port, user_address
+from support.tern import TERN
+from support.waiting import wait_until
+from support.web import TOKEN, csrf_of, origin, request, sign_in, start_serve
 
 USER = "bob"
 
@@ -30,7 +33,7 @@ def site(servers, tmp_path_factory):
     stamp, root = plant_thread(servers, imap, 3, unread=(2,))
     hostile = uuid.uuid4().hex[:10]
     imap.append("INBOX", "", None, raw_message(
-        servers, f"Offer {hostile}", message_id=f"<hostile-{hostile}@example.org>", sender="promo@example.net",
+        user_address(servers, "dave"), f"Offer {hostile}", message_id=f"<hostile-{hostile}@example.org>", sender="promo@example.net",
         html=('<p>Hello</p><img src="https://tracker.example/p.gif" width="1" height="1">'
               '<img src="https://images.example/logo.png" alt="logo"><script>window.top.pwned = 1</script>'
               '<a href="https://evil.example/login">https://bank.example</a>'
@@ -44,14 +47,6 @@ def site(servers, tmp_path_factory):
     server.terminate()
     server.wait(timeout=10)
     imap.logout()
-
-
-def request(site, method, path, headers=None, body=None, host=None):
-    """An app path (`/mail`) is sent under the server's secret base, as the app's own links are; the token exchange
-    (`/?token=`), the assets and a path already under `/s/` are sent as they are."""
-    if not path.startswith(("/?token=", "/assets/", "/s/")):
-        path = site["app"] + path[1:]
-    return http_request(site["port"], method, path, headers, body, host)
 
 
 def session_cookie(site):
@@ -152,59 +147,11 @@ def test_a_signal_stops_it_gracefully_even_with_an_event_stream_open(tmp_path, s
 
 @pytest.fixture(scope="module")
 def browser(site):
-    driver = chromium()
+    driver = chromium(offline=True, console_log=True, page_load_timeout=15)
     driver.get(f"{site['origin']}/?token={TOKEN}")  # the printed address: signed in, into the app's secret path
     assert driver.current_url == f"{site['base']}/mail", driver.current_url
     yield driver
     driver.quit()
-
-
-def by_xpath(driver, xpath, timeout=5):
-    from selenium.webdriver.support.ui import WebDriverWait
-    return WebDriverWait(driver, timeout).until(lambda d: d.find_element("xpath", xpath))
-
-
-def wait_until(condition, timeout=5):
-    """`condition` polled until true; an element replaced while it was read (the app swaps fragments) counts as
-    not yet."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-
-    def holds():
-        try:
-            return condition()
-        except (StaleElementReferenceException, NoSuchElementException):
-            return False
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if holds():
-            return True
-        time.sleep(0.05)
-    return holds()
-
-
-# The page at rest for Assist: no suggested replies still being asked for (FR-ED-02: they arrive after the
-# conversation) and their fade-in over (colours are read once they are opaque). Other animations, such as a toast's
-# countdown, are part of the state being checked.
-SETTLED = """
-  if (document.querySelector('[data-assist-replies]')) return false;
-  return [...document.querySelectorAll('.smart-replies')].every(e => { getComputedStyle(e).opacity; return e.getAnimations().length === 0; });
-"""
-
-
-def axe_violations(driver):
-    from selenium_axe_python import Axe
-    wait_until(lambda: driver.execute_script(SETTLED), timeout=10)
-    axe = Axe(driver)
-    axe.inject()
-    results = axe.run()
-    return [(v["id"], v["help"], [n["target"] for n in v["nodes"]][:3]) for v in results["violations"]]
-
-
-def open_thread_by_name(browser, site, subject_words):
-    browser.get(f"{site['base']}/mail")
-    link = by_xpath(browser, f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, '{subject_words}')]")
-    link.click()
-    by_xpath(browser, f"//main//h2[contains(., '{subject_words}')]")
 
 
 def test_opening_a_thread_shows_articles_named_by_sender_time_and_state_and_marks_it_read(browser, site):

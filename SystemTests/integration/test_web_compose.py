@@ -15,18 +15,18 @@ import uuid
 
 import pytest
 
-from test_imap_check import TERN
-from test_send_and_actions import add_account, imap_for, json_of, uids_with_subject
-from web_support import csrf_of, free_port, sign_in, start_serve
+from support.imap import imap_for, uids_with_subject
+from support.servers import free_port
+from support.tern import TERN, json_of
+from support.web import csrf_of, sign_in, start_serve
 
 SENDER, RECIPIENT = "alice", "dave"
+USER = SENDER  # the `home` fixture's account
 
 
-@pytest.fixture()
-def home(servers, tmp_path):
-    add_account(tmp_path, servers, SENDER)
-    subprocess.run([str(TERN), "settings", "set", "undo-send-delay", "5"], env=dict(os.environ, TERN_HOME=str(tmp_path)), check=True)
-    return tmp_path
+@pytest.fixture(autouse=True)
+def five_second_undo_window(home):
+    subprocess.run([str(TERN), "settings", "set", "undo-send-delay", "5"], env=dict(os.environ, TERN_HOME=str(home)), check=True)
 
 
 def post(web, path, fields, csrf):

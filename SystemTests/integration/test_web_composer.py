@@ -12,13 +12,16 @@ from email import policy
 
 import pytest
 
-from test_imap_check import TERN
-from test_send_and_actions import add_account, imap_for
-from test_web_acceptance import message, sync
-from test_web_app import axe_violations, by_xpath, open_thread_by_name, wait_until
-from web_support import browser_sign_in, free_port, start_serve
+from support.accounts import ACCEPTANCE_USER, add_account
+from support.browser import axe_violations, by_xpath, chromium, open_thread_by_name
+from support.imap import imap_for
+from support.messages import acceptance_message as message
+from support.servers import free_port
+from support.tern import TERN, sync
+from support.waiting import wait_until
+from support.web import browser_sign_in, start_serve
 
-USER = "carol"
+USER = ACCEPTANCE_USER
 
 
 @pytest.fixture(scope="module")
@@ -35,15 +38,10 @@ def composer(servers, tmp_path_factory):
         message_id=original_id,
         attachments=[("agenda.pdf", "application", "pdf", b"%PDF-1.4 agenda " + os.urandom(2048))]).replace(
             b"To: carol@tern.test", b"To: carol@tern.test\nCc: Bob Example <bob@tern.test>"))
-    sync(home)
+    sync(home, USER)
     port = free_port()
     server = start_serve(home, port)  # with its engine: the queue is pushed
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = chromium()
     yield {"home": home, "base": browser_sign_in(driver, port), "stamp": stamp, "original": original_id, "servers": servers, "browser": driver,
            "imap": imap}
     driver.quit()

@@ -14,10 +14,13 @@ from email import policy
 
 import pytest
 
-from test_imap_check import TERN
-from test_send_and_actions import add_account, imap_for
-from test_web_app import axe_violations, by_xpath, wait_until
-from web_support import browser_sign_in, free_port, start_serve
+from support.accounts import add_account
+from support.browser import axe_violations, by_xpath, chromium
+from support.imap import imap_for
+from support.servers import free_port
+from support.tern import TERN
+from support.waiting import wait_until
+from support.web import browser_sign_in, start_serve
 
 USER = "carol"
 DRAFTS = "[Gmail]/Drafts"
@@ -36,12 +39,7 @@ def app(servers, tmp_path_factory):
         server = start_serve(home, port)
     finally:
         del os.environ["TERN_DRAFT_CHECK_SECONDS"], os.environ["TERN_AUTOSAVE_SECONDS"]
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = chromium()
     yield {"home": home, "base": browser_sign_in(driver, port), "servers": servers, "browser": driver}
     driver.quit()
     server.terminate()

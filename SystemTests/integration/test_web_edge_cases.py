@@ -8,19 +8,21 @@ import subprocess
 import time
 import uuid
 
-import pytest
+from support.accounts import ACCEPTANCE_USER, add_account
+from support.browser import by_xpath, chromium, open_thread_by_name
+from support.imap import imap_for
+from support.messages import acceptance_message as message, plant_thread
+from support.servers import free_port
+from support.tern import TERN, sync
+from support.waiting import wait_until
+from support.web import browser_sign_in, get, start_serve
 
-from test_imap_check import TERN
-from test_reading import plant_thread
-from test_send_and_actions import add_account, imap_for
-from test_web_acceptance import USER, app, browser, get, message, sync  # noqa: F401 (fixtures)
-from test_web_app import by_xpath, open_thread_by_name, wait_until
-from web_support import browser_sign_in, free_port, start_serve
+USER = ACCEPTANCE_USER
 
 
 def test_e01_a_120_message_thread_opens_on_25_and_shows_earlier_keeping_the_place(browser, app):
     stamp, _ = plant_thread(app["servers"], app["imap"], 120)
-    sync(app["home"])
+    sync(app["home"], USER)
     open_thread_by_name(browser, app, f"Thread {stamp}")
     assert len(browser.find_elements("xpath", "//main//article")) == 25
     first = browser.find_element("xpath", "//main//article[1]")
@@ -41,7 +43,7 @@ def test_e02_e03_malformed_and_html_only_bodies_render_and_snippets_come_from_th
     only = message(f"Only html {stamp}", text="x").replace(b'Content-Type: text/plain; charset="utf-8"', b'Content-Type: text/html; charset="utf-8"')
     only = only.replace(b"\nx\n", b"\n<p>Hello from <b>HTML only</b></p>\n")
     app["imap"].append("INBOX", "", None, only)
-    sync(app["home"])
+    sync(app["home"], USER)
     open_thread_by_name(browser, app, f"Broken {stamp}")
     _, body = get(app, by_xpath(browser, "//main//article//iframe").get_attribute("src"))
     assert b"cell" in body and b"<b>bold" in body
@@ -59,7 +61,7 @@ def test_e04_a_large_dangerous_file_on_a_metered_connection_gets_both_warnings(b
         stamp = uuid.uuid4().hex[:10]
         app["imap"].append("INBOX", "", None, message(f"Installer {stamp}", attachments=[
             ("installer.exe", "application", "octet-stream", b"MZ" + b"\0" * (52 * 1024 * 1024))]))
-        sync(app["home"])
+        sync(app["home"], USER)
         open_thread_by_name(browser, app, f"Installer {stamp}")
         by_xpath(browser, "//li[contains(., 'installer.exe')]//button[normalize-space()='Download']").click()
         dialog = by_xpath(browser, "//dialog[@open]")
@@ -73,7 +75,7 @@ def test_e04_a_large_dangerous_file_on_a_metered_connection_gets_both_warnings(b
 def test_e07_cid_images_are_placeholders_not_trackers(browser, app):
     stamp = uuid.uuid4().hex[:10]
     app["imap"].append("INBOX", "", None, message(f"Inline {stamp}", html='<p>Logo:</p><img src="cid:logo@x" alt="logo" width="1" height="1">'))
-    sync(app["home"])
+    sync(app["home"], USER)
     open_thread_by_name(browser, app, f"Inline {stamp}")
     assert not browser.find_elements("xpath", "//main//summary[contains(., 'tracker')]")
     _, body = get(app, by_xpath(browser, "//main//article//iframe").get_attribute("src"))
@@ -86,7 +88,7 @@ def test_e09_twelve_levels_of_quotes_fold_and_open_without_clipping(browser, app
     for level in range(12):
         nested = f"reply {level}<blockquote type=\"cite\">{nested}</blockquote>"
     app["imap"].append("INBOX", "", None, message(f"Deep {stamp}", html=f"<p>Top.</p>{nested}"))
-    sync(app["home"])
+    sync(app["home"], USER)
     open_thread_by_name(browser, app, f"Deep {stamp}")
     frame = by_xpath(browser, "//main//article//iframe")
     browser.switch_to.frame(frame)
@@ -105,7 +107,7 @@ def test_e12_a_trusted_sender_loads_remote_images_and_still_strips_trackers(brow
     stamp = uuid.uuid4().hex[:10]
     html = ('<img src="https://pixel.example/t.gif" width="1" height="1"><img src="https://cdn.example/banner.png" alt="banner">')
     app["imap"].append("INBOX", "", None, message(f"Trusted {stamp}", html=html, sender=f"News <news-{stamp}@example.net>"))
-    sync(app["home"])
+    sync(app["home"], USER)
     open_thread_by_name(browser, app, f"Trusted {stamp}")
     by_xpath(browser, f"//main//button[normalize-space()='Always load from news-{stamp}@example.net']").click()
     by_xpath(browser, f"//main//p[contains(., 'Remote images load for news-{stamp}@example.net')]")
@@ -117,8 +119,6 @@ def test_e12_a_trusted_sender_loads_remote_images_and_still_strips_trackers(brow
 
 def test_e05_offline_cached_bodies_show_and_uncached_say_so(servers, tmp_path):
     import json
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     home = tmp_path / "offline-home"
     add_account(home, servers, USER)
     imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), USER)
@@ -137,10 +137,7 @@ def test_e05_offline_cached_bodies_show_and_uncached_say_so(servers, tmp_path):
         db.execute("UPDATE account SET imapPort = 1")
     port = free_port()
     server = start_serve(home, port, "--no-sync")
-    options = webdriver.ChromeOptions()
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900"]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = chromium()
     try:
         base = browser_sign_in(driver, port)
         driver.get(f"{base}/mail?thread={cached_thread}")
@@ -162,7 +159,7 @@ def test_e10_mark_read_refused_by_the_server_reverts_and_says_so(browser, app):
     imap.create(folder)
     stamp = uuid.uuid4().hex[:10]
     imap.append(folder, "", None, message(f"Doomed {stamp}"))
-    sync(app["home"])
+    sync(app["home"], USER)
     browser.get(f"{app['base']}/mail?account={USER}&folder={folder}")
     link = by_xpath(browser, f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, 'Doomed {stamp}')]")
     imap.delete(folder)
@@ -184,7 +181,7 @@ def test_e11_an_archive_refused_after_going_back_is_undone_and_says_so(browser, 
     imap.create(folder)
     stamp = uuid.uuid4().hex[:10]
     imap.append(folder, "", None, message(f"Refused {stamp}"))
-    sync(home)
+    sync(home, USER)
     port = free_port()
     server = start_serve(home, port)
     try:
@@ -212,7 +209,7 @@ def test_new_mail_from_idle_appears_without_reload(browser, servers, tmp_path):
     import smtplib
     home = tmp_path / "live-home"
     add_account(home, servers, USER)
-    sync(home)
+    sync(home, USER)
     port = free_port()
     server = start_serve(home, port)
     try:

@@ -8,9 +8,12 @@ import urllib.parse
 
 import pytest
 
-from test_send_and_actions import add_account
-from test_web_app import axe_violations, by_xpath, wait_until
-from web_support import TERN, TOKEN, app_base, chromium, free_port, sign_in, start_serve
+from support.accounts import add_account
+from support.browser import axe_violations, by_xpath, chromium
+from support.servers import free_port
+from support.tern import TERN
+from support.waiting import wait_until
+from support.web import TOKEN, app_base, sign_in, start_serve
 
 USER = "bob"
 
@@ -37,7 +40,7 @@ def failed_app(servers, tmp_path):
     first, second = refused_send(home, servers, "Refused first"), refused_send(home, servers, "Refused second")
     port = free_port()
     server = start_serve(home, port, "--no-sync")
-    driver = chromium()
+    driver = chromium(offline=True, console_log=True, page_load_timeout=15)
     driver.get(f"http://127.0.0.1:{port}/?token={TOKEN}")
     yield {"home": home, "port": port, "base": app_base(port), "browser": driver, "ids": (first, second)}
     driver.quit()

@@ -14,10 +14,11 @@ import uuid
 
 import pytest
 
-from test_imap_check import TERN
-from test_web_app import by_xpath, wait_until
-from web_support import (SESSION_COOKIE, TOKEN, browser_sign_in, chromium, csrf_of, free_port, http_request, origin, sign_in,
-                         start_serve)
+from support.browser import by_xpath, chromium
+from support.servers import free_port
+from support.tern import TERN
+from support.waiting import wait_until
+from support.web import SESSION_COOKIE, TOKEN, browser_sign_in, csrf_of, http_request, origin, sign_in, start_serve
 
 
 class CookieRecorder(http.server.ThreadingHTTPServer):
@@ -80,7 +81,7 @@ def serve(tmp_path):
 
 @pytest.fixture()
 def browser():
-    driver = chromium()
+    driver = chromium(offline=True, console_log=True, page_load_timeout=15)
     yield driver
     driver.quit()
 

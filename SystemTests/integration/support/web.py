@@ -11,8 +11,7 @@ import re
 import subprocess
 import uuid
 
-from conftest import free_port  # noqa: F401 (the web tests import it from here)
-from test_imap_check import TERN
+from support.tern import TERN
 
 TOKEN = "web-test-token-" + uuid.uuid4().hex
 SESSION_COOKIE = "tern_session"
@@ -109,17 +108,20 @@ def csrf_of(page):
     return page.split('name="csrf-token" content="')[1].split('"')[0]
 
 
-def chromium():
-    """Debian's Chromium, headless, where every other host resolves nowhere: a request leaving for the internet fails
-    instead of leaving."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900",
-                     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(15)
-    return driver
+def request(site, method, path, headers=None, body=None, host=None):
+    """An app path (`/mail`) is sent under the server's secret base (`site["app"]`), as the app's own links are; the
+    token exchange (`/?token=`), the assets and a path already under `/s/` are sent as they are."""
+    if not path.startswith(("/?token=", "/assets/", "/s/")):
+        path = site["app"] + path[1:]
+    return http_request(site["port"], method, path, headers, body, host)
+
+
+def get(app, address):
+    """An address the page names (as the browser resolved it: under the app's secret base), asked for with the
+    fixture's session (`app["web"]`)."""
+    path = address.removeprefix(origin(app["port"]))
+    assert path.startswith(app["web"].app), address
+    connection = http.client.HTTPConnection("127.0.0.1", app["port"], timeout=30)
+    connection.request("GET", path, headers={"Cookie": app["web"].cookie})
+    response = connection.getresponse()
+    return response, response.read()
