@@ -141,6 +141,11 @@ let package = Package(
                            .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log")],
             path: "Tests/ScriptedServers", swiftSettings: strict),
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
+        .testTarget(
+            name: "MailTransportTests",
+            dependencies: ["MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
+            swiftSettings: strict),
         .testTarget(name: "AssistTests", dependencies: ["Assist", "TernCore"], swiftSettings: strict),
         .testTarget(
             name: "IMAPTests",
