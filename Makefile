@@ -12,7 +12,7 @@ TEST_SERVERS := TERN_MAILSERVERS_DIR=$(CURDIR)/.build/ms-test TERN_IMAP_PORT=111
 DEMO_HOME := $(CURDIR)/.build/demo-home
 TERN := .build/debug/tern
 
-.PHONY: help deps bench-deps build test test-swift test-integration demo demo-stop clean install uninstall
+.PHONY: help deps bench-deps bench-build build test test-swift test-integration demo demo-stop clean install uninstall
 
 help:
 	@echo "make demo   - local test mail servers with sample mail, a synced Tern account, and the web app on http://127.0.0.1:8025"
@@ -20,6 +20,7 @@ help:
 	@echo "make build  - build tern (.build/debug/tern)"
 	@echo "make fuzz-mime|fuzz-authres|fuzz-imap|fuzz-smtp|fuzz-html|fuzz-markdown FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
 	@echo "make bench-deps - the peers BENCHMARKS.md measures beside Tern (nh3, bleach, sumy; notmuch when a script needs it)"
+	@echo "make bench-build - the release tern and tern-bench (.build/release) that BENCHMARKS.md's commands run"
 	@echo "make install [PREFIX=~/.local] - tern, shell completions, systemd user units; make uninstall removes them"
 
 deps: $(VENV)/.ready
@@ -27,6 +28,10 @@ deps: $(VENV)/.ready
 
 bench-deps: deps
 	$(PYTHON) -m pip install -q --disable-pip-version-check -r requirements-bench.txt
+
+bench-build:
+	swift build -c release --product tern $(SWIFT_FLAGS)
+	swift build -c release --product tern-bench $(SWIFT_FLAGS)
 
 $(VENV)/.ready: requirements-test.txt
 	python3 -m venv $(VENV)

@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tern", targets: ["tern"]),
+        .executable(name: "tern-bench", targets: ["tern-bench"]),
         .library(name: "TernCore", targets: ["TernCore"]),
     ],
     dependencies: [
@@ -105,6 +106,18 @@ let package = Package(
         .executableTarget(
             name: "tern", dependencies: ["TernCLI"], swiftSettings: strict,
             linkerSettings: [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]),
+        // The measurements of BENCHMARKS.md and the Assist evaluation's runner (`tern-bench`), apart from the
+        // product: `tern` links none of it. Linked with mimalloc as `tern` is, so both measure the same allocator.
+        .target(
+            name: "TernBenchmarks",
+            dependencies: ["TernCore", "MailStore", "IMAP", "Assist", "TernRuntime", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/TernBenchmarks", swiftSettings: strict),
+        .executableTarget(
+            name: "tern-bench",
+            dependencies: ["TernBenchmarks", "TernCore", "TernRuntime", "MIME", "HTMLSafety", "Sync", "Assist",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/TernBench", swiftSettings: strict,
+            linkerSettings: [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]),
         // libFuzzer targets (`make fuzz-mime`); without -DFUZZING they replay files.
         .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: strict),
         .executableTarget(name: "MIMEFuzzer", dependencies: ["MIME", "FuzzSupport"], path: "Fuzz/MIMEFuzzer", swiftSettings: strict),
@@ -128,6 +141,11 @@ let package = Package(
                            .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log")],
             path: "Tests/ScriptedServers", swiftSettings: strict),
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
+        .testTarget(
+            name: "MailTransportTests",
+            dependencies: ["MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
+            swiftSettings: strict),
         .testTarget(name: "AssistTests", dependencies: ["Assist", "TernCore"], swiftSettings: strict),
         .testTarget(
             name: "IMAPTests",
@@ -141,7 +159,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "TernCore"], swiftSettings: strict),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
-        .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety"], exclude: ["html5lib-tests", "KnownFailures"], swiftSettings: strict),
+        .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety", "TernBenchmarks"], exclude: ["html5lib-tests", "KnownFailures"], swiftSettings: strict),
         .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore", "ScriptedServers"], swiftSettings: strict),
         .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
@@ -150,7 +168,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "WebUITests",
-            dependencies: ["WebUI", "TernCore", "TernRuntime", .product(name: "HummingbirdTesting", package: "hummingbird"),
+            dependencies: ["WebUI", "TernCore", "TernRuntime", "TernBenchmarks", .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .testTarget(name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport"], swiftSettings: strict),

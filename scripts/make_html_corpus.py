@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes a corpus of realistic HTML email bodies (about 50 KB each, deterministic) for
-`tern bench sanitize`: newsletters built from tables and inline styles, replies with quoted
+`tern-bench sanitize`: newsletters built from tables and inline styles, replies with quoted
 history, receipts; remote images, tracking pixels, look-alike links, conditional comments."""
 import argparse, pathlib, random
 

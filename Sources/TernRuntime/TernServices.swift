@@ -10,13 +10,13 @@ import TernCore
 /// end calls its use cases. Front ends depend on this and on `TernCore`, never on GRDB, SQL or sockets.
 public final class TernServices: Sendable {
     public let home: TernHome
-    let database: TernDatabase
+    @_spi(Tooling) public let database: TernDatabase
     let secrets: any SecretResolver
-    let accountRepository: any AccountRepository
+    @_spi(Tooling) public let accountRepository: any AccountRepository
     let tokens: any OAuthTokenStore
     let authorizer: any OAuthAuthorizer
     let environment: [String: String]
-    let credentials: AccountCredentials
+    @_spi(Tooling) public let credentials: AccountCredentials
     /// Under `$TERN_HOME/locks/`: one pusher per account, one writer per folder, one token refresh
     /// per account, across processes.
     let locks: FileLocks
@@ -80,7 +80,7 @@ public final class TernServices: Sendable {
         return try TernServices(home: home, database: TernDatabase(home: home), environment: environment, longRunning: longRunning)
     }
 
-    init(home: TernHome, database: TernDatabase, environment: [String: String], longRunning: Bool = false) {
+    @_spi(Tooling) public init(home: TernHome, database: TernDatabase, environment: [String: String], longRunning: Bool = false) {
         let connections = AccountConnectionPools(reconnect: longRunning ? .configured(environment: environment) : BackoffSchedule([]))
         self.connections = connections
         self.home = home

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 @testable import HTMLSafety
+import TernBenchmarks
 
 /// Issue 21: hostile-input costs in the parser, the tree walks, text extraction and linkify.
 /// Time bounds here are generous (these tests run in debug builds, several times slower than the
-/// release build `tern bench hostile-html` measures); each is far below what the quadratic or
+/// release build `tern-bench hostile-html` measures); each is far below what the quadratic or
 /// unbounded code took on the same input.
 struct HostileInputTests {
     static func seconds(_ work: () -> Void) -> Double {
@@ -104,7 +105,7 @@ struct HostileInputTests {
     }
 
     /// Every shape of hostile markup, parsed, sanitized and read as text (small inputs: debug
-    /// builds are slow; `tern bench hostile-html` times a megabyte of each in a release build).
+    /// builds are slow; `tern-bench hostile-html` times a megabyte of each in a release build).
     @Test(arguments: HostileHTML.shapes.map(\.name))
     func everyHostileShapeIsHandledInBoundedTime(_ name: String) {
         let html = HostileHTML.shape(named: name)!.make(24_000)

@@ -58,7 +58,7 @@ struct HostileSizeTests {
     }
 
     /// 200,000 ranges, in descending order (the worst order for inserting one by one): parsed in
-    /// well under a second of processor time, even in a debug build (a generous bound; `tern bench
+    /// well under a second of processor time, even in a debug build (a generous bound; `tern-bench
     /// uidset` has the figure). The same number of UIDs in random order make a set by one sort.
     @Test func twoHundredThousandRangesParseInUnderASecond() throws {
         let wire = "* VANISHED " + stride(from: 400_000, to: 0, by: -2).map(String.init).joined(separator: ",") + "\r\n"
@@ -68,7 +68,7 @@ struct HostileSizeTests {
             Issue.record("not VANISHED")
             return
         }
-        // CPU time of this thread; the release figure is `tern bench uidset` (BENCHMARKS.md).
+        // CPU time of this thread; the release figure is `tern-bench uidset` (BENCHMARKS.md).
         #expect(parsing < .seconds(10), "\(parsing)")
         #expect(uids.ranges.count == 200_000 && uids.contains(2) && !uids.contains(3) && uids.contains(400_000))
 

@@ -4,7 +4,8 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import TernCore
-@testable import TernRuntime
+@testable import TernBenchmarks
+@_spi(Tooling) @testable import TernRuntime
 @testable import WebUI
 
 /// issue 32: one GET (`/fragments/earlier?page=9223372036854775807`) trapped and took `tern serve`

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Issue 19's peer: sumy's LexRank and TextRank (classic graph-based extractive summarizers, PyPI `sumy`) on the
 labelled evaluation set, scored with the same ROUGE-L as `scripts/assist_eval.py`, next to Tern's built-in summarizer
-and the lead baseline in the same run, with the time each takes per thread (Tern's from `tern bench assist --set`).
+and the lead baseline in the same run, with the time each takes per thread (Tern's from `tern-bench assist --set`).
 
 sumy's own sentence tokenizer needs NLTK data downloaded from the network, which this project never does; sentences
 and words are cut here instead (the same rules for every language), and each summarizer reads the thread's own text:
 every message with quotes, attribution lines and signatures removed by `assist_eval.own_text`. Two sentences, as
-the lead baseline. Run: `.build/bench-venv/bin/python scripts/bench/assist_peer.py --tern .build/release/tern`.
+the lead baseline. Run: `.build/bench-venv/bin/python scripts/bench/assist_peer.py --tern-bench .build/release/tern-bench`.
 """
 import argparse
 import json
@@ -59,16 +59,16 @@ def percentile(values, fraction):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tern", default=".build/release/tern")
+    parser.add_argument("--tern-bench", default=".build/release/tern-bench")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     threads = assist_eval.load_set(assist_eval.DEFAULT_SET)
     report = {"threads": len(threads)}
     report["lead"] = assist_eval.evaluate(threads, {t["id"]: {"summary": assist_eval.lead_baseline(t), "suggestions": []}
                                                      for t in threads})["rougeL"]["overall"]
-    tern = {t["id"]: assist_eval.run_summarizer(f"{args.tern} assist-eval-one", t, 30) for t in threads}
+    tern = {t["id"]: assist_eval.run_summarizer(f"{args.tern_bench} assist-eval-one", t, 30) for t in threads}
     report["tern"] = assist_eval.evaluate(threads, tern)["rougeL"]["overall"]
-    timing = json.loads(subprocess.run([args.tern, "bench", "assist", "--set", str(assist_eval.DEFAULT_SET), "--json"],
+    timing = json.loads(subprocess.run([args.tern_bench, "assist", "--set", str(assist_eval.DEFAULT_SET), "--json"],
                                        capture_output=True, text=True, check=True).stdout)
     report["ternMillisecondsP50"], report["ternMillisecondsP99"] = timing["bothP50Milliseconds"], timing["bothP99Milliseconds"]
     for name, summarizer in [("lexrank", LexRankSummarizer()), ("textrank", TextRankSummarizer())]:

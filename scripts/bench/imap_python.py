@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The peer of `tern bench imap`: Python's imaplib doing the same UID FETCH in the same run.
+"""The peer of `tern-bench imap`: Python's imaplib doing the same UID FETCH in the same run.
 imaplib only frames the response (lines and literals); it does not parse ENVELOPE or BODYSTRUCTURE,
 which Tern does. Prints one JSON object."""
 import argparse, imaplib, json, resource, ssl, time

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Records a server's answer to one UID FETCH (the decrypted bytes, up to and including the tagged
-OK) into a file, so `tern bench imap --replay` and imaplib can parse the same bytes without the
+OK) into a file, so `tern-bench imap --replay` and imaplib can parse the same bytes without the
 server in the loop."""
 import argparse, os, socket, ssl
 

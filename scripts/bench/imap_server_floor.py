@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What the server alone costs for `tern bench imap`'s fetch: a raw TLS socket sends the same
+"""What the server alone costs for `tern-bench imap`'s fetch: a raw TLS socket sends the same
 UID FETCH and discards the answer unparsed, and Dovecot's imap process is charged the CPU time it
 spent meanwhile (/proc/PID/stat, 10 ms ticks). No client can finish the fetch faster than the
 wall time here, and on a machine of N cores no set of connections can beat server CPU / N.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The peer for `tern bench mime`: Python's email package (BytesParser, policy.default) doing the
+"""The peer for `tern-bench mime`: Python's email package (BytesParser, policy.default) doing the
 same work on the same files: parse, read From/To/Subject/Date, decode the plain and HTML bodies, list
 attachment names. Prints one JSON line with the timings."""
 import email.policy

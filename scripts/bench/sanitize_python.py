@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The peers of `tern bench sanitize`: nh3 (Python binding of Rust's ammonia) and bleach, on the
+"""The peers of `tern-bench sanitize`: nh3 (Python binding of Rust's ammonia) and bleach, on the
 same documents, in the same run. Each is given an allow-list close to Tern's (tags, attributes,
 http/https/mailto links); neither blocks remote images or trackers or folds quotes, so they do
 less work than Tern. Prints one JSON object per tool."""

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The peer of `tern bench send`: Python's smtplib submitting the same messages the same way: 20
+"""The peer of `tern-bench send`: Python's smtplib submitting the same messages the same way: 20
 messages alone (a TLS connection, login and transaction each; timed per message), then `count`
 messages on one connection (throughput). Prints one JSON object."""
 import argparse

@@ -3,7 +3,7 @@ import TernCore
 /// The Assist provider that is always there (PLATFORM.md "On-device AI"): an extractive summary
 /// and smart replies from the thread's intents, computed in the process from word lists, offline,
 /// in English, German, French and Spanish. Nothing leaves the machine; a 20-message thread takes
-/// well under a millisecond (`tern bench assist`, BENCHMARKS.md).
+/// well under a millisecond (`tern-bench assist`, BENCHMARKS.md).
 public struct BuiltInAssistProvider: AssistProvider {
     public let name = "builtin"
     var summarizer = ExtractiveSummarizer()

@@ -49,7 +49,7 @@ public struct ContactsAutocompleteUseCase: Sendable {
 ///
 /// Every word start of a folded name or address is a key running to the end of that field, and
 /// the keys are sorted: a query is a binary search for its folded text and a walk over the keys it
-/// starts, so a keystroke costs the matches, not the cache (BENCHMARKS.md, `tern bench autocomplete`).
+/// starts, so a keystroke costs the matches, not the cache (BENCHMARKS.md, `tern-bench autocomplete`).
 /// Contacts are numbered in rank order (frequency, then recency), so ranking the matches is
 /// keeping the `limit` smallest numbers.
 public struct ContactIndex: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import IMAP
 
-/// `tern bench uidset`: what a hostile IMAP server's numbers cost the client (issue 21). A
+/// `tern-bench uidset`: what a hostile IMAP server's numbers cost the client (issue 21). A
 /// 200,000-range VANISHED set parsed, the same number of UIDs made into a set in random order, a
 /// COPYUID naming four billion UIDs asked for 1,000 of them, and `* 4294967295 EXISTS` with a FETCH
 /// at that number through the connection's framing, parsing and sequence map.

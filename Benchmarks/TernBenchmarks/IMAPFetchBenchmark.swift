@@ -2,7 +2,7 @@ import Foundation
 import IMAP
 import TernCore
 
-/// `tern bench imap`: UID FETCH of FLAGS ENVELOPE BODYSTRUCTURE for a whole mailbox, each message
+/// `tern-bench imap`: UID FETCH of FLAGS ENVELOPE BODYSTRUCTURE for a whole mailbox, each message
 /// parsed into Tern's model and dropped (streamed, never held), timed end to end: connect, TLS,
 /// login, EXAMINE, fetch, logout.
 public enum IMAPFetchBenchmark {

@@ -2,7 +2,7 @@ import Foundation
 import MailStore
 import TernCore
 
-/// `tern bench search`: FTS5 queries over a synthetic mailbox in a scratch store.
+/// `tern-bench search`: FTS5 queries over a synthetic mailbox in a scratch store.
 public enum SearchBenchmark {
     public struct Report: Sendable, Encodable {
         public var messages: Int

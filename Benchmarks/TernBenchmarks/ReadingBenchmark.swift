@@ -1,8 +1,9 @@
 import Foundation
 import MailStore
 import TernCore
+@_spi(Tooling) import TernRuntime
 
-/// `tern bench thread-open`: NFR-ED-01/02 through the use case a front end calls. A scratch store
+/// `tern-bench thread-open`: NFR-ED-01/02 through the use case a front end calls. A scratch store
 /// holds a 5-message thread with HTML bodies (a newsletter-sized one among them) and a 500-message
 /// thread; each iteration opens the 5-message thread with every message rendered, and the first page
 /// of the 500-message one.

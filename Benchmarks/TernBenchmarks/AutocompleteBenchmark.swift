@@ -2,7 +2,7 @@ import Foundation
 import TernCore
 
 /// NFR-COMP-02 for BENCHMARKS.md: the time of one keystroke's suggestions over a synthetic contact
-/// cache (`tern bench autocomplete`). Each sample types a contact's name or address one character
+/// cache (`tern-bench autocomplete`). Each sample types a contact's name or address one character
 /// at a time, as a person does, and every prefix is one timed query of the index the composer holds.
 public enum AutocompleteBenchmark {
     public struct Report: Sendable, Codable {

@@ -1,8 +1,9 @@
 import Foundation
 import MailStore
 import TernCore
+@_spi(Tooling) import TernRuntime
 
-/// `tern bench drafts`: NFR-COMP-01, the time from an autosave to the draft being in the store, through
+/// `tern-bench drafts`: NFR-COMP-01, the time from an autosave to the draft being in the store, through
 /// the use case the front ends call (`DraftsUseCase.save`), in a scratch store on disk. Each sample
 /// is an edit: the body grows by a sentence (a reply being written) until it is about 20 KB with its
 /// quote, then a sentence is rewritten (the size stays); an unchanged save (the 30-second timer with

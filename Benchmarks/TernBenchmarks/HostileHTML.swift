@@ -1,5 +1,5 @@
 /// Markup built to make an HTML parser, sanitizer or text extractor slow, deep or large, for
-/// `tern bench hostile-html`, the tests and the fuzz seeds (issue 21). Each input is about `size`
+/// `tern-bench hostile-html`, the tests and the fuzz seeds (issue 21). Each input is about `size`
 /// bytes; the cost of handling it must grow with its size, not faster.
 public enum HostileHTML {
     public struct Shape: Sendable {

@@ -1,6 +1,6 @@
 import IMAP
 
-/// `tern bench expunge-storm`: what a server's EXPUNGE storm costs the client (issue 32). A mailbox
+/// `tern-bench expunge-storm`: what a server's EXPUNGE storm costs the client (issue 32). A mailbox
 /// of `messages` messages with every UID known (as `loadSequenceMap` leaves it), then as many
 /// `* n EXPUNGE` lines through the connection's framing, parser and sequence map: all at sequence 1,
 /// where each one renumbers every message left, and at seeded random positions. The peer is the

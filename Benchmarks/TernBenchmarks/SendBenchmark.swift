@@ -2,8 +2,9 @@ import Foundation
 import MailStore
 import Synchronization
 import TernCore
+@_spi(Tooling) import TernRuntime
 
-/// `tern bench send` (NFR-SYNC-03): queue pickup to the server's acceptance, per message, and the
+/// `tern-bench send` (NFR-SYNC-03): queue pickup to the server's acceptance, per message, and the
 /// throughput of draining a queue of `count` messages, through the real send queue on a scratch
 /// store (the account's own store is left alone) against the account's SMTP server.
 public struct SendBenchmarkReport: Sendable, Encodable {
@@ -35,8 +36,9 @@ extension TernServices {
         try await SQLiteAccountRepository(database: scratch).insert(account)
         let outbox = SQLiteOutboxStore(database: scratch)
         let actions = SQLiteMailActionStore(database: scratch)
-        let submitter = TimingSubmitter(inner: LiveMessageSubmitter(environment: [:]))
-        let queue = SendQueueProcessor(store: outbox, submitter: submitter, server: LiveServerMailActions(connections: connections), folders: actions)
+        let live = liveSendPath(holdsDirectory: directory.appendingPathComponent("locks"))
+        let submitter = TimingSubmitter(inner: live.submitter)
+        let queue = SendQueueProcessor(store: outbox, submitter: submitter, server: live.server, folders: actions)
         let supply = credentials.supply(for: account)
         let clock = ContinuousClock()
 
@@ -44,7 +46,7 @@ extension TernServices {
         func enqueue(_ index: Int, of total: Int) async throws {
             let message = OutgoingMessage(from: EmailAddress(name: account.displayName, address: account.emailAddress),
                                           to: [EmailAddress(address: recipient)], subject: "Tern bench \(index)/\(total)", bodyPlain: body)
-            _ = try await outbox.enqueue(try LiveMessageComposer().compose(message, accountId: account.id, at: Date()), holdUntil: nil, at: Date())
+            _ = try await outbox.enqueue(try live.composer.compose(message, accountId: account.id, at: Date()), holdUntil: nil, at: Date())
         }
         // NFR-SYNC-03: one message alone, as after "Send": a new connection each time.
         for index in 1...max(1, latencySamples) {
@@ -55,12 +57,12 @@ extension TernServices {
         submitter.times.withLock { $0.removeAll() }
 
         // FR-COMP-02: held by this process for its window, then committed, as `tern send` and the web app do.
-        let holds = FileSendHolds(directory: directory.appendingPathComponent("locks"))
+        let holds = live.holds
         let heldPusher = LocalChangesPusher(
-            credentials: credentials, operations: PendingOperationProcessor(store: actions, server: LiveServerMailActions(connections: connections)),
-            queue: SendQueueProcessor(store: outbox, submitter: submitter, server: LiveServerMailActions(connections: connections), folders: actions, holds: holds),
+            credentials: credentials, operations: PendingOperationProcessor(store: actions, server: live.server),
+            queue: SendQueueProcessor(store: outbox, submitter: submitter, server: live.server, folders: actions, holds: holds),
             lock: NoLocks())
-        let held = OutboxUseCase(accounts: SQLiteAccountRepository(database: scratch), composer: LiveMessageComposer(), store: outbox,
+        let held = OutboxUseCase(accounts: SQLiteAccountRepository(database: scratch), composer: live.composer, store: outbox,
                                  pusher: heldPusher, holds: holds)
         var expiry: [Double] = []
         for index in 1...max(1, latencySamples) {
@@ -92,7 +94,7 @@ extension TernServices {
         var sentCopySeconds: Double?
         if sentCopies {
             let start = clock.now
-            _ = try await PendingOperationProcessor(store: actions, server: LiveServerMailActions(connections: connections)).process(account: account, credentials: supply)
+            _ = try await PendingOperationProcessor(store: actions, server: live.server).process(account: account, credentials: supply)
             sentCopySeconds = (clock.now - start).inSeconds
         }
         return SendBenchmarkReport(
@@ -107,12 +109,12 @@ extension TernServices {
 /// Times each submission: from the queue handing it over to the server's acceptance; the first
 /// message of a session includes connecting, TLS and login.
 final class TimingSubmitter: MessageSubmitting {
-    let inner: LiveMessageSubmitter
+    let inner: any MessageSubmitting
     let times = Mutex<[Double]>([])
     /// When each message was accepted (the end of DATA answered).
     let accepted = Mutex<[ContinuousClock.Instant]>([])
 
-    init(inner: LiveMessageSubmitter) { self.inner = inner }
+    init(inner: any MessageSubmitting) { self.inner = inner }
 
     var milliseconds: [Double] { times.withLock { $0 } }
 

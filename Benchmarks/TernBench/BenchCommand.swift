@@ -3,15 +3,19 @@ import Foundation
 import HTMLSafety
 import MIME
 import Sync
+import TernBenchmarks
 import TernCore
 import TernRuntime
 
-/// `tern bench`: measurements for BENCHMARKS.md, each next to its peer in the same run.
+/// `tern-bench`: measurements for BENCHMARKS.md, each next to its peer in the same run. A tool
+/// apart from the product (issue 33): `tern` links none of it.
+@main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
+        commandName: "tern-bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
         subcommands: [MIMEBench.self, IMAPBench.self, UIDSetBench.self, ExpungeStormBench.self, SanitizeBench.self, HostileHTMLBench.self, ThreadBench.self,
-                      SearchBench.self, SendBench.self, ThreadOpenBench.self, AutocompleteBench.self, DraftsBench.self, AssistBench.self])
+                      SearchBench.self, SendBench.self, ThreadOpenBench.self, AutocompleteBench.self, DraftsBench.self, AssistBench.self,
+                      AssistEvalOneCommand.self])
 
     struct MIMEBench: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -630,7 +634,17 @@ extension BenchCommand {
         }
 
         func run() async throws {
-            let services = try services()
+            let services = try TernServices.open()
+            do {
+                try await run(with: services)
+            } catch {
+                await services.shutdown()
+                throw error
+            }
+            await services.shutdown()
+        }
+
+        func run(with services: TernServices) async throws {
             let tern = try await services.benchmarkSending(account: account, recipient: to, count: count, sentCopies: sentCopies)
             var python: PeerReport?
             if let password = ProcessInfo.processInfo.environment[peerPasswordEnv],

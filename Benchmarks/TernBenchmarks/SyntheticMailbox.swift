@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MailStore
 import TernCore
 
 /// A large mailbox written straight into a store, for benchmarks of the read side (search, lists):
