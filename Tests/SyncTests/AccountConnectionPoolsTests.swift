@@ -1,6 +1,6 @@
 import Foundation
 import IMAP
-import Sync
+@testable import Sync
 import Testing
 import TernCore
 import TernTesting
@@ -111,5 +111,31 @@ import TernTesting
         try await pool.withConnection { session in _ = try await session.listMailboxes() }
         #expect(await pool.connectionsOpened == 2)
         #expect(await server.openConnections.count == 1)
+    }
+
+    /// FR-SYNC-04 Authenticating and TokenRefresh, reported to the sync whose task opened the
+    /// connection; nothing reported for a connection no sync opened.
+    @Test func aLoginReportsAuthenticatingAndARefreshTokenRefresh() async throws {
+        let log = ProgressLog()
+        let states = SyncStateReporter(account: "work", start: .connecting, progress: log.callback)
+        let source = IMAPCredentialSource(current: { .password(username: "bob", password: "old") },
+                                          refresh: { .password(username: "bob", password: "new") }).reportingSyncStates()
+        try await SyncStateReporter.$ofTask.withValue(states) {
+            _ = try await source.current()
+            _ = try await source.refresh?()
+        }
+        #expect(log.states == [.authenticating, .tokenRefresh, .authenticating])
+        _ = try await source.current()
+        #expect(log.states.count == 3)
+    }
+
+    /// A credential that cannot be had for now is retried with the connection; a refused one is not.
+    @Test func aCredentialOutOfReachIsRetryable() async throws {
+        let unavailable = IMAPCredentialSource(current: { throw TernError.secretUnavailable("the password command failed") })
+        await #expect(throws: IMAPError.credentialUnavailable(.secretUnavailable("the password command failed"))) {
+            try await unavailable.reportingSyncStates().current()
+        }
+        let expired = IMAPCredentialSource(current: { throw TernError.authenticationExpired("sign in again") })
+        await #expect(throws: TernError.authenticationExpired("sign in again")) { try await expired.reportingSyncStates().current() }
     }
 }

@@ -83,6 +83,21 @@ import TernTesting
         #expect(log.contains { $0.hasPrefix("FETCH") && $0.contains("CHANGEDSINCE \(known)") }, "\(log)")
     }
 
+    @Test func withoutCondstoreEveryStoredMessagesFlagsAreRead() async throws {
+        let server = InMemoryIMAPServer(capabilities: ["IMAP4REV1", "UIDPLUS"])
+        let fixture = try await SyncFixture(server: server)
+        await server.deliver(SyncFixture.messages(4))
+        try await fixture.sync()
+        await server.setFlags(["\\Flagged"], uid: 3)
+        await server.clearLog()
+        let report = try await fixture.sync()
+        #expect(report.folders.first { $0.path == "INBOX" }?.flagChanges == 1)
+        // No mod-sequences: no STATUS shortcut, and the flags of all four are fetched.
+        #expect(await server.commands(.status).isEmpty)
+        let flagFetches = await server.commands(.fetch).map(\.detail)
+        #expect(flagFetches == ["1:4 [IMAP.FetchItem.flags]"], "\(flagFetches)")
+    }
+
     @Test func withQuickResyncTheSelectSaysWhatVanishedAndChanged() async throws {
         let fixture = try await SyncFixture()
         await fixture.server.deliver(SyncFixture.messages(5))
