@@ -78,8 +78,8 @@ final class ProgressLog: Sendable {
     func record(_ progress: SyncProgress) { events.withLock { $0.append(progress) } }
     var callback: @Sendable (SyncProgress) -> Void { { [self] in record($0) } }
 
-    /// Waits (polling, at most `seconds`) until a reported event satisfies `condition`.
-    func wait(seconds: Double = 5, until condition: @escaping (SyncProgress) -> Bool) async throws -> Bool {
+    /// Waits (polling, at most `seconds`: generous, for a loaded machine; a passing test waits milliseconds) until a reported event satisfies `condition`.
+    func wait(seconds: Double = 30, until condition: @escaping (SyncProgress) -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < deadline {
             if all.contains(where: condition) { return true }
