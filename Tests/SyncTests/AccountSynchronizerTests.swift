@@ -99,4 +99,48 @@ import TernTesting
         #expect(Array(states[error...].prefix(3)) == [.error, .idle, .listening], "\(states)")
         #expect(await fixture.pool.waits == [.milliseconds(1), .milliseconds(2)])
     }
+
+    /// FR-SYNC-01 stage D pausable: a brief pause (the person's own work) is waited out in Paused and
+    /// catch-up goes on; a lasting one ends this sync's catch-up, which the next sync resumes.
+    @Test(arguments: [true, false])
+    func catchUpPausesBetweenHistoryBatches(brief: Bool) async throws {
+        let fixture = try await SyncFixture()
+        // 600 in the window: the first sync's bootstrap takes the newest 300, history the rest.
+        await fixture.server.deliver(SyncFixture.messages(600, daysAgo: 10))
+        let pauses = ScriptedPauses(CatchUpPause(reason: "reading a thread", isBrief: brief), times: brief ? 1 : .max)
+        let log = ProgressLog()
+        try await AccountSynchronizer(store: fixture.store, connections: fixture.pool, catchUp: pauses)
+            .sync(account: fixture.account, progress: log.callback)
+        let tail = Array(log.states.drop { $0 != .catchingUp })
+        if brief {
+            #expect(tail == [.catchingUp, .paused, .catchingUp, .indexing, .idle])
+            #expect(try await fixture.storedUIDs() == Array(1...600))
+            #expect(try await fixture.folder()?.catchUpStatus == .completed)
+        } else {
+            #expect(tail == [.catchingUp, .paused, .indexing, .idle])
+            #expect(try await fixture.storedUIDs() == Array(301...600))
+            #expect(try await fixture.folder()?.catchUpStatus == .paused)
+            try await fixture.sync()
+            #expect(try await fixture.storedUIDs() == Array(1...600), "the next sync resumes from the backfill cursor")
+        }
+    }
+}
+
+/// A catch-up that gives way `times` times, then never.
+final class ScriptedPauses: CatchUpPausing {
+    let pause: CatchUpPause
+    private let left: Locked<Int>
+
+    init(_ pause: CatchUpPause, times: Int) {
+        self.pause = pause
+        left = Locked(times)
+    }
+
+    func pause(accountId: Account.ID) async -> CatchUpPause? {
+        left.withLock { left in
+            guard left > 0 else { return nil }
+            left -= 1
+            return pause
+        }
+    }
 }
