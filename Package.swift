@@ -14,6 +14,9 @@ let package = Package(
         .executable(name: "tern", targets: ["tern"]),
         .executable(name: "tern-bench", targets: ["tern-bench"]),
         .library(name: "TernCore", targets: ["TernCore"]),
+        // Testing support shipped beside the product (as Hummingbird ships HummingbirdTesting): an
+        // in-memory IMAP server implementing the sync engine's seam, so the engine is tested with no server.
+        .library(name: "TernTesting", targets: ["TernTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -70,6 +73,9 @@ let package = Package(
             swiftSettings: strict),
         // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
         .target(name: "Sync", dependencies: ["TernCore", "IMAP", "MIME", "HTMLSafety"], swiftSettings: strict),
+        // The sync engine's test support (issue 33): an in-memory IMAP server, its sessions and pool, behind
+        // Sync's `SyncSession` / `SyncConnectionPool` seam; failures injected on demand.
+        .target(name: "TernTesting", dependencies: ["Sync", "IMAP", "MIME", "TernCore"], swiftSettings: strict),
         .target(
             name: "HTMLSafety", resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
             swiftSettings: strict),
@@ -157,7 +163,9 @@ let package = Package(
             dependencies: ["IMAP", "TernCore", "Sync", "MailStore", "ScriptedServers", .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: strict),
-        .testTarget(name: "SyncTests", dependencies: ["Sync", "TernCore"], swiftSettings: strict),
+        .testTarget(
+            name: "SyncTests", dependencies: ["Sync", "TernCore", "TernTesting", "IMAP", "MIME", "MailStore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
         .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety", "TernBenchmarks"], exclude: ["html5lib-tests", "KnownFailures"], swiftSettings: strict),
         .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore", "ScriptedServers"], swiftSettings: strict),

@@ -65,15 +65,15 @@ extension IMAPCredentialSource {
     func reportingSyncStates() -> IMAPCredentialSource {
         let current = current
         let authenticating: @Sendable () async throws -> IMAPCredential = {
-            SyncStateReporter.ofTask?.move(to: .authenticating)
+            SyncStateReporter.ofTask?.handle(.credentialRequested)
             return try await Self.temporaryAsRetryable(current)
         }
         guard let refresh else { return IMAPCredentialSource(current: authenticating) }
         return IMAPCredentialSource(current: authenticating, refresh: {
             let states = SyncStateReporter.ofTask
-            states?.move(to: .tokenRefresh)
+            states?.handle(.tokenExpired)
             let fresh = try await Self.temporaryAsRetryable(refresh)
-            states?.move(to: .authenticating)
+            states?.handle(.tokenRefreshed)
             return fresh
         })
     }

@@ -20,7 +20,7 @@ public struct AccountSynchronizer: Sendable {
     let store: any SyncStore
     /// FR-SYNC-09: the account's pool (`AccountConnectionPools`); its backoff is also the watch's
     /// wait before trying an unreachable account again.
-    let connections: IMAPConnectionPool
+    let connections: any SyncConnectionPool
     /// FR-SYNC-03: one writer per folder, so an IDLE-triggered sync and a catch-up (in this process
     /// or another) never interleave their reads of the server with each other's writes.
     let locks: any NamedLocks
@@ -31,6 +31,13 @@ public struct AccountSynchronizer: Sendable {
     let now: @Sendable () -> Date
 
     public init(store: any SyncStore, connections: IMAPConnectionPool, locks: any NamedLocks = NoLocks(),
+                catchUp: (any CatchUpPausing)? = nil, catchUpRecheck: Duration = .seconds(15),
+                now: @escaping @Sendable () -> Date = Date.init) {
+        self.init(store: store, connections: LiveSyncConnectionPool(connections), locks: locks, catchUp: catchUp,
+                  catchUpRecheck: catchUpRecheck, now: now)
+    }
+
+    public init(store: any SyncStore, connections: any SyncConnectionPool, locks: any NamedLocks = NoLocks(),
                 catchUp: (any CatchUpPausing)? = nil, catchUpRecheck: Duration = .seconds(15),
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
@@ -48,16 +55,16 @@ public struct AccountSynchronizer: Sendable {
     public func sync(account: Account, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
         let states = SyncStateReporter(account: account.name, progress: progress)
         progress(.connecting)
-        states.move(to: .connecting)
+        states.handle(.syncTriggered)
         return try await SyncStateReporter.$ofTask.withValue(states) {
             do {
                 // Connected and logged in before the folders' states begin (FR-SYNC-04's order); a
                 // connection the pool already had logged in is both at once.
                 try await connections.withConnection { _ in }
-                if states.state == .connecting { states.move(to: .authenticating) }
+                states.handle(.connected)
                 return try await syncFolders(of: account, connections: connections, only: nil, states: states, progress: progress)
             } catch {
-                states.move(to: .error, detail: String(describing: error))
+                states.handle(.failed, detail: String(describing: error))
                 throw error
             }
         }
@@ -68,21 +75,28 @@ public struct AccountSynchronizer: Sendable {
     /// for it. New messages are reported as they are stored. When the account cannot be reached
     /// after the reconnect schedule, the state is Error with the next attempt announced
     /// (`retryScheduled`), and the watch tries again at the schedule's last step, for ever
-    /// (FR-SYNC-04 Error → Idle, FR-SYNC-09). Runs until the task is cancelled.
+    /// (FR-SYNC-04 Error → Idle, FR-SYNC-09). Runs until the task is cancelled. The decisions are
+    /// `WatchLoop`'s; this carries out its effects.
     public func watch(account: Account, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
         let states = SyncStateReporter(account: account.name, progress: progress)
+        let loop = SharedWatchLoop(WatchLoop(retryDelay: connections.backoff.delays.last ?? .seconds(45)))
         try await SyncStateReporter.$ofTask.withValue(states) {
             while true {
                 do {
-                    try await watchInbox(account: account, pool: connections, states: states, progress: progress)
+                    try await watchInbox(account: account, pool: connections, loop: loop, states: states, progress: progress)
                     return
                 } catch let error as IMAPError where error.isRetryable {
-                    let delay = connections.backoff.delays.last ?? .seconds(45)
                     let reason = String(describing: error)
-                    states.move(to: .error, detail: reason)
-                    progress(.retryScheduled(account: account.name, at: now().addingTimeInterval(delay.inSeconds), reason: reason))
-                    try await Task.sleep(for: delay)
-                    states.move(to: .idle)
+                    for effect in loop.handle(.gaveUp(reason: reason)) {
+                        switch effect {
+                        case .state(let event, let detail): states.handle(event, detail: detail)
+                        case .waitToRetry(let delay):
+                            progress(.retryScheduled(account: account.name, at: now().addingTimeInterval(delay.inSeconds), reason: reason))
+                            try await Task.sleep(for: delay)
+                        default: break
+                        }
+                    }
+                    for case .state(let event, let detail) in loop.handle(.retryDue) { states.handle(event, detail: detail) }
                 }
             }
         }
@@ -90,21 +104,30 @@ public struct AccountSynchronizer: Sendable {
 
     /// One IDLE on the Inbox until it ends: cancelled (returns), or given up by the pool after its
     /// reconnect schedule (throws). Announces `watching` once it is established.
-    func watchInbox(account: Account, pool: IMAPConnectionPool, states: SyncStateReporter,
+    func watchInbox(account: Account, pool: any SyncConnectionPool, loop: SharedWatchLoop, states: SyncStateReporter,
                     progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
         // Each (re)established IDLE is followed by one catch-up sync, for mail that came before it.
         // A wake-up is `true` for a whole pass: catch-up that was paused may go on (FR-SYNC-01 stage D).
         let (wakeups, wake) = AsyncStream<Bool>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        // The effects of an event that come before any sync: states and wake-ups.
+        let apply: @Sendable (WatchLoop.Event) -> Void = { event in
+            for effect in loop.handle(event) {
+                switch effect {
+                case .state(let event, let detail): states.handle(event, detail: detail)
+                case .sync(let allFolders): wake.yield(allFolders)
+                default: break
+                }
+            }
+        }
         let events = pool.idleEvents(mailbox: "INBOX", reconnecting: { error in
-            states.move(to: .connecting, detail: "\(error); reconnecting")
+            apply(.idleDropped(reason: "\(error)"))
         }, established: {
             // Listening once IDLE is established (`tern status` clears the announced retry then).
-            states.move(to: .listening)
-            wake.yield(false)
+            apply(.idleEstablished)
         })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for try await _ in events { wake.yield(false) }
+                for try await _ in events { apply(.mailboxChanged) }
                 wake.finish()
             }
             if let catchUp {
@@ -120,14 +143,13 @@ public struct AccountSynchronizer: Sendable {
                             continue
                         }
                         if wasPaused, try await store.folders(accountId: account.id).contains(where: { $0.isSyncable && $0.catchUpStatus == .paused }) {
-                            wake.yield(true)
+                            apply(.catchUpMayResume)
                         }
                         wasPaused = false
                     }
                 }
             }
             group.addTask {
-                var announced = false
                 for await whole in wakeups {
                     let report: SyncReport
                     do {
@@ -135,16 +157,18 @@ public struct AccountSynchronizer: Sendable {
                     } catch let error as IMAPError where error.isRetryable {
                         // FR-SYNC-04 Error → Idle: the Inbox is synced again on the next event or
                         // re-established IDLE (the pool reconnects with backoff); the watch goes on.
-                        states.move(to: .error, detail: String(describing: error))
+                        apply(.syncFailed(reason: String(describing: error)))
                         continue
                     }
-                    states.move(to: .listening)
-                    if !announced {
-                        announced = true
-                        progress(.watching(account: account.name))
-                    }
                     let new = report.folders.flatMap(\.newMessages)
-                    if !new.isEmpty { progress(.newMail(account: account.name, messages: new)) }
+                    for effect in loop.handle(.syncFinished(newMessages: new.count)) {
+                        switch effect {
+                        case .state(let event, let detail): states.handle(event, detail: detail)
+                        case .announceWatching: progress(.watching(account: account.name))
+                        case .announceNewMail: progress(.newMail(account: account.name, messages: new))
+                        default: break
+                        }
+                    }
                 }
             }
             try await group.next()
@@ -154,11 +178,12 @@ public struct AccountSynchronizer: Sendable {
 
     /// The folders of one sync, each on a connection from `connections`: discovery and the
     /// pipelined STATUS first, then every folder in priority order, each as one job of the pool.
-    func syncFolders(of account: Account, connections: IMAPConnectionPool, only: FolderType?, states: SyncStateReporter,
+    func syncFolders(of account: Account, connections: any SyncConnectionPool, only: FolderType?, states: SyncStateReporter,
                      progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
         // After an IDLE event the folders are known: straight to the Inbox's new mail (the diagram's
         // Listening → InitialFast).
-        if states.state != .listening { states.move(to: .syncingFolders) }
+        var stages = SyncStageOrder()
+        try stages.begin(.discoverFolders, states: states)
         let clock = ContinuousClock()
         let start = clock.now
         let keepOrphans = account.provider == .gmail
@@ -183,7 +208,7 @@ public struct AccountSynchronizer: Sendable {
         let now = now()
         let store = store
         let catchUp = catchUp
-        let synchronizer: @Sendable (IMAPSession) -> FolderSynchronizer = { session in
+        let synchronizer: @Sendable (any SyncSession) -> FolderSynchronizer = { session in
             FolderSynchronizer(session: session, store: store, accountId: account.id, keepOrphans: keepOrphans,
                                since: since, hydration: account.bodyHydration, now: now, progress: progress, catchUp: catchUp)
         }
@@ -192,7 +217,7 @@ public struct AccountSynchronizer: Sendable {
             firstPage.withLock { if $0 == nil { $0 = (clock.now - start).inSeconds * 1000 } }
         }
         var connectionsLost = 0
-        states.move(to: .initialFast)
+        try stages.begin(.bootstrap, states: states)
         // Stage B and C: the newest headers of every folder synced for the first time, within the
         // budget, before any folder's history (the Inbox's first 30 before anything else).
         let fresh = ordered.indices.filter { ordered[$0].forwardCursorUID == nil }
@@ -207,7 +232,7 @@ public struct AccountSynchronizer: Sendable {
                 }
             }
         }
-        states.move(to: .catchingUp)
+        try stages.begin(.status, states: states)
         // FR-SYNC-02 incremental: one pipelined STATUS of the folders whose catch-up is complete; one
         // whose UIDVALIDITY, UIDNEXT, message count and HIGHESTMODSEQ are as the last sync left them
         // has nothing new, gone or changed, and is not selected or searched at all. Not after an IDLE
@@ -224,6 +249,7 @@ public struct AccountSynchronizer: Sendable {
             }) ?? [:]
         }
         // Stage D and incremental sync: new mail, history back to the window, deletions, flags, bodies.
+        try stages.begin(.catchUp, states: states)
         for (index, stale) in ordered.enumerated() where reports[index].error == nil {
             if let status = statuses[stale.path], stale.isUnchanged(status),
                try await !FolderSynchronizer.bodiesPending(stale, store: store, cutoff: FolderSynchronizer.hydrationCutoff(account.bodyHydration, now: now)) {
@@ -241,18 +267,18 @@ public struct AccountSynchronizer: Sendable {
                 // waited out (the folder's job has ended: no connection or lock is held meanwhile), then
                 // the folder's history goes on from its cursor; any other pause lasts past this sync.
                 guard let pause = reports[index].catchUpPaused else { break }
-                states.move(to: .paused, detail: pause.reason)
+                states.handle(.catchUpPaused, detail: pause.reason)
                 guard pause.isBrief, only == nil, try await waitOutBriefPause(account) else { break }
-                states.move(to: .catchingUp)
+                states.handle(.catchUpResumed)
                 reports[index].catchUpPaused = nil
             }
             progress(.folderDone(path: stale.path))
         }
         // FR-SYNC-04 Indexing: new messages were indexed with their batches; what failed or was
         // missed is indexed again here, never holding up the sync.
-        states.move(to: .indexing)
+        try stages.begin(.indexing, states: states)
         let repaired = (try? await store.indexMissing(accountId: account.id)) ?? 0
-        states.move(to: .idle, detail: repaired > 0 ? "\(repaired) search entries repaired" : nil)
+        try stages.begin(.done, states: states, detail: repaired > 0 ? "\(repaired) search entries repaired" : nil)
         states.progress(.synced(account: account.name, failedFolders: reports.filter { $0.error != nil }.map(\.path)))
         return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage.withLock { $0 },
                           seconds: (clock.now - start).inSeconds)
@@ -276,8 +302,8 @@ public struct AccountSynchronizer: Sendable {
     /// reported and retried at the next sync while the others go on, the next on a new connection
     /// (FR-SYNC-01 error handling, FR-SYNC-09). A connection that cannot be made at all is the
     /// account's failure and is thrown.
-    func inFolder(_ folder: Folder, report: FolderSyncReport, connections: IMAPConnectionPool, lost: inout Int,
-                  _ body: @escaping @Sendable (IMAPSession, inout FolderSyncReport) async throws -> Void) async throws -> FolderSyncReport {
+    func inFolder(_ folder: Folder, report: FolderSyncReport, connections: any SyncConnectionPool, lost: inout Int,
+                  _ body: @escaping @Sendable (any SyncSession, inout FolderSyncReport) async throws -> Void) async throws -> FolderSyncReport {
         let started = Mutex(false)
         let locks = locks
         do {
@@ -303,7 +329,7 @@ public struct AccountSynchronizer: Sendable {
     /// FR-SYNC-01 step 1: the server's complete LIST, roles completed from names, MAILBOXIDs where
     /// offered, reconciled with the stored folders (renames followed, deletions applied). Returns
     /// the account's folders and each listed folder's name as the server spells it.
-    func discoverFolders(of account: Account, session: IMAPSession, keepOrphans: Bool) async throws
+    func discoverFolders(of account: Account, session: any SyncSession, keepOrphans: Bool) async throws
         -> (folders: [Folder], listed: [String: MailboxPath]) {
         let listings = try await session.listMailboxes()
         var discovered = DiscoveredFolder.roles(of: listings)
@@ -349,7 +375,7 @@ public struct AccountSynchronizer: Sendable {
         return try await connections.withConnection(failingFast: true) { session in
             var fetched = 0
             for (path, inFolder) in Dictionary(grouping: requests, by: \.folderPath) {
-                try await session.select(MailboxPath(path), readOnly: true)
+                try await session.select(MailboxPath(path), readOnly: true, qresync: nil)
                 let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id,
                                                       keepOrphans: account.provider == .gmail, since: .distantPast,
                                                       hydration: .all, now: now, progress: { _ in })
@@ -391,5 +417,13 @@ extension DiscoveredFolder {
     /// the names of unmarked ones (`SpecialUseInference`).
     static func roles(of listings: [MailboxListing]) -> [DiscoveredFolder] {
         SpecialUseInference.completing(listings.map { DiscoveredFolder(path: $0.name, delimiter: $0.delimiter, folderType: $0.folderType) })
+    }
+}
+
+extension SyncStageOrder {
+    /// Begins `stage` and tells the account's FR-SYNC-04 states what its beginning is.
+    mutating func begin(_ stage: Stage, states: SyncStateReporter, detail: String? = nil) throws(OrderError) {
+        try begin(stage)
+        if let event = Self.event(beginning: stage) { states.handle(event, detail: detail) }
     }
 }

@@ -15,12 +15,16 @@ public struct AttachmentDownloader: Sendable {
     public static let sliceBytes: UInt64 = 512 * 1024
 
     /// FR-SYNC-09: the account's pool.
-    let connections: IMAPConnectionPool
+    let connections: any SyncConnectionPool
     let sliceBytes: UInt64
 
-    public init(connections: IMAPConnectionPool, sliceBytes: UInt64 = Self.sliceBytes) {
+    public init(connections: any SyncConnectionPool, sliceBytes: UInt64 = Self.sliceBytes) {
         self.connections = connections
         self.sliceBytes = max(1, sliceBytes)
+    }
+
+    public init(connections: IMAPConnectionPool, sliceBytes: UInt64 = Self.sliceBytes) {
+        self.init(connections: LiveSyncConnectionPool(connections), sliceBytes: sliceBytes)
     }
 
     /// The decoded part. `progress` is told, after each slice, how many decoded bytes have arrived
@@ -30,14 +34,14 @@ public struct AttachmentDownloader: Sendable {
         let section = location.attachment.partId
         let sliceBytes = sliceBytes
         return try await connections.withConnection(failingFast: true) { session in
-            try await session.select(MailboxPath(location.folderPath), readOnly: true)
+            try await session.select(MailboxPath(location.folderPath), readOnly: true, qresync: nil)
             var raw: [UInt8] = []
             while true {
                 try session.checkCancellation()
                 let offset = UInt64(raw.count)
                 var slice: [UInt8]?
                 try await session.uidFetch(UIDSet(uids: [UInt32(location.uid)]),
-                                           items: [.section(section, partial: offset..<offset + sliceBytes)]) { message in
+                                           items: [.section(section, partial: offset..<offset + sliceBytes)], changedSince: nil) { message in
                     slice = message.section(section)
                 }
                 guard let slice else {

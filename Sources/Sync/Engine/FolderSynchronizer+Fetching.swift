@@ -91,7 +91,7 @@ extension FolderSynchronizer {
         var structures: [MIMEPart?] = []
         var planned: [Int: PlannedBody] = [:]
         let parser = MessageParser()
-        try await session.uidFetch(UIDSet(uids: slice.map { UInt32($0) }), items: AccountSynchronizer.headerItems) { message in
+        try await session.uidFetch(UIDSet(uids: slice.map { UInt32($0) }), items: AccountSynchronizer.headerItems, changedSince: nil) { message in
             guard let uid = message.uid, let header = message.section("HEADER") else { return }
             let parsed = parser.parse(header)
             var email = parsed.email(accountId: accountId, internalDate: message.internalDate ?? Date(timeIntervalSince1970: 0),
@@ -195,7 +195,7 @@ extension FolderSynchronizer {
         for (_, members) in groups {
             let sections = members[0].plan.plainPartIds + members[0].plan.htmlPartIds
             let byUID = Dictionary(members.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
-            try await session.uidFetch(UIDSet(uids: members.map { UInt32($0.uid) }), items: sections.map { .section($0) }) { message in
+            try await session.uidFetch(UIDSet(uids: members.map { UInt32($0.uid) }), items: sections.map { .section($0) }, changedSince: nil) { message in
                 guard let uid = message.uid.map(Int64.init), let member = byUID[uid] else { return }
                 texts[uid] = BodyText(structure: member.structure, plan: member.plan, sections: message.sections)
             }

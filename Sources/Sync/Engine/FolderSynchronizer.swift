@@ -8,7 +8,7 @@ import TernCore
 /// the folder's UID list or by QRESYNC (FR-SYNC-02), and older-mail paging (step 5). Fetching and
 /// storing are in `FolderSynchronizer+Fetching.swift`.
 struct FolderSynchronizer {
-    let session: IMAPSession
+    let session: any SyncSession
     let store: any SyncStore
     let accountId: Account.ID
     let keepOrphans: Bool

@@ -8,16 +8,20 @@ import TernCore
 /// crash left behind (appended, not yet recorded) goes with the next pass.
 public struct IMAPDraftMailbox: Sendable {
     /// FR-SYNC-09: the account's pool.
-    let connections: IMAPConnectionPool
+    let connections: any SyncConnectionPool
+
+    public init(connections: any SyncConnectionPool) {
+        self.connections = connections
+    }
 
     public init(connections: IMAPConnectionPool) {
-        self.connections = connections
+        self.init(connections: LiveSyncConnectionPool(connections))
     }
 
     public func perform(_ requests: [DraftServerRequest], draftsMailbox: String?) async throws -> [Draft.ID: DraftServerOutcome] {
         try await connections.withConnection { session in
             let mailbox = try await Self.draftsMailbox(known: draftsMailbox, session: session)
-            try await session.select(MailboxPath(mailbox))
+            try await session.select(MailboxPath(mailbox), readOnly: false, qresync: nil)
             var outcomes: [Draft.ID: DraftServerOutcome] = [:]
             for request in requests {
                 do {
@@ -34,7 +38,7 @@ public struct IMAPDraftMailbox: Sendable {
         }
     }
 
-    func perform(_ request: DraftServerRequest, mailbox: String, session: IMAPSession) async throws -> DraftServerOutcome {
+    func perform(_ request: DraftServerRequest, mailbox: String, session: any SyncSession) async throws -> DraftServerOutcome {
         let validity = Int64(session.selected?.uidValidity ?? 0)
         let found = try await session.uidSearch(.header(name: "Message-ID", value: request.messageId)).sorted()
         switch request.action {
@@ -69,25 +73,25 @@ public struct IMAPDraftMailbox: Sendable {
     }
 
     /// The newest copy's bytes, as the server's version of the draft.
-    func newest(_ found: [UInt32], mailbox: String, validity: Int64, session: IMAPSession) async throws -> DraftServerOutcome? {
+    func newest(_ found: [UInt32], mailbox: String, validity: Int64, session: any SyncSession) async throws -> DraftServerOutcome? {
         guard let latest = found.last else { return nil }
         var raw: [UInt8]?
-        try await session.uidFetch(UIDSet(uids: [latest]), items: [.section("")]) { message in raw = message.sections[""] }
+        try await session.uidFetch(UIDSet(uids: [latest]), items: [.section("")], changedSince: nil) { message in raw = message.sections[""] }
         guard let raw else { return nil }
         return .changedOnServer(raw: raw, copy: DraftServerCopy(mailbox: mailbox, uid: Int64(latest), uidValidity: validity))
     }
 
     /// Only these UIDs go (`UID EXPUNGE`, RFC 4315). Without UIDPLUS they are flagged `\Deleted` and
     /// left for the server's next expunge: a plain EXPUNGE would also remove what other clients flagged.
-    func remove(_ uids: [UInt32], session: IMAPSession) async throws {
+    func remove(_ uids: [UInt32], session: any SyncSession) async throws {
         guard !uids.isEmpty else { return }
         let set = UIDSet(uids: uids.sorted())
-        _ = try await session.uidStore(set, .add, flags: ["\\Deleted"])
+        _ = try await session.uidStore(set, .add, flags: ["\\Deleted"], silent: true, unchangedSince: nil)
         if session.hasCapability("UIDPLUS") { _ = try await session.uidExpunge(set) }
     }
 
     /// The folder sync knows as Drafts, else the server's `\Drafts` (RFC 6154), else `Drafts`, created.
-    static func draftsMailbox(known: String?, session: IMAPSession) async throws -> String {
+    static func draftsMailbox(known: String?, session: any SyncSession) async throws -> String {
         if let known { return known }
         if let listed = try await session.listMailboxes().first(where: { $0.folderType == .drafts })?.name { return listed }
         try? await session.create(MailboxPath("Drafts"))

@@ -17,10 +17,14 @@ import TernCore
 /// never flags or expunges whichever message holds that UID now.
 public struct IMAPMailActions: Sendable {
     /// FR-SYNC-09: the account's pool.
-    let connections: IMAPConnectionPool
+    let connections: any SyncConnectionPool
+
+    public init(connections: any SyncConnectionPool) {
+        self.connections = connections
+    }
 
     public init(connections: IMAPConnectionPool) {
-        self.connections = connections
+        self.init(connections: LiveSyncConnectionPool(connections))
     }
 
     public func perform(_ operations: [ServerOperation]) async throws -> [Int64: ServerOperationOutcome] {
@@ -57,7 +61,7 @@ public struct IMAPMailActions: Sendable {
             var mailbox = mailbox
             if mailbox == nil { mailbox = try await Self.sentMailbox(session) }
             guard let mailbox else { return false }
-            try await session.select(MailboxPath(mailbox), readOnly: true)
+            try await session.select(MailboxPath(mailbox), readOnly: true, qresync: nil)
             let found = try await session.uidSearch(.header(name: "Message-ID", value: messageId))
             return !found.isEmpty
         }
@@ -140,13 +144,13 @@ public struct IMAPMailActions: Sendable {
 
     /// The Message-IDs of the pass's Sent copies that Sent certainly lacks, from one search per 50
     /// (a header search reads every message of the mailbox: once per pass, not once per message).
-    static func absent(from sent: String, among batches: [Batch], session: IMAPSession) async throws -> Set<String> {
+    static func absent(from sent: String, among batches: [Batch], session: any SyncSession) async throws -> Set<String> {
         let ids = batches.compactMap { batch -> String? in
             if case .fileSentCopy(_, let message, sent?, _) = batch, !message.messageId.isEmpty { return message.messageId }
             return nil
         }
         guard ids.count > 1 else { return [] }
-        try await session.select(MailboxPath(sent), readOnly: true)
+        try await session.select(MailboxPath(sent), readOnly: true, qresync: nil)
         var absent: Set<String> = []
         for start in stride(from: 0, to: ids.count, by: 50) {
             let chunk = Array(ids[start..<min(start + 50, ids.count)])
@@ -156,13 +160,13 @@ public struct IMAPMailActions: Sendable {
         return absent
     }
 
-    func perform(_ batch: Batch, session: IMAPSession, absentFromSent: Set<String> = [],
+    func perform(_ batch: Batch, session: any SyncSession, absentFromSent: Set<String> = [],
                  outcomes: inout [Int64: ServerOperationOutcome]) async throws {
         switch batch {
         case .store(let mailbox, let flag, let add, let targets):
             let current = try await select(mailbox, for: targets, session: session, outcomes: &outcomes)
             guard !current.isEmpty else { return }
-            try await session.uidStore(Self.set(current), add ? .add : .remove, flags: [flag])
+            try await session.uidStore(Self.set(current), add ? .add : .remove, flags: [flag], silent: true, unchangedSince: nil)
             for target in current { outcomes[target.id] = .done(newUID: nil) }
         case .move(let mailbox, let destination, let createTarget, let targets):
             let current = try await select(mailbox, for: targets, session: session, outcomes: &outcomes)
@@ -179,7 +183,7 @@ public struct IMAPMailActions: Sendable {
                 mapping = try await session.uidMove(Self.set(current), to: MailboxPath(destination))
             } else {
                 mapping = try await session.uidCopy(Self.set(current), to: MailboxPath(destination))
-                try await session.uidStore(Self.set(current), .add, flags: ["\\Deleted"])
+                try await session.uidStore(Self.set(current), .add, flags: ["\\Deleted"], silent: true, unchangedSince: nil)
                 if session.hasCapability("UIDPLUS") { try await session.uidExpunge(Self.set(current)) }
             }
             let moved = mapping?.destinations(of: current.map { UInt32($0.uid) }) ?? [:]
@@ -191,7 +195,7 @@ public struct IMAPMailActions: Sendable {
             }
             let current = try await select(mailbox, for: targets, session: session, outcomes: &outcomes)
             guard !current.isEmpty else { return }
-            try await session.uidStore(Self.set(current), .add, flags: ["\\Deleted"])
+            try await session.uidStore(Self.set(current), .add, flags: ["\\Deleted"], silent: true, unchangedSince: nil)
             try await session.uidExpunge(Self.set(current))
             for target in current { outcomes[target.id] = .done(newUID: nil) }
         case .fileSentCopy(let id, let message, let known, let confirmOnly):
@@ -201,7 +205,7 @@ public struct IMAPMailActions: Sendable {
             }
             var found: [UInt32] = []
             if !message.messageId.isEmpty, !absentFromSent.contains(message.messageId) {
-                if session.selected?.name != sent { try await session.select(MailboxPath(sent), readOnly: true) }
+                if session.selected?.name != sent { try await session.select(MailboxPath(sent), readOnly: true, qresync: nil) }
                 found = try await session.uidSearch(.header(name: "Message-ID", value: message.messageId))
             }
             if let uid = found.last {
@@ -216,16 +220,16 @@ public struct IMAPMailActions: Sendable {
     }
 
     /// RFC 6154: the mailbox marked `\Sent` (or named so), for an account whose folders were never synced.
-    static func sentMailbox(_ session: IMAPSession) async throws -> String? {
+    static func sentMailbox(_ session: any SyncSession) async throws -> String? {
         DiscoveredFolder.roles(of: try await session.listMailboxes()).first { $0.folderType == .sent }?.path
     }
 
     /// Selects the mailbox read-write (once for consecutive batches) and returns the targets whose
     /// UIDs belong to its UIDVALIDITY; the others are answered `.folderReset` and never named to
     /// the server.
-    func select(_ mailbox: String, for targets: [Target], session: IMAPSession,
+    func select(_ mailbox: String, for targets: [Target], session: any SyncSession,
                 outcomes: inout [Int64: ServerOperationOutcome]) async throws -> [Target] {
-        if session.selected?.name != mailbox || session.selected?.readOnly != false { try await session.select(MailboxPath(mailbox)) }
+        if session.selected?.name != mailbox || session.selected?.readOnly != false { try await session.select(MailboxPath(mailbox), readOnly: false, qresync: nil) }
         let validity = session.selected?.uidValidity.map(Int64.init)
         var current: [Target] = []
         for target in targets {

@@ -1,27 +1,23 @@
 import Synchronization
 import TernCore
 
-/// Reports an account's FR-SYNC-04 state changes. The engine moves along the diagram
-/// (`SyncState.canMove`); the integration tests check the sequence a sync reports against it.
+/// Reports an account's FR-SYNC-04 state changes: the engine tells it what happened, the
+/// `SyncStateMachine` it holds says where that leads, and each move is reported once. The
+/// integration tests check the sequence a sync reports against the diagram (`SyncState.canMove`).
 final class SyncStateReporter: Sendable {
     let account: String
     let progress: @Sendable (SyncProgress) -> Void
-    private let current: Mutex<SyncState>
+    private let machine: Mutex<SyncStateMachine>
 
     init(account: String, start: SyncState = .idle, progress: @escaping @Sendable (SyncProgress) -> Void) {
         self.account = account
         self.progress = progress
-        current = Mutex(start)
+        machine = Mutex(SyncStateMachine(state: start))
     }
 
-    var state: SyncState { current.withLock { $0 } }
+    var state: SyncState { machine.withLock { $0.state } }
 
-    func move(to next: SyncState, detail: String? = nil) {
-        let moved = current.withLock { state -> Bool in
-            guard state != next else { return false }
-            state = next
-            return true
-        }
-        if moved { progress(.state(account: account, next, detail: detail)) }
+    func handle(_ event: SyncStateMachine.Event, detail: String? = nil) {
+        if let moved = machine.withLock({ $0.handle(event) }) { progress(.state(account: account, moved, detail: detail)) }
     }
 }
