@@ -46,6 +46,10 @@ public final class TernServices: Sendable {
     /// FR-SYNC-07: send and the Outbox.
     public let outbox: OutboxUseCase
     public let mailQueries: any MailQueries
+    /// FR-ED-01: folders, thread lists and search, for the front ends.
+    public let browse: BrowseMailUseCase
+    /// The change feed's word that a thread's bodies arrived, waited for within a bound.
+    public let bodyArrivals: ThreadBodyArrivals
     public let downloadAttachment: DownloadAttachmentUseCase
     /// FR-ED-01..05: open a thread, a page of it, one message rendered.
     public let openThread: OpenThreadUseCase
@@ -63,6 +67,12 @@ public final class TernServices: Sendable {
     public let contactsAutocomplete: ContactsAutocompleteUseCase
     /// FR-COMP-01 drafts and FR-COMP-02 sending with undo.
     public let drafts: DraftsUseCase
+    /// FR-COMP-02, FR-ED-01: the undo windows, read from the settings in this one place.
+    public let undoWindows: UndoWindowsUseCase
+    /// FR-COMP-02: the process's sends in their undo window, let go at its end or taken back.
+    public let undoSend: UndoSendCoordinator
+    /// `tern serve` and `tern sync --watch`: the sync engine run until stopped, retried on its schedule.
+    public let syncRunner: SyncEngineRunner
     /// FR-ED-02 and FR-COMP-03: summaries and smart replies from the provider the settings choose.
     public let summarizeThread: SummarizeThreadUseCase
     public let smartReplies: SmartReplyUseCase
@@ -144,8 +154,9 @@ public final class TernServices: Sendable {
         self.accountSettings = AccountSettingsUseCase(accounts: accounts)
         self.checkServers = CheckServersUseCase(accounts: accounts, credentials: credentials, probe: LiveServerProbe())
         let syncStatuses = SQLiteSyncStatusStore(database: database)
-        self.syncAccounts = SyncAccountsUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer, pusher: pusher,
+        let syncAccounts = SyncAccountsUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer, pusher: pusher,
                                                 changes: changes, failedChanges: mailActions, statuses: syncStatuses, processId: getpid())
+        self.syncAccounts = syncAccounts
         self.accountStatus = AccountStatusUseCase(accounts: accounts, store: syncStatuses, isRunning: Self.isRunning)
         self.fetchThreadBodies = fetchThreadBodies
         self.loadOlderMail = LoadOlderMailUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer,
@@ -156,21 +167,30 @@ public final class TernServices: Sendable {
                                    holds: holds)
         self.outbox = outbox
         self.mailQueries = queries
+        self.browse = BrowseMailUseCase(queries: queries)
+        self.bodyArrivals = ThreadBodyArrivals(changes: changes)
         self.downloadAttachment = downloadAttachment
         self.renderMessage = renderMessage
         self.openThread = OpenThreadUseCase(queries: queries, actions: mailActions, bodies: fetchThreadBodies, renderer: renderMessage,
                                             trustedSenders: trustedSenderStore, attachmentWarnings: attachmentWarnings)
         self.trustedSenders = TrustedSendersUseCase(store: trustedSenderStore, changes: changes)
-        self.settings = SettingsUseCase(store: settingsStore, changes: changes)
+        let settings = SettingsUseCase(store: settingsStore, changes: changes)
+        self.settings = settings
+        let undoWindows = UndoWindowsUseCase(settings: settings)
+        self.undoWindows = undoWindows
         self.attachmentWarnings = attachmentWarnings
         let composeStore = SQLiteComposeStore(database: database)
         self.compose = ComposeUseCase(accounts: accounts, store: composeStore, syntax: MIMEMailSyntax(), sanitizer: HTMLSafetyBodySanitizer(),
                                       bodies: fetchThreadBodies)
         self.composeValidation = composeValidation
         self.contactsAutocomplete = ContactsAutocompleteUseCase(store: composeStore)
-        self.drafts = DraftsUseCase(accounts: accounts, store: draftStore, coding: DraftMessageCodec(),
+        let drafts = DraftsUseCase(accounts: accounts, store: draftStore, coding: DraftMessageCodec(),
                                     files: LocalDraftFiles(directory: home.url.appendingPathComponent("drafts")), attachments: attachmentLoader,
                                     validation: composeValidation, outbox: outbox, pusher: pusher, changes: changes)
+        self.drafts = drafts
+        self.undoSend = UndoSendCoordinator(steps: drafts, windows: undoWindows)
+        // FR-SYNC-04 Error → Idle: 5, 15, 45 s, then every 2 min; `TERN_SYNC_RETRY_SCHEDULE` shortens it for fault tests.
+        self.syncRunner = SyncEngineRunner(work: syncAccounts, retryDelays: ConfiguredDelays.parse(environment, "TERN_SYNC_RETRY_SCHEDULE"))
         // TERN_ASSIST_BUDGET_SECONDS: how long a summary or suggestions may take before their
         // section is hidden (a local model on a laptop CPU needs seconds; tests set less).
         let assistBudget = AssistBudget(seconds: environment["TERN_ASSIST_BUDGET_SECONDS"].flatMap(Double.init).map { max(0.05, $0) } ?? 30)

@@ -95,7 +95,7 @@ struct UndoOptions: ParsableArguments {
     var noUndo = false
 
     func window(_ services: TernServices) async throws -> Duration? {
-        noUndo ? nil : .seconds(try await services.settings.current().undoActionWindow)
+        noUndo ? nil : try await services.undoWindows.action()
     }
 }
 

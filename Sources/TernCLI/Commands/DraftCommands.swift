@@ -231,20 +231,23 @@ extension String {
 /// FR-COMP-02 on a terminal: "Sending in 5 s — press u or Ctrl-C to undo", then the send; Undo
 /// leaves the message a draft. Without a terminal the window still runs (Ctrl-C, SIGINT, undoes).
 enum SendingCountdown {
+    /// The core's `UndoSendCoordinator` holds the message and lets it go at the window's end; this
+    /// shows the countdown and asks it to undo. `undo`: this send's window in seconds (nil: the setting's).
     static func send(draftId: Draft.ID, undo: Int?, services: TernServices, json: Bool) async throws {
-        var seconds = undo ?? 0
-        if undo == nil { seconds = try await services.settings.current().undoSendDelay }
-        switch try await services.drafts.send(draftId, undoWindow: .seconds(seconds)) {
+        let coordinator = services.undoSend
+        switch try await coordinator.send(draftId, window: undo.map { .seconds($0) }, watcher: .none) {
         case .sent(let outcome):
             try report(outcome, json: json)
-        case .held(let held):
-            if try await waitOrUndo(until: held.send.until, json: json) {
-                let draft = try await services.drafts.undo(held)
+        case .held(let held, _):
+            let emailId = held.send.emailId
+            let ended = Task { try await coordinator.outcome(of: emailId) }
+            if try await waitOrUndo(until: held.send.until, json: json), let draft = try await coordinator.undo(emailId) {
                 if json { return try printJSON(UndoneForm(undone: true, draftId: draft.id)) }
                 Swift.print("undone: nothing was sent; the message is draft d\(draft.id) (tern drafts edit \(draft.id))")
                 return
             }
-            try report(try await services.drafts.commit(held), json: json)
+            guard let outcome = try await ended.value else { throw TernError.invalidInput("the message went back to draft d\(held.draftId)") }
+            try report(outcome, json: json)
         }
     }
 

@@ -66,7 +66,11 @@ struct SyncCommand: AsyncParsableCommand {
             return
         }
         fflush(nil)  // the report above, before the first watch line
-        try await services().syncAccounts.watch(account: account) { event in
+        // The core's runner, as in `tern serve`: the watch, and after a failure of the whole run the
+        // sync and watch again on its schedule (FR-SYNC-04 Error → Idle), until interrupted; what
+        // only the person can mend (a refused sign-in) ends the command instead.
+        try await services().syncRunner.run(account: account, firstSyncDone: true, endsOn: SyncEngineRunner.needsThePerson,
+                                            describe: { ErrorWording.line(any: $0) }) { event in
             switch event {
             case .watching(let account):
                 if json { try? printJSONLine(["event": "watching", "account": account], [NewMessage]()) } else {

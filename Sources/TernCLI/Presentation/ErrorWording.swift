@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernRuntime
 
 /// Errors the CLI raises itself, worded like the core's.
 enum CLIError: Error {
@@ -36,6 +37,13 @@ enum ErrorWording {
         case .nothingToUndo: "nothing to undo: no archive or delete is still inside its undo window"
         default: error.message
         }
+    }
+
+    /// Any error a long-running command reports and goes on after (`tern sync --watch`'s retries).
+    static func line(any error: any Error) -> String {
+        if let error = error as? TernError { return line(error) }
+        if let stored = TernServices.storeError(error) { return line(stored) }
+        return String(describing: error)
     }
 
     static func line(_ error: CLIError) -> String {

@@ -8,6 +8,9 @@ public enum MailChange: Sendable, Hashable {
     case threadsChanged(accountId: Account.ID?)
     /// FR-SYNC-01 step 7: a message's body was stored.
     case bodyArrived(emailId: Int64, threadId: Int64?)
+    /// FR-SYNC-01 step 7, E-05: the bodies a thread's opening asked for could not be fetched
+    /// (`offline`: the server could not be reached; else the account is signed out).
+    case bodiesUnavailable(threadId: Int64, offline: Bool)
     /// FR-SYNC-04: an account's sync state.
     case syncState(account: String, state: SyncState, detail: String?)
     /// New mail arrived (IDLE, or a sync found it).

@@ -24,10 +24,19 @@ public struct FetchThreadBodiesUseCase: Sendable {
         var missing = try await store.missingBodies(threadId: threadId)
         if let emailIds { missing = missing.filter { emailIds.contains($0.request.emailId) } }
         var fetched = 0
-        for (accountId, requests) in Dictionary(grouping: missing, by: \.accountId) {
-            guard let account = try await accounts.account(id: accountId), account.isActive else { continue }
-            fetched += try await synchronizer.fetchBodies(requests, account: account, credentials: credentials.supply(for: account))
-            for request in requests { changes?.publish(.bodyArrived(emailId: request.request.emailId, threadId: threadId)) }
+        // The change feed is how a live front end learns the outcome (the web page redraws the thread).
+        do {
+            for (accountId, requests) in Dictionary(grouping: missing, by: \.accountId) {
+                guard let account = try await accounts.account(id: accountId), account.isActive else {
+                    changes?.publish(.bodiesUnavailable(threadId: threadId, offline: false))
+                    continue
+                }
+                fetched += try await synchronizer.fetchBodies(requests, account: account, credentials: credentials.supply(for: account))
+                for request in requests { changes?.publish(.bodyArrived(emailId: request.request.emailId, threadId: threadId)) }
+            }
+        } catch {
+            changes?.publish(.bodiesUnavailable(threadId: threadId, offline: true))
+            throw error
         }
         return fetched
     }

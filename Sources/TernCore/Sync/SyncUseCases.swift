@@ -49,13 +49,18 @@ public struct SyncAccountsUseCase: Sendable {
         }
     }
 
-    /// `tern serve` tries every account again at `date` after its run failed (FR-SYNC-04 Error → Idle).
-    public func retryScheduled(at date: Date, reason: String) async {
-        for account in (try? await accounts.allAccounts().filter(\.isActive)) ?? [] {
+    /// `SyncEngineRunner` tries every account (or the one named) again at `date` after its run failed
+    /// (FR-SYNC-04 Error → Idle): the error state on the change feed and for `tern status`. The
+    /// accounts' names, for the front end's own report.
+    @discardableResult
+    public func retryScheduled(at date: Date, reason: String, account name: String? = nil) async -> [String] {
+        let selected = (try? await accounts(named: name).filter(\.isActive)) ?? []
+        for account in selected {
             changes?.publish(.syncState(account: account.name, state: .error, detail: reason))
             try? await statuses?.record(.state(.error, detail: reason), accountId: account.id, at: Date(), processId: processId)
             try? await statuses?.record(.retryScheduled(at: date, reason: reason), accountId: account.id, at: Date(), processId: processId)
         }
+        return selected.map(\.name)
     }
 
     /// The engine's progress for one account, also published on the change feed.

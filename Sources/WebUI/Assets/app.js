@@ -75,6 +75,7 @@ function toast(text, { action, onAction, seconds = 5, error = false } = {}) {
 
 // ---- Navigation: the page's panes swapped from the server's page ------------------------------
 async function navigate(url, { push = true, focus = "auto" } = {}) {
+  const since = bodyNewsCount;
   let doc;
   try {
     doc = parse(await fetchText(url));
@@ -92,6 +93,7 @@ async function navigate(url, { push = true, focus = "auto" } = {}) {
   if (search && freshSearch && document.activeElement !== search) search.value = freshSearch.value;
   if (push) history.pushState({}, "", appURL(url));
   afterRender();
+  catchUpBodies(since);
   if (focus === "thread") $("#thread-subject")?.focus() ?? $("#conversation h2")?.focus();
   if (focus === "list") ($(".thread-link[aria-current]") ?? $(".thread-link") ?? $("#thread-list"))?.focus();
 }
@@ -101,6 +103,7 @@ async function navigate(url, { push = true, focus = "auto" } = {}) {
 async function openConversation(link) {
   const url = link.getAttribute("href");
   const query = new URL(url, document.baseURI).search;
+  const since = bodyNewsCount;
   // FR-ED-01 "Loading conversation…", shown only when the answer is slow enough to be seen.
   const slow = setTimeout(() => {
     const state = Object.assign(document.createElement("div"), { className: "thread-state", id: "conversation" });
@@ -132,6 +135,7 @@ async function openConversation(link) {
   if (subject) document.title = `${subject} — Tern`;
   history.pushState({}, "", url);
   afterRender();
+  catchUpBodies(since);
   $("#thread-subject")?.focus() ?? $("#conversation h2")?.focus();
 }
 
@@ -146,17 +150,44 @@ function listOnlyURL() {
 
 window.addEventListener("popstate", () => navigate(currentLocation(), { push: false }));
 
-// ---- After each render: long-poll for bodies, observers ----------------------------------------
+// ---- After each render: observers ------------------------------------------------------------
 function afterRender() {
   initComposer($("#composer"));
   for (const placeholder of $$("[data-assist-summary], [data-assist-replies]")) loadAssist(placeholder);
-  const conversation = $("#conversation[data-thread-id]");
-  if (conversation && $("[data-body-loading]", conversation)) waitForBodies(conversation);
   observeLoadMore();
 }
 
-async function waitForBodies(conversation) {
+// Bodies the open conversation was waiting for arrived, or could not be fetched: the change feed
+// says so (`body`, `bodiesunavailable`), and the conversation is drawn again with them. One request
+// per conversation drawn: the server answers once every body its page lacked is in.
+// The feed's news of bodies, newest last (bounded): a conversation whose request crossed them
+// learns of them when drawn (`catchUpBodies`).
+const bodyNews = [];
+let bodyNewsCount = 0;
+
+function noteBodyNews(news) {
+  bodyNews.push({ ...news, seq: ++bodyNewsCount });
+  if (bodyNews.length > 200) bodyNews.shift();
+}
+
+function catchUpBodies(since) {
+  const conversation = $("#conversation[data-thread-id]");
+  if (!conversation) return;
+  for (const news of bodyNews) {
+    if (news.seq <= since || news.thread !== conversation.dataset.threadId) continue;
+    if (news.unavailable) { refreshBodies(news.thread, { unavailable: true, offline: news.offline }); return; }
+    if ($(`[data-body-loading="${CSS.escape(news.email)}"]`, conversation)) { refreshBodies(news.thread); return; }
+  }
+}
+
+async function refreshBodies(threadId, { unavailable = false, offline = false } = {}) {
+  const conversation = $("#conversation[data-thread-id]");
+  if (!conversation || conversation.dataset.threadId !== String(threadId)) return;
+  if (!$("[data-body-loading]", conversation) || conversation.dataset.bodiesAsked) return;
+  conversation.dataset.bodiesAsked = "1";
   const locationURL = new URL(conversation.dataset.location, document.baseURI);
+  // Reported unavailable: drawn at once, E-05's banner when the server was out of reach.
+  if (unavailable) locationURL.searchParams.set("offline", offline ? "1" : "0");
   try {
     const html = await fetchText(`fragments/bodies${locationURL.search}`);
     if (!html) return;
@@ -454,6 +485,21 @@ function connectEvents() {
   if (!("EventSource" in window)) return;
   const events = new EventSource("events");
   const data = (event) => { try { return JSON.parse(event.data); } catch { return {}; } };
+  // What arrived before the stream was open (a page drawn with bodies still loading) is asked for once.
+  events.addEventListener("open", () => {
+    const conversation = $("#conversation[data-thread-id]");
+    if (conversation) refreshBodies(conversation.dataset.threadId);
+  });
+  events.addEventListener("body", (event) => {
+    const info = data(event);
+    noteBodyNews({ email: info.email ?? "", thread: info.thread ?? "" });
+    if ($(`[data-body-loading="${CSS.escape(info.email ?? "")}"]`)) refreshBodies(info.thread);
+  });
+  events.addEventListener("bodiesunavailable", (event) => {
+    const info = data(event);
+    noteBodyNews({ thread: info.thread ?? "", unavailable: true, offline: info.offline === "1" });
+    refreshBodies(info.thread, { unavailable: true, offline: info.offline === "1" });
+  });
   events.addEventListener("threads", refreshSoon);
   events.addEventListener("drafts", () => { if (currentLocation().includes("view=drafts")) refreshSoon(); });
   events.addEventListener("draftconflict", (event) => draftChangedOnServer(data(event).draft));

@@ -73,16 +73,16 @@ struct ActionRoutes: Sendable {
         switch action {
         case "archive", "delete":
             let targets = try targets(form)
-            let window = try await services.settings.current().undoActionWindow
+            let window = try await services.undoWindows.action()
             return try await reply(scripted: scripted, form: form) {
                 let folder = form["folder"].flatMap { $0.isEmpty ? nil : $0 }
                 let result = action == "archive"
-                    ? try await services.mailActions.archive(targets, folder: folder, undoWindow: .seconds(window))
-                    : try await services.mailActions.delete(targets, folder: folder, undoWindow: .seconds(window))
+                    ? try await services.mailActions.archive(targets, folder: folder, undoWindow: window)
+                    : try await services.mailActions.delete(targets, folder: folder, undoWindow: window)
                 let threads = targets.filter { if case .thread = $0 { true } else { false } }.count
                 let noun = threads > 1 ? "Conversations" : threads == 1 ? "Conversation" : result.action.messages == 1 ? "Message" : "Messages"
                 return ActionReply(ok: true, toast: action == "archive" ? "\(noun) archived." : "\(noun) moved to Trash.",
-                                   undoToken: result.undo?.token, undoSeconds: result.undo == nil ? nil : window,
+                                   undoToken: result.undo?.token, undoSeconds: result.undo == nil ? nil : window.wholeSeconds,
                                    navigate: form["return"])
             }
         case "star", "unstar", "read", "unread":

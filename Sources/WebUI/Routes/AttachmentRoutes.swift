@@ -29,13 +29,13 @@ struct AttachmentRoutes: Sendable {
                 }
                 return WebResponse.html(confirmationPage(check, form: form), status: .preconditionRequired)
             }
-            _ = state.startDownload(id) { [download = services.downloadAttachment] in _ = try? await download.download(attachmentId: id) }
+            _ = state.downloads.start(id) { [download = services.downloadAttachment] in _ = try? await download.download(attachmentId: id) }
             return scripted ? WebResponse.json(ActionReply(ok: true, toast: "Downloading \(AttachmentFilename.visible(check.filename))…"))
                 : WebResponse.redirect(to: form["return"])
         }
         router.post("attachments/:id/cancel") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            let cancelled = state.cancelDownload(id)
+            let cancelled = state.downloads.cancel(id)
             return WebResponse.json(ActionReply(ok: cancelled, toast: cancelled ? "Download cancelled." : nil))
         }
         router.get("attachments/:id/file") { _, context in

@@ -27,7 +27,7 @@ struct ComposeRoutes: Sendable {
         }
         router.get("contacts") { request, _ in
             let query = FormFields(request.uri.query ?? "")["q"] ?? ""
-            let suggestions = try await state.contactIndex(services.contactsAutocomplete).suggestions(for: query, limit: 8)
+            let suggestions = try await state.contacts.index(services.contactsAutocomplete).suggestions(for: query, limit: 8)
             return WebResponse.json(suggestions.map { ContactOption(name: $0.name, address: $0.address) })
         }
         router.post("compose/check") { request, _ in
@@ -45,10 +45,9 @@ struct ComposeRoutes: Sendable {
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
             guard let emailId = form["email"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "email is needed") }
-            guard let held = state.takeBack(emailId) else {
+            guard let draft = try await services.undoSend.undo(emailId) else {
                 return WebResponse.json(ActionReply(ok: false, error: "Too late to undo: the message is being sent."), status: .conflict)
             }
-            let draft = try await services.drafts.undo(held)
             return WebResponse.json(DraftReply(ok: true, draftId: draft.id, toast: "Sending cancelled."))
         }
         // The page's countdown ended with the page open: the message may go (a closed tab never confirms).
@@ -56,7 +55,7 @@ struct ComposeRoutes: Sendable {
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
             guard let emailId = form["email"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "email is needed") }
-            guard await state.confirmSend(emailId) else {
+            guard await services.undoSend.confirm(emailId) else {
                 return WebResponse.json(ActionReply(ok: false, error: "Not sent: the message went back to your drafts."), status: .conflict)
             }
             return WebResponse.json(ActionReply(ok: true))
@@ -126,13 +125,13 @@ struct ComposeRoutes: Sendable {
         guard let saved = try await services.drafts.save(draft, id: draftId) else {
             return try await refuse("The message is empty.", form: form, draft: draft, scripted: scripted)
         }
-        let delay = try await services.settings.current().undoSendDelay
         let reply: SentReply
         do {
-            switch try await services.drafts.send(saved.draftId, undoWindow: .seconds(delay)) {
-            case .held(let held):
-                state.hold(held, drafts: services.drafts, pageConfirms: scripted)
-                reply = SentReply(ok: true, emailId: held.send.emailId, draftId: saved.draftId, undoSeconds: delay, state: SendState.queued.rawValue)
+            // issue 18: a page with script confirms at the end of its countdown; a closed tab leaves the draft.
+            switch try await services.undoSend.send(saved.draftId, watcher: scripted ? .page : .none) {
+            case .held(let held, let window):
+                reply = SentReply(ok: true, emailId: held.send.emailId, draftId: saved.draftId, undoSeconds: window.wholeSeconds,
+                                  state: SendState.queued.rawValue)
             case .sent(let outcome):
                 reply = SentReply(ok: true, emailId: outcome.emailId, draftId: saved.draftId, undoSeconds: 0, state: outcome.state.rawValue)
             }
@@ -174,18 +173,19 @@ struct ComposeRoutes: Sendable {
         } else if let draftId {
             try await services.drafts.open(draftId).content
         } else if let messageId = target.messageId, target.mode != .new {
-            try await state.prefill(mode: target.mode, original: messageId, account: nil) {
+            try await state.prefills.prefill(mode: target.mode, original: messageId, account: nil) {
                 try await services.compose.compose(target.mode, replyingTo: messageId)
             }
         } else {
-            try await state.prefill(mode: .new, original: nil, account: target.account) { try await services.compose.new(account: target.account) }
+            try await state.prefills.prefill(mode: .new, original: nil, account: target.account) { try await services.compose.new(account: target.account) }
         }
         if typed == nil, draftId == nil, let suggestion = target.suggestion { draft.body = suggestion + draft.body }
         let accounts = try await services.listAccounts()
         let account = accounts.first { $0.id == draft.accountId }?.name ?? ""
         let settings = try await services.settings.current()
+        let undoWindow = try await services.undoSend.window()
         return ComposerView(draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, draftId: draftId,
-                            undoSeconds: settings.undoSendDelay, autosaveSeconds: state.autosaveSeconds, errors: errors, confirmed: confirmed,
+                            undoSeconds: undoWindow.wholeSeconds, autosaveSeconds: state.autosaveSeconds, errors: errors, confirmed: confirmed,
                             offersSmartReplies: settings.assistProvider != .off).render()
     }
 
@@ -197,9 +197,9 @@ struct ComposeRoutes: Sendable {
         let draft: ComposeDraft = if let draftId {
             try await services.drafts.open(draftId).content
         } else if let original = form["original"].flatMap({ Int64($0) }), mode != .new {
-            try await state.prefill(mode: mode, original: original, account: nil) { try await services.compose.compose(mode, replyingTo: original) }
+            try await state.prefills.prefill(mode: mode, original: original, account: nil) { try await services.compose.compose(mode, replyingTo: original) }
         } else {
-            try await state.prefill(mode: .new, original: nil, account: form["account"].flatMap { $0.isEmpty ? nil : $0 }) {
+            try await state.prefills.prefill(mode: .new, original: nil, account: form["account"].flatMap { $0.isEmpty ? nil : $0 }) {
                 try await services.compose.new(account: form["account"].flatMap { $0.isEmpty ? nil : $0 })
             }
         }

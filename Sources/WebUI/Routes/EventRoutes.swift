@@ -5,7 +5,8 @@ import ServiceLifecycle
 import TernCore
 
 /// `GET /events`: the change feed as server-sent events, so the page updates without reload (new
-/// mail from IDLE, sync states, bodies that arrived, changes the server refused, download progress).
+/// mail from IDLE, sync states, bodies that arrived or could not be fetched, changes the server
+/// refused, download progress).
 /// A comment every 20 s keeps the stream from timing out and finds a page that has gone (the write
 /// fails). Graceful shutdown ends every stream, so stopping the server never waits on an open tab.
 struct EventRoutes: Sendable {
@@ -60,6 +61,7 @@ struct ServerSentEvent: Sendable {
         switch change {
         case .threadsChanged(let accountId): (name, data) = ("threads", ["account": accountId.map { String($0) } ?? ""])
         case .bodyArrived(let emailId, let threadId): (name, data) = ("body", ["email": String(emailId), "thread": threadId.map { String($0) } ?? ""])
+        case .bodiesUnavailable(let threadId, let offline): (name, data) = ("bodiesunavailable", ["thread": String(threadId), "offline": offline ? "1" : "0"])
         case .syncState(let account, let state, let detail):
             let status = SyncStatus(state: state, detail: detail, date: Date())
             (name, data) = ("sync", ["account": account, "state": state.rawValue, "kind": status.kind, "text": status.text])

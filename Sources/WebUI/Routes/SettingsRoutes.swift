@@ -60,8 +60,8 @@ struct SettingsRoutes: Sendable {
         let settings = try await services.settings.current()
         let trusted = try await services.trustedSenders.list()
         let accounts = try await services.listAccounts()
-        let folders = try await services.mailQueries.folders(account: nil)
-        let statuses = state.syncStatuses
+        let folders = try await services.browse.folders(account: nil)
+        let statuses = state.syncStatuses.current
         var senders = HTMLText()
         for sender in trusted {
             senders += """

@@ -11,6 +11,12 @@ struct WebRoutes: Sendable {
     let state: WebState
     let page: PageSecrets
     var csrfToken: String { page.csrfToken }
+    /// How long `fragments/bodies` waits for the bodies a page lacks.
+    static let bodiesBound: Duration = .seconds(20)
+    /// How long a whole page waits for the bodies it lacks before it is drawn: a page without script
+    /// has no other way to get them, and a page with script may finish fetching before its change
+    /// feed is open. Past it, the page is drawn with the placeholders.
+    static let pageBodiesWait: Duration = .seconds(2)
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Response(status: .seeOther, headers: [.location: "/mail"]) }
@@ -49,7 +55,7 @@ struct WebRoutes: Sendable {
         let thread: HTMLText? = if let compose = location.compose {
             await composerPane(compose, location: location)
         } else if location.threadId != nil {
-            await conversationPane(location)
+            await conversationPane(location, bodiesWait: Self.pageBodiesWait)
         } else {
             nil
         }
@@ -60,8 +66,8 @@ struct WebRoutes: Sendable {
 
     func folderPane(_ location: MailLocation) async throws -> HTMLText {
         async let accounts = services.listAccounts()
-        async let folders = services.mailQueries.folders(account: nil)
-        return FolderPane(accounts: try await accounts, folders: try await folders, syncStates: state.syncStatuses, location: location).render()
+        async let folders = services.browse.folders(account: nil)
+        return FolderPane(accounts: try await accounts, folders: try await folders, syncStates: state.syncStatuses.current, location: location).render()
     }
 
     /// One page of the list; a failure becomes the list's error state, never a broken page.
@@ -72,11 +78,12 @@ struct WebRoutes: Sendable {
             var next: ThreadListCursor?
             switch location.source {
             case .unifiedInbox, .folder, .virtual:
-                let summaries: [ThreadSummary] = switch location.source {
-                case .folder(let account, let path): try await services.mailQueries.threads(account: account, folder: path, before: cursor, limit: size + 1)
-                case .virtual(let view, let account): try await services.mailQueries.threads(in: view, account: account, before: cursor, limit: size + 1)
-                default: try await services.mailQueries.threads(account: nil, folder: nil, before: cursor, limit: size + 1)
+                let source: ThreadListSource = switch location.source {
+                case .folder(let account, let path): .folder(account: account, path: path)
+                case .virtual(let view, let account): .virtual(view, account: account)
+                default: .folder(account: nil, path: nil)
                 }
+                let summaries = try await services.browse.threads(source, before: cursor, limit: size + 1)
                 rows = summaries.prefix(size).map(ThreadRow.init)
                 if summaries.count > size, let last = summaries.prefix(size).last { next = ThreadListCursor(after: last) }
                 return ThreadListView(location: location, rows: rows, hasMore: next != nil, nextCursor: next)
@@ -86,7 +93,7 @@ struct WebRoutes: Sendable {
                 return ThreadListView(location: location, rows: rows, hasMore: false, nextCursor: nil)
             case .search(let text):
                 // Hits are messages: one row per thread, the newest hit first.
-                let hits = try await services.mailQueries.search(text, account: nil, limit: 200)
+                let hits = try await services.browse.search(text, account: nil, limit: 200)
                 var seen = Set<Int64>()
                 rows = hits.filter { $0.threadId != nil && seen.insert($0.threadId!).inserted }.map(ThreadRow.init)
                 return ThreadListView(location: location, rows: rows, hasMore: false, nextCursor: nil)
@@ -103,17 +110,26 @@ struct WebRoutes: Sendable {
     }
 
     /// FR-ED-01: open the thread (marks it read first), the page from the store at once; bodies the
-    /// store lacks are fetched meanwhile and the page asks for them (`fragments/bodies`).
-    func conversationPane(_ location: MailLocation) async -> HTMLText {
+    /// store lacks are fetched meanwhile, and the change feed tells the page when they arrived
+    /// (`body`, `bodiesunavailable`), which then asks for them (`fragments/bodies`).
+    func conversationPane(_ location: MailLocation, bodiesWait: Duration? = nil) async -> HTMLText {
         guard let threadId = location.threadId else { return ConversationView.nothingSelected }
+        let arrivals = bodiesWait.map { _ in services.bodyArrivals.listen(threadId: threadId) }
         do {
             let options = OpenThreadUseCase.Options(markRead: true, earlierPages: location.earlierPages, loadRemoteImages: location.remoteImages)
             switch try await services.openThread(threadId: threadId, options: options) {
             case .empty: return ConversationView.empty(location: location)
-            case .opened(let opened, let network):
+            case .opened(let opened, _):
                 var conversation = opened
+                let loading = Set(conversation.messages.filter { $0.bodyState == .loading }.map(\.id))
+                if let arrivals, let bodiesWait, !loading.isEmpty {
+                    let settled = await arrivals.wait(for: loading, within: bodiesWait)
+                    if settled != .timedOut {
+                        conversation = try await services.openThread.refreshed(conversation, loadRemoteImages: location.remoteImages,
+                                                                               offline: settled == .unavailable(offline: true))
+                    }
+                }
                 try await expand(&conversation, location: location)
-                if let network { state.register(network, threadId: threadId) }
                 return ConversationView(conversation: conversation, location: location, csrfToken: csrfToken,
                                         assist: await services.summarizeThread.opening(threadId: threadId)).render()
             }
@@ -145,19 +161,36 @@ struct WebRoutes: Sendable {
         }
     }
 
-    /// The long-poll the page makes after opening a thread whose bodies were missing: answered when
-    /// the fetch ends, with the conversation again (bodies, or the offline state E-05).
+    /// The conversation again once the bodies its page lacked are stored (or reported unavailable:
+    /// E-05's offline state), as the change feed says, waiting at most `bodiesBound`; what is still
+    /// missing then shows as not downloaded. The page asks when the change feed's `body` event names
+    /// its thread, and after `bodiesunavailable` with `offline` (0 or 1, drawn at once); a thread that
+    /// is not there answers 204.
     func bodiesArrived(_ query: FormFields) async throws -> Response {
         let location = MailLocation(query: query)
         guard let threadId = location.threadId else { throw HTTPError(.badRequest, message: "thread is needed") }
-        guard let work = state.takeNetworkWork(threadId: threadId) else { return Response(status: .noContent) }
-        let outcome = await work.outcome()
+        let arrivals = services.bodyArrivals.listen(threadId: threadId)
         let options = OpenThreadUseCase.Options(markRead: false, earlierPages: location.earlierPages, loadRemoteImages: location.remoteImages,
                                                 fetchMissingBodies: false)
-        guard case .opened(var conversation, _) = try await services.openThread(threadId: threadId, options: options) else {
-            return WebResponse.html(ConversationView.empty(location: location))
+        let opening: ThreadOpening
+        do {
+            opening = try await services.openThread(threadId: threadId, options: options)
+        } catch TernError.notFound {
+            return Response(status: .noContent)
         }
-        conversation.offline = outcome.offline
+        guard case .opened(var conversation, _) = opening else { return WebResponse.html(ConversationView.empty(location: location)) }
+        // `offline` (0 or 1): the change feed already said they are unavailable; nothing to wait for.
+        let reported = query["offline"] != nil
+        var offline = query["offline"] == "1"
+        let missing = Set(conversation.messages.filter { $0.bodyState == .unavailableOffline }.map(\.id))
+        if !reported, !missing.isEmpty {
+            switch await arrivals.wait(for: missing, within: Self.bodiesBound) {
+            case .unavailable(let unreachable): offline = unreachable
+            case .arrived, .timedOut: break
+            }
+            if case .opened(let again, _) = try await services.openThread(threadId: threadId, options: options) { conversation = again }
+        }
+        conversation.offline = offline
         try await expand(&conversation, location: location)
         return WebResponse.html(ConversationView(conversation: conversation, location: location, csrfToken: csrfToken,
                                                  assist: await services.summarizeThread.opening(threadId: threadId)).render())

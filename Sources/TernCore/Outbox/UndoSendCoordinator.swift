@@ -1,0 +1,165 @@
+import Foundation
+
+/// The steps of sending a draft through its undo window (FR-COMP-02). `DraftsUseCase` is the live
+/// one; the seam lets `UndoSendCoordinator`'s timing be tested without a store or a server.
+public protocol DraftSendSteps: Sendable {
+    func send(_ id: Draft.ID, undoWindow: Duration) async throws -> DraftSending
+    func commit(_ held: HeldDraftSend) async throws -> SendOutcome
+    func undo(_ held: HeldDraftSend) async throws -> Draft
+}
+
+extension DraftsUseCase: DraftSendSteps {}
+
+/// FR-COMP-02's undo window, owned by the core for every front end: a sent draft is held for the
+/// window (`undo-send-delay`, or the front end's override), taken back by `undo`, and let go at the
+/// window's end. One per process (the composition root holds it).
+///
+/// Issue 18: a page with script must still be open when its countdown ends, so closing the tab in
+/// the window leaves a draft. Such a send (`Watcher.page`) goes only once the page `confirm`s; with
+/// no confirmation within `pageGrace` of the window's end, the message goes back to its draft. A
+/// terminal, or a page without script, has nothing to confirm with (`Watcher.none`): the window's
+/// end sends.
+///
+/// PLATFORM.md ("App terminated during the undo window: the message is not sent"): the hold lives in
+/// this process only. When the process dies in the window nothing here runs again; the outbox finds
+/// the hold orphaned (`SendHoldOwnership`) and never sends it by itself. Likewise a coordinator
+/// released in the window lets nothing go: its timers hold it weakly.
+public actor UndoSendCoordinator {
+    /// Who must still be there when the window ends.
+    public enum Watcher: Sendable, Hashable {
+        /// A page with script: it confirms at the end of its countdown.
+        case page
+        /// A terminal or a page without script: the window's end is enough.
+        case none
+    }
+
+    /// What `send` started.
+    public enum Started: Sendable {
+        /// In its undo window until `until`.
+        case held(HeldDraftSend, window: Duration)
+        /// No window: queued and tried at once.
+        case sent(SendOutcome)
+    }
+
+    private struct Hold {
+        var held: HeldDraftSend
+        var needsConfirmation: Bool
+        var confirmed = false
+    }
+
+    /// How long after the window's end a page's confirmation is waited for.
+    public static let defaultPageGrace: Duration = .seconds(10)
+
+    let steps: any DraftSendSteps
+    let windows: UndoWindowsUseCase
+    let clock: any SleepingClock
+    let pageGrace: Duration
+    private var holds: [Int64: Hold] = [:]
+    /// Whoever waits for a held send's end (`outcome(of:)`): the outcome, or nil when it went back to its draft.
+    private var waiters: [Int64: [CheckedContinuation<Result<SendOutcome, any Error>?, Never>]] = [:]
+    /// The latest ends, for a waiter that asks just after (bounded: a long-running server forgets them).
+    private var ended: [(emailId: Int64, result: Result<SendOutcome, any Error>?)] = []
+
+    public init(steps: any DraftSendSteps, windows: UndoWindowsUseCase, clock: any SleepingClock = SystemClock(),
+                pageGrace: Duration = defaultPageGrace) {
+        self.steps = steps
+        self.windows = windows
+        self.clock = clock
+        self.pageGrace = pageGrace
+    }
+
+    /// The window a send gets now (the composer's countdown shows it).
+    public func window() async throws -> Duration { try await windows.send() }
+
+    /// Sends draft `id` with the setting's window, or `window` when the front end chose one (`tern send --undo N`).
+    public func send(_ id: Draft.ID, window: Duration? = nil, watcher: Watcher) async throws -> Started {
+        var chosen = window ?? .zero
+        if window == nil { chosen = try await windows.send() }
+        switch try await steps.send(id, undoWindow: chosen) {
+        case .sent(let outcome):
+            return .sent(outcome)
+        case .held(let held):
+            let emailId = held.send.emailId
+            holds[emailId] = Hold(held: held, needsConfirmation: watcher == .page)
+            let until = held.send.until
+            Task { [weak self, clock, pageGrace] in
+                try? await clock.sleep(until: until)
+                guard let ended = await self?.windowEnded(emailId), !ended else { return }
+                try? await clock.sleep(until: until.adding(pageGrace))
+                await self?.graceEnded(emailId)
+            }
+            return .held(held, window: chosen)
+        }
+    }
+
+    /// The page's countdown ended with the page open: sent now if the window is over, else at its end.
+    /// False when the message is no longer held (undone, or given back to its draft).
+    public func confirm(_ emailId: Int64) async -> Bool {
+        guard var hold = holds[emailId] else { return false }
+        if hold.held.send.until <= clock.now() {
+            await commit(emailId)
+            return true
+        }
+        hold.confirmed = true
+        holds[emailId] = hold
+        return true
+    }
+
+    /// Undo: the message is its draft again, if its window has not ended (nil: too late, it is being sent).
+    public func undo(_ emailId: Int64) async throws -> Draft? {
+        guard let hold = holds.removeValue(forKey: emailId) else { return nil }
+        do {
+            let draft = try await steps.undo(hold.held)
+            finish(emailId, nil)
+            return draft
+        } catch {
+            finish(emailId, nil)
+            throw error
+        }
+    }
+
+    /// Waits for the held send's end: its outcome once committed, nil when it went back to its draft
+    /// (undone, or a page that never confirmed). Nil at once for a message this coordinator does not hold.
+    public func outcome(of emailId: Int64) async throws -> SendOutcome? {
+        if holds[emailId] == nil {
+            return try ended.last(where: { $0.emailId == emailId })?.result?.get()
+        }
+        let result = await withCheckedContinuation { continuation in waiters[emailId, default: []].append(continuation) }
+        return try result?.get()
+    }
+
+    /// Whether `emailId` is in its window here.
+    public func isHeld(_ emailId: Int64) -> Bool { holds[emailId] != nil }
+
+    /// The window ended: let go unless a page must confirm first. True when nothing is left to wait for.
+    private func windowEnded(_ emailId: Int64) async -> Bool {
+        guard let hold = holds[emailId] else { return true }
+        guard !hold.needsConfirmation || hold.confirmed else { return false }
+        await commit(emailId)
+        return true
+    }
+
+    /// Still unconfirmed after the grace: the page is gone (closed, crashed, offline), so the message is a draft again.
+    private func graceEnded(_ emailId: Int64) async {
+        guard let hold = holds.removeValue(forKey: emailId) else { return }
+        _ = try? await steps.undo(hold.held)
+        finish(emailId, nil)
+    }
+
+    private func commit(_ emailId: Int64) async {
+        guard let hold = holds.removeValue(forKey: emailId) else { return }
+        let result: Result<SendOutcome, any Error>
+        do {
+            result = .success(try await steps.commit(hold.held))
+        } catch {
+            result = .failure(error)
+        }
+        finish(emailId, result)
+    }
+
+    private func finish(_ emailId: Int64, _ result: Result<SendOutcome, any Error>?) {
+        ended.append((emailId, result))
+        if ended.count > 64 { ended.removeFirst(ended.count - 64) }
+        for waiter in waiters.removeValue(forKey: emailId) ?? [] { waiter.resume(returning: result) }
+    }
+}

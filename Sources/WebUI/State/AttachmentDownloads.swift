@@ -1,0 +1,26 @@
+import Foundation
+import Synchronization
+
+/// FR-SYNC-08: the attachment downloads running, one per attachment, so Cancel can stop one.
+final class AttachmentDownloads: Sendable {
+    private let running = Mutex<[Int64: Task<Void, Never>]>([:])
+
+    /// Starts a download unless one of the same attachment runs; false when one does.
+    func start(_ attachmentId: Int64, _ work: @escaping @Sendable () async -> Void) -> Bool {
+        running.withLock { running in
+            guard running[attachmentId] == nil else { return false }
+            running[attachmentId] = Task { [weak self] in
+                await work()
+                _ = self?.running.withLock { $0.removeValue(forKey: attachmentId) }
+            }
+            return true
+        }
+    }
+
+    /// False when no download of it runs.
+    func cancel(_ attachmentId: Int64) -> Bool {
+        guard let task = running.withLock({ $0[attachmentId] }) else { return false }
+        task.cancel()
+        return true
+    }
+}

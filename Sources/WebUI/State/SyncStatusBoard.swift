@@ -1,0 +1,38 @@
+import Foundation
+import ServiceLifecycle
+import Synchronization
+import TernCore
+
+/// FR-SYNC-04: the latest sync state of each account, as the folder pane shows it on a page drawn
+/// from scratch (a live page follows the same states as server-sent events).
+final class SyncStatusBoard: Sendable {
+    let changes: ChangeFeed
+    private let states = Mutex<[String: SyncStatus]>([:])
+
+    init(changes: ChangeFeed) {
+        self.changes = changes
+    }
+
+    var current: [String: SyncStatus] { states.withLock { $0 } }
+
+    func record(_ change: MailChange) {
+        if case .syncState(let account, let state, let detail) = change {
+            states.withLock { $0[account] = SyncStatus(state: state, detail: detail, date: Date()) }
+        }
+    }
+
+    /// Keeps the board current for as long as the server runs.
+    var follower: some Service { SyncStateFollower(board: self) }
+}
+
+struct SyncStateFollower: Service {
+    let board: SyncStatusBoard
+
+    /// Ends at graceful shutdown: the service group waits for every service before the process exits.
+    func run() async throws {
+        let changes = board.changes.changes()
+        await cancelWhenGracefulShutdown {
+            for await change in changes { board.record(change) }
+        }
+    }
+}
