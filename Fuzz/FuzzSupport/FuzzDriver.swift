@@ -31,6 +31,8 @@ enum FuzzTarget {
     nonisolated(unsafe) static var current: (@Sendable ([UInt8]) -> Void)?
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// libFuzzer's C entry point keeps its C name.
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,

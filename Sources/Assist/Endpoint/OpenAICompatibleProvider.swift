@@ -70,13 +70,15 @@ public struct OpenAICompatibleProvider: AssistProvider {
             var model: String
             var messages: [Message]
             var temperature: Double
-            var max_tokens: Int
+            var maxTokens: Int
             var stream: Bool
         }
         let request = Request(model: model.isEmpty ? "default" : model,
                               messages: [.init(role: "system", content: system), .init(role: "user", content: user)],
-                              temperature: 0.2, max_tokens: maxTokens, stream: false)
-        let (status, body) = try await transport.exchange(url: endpoint.chatCompletionsURL, body: try JSONEncoder().encode(request),
+                              temperature: 0.2, maxTokens: maxTokens, stream: false)
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase  // the API's `max_tokens`
+        let (status, body) = try await transport.exchange(url: endpoint.chatCompletionsURL, body: try encoder.encode(request),
                                                           timeoutSeconds: timeoutSeconds, maxBytes: Self.maxAnswerBytes)
         guard status == 200 else { throw AssistFailure.malformedAnswer("HTTP \(status)") }
         return try Self.content(of: body)

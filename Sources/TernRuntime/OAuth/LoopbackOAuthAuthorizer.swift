@@ -54,11 +54,11 @@ struct LoopbackOAuthAuthorizer: OAuthAuthorizer {
     }
 
     private struct TokenResponse: Decodable {
-        var access_token: String?
-        var refresh_token: String?
-        var expires_in: Double?
+        var accessToken: String?
+        var refreshToken: String?
+        var expiresIn: Double?
         var error: String?
-        var error_description: String?
+        var errorDescription: String?
     }
 
     private func tokenRequest(_ fields: [String: String], previous: OAuthTokens?) async throws -> OAuthTokens {
@@ -77,16 +77,18 @@ struct LoopbackOAuthAuthorizer: OAuthAuthorizer {
             throw TernError.serverFailure("cannot reach the token endpoint \(configuration.tokenEndpoint.host ?? ""): \(error.localizedDescription)")
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        let decoded = try? JSONDecoder().decode(TokenResponse.self, from: data)
-        guard status == 200, let decoded, let accessToken = decoded.access_token else {
-            let reason = [decoded?.error, decoded?.error_description].compactMap { $0 }.joined(separator: ": ")
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase  // RFC 6749's snake_case fields
+        let decoded = try? decoder.decode(TokenResponse.self, from: data)
+        guard status == 200, let decoded, let accessToken = decoded.accessToken else {
+            let reason = [decoded?.error, decoded?.errorDescription].compactMap { $0 }.joined(separator: ": ")
             if decoded?.error == "invalid_grant" {
                 throw TernError.authenticationExpired("the provider no longer accepts this sign-in (\(reason)); sign in again")
             }
             throw TernError.serverFailure("token endpoint answered HTTP \(status)\(reason.isEmpty ? "" : ": \(reason)")")
         }
-        return OAuthTokens(accessToken: accessToken, refreshToken: decoded.refresh_token ?? previous?.refreshToken,
-                           expiresAt: decoded.expires_in.map { Date().addingTimeInterval($0) })
+        return OAuthTokens(accessToken: accessToken, refreshToken: decoded.refreshToken ?? previous?.refreshToken,
+                           expiresAt: decoded.expiresIn.map { Date().addingTimeInterval($0) })
     }
 
     static func formEncode(_ fields: [String: String]) -> String {
