@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "TernRuntime",
             dependencies: [
-                "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", "HTMLSafety", "Assist", .product(name: "Crypto", package: "swift-crypto"),
+                "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", "HTMLSafety", "Assist", "MailTransport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
@@ -153,7 +153,7 @@ let package = Package(
             dependencies: ["WebUI", "TernCore", "TernRuntime", .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
-        .testTarget(name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport"], swiftSettings: strict),
+        .testTarget(name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport", "IMAP", "SMTP"], swiftSettings: strict),
         .testTarget(name: "TernCLITests", dependencies: ["tern", "TernCLI", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

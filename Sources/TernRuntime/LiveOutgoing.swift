@@ -87,19 +87,11 @@ struct LiveServerMailActions: ServerMailActions {
 
     func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws
         -> [Int64: ServerOperationOutcome] {
-        do {
-            return try await actions(account, credentials).perform(operations)
-        } catch let error as IMAPError {
-            throw TernError.connectionLost(error.description)
-        }
+        try await translatingMailFailures { try await actions(account, credentials).perform(operations) }
     }
 
     func mailbox(_ mailbox: String?, containsMessageId messageId: String, account: Account, credentials: CredentialSupply) async throws -> Bool {
-        do {
-            return try await actions(account, credentials).mailbox(mailbox, containsMessageId: messageId)
-        } catch let error as IMAPError {
-            throw TernError.connectionLost(error.description)
-        }
+        try await translatingMailFailures { try await actions(account, credentials).mailbox(mailbox, containsMessageId: messageId) }
     }
 
     func actions(_ account: Account, _ credentials: CredentialSupply) async -> IMAPMailActions {

@@ -8,8 +8,8 @@ import TernCore
 struct LiveServerProbe: ServerProbe {
     func checkIMAP(account: Account, credentials: CredentialSupply) async throws -> IMAPCheckReport {
         let server = IMAPServer(account: account)
-        do {
-            return try await IMAPClient.withSession(to: server) { session in
+        return try await translatingMailFailures {
+            try await IMAPClient.withSession(to: server) { session in
                 try await session.authenticate(with: credentials.imapSource)
                 let listings = try await session.listMailboxes()
                 let capabilities = session.capabilities.sorted()
@@ -19,8 +19,6 @@ struct LiveServerProbe: ServerProbe {
                     server: "\(account.imap.host):\(account.imap.port)", greeting: greeting, capabilities: capabilities,
                     folders: listings.map { .init(path: $0.name, folderType: $0.folderType, attributes: $0.attributes) })
             }
-        } catch let error as IMAPError {
-            throw TernError.serverFailure(error.description)
         }
     }
 
@@ -29,7 +27,7 @@ struct LiveServerProbe: ServerProbe {
         func check(_ credential: MailCredential) async throws -> SMTPCheckResult {
             try await SMTPClient.check(server: server, credential: credential.smtp(username: credentials.username))
         }
-        do {
+        return try await translatingMailFailures {
             let result: SMTPCheckResult
             do {
                 result = try await check(try await credentials.current())
@@ -38,8 +36,6 @@ struct LiveServerProbe: ServerProbe {
             }
             return SMTPCheckReport(server: "\(account.smtp.host):\(account.smtp.port)", greeting: result.greeting.text,
                                    extensions: result.extensions, authentication: result.authenticatedWith)
-        } catch let error as SMTPError {
-            throw TernError.serverFailure(error.description)
         }
     }
 }

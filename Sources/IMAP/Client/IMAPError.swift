@@ -4,7 +4,7 @@ import TernCore
 /// Why an IMAP operation failed, typed so callers react right: the sync engine refreshes a token on
 /// `.authenticationFailed`, retries `.network` and `.timeout` with backoff, shows `.server` text, and
 /// never retries `.tlsRefused`.
-public enum IMAPError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum IMAPError: MailFailureClassifying, Equatable {
     case network(String)
     case timeout(String)
     /// NFR-SYNC-05: TLS below 1.2, an untrusted or self-signed certificate, a host name mismatch.
@@ -47,11 +47,16 @@ public enum IMAPError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Worth trying again later (FR-SYNC-09 backoff), as opposed to a refusal that will not change.
-    public var isRetryable: Bool {
+    public var isRetryable: Bool { mailFailure.isRetryable }
+
+    /// A `BYE` is the server going away, not a refusal of the command.
+    public var mailFailure: MailFailure {
         switch self {
-        case .network, .timeout, .connectionClosed, .credentialUnavailable: true
-        case .server(let status, _): status == .bye
-        default: false
+        case .network, .timeout, .connectionClosed, .credentialUnavailable: MailFailure(.connectionLost, description)
+        case .server(.bye, _): MailFailure(.connectionLost, description)
+        case .tlsRefused(let text): MailFailure(.tlsRefused, text)
+        case .authenticationFailed(let text): MailFailure(.authenticationRefused, text)
+        case .server, .protocolViolation, .unsupported, .invalidArgument: MailFailure(.refused, description)
         }
     }
 }
