@@ -68,7 +68,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
-        .target(name: "Sync", dependencies: ["TernCore", "IMAP", "MIME", "HTMLSafety"], swiftSettings: strict),
+        .target(name: "Sync", dependencies: ["TernCore", "IMAP", "MIME", "HTMLSafety", "MailTransport"], swiftSettings: strict),
         .target(
             name: "HTMLSafety", resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
             swiftSettings: strict),
@@ -136,13 +136,13 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "IMAPIntegrationTests",
-            dependencies: ["IMAP", "TernCore", "Sync", "MailStore", "ScriptedServers", .product(name: "NIOCore", package: "swift-nio"),
+            dependencies: ["IMAP", "TernCore", "Sync", "MailStore", "ScriptedServers", "MailTransport", .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: strict),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "TernCore"], swiftSettings: strict),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
         .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety"], exclude: ["html5lib-tests", "KnownFailures"], swiftSettings: strict),
-        .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore", "ScriptedServers"], swiftSettings: strict),
+        .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore", "ScriptedServers", "MailTransport"], swiftSettings: strict),
         .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
             name: "MailStoreTests",

@@ -1,5 +1,6 @@
 import Foundation
 import IMAP
+import MailTransport
 import MIME
 import SMTP
 import Sync
@@ -28,10 +29,10 @@ struct LiveMessageSubmitter: MessageSubmitting {
 
     func withSession<Result: Sendable>(account: Account, credentials: CredentialSupply,
                                        _ body: (any SubmissionSession) async throws -> Result) async throws -> Result {
-        let server = SMTPServer(endpoint: account.smtp, caFile: account.caFile)
+        let server = MailServer(account.smtp, caFile: account.caFile)
         let kill = killAfterAccept
-        func attempt(_ credential: MailCredential) async throws -> Result {
-            try await SMTPClient.withSession(server: server, credential: credential.smtp(username: credentials.username)) { session in
+        func attempt(_ secret: AccountSecret) async throws -> Result {
+            try await SMTPClient.withSession(server: server, credential: MailCredential(secret, username: credentials.username)) { session in
                 try await body(LiveSubmissionSession(session: session, killAfterAccept: kill))
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import IMAP
+import MailTransport
 import SMTP
 import TernCore
 
@@ -7,7 +8,7 @@ import TernCore
 /// server rejects), list or report, log out.
 struct LiveServerProbe: ServerProbe {
     func checkIMAP(account: Account, credentials: CredentialSupply) async throws -> IMAPCheckReport {
-        let server = IMAPServer(account: account)
+        let server = MailServer(imapOf: account)
         return try await translatingMailFailures {
             try await IMAPClient.withSession(to: server) { session in
                 try await session.authenticate(with: credentials.imapSource)
@@ -23,9 +24,9 @@ struct LiveServerProbe: ServerProbe {
     }
 
     func checkSMTP(account: Account, credentials: CredentialSupply) async throws -> SMTPCheckReport {
-        let server = SMTPServer(endpoint: account.smtp, caFile: account.caFile)
-        func check(_ credential: MailCredential) async throws -> SMTPCheckResult {
-            try await SMTPClient.check(server: server, credential: credential.smtp(username: credentials.username))
+        let server = MailServer(account.smtp, caFile: account.caFile)
+        func check(_ secret: AccountSecret) async throws -> SMTPCheckResult {
+            try await SMTPClient.check(server: server, credential: MailCredential(secret, username: credentials.username))
         }
         return try await translatingMailFailures {
             let result: SMTPCheckResult
@@ -46,23 +47,7 @@ extension CredentialSupply {
         let username = username
         let current = current
         let refreshed = refreshed
-        return IMAPCredentialSource(current: { try await current().imap(username: username) },
-                                    refresh: { try await refreshed().imap(username: username) })
-    }
-}
-
-extension MailCredential {
-    func imap(username: String) -> IMAPCredential {
-        switch self {
-        case .password(let password): .password(username: username, password: password)
-        case .accessToken(let token): .oauth2(username: username, accessToken: token)
-        }
-    }
-
-    func smtp(username: String) -> SMTPCredential {
-        switch self {
-        case .password(let password): .password(username: username, password: password)
-        case .accessToken(let token): .oauth2(username: username, accessToken: token)
-        }
+        return IMAPCredentialSource(current: { MailCredential(try await current(), username: username) },
+                                    refresh: { MailCredential(try await refreshed(), username: username) })
     }
 }
