@@ -53,7 +53,7 @@ let package = Package(
         .target(
             name: "IMAP",
             dependencies: [
-                "TernCore", "MIME", "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "MIME", "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "SMTP",
             dependencies: [
-                "TernCore", "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(name: "AssistTests", dependencies: ["Assist", "TernCore"], swiftSettings: strict),
         .testTarget(
             name: "IMAPTests",
-            dependencies: ["IMAP", "MIME", "TernCore", "MailTransport", .product(name: "NIOCore", package: "swift-nio"),
+            dependencies: ["IMAP", "MIME", "MailTransport", .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strict),
         .testTarget(
@@ -139,7 +139,7 @@ let package = Package(
             dependencies: ["IMAP", "TernCore", "Sync", "MailStore", "ScriptedServers", "MailTransport", .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: strict),
-        .testTarget(name: "SyncTests", dependencies: ["Sync", "TernCore"], swiftSettings: strict),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "TernCore", "IMAP"], swiftSettings: strict),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
         .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety"], exclude: ["html5lib-tests", "KnownFailures"], swiftSettings: strict),
         .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore", "ScriptedServers", "MailTransport"], swiftSettings: strict),

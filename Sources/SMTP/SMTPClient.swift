@@ -5,7 +5,6 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
-import TernCore
 
 /// Who the message is from and to, as the server sees it (RFC 5321 envelope): Bcc recipients are
 /// here and nowhere in the message.

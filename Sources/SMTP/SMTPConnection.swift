@@ -4,7 +4,6 @@ import MailTransport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
-import TernCore
 
 /// One SMTP connection, used by the task that opened it.
 final class SMTPConnection {

@@ -2,6 +2,7 @@ import Foundation
 import IMAP
 import MailTransport
 import SMTP
+import Sync
 import TernCore
 
 /// `ServerProbe` on Tern's IMAP and SMTP clients: connect, log in (refreshing an OAuth token the

@@ -19,7 +19,7 @@ extension TernError {
     /// that could not be had while connecting is the credential's own error (a failed password
     /// command, a sign-in the provider refused), not the connection's.
     public static func translatingMail(_ error: any Error) -> any Error {
-        if case IMAPError.credentialUnavailable(let cause) = error { return cause }
+        if case IMAPError.credentialUnavailable(let failure) = error { return failure.cause }
         if let error = error as? any MailFailureClassifying { return TernError(error.mailFailure) }
         if let error = error as? TransportFailure { return TernError(error.mailFailure) }
         return error

@@ -1,5 +1,6 @@
 import Foundation
 import MailTransport
+import Sync
 import Testing
 import TernCore
 @testable import IMAP

@@ -55,7 +55,7 @@ struct MailFailureTranslationTests {
     }
 
     @Test func aCredentialThatCouldNotBeHadIsTheCredentialsOwnError() {
-        #expect(Self.translated(IMAPError.credentialUnavailable(.secretUnavailable("pass failed"))) == .secretUnavailable("pass failed"))
+        #expect(Self.translated(IMAPError.credentialUnavailable(CredentialUnavailable(TernError.secretUnavailable("pass failed")))) == .secretUnavailable("pass failed"))
     }
 
     @Test func otherErrorsPassThroughUnchanged() {

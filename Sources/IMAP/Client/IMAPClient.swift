@@ -5,7 +5,6 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import MailTransport
-import TernCore
 
 /// Opens IMAP connections on SwiftNIO. A connection lives for the scope of `withSession`, which
 /// closes it whatever happens in the body.

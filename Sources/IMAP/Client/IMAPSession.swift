@@ -4,7 +4,6 @@ import MailTransport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
-import TernCore
 
 /// One IMAP connection, used by one task at a time: the task that runs `IMAPClient.withSession`'s
 /// body, or the pool's connection task. Commands are sequential unless sent with `pipeline`.

@@ -87,7 +87,7 @@ extension IMAPCredentialSource {
             return try await credential()
         } catch let error as TernError {
             switch error {
-            case .secretUnavailable, .serverFailure, .connectionLost: throw IMAPError.credentialUnavailable(error)
+            case .secretUnavailable, .serverFailure, .connectionLost: throw IMAPError.credentialUnavailable(CredentialUnavailable(error))
             default: throw error
             }
         }
