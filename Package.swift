@@ -33,10 +33,12 @@ let package = Package(
             name: "MailStore",
             dependencies: ["TernCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
+        // RFC 3492 Punycode, the one encoder of IDNA labels for MIME and HTMLSafety (both leaves: no other dependency).
+        .target(name: "IDNA", swiftSettings: strict),
         // Internet mail: parse bytes into messages and build messages into bytes (RFC 5322, MIME).
         .target(
             name: "MIME",
-            dependencies: ["TernCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["TernCore", "IDNA", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
         // The system's zlib, for IMAP COMPRESS=DEFLATE (RFC 4978).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -70,7 +72,7 @@ let package = Package(
         // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
         .target(name: "Sync", dependencies: ["TernCore", "IMAP", "MIME", "HTMLSafety", "MailTransport"], swiftSettings: strict),
         .target(
-            name: "HTMLSafety", resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
+            name: "HTMLSafety", dependencies: ["IDNA"], resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
             swiftSettings: strict),
         // Thread summaries and smart replies (FR-ED-02, FR-COMP-03): the built-in provider (word
         // lists, offline) and the client of a local OpenAI-compatible server. Pure: HTTP comes from the runtime.
@@ -141,9 +143,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "TernCore", "IMAP"], swiftSettings: strict),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
-        .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety"], exclude: ["html5lib-tests", "KnownFailures"], swiftSettings: strict),
+        .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety", "IDNA"], exclude: ["html5lib-tests", "KnownFailures"], swiftSettings: strict),
         .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore", "ScriptedServers", "MailTransport"], swiftSettings: strict),
-        .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore"], resources: [.copy("Corpus")], swiftSettings: strict),
+        .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore", "IDNA"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
             name: "MailStoreTests",
             dependencies: ["MailStore", "TernCore", "TernRuntime", "MIME", .product(name: "GRDB", package: "GRDB.swift")],
