@@ -99,14 +99,3 @@ struct LiveServerMailActions: ServerMailActions {
         IMAPMailActions(connections: await connections.pool(for: account, credentials: credentials))
     }
 }
-
-/// `MessageComposing` with the builder's refusals (header injection, bad addresses) as input errors.
-struct LiveMessageComposer: MessageComposing {
-    func compose(_ message: OutgoingMessage, accountId: Account.ID, at date: Date) throws -> ComposedMessage {
-        do {
-            return try OutgoingMessageComposer().compose(message, accountId: accountId, at: date)
-        } catch let error as MessageBuildError {
-            throw TernError.invalidInput(error.description)
-        }
-    }
-}

@@ -44,7 +44,7 @@ extension TernServices {
         func enqueue(_ index: Int, of total: Int) async throws {
             let message = OutgoingMessage(from: EmailAddress(name: account.displayName, address: account.emailAddress),
                                           to: [EmailAddress(address: recipient)], subject: "Tern bench \(index)/\(total)", bodyPlain: body)
-            _ = try await outbox.enqueue(try LiveMessageComposer().compose(message, accountId: account.id, at: Date()), holdUntil: nil, at: Date())
+            _ = try await outbox.enqueue(try OutgoingMessageComposer().compose(message, accountId: account.id, at: Date()), holdUntil: nil, at: Date())
         }
         // NFR-SYNC-03: one message alone, as after "Send": a new connection each time.
         for index in 1...max(1, latencySamples) {
@@ -60,7 +60,7 @@ extension TernServices {
             credentials: credentials, operations: PendingOperationProcessor(store: actions, server: LiveServerMailActions(connections: connections)),
             queue: SendQueueProcessor(store: outbox, submitter: submitter, server: LiveServerMailActions(connections: connections), folders: actions, holds: holds),
             lock: NoLocks())
-        let held = OutboxUseCase(accounts: SQLiteAccountRepository(database: scratch), composer: LiveMessageComposer(), store: outbox,
+        let held = OutboxUseCase(accounts: SQLiteAccountRepository(database: scratch), composer: OutgoingMessageComposer(), store: outbox,
                                  pusher: heldPusher, holds: holds)
         var expiry: [Double] = []
         for index in 1...max(1, latencySamples) {
