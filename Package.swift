@@ -145,7 +145,7 @@ let package = Package(
         .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
         .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety", "IDNA"], exclude: ["html5lib-tests", "KnownFailures"], swiftSettings: strict),
         .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore", "ScriptedServers", "MailTransport"], swiftSettings: strict),
-        .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore", "IDNA"], resources: [.copy("Corpus")], swiftSettings: strict),
+        .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore", "IDNA", "Sync"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
             name: "MailStoreTests",
             dependencies: ["MailStore", "TernCore", "TernRuntime", "MIME", .product(name: "GRDB", package: "GRDB.swift")],

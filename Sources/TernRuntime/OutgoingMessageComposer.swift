@@ -1,5 +1,6 @@
 import Foundation
 import MIME
+import Sync
 import TernCore
 
 /// `MessageComposing` on `MessageBuilder` (FR-SYNC-07): the message gets its Message-ID here, once,
