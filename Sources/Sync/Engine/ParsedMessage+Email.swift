@@ -20,7 +20,15 @@ extension ParsedMessage {
             hasAttachments: attachments.contains { !$0.isInline })
         email.bulkMarkers = BulkMailMarkers.from { headers.first($0.lowercased())?.decodedValue }
         // Issue 32: whether the user's provider vouched for the From is decided when the thread is read.
-        email.authenticationResults = AuthenticationResultsParser.parse(fields: headers.fields).map(\.evidence)
+        email.authenticationResults = AuthenticationResultsParser.parse(fields: headers.fields).map { AuthenticationResults($0).evidence }
         return email
+    }
+}
+
+extension AuthenticationResults {
+    /// The domain's record of a field MIME read (issue 32's sender check reads it).
+    public init(_ field: AuthenticationResultsField) {
+        self.init(authservId: field.authservId,
+                  results: field.results.map { MethodResult(method: $0.method, result: $0.result, properties: $0.properties) })
     }
 }
