@@ -37,10 +37,12 @@ let package = Package(
             name: "MailStore",
             dependencies: ["TernCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
+        // RFC 3492 Punycode, the one encoder of IDNA labels for MIME and HTMLSafety (both leaves: no other dependency).
+        .target(name: "IDNA", swiftSettings: strict),
         // Internet mail: parse bytes into messages and build messages into bytes (RFC 5322, MIME).
         .target(
             name: "MIME",
-            dependencies: ["TernCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["TernCore", "IDNA", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
         // The system's zlib, for IMAP COMPRESS=DEFLATE (RFC 4978).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -57,7 +59,7 @@ let package = Package(
         .target(
             name: "IMAP",
             dependencies: [
-                "TernCore", "MIME", "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "MIME", "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -66,18 +68,18 @@ let package = Package(
         .target(
             name: "SMTP",
             dependencies: [
-                "TernCore", "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
-        .target(name: "Sync", dependencies: ["TernCore", "IMAP", "MIME", "HTMLSafety"], swiftSettings: strict),
+        .target(name: "Sync", dependencies: ["TernCore", "IMAP", "MIME", "HTMLSafety", "MailTransport"], swiftSettings: strict),
         // The sync engine's test support (issue 33): an in-memory IMAP server, its sessions and pool, behind
         // Sync's `SyncSession` / `SyncConnectionPool` seam; failures injected on demand.
         .target(name: "TernTesting", dependencies: ["Sync", "IMAP", "MIME", "TernCore"], swiftSettings: strict),
         .target(
-            name: "HTMLSafety", resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
+            name: "HTMLSafety", dependencies: ["IDNA"], resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
             swiftSettings: strict),
         // Thread summaries and smart replies (FR-ED-02, FR-COMP-03): the built-in provider (word
         // lists, offline) and the client of a local OpenAI-compatible server. Pure: HTTP comes from the runtime.
@@ -86,7 +88,7 @@ let package = Package(
         .target(
             name: "TernRuntime",
             dependencies: [
-                "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", "HTMLSafety", "Assist", .product(name: "Crypto", package: "swift-crypto"),
+                "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", "HTMLSafety", "Assist", "MailTransport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
@@ -155,21 +157,21 @@ let package = Package(
         .testTarget(name: "AssistTests", dependencies: ["Assist", "TernCore"], swiftSettings: strict),
         .testTarget(
             name: "IMAPTests",
-            dependencies: ["IMAP", "MIME", "TernCore", "MailTransport", .product(name: "NIOCore", package: "swift-nio"),
+            dependencies: ["IMAP", "MIME", "MailTransport", .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strict),
         .testTarget(
             name: "IMAPIntegrationTests",
-            dependencies: ["IMAP", "TernCore", "Sync", "MailStore", "ScriptedServers", .product(name: "NIOCore", package: "swift-nio"),
+            dependencies: ["IMAP", "TernCore", "Sync", "MailStore", "ScriptedServers", "MailTransport", .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: strict),
         .testTarget(
             name: "SyncTests", dependencies: ["Sync", "TernCore", "TernTesting", "IMAP", "MIME", "MailStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
-        .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety", "TernBenchmarks"], exclude: ["html5lib-tests", "KnownFailures"], swiftSettings: strict),
-        .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore", "ScriptedServers"], swiftSettings: strict),
-        .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore"], resources: [.copy("Corpus")], swiftSettings: strict),
+        .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety", "IDNA", "TernBenchmarks"], exclude: ["html5lib-tests", "KnownFailures"], swiftSettings: strict),
+        .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore", "ScriptedServers", "MailTransport"], swiftSettings: strict),
+        .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore", "IDNA", "Sync"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
             name: "MailStoreTests",
             dependencies: ["MailStore", "TernCore", "TernRuntime", "MIME", .product(name: "GRDB", package: "GRDB.swift")],
@@ -179,7 +181,7 @@ let package = Package(
             dependencies: ["WebUI", "TernCore", "TernRuntime", "TernBenchmarks", .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
-        .testTarget(name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport"], swiftSettings: strict),
+        .testTarget(name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport", "IMAP", "SMTP"], swiftSettings: strict),
         .testTarget(name: "TernCLITests", dependencies: ["tern", "TernCLI", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Foundation
 import IMAP
+import MailTransport
 import TernCore
 
 /// `tern-bench imap`: UID FETCH of FLAGS ENVELOPE BODYSTRUCTURE for a whole mailbox, each message
@@ -13,7 +14,7 @@ public enum IMAPFetchBenchmark {
     }
 
     public static func run(host: String, port: Int, caFile: String?, username: String, password: String, mailbox: String) async throws -> Run {
-        let server = IMAPServer(host: host, port: port, security: .implicitTLS, caFile: caFile)
+        let server = MailServer(host: host, port: port, security: .implicitTLS, caFile: caFile)
         let clock = ContinuousClock()
         let started = clock.now
         let (messages, parts) = try await IMAPClient.withSession(to: server) { session in

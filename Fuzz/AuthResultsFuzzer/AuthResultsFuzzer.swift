@@ -13,7 +13,10 @@ func fuzzOneInput(_ bytes: [UInt8]) {
         precondition(result.properties.count <= AuthenticationResultsParser.maxProperties
                          && result.properties.values.allSatisfy { $0.count <= AuthenticationResultsParser.maxValueLength }, "properties are capped")
     }
-    let evidence = header.evidence
+    // The domain's record of the field, as Sync makes it (`AuthenticationResults(_:)`, issue 33).
+    let evidence = AuthenticationResults(authservId: header.authservId, results: header.results.map {
+        AuthenticationResults.MethodResult(method: $0.method, result: $0.result, properties: $0.properties)
+    }).evidence
     _ = SenderAuthentication(headers: [evidence], authservId: header.authservId, fromAddress: "someone@example.com")
 }
 

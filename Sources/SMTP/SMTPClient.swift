@@ -5,51 +5,6 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
-import TernCore
-
-/// Where and how to reach a submission server (RFC 6409). TLS always: implicit (465) or STARTTLS
-/// (587), so AUTH is never sent in the clear.
-public struct SMTPServer: Sendable, Hashable {
-    public var host: String
-    public var port: Int
-    public var security: ConnectionSecurity
-    public var caFile: String?
-    public var connectTimeout: Duration
-    /// RFC 5321 section 4.5.3.2 allows minutes per step; a server silent this long is stuck.
-    public var commandTimeout: Duration
-    /// The wait for the reply to the end of the content: 10 minutes (RFC 5321 section 4.5.3.2.6),
-    /// since the server may scan the message first. Giving up sooner leaves a message it may still
-    /// accept (the queue then treats it as possibly delivered, never sends it again blindly).
-    public var dataTerminationTimeout: Duration
-    public var watchdogInterval: Duration
-    /// The EHLO argument. An address literal, not the machine's name: a privacy-first client does
-    /// not tell every server (and every Received header) what its host is called.
-    public var heloName: String
-
-    public init(host: String, port: Int, security: ConnectionSecurity, caFile: String? = nil, connectTimeout: Duration = .seconds(30),
-                commandTimeout: Duration = .seconds(120), dataTerminationTimeout: Duration = .seconds(600),
-                watchdogInterval: Duration = .seconds(1), heloName: String = "[127.0.0.1]") {
-        self.host = host
-        self.port = port
-        self.security = security
-        self.caFile = caFile
-        self.connectTimeout = connectTimeout
-        self.commandTimeout = commandTimeout
-        self.dataTerminationTimeout = dataTerminationTimeout
-        self.watchdogInterval = watchdogInterval
-        self.heloName = heloName
-    }
-
-    public init(endpoint: ServerEndpoint, caFile: String?) {
-        self.init(host: endpoint.host, port: endpoint.port, security: endpoint.security, caFile: caFile)
-    }
-}
-
-public enum SMTPCredential: Sendable, Hashable {
-    case password(username: String, password: String)
-    /// XOAUTH2 with an OAuth 2.0 access token (the Gmail preset).
-    case oauth2(username: String, accessToken: String)
-}
 
 /// Who the message is from and to, as the server sees it (RFC 5321 envelope): Bcc recipients are
 /// here and nowhere in the message.
@@ -83,9 +38,16 @@ public struct SMTPCheckResult: Sendable, Hashable {
 /// SMTP submission on SwiftNIO (RFC 5321, 3207 STARTTLS, 4954 AUTH, 2920 PIPELINING, 1870 SIZE,
 /// 6152 8BITMIME, 6531 SMTPUTF8, 2034 ENHANCEDSTATUSCODES). One connection per submission.
 public enum SMTPClient {
+    /// RFC 5321 section 4.5.3.2 allows minutes per step; a server silent this long is stuck,
+    /// unless the server says otherwise (`MailServer.commandTimeout`).
+    public static let defaultCommandTimeout: Duration = .seconds(120)
+    /// The EHLO argument. An address literal, not the machine's name: a privacy-first client does
+    /// not tell every server (and every Received header) what its host is called.
+    public static let heloName = "[127.0.0.1]"
+
     /// Sends `message` (CRLF-normalized and dot-stuffed here) to the envelope's recipients.
     /// `beforeContent` runs once the server is ready for the content, before any of it is sent.
-    public static func send(_ message: [UInt8], envelope: SMTPEnvelope, server: SMTPServer, credential: SMTPCredential,
+    public static func send(_ message: [UInt8], envelope: SMTPEnvelope, server: MailServer, credential: MailCredential,
                             logger: Logger = Logger(label: "tern.smtp"),
                             beforeContent: @Sendable () async throws -> Void = {}) async throws -> SMTPDelivery {
         try validate(envelope)
@@ -101,7 +63,7 @@ public enum SMTPClient {
     /// is a transaction of its own, and a failed one is reset before the next.
     /// A transport failure before the server greeted Tern over finished TLS is thrown as
     /// `.unreachable` (issue 34: the queue waits for the server without counting an attempt).
-    public static func withSession<Result: Sendable>(server: SMTPServer, credential: SMTPCredential, logger: Logger = Logger(label: "tern.smtp"),
+    public static func withSession<Result: Sendable>(server: MailServer, credential: MailCredential, logger: Logger = Logger(label: "tern.smtp"),
                                                      _ body: (SMTPSession) async throws -> Result) async throws -> Result {
         try await withConnection(to: server, logger: logger, tellingUnreachable: true) { connection in
             try await connection.authenticate(credential)
@@ -112,7 +74,7 @@ public enum SMTPClient {
     }
 
     /// Connects, upgrades to TLS, logs in, and reports the server's extensions; sends nothing.
-    public static func check(server: SMTPServer, credential: SMTPCredential, logger: Logger = Logger(label: "tern.smtp")) async throws -> SMTPCheckResult {
+    public static func check(server: MailServer, credential: MailCredential, logger: Logger = Logger(label: "tern.smtp")) async throws -> SMTPCheckResult {
         try await withConnection(to: server, logger: logger) { connection in
             let mechanism = try await connection.authenticate(credential)
             await connection.quit()
@@ -131,7 +93,7 @@ public enum SMTPClient {
         }
     }
 
-    static func withConnection<Result: Sendable>(to server: SMTPServer, logger: Logger, tellingUnreachable: Bool = false,
+    static func withConnection<Result: Sendable>(to server: MailServer, logger: Logger, tellingUnreachable: Bool = false,
                                                  _ body: (SMTPConnection) async throws -> Result) async throws -> Result {
         func unreachable(_ error: SMTPError) -> SMTPError {
             guard tellingUnreachable else { return error }
@@ -141,30 +103,19 @@ public enum SMTPClient {
             }
         }
         let tlsContext: NIOSSLContext
-        do { tlsContext = try TLSPolicy.clientContext(caFile: server.caFile) } catch { throw SMTPError(error) }
-        let sni = TLSPolicy.serverNameIndication(for: server.host)
-        let watch = NIOLockedValueBox(ConnectionWatch())
-        let channel: NIOAsyncChannel<TransportEvent<SMTPReply>, ByteBuffer>
-        do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connectTimeout(server.connectTimeout.timeAmount)
-                .connect(host: server.host, port: server.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        if server.security == .implicitTLS {
-                            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: sni))
-                        }
-                        try channel.pipeline.syncOperations.addHandler(
-                            FramingHandler(framer: SMTPReplyFramer(), tickInterval: server.watchdogInterval.timeAmount, watch: watch))
-                        return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
-                    }
-                }
+        do throws(TransportFailure) { tlsContext = try TLSPolicy.clientContext(for: server) } catch { throw SMTPError(error) }
+        let opened: MailConnection<SMTPReply>
+        do throws(TransportFailure) {
+            opened = try await MailConnection.open(to: server, tlsContext: tlsContext) { SMTPReplyFramer() }
         } catch {
-            throw unreachable(classify(error, server: server))
+            throw unreachable(SMTPError(error))
         }
+        let channel = opened.channel
         do {
             return try await channel.executeThenClose { inbound, outbound in
                 let connection = SMTPConnection(inbound: inbound.makeAsyncIterator(), outbound: outbound, channel: channel.channel,
-                                                watch: watch, tlsContext: tlsContext, sni: sni, server: server, logger: logger)
+                                                watch: opened.watch, tlsContext: opened.tlsContext, sni: opened.serverNameIndication,
+                                                server: server, logger: logger)
                 do {
                     try await connection.start()
                 } catch let error as SMTPError where connection.greeting == nil || connection.startTLSFailed {
@@ -180,9 +131,9 @@ public enum SMTPClient {
         // Anything else is the body's own (the queue's store, a hold), unchanged.
     }
 
-    static func classify(_ error: any Error, server: SMTPServer) -> SMTPError {
+    static func classify(_ error: any Error, server: MailServer) -> SMTPError {
         if let error = error as? SMTPError { return error }
-        return SMTPError(TransportFailure.classify(error, host: server.host, port: server.port, connectTimeout: server.connectTimeout))
+        return SMTPError(TransportFailure.classify(error, server: server))
     }
 }
 

@@ -4,7 +4,6 @@ import MailTransport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
-import TernCore
 
 /// One SMTP connection, used by the task that opened it.
 final class SMTPConnection {
@@ -14,7 +13,7 @@ final class SMTPConnection {
     let watch: NIOLockedValueBox<ConnectionWatch>
     let tlsContext: NIOSSLContext
     let sni: String?
-    let server: SMTPServer
+    let server: MailServer
     let logger: Logger
     private(set) var greeting: SMTPReply?
     /// The STARTTLS handshake itself failed (the server was never reached over TLS).
@@ -25,7 +24,7 @@ final class SMTPConnection {
     private var repliesRead = 0
 
     init(inbound: NIOAsyncChannelInboundStream<TransportEvent<SMTPReply>>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-         channel: any Channel, watch: NIOLockedValueBox<ConnectionWatch>, tlsContext: NIOSSLContext, sni: String?, server: SMTPServer,
+         channel: any Channel, watch: NIOLockedValueBox<ConnectionWatch>, tlsContext: NIOSSLContext, sni: String?, server: MailServer,
          logger: Logger) {
         self.inbound = inbound
         self.outbound = outbound
@@ -64,19 +63,19 @@ final class SMTPConnection {
     }
 
     private func ehlo() async throws {
-        let reply = try await command("EHLO \(server.heloName)")
+        let reply = try await command("EHLO \(SMTPClient.heloName)")
         guard reply.code == 250 else { throw Self.failure(reply) }
         extensions = [:]
         for line in reply.lines.dropFirst() {
             let words = line.split(separator: " ").map(String.init)
-            guard let keyword = words.first else { continue }
+            guard let keyword = words.first, !server.ignoredCapabilities.contains(keyword.uppercased()) else { continue }
             extensions[keyword.uppercased()] = Array(words.dropFirst())
         }
     }
 
     /// AUTH with the strongest mechanism both sides have (RFC 4954). Returns the mechanism used.
     @discardableResult
-    func authenticate(_ credential: SMTPCredential) async throws -> String {
+    func authenticate(_ credential: MailCredential) async throws -> String {
         let offered = Set((extensions["AUTH"] ?? []).map { $0.uppercased() })
         let reply: SMTPReply
         let mechanism: String
@@ -242,7 +241,7 @@ final class SMTPConnection {
                 return reply
             case .tick(let silence)?:
                 if Task.isCancelled { throw CancellationError() }
-                if silence >= timeout ?? server.commandTimeout {
+                if silence >= timeout ?? server.commandTimeout ?? SMTPClient.defaultCommandTimeout {
                     throw SMTPError.timeout("\(server.host):\(server.port) sent nothing for \(silence.components.seconds) s; the connection is stuck")
                 }
             case nil:

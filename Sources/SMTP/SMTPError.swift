@@ -2,7 +2,7 @@ import MailTransport
 
 /// Why a submission failed, classified for the send queue (FR-SYNC-07): `.permanent` is never
 /// retried and keeps the server's text; `.transient` (4xx, network, timeout) is retried later.
-public indirect enum SMTPError: Error, Sendable, Hashable, CustomStringConvertible {
+public indirect enum SMTPError: MailFailureClassifying, Hashable {
     /// 5xx: the server refused for good.
     case permanent(SMTPReply)
     /// 4xx: try again later.
@@ -51,6 +51,20 @@ public indirect enum SMTPError: Error, Sendable, Hashable, CustomStringConvertib
         case .transient, .network, .timeout, .connectionClosed, .unreachable: true
         case .recipientsRefused(let refusals): refusals.allSatisfy { $0.reply.isTransientFailure }
         default: false
+        }
+    }
+
+    /// What the application makes of it outside the send queue (`tern smtp-check`); the queue sorts
+    /// by `isTransient` and `unreachable` instead (FR-SYNC-07). A deferral (4xx) is still the
+    /// server's answer, so a refusal; content that went out without an answer is a lost connection.
+    public var mailFailure: MailFailure {
+        switch self {
+        case .authenticationFailed(let reply): MailFailure(.authenticationRefused, reply.description)
+        case .tlsRefused(let text): MailFailure(.tlsRefused, text)
+        case .network, .timeout, .connectionClosed, .deliveryUncertain: MailFailure(.connectionLost, description)
+        case .unreachable(let failure):
+            failure.mailFailure.kind == .tlsRefused ? failure.mailFailure : MailFailure(.connectionLost, description)
+        case .permanent, .transient, .recipientsRefused, .unsupported, .protocolViolation, .invalidArgument: MailFailure(.refused, description)
         }
     }
 

@@ -10,11 +10,9 @@ struct LiveDraftMailbox: DraftMailboxServer {
 
     func perform(_ requests: [DraftServerRequest], draftsMailbox: String?, account: Account, credentials: CredentialSupply) async throws
         -> [Draft.ID: DraftServerOutcome] {
-        do {
-            return try await IMAPDraftMailbox(connections: await connections.pool(for: account, credentials: credentials))
+        try await translatingMailFailures {
+            try await IMAPDraftMailbox(connections: await connections.pool(for: account, credentials: credentials))
                 .perform(requests, draftsMailbox: draftsMailbox)
-        } catch let error as IMAPError {
-            throw TernError.connectionLost(error.description)
         }
     }
 }

@@ -33,24 +33,12 @@ struct LiveMailSynchronizer: MailSynchronizing {
         try await run(account, credentials) { try await $0.watch(account: account, progress: progress) }
     }
 
-    /// The account's engine, with IMAP errors turned into `TernError`s: a dropped connection is
-    /// worth retrying (`connectionLost`), anything else is the server's answer.
+    /// The account's engine, with IMAP errors turned into `TernError`s (`TernError.translatingMail`).
     private func run<Result: Sendable>(_ account: Account, _ credentials: CredentialSupply,
                                        _ body: (AccountSynchronizer) async throws -> Result) async throws -> Result {
         let synchronizer = AccountSynchronizer(store: store, connections: await connections.pool(for: account, credentials: credentials),
                                                locks: locks, catchUp: catchUp)
-        do {
-            return try await body(synchronizer)
-        } catch let error as IMAPError {
-            throw error.asTernError
-        }
-    }
-}
-
-extension IMAPError {
-    var asTernError: TernError {
-        if case .credentialUnavailable(let error) = self { return error }
-        return isRetryable ? .connectionLost(description) : .serverFailure(description)
+        return try await translatingMailFailures { try await body(synchronizer) }
     }
 }
 
@@ -62,10 +50,8 @@ struct LiveAttachmentFetcher: AttachmentFetching {
     func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
                progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8] {
         let downloader = AttachmentDownloader(connections: await connections.pool(for: account, credentials: credentials))
-        do {
-            return try await userWork.during(account.id) { try await downloader.fetch(location, progress: progress) }
-        } catch let error as IMAPError {
-            throw error.asTernError
+        return try await translatingMailFailures {
+            try await userWork.during(account.id) { try await downloader.fetch(location, progress: progress) }
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import IMAP
+import MailTransport
 import MIME
 import SMTP
 import Sync
@@ -28,10 +29,10 @@ struct LiveMessageSubmitter: MessageSubmitting {
 
     func withSession<Result: Sendable>(account: Account, credentials: CredentialSupply,
                                        _ body: (any SubmissionSession) async throws -> Result) async throws -> Result {
-        let server = SMTPServer(endpoint: account.smtp, caFile: account.caFile)
+        let server = MailServer(account.smtp, caFile: account.caFile)
         let kill = killAfterAccept
-        func attempt(_ credential: MailCredential) async throws -> Result {
-            try await SMTPClient.withSession(server: server, credential: credential.smtp(username: credentials.username)) { session in
+        func attempt(_ secret: AccountSecret) async throws -> Result {
+            try await SMTPClient.withSession(server: server, credential: MailCredential(secret, username: credentials.username)) { session in
                 try await body(LiveSubmissionSession(session: session, killAfterAccept: kill))
             }
         }
@@ -87,33 +88,14 @@ struct LiveServerMailActions: ServerMailActions {
 
     func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws
         -> [Int64: ServerOperationOutcome] {
-        do {
-            return try await actions(account, credentials).perform(operations)
-        } catch let error as IMAPError {
-            throw TernError.connectionLost(error.description)
-        }
+        try await translatingMailFailures { try await actions(account, credentials).perform(operations) }
     }
 
     func mailbox(_ mailbox: String?, containsMessageId messageId: String, account: Account, credentials: CredentialSupply) async throws -> Bool {
-        do {
-            return try await actions(account, credentials).mailbox(mailbox, containsMessageId: messageId)
-        } catch let error as IMAPError {
-            throw TernError.connectionLost(error.description)
-        }
+        try await translatingMailFailures { try await actions(account, credentials).mailbox(mailbox, containsMessageId: messageId) }
     }
 
     func actions(_ account: Account, _ credentials: CredentialSupply) async -> IMAPMailActions {
         IMAPMailActions(connections: await connections.pool(for: account, credentials: credentials))
-    }
-}
-
-/// `MessageComposing` with the builder's refusals (header injection, bad addresses) as input errors.
-struct LiveMessageComposer: MessageComposing {
-    func compose(_ message: OutgoingMessage, accountId: Account.ID, at date: Date) throws -> ComposedMessage {
-        do {
-            return try OutgoingMessageComposer().compose(message, accountId: accountId, at: date)
-        } catch let error as MessageBuildError {
-            throw TernError.invalidInput(error.description)
-        }
     }
 }

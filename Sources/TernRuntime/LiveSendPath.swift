@@ -16,6 +16,6 @@ extension TernServices {
     /// `holdsDirectory` holds the undo-window claims' lock files.
     @_spi(Tooling) public func liveSendPath(holdsDirectory: URL) -> LiveSendPath {
         LiveSendPath(submitter: LiveMessageSubmitter(environment: [:]), server: LiveServerMailActions(connections: connections),
-                     composer: LiveMessageComposer(), holds: FileSendHolds(directory: holdsDirectory))
+                     composer: OutgoingMessageComposer(), holds: FileSendHolds(directory: holdsDirectory))
     }
 }

@@ -1,15 +1,17 @@
 import Foundation
 import IMAP
+import MailTransport
 import SMTP
+import Sync
 import TernCore
 
 /// `ServerProbe` on Tern's IMAP and SMTP clients: connect, log in (refreshing an OAuth token the
 /// server rejects), list or report, log out.
 struct LiveServerProbe: ServerProbe {
     func checkIMAP(account: Account, credentials: CredentialSupply) async throws -> IMAPCheckReport {
-        let server = IMAPServer(account: account)
-        do {
-            return try await IMAPClient.withSession(to: server) { session in
+        let server = MailServer(imapOf: account)
+        return try await translatingMailFailures {
+            try await IMAPClient.withSession(to: server) { session in
                 try await session.authenticate(with: credentials.imapSource)
                 let listings = try await session.listMailboxes()
                 let capabilities = session.capabilities.sorted()
@@ -19,17 +21,15 @@ struct LiveServerProbe: ServerProbe {
                     server: "\(account.imap.host):\(account.imap.port)", greeting: greeting, capabilities: capabilities,
                     folders: listings.map { .init(path: $0.name, folderType: $0.folderType, attributes: $0.attributes) })
             }
-        } catch let error as IMAPError {
-            throw TernError.serverFailure(error.description)
         }
     }
 
     func checkSMTP(account: Account, credentials: CredentialSupply) async throws -> SMTPCheckReport {
-        let server = SMTPServer(endpoint: account.smtp, caFile: account.caFile)
-        func check(_ credential: MailCredential) async throws -> SMTPCheckResult {
-            try await SMTPClient.check(server: server, credential: credential.smtp(username: credentials.username))
+        let server = MailServer(account.smtp, caFile: account.caFile)
+        func check(_ secret: AccountSecret) async throws -> SMTPCheckResult {
+            try await SMTPClient.check(server: server, credential: MailCredential(secret, username: credentials.username))
         }
-        do {
+        return try await translatingMailFailures {
             let result: SMTPCheckResult
             do {
                 result = try await check(try await credentials.current())
@@ -38,8 +38,6 @@ struct LiveServerProbe: ServerProbe {
             }
             return SMTPCheckReport(server: "\(account.smtp.host):\(account.smtp.port)", greeting: result.greeting.text,
                                    extensions: result.extensions, authentication: result.authenticatedWith)
-        } catch let error as SMTPError {
-            throw TernError.serverFailure(error.description)
         }
     }
 }
@@ -50,23 +48,7 @@ extension CredentialSupply {
         let username = username
         let current = current
         let refreshed = refreshed
-        return IMAPCredentialSource(current: { try await current().imap(username: username) },
-                                    refresh: { try await refreshed().imap(username: username) })
-    }
-}
-
-extension MailCredential {
-    func imap(username: String) -> IMAPCredential {
-        switch self {
-        case .password(let password): .password(username: username, password: password)
-        case .accessToken(let token): .oauth2(username: username, accessToken: token)
-        }
-    }
-
-    func smtp(username: String) -> SMTPCredential {
-        switch self {
-        case .password(let password): .password(username: username, password: password)
-        case .accessToken(let token): .oauth2(username: username, accessToken: token)
-        }
+        return IMAPCredentialSource(current: { MailCredential(try await current(), username: username) },
+                                    refresh: { MailCredential(try await refreshed(), username: username) })
     }
 }

@@ -163,7 +163,7 @@ public final class TernServices: Sendable {
                                                   folders: SQLiteSyncStore(database: database))
         self.pusher = pusher
         self.mailActions = mailActions
-        let outbox = OutboxUseCase(accounts: accounts, composer: LiveMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher,
+        let outbox = OutboxUseCase(accounts: accounts, composer: OutgoingMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher,
                                    holds: holds)
         self.outbox = outbox
         self.mailQueries = queries

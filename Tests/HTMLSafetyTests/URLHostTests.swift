@@ -1,3 +1,4 @@
+import IDNA
 import Testing
 @testable import HTMLSafety
 

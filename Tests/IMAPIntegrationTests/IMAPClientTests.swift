@@ -1,4 +1,6 @@
 import Foundation
+import MailTransport
+import Sync
 import Testing
 import TernCore
 @testable import IMAP
@@ -17,8 +19,8 @@ enum TestServers {
     static var imapsPort: Int { Int(environment["TERN_IMAPS_PORT"] ?? "") ?? 10993 }
     static var imapPort: Int { Int(environment["TERN_IMAP_PORT"] ?? "") ?? 10143 }
 
-    static func server(security: ConnectionSecurity = .implicitTLS, host: String = "127.0.0.1", port: Int? = nil, ca: String? = TestServers.ca) -> IMAPServer {
-        IMAPServer(host: host, port: port ?? (security == .implicitTLS ? imapsPort : imapPort), security: security, caFile: ca,
+    static func server(security: TransportSecurity = .implicitTLS, host: String = "127.0.0.1", port: Int? = nil, ca: String? = TestServers.ca) -> MailServer {
+        MailServer(host: host, port: port ?? (security == .implicitTLS ? imapsPort : imapPort), security: security, caFile: ca,
                    connectTimeout: .seconds(10))
     }
 }

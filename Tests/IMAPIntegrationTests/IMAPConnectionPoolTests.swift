@@ -1,4 +1,5 @@
 import Foundation
+import MailTransport
 import ScriptedServers
 import Testing
 import TernCore
@@ -9,7 +10,7 @@ import TernCore
 @Suite(.enabled(if: TestServers.available, "needs the test mail servers (make test)"), .serialized, .timeLimit(.minutes(3)))
 struct IMAPPoolTests {
     static func pool(user: String = "carol", backoff: BackoffSchedule = BackoffSchedule([.milliseconds(50), .milliseconds(100), .milliseconds(200)]),
-                     server: IMAPServer = TestServers.server()) -> IMAPConnectionPool {
+                     server: MailServer = TestServers.server()) -> IMAPConnectionPool {
         IMAPConnectionPool(server: server, credentials: .fixed(.password(username: "\(user)@tern.test", password: TestServers.password)),
                            backoff: backoff)
     }
@@ -115,7 +116,7 @@ struct IMAPPoolTests {
     }
 
     @Test func unreachableServerFailsAfterTheBackoffSchedule() async throws {
-        let pool = Self.pool(server: IMAPServer(host: "127.0.0.1", port: 1, security: .implicitTLS, connectTimeout: .seconds(2)))
+        let pool = Self.pool(server: MailServer(host: "127.0.0.1", port: 1, security: .implicitTLS, connectTimeout: .seconds(2)))
         let clock = ContinuousClock()
         let started = clock.now
         await #expect(throws: IMAPError.self) {
@@ -129,7 +130,7 @@ struct IMAPPoolTests {
     /// goes on waiting through the schedule; stopping the pool stops the attempts at once.
     @Test func aFailingFastOperationIsToldAtOnceWhileBackgroundWorkWaits() async throws {
         let pool = Self.pool(backoff: BackoffSchedule([.seconds(600)]),
-                             server: IMAPServer(host: "127.0.0.1", port: 1, security: .implicitTLS, connectTimeout: .seconds(2)))
+                             server: MailServer(host: "127.0.0.1", port: 1, security: .implicitTLS, connectTimeout: .seconds(2)))
         let background = Task { try await pool.withConnection { _ in } }
         while await pool.statistics.waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
         await #expect(throws: IMAPError.self) {

@@ -1,4 +1,5 @@
 import Foundation
+import MailTransport
 import ScriptedServers
 import Testing
 import TernCore
@@ -171,8 +172,8 @@ final class ScriptedIMAPServer: Sendable {
     var commands: [String] { received.withLock { $0 } }
     var commandsOverTLS: [String] { commands.filter { $0.hasPrefix("TLS: ") } }
 
-    var imapServer: IMAPServer {
-        IMAPServer(host: "127.0.0.1", port: port, security: .implicitTLS, caFile: TestServers.ca, connectTimeout: .seconds(5))
+    var imapServer: MailServer {
+        MailServer(host: "127.0.0.1", port: port, security: .implicitTLS, caFile: TestServers.ca, connectTimeout: .seconds(5))
     }
 
     /// A pool of one connection to this server, logging in as bob, no reconnect waits; the caller

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import TernCore
 @testable import IMAP
 @testable import MIME
 
@@ -99,25 +98,25 @@ let fixtures: [Fixture] = [
     },
     Fixture(name: "gmail list all mail", wire: "* LIST (\\All \\HasNoChildren) \"/\" \"[Gmail]/All Mail\"\r\n") {
         guard case .untagged(.list(let listing)) = $0 else { return false }
-        return listing.name == "[Gmail]/All Mail" && listing.folderType == .all && listing.delimiter == "/"
+        return listing.name == "[Gmail]/All Mail" && listing.role == .all && listing.delimiter == "/"
     },
     Fixture(name: "gmail list important", wire: "* LIST (\\HasNoChildren \\Important) \"/\" \"[Gmail]/Important\"\r\n") {
-        if case .untagged(.list(let listing)) = $0 { return listing.folderType == .important } else { return false }
+        if case .untagged(.list(let listing)) = $0 { return listing.role == .important } else { return false }
     },
     Fixture(name: "gmail container", wire: "* LIST (\\HasChildren \\Noselect) \"/\" \"[Gmail]\"\r\n") {
-        if case .untagged(.list(let listing)) = $0 { return listing.folderType == .container } else { return false }
+        if case .untagged(.list(let listing)) = $0 { return listing.role == .container } else { return false }
     },
     Fixture(name: "list inbox atom", wire: "* LIST (\\HasNoChildren) \"/\" INBOX\r\n") {
-        if case .untagged(.list(let listing)) = $0 { return listing.folderType == .inbox && listing.name == "INBOX" } else { return false }
+        if case .untagged(.list(let listing)) = $0 { return listing.role == .inbox && listing.name == "INBOX" } else { return false }
     },
     Fixture(name: "list junk", wire: "* LIST (\\HasNoChildren \\Junk) \"/\" \"[Gmail]/Spam\"\r\n") {
-        if case .untagged(.list(let listing)) = $0 { return listing.folderType == .spam } else { return false }
+        if case .untagged(.list(let listing)) = $0 { return listing.role == .junk } else { return false }
     },
     Fixture(name: "list starred", wire: "* LIST (\\Flagged \\HasNoChildren) \"/\" \"[Gmail]/Starred\"\r\n") {
-        if case .untagged(.list(let listing)) = $0 { return listing.folderType == .starred } else { return false }
+        if case .untagged(.list(let listing)) = $0 { return listing.role == .flagged } else { return false }
     },
     Fixture(name: "list sent drafts trash", wire: "* LIST (\\Sent) \".\" Sent\r\n") {
-        if case .untagged(.list(let listing)) = $0 { return listing.folderType == .sent && listing.delimiter == "." } else { return false }
+        if case .untagged(.list(let listing)) = $0 { return listing.role == .sent && listing.delimiter == "." } else { return false }
     },
     Fixture(name: "list nil delimiter", wire: "* LIST (\\Noselect) NIL \"\"\r\n") {
         if case .untagged(.list(let listing)) = $0 { return listing.delimiter == nil && listing.name.isEmpty } else { return false }
@@ -219,12 +218,12 @@ let fixtures: [Fixture] = [
     },
     Fixture(name: "envelope", wire: "* 12 FETCH (ENVELOPE (\"Wed, 17 Jul 1996 02:23:25 -0700 (PDT)\" \"IMAP4rev1 WG mtg summary and minutes\" ((\"Terry Gray\" NIL \"gray\" \"cac.washington.edu\")) ((\"Terry Gray\" NIL \"gray\" \"cac.washington.edu\")) ((\"Terry Gray\" NIL \"gray\" \"cac.washington.edu\")) ((NIL NIL \"imap\" \"cac.washington.edu\")) ((NIL NIL \"minutes\" \"CNRI.Reston.VA.US\")(\"John Klensin\" NIL \"KLENSIN\" \"MIT.EDU\")) NIL NIL \"<B27397-0100000@cac.washington.edu>\"))\r\n") {
         guard case .untagged(.fetch(12, let attributes)) = $0, case .envelope(let envelope)? = attributes.first else { return false }
-        return envelope.subject == "IMAP4rev1 WG mtg summary and minutes" && envelope.from == [EmailAddress(name: "Terry Gray", address: "gray@cac.washington.edu")]
+        return envelope.subject == "IMAP4rev1 WG mtg summary and minutes" && envelope.from == [IMAPAddress(name: "Terry Gray", address: "gray@cac.washington.edu")]
             && envelope.cc.count == 2 && envelope.messageId == "<B27397-0100000@cac.washington.edu>" && envelope.bcc.isEmpty
     },
     Fixture(name: "envelope encoded words and group", wire: "* 1 FETCH (ENVELOPE (NIL \"=?utf-8?Q?caf=C3=A9?=\" ((\"=?utf-8?B?w4lsb2RpZQ==?=\" NIL \"e\" \"x.fr\")) NIL NIL ((NIL NIL \"team\" NIL)(NIL NIL \"a\" \"x.org\")(NIL NIL NIL NIL)) NIL NIL NIL NIL))\r\n") {
         guard case .untagged(.fetch(1, let attributes)) = $0, case .envelope(let envelope)? = attributes.first else { return false }
-        return envelope.subject == "café" && envelope.from.first?.name == "Élodie" && envelope.to == [EmailAddress(address: "a@x.org")] && envelope.date == nil
+        return envelope.subject == "café" && envelope.from.first?.name == "Élodie" && envelope.to == [IMAPAddress(address: "a@x.org")] && envelope.date == nil
     },
     Fixture(name: "envelope literal subject", wire: "* 2 FETCH (ENVELOPE (\"d\" {5}\r\nhello NIL NIL NIL NIL NIL NIL NIL NIL))\r\n") {
         guard case .untagged(.fetch(2, let attributes)) = $0, case .envelope(let envelope)? = attributes.first else { return false }

@@ -1,5 +1,4 @@
 import Foundation
-import TernCore
 @testable import IMAP
 @testable import MIME
 
@@ -192,22 +191,22 @@ let statusFixtures: [Fixture] = [
 
 let listFixtures: [Fixture] = [
     Fixture(name: "list hasnochildren", wire: "* LIST (\\HasNoChildren) \"/\" \"Receipts\"\r\n") {
-        listing($0).map { $0.name == "Receipts" && $0.folderType == .custom && $0.delimiter == "/" } ?? false
+        listing($0).map { $0.name == "Receipts" && $0.role == .ordinary && $0.delimiter == "/" } ?? false
     },
     Fixture(name: "list dot delimiter (cyrus)", wire: "* LIST (\\HasChildren) \".\" INBOX.Archive\r\n") {
         listing($0).map { $0.name == "INBOX.Archive" && $0.delimiter == "." } ?? false
     },
-    Fixture(name: "list noinferiors inbox", wire: "* LIST (\\Noinferiors) \"/\" INBOX\r\n") { listing($0)?.folderType == .inbox },
-    Fixture(name: "list lowercase inbox", wire: "* LIST () \"/\" inbox\r\n") { listing($0)?.folderType == .inbox },
-    Fixture(name: "list nonexistent", wire: "* LIST (\\NonExistent) \"/\" Gone\r\n") { listing($0)?.folderType == .container },
+    Fixture(name: "list noinferiors inbox", wire: "* LIST (\\Noinferiors) \"/\" INBOX\r\n") { listing($0)?.role == .inbox },
+    Fixture(name: "list lowercase inbox", wire: "* LIST () \"/\" inbox\r\n") { listing($0)?.role == .inbox },
+    Fixture(name: "list nonexistent", wire: "* LIST (\\NonExistent) \"/\" Gone\r\n") { listing($0)?.role == .container },
     // Issue 22: `\\Archive` is an ordinary folder (Cyrus, Fastmail), synced; only Gmail's `\\All` is not.
-    Fixture(name: "list archive special use", wire: "* LIST (\\HasNoChildren \\Archive) \"/\" Archive\r\n") { listing($0)?.folderType == .archive },
-    Fixture(name: "list all and archive", wire: "* LIST (\\All \\Archive) \"/\" \"All Mail\"\r\n") { listing($0)?.folderType == .all },
+    Fixture(name: "list archive special use", wire: "* LIST (\\HasNoChildren \\Archive) \"/\" Archive\r\n") { listing($0)?.role == .archive },
+    Fixture(name: "list all and archive", wire: "* LIST (\\All \\Archive) \"/\" \"All Mail\"\r\n") { listing($0)?.role == .all },
     Fixture(name: "list exchange sent items", wire: "* LIST (\\HasNoChildren \\Sent) \"/\" \"Sent Items\"\r\n") {
-        listing($0).map { $0.folderType == .sent && $0.name == "Sent Items" } ?? false
+        listing($0).map { $0.role == .sent && $0.name == "Sent Items" } ?? false
     },
-    Fixture(name: "list exchange deleted items", wire: "* LIST (\\HasNoChildren \\Trash) \"/\" \"Deleted Items\"\r\n") { listing($0)?.folderType == .trash },
-    Fixture(name: "list yahoo bulk", wire: "* LIST (\\Junk \\HasNoChildren) \"/\" \"Bulk Mail\"\r\n") { listing($0)?.folderType == .spam },
+    Fixture(name: "list exchange deleted items", wire: "* LIST (\\HasNoChildren \\Trash) \"/\" \"Deleted Items\"\r\n") { listing($0)?.role == .trash },
+    Fixture(name: "list yahoo bulk", wire: "* LIST (\\Junk \\HasNoChildren) \"/\" \"Bulk Mail\"\r\n") { listing($0)?.role == .junk },
     Fixture(name: "list escaped quote in name", wire: "* LIST () \"/\" \"Say \\\"hi\\\"\"\r\n") { listing($0)?.name == "Say \"hi\"" },
     Fixture(name: "list escaped backslash delimiter", wire: "* LIST () \"\\\\\" Public\\Folder\r\n") {
         listing($0).map { $0.delimiter == "\\" && $0.name == "Public\\Folder" } ?? false
@@ -215,11 +214,11 @@ let listFixtures: [Fixture] = [
     Fixture(name: "list mod utf-7 cyrillic", wire: "* LIST () \"/\" \"&BB4EQgQ,BEAEMAQyBDsENQQ9BD0ESwQ1-\"\r\n") { listing($0)?.name == "Отправленные" },
     Fixture(name: "list utf8 accept name", wire: "* LIST () \"/\" \"Entwürfe\"\r\n") { listing($0)?.name == "Entwürfe" },
     Fixture(name: "list oldname extended data", wire: "* LIST () \"/\" \"NewName\" (\"OLDNAME\" (\"OldName\"))\r\n") { listing($0)?.name == "NewName" },
-    Fixture(name: "list flagged upper-case attributes", wire: "* LIST (\\HASNOCHILDREN \\FLAGGED) \"/\" \"[Gmail]/Starred\"\r\n") { listing($0)?.folderType == .starred },
-    Fixture(name: "xlist gmail inbox", wire: "* XLIST (\\HasNoChildren \\Inbox) \"/\" \"Inbox\"\r\n") { listing($0)?.folderType == .inbox },
-    Fixture(name: "list drafts nested", wire: "* LIST (\\HasNoChildren \\Drafts) \"/\" \"[Gmail]/Drafts\"\r\n") { listing($0)?.folderType == .drafts },
+    Fixture(name: "list flagged upper-case attributes", wire: "* LIST (\\HASNOCHILDREN \\FLAGGED) \"/\" \"[Gmail]/Starred\"\r\n") { listing($0)?.role == .flagged },
+    Fixture(name: "xlist gmail inbox", wire: "* XLIST (\\HasNoChildren \\Inbox) \"/\" \"Inbox\"\r\n") { listing($0)?.role == .inbox },
+    Fixture(name: "list drafts nested", wire: "* LIST (\\HasNoChildren \\Drafts) \"/\" \"[Gmail]/Drafts\"\r\n") { listing($0)?.role == .drafts },
     Fixture(name: "lsub noselect", wire: "* LSUB (\\Noselect) \"/\" \"#news/comp\"\r\n") {
-        if case .untagged(.lsub(let listing)) = $0 { listing.folderType == .container } else { false }
+        if case .untagged(.lsub(let listing)) = $0 { listing.role == .container } else { false }
     },
 ]
 

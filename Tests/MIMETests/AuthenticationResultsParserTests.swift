@@ -1,13 +1,14 @@
 import Foundation
+import Sync
 import Testing
 import TernCore
 @testable import MIME
 
 /// RFC 8601 `Authentication-Results` as providers write it, and as a hostile sender might (issue 32).
 @Suite struct AuthenticationResultsParserTests {
-    typealias Result = AuthenticationResults.MethodResult
+    typealias Result = AuthenticationResultsField.MethodResult
 
-    static func parse(_ text: String) -> AuthenticationResults { AuthenticationResultsParser.parse(Array(text.utf8)) }
+    static func parse(_ text: String) -> AuthenticationResultsField { AuthenticationResultsParser.parse(Array(text.utf8)) }
 
     /// Gmail's field, unfolded as the header parser hands it over (the line breaks' white space kept).
     static let gmail = """
@@ -25,8 +26,8 @@ import TernCore
             Result(method: "spf", result: "pass", properties: ["smtp.mailfrom": "alice@example.com"]),
             Result(method: "dmarc", result: "pass", properties: ["header.from": "example.com"]),
         ])
-        #expect(header.evidence.results.map(\.method) == ["dkim", "dmarc"], "SPF and signature fragments are not stored")
-        #expect(header.evidence.results[0].properties == ["header.i": "@example.com"])
+        #expect(AuthenticationResults(header).evidence.results.map(\.method) == ["dkim", "dmarc"], "SPF and signature fragments are not stored")
+        #expect(AuthenticationResults(header).evidence.results[0].properties == ["header.i": "@example.com"])
     }
 
     @Test(arguments: [
@@ -101,7 +102,7 @@ import TernCore
         let email = MessageParser().parse(message).email(accountId: "acc", internalDate: Date(), sizeBytes: Int64(message.count))
         let stored = try #require(email.authenticationResults)
         #expect(stored.count == 5)
-        #expect(stored[0].results == [Result(method: "dmarc", result: "fail", properties: ["header.from": "bank.example"])])
+        #expect(stored[0].results == [AuthenticationResults.MethodResult(method: "dmarc", result: "fail", properties: ["header.from": "bank.example"])])
         let verdict = SenderAuthentication(headers: stored, authservId: "mx.google.com", fromAddress: email.fromAddress)
         #expect(verdict.verdict == .failed, "the provider's own field is the top one; the forged ones below it do not count")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Sync
 import Testing
 import TernCore
 @testable import MIME

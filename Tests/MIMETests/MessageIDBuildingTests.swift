@@ -1,4 +1,5 @@
 import Foundation
+import IDNA
 import Testing
 import TernCore
 @testable import MIME

@@ -112,6 +112,29 @@ struct DraftTests {
         #expect(try await drafts.open(saved.draftId).sync.state == .synced)
     }
 
+    /// Issue 33: a login the server refused is not retried on the connection's schedule (each retry
+    /// another failed login); the draft stays local and is uploaded once a pass can sign in.
+    @Test func aRefusedSignInIsNotRetriedLikeADroppedConnection() async throws {
+        let saved = try #require(try await drafts.save(message("Revoked")))
+        mailbox.fail(with: .authenticationRefused("[AUTHENTICATIONFAILED] Authentication failed."))
+        let failed = try await push().drafts.failed
+        #expect(failed.count == 1 && failed.first?.contains("authentication failed") == true)
+        var draft = try await drafts.open(saved.draftId)
+        #expect(draft.sync.state == .pending && draft.content.subject == "Revoked")
+        let before = mailbox.requests.count
+        for seconds in [6.0, 15, 45, 120] {
+            clock.advance(seconds: seconds)
+            _ = try await push()
+        }
+        #expect(mailbox.requests.count == before, "no login tried again on the 5/15/45 s schedule")
+
+        mailbox.fail(with: nil)
+        mailbox.answer { _ in .uploaded(DraftServerCopy(mailbox: "Drafts", uid: 4, uidValidity: 1)) }
+        _ = try await pusher.push(account: account, ignoreBackoff: true)
+        draft = try await drafts.open(saved.draftId)
+        #expect(draft.sync.state == .synced, "uploaded by the pass the person asks for after signing in again")
+    }
+
     @Test func anotherClientsVersionReplacesTheLocalOneAndTheFrontEndIsTold() async throws {
         let saved = try #require(try await drafts.save(message("Mine")))
         mailbox.answer { _ in .uploaded(DraftServerCopy(mailbox: "Drafts", uid: 4, uidValidity: 1)) }
@@ -177,16 +200,19 @@ struct DraftTests {
 
 /// The Drafts mailbox, scripted: records every request, answers with the closure.
 final class ScriptedDraftMailbox: DraftMailboxServer {
-    private let state = Mutex<(requests: [DraftServerRequest], answer: @Sendable (DraftServerRequest) -> DraftServerOutcome)>(
-        ([], { _ in .failed("not scripted") }))
+    private let state = Mutex<(requests: [DraftServerRequest], answer: @Sendable (DraftServerRequest) -> DraftServerOutcome, failure: TernError?)>(
+        ([], { _ in .failed("not scripted") }, nil))
 
     var requests: [DraftServerRequest] { state.withLock { $0.requests } }
     func answer(_ answer: @escaping @Sendable (DraftServerRequest) -> DraftServerOutcome) { state.withLock { $0.answer = answer } }
+    /// While set, every pass throws it before any request is answered (a login the server refused).
+    func fail(with error: TernError?) { state.withLock { $0.failure = error } }
 
     func perform(_ requests: [DraftServerRequest], draftsMailbox: String?, account: Account, credentials: CredentialSupply) async throws
         -> [Draft.ID: DraftServerOutcome] {
-        state.withLock { state in
+        try state.withLock { state in
             state.requests += requests
+            if let failure = state.failure { throw failure }
             return Dictionary(uniqueKeysWithValues: requests.map { ($0.draftId, state.answer($0)) })
         }
     }

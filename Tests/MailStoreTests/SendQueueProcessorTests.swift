@@ -199,6 +199,33 @@ struct SendQueueTests {
         #expect(operations.map(\.kind) == [.fileSentCopy] && operations.first?.emailId == id)
     }
 
+    /// Issue 33: a sent copy whose append meets a refused login fails at once, listed to retry
+    /// after signing in again, instead of logging in again at 5, 15 and 45 s as a dropped connection is.
+    @Test func aRefusedSignInDuringTheSentCopyIsNotRetried() async throws {
+        let id = try await enqueue("Filed")
+        _ = try await queue(ScriptedSubmitter()).process(account: account, credentials: .unused)
+        let actions = SQLiteMailActionStore(database: database)
+        let server = ScriptedServer()
+        server.fail(with: .authenticationRefused("535 5.7.8 Authentication credentials invalid"))
+        let operations = PendingOperationProcessor(store: actions, server: server, clock: clock)
+        let report = try await operations.process(account: account, credentials: .unused)
+        #expect(server.performed.count == 1 && report.waiting == 0 && report.failed.count == 1)
+        #expect(report.failed.first?.contains("authentication failed") == true)
+        for seconds in [5.0, 15, 45] {
+            clock.advance(seconds: seconds)
+            _ = try await operations.process(account: account, credentials: .unused)
+        }
+        #expect(server.performed.count == 1, "never retried as a dropped connection")
+        let change = try #require(try await actions.summaries(accountId: account.id).first)
+        #expect(change.state == .failed && change.attempts == 1 && change.emailId == id)
+
+        // A dropped connection is still retried on the schedule.
+        server.fail(with: .connectionLost("connection reset"))
+        _ = try await actions.retry(change.id)
+        let retried = try await operations.process(account: account, credentials: .unused)
+        #expect(retried.waiting == 1 && retried.failed.isEmpty)
+    }
+
     /// Exactly once: a send interrupted after its content started is never simply sent again.
     @Test func anInterruptedSendIsSentOnlyWhenItIsProvablyNotDelivered() async throws {
         func interrupted(_ subject: String) async throws -> Int64 {

@@ -70,6 +70,8 @@ final class ScriptedSubmitter: MessageSubmitting {
 /// IMAP outcomes scripted per operation kind, for the pending-change schedule and reverts.
 final class ScriptedServer: ServerMailActions {
     private let state: Mutex<(outcome: ServerOperationOutcome?, performed: [ServerOperation], sentHolds: Bool)>
+    /// What a pass without an outcome throws: by default a connection that could not be made.
+    private let failure = Mutex(TernError.connectionLost("connection refused"))
 
     init(outcome: ServerOperationOutcome? = .done(newUID: nil), sentHolds: Bool = false) {
         state = Mutex((outcome, [], sentHolds))
@@ -77,6 +79,11 @@ final class ScriptedServer: ServerMailActions {
 
     var performed: [ServerOperation] { state.withLock { $0.performed } }
     func answer(_ outcome: ServerOperationOutcome?) { state.withLock { $0.outcome = outcome } }
+    /// Every pass fails with `error` (the adapters' translation of the protocol's failure).
+    func fail(with error: TernError) {
+        failure.withLock { $0 = error }
+        answer(nil)
+    }
 
     func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws
         -> [Int64: ServerOperationOutcome] {
@@ -84,7 +91,7 @@ final class ScriptedServer: ServerMailActions {
             state.performed += operations
             return state.outcome
         }
-        guard let outcome else { throw TernError.connectionLost("connection refused") }
+        guard let outcome else { throw failure.withLock { $0 } }
         return Dictionary(uniqueKeysWithValues: operations.map { ($0.id, outcome) })
     }
 

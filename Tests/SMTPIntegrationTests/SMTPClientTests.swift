@@ -1,4 +1,5 @@
 import Foundation
+import MailTransport
 import IMAP
 import MIME
 import Testing
@@ -15,16 +16,16 @@ enum MailServers {
     static var password: String { environment["TERN_TEST_PASSWORD"] ?? "tern-test-password" }
     static func port(_ name: String, _ fallback: Int) -> Int { Int(environment[name] ?? "") ?? fallback }
 
-    static var submission: SMTPServer {
-        SMTPServer(host: "127.0.0.1", port: port("TERN_SUBMISSION_PORT", 10587), security: .startTLS, caFile: ca, connectTimeout: .seconds(10))
+    static var submission: MailServer {
+        MailServer(host: "127.0.0.1", port: port("TERN_SUBMISSION_PORT", 10587), security: .startTLS, caFile: ca, connectTimeout: .seconds(10))
     }
-    static var smtps: SMTPServer {
-        SMTPServer(host: "127.0.0.1", port: port("TERN_SMTPS_PORT", 10465), security: .implicitTLS, caFile: ca, connectTimeout: .seconds(10))
+    static var smtps: MailServer {
+        MailServer(host: "127.0.0.1", port: port("TERN_SMTPS_PORT", 10465), security: .implicitTLS, caFile: ca, connectTimeout: .seconds(10))
     }
-    static var imap: IMAPServer {
-        IMAPServer(host: "127.0.0.1", port: port("TERN_IMAPS_PORT", 10993), security: .implicitTLS, caFile: ca, connectTimeout: .seconds(10))
+    static var imap: MailServer {
+        MailServer(host: "127.0.0.1", port: port("TERN_IMAPS_PORT", 10993), security: .implicitTLS, caFile: ca, connectTimeout: .seconds(10))
     }
-    static func credential(_ user: String) -> SMTPCredential { .password(username: "\(user)@tern.test", password: password) }
+    static func credential(_ user: String) -> MailCredential { .password(username: "\(user)@tern.test", password: password) }
 }
 
 @Suite(.enabled(if: MailServers.available, "needs the test mail servers (make test)"), .serialized, .timeLimit(.minutes(2)))

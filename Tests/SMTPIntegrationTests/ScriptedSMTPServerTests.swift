@@ -1,4 +1,5 @@
 import Foundation
+import MailTransport
 import ScriptedServers
 import Testing
 @testable import SMTP
@@ -50,13 +51,13 @@ struct ScriptedSMTPServerTests {
     /// server that never greets, and a failed TLS handshake are `.unreachable`, worded as themselves;
     /// a server that greets and then refuses or drops is not.
     @Test func aSessionTellsAnUnreachableServerFromOneThatAnswered() async throws {
-        func sessionError(_ server: SMTPServer) async -> SMTPError? {
+        func sessionError(_ server: MailServer) async -> SMTPError? {
             do {
                 try await SMTPClient.withSession(server: server, credential: MailServers.credential("dave")) { _ in }
                 return nil
             } catch { return error as? SMTPError }
         }
-        var closedPort = SMTPServer(host: "127.0.0.1", port: 1, security: .implicitTLS, caFile: MailServers.ca, connectTimeout: .seconds(5))
+        var closedPort = MailServer(host: "127.0.0.1", port: 1, security: .implicitTLS, caFile: MailServers.ca, connectTimeout: .seconds(5))
         closedPort.commandTimeout = .seconds(5)
         guard case .unreachable(.network(let refused))? = await sessionError(closedPort) else { Issue.record("closed port"); return }
         #expect(refused.contains("refused"))
@@ -135,7 +136,7 @@ struct ScriptedSMTPServerTests {
 
     /// RFC 5321 section 4.5.3.2.6: the reply to the end of the content may take 10 minutes.
     @Test func theWaitForTheContentsReplyIsTenMinutes() {
-        #expect(SMTPServer(host: "mail.example.org", port: 587, security: .startTLS).dataTerminationTimeout == .seconds(600))
+        #expect(MailServer(host: "mail.example.org", port: 587, security: .startTLS).dataTerminationTimeout == .seconds(600))
     }
 
     @Test func anXOAUTH2ExchangeLeavesNoSecretInTheTraceLog() async throws {
@@ -175,8 +176,8 @@ final class ScriptedSMTPServer: Sendable {
     var commands: [String] { received.withLock { $0 } }
     var commandsOverTLS: [String] { commands.filter { $0.hasPrefix("TLS: ") } }
 
-    var smtpServer: SMTPServer {
-        SMTPServer(host: "127.0.0.1", port: lineServer.port, security: .implicitTLS, caFile: MailServers.ca, connectTimeout: .seconds(5))
+    var smtpServer: MailServer {
+        MailServer(host: "127.0.0.1", port: lineServer.port, security: .implicitTLS, caFile: MailServers.ca, connectTimeout: .seconds(5))
     }
 
     /// `silentSTARTTLS`: STARTTLS is not answered; the server starts TLS at once (what an on-path

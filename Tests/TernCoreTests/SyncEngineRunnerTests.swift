@@ -162,6 +162,8 @@ import TernCore
         }
         #expect(SyncEngineRunner.needsThePerson(TernError.authenticationExpired("x")))
         #expect(!SyncEngineRunner.needsThePerson(TernError.connectionLost("x")))
+        #expect(SyncEngineRunner.needsThePerson(TernError.authenticationRefused("x")))
+        #expect(SyncEngineRunner.needsThePerson(TernError.tlsRefused("x")))
     }
 
     @Test func theScheduleRepeatsItsLastDelayAndAnEmptyOneIsTheDefault() {

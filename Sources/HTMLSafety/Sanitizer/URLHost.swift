@@ -1,4 +1,5 @@
 import Foundation
+import IDNA
 
 /// The host of an http(s) URL as a browser's URL parser reads it (URL Standard, "host parsing"):
 /// percent-decoded, then domain to ASCII, then IPv4 number forms. The tracker blocklist and the
@@ -191,62 +192,5 @@ enum URLHost {
             value = min(value * radix + digit, UInt64(1) << 32)
         }
         return value
-    }
-}
-
-/// RFC 3492 Punycode, the encoder only (IDNA's `xn--` labels).
-enum Punycode {
-    static let base: UInt32 = 36, tMin: UInt32 = 1, tMax: UInt32 = 26, skew: UInt32 = 38, damp: UInt32 = 700
-    static let initialBias: UInt32 = 72, initialN: UInt32 = 128
-
-    /// The ASCII form of a label's code points (without `xn--`); nil on overflow (RFC 3492 §6.4),
-    /// which only absurdly long labels reach.
-    static func encode(_ input: [UInt32]) -> [UInt8]? {
-        var output: [UInt8] = input.filter { $0 < 0x80 }.map { UInt8($0) }
-        let basicCount = UInt32(output.count)
-        if basicCount > 0 { output.append(45) }
-        var n = initialN, delta: UInt32 = 0, bias = initialBias, handled = basicCount
-        while handled < input.count {
-            guard let next = input.filter({ $0 >= n }).min() else { return nil }
-            let (step, overflow) = (next - n).multipliedReportingOverflow(by: handled + 1)
-            guard !overflow, delta <= UInt32.max - step else { return nil }
-            delta += step
-            n = next
-            for codePoint in input {
-                if codePoint < n {
-                    guard delta < UInt32.max else { return nil }
-                    delta += 1
-                }
-                guard codePoint == n else { continue }
-                var q = delta, k = base
-                while true {
-                    let t = k <= bias ? tMin : k >= bias + tMax ? tMax : k - bias
-                    if q < t { break }
-                    output.append(digit(t + (q - t) % (base - t)))
-                    q = (q - t) / (base - t)
-                    k += base
-                }
-                output.append(digit(q))
-                bias = adapt(delta, handled + 1, handled == basicCount)
-                delta = 0
-                handled += 1
-            }
-            delta += 1
-            n += 1
-        }
-        return output
-    }
-
-    static func digit(_ value: UInt32) -> UInt8 { value < 26 ? UInt8(97 + value) : UInt8(22 + value) }
-
-    static func adapt(_ delta: UInt32, _ count: UInt32, _ first: Bool) -> UInt32 {
-        var delta = first ? delta / damp : delta / 2
-        delta += delta / count
-        var k: UInt32 = 0
-        while delta > ((base - tMin) * tMax) / 2 {
-            delta /= base - tMin
-            k += base
-        }
-        return k + (base - tMin + 1) * delta / (delta + skew)
     }
 }

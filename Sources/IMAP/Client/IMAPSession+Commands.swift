@@ -1,6 +1,5 @@
 import Foundation
 import MailTransport
-import TernCore
 
 /// The commands Tern uses (RFC 9051 section 6, RFC 4315 UIDPLUS, RFC 6851 MOVE, RFC 7162
 /// CONDSTORE/QRESYNC, RFC 2971 ID, RFC 5161 ENABLE, RFC 2342 NAMESPACE, RFC 4978 COMPRESS, RFC 8474 OBJECTID).

@@ -4,7 +4,6 @@ import MailTransport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
-import TernCore
 
 /// One IMAP connection, used by one task at a time: the task that runs `IMAPClient.withSession`'s
 /// body, or the pool's connection task. Commands are sequential unless sent with `pipeline`.
@@ -55,7 +54,7 @@ public final class IMAPSession {
     let watch: NIOLockedValueBox<ConnectionWatch>
     let tlsContext: NIOSSLContext
     let sniHostname: String?
-    let server: IMAPServer
+    let server: MailServer
     let logger: Logger
     var tagNumber = 0
     public internal(set) var capabilities: Set<String> = []
@@ -91,7 +90,7 @@ public final class IMAPSession {
 
     init(inbound: NIOAsyncChannelInboundStream<ConnectionEvent>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
          channel: any Channel, watch: NIOLockedValueBox<ConnectionWatch>, tlsContext: NIOSSLContext, sniHostname: String?,
-         server: IMAPServer, logger: Logger) {
+         server: MailServer, logger: Logger) {
         self.inbound = inbound
         self.outbound = outbound
         self.channel = channel
@@ -360,7 +359,7 @@ public final class IMAPSession {
             isBroken = true
             throw CancellationError()
         }
-        if silence >= server.commandTimeout {
+        if silence >= server.commandTimeout ?? IMAPClient.defaultCommandTimeout {
             isBroken = true
             throw IMAPError.timeout("\(server.host):\(server.port) sent nothing for \(silence.seconds) s while a command was outstanding; the connection is stuck")
         }

@@ -1,6 +1,5 @@
 import Foundation
 import MIME
-import TernCore
 
 /// A server response (RFC 9051 section 7, RFC 3501 section 7), as the parser hands it to a connection.
 public enum IMAPResponse: Sendable, Hashable {
@@ -119,16 +118,26 @@ public struct MailboxListing: Sendable, Hashable {
 
     /// FR-SYNC-01 step 1: the special-use mapping, with Gmail's `\All` and `\Important` kept apart
     /// (never synced) and `\Archive` an ordinary folder that is.
-    public var folderType: FolderType {
+    public var role: MailboxRole {
         if hasAttribute("\\Noselect") || hasAttribute("\\NonExistent") { return .container }
         if name.caseInsensitiveCompare("INBOX") == .orderedSame { return .inbox }
-        let mapping: [(String, FolderType)] = [
-            ("\\Sent", .sent), ("\\Drafts", .drafts), ("\\Trash", .trash), ("\\Junk", .spam), ("\\Flagged", .starred),
+        let mapping: [(String, MailboxRole)] = [
+            ("\\Sent", .sent), ("\\Drafts", .drafts), ("\\Trash", .trash), ("\\Junk", .junk), ("\\Flagged", .flagged),
             ("\\All", .all), ("\\Important", .important), ("\\Archive", .archive),
         ]
-        for (attribute, type) in mapping where hasAttribute(attribute) { return type }
-        return .custom
+        for (attribute, role) in mapping where hasAttribute(attribute) { return role }
+        return .ordinary
     }
+}
+
+/// What a mailbox is for, from its LIST attributes: the INBOX, an RFC 6154 special use (Gmail's
+/// `\Important` included), a mailbox that cannot be selected, or none of these. The application
+/// makes its folder types of it (Sync).
+public enum MailboxRole: String, Sendable, Hashable, CaseIterable {
+    case inbox, sent, drafts, trash, junk, flagged, all, important, archive
+    /// `\Noselect` or `\NonExistent`, such as `[Gmail]`.
+    case container
+    case ordinary
 }
 
 /// A FETCH data item (RFC 9051 section 7.5.2, RFC 7162 MODSEQ, Gmail's X-GM-*).
@@ -153,12 +162,23 @@ public enum FetchAttribute: Sendable, Hashable {
 public struct Envelope: Sendable, Hashable {
     public var date: String?
     public var subject: String?
-    public var from: [EmailAddress]
-    public var sender: [EmailAddress]
-    public var replyTo: [EmailAddress]
-    public var to: [EmailAddress]
-    public var cc: [EmailAddress]
-    public var bcc: [EmailAddress]
+    public var from: [IMAPAddress]
+    public var sender: [IMAPAddress]
+    public var replyTo: [IMAPAddress]
+    public var to: [IMAPAddress]
+    public var cc: [IMAPAddress]
+    public var bcc: [IMAPAddress]
     public var inReplyTo: String?
     public var messageId: String?
+}
+
+/// One address of an ENVELOPE: its display name (RFC 2047 decoded) and `mailbox@host`.
+public struct IMAPAddress: Sendable, Hashable {
+    public var name: String?
+    public var address: String
+
+    public init(name: String? = nil, address: String) {
+        self.name = name
+        self.address = address
+    }
 }

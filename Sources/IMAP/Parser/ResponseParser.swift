@@ -1,6 +1,5 @@
 import Foundation
 import MIME
-import TernCore
 
 /// Parses one complete response (as cut by `ResponseFramer`) into an `IMAPResponse`, rule by rule
 /// after RFC 9051's grammar. Known server quirks are accepted in small, commented alternatives:
@@ -666,7 +665,7 @@ struct Cursor {
 
     /// "(" 1*address ")" / nil; address = "(" addr-name SP addr-adl SP addr-mailbox SP addr-host ")".
     /// Group syntax (RFC 9051 7.5.2): a NIL host starts (name in mailbox) or ends (NIL mailbox) a group.
-    mutating func addressList(sameAs previous: ArraySlice<UInt8>, parsed: [EmailAddress]) throws -> [EmailAddress] {
+    mutating func addressList(sameAs previous: ArraySlice<UInt8>, parsed: [IMAPAddress]) throws -> [IMAPAddress] {
         let end = index + previous.count
         if previous.count > 3, end <= bytes.count, bytes[index..<end].elementsEqual(previous) {
             index = end
@@ -675,10 +674,10 @@ struct Cursor {
         return try addressList()
     }
 
-    mutating func addressList() throws -> [EmailAddress] {
+    mutating func addressList() throws -> [IMAPAddress] {
         if isNIL() { return [] }
         try expect(40)
-        var result: [EmailAddress] = []
+        var result: [IMAPAddress] = []
         skipSpaces()
         while peek != 41 {
             guard !atEnd else { throw fail("unterminated address list") }
@@ -696,7 +695,7 @@ struct Cursor {
             guard let host, let mailbox else { continue }  // group start or end
             let decodedName = name.map { EncodedWordDecoder.decode(bytes: $0) }
             let address = String(headerBytes: mailbox) + (host.isEmpty ? "" : "@" + String(headerBytes: host))
-            result.append(EmailAddress(name: decodedName?.isEmpty == true ? nil : decodedName, address: address))
+            result.append(IMAPAddress(name: decodedName?.isEmpty == true ? nil : decodedName, address: address))
         }
         index += 1
         return result

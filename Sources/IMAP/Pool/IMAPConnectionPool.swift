@@ -1,4 +1,5 @@
 import Logging
+import MailTransport
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -42,7 +43,7 @@ public actor IMAPConnectionPool {
         let continuation: CheckedContinuation<Connection, any Error>
     }
 
-    public nonisolated let server: IMAPServer
+    public nonisolated let server: MailServer
     let credentials: IMAPCredentialSource
     public nonisolated let maxConnections: Int
     public nonisolated let backoff: BackoffSchedule
@@ -66,7 +67,7 @@ public actor IMAPConnectionPool {
     private var opened = 0
     private var isShutDown = false
 
-    public init(server: IMAPServer, credentials: IMAPCredentialSource, maxConnections: Int = 5,
+    public init(server: MailServer, credentials: IMAPCredentialSource, maxConnections: Int = 5,
                 backoff: BackoffSchedule = .standard, maxIdleTime: Duration = .seconds(240),
                 logger: Logger = Logger(label: "tern.imap.pool")) {
         self.server = server
@@ -277,7 +278,7 @@ public actor IMAPConnectionPool {
 
     /// The life of one connection: connect and log in (retrying with backoff), run jobs until the
     /// pool finishes the job stream or the session breaks, then LOGOUT and close.
-    private static func runConnection(_ connection: Connection, jobs: AsyncStream<Job>, server: IMAPServer,
+    private static func runConnection(_ connection: Connection, jobs: AsyncStream<Job>, server: MailServer,
                                       credentials: IMAPCredentialSource, backoff: BackoffSchedule, router: MailboxEventRouter,
                                       logger: Logger, pool: IMAPConnectionPool) async {
         var attempt = 0

@@ -1,23 +1,18 @@
-/// How a pooled connection logs in.
-public enum IMAPCredential: Sendable, Hashable {
-    case password(username: String, password: String)
-    /// XOAUTH2 with an OAuth 2.0 access token (the Gmail preset).
-    case oauth2(username: String, accessToken: String)
-}
+import MailTransport
 
 /// Where credentials come from: `current` for each new connection; `refresh` after the server
 /// rejected them (an expired OAuth token: the sync engine's TokenRefresh state, FR-SYNC-04).
 public struct IMAPCredentialSource: Sendable {
-    public var current: @Sendable () async throws -> IMAPCredential
-    public var refresh: (@Sendable () async throws -> IMAPCredential)?
+    public var current: @Sendable () async throws -> MailCredential
+    public var refresh: (@Sendable () async throws -> MailCredential)?
 
-    public init(current: @escaping @Sendable () async throws -> IMAPCredential,
-                refresh: (@Sendable () async throws -> IMAPCredential)? = nil) {
+    public init(current: @escaping @Sendable () async throws -> MailCredential,
+                refresh: (@Sendable () async throws -> MailCredential)? = nil) {
         self.current = current
         self.refresh = refresh
     }
 
-    public static func fixed(_ credential: IMAPCredential) -> IMAPCredentialSource {
+    public static func fixed(_ credential: MailCredential) -> IMAPCredentialSource {
         IMAPCredentialSource(current: { credential })
     }
 }
@@ -44,7 +39,7 @@ extension IMAPSession {
 
     /// Logs in, then turns compression on where the server offers it (RFC 4978: a fifth of the bytes
     /// of a full sync, at no cost in time even on loopback; BENCHMARKS.md).
-    public func authenticate(_ credential: IMAPCredential) async throws {
+    public func authenticate(_ credential: MailCredential) async throws {
         switch credential {
         case .password(let username, let password): try await login(username: username, password: password)
         case .oauth2(let username, let accessToken): try await authenticateXOAUTH2(username: username, accessToken: accessToken)

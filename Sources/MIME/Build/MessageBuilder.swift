@@ -169,7 +169,8 @@ public struct MessageBuilder: Sendable {
         }
     }
 
-    static func isValidAddress(_ address: String) -> Bool {
+    /// An address the builder will write (the drafts codec keeps half-typed ones out of the server copy).
+    public static func isValidAddress(_ address: String) -> Bool {
         guard let at = address.lastIndex(of: "@"), at != address.startIndex, address.index(after: at) != address.endIndex else { return false }
         let forbidden = Set(" <>(),;:\"[]\\\t")
         return !address.contains { forbidden.contains($0) } && address.utf8.count <= 254

@@ -1,4 +1,5 @@
 import Foundation
+import IDNA
 
 /// Message-IDs as Tern writes them (RFC 5322 section 3.6.4): `<` id-left `@` id-right `>`.
 public enum MessageID {

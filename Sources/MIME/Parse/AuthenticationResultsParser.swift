@@ -1,5 +1,3 @@
-import TernCore
-
 /// Reads `Authentication-Results` fields (RFC 8601 section 2.2) for the sender check of issue 32.
 /// The field is outside input (a sender can write any number of them, in any shape), so the parser
 /// never fails: it returns what it could read, and a `resinfo` it cannot read is skipped to the
@@ -16,7 +14,7 @@ public enum AuthenticationResultsParser {
     /// The fields of a message worth keeping with it: the first `limit`, in field order. The
     /// provider's own field is prepended at delivery, so it is among the first whatever the
     /// sender added below it.
-    public static func parse(fields: [HeaderField], limit: Int = 5) -> [AuthenticationResults] {
+    public static func parse(fields: [HeaderField], limit: Int = 5) -> [AuthenticationResultsField] {
         fields.filter { $0.key == "authentication-results" }.prefix(limit).map { parse($0.rawValue) }
     }
 
@@ -28,9 +26,9 @@ public enum AuthenticationResultsParser {
     /// authres-version = 1*DIGIT [CFWS]
     /// no-result = [CFWS] ";" [CFWS] "none"
     /// ```
-    public static func parse(_ value: some Collection<UInt8>) -> AuthenticationResults {
+    public static func parse(_ value: some Collection<UInt8>) -> AuthenticationResultsField {
         var scanner = ParameterScanner(bytes: ArraySlice(value))
-        var header = AuthenticationResults(authservId: "", results: [])
+        var header = AuthenticationResultsField(authservId: "", results: [])
         scanner.skipCFWS()
         let start = scanner.index
         let authservId = scanner.peek == ASCII.quote ? scanner.readPropertyValue() : scanner.readWord()
@@ -70,7 +68,7 @@ public enum AuthenticationResultsParser {
     /// ```
     /// Nil for `none` (no-result) and for what is not a methodspec; the scanner stops before the
     /// next `;` or at the first thing it cannot read.
-    static func readResult(_ scanner: inout ParameterScanner) -> AuthenticationResults.MethodResult? {
+    static func readResult(_ scanner: inout ParameterScanner) -> AuthenticationResultsField.MethodResult? {
         var method = scanner.readWord().lowercasedASCII
         scanner.skipCFWS()
         if scanner.peek == ASCII.slash {
@@ -86,7 +84,7 @@ public enum AuthenticationResultsParser {
         scanner.skipCFWS()
         let result = scanner.readWord().lowercasedASCII
         guard !result.isEmpty else { return nil }
-        var methodResult = AuthenticationResults.MethodResult(method: method, result: result)
+        var methodResult = AuthenticationResultsField.MethodResult(method: method, result: result)
         while methodResult.properties.count < maxProperties {
             scanner.skipCFWS()
             guard let byte = scanner.peek, byte != ASCII.semicolon else { break }
@@ -159,6 +157,36 @@ extension ParameterScanner {
             } else {
                 index += 1
             }
+        }
+    }
+}
+
+/// One `Authentication-Results` field as read (RFC 8601 section 2.2): the authserv-id and each
+/// `resinfo`. The application makes its own record of it (Sync; issue 33: MIME knows no domain types).
+public struct AuthenticationResultsField: Sendable, Hashable {
+    /// Lowercased; empty when the field had none (Microsoft's servers write the results straight after the colon).
+    public var authservId: String
+    /// In field order; empty for `none`.
+    public var results: [MethodResult]
+
+    public init(authservId: String, results: [MethodResult]) {
+        self.authservId = authservId
+        self.results = results
+    }
+
+    /// One `methodspec` with its properties: `dkim=pass header.d=example.com header.i=@example.com`.
+    public struct MethodResult: Sendable, Hashable {
+        /// Lowercased, without a method version (`dkim/1` is `dkim`).
+        public var method: String
+        /// Lowercased: `pass`, `fail`, `none`, `neutral`, `temperror`, …
+        public var result: String
+        /// `ptype.property` (lowercased) → value as written, quotes removed.
+        public var properties: [String: String]
+
+        public init(method: String, result: String, properties: [String: String] = [:]) {
+            self.method = method
+            self.result = result
+            self.properties = properties
         }
     }
 }

@@ -1,4 +1,5 @@
 import IMAP
+import MailTransport
 import TernCore
 
 /// FR-SYNC-09: each account's one pool of IMAP connections (at most five) for the whole process.
@@ -13,7 +14,7 @@ import TernCore
 public actor AccountConnectionPools {
     struct Key: Hashable {
         let accountId: Account.ID
-        let server: IMAPServer
+        let server: MailServer
         let username: String
     }
 
@@ -29,7 +30,7 @@ public actor AccountConnectionPools {
 
     /// The account's pool, made on first use. An account whose server or login changed gets a new
     /// one; the old one logs out once its jobs end.
-    public func pool(for accountId: Account.ID, server: IMAPServer, username: String,
+    public func pool(for accountId: Account.ID, server: MailServer, username: String,
                      credentials: IMAPCredentialSource) -> IMAPConnectionPool {
         let key = Key(accountId: accountId, server: server, username: username)
         if let existing = pools[accountId], existing.key == key, !isShutDown { return existing.pool }
@@ -64,7 +65,7 @@ extension IMAPCredentialSource {
     /// to the sync of the task that opened the connection (`SyncStateReporter.ofTask`).
     func reportingSyncStates() -> IMAPCredentialSource {
         let current = current
-        let authenticating: @Sendable () async throws -> IMAPCredential = {
+        let authenticating: @Sendable () async throws -> MailCredential = {
             SyncStateReporter.ofTask?.handle(.credentialRequested)
             return try await Self.temporaryAsRetryable(current)
         }
@@ -81,12 +82,12 @@ extension IMAPCredentialSource {
     /// A credential that cannot be had for now (a failed password command, a token endpoint out of
     /// reach or failing) is retried with the connection; a sign-in the provider refused needs the
     /// person and ends the watch (FR-SYNC-04: deactivated, Error).
-    static func temporaryAsRetryable(_ credential: @Sendable () async throws -> IMAPCredential) async throws -> IMAPCredential {
+    static func temporaryAsRetryable(_ credential: @Sendable () async throws -> MailCredential) async throws -> MailCredential {
         do {
             return try await credential()
         } catch let error as TernError {
             switch error {
-            case .secretUnavailable, .serverFailure, .connectionLost: throw IMAPError.credentialUnavailable(error)
+            case .secretUnavailable, .serverFailure, .connectionLost: throw IMAPError.credentialUnavailable(CredentialUnavailable(error))
             default: throw error
             }
         }

@@ -34,6 +34,9 @@ enum ErrorWording {
                 : "\(target) is in \(folders.joined(separator: ", ")): name the folder with --folder"
         case .serverMissing(let role): "--\(role.rawValue.lowercased()) HOST:PORT is required (or --gmail)"
         case .authenticationExpired(let text): "sign-in expired: \(text); run 'tern account login'"
+        case .authenticationRefused(let text):
+            "authentication failed: \(text); check the account's password command, or sign in again with 'tern account login'"
+        case .tlsRefused(let text): "TLS refused: \(text); nothing was sent"
         case .nothingToUndo: "nothing to undo: no archive or delete is still inside its undo window"
         default: error.message
         }

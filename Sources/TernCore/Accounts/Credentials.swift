@@ -1,8 +1,9 @@
 import Foundation
 
-/// What a protocol client logs in with, fetched at the moment it is needed and never stored in
-/// the account (PLATFORM.md).
-public enum MailCredential: Sendable, Hashable {
+/// The secret an account logs in with, fetched at the moment it is needed and never stored in the
+/// account (PLATFORM.md). The runtime pairs it with the user name into the transport's
+/// `MailCredential` (issue 33).
+public enum AccountSecret: Sendable, Hashable {
     case password(String)
     /// An OAuth 2.0 access token, sent with XOAUTH2.
     case accessToken(String)
@@ -44,11 +45,11 @@ public protocol OAuthAuthorizer: Sendable {
 /// sync engine's TokenRefresh, FR-SYNC-04).
 public struct CredentialSupply: Sendable {
     public let username: String
-    public let current: @Sendable () async throws -> MailCredential
-    public let refreshed: @Sendable () async throws -> MailCredential
+    public let current: @Sendable () async throws -> AccountSecret
+    public let refreshed: @Sendable () async throws -> AccountSecret
 
-    public init(username: String, current: @escaping @Sendable () async throws -> MailCredential,
-                refreshed: @escaping @Sendable () async throws -> MailCredential) {
+    public init(username: String, current: @escaping @Sendable () async throws -> AccountSecret,
+                refreshed: @escaping @Sendable () async throws -> AccountSecret) {
         self.username = username
         self.current = current
         self.refreshed = refreshed
@@ -88,7 +89,7 @@ public struct AccountCredentials: Sendable {
                          refreshed: { try await credential(for: account, forceRefresh: true) })
     }
 
-    func credential(for account: Account, forceRefresh: Bool) async throws -> MailCredential {
+    func credential(for account: Account, forceRefresh: Bool) async throws -> AccountSecret {
         guard case .oauth2(let clientID) = account.credential else {
             return .password(try await secrets.secret(for: account))
         }
@@ -111,7 +112,7 @@ public struct AccountCredentials: Sendable {
         return stored
     }
 
-    func refresh(_ stored: OAuthTokens, of account: Account, clientID: String) async throws -> MailCredential {
+    func refresh(_ stored: OAuthTokens, of account: Account, clientID: String) async throws -> AccountSecret {
         do {
             let fresh = try await authorizer.refresh(stored, clientID: clientID)
             try await tokens.save(fresh, for: account.id)

@@ -54,14 +54,20 @@ public struct PendingOperationProcessor: Sendable {
 
         var outcomes: [Int64: ServerOperationOutcome] = [:]
         var connectionError: String?
+        var needsPerson = false
         do {
             outcomes = try await server.perform(actions, account: account, credentials: credentials)
         } catch {
             connectionError = String(describing: error)
+            needsPerson = (error as? TernError)?.needsPerson == true
         }
         for action in actions {
             guard let operation = byId[action.id] else { continue }
-            let outcome = outcomes[action.id] ?? .deferred(connectionError ?? "the server did not answer")
+            // Issue 33: a refused sign-in is not retried as a dropped connection (each retry another
+            // failed login); the change fails now, listed by `tern changes` to retry after signing in.
+            let unanswered: ServerOperationOutcome = needsPerson ? .refused(connectionError ?? "")
+                : .deferred(connectionError ?? "the server did not answer")
+            let outcome = outcomes[action.id] ?? unanswered
             let attempts = operation.attempts + 1
             switch outcome {
             case .done(let uid):

@@ -75,10 +75,12 @@ public struct DraftSyncProcessor: Sendable {
         let draftsMailbox = try await folders.folders(accountId: account.id).first { $0.folderType == .drafts }?.path
         var outcomes: [Draft.ID: DraftServerOutcome] = [:]
         var connectionError: String?
+        var needsPerson = false
         do {
             outcomes = try await server.perform(requests, draftsMailbox: draftsMailbox, account: account, credentials: credentials)
         } catch {
             connectionError = "\(error)"
+            needsPerson = (error as? TernError)?.needsPerson == true
         }
         for request in requests {
             guard let draft = revisions[request.draftId] else { continue }
@@ -100,7 +102,11 @@ public struct DraftSyncProcessor: Sendable {
                 try await store.delete(id: draft.id)
                 report.deletedOnServer.append(draft.id)
             case .failed(let text):
-                if case .check = request.action { report.failed.append(text) } else { try await failed(draft, text, report: &report) }
+                if case .check = request.action {
+                    report.failed.append(text)
+                } else {
+                    try await failed(draft, text, report: &report, waitingForPerson: needsPerson)
+                }
             }
         }
         if report.uploaded + report.removed + report.changedOnServer.count + report.deletedOnServer.count > 0 { changes?.publish(.draftsChanged) }
@@ -135,9 +141,11 @@ public struct DraftSyncProcessor: Sendable {
         return content
     }
 
-    func failed(_ draft: Draft, _ text: String, report: inout DraftSyncReport) async throws {
+    /// A refused sign-in (`waitingForPerson`) waits the longest delay rather than the next one: the
+    /// draft stays local and a pass that ignores the backoff (after `tern account login`) uploads it.
+    func failed(_ draft: Draft, _ text: String, report: inout DraftSyncReport, waitingForPerson: Bool = false) async throws {
         let attempts = draft.sync.attempts + 1
-        let delay = Self.retryDelays[min(attempts, Self.retryDelays.count) - 1]
+        let delay = waitingForPerson ? Self.retryDelays[Self.retryDelays.count - 1] : Self.retryDelays[min(attempts, Self.retryDelays.count) - 1]
         try await store.recordSyncFailure(id: draft.id, error: text, attempts: attempts, notBefore: clock.now().adding(delay))
         report.failed.append(text)
     }

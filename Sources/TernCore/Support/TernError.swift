@@ -19,8 +19,13 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
     case storeBusy(String)
     /// A secret could not be obtained from its source.
     case secretUnavailable(String)
-    /// A mail server could not be reached, refused TLS, or refused the login.
+    /// A mail server refused what was asked of it, lacks what Tern needs, or broke its protocol.
     case serverFailure(String)
+    /// A mail server refused the login (a wrong password, a revoked or expired token): only the
+    /// person can change that, so it is never retried as a dropped connection would be (issue 33).
+    case authenticationRefused(String)
+    /// TLS was refused (NFR-SYNC-05): an untrusted certificate, TLS below 1.2, a host name mismatch.
+    case tlsRefused(String)
     /// The OAuth refresh token was refused: the user must sign in again (FR-SYNC-04).
     case authenticationExpired(String)
     /// The connection dropped or timed out: worth trying again (FR-SYNC-08's retries, the send queue's).
@@ -49,6 +54,8 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
         case .storeBusy(let text): "store busy: \(text)"
         case .secretUnavailable(let text): "secret unavailable: \(text)"
         case .serverFailure(let text): "server: \(text)"
+        case .authenticationRefused(let text): "authentication failed: \(text)"
+        case .tlsRefused(let text): "TLS refused: \(text)"
         case .authenticationExpired(let text): "sign-in expired: \(text)"
         case .connectionLost(let text): "connection lost: \(text)"
         case .signInRequired(let account): "account '\(account)' must sign in again"
@@ -66,6 +73,16 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Trying again later may succeed.
     public var isRetryable: Bool {
         if case .connectionLost = self { true } else { false }
+    }
+
+    /// The server refused the account's sign-in or its TLS, or the sign-in is gone: trying again
+    /// changes nothing until the person acts, and repeated failed logins can lock the account, so
+    /// the queues never retry these on their schedules (issue 33).
+    public var needsPerson: Bool {
+        switch self {
+        case .authenticationRefused, .tlsRefused, .authenticationExpired, .signInRequired: true
+        default: false
+        }
     }
 
     public var description: String { message }

@@ -51,12 +51,13 @@ public struct SyncEngineRunner: Sendable {
         self.clock = clock
     }
 
-    /// What only the person can mend (a refused or expired sign-in, a secret that cannot be read, a
-    /// damaged store): trying again on a timer would not help, so `tern sync --watch` ends on it.
+    /// What only the person can mend (`TernError.needsPerson`: a refused or expired sign-in or TLS; and a
+    /// secret that cannot be read, a damaged store): trying again on a timer would not help, so `tern sync --watch` ends on it.
     public static func needsThePerson(_ error: any Error) -> Bool {
-        switch error as? TernError {
-        case .authenticationExpired, .signInRequired, .secretUnavailable, .databaseUnusable: true
-        default: false
+        guard let error = error as? TernError else { return false }
+        switch error {
+        case .secretUnavailable, .databaseUnusable: return true
+        default: return error.needsPerson
         }
     }
 

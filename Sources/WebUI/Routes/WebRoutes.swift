@@ -267,6 +267,9 @@ enum WebErrorText {
             switch error {
             case .signInRequired(let account): return "Account \(account) must sign in again (tern account login \(account))."
             case .nothingToUndo: return "Nothing to undo: the undo window has passed."
+            case .authenticationRefused(let text):
+                return "The server refused the sign-in (\(text)). Nothing is retried until it is fixed: check the password, or sign in again (tern account login)."
+            case .tlsRefused(let text): return "The server's secure connection was refused (\(text)), so nothing was sent to it."
             case .folderNeeded(let target, let folders):
                 return folders.isEmpty ? "This conversation is in no synced folder (already archived)."
                     : "This conversation is in \(folders.joined(separator: ", ")): open it from that folder to archive or delete it there. (\(target))"

@@ -1,7 +1,9 @@
 import Foundation
+import MIME
 import TernCore
 
-/// `DraftMessageCoding` (FR-COMP-01 "Draft lifecycle"): a draft as the message other clients find
+/// `DraftMessageCoding` on MIME's builder and parser (FR-COMP-01 "Draft lifecycle"; issue 33: the
+/// adapter lives in the runtime, MIME knows nothing of drafts): a draft as the message other clients find
 /// in the Drafts mailbox, and a draft another client wrote read back into the composer's fields.
 /// The text part is the Markdown source as typed, so a draft resumed anywhere reads as written;
 /// the HTML alternative is its rendering, as a send would write it.

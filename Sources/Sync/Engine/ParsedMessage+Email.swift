@@ -1,0 +1,34 @@
+import Foundation
+import MIME
+import TernCore
+
+/// Issue 33: MIME parses a message; the domain's `Email` is made of it here, on the adapter side.
+extension ParsedMessage {
+    /// The `Email` a synced message becomes (FR-SYNC-01 steps 6-8). `internalDate` is the server's
+    /// INTERNALDATE: it is `dateReceived`, and it stands in for a missing or unreadable Date header
+    /// (never "now"). `messageIdIsReliable` is false when another message of the account already
+    /// carries this Message-ID: the identity then falls back to the canonical key alone.
+    public func email(accountId: Account.ID, internalDate: Date, sizeBytes: Int64, messageIdIsReliable: Bool = true) -> Email {
+        let plainSnippet = bodyPlain.map { Self.previewSnippet(from: $0) }
+        var email = Email(
+            accountId: accountId, messageId: messageIdIsReliable ? messageId : nil, headerMessageId: messageId,
+            dedupKey: dedupKey, inReplyTo: inReplyTo.last, references: references.isEmpty ? nil : references.joined(separator: " "),
+            subject: subject, fromName: from.first?.name, fromAddress: from.first?.address ?? sender?.address ?? "",
+            toAddresses: to, ccAddresses: cc, bccAddresses: bcc, replyTo: replyTo, dateSent: date, dateReceived: internalDate,
+            snippet: plainSnippet ?? (bodyPlain == nil && bodyHTML == nil ? nil : ""), bodyPlain: bodyPlain, bodyHTML: bodyHTML,
+            bodyTruncated: bodyTruncated, bodiesFetched: true, sizeBytes: sizeBytes,
+            hasAttachments: attachments.contains { !$0.isInline })
+        email.bulkMarkers = BulkMailMarkers.from { headers.first($0.lowercased())?.decodedValue }
+        // Issue 32: whether the user's provider vouched for the From is decided when the thread is read.
+        email.authenticationResults = AuthenticationResultsParser.parse(fields: headers.fields).map { AuthenticationResults($0).evidence }
+        return email
+    }
+}
+
+extension AuthenticationResults {
+    /// The domain's record of a field MIME read (issue 32's sender check reads it).
+    public init(_ field: AuthenticationResultsField) {
+        self.init(authservId: field.authservId,
+                  results: field.results.map { MethodResult(method: $0.method, result: $0.result, properties: $0.properties) })
+    }
+}
