@@ -73,11 +73,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
+        // The sync engine (FR-SYNC-01..10): its seam over IMAP, its decisions as state machines, the engine itself.
         .target(name: "Sync", dependencies: ["TernCore", "IMAP", "MIME", "HTMLSafety", "MailTransport"], swiftSettings: strict),
         // The sync engine's test support (issue 33): an in-memory IMAP server, its sessions and pool, behind
         // Sync's `SyncSession` / `SyncConnectionPool` seam; failures injected on demand.
         .target(name: "TernTesting", dependencies: ["Sync", "IMAP", "MIME", "TernCore"], swiftSettings: strict),
+        // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
         .target(
             name: "HTMLSafety", dependencies: ["IDNA"], resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
             swiftSettings: strict),
