@@ -1,7 +1,6 @@
 import Foundation
 import IDNA
 import Testing
-import TernCore
 @testable import MIME
 
 /// Issue 21: Message-IDs Tern writes are RFC 5322 msg-ids in ASCII, and no header line it writes is

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import TernCore
 @testable import MIME
 
 func parse(_ text: String) -> ParsedMessage {

@@ -1,5 +1,4 @@
 import Testing
-import TernCore
 @testable import MIME
 
 /// Recipients as typed into the composer (FR-COMP-01 "Send Validation"): RFC 5322 mailboxes kept
