@@ -12,12 +12,13 @@ TEST_SERVERS := TERN_MAILSERVERS_DIR=$(CURDIR)/.build/ms-test TERN_IMAP_PORT=111
 DEMO_HOME := $(CURDIR)/.build/demo-home
 TERN := .build/debug/tern
 
-.PHONY: help deps bench-deps bench-build build test test-swift test-integration demo demo-stop clean install uninstall
+.PHONY: help deps bench-deps bench-build build format test test-swift test-integration demo demo-stop clean install uninstall
 
 help:
 	@echo "make demo   - local test mail servers with sample mail, a synced Tern account, and the web app on http://127.0.0.1:8025"
 	@echo "make test   - install what is missing, start the test servers, run every test, stop them"
 	@echo "make build  - build tern (.build/debug/tern)"
+	@echo "make format - format the Swift sources as .swift-format says (make test checks it)"
 	@echo "make fuzz-mime|fuzz-authres|fuzz-imap|fuzz-smtp|fuzz-html|fuzz-markdown FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
 	@echo "make bench-deps - the peers BENCHMARKS.md measures beside Tern (nh3, bleach, sumy; notmuch when a script needs it)"
 	@echo "make bench-build - the release tern and tern-bench (.build/release) that BENCHMARKS.md's commands run"
@@ -41,11 +42,18 @@ $(VENV)/.ready: requirements-test.txt
 build:
 	swift build $(SWIFT_FLAGS)
 
+# The Swift the formatter keeps in shape (.swift-format; `make format` rewrites, `make test` lints).
+SWIFT_SOURCES := Package.swift Sources Tests Fuzz Benchmarks
+
+format:
+	swift format format --in-place --recursive --parallel $(SWIFT_SOURCES)
+
 test: deps
 	swift build --build-tests $(SWIFT_FLAGS)
 	$(TEST_SERVERS) scripts/mailservers reset
 	$(TEST_SERVERS) scripts/mailservers start
 	status=0; \
+	swift format lint --strict --recursive --parallel $(SWIFT_SOURCES) || status=1; \
 	scripts/check-architecture || status=1; \
 	scripts/requirements-map --check || status=1; \
 	$(TEST_SERVERS) TERN_REQUIRE_TEST_SERVERS=1 swift test --skip-build $(SWIFT_FLAGS) || status=1; \

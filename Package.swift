@@ -4,7 +4,7 @@ import PackageDescription
 /// Tern: a privacy-first mail client. One module per concern; dependencies point inward to
 /// `TernCore` (domain types, repository protocols, use cases). See docs/ARCHITECTURE.md.
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -16,7 +16,7 @@ let package = Package(
         .library(name: "TernCore", targets: ["TernCore"]),
         // Testing support shipped beside the product (as Hummingbird ships HummingbirdTesting): an
         // in-memory IMAP server implementing the sync engine's seam, so the engine is tested with no server.
-        .library(name: "TernTesting", targets: ["TernTesting"]),
+        .library(name: "TernTesting", targets: ["TernTesting"])
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -27,7 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0")
     ],
     targets: [
         // Domain model, repository protocols and use cases. No I/O framework dependencies.
@@ -57,7 +57,7 @@ let package = Package(
             dependencies: [
                 "CZlib",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")
             ],
             swiftSettings: strict),
         // IMAP: response framing and grammar (pure), then the SwiftNIO client.
@@ -66,7 +66,7 @@ let package = Package(
             dependencies: [
                 "MIME", "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict),
         // SMTP submission on SwiftNIO.
@@ -75,7 +75,7 @@ let package = Package(
             dependencies: [
                 "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict),
         // The sync engine (FR-SYNC-01..10): its seam over IMAP, its decisions as state machines, the engine itself.
@@ -85,7 +85,8 @@ let package = Package(
         .target(name: "TernTesting", dependencies: ["Sync", "IMAP", "MIME", "TernCore"], swiftSettings: strict),
         // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
         .target(
-            name: "HTMLSafety", dependencies: ["IDNA"], resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
+            name: "HTMLSafety", dependencies: ["IDNA"],
+            resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
             swiftSettings: strict),
         // Thread summaries and smart replies (FR-ED-02, FR-COMP-03): the built-in provider (word
         // lists, offline) and the client of a local OpenAI-compatible server. Pure: HTTP comes from the runtime.
@@ -94,9 +95,10 @@ let package = Package(
         .target(
             name: "TernRuntime",
             dependencies: [
-                "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", "HTMLSafety", "Assist", "MailTransport", .product(name: "Crypto", package: "swift-crypto"),
+                "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", "HTMLSafety", "Assist", "MailTransport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client")
             ],
             swiftSettings: strict),
         // The web front end (`tern serve`): Hummingbird on 127.0.0.1, pages written on the server, small
@@ -105,16 +107,20 @@ let package = Package(
             name: "WebUI",
             dependencies: [
                 "TernCore", "TernRuntime", "FileNameSafety", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log")
             ],
-            resources: [.embedInCode("Assets/app.css"), .embedInCode("Assets/app.js"), .embedInCode("Assets/body.css"),
-                        .embedInCode("Assets/icon.svg")],
+            resources: [
+                .embedInCode("Assets/app.css"), .embedInCode("Assets/app.js"), .embedInCode("Assets/body.css"),
+                .embedInCode("Assets/icon.svg")
+            ],
             swiftSettings: strict),
         // The command-line front end. Talks to use cases only.
         .target(
             name: "TernCLI",
-            dependencies: ["TernCore", "TernRuntime", "WebUI", "MIME", "HTMLSafety", "Sync", "Assist", "FileNameSafety",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "TernCore", "TernRuntime", "WebUI", "MIME", "HTMLSafety", "Sync", "Assist", "FileNameSafety",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             swiftSettings: strict),
         // Linked with mimalloc, which then serves every allocation of the process (docs/decisions.md).
         .executableTarget(
@@ -128,8 +134,10 @@ let package = Package(
             path: "Benchmarks/TernBenchmarks", swiftSettings: strict),
         .executableTarget(
             name: "tern-bench",
-            dependencies: ["TernBenchmarks", "TernCore", "TernRuntime", "MIME", "HTMLSafety", "Sync", "Assist",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "TernBenchmarks", "TernCore", "TernRuntime", "MIME", "HTMLSafety", "Sync", "Assist",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             path: "Benchmarks/TernBench", swiftSettings: strict,
             linkerSettings: [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]),
         // libFuzzer targets (`make fuzz-mime`); without -DFUZZING they replay files.
@@ -151,31 +159,44 @@ let package = Package(
         // Scripted hostile servers and log capture, shared by the IMAP and SMTP integration tests.
         .target(
             name: "ScriptedServers",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                           .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log")
+            ],
             path: "Tests/ScriptedServers", swiftSettings: strict),
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore", "FileNameSafety"], swiftSettings: strict),
         .testTarget(
             name: "MailTransportTests",
-            dependencies: ["MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
-                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
+            dependencies: [
+                "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")
+            ],
             swiftSettings: strict),
         .testTarget(name: "AssistTests", dependencies: ["Assist", "TernCore"], swiftSettings: strict),
         .testTarget(
             name: "IMAPTests",
-            dependencies: ["IMAP", "MIME", "MailTransport", .product(name: "NIOCore", package: "swift-nio"),
-                           .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: [
+                "IMAP", "MIME", "MailTransport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio")
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "IMAPIntegrationTests",
-            dependencies: ["IMAP", "TernCore", "Sync", "MailStore", "ScriptedServers", "MailTransport", .product(name: "NIOCore", package: "swift-nio"),
-                           .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
+            dependencies: [
+                "IMAP", "TernCore", "Sync", "MailStore", "ScriptedServers", "MailTransport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")
+            ],
             swiftSettings: strict),
         .testTarget(
-            name: "SyncTests", dependencies: ["Sync", "TernCore", "TernTesting", "IMAP", "MIME", "MailStore", "MailTransport", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "SyncTests",
+            dependencies: [
+                "Sync", "TernCore", "TernTesting", "IMAP", "MIME", "MailStore", "MailTransport", .product(name: "GRDB", package: "GRDB.swift")
+            ],
             swiftSettings: strict),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
-        .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety", "IDNA", "TernBenchmarks"], exclude: ["html5lib-tests", "KnownFailures"], swiftSettings: strict),
+        .testTarget(
+            name: "HTMLSafetyTests", dependencies: ["HTMLSafety", "IDNA", "TernBenchmarks"], exclude: ["html5lib-tests", "KnownFailures"],
+            swiftSettings: strict),
         .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "ScriptedServers", "MailTransport"], swiftSettings: strict),
         .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore", "IDNA", "Sync"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
@@ -184,11 +205,15 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "WebUITests",
-            dependencies: ["WebUI", "TernCore", "TernRuntime", "TernBenchmarks", "FileNameSafety", .product(name: "HummingbirdTesting", package: "hummingbird"),
-                           .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "WebUI", "TernCore", "TernRuntime", "TernBenchmarks", "FileNameSafety", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log")
+            ],
             swiftSettings: strict),
         .testTarget(name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport", "IMAP", "SMTP"], swiftSettings: strict),
-        .testTarget(name: "TernCLITests", dependencies: ["tern", "TernCLI", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+        .testTarget(
+            name: "TernCLITests", dependencies: ["tern", "TernCLI", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict)
     ],
     swiftLanguageModes: [.v6]
 )

@@ -25,9 +25,10 @@ struct AssistEvalOneCommand: AsyncParsableCommand {
         let thread = try AssistEvaluationSet.thread(from: FileHandle.standardInput.readDataToEndOfFile())
         let provider = BuiltInAssistProvider()
         let analysis = provider.analyse(thread)
-        let output = Output(summary: provider.summary(of: thread) ?? "", suggestions: analysis.replies,
-                            language: explain ? analysis.language : nil, intents: explain ? analysis.intents : nil,
-                            silentBecause: explain ? analysis.silentBecause : nil)
+        let output = Output(
+            summary: provider.summary(of: thread) ?? "", suggestions: analysis.replies,
+            language: explain ? analysis.language : nil, intents: explain ? analysis.intents : nil,
+            silentBecause: explain ? analysis.silentBecause : nil)
         try printJSON(output)
     }
 }

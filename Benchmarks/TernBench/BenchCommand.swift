@@ -13,9 +13,11 @@ import TernRuntime
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tern-bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
-        subcommands: [MIMEBench.self, IMAPBench.self, UIDSetBench.self, ExpungeStormBench.self, SanitizeBench.self, HostileHTMLBench.self, ThreadBench.self,
-                      SearchBench.self, SendBench.self, ThreadOpenBench.self, AutocompleteBench.self, DraftsBench.self, AssistBench.self,
-                      AssistEvalOneCommand.self])
+        subcommands: [
+            MIMEBench.self, IMAPBench.self, UIDSetBench.self, ExpungeStormBench.self, SanitizeBench.self, HostileHTMLBench.self, ThreadBench.self,
+            SearchBench.self, SendBench.self, ThreadOpenBench.self, AutocompleteBench.self, DraftsBench.self, AssistBench.self,
+            AssistEvalOneCommand.self
+        ])
 
     struct MIMEBench: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -65,11 +67,12 @@ struct BenchCommand: AsyncParsableCommand {
             func pass() {
                 for message in messages {
                     let parsed = parser.parse(message)
-                    sink &+= parsed.subject.utf8.count &+ (parsed.bodyPlain?.utf8.count ?? 0) &+ (parsed.bodyHTML?.utf8.count ?? 0)
+                    sink &+=
+                        parsed.subject.utf8.count &+ (parsed.bodyPlain?.utf8.count ?? 0) &+ (parsed.bodyHTML?.utf8.count ?? 0)
                         &+ parsed.attachments.count &+ parsed.from.count &+ (parsed.date == nil ? 0 : 1)
                 }
             }
-            pass()  // warm-up
+            pass() // warm-up
             var best = Double.infinity
             for _ in 0..<iterations {
                 let elapsed = ContinuousClock().measure { pass() }
@@ -94,26 +97,41 @@ struct BenchCommand: AsyncParsableCommand {
                 try process.run()
                 let data = pipe.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
-                struct Peer: Decodable { var messages: Int; var bytes: Int; var seconds: Double }
+                struct Peer: Decodable {
+                    var messages: Int
+                    var bytes: Int
+                    var seconds: Double
+                }
                 let peerResult = try JSONDecoder().decode(Peer.self, from: data)
-                results.append(Result(tool: "python email (BytesParser, policy.default)", messages: peerResult.messages,
-                                      bytes: peerResult.bytes, seconds: peerResult.seconds))
+                results.append(
+                    Result(
+                        tool: "python email (BytesParser, policy.default)", messages: peerResult.messages,
+                        bytes: peerResult.bytes, seconds: peerResult.seconds))
             }
             if output.json {
-                struct Report: Encodable { var results: [Result]; var typicalMessageBytes: Int; var typicalMessageMicroseconds: Double; var speedup: Double? }
-                try printJSON(Report(results: results, typicalMessageBytes: typical.count, typicalMessageMicroseconds: typicalBest * 1e6,
-                                     speedup: results.count > 1 ? results[1].seconds / results[0].seconds : nil))
+                struct Report: Encodable {
+                    var results: [Result]
+                    var typicalMessageBytes: Int
+                    var typicalMessageMicroseconds: Double
+                    var speedup: Double?
+                }
+                try printJSON(
+                    Report(
+                        results: results, typicalMessageBytes: typical.count, typicalMessageMicroseconds: typicalBest * 1e6,
+                        speedup: results.count > 1 ? results[1].seconds / results[0].seconds : nil))
                 return
             }
             print("corpus: \(messages.count) messages, \(String(format: "%.1f", Double(bytes) / 1_048_576)) MB, best of \(iterations) passes")
             for result in results {
-                print(result.tool.padding(toLength: 44, withPad: " ", startingAt: 0)
-                    + String(format: " %10.0f msg/s %8.1f MB/s %9.1f µs/msg", result.messagesPerSecond, result.megabytesPerSecond,
-                             result.microsecondsPerMessage))
+                print(
+                    result.tool.padding(toLength: 44, withPad: " ", startingAt: 0)
+                        + String(
+                            format: " %10.0f msg/s %8.1f MB/s %9.1f µs/msg", result.messagesPerSecond, result.megabytesPerSecond,
+                            result.microsecondsPerMessage))
             }
             if results.count > 1 { print(String(format: "speed-up: %.1fx", results[1].seconds / results[0].seconds)) }
             print(String(format: "typical %d KB message: %.1f µs", typical.count / 1024, typicalBest * 1e6))
-            if sink == 42 { print("") }  // keeps the work observable
+            if sink == 42 { print("") } // keeps the work observable
         }
 
         func collectFiles() throws -> [String] {
@@ -139,7 +157,8 @@ struct BenchCommand: AsyncParsableCommand {
             var plain = ""
             var row = 0
             while html.utf8.count < 38_000 {
-                html += "<tr><td style=\"padding:8px;font-family:Arial\">Row \(row): the quarterly numbers look good — café ☕ <a href=\"https://example.com/item/\(row)\">details</a></td></tr>\n"
+                html +=
+                    "<tr><td style=\"padding:8px;font-family:Arial\">Row \(row): the quarterly numbers look good — café ☕ <a href=\"https://example.com/item/\(row)\">details</a></td></tr>\n"
                 plain += "Row \(row): the quarterly numbers look good — café ☕ https://example.com/item/\(row)\n"
                 row += 1
             }
@@ -195,11 +214,13 @@ extension BenchCommand {
             _ = try await IMAPFetchBenchmark.run(host: host, port: port, caFile: caFile, username: user, password: password, mailbox: mailbox)
             var best: IMAPFetchBenchmark.Run?
             for _ in 0..<max(1, iterations) {
-                let run = try await IMAPFetchBenchmark.run(host: host, port: port, caFile: caFile, username: user, password: password, mailbox: mailbox)
+                let run = try await IMAPFetchBenchmark.run(
+                    host: host, port: port, caFile: caFile, username: user, password: password, mailbox: mailbox)
                 if best == nil || run.seconds < best!.seconds { best = run }
             }
-            let tern = Report(tool: "tern", messages: best!.messages, seconds: best!.seconds,
-                              messagesPerSecond: Double(best!.messages) / best!.seconds, peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())
+            let tern = Report(
+                tool: "tern", messages: best!.messages, seconds: best!.seconds,
+                messagesPerSecond: Double(best!.messages) / best!.seconds, peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())
             var reports = [tern]
             if !noPeer {
                 var python = try runPeer(password: password)
@@ -212,14 +233,17 @@ extension BenchCommand {
 
         private func runReplay(_ path: String) throws {
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-            _ = try IMAPFetchBenchmark.replay(bytes)  // warm-up
+            _ = try IMAPFetchBenchmark.replay(bytes) // warm-up
             var best: IMAPFetchBenchmark.Run?
             for _ in 0..<max(1, iterations) {
                 let run = try IMAPFetchBenchmark.replay(bytes)
                 if best == nil || run.seconds < best!.seconds { best = run }
             }
-            var reports = [Report(tool: "tern", messages: best!.messages, seconds: best!.seconds,
-                                  messagesPerSecond: Double(best!.messages) / best!.seconds, peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())]
+            var reports = [
+                Report(
+                    tool: "tern", messages: best!.messages, seconds: best!.seconds,
+                    messagesPerSecond: Double(best!.messages) / best!.seconds, peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())
+            ]
             if !noPeer {
                 var python = try runPython(["--replay", path, "--iterations", String(iterations)])
                 // imaplib's list has an entry per literal piece; the message count is the same file's.
@@ -237,8 +261,11 @@ extension BenchCommand {
             }
             for report in reports {
                 let name = report.tool.padding(toLength: 16, withPad: " ", startingAt: 0)
-                var line = name + String(format: " %6d messages in %.3f s: %9.0f msg/s, peak RSS %.1f MB", report.messages,
-                                         report.seconds, report.messagesPerSecond, Double(report.peakRSSBytes) / 1_048_576)
+                var line =
+                    name
+                    + String(
+                        format: " %6d messages in %.3f s: %9.0f msg/s, peak RSS %.1f MB", report.messages,
+                        report.seconds, report.messagesPerSecond, Double(report.peakRSSBytes) / 1_048_576)
                 if let megabytes { line += String(format: ", %.0f MB/s", megabytes / report.seconds) }
                 print(line)
             }
@@ -248,17 +275,25 @@ extension BenchCommand {
         }
 
         private func runPeer(password: String) throws -> Report {
-            try runPython(["--host", host, "--port", String(port), "--ca", caFile ?? "", "--user", user,
-                           "--password", password, "--mailbox", mailbox, "--iterations", String(iterations)])
+            try runPython([
+                "--host", host, "--port", String(port), "--ca", caFile ?? "", "--user", user,
+                "--password", password, "--mailbox", mailbox, "--iterations", String(iterations)
+            ])
         }
 
         private func runPython(_ arguments: [String]) throws -> Report {
-            struct Peer: Decodable { var tool: String; var messages: Int; var seconds: Double; var peakRSSBytes: Int }
+            struct Peer: Decodable {
+                var tool: String
+                var messages: Int
+                var seconds: Double
+                var peakRSSBytes: Int
+            }
             guard let peer = try PeerProcess.run(Peer.self, executable: "/usr/bin/env", arguments: ["python3", peer] + arguments).first else {
                 throw ValidationError("the peer printed nothing")
             }
-            return Report(tool: peer.tool, messages: peer.messages, seconds: peer.seconds,
-                          messagesPerSecond: Double(peer.messages) / peer.seconds, peakRSSBytes: peer.peakRSSBytes)
+            return Report(
+                tool: peer.tool, messages: peer.messages, seconds: peer.seconds,
+                messagesPerSecond: Double(peer.messages) / peer.seconds, peakRSSBytes: peer.peakRSSBytes)
         }
     }
 }
@@ -280,10 +315,14 @@ extension BenchCommand {
                 try printJSON([report])
                 return
             }
-            print(String(format: "%d-range VANISHED parsed in %.1f ms; %d UIDs in random order made a set in %.1f ms", report.ranges,
-                         report.parseMilliseconds, report.ranges, report.buildMilliseconds))
-            print(String(format: "COPYUID 1:4294967294, 1,000 lookups: %.0f µs; * 4294967295 EXISTS: RSS +%.1f MB", report.copyUIDLookupMicroseconds,
-                         Double(report.hugeExistsResidentGrowthBytes) / 1_048_576))
+            print(
+                String(
+                    format: "%d-range VANISHED parsed in %.1f ms; %d UIDs in random order made a set in %.1f ms", report.ranges,
+                    report.parseMilliseconds, report.ranges, report.buildMilliseconds))
+            print(
+                String(
+                    format: "COPYUID 1:4294967294, 1,000 lookups: %.0f µs; * 4294967295 EXISTS: RSS +%.1f MB", report.copyUIDLookupMicroseconds,
+                    Double(report.hugeExistsResidentGrowthBytes) / 1_048_576))
         }
     }
 }
@@ -310,8 +349,10 @@ extension BenchCommand {
                 try printJSON([report])
                 return
             }
-            print(String(format: "%d EXPUNGEs, every UID known: at sequence 1 %.1f ms, at random %.1f ms; no UID known (framing and parsing): %.1f ms",
-                         report.messages, report.firstMilliseconds, report.randomMilliseconds, report.unknownMilliseconds))
+            print(
+                String(
+                    format: "%d EXPUNGEs, every UID known: at sequence 1 %.1f ms, at random %.1f ms; no UID known (framing and parsing): %.1f ms",
+                    report.messages, report.firstMilliseconds, report.randomMilliseconds, report.unknownMilliseconds))
         }
     }
 }
@@ -351,7 +392,7 @@ extension BenchCommand {
             let bytes = documents.reduce(0) { $0 + $1.count }
             let clock = ContinuousClock()
             func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18 }
-            for document in documents { _ = HTMLSanitizer.sanitize(document) }  // warm-up
+            for document in documents { _ = HTMLSanitizer.sanitize(document) } // warm-up
             var best = Double.infinity
             var perDocument: [Double] = []
             for _ in 0..<max(1, iterations) {
@@ -363,7 +404,10 @@ extension BenchCommand {
                     times.append(seconds(clock.now - one))
                 }
                 let total = seconds(clock.now - start)
-                if total < best { best = total; perDocument = times }
+                if total < best {
+                    best = total
+                    perDocument = times
+                }
             }
             perDocument.sort()
             let p99 = perDocument[min(perDocument.count - 1, Int(Double(perDocument.count) * 0.99))] * 1000
@@ -371,9 +415,12 @@ extension BenchCommand {
             let before = IMAPFetchBenchmark.currentResidentBytes()
             for index in 0..<memoryDocuments { _ = HTMLSanitizer.sanitize(documents[index % documents.count]) }
             let after = IMAPFetchBenchmark.currentResidentBytes()
-            var reports = [Report(tool: "tern", documents: documents.count, bytes: bytes, seconds: best,
-                                  millisecondsPerDocument: best / Double(documents.count) * 1000, p99Milliseconds: p99,
-                                  peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())]
+            var reports = [
+                Report(
+                    tool: "tern", documents: documents.count, bytes: bytes, seconds: best,
+                    millisecondsPerDocument: best / Double(documents.count) * 1000, p99Milliseconds: p99,
+                    peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())
+            ]
             if phases {
                 let tokenizing = bestSeconds(documents) { document in
                     var tokenizer = HTMLTokenizer(document)
@@ -381,9 +428,11 @@ extension BenchCommand {
                 }
                 let parsing = bestSeconds(documents) { _ = HTMLParser.parsedNodeCount($0) }
                 for (tool, time) in [("tern tokenize", tokenizing), ("tern parse", parsing)] {
-                    reports.append(Report(tool: tool, documents: documents.count, bytes: bytes, seconds: time,
-                                          millisecondsPerDocument: time / Double(documents.count) * 1000, p99Milliseconds: nil,
-                                          peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes()))
+                    reports.append(
+                        Report(
+                            tool: tool, documents: documents.count, bytes: bytes, seconds: time,
+                            millisecondsPerDocument: time / Double(documents.count) * 1000, p99Milliseconds: nil,
+                            peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes()))
                 }
             }
             if !noPeer { reports += try runPeers() }
@@ -393,15 +442,22 @@ extension BenchCommand {
             }
             for report in reports {
                 let name = report.tool.padding(toLength: 16, withPad: " ", startingAt: 0)
-                var line = name + String(format: " %4d documents (%.1f MB) in %.3f s: %.3f ms/document", report.documents,
-                                         Double(report.bytes) / 1_048_576, report.seconds, report.millisecondsPerDocument)
+                var line =
+                    name
+                    + String(
+                        format: " %4d documents (%.1f MB) in %.3f s: %.3f ms/document", report.documents,
+                        Double(report.bytes) / 1_048_576, report.seconds, report.millisecondsPerDocument)
                 if let p99 = report.p99Milliseconds { line += String(format: ", p99 %.3f ms", p99) }
                 print(line)
             }
-            print(String(format: "tern resident memory: %.1f MB before and %.1f MB after %d more documents", Double(before) / 1_048_576,
-                         Double(after) / 1_048_576, memoryDocuments))
+            print(
+                String(
+                    format: "tern resident memory: %.1f MB before and %.1f MB after %d more documents", Double(before) / 1_048_576,
+                    Double(after) / 1_048_576, memoryDocuments))
             for peer in reports.dropFirst() where !peer.tool.hasPrefix("tern") {
-                print("tern vs \(peer.tool): " + String(format: "%.1fx faster per document", peer.millisecondsPerDocument / reports[0].millisecondsPerDocument))
+                print(
+                    "tern vs \(peer.tool): "
+                        + String(format: "%.1fx faster per document", peer.millisecondsPerDocument / reports[0].millisecondsPerDocument))
             }
         }
 
@@ -417,11 +473,18 @@ extension BenchCommand {
         }
 
         private func runPeers() throws -> [Report] {
-            struct Peer: Decodable { var tool: String; var documents: Int; var bytes: Int; var seconds: Double; var peakRSSBytes: Int }
+            struct Peer: Decodable {
+                var tool: String
+                var documents: Int
+                var bytes: Int
+                var seconds: Double
+                var peakRSSBytes: Int
+            }
             return try PeerProcess.run(Peer.self, executable: python, arguments: [peer, folder, "--iterations", String(iterations)]).map { peer in
-                Report(tool: peer.tool, documents: peer.documents, bytes: peer.bytes, seconds: peer.seconds,
-                              millisecondsPerDocument: peer.seconds / Double(peer.documents) * 1000, p99Milliseconds: nil,
-                              peakRSSBytes: peer.peakRSSBytes)
+                Report(
+                    tool: peer.tool, documents: peer.documents, bytes: peer.bytes, seconds: peer.seconds,
+                    millisecondsPerDocument: peer.seconds / Double(peer.documents) * 1000, p99Milliseconds: nil,
+                    peakRSSBytes: peer.peakRSSBytes)
             }
         }
     }
@@ -452,17 +515,22 @@ extension BenchCommand {
         }
 
         func run() throws {
-            let shapes = shape.isEmpty ? HostileHTML.shapes : try shape.map { name in
-                guard let found = HostileHTML.shape(named: name) else { throw ValidationError("no shape '\(name)'") }
-                return found
-            }
+            let shapes =
+                shape.isEmpty
+                ? HostileHTML.shapes
+                : try shape.map { name in
+                    guard let found = HostileHTML.shape(named: name) else { throw ValidationError("no shape '\(name)'") }
+                    return found
+                }
             var reports: [Report] = []
             for shape in shapes {
                 let input = shape.make(size)
-                reports.append(Report(shape: shape.name, bytes: input.count,
-                                      parseMilliseconds: best { _ = HTMLParser.parsedNodeCount(input) },
-                                      sanitizeMilliseconds: best { _ = HTMLSanitizer.sanitize(input) },
-                                      textMilliseconds: best { _ = HTMLTextExtractor.text(fromHTML: input) }))
+                reports.append(
+                    Report(
+                        shape: shape.name, bytes: input.count,
+                        parseMilliseconds: best { _ = HTMLParser.parsedNodeCount(input) },
+                        sanitizeMilliseconds: best { _ = HTMLSanitizer.sanitize(input) },
+                        textMilliseconds: best { _ = HTMLTextExtractor.text(fromHTML: input) }))
             }
             if output.json {
                 try printJSON(reports)
@@ -470,9 +538,11 @@ extension BenchCommand {
             }
             print("shape                      bytes  parse ms (CPU)  sanitize ms   text ms")
             for report in reports {
-                print(report.shape.padding(toLength: 22, withPad: " ", startingAt: 0)
-                      + String(format: "%11d %12.1f %12.1f %9.1f", report.bytes, report.parseMilliseconds, report.sanitizeMilliseconds,
-                               report.textMilliseconds))
+                print(
+                    report.shape.padding(toLength: 22, withPad: " ", startingAt: 0)
+                        + String(
+                            format: "%11d %12.1f %12.1f %9.1f", report.bytes, report.parseMilliseconds, report.sanitizeMilliseconds,
+                            report.textMilliseconds))
             }
         }
 
@@ -541,14 +611,17 @@ extension BenchCommand {
                 best = min(best, clock.now - start)
             }
             let seconds = best.inSeconds
-            let report = Report(messages: mailbox.count, threads: threads, seconds: seconds,
-                                messagesPerSecond: Double(mailbox.count) / seconds, peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())
+            let report = Report(
+                messages: mailbox.count, threads: threads, seconds: seconds,
+                messagesPerSecond: Double(mailbox.count) / seconds, peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())
             if output.json {
                 try printJSON([report])
             } else {
-                print(String(format: "threaded %d messages into %d threads in %.3f s (%.0f messages/s, best of %d), peak RSS %.1f MB",
-                             report.messages, report.threads, report.seconds, report.messagesPerSecond, iterations,
-                             Double(report.peakRSSBytes) / 1_048_576))
+                print(
+                    String(
+                        format: "threaded %d messages into %d threads in %.3f s (%.0f messages/s, best of %d), peak RSS %.1f MB",
+                        report.messages, report.threads, report.seconds, report.messagesPerSecond, iterations,
+                        Double(report.peakRSSBytes) / 1_048_576))
             }
         }
 
@@ -570,9 +643,10 @@ extension BenchCommand {
                     let messageID = random.next() % 50 == 0 ? "bulk@mailer.example" : "m\(id)@example.com"
                     let headerless = position > 0 && random.next() % 20 == 0
                     let date = begin.addingTimeInterval(Double(position) * 3_600 * Double(1 + random.next() % 48))
-                    result.append(ThreadingHeaders(
-                        emailID: id, accountID: "bench", messageID: messageID, inReplyTo: headerless ? [] : chain.suffix(1).map { $0 },
-                        references: headerless ? [] : chain, subject: position == 0 || headerless ? subject : "Re: " + subject, date: date))
+                    result.append(
+                        ThreadingHeaders(
+                            emailID: id, accountID: "bench", messageID: messageID, inReplyTo: headerless ? [] : chain.suffix(1).map { $0 },
+                            references: headerless ? [] : chain, subject: position == 0 || headerless ? subject : "Re: " + subject, date: date))
                     chain.append(random.next() % 10 == 0 ? "missing\(id)@example.com" : messageID)
                 }
             }
@@ -596,13 +670,14 @@ extension BenchCommand {
                 try printJSON([report])
                 return
             }
-            print(String(format: "%d messages (indexed in %.1f s): %d queries, mean %.2f ms, p99 %.2f ms", report.messages,
-                         report.populateSeconds, report.queries, report.meanMilliseconds, report.p99Milliseconds)
-                  + " (slowest: \"\(report.slowestQuery)\")")
+            print(
+                String(
+                    format: "%d messages (indexed in %.1f s): %d queries, mean %.2f ms, p99 %.2f ms", report.messages,
+                    report.populateSeconds, report.queries, report.meanMilliseconds, report.p99Milliseconds)
+                    + " (slowest: \"\(report.slowestQuery)\")")
         }
     }
 }
-
 
 extension BenchCommand {
     /// NFR-SYNC-03: queue pickup to delivery confirmed by the server, and the throughput of a queue
@@ -618,7 +693,8 @@ extension BenchCommand {
         @Option var count = 1000
         @Flag(help: "Also file each message's Sent copy and time it.")
         var sentCopies = false
-        @Option(name: .customLong("peer-password-env"), help: "For the smtplib peer: the environment variable with the password (no peer without it).")
+        @Option(
+            name: .customLong("peer-password-env"), help: "For the smtplib peer: the environment variable with the password (no peer without it).")
         var peerPasswordEnv = "TERN_BENCH_PASSWORD"
         @Option(name: .customLong("ca-file")) var caFile: String?
         @Option var peer = "scripts/bench/smtp_python.py"
@@ -648,25 +724,39 @@ extension BenchCommand {
             let tern = try await services.benchmarkSending(account: account, recipient: to, count: count, sentCopies: sentCopies)
             var python: PeerReport?
             if let password = ProcessInfo.processInfo.environment[peerPasswordEnv],
-               let accountInfo = try await services.listAccounts().first(where: { $0.name == account }) {
-                python = try PeerProcess.run(PeerReport.self, executable: "/usr/bin/env", arguments: [
-                    "python3", peer, "--host", accountInfo.smtp.host, "--port", String(accountInfo.smtp.port), "--ca", caFile ?? accountInfo.caFile ?? "",
-                    "--user", accountInfo.username, "--password", password, "--to", to, "--count", String(count),
-                ]).first
+                let accountInfo = try await services.listAccounts().first(where: { $0.name == account })
+            {
+                python = try PeerProcess.run(
+                    PeerReport.self, executable: "/usr/bin/env",
+                    arguments: [
+                        "python3", peer, "--host", accountInfo.smtp.host, "--port", String(accountInfo.smtp.port), "--ca",
+                        caFile ?? accountInfo.caFile ?? "",
+                        "--user", accountInfo.username, "--password", password, "--to", to, "--count", String(count)
+                    ]
+                ).first
             }
             if output.json {
-                struct Both: Encodable { var tern: SendBenchmarkReport; var peer: PeerReport? }
+                struct Both: Encodable {
+                    var tern: SendBenchmarkReport
+                    var peer: PeerReport?
+                }
                 return try printJSON(Both(tern: tern, peer: python))
             }
-            print(String(format: "tern            one message alone: pickup to acceptance median %.1f ms, p95 %.1f ms; a queue of %d: sent %d (%d failed) in %.2f s, %.1f msg/s",
-                         tern.medianMilliseconds, tern.p95Milliseconds, tern.messages, tern.sent, tern.failed, tern.sendSeconds, tern.messagesPerSecond))
+            print(
+                String(
+                    format:
+                        "tern            one message alone: pickup to acceptance median %.1f ms, p95 %.1f ms; a queue of %d: sent %d (%d failed) in %.2f s, %.1f msg/s",
+                    tern.medianMilliseconds, tern.p95Milliseconds, tern.messages, tern.sent, tern.failed, tern.sendSeconds, tern.messagesPerSecond))
             if let copies = tern.sentCopySeconds { print(String(format: "tern Sent copies filed in %.2f s", copies)) }
             if let median = tern.undoExpiryMedianMilliseconds, let p95 = tern.undoExpiryP95Milliseconds {
                 print(String(format: "tern            undo window's end to acceptance: median %.1f ms, p95 %.1f ms", median, p95))
             }
             if let python {
-                print(String(format: "python smtplib  one message alone: median %.1f ms, p95 %.1f ms; a batch of %d on one connection in %.2f s, %.1f msg/s",
-                             python.medianMilliseconds, python.p95Milliseconds, python.messages, python.sendSeconds, python.messagesPerSecond))
+                print(
+                    String(
+                        format:
+                            "python smtplib  one message alone: median %.1f ms, p95 %.1f ms; a batch of %d on one connection in %.2f s, %.1f msg/s",
+                        python.medianMilliseconds, python.p95Milliseconds, python.messages, python.sendSeconds, python.messagesPerSecond))
             }
         }
     }
@@ -676,7 +766,8 @@ extension BenchCommand {
     /// NFR-ED-01/02 through `OpenThreadUseCase`: a cached 5-message thread opened with every body
     /// rendered, and the first page of a 500-message thread (issue 15: < 5 ms and < 20 ms).
     struct ThreadOpenBench: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "thread-open", abstract: "Time opening cached threads through the reading use case.")
+        static let configuration = CommandConfiguration(
+            commandName: "thread-open", abstract: "Time opening cached threads through the reading use case.")
 
         @Option var iterations = 200
         @OptionGroup var output: OutputOptions
@@ -684,9 +775,12 @@ extension BenchCommand {
         func run() async throws {
             let report = try await ReadingBenchmark.run(iterations: iterations)
             if output.json { return try printJSON(report) }
-            print(String(format: "5-message thread, all rendered: p50 %.2f ms, p99 %.2f ms; 500-message thread, first page: p50 %.2f ms, p99 %.2f ms, %+.1f MB",
-                         report.fiveMessageP50Milliseconds, report.fiveMessageP99Milliseconds, report.largeThreadFirstPageP50Milliseconds,
-                         report.largeThreadFirstPageP99Milliseconds, report.largeThreadMemoryAboveBaselineMegabytes))
+            print(
+                String(
+                    format:
+                        "5-message thread, all rendered: p50 %.2f ms, p99 %.2f ms; 500-message thread, first page: p50 %.2f ms, p99 %.2f ms, %+.1f MB",
+                    report.fiveMessageP50Milliseconds, report.fiveMessageP99Milliseconds, report.largeThreadFirstPageP50Milliseconds,
+                    report.largeThreadFirstPageP99Milliseconds, report.largeThreadMemoryAboveBaselineMegabytes))
         }
     }
 }
@@ -711,9 +805,11 @@ extension BenchCommand {
                 return
             }
             for report in reports {
-                print(String(format: "%d contacts (indexed in %.2f s): %d keystrokes, p50 %.3f ms, p99 %.3f ms, max %.3f ms", report.contacts,
-                             report.indexSeconds, report.keystrokes, report.p50Milliseconds, report.p99Milliseconds, report.maxMilliseconds)
-                      + " (slowest: \"\(report.slowestQuery)\")")
+                print(
+                    String(
+                        format: "%d contacts (indexed in %.2f s): %d keystrokes, p50 %.3f ms, p99 %.3f ms, max %.3f ms", report.contacts,
+                        report.indexSeconds, report.keystrokes, report.p50Milliseconds, report.p99Milliseconds, report.maxMilliseconds)
+                        + " (slowest: \"\(report.slowestQuery)\")")
             }
         }
     }
@@ -731,9 +827,11 @@ extension BenchCommand {
         func run() async throws {
             let report = try await DraftBenchmark.run(saves: saves)
             if output.json { return try printJSON(report) }
-            print(String(format: "%d saves of a growing reply (to %d KB): p50 %.3f ms, p99 %.3f ms, max %.3f ms; unchanged: p50 %.3f ms, p99 %.3f ms",
-                         report.saves, report.finalBodyBytes / 1024, report.p50Milliseconds, report.p99Milliseconds, report.maxMilliseconds,
-                         report.unchangedP50Milliseconds, report.unchangedP99Milliseconds))
+            print(
+                String(
+                    format: "%d saves of a growing reply (to %d KB): p50 %.3f ms, p99 %.3f ms, max %.3f ms; unchanged: p50 %.3f ms, p99 %.3f ms",
+                    report.saves, report.finalBodyBytes / 1024, report.p50Milliseconds, report.p99Milliseconds, report.maxMilliseconds,
+                    report.unchangedP50Milliseconds, report.unchangedP99Milliseconds))
         }
     }
 }
@@ -753,16 +851,19 @@ extension BenchCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let report = if let set {
-                try await AssistBenchmark.run(evaluationSet: URL(fileURLWithPath: set))
-            } else {
-                try await AssistBenchmark.run(threads: threads, messagesPerThread: messages)
-            }
+            let report =
+                if let set {
+                    try await AssistBenchmark.run(evaluationSet: URL(fileURLWithPath: set))
+                } else {
+                    try await AssistBenchmark.run(threads: threads, messagesPerThread: messages)
+                }
             if output.json { return try printJSON(report) }
-            print(String(format: "%d threads of %d messages (%d bytes each on average): summary p50 %.3f ms, p99 %.3f ms; replies p50 %.3f ms, "
-                         + "p99 %.3f ms; both p99 %.3f ms, max %.3f ms", report.threads, report.messagesPerThread, report.averageThreadBytes,
-                         report.summaryP50Milliseconds, report.summaryP99Milliseconds, report.repliesP50Milliseconds, report.repliesP99Milliseconds,
-                         report.bothP99Milliseconds, report.maxMilliseconds))
+            print(
+                String(
+                    format: "%d threads of %d messages (%d bytes each on average): summary p50 %.3f ms, p99 %.3f ms; replies p50 %.3f ms, "
+                        + "p99 %.3f ms; both p99 %.3f ms, max %.3f ms", report.threads, report.messagesPerThread, report.averageThreadBytes,
+                    report.summaryP50Milliseconds, report.summaryP99Milliseconds, report.repliesP50Milliseconds, report.repliesP99Milliseconds,
+                    report.bothP99Milliseconds, report.maxMilliseconds))
         }
     }
 }

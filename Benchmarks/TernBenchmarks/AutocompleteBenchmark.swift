@@ -15,22 +15,28 @@ public enum AutocompleteBenchmark {
         public var slowestQuery: String
     }
 
-    static let first = ["Ana", "Zoë", "Jörg", "Seán", "Marie", "José", "Li", "Olga", "Ivan", "Sam", "Samuel", "Aiko", "Björn", "Chloé", "Dmitri",
-                        "Émile", "Fatima", "Grace", "Hugo", "Inès", "Jan", "Kofi", "Lena", "Mateo", "Nora", "Omar", "Paula", "Quentin", "Rosa", "Sven"]
-    static let last = ["Silva", "Müller", "O'Brien", "Durand", "Smith", "Nguyen", "García", "Kowalski", "Rossi", "Novák", "Andersson", "Yamada",
-                       "Dubois", "Ivanova", "Jensen", "López", "Martin", "Schmidt", "Costa", "Horvath"]
+    static let first = [
+        "Ana", "Zoë", "Jörg", "Seán", "Marie", "José", "Li", "Olga", "Ivan", "Sam", "Samuel", "Aiko", "Björn", "Chloé", "Dmitri",
+        "Émile", "Fatima", "Grace", "Hugo", "Inès", "Jan", "Kofi", "Lena", "Mateo", "Nora", "Omar", "Paula", "Quentin", "Rosa", "Sven"
+    ]
+    static let last = [
+        "Silva", "Müller", "O'Brien", "Durand", "Smith", "Nguyen", "García", "Kowalski", "Rossi", "Novák", "Andersson", "Yamada",
+        "Dubois", "Ivanova", "Jensen", "López", "Martin", "Schmidt", "Costa", "Horvath"
+    ]
     static let domains = ["example.org", "mail.example.com", "corp.example", "uni.example.edu", "bücher.example", "example.fr"]
 
     public static func run(contacts count: Int, samples: Int = 2_000, limit: Int = ContactsAutocompleteUseCase.defaultLimit) -> Report {
         var generator = SplitMix(seed: 16)
         let base = Date(timeIntervalSince1970: 1_700_000_000)
         let entries = (0..<count).map { index -> ContactCacheEntry in
-            let given = first[Int(generator.next() % UInt64(first.count))], family = last[Int(generator.next() % UInt64(last.count))]
+            let given = first[Int(generator.next() % UInt64(first.count))]
+            let family = last[Int(generator.next() % UInt64(last.count))]
             let domain = domains[Int(generator.next() % UInt64(domains.count))]
             let local = "\(given).\(family)\(index)".lowercased().replacingOccurrences(of: "'", with: "")
-            return ContactCacheEntry(accountId: "bench", emailAddress: "\(local)@\(domain)", displayName: "\(given) \(family)",
-                                     lastSeenDate: base.addingTimeInterval(-Double(generator.next() % 31_536_000)),
-                                     frequency: 1 + Int(generator.next() % 50))
+            return ContactCacheEntry(
+                accountId: "bench", emailAddress: "\(local)@\(domain)", displayName: "\(given) \(family)",
+                lastSeenDate: base.addingTimeInterval(-Double(generator.next() % 31_536_000)),
+                frequency: 1 + Int(generator.next() % 50))
         }
         let clock = ContinuousClock()
         var index: ContactIndex?
@@ -50,8 +56,9 @@ public enum AutocompleteBenchmark {
         precondition(sink >= 0)
         times.sort { $0.0 < $1.0 }
         let values = times.map(\.0)
-        return Report(contacts: index.contacts.count, indexSeconds: indexTime.inSeconds, keystrokes: times.count,
-                      p50Milliseconds: ReadingBenchmark.percentile(values, 0.5), p99Milliseconds: ReadingBenchmark.percentile(values, 0.99),
-                      maxMilliseconds: values.last ?? 0, slowestQuery: times.last?.1 ?? "")
+        return Report(
+            contacts: index.contacts.count, indexSeconds: indexTime.inSeconds, keystrokes: times.count,
+            p50Milliseconds: ReadingBenchmark.percentile(values, 0.5), p99Milliseconds: ReadingBenchmark.percentile(values, 0.99),
+            maxMilliseconds: values.last ?? 0, slowestQuery: times.last?.1 ?? "")
     }
 }

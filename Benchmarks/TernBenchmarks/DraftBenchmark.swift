@@ -24,15 +24,17 @@ public enum DraftBenchmark {
         defer { try? FileManager.default.removeItem(at: directory) }
         let home = TernHome(url: directory)
         let services = try TernServices(home: home, database: TernDatabase(home: home), environment: [:])
-        let account = Account(id: UUID().uuidString.lowercased(), name: "bench", emailAddress: "bench@example.org", provider: .imap,
-                              imap: ServerEndpoint(host: "imap.example.org", port: 993, security: .implicitTLS),
-                              smtp: ServerEndpoint(host: "smtp.example.org", port: 465, security: .implicitTLS), username: "bench",
-                              credential: .passwordEnvironment("UNUSED"))
+        let account = Account(
+            id: UUID().uuidString.lowercased(), name: "bench", emailAddress: "bench@example.org", provider: .imap,
+            imap: ServerEndpoint(host: "imap.example.org", port: 993, security: .implicitTLS),
+            smtp: ServerEndpoint(host: "smtp.example.org", port: 465, security: .implicitTLS), username: "bench",
+            credential: .passwordEnvironment("UNUSED"))
         try await SQLiteAccountRepository(database: services.database).insert(account)
         let quote = (1...120).map { "> Line \($0) of the message being answered, quoted as a reply quotes it." }.joined(separator: "\n")
-        var draft = ComposeDraft(mode: .reply, accountId: account.id, from: EmailAddress(name: "Bench", address: account.emailAddress),
-                                 to: [EmailAddress(name: "Ana Silva", address: "ana@example.org")], subject: "Re: The plan",
-                                 body: "\n\nOn Monday, Ana Silva wrote:\n" + quote, inReplyTo: "<plan@example.org>", references: ["<plan@example.org>"])
+        var draft = ComposeDraft(
+            mode: .reply, accountId: account.id, from: EmailAddress(name: "Bench", address: account.emailAddress),
+            to: [EmailAddress(name: "Ana Silva", address: "ana@example.org")], subject: "Re: The plan",
+            body: "\n\nOn Monday, Ana Silva wrote:\n" + quote, inReplyTo: "<plan@example.org>", references: ["<plan@example.org>"])
         guard let first = try await services.drafts.save(draft) else { throw TernError.invalidInput("nothing saved") }
         let clock = ContinuousClock()
         var changed: [Double] = []
@@ -53,8 +55,9 @@ public enum DraftBenchmark {
                 unchanged.append((clock.now - start).inSeconds * 1000)
             }
         }
-        return Report(saves: saves, p50Milliseconds: ReadingBenchmark.percentile(changed, 0.5), p99Milliseconds: ReadingBenchmark.percentile(changed, 0.99),
-                      maxMilliseconds: changed.max() ?? 0, unchangedP50Milliseconds: ReadingBenchmark.percentile(unchanged, 0.5),
-                      unchangedP99Milliseconds: ReadingBenchmark.percentile(unchanged, 0.99), finalBodyBytes: draft.body.utf8.count)
+        return Report(
+            saves: saves, p50Milliseconds: ReadingBenchmark.percentile(changed, 0.5), p99Milliseconds: ReadingBenchmark.percentile(changed, 0.99),
+            maxMilliseconds: changed.max() ?? 0, unchangedP50Milliseconds: ReadingBenchmark.percentile(unchanged, 0.5),
+            unchangedP99Milliseconds: ReadingBenchmark.percentile(unchanged, 0.99), finalBodyBytes: draft.body.utf8.count)
     }
 }

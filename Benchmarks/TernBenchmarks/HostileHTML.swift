@@ -62,7 +62,7 @@ public enum HostileHTML {
         Shape(name: "foreign end tags") { Array("<svg>".utf8) + repeated("<g>", count: 510) + repeated("</x>", toFill: $0 - 5 - 1530) },
         Shape(name: "links in tables") { repeated("<a href=https://a.example/><table><tr><td>", toFill: $0 / 2) + repeated("x", toFill: $0 / 2) },
         Shape(name: "quotes, then breaks") { repeated("<blockquote>", count: 510) + repeated("<br>", toFill: $0 - 510 * 12) },
-        Shape(name: "attribution lines") { repeated("<div>On Monday Bob wrote:<blockquote>", toFill: $0 / 2) + repeated("x", toFill: $0 / 2) },
+        Shape(name: "attribution lines") { repeated("<div>On Monday Bob wrote:<blockquote>", toFill: $0 / 2) + repeated("x", toFill: $0 / 2) }
     ]
 
     public static func shape(named name: String) -> Shape? { shapes.first { $0.name == name } }

@@ -32,8 +32,9 @@ public enum IMAPExpungeStormBenchmark {
             scattered = min(scattered, try timeStorm(atRandom, after: loaded))
             unknown = min(unknown, try timeStorm(atFirst, after: wire([exists])))
         }
-        return Report(messages: messages, firstMilliseconds: first * 1000, randomMilliseconds: scattered * 1000,
-                      unknownMilliseconds: unknown * 1000)
+        return Report(
+            messages: messages, firstMilliseconds: first * 1000, randomMilliseconds: scattered * 1000,
+            unknownMilliseconds: unknown * 1000)
     }
 
     /// The seconds `storm` takes after `setup` (not timed); it must leave the mailbox empty.

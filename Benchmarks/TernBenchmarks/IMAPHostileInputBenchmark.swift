@@ -34,8 +34,9 @@ public enum IMAPHostileInputBenchmark {
         try stream.append(Array("* 4294967295 EXISTS\r\n* 4294967295 FETCH (UID 7 FLAGS ())\r\n* 1 EXPUNGE\r\n".utf8)[...]) { _ in }
         let growth = IMAPFetchBenchmark.currentResidentBytes() - before
         precondition(stream.messageCount == 4_294_967_294)
-        return Report(ranges: ranges, parseMilliseconds: parse * 1000, buildMilliseconds: build * 1000,
-                      copyUIDLookupMicroseconds: lookup * 1_000_000, hugeExistsResidentGrowthBytes: max(0, growth))
+        return Report(
+            ranges: ranges, parseMilliseconds: parse * 1000, buildMilliseconds: build * 1000,
+            copyUIDLookupMicroseconds: lookup * 1_000_000, hugeExistsResidentGrowthBytes: max(0, growth))
     }
 
     static func seconds(_ body: () throws -> Void) rethrows -> Double {

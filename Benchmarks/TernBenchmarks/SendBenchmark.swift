@@ -27,8 +27,10 @@ public struct SendBenchmarkReport: Sendable, Encodable {
 }
 
 extension TernServices {
-    public func benchmarkSending(account name: String, recipient: String, count: Int, latencySamples: Int = 20,
-                                 sentCopies: Bool) async throws -> SendBenchmarkReport {
+    public func benchmarkSending(
+        account name: String, recipient: String, count: Int, latencySamples: Int = 20,
+        sentCopies: Bool
+    ) async throws -> SendBenchmarkReport {
         guard let account = try await accountRepository.account(named: name) else { throw TernError.notFound("account '\(name)'") }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tern-bench-send-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -44,8 +46,9 @@ extension TernServices {
 
         let body = String(repeating: "Tern send benchmark: a line of ordinary text, like a short reply.\n", count: 16)
         func enqueue(_ index: Int, of total: Int) async throws {
-            let message = OutgoingMessage(from: EmailAddress(name: account.displayName, address: account.emailAddress),
-                                          to: [EmailAddress(address: recipient)], subject: "Tern bench \(index)/\(total)", bodyPlain: body)
+            let message = OutgoingMessage(
+                from: EmailAddress(name: account.displayName, address: account.emailAddress),
+                to: [EmailAddress(address: recipient)], subject: "Tern bench \(index)/\(total)", bodyPlain: body)
             _ = try await outbox.enqueue(try live.composer.compose(message, accountId: account.id, at: Date()), holdUntil: nil, at: Date())
         }
         // NFR-SYNC-03: one message alone, as after "Send": a new connection each time.
@@ -62,12 +65,14 @@ extension TernServices {
             credentials: credentials, operations: PendingOperationProcessor(store: actions, server: live.server),
             queue: SendQueueProcessor(store: outbox, submitter: submitter, server: live.server, folders: actions, holds: holds),
             lock: NoLocks())
-        let held = OutboxUseCase(accounts: SQLiteAccountRepository(database: scratch), composer: live.composer, store: outbox,
-                                 pusher: heldPusher, holds: holds)
+        let held = OutboxUseCase(
+            accounts: SQLiteAccountRepository(database: scratch), composer: live.composer, store: outbox,
+            pusher: heldPusher, holds: holds)
         var expiry: [Double] = []
         for index in 1...max(1, latencySamples) {
-            let message = OutgoingMessage(from: EmailAddress(name: account.displayName, address: account.emailAddress),
-                                          to: [EmailAddress(address: recipient)], subject: "Tern bench held \(index)/\(latencySamples)", bodyPlain: body)
+            let message = OutgoingMessage(
+                from: EmailAddress(name: account.displayName, address: account.emailAddress),
+                to: [EmailAddress(address: recipient)], subject: "Tern bench held \(index)/\(latencySamples)", bodyPlain: body)
             let hold = try await held.sendHeld(message, from: account, window: .milliseconds(1))
             try await Task.sleep(for: .milliseconds(2))
             let start = clock.now
@@ -118,8 +123,10 @@ final class TimingSubmitter: MessageSubmitting {
 
     var milliseconds: [Double] { times.withLock { $0 } }
 
-    func withSession<Result: Sendable>(account: Account, credentials: CredentialSupply,
-                                       _ body: (any SubmissionSession) async throws -> Result) async throws -> Result {
+    func withSession<Result: Sendable>(
+        account: Account, credentials: CredentialSupply,
+        _ body: (any SubmissionSession) async throws -> Result
+    ) async throws -> Result {
         let clock = ContinuousClock()
         let opened = clock.now
         return try await inner.withSession(account: account, credentials: credentials) { session in

@@ -10,13 +10,17 @@ func fuzzOneInput(_ bytes: [UInt8]) {
     precondition(header.results.count <= AuthenticationResultsParser.maxResults, "results are capped")
     for result in header.results {
         precondition(!result.method.isEmpty && !result.result.isEmpty, "a result without a method or a value")
-        precondition(result.properties.count <= AuthenticationResultsParser.maxProperties
-                         && result.properties.values.allSatisfy { $0.count <= AuthenticationResultsParser.maxValueLength }, "properties are capped")
+        precondition(
+            result.properties.count <= AuthenticationResultsParser.maxProperties
+                && result.properties.values.allSatisfy { $0.count <= AuthenticationResultsParser.maxValueLength }, "properties are capped")
     }
     // The domain's record of the field, as Sync makes it (`AuthenticationResults(_:)`, issue 33).
-    let evidence = AuthenticationResults(authservId: header.authservId, results: header.results.map {
-        AuthenticationResults.MethodResult(method: $0.method, result: $0.result, properties: $0.properties)
-    }).evidence
+    let evidence = AuthenticationResults(
+        authservId: header.authservId,
+        results: header.results.map {
+            AuthenticationResults.MethodResult(method: $0.method, result: $0.result, properties: $0.properties)
+        }
+    ).evidence
     _ = SenderAuthentication(headers: [evidence], authservId: header.authservId, fromAddress: "someone@example.com")
 }
 

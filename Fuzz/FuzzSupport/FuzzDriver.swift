@@ -6,35 +6,37 @@ import Foundation
 public enum FuzzDriver {
     public static func run(_ target: @escaping @Sendable ([UInt8]) -> Void) -> Never {
         #if FUZZING
-        FuzzTarget.current = target
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            FuzzTarget.current?(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
-            return 0
-        })
+            FuzzTarget.current = target
+            var argc = CommandLine.argc
+            var argv = CommandLine.unsafeArgv
+            exit(
+                LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+                    FuzzTarget.current?(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+                    return 0
+                })
         #else
-        for path in CommandLine.arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else { continue }
-            target([UInt8](data))
-        }
-        print("replayed \(CommandLine.arguments.count - 1) inputs")
-        exit(0)
+            for path in CommandLine.arguments.dropFirst() {
+                guard let data = FileManager.default.contents(atPath: path) else { continue }
+                target([UInt8](data))
+            }
+            print("replayed \(CommandLine.arguments.count - 1) inputs")
+            exit(0)
         #endif
     }
 }
 
 #if FUZZING
-/// libFuzzer calls a C function pointer, which cannot capture: the target is kept here. Set once
-/// before the driver starts and only read afterwards, from libFuzzer's single thread.
-enum FuzzTarget {
-    nonisolated(unsafe) static var current: (@Sendable ([UInt8]) -> Void)?
-}
+    /// libFuzzer calls a C function pointer, which cannot capture: the target is kept here. Set once
+    /// before the driver starts and only read afterwards, from libFuzzer's single thread.
+    enum FuzzTarget {
+        nonisolated(unsafe) static var current: (@Sendable ([UInt8]) -> Void)?
+    }
 
-// swift-format-ignore: AlwaysUseLowerCamelCase
-// libFuzzer's C entry point keeps its C name.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // libFuzzer's C entry point keeps its C name.
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
 #endif

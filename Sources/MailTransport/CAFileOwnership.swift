@@ -25,11 +25,12 @@ enum CAFileOwnership {
             guard status.st_uid == user || status.st_uid == 0 else {
                 throw .tlsRefused("\(place) belongs to another user (uid \(status.st_uid)), who could make Tern trust any server")
             }
-            let othersMayWrite = mode & 0o022 != 0  // S_IWGRP | S_IWOTH
-            let sticky = mode & 0o1000 != 0  // S_ISVTX
+            let othersMayWrite = mode & 0o022 != 0 // S_IWGRP | S_IWOTH
+            let sticky = mode & 0o1000 != 0 // S_ISVTX
             if othersMayWrite && (isFile || !sticky) {
-                throw .tlsRefused("\(place) can be changed by other users (mode \(String(mode & 0o7777, radix: 8))), who could make Tern "
-                                  + "trust any server; make it writable by its owner only (chmod go-w)")
+                throw .tlsRefused(
+                    "\(place) can be changed by other users (mode \(String(mode & 0o7777, radix: 8))), who could make Tern "
+                        + "trust any server; make it writable by its owner only (chmod go-w)")
             }
             guard current != "/" else { return }
             current = (current as NSString).deletingLastPathComponent

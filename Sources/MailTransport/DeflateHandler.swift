@@ -28,8 +28,10 @@ public final class DeflateHandler: ChannelDuplexHandler {
 
     public func handlerAdded(context: ChannelHandlerContext) {
         // windowBits -15: raw deflate, the format RFC 4978 requires.
-        deflaterReady = deflateInit2_(&deflater, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
-                                      zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        deflaterReady =
+            deflateInit2_(
+                &deflater, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
+                zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
         inflaterReady = inflateInit2_(&inflater, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
         if !deflaterReady || !inflaterReady { context.fireErrorCaught(DeflateFailure.setup) }
     }
@@ -65,13 +67,22 @@ public final class DeflateHandler: ChannelDuplexHandler {
                     produced += output.readableBytes
                     pieces.append(output)
                 }
-                guard status == Z_OK || status == Z_BUF_ERROR || status == Z_STREAM_END else { failure = .corrupt; break }
-                guard produced <= Self.maxExpansionPerRead else { failure = .expansion; break }
+                guard status == Z_OK || status == Z_BUF_ERROR || status == Z_STREAM_END else {
+                    failure = .corrupt
+                    break
+                }
+                guard produced <= Self.maxExpansionPerRead else {
+                    failure = .expansion
+                    break
+                }
                 // Done when the input is used up and the output had room to spare (nothing held back).
                 if status != Z_OK || (inflater.avail_in == 0 && inflater.avail_out > 0) { break }
             }
         }
-        counters.withLockedValue { $0.compressedIn += compressed; $0.inflatedIn += produced }
+        counters.withLockedValue {
+            $0.compressedIn += compressed
+            $0.inflatedIn += produced
+        }
         // Passed on after inflating, so that a reader closing the channel (and removing this
         // handler, which frees the stream) cannot do so while the stream is in use.
         if let failure {
@@ -105,7 +116,10 @@ public final class DeflateHandler: ChannelDuplexHandler {
                 }
             } while deflater.avail_out == 0
         }
-        counters.withLockedValue { $0.plainOut += plain; $0.compressedOut += output.readableBytes }
+        counters.withLockedValue {
+            $0.plainOut += plain
+            $0.compressedOut += output.readableBytes
+        }
         context.write(wrapOutboundOut(output), promise: promise)
     }
 }

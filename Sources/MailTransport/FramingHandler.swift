@@ -94,7 +94,10 @@ public final class FramingHandler<Framer: StreamFramer>: ChannelInboundHandler {
             while let message = try framer.nextMessage() {
                 if watch.withLockedValue({ $0.startTLSPending }) {
                     // This is the STARTTLS answer: nothing may follow it in plaintext.
-                    watch.withLockedValue { $0.startTLSPending = false; $0.plaintextClosed = true }
+                    watch.withLockedValue {
+                        $0.startTLSPending = false
+                        $0.plaintextClosed = true
+                    }
                     if framer.bufferedByteCount > 0 {
                         refuseInjection(context: context)
                         return
@@ -114,7 +117,8 @@ public final class FramingHandler<Framer: StreamFramer>: ChannelInboundHandler {
     func requireDrained(messagesRead: Int) throws(TransportFailure) {
         let unread = deliveredMessages - messagesRead
         guard unread == 0, framer.bufferedByteCount == 0 else {
-            throw .tlsRefused("""
+            throw .tlsRefused(
+                """
                 the server's plaintext held \(unread > 0 ? "\(unread) unread response(s)" : "unframed bytes") when TLS was to start: \
                 someone on the network may be injecting answers into this connection (STARTTLS response injection); connection closed
                 """)
@@ -122,7 +126,8 @@ public final class FramingHandler<Framer: StreamFramer>: ChannelInboundHandler {
     }
 
     private func refuseInjection(context: ChannelHandlerContext) {
-        context.fireErrorCaught(TransportFailure.tlsRefused("the server sent plaintext after its STARTTLS answer (possible injection); connection closed"))
+        context.fireErrorCaught(
+            TransportFailure.tlsRefused("the server sent plaintext after its STARTTLS answer (possible injection); connection closed"))
         context.close(promise: nil)
     }
 }

@@ -20,9 +20,12 @@ public struct MailConnection<Message: Sendable>: Sendable {
     /// Every failure is a `TransportFailure` that says what happened. `tlsContext` is the server's
     /// (`TLSPolicy.clientContext(for:)`), made first so a caller can tell an unusable CA file (Tern's setting)
     /// from a server it cannot reach. `framer` makes the framer on the channel's event loop.
-    public static func open<Framer: StreamFramer>(to server: MailServer, tlsContext: NIOSSLContext,
-                                                  framer: @escaping @Sendable () -> Framer) async throws(TransportFailure)
-        -> MailConnection where Framer.Message == Message {
+    public static func open<Framer: StreamFramer>(
+        to server: MailServer, tlsContext: NIOSSLContext,
+        framer: @escaping @Sendable () -> Framer
+    ) async throws(TransportFailure)
+        -> MailConnection where Framer.Message == Message
+    {
         let sni = TLSPolicy.serverNameIndication(for: server.host)
         let watch = NIOLockedValueBox(ConnectionWatch())
         let tick = server.watchdogInterval.timeAmount

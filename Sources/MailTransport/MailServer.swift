@@ -33,9 +33,11 @@ public struct MailServer: Sendable, Hashable {
     /// it may still accept (the queue then treats it as possibly delivered, never sends it again).
     public var dataTerminationTimeout: Duration
 
-    public init(host: String, port: Int, security: TransportSecurity, caFile: String? = nil, connectTimeout: Duration = .seconds(30),
-                commandTimeout: Duration? = nil, watchdogInterval: Duration = .seconds(1), ignoredCapabilities: Set<String> = [],
-                dataTerminationTimeout: Duration = .seconds(600)) {
+    public init(
+        host: String, port: Int, security: TransportSecurity, caFile: String? = nil, connectTimeout: Duration = .seconds(30),
+        commandTimeout: Duration? = nil, watchdogInterval: Duration = .seconds(1), ignoredCapabilities: Set<String> = [],
+        dataTerminationTimeout: Duration = .seconds(600)
+    ) {
         self.host = host
         self.port = port
         self.security = security

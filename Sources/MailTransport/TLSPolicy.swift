@@ -72,10 +72,13 @@ public enum TransportFailure: Error, Sendable, Hashable, CustomStringConvertible
         let place = "\(host):\(port)"
         if error is NIOSSLError || error is BoringSSLError || text.contains("SSL") || text.contains("certificate") {
             if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
-                return .tlsRefused("\(place): the server's certificate is not trusted (self-signed, or signed by an unknown CA); use --ca-file to trust a private CA")
+                return .tlsRefused(
+                    "\(place): the server's certificate is not trusted (self-signed, or signed by an unknown CA); use --ca-file to trust a private CA"
+                )
             }
             if text.contains("UNSUPPORTED_PROTOCOL") || text.contains("unsupported protocol") || text.contains("TLSV1_ALERT_PROTOCOL_VERSION")
-                || text.contains("WRONG_VERSION_NUMBER") {
+                || text.contains("WRONG_VERSION_NUMBER")
+            {
                 return .tlsRefused("\(place): the server does not offer TLS 1.2 or newer")
             }
             if text.contains("failedToValidateHostname") || text.contains("hostname") {

@@ -47,9 +47,11 @@ public enum SMTPClient {
 
     /// Sends `message` (CRLF-normalized and dot-stuffed here) to the envelope's recipients.
     /// `beforeContent` runs once the server is ready for the content, before any of it is sent.
-    public static func send(_ message: [UInt8], envelope: SMTPEnvelope, server: MailServer, credential: MailCredential,
-                            logger: Logger = Logger(label: "tern.smtp"),
-                            beforeContent: @Sendable () async throws -> Void = {}) async throws -> SMTPDelivery {
+    public static func send(
+        _ message: [UInt8], envelope: SMTPEnvelope, server: MailServer, credential: MailCredential,
+        logger: Logger = Logger(label: "tern.smtp"),
+        beforeContent: @Sendable () async throws -> Void = {}
+    ) async throws -> SMTPDelivery {
         try validate(envelope)
         return try await withConnection(to: server, logger: logger) { connection in
             try await connection.authenticate(credential)
@@ -63,8 +65,10 @@ public enum SMTPClient {
     /// is a transaction of its own, and a failed one is reset before the next.
     /// A transport failure before the server greeted Tern over finished TLS is thrown as
     /// `.unreachable` (issue 34: the queue waits for the server without counting an attempt).
-    public static func withSession<Result: Sendable>(server: MailServer, credential: MailCredential, logger: Logger = Logger(label: "tern.smtp"),
-                                                     _ body: (SMTPSession) async throws -> Result) async throws -> Result {
+    public static func withSession<Result: Sendable>(
+        server: MailServer, credential: MailCredential, logger: Logger = Logger(label: "tern.smtp"),
+        _ body: (SMTPSession) async throws -> Result
+    ) async throws -> Result {
         try await withConnection(to: server, logger: logger, tellingUnreachable: true) { connection in
             try await connection.authenticate(credential)
             let result = try await body(SMTPSession(connection: connection))
@@ -74,7 +78,9 @@ public enum SMTPClient {
     }
 
     /// Connects, upgrades to TLS, logs in, and reports the server's extensions; sends nothing.
-    public static func check(server: MailServer, credential: MailCredential, logger: Logger = Logger(label: "tern.smtp")) async throws -> SMTPCheckResult {
+    public static func check(server: MailServer, credential: MailCredential, logger: Logger = Logger(label: "tern.smtp")) async throws
+        -> SMTPCheckResult
+    {
         try await withConnection(to: server, logger: logger) { connection in
             let mechanism = try await connection.authenticate(credential)
             await connection.quit()
@@ -87,14 +93,17 @@ public enum SMTPClient {
         guard !envelope.recipients.isEmpty else { throw SMTPError.invalidArgument("no recipients") }
         for address in [envelope.sender] + envelope.recipients {
             guard !address.isEmpty || address == envelope.sender,
-                  !address.unicodeScalars.contains(where: { $0.value < 0x21 || $0 == "<" || $0 == ">" || $0.value == 0x7F }) else {
+                !address.unicodeScalars.contains(where: { $0.value < 0x21 || $0 == "<" || $0 == ">" || $0.value == 0x7F })
+            else {
                 throw SMTPError.invalidArgument("address '\(address.debugDescription)' has a space, control character or angle bracket")
             }
         }
     }
 
-    static func withConnection<Result: Sendable>(to server: MailServer, logger: Logger, tellingUnreachable: Bool = false,
-                                                 _ body: (SMTPConnection) async throws -> Result) async throws -> Result {
+    static func withConnection<Result: Sendable>(
+        to server: MailServer, logger: Logger, tellingUnreachable: Bool = false,
+        _ body: (SMTPConnection) async throws -> Result
+    ) async throws -> Result {
         func unreachable(_ error: SMTPError) -> SMTPError {
             guard tellingUnreachable else { return error }
             return switch error {
@@ -113,14 +122,15 @@ public enum SMTPClient {
         let channel = opened.channel
         do {
             return try await channel.executeThenClose { inbound, outbound in
-                let connection = SMTPConnection(inbound: inbound.makeAsyncIterator(), outbound: outbound, channel: channel.channel,
-                                                watch: opened.watch, tlsContext: opened.tlsContext, sni: opened.serverNameIndication,
-                                                server: server, logger: logger)
+                let connection = SMTPConnection(
+                    inbound: inbound.makeAsyncIterator(), outbound: outbound, channel: channel.channel,
+                    watch: opened.watch, tlsContext: opened.tlsContext, sni: opened.serverNameIndication,
+                    server: server, logger: logger)
                 do {
                     try await connection.start()
                 } catch let error as SMTPError where connection.greeting == nil || connection.startTLSFailed {
                     throw unreachable(error)
-                } catch where TransportFailure.isTransport(error) && (connection.greeting == nil || connection.startTLSFailed) {
+                } catch  where TransportFailure.isTransport(error) && (connection.greeting == nil || connection.startTLSFailed) {
                     throw unreachable(classify(error, server: server))
                 }
                 return try await body(connection)

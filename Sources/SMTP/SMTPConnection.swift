@@ -23,9 +23,11 @@ final class SMTPConnection {
     /// Replies taken from the connection: at STARTTLS every one delivered must have been read.
     private var repliesRead = 0
 
-    init(inbound: NIOAsyncChannelInboundStream<TransportEvent<SMTPReply>>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-         channel: any Channel, watch: NIOLockedValueBox<ConnectionWatch>, tlsContext: NIOSSLContext, sni: String?, server: MailServer,
-         logger: Logger) {
+    init(
+        inbound: NIOAsyncChannelInboundStream<TransportEvent<SMTPReply>>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        channel: any Channel, watch: NIOLockedValueBox<ConnectionWatch>, tlsContext: NIOSSLContext, sni: String?, server: MailServer,
+        logger: Logger
+    ) {
         self.inbound = inbound
         self.outbound = outbound
         self.channel = channel
@@ -52,8 +54,9 @@ final class SMTPConnection {
         let reply = try await command("STARTTLS")
         guard reply.code == 220 else { throw Self.failure(reply) }
         do {
-            try await STARTTLS.addTLS(to: channel, framer: SMTPReplyFramer.self, messagesRead: repliesRead, context: tlsContext,
-                                      serverHostname: sni, watch: watch)
+            try await STARTTLS.addTLS(
+                to: channel, framer: SMTPReplyFramer.self, messagesRead: repliesRead, context: tlsContext,
+                serverHostname: sni, watch: watch)
         } catch {
             startTLSFailed = true
             throw SMTPClient.classify(error, server: server)
@@ -121,7 +124,8 @@ final class SMTPConnection {
         let needsUTF8 = ([envelope.sender] + envelope.recipients).contains { !$0.utf8.allSatisfy { $0 < 0x80 } }
         if needsUTF8, !supports("SMTPUTF8") { throw SMTPError.unsupported("SMTPUTF8 (an address is not ASCII)") }
         if let limit = extensions["SIZE"]?.first.flatMap(Int.init), limit > 0, data.count > limit {
-            throw SMTPError.permanent(SMTPReply(code: 552, enhancedCode: "5.3.4", lines: ["message of \(data.count) bytes is over the server's limit of \(limit)"]))
+            throw SMTPError.permanent(
+                SMTPReply(code: 552, enhancedCode: "5.3.4", lines: ["message of \(data.count) bytes is over the server's limit of \(limit)"]))
         }
         var mail = "MAIL FROM:<\(envelope.sender)>"
         if supports("SIZE") { mail += " SIZE=\(data.count)" }
@@ -150,7 +154,11 @@ final class SMTPConnection {
         var accepted: [String] = []
         var refused: [RecipientRefusal] = []
         for (recipient, reply) in zip(envelope.recipients, rcptReplies) {
-            if reply.code == 250 || reply.code == 251 { accepted.append(recipient) } else { refused.append(RecipientRefusal(recipient: recipient, reply: reply)) }
+            if reply.code == 250 || reply.code == 251 {
+                accepted.append(recipient)
+            } else {
+                refused.append(RecipientRefusal(recipient: recipient, reply: reply))
+            }
         }
         guard !accepted.isEmpty else {
             if dataReply?.code == 354 { try await abortData() }
@@ -237,7 +245,7 @@ final class SMTPConnection {
                 repliesRead += 1
                 // 334 is an authentication challenge: its text is part of the exchange, kept out of the log.
                 logger.trace("S: \(reply.code == 334 ? "334 ***" : reply.description)")
-                if reply.code == 421 { throw SMTPError.transient(reply) }  // service closing
+                if reply.code == 421 { throw SMTPError.transient(reply) } // service closing
                 return reply
             case .tick(let silence)?:
                 if Task.isCancelled { throw CancellationError() }

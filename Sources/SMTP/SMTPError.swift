@@ -39,7 +39,8 @@ public indirect enum SMTPError: MailFailureClassifying, Hashable {
         case .timeout(let text): "timed out: \(text)"
         case .connectionClosed: "the server closed the connection"
         case .unreachable(let failure): failure.description
-        case .deliveryUncertain(let text): "the connection failed after the message's content was sent, before the server answered (\(text)); it may have been delivered"
+        case .deliveryUncertain(let text):
+            "the connection failed after the message's content was sent, before the server answered (\(text)); it may have been delivered"
         case .protocolViolation(let text): "protocol violation: \(text)"
         case .invalidArgument(let text): "invalid argument: \(text)"
         }

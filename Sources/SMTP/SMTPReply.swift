@@ -57,7 +57,8 @@ public struct SMTPReplyParser: Sendable {
             let line = Array(buffer[..<end])
             buffer.removeFirst(newline + 1)
             guard line.count >= 3, line.count <= Self.maxLineBytes,
-                  line[0...2].allSatisfy({ $0 >= 48 && $0 <= 57 }), line.count == 3 || line[3] == 32 || line[3] == 45 else {
+                line[0...2].allSatisfy({ $0 >= 48 && $0 <= 57 }), line.count == 3 || line[3] == 32 || line[3] == 45
+            else {
                 throw .protocolViolation("malformed reply line: \(String(decoding: line.prefix(200), as: UTF8.self))")
             }
             let lineCode = Int(line[0] - 48) * 100 + Int(line[1] - 48) * 10 + Int(line[2] - 48)
@@ -68,7 +69,10 @@ public struct SMTPReplyParser: Sendable {
             lines.append(line.count > 4 ? String(decoding: line[4...], as: UTF8.self) : "")
             guard lines.count <= Self.maxLines else { throw .protocolViolation("reply of over \(Self.maxLines) lines") }
             if line.count == 3 || line[3] == 32 {
-                defer { lines = []; code = nil }
+                defer {
+                    lines = []
+                    code = nil
+                }
                 return Self.reply(code: lineCode, lines: lines)
             }
         }

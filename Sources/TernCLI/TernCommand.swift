@@ -11,9 +11,15 @@ public struct TernCommand: AsyncParsableCommand {
         abstract: "A privacy-first mail client.",
         discussion: "Data lives in $TERN_HOME (default $XDG_DATA_HOME/tern).",
         version: TernVersion.current,
-        subcommands: [AccountCommand.self, StatusCommand.self, SyncCommand.self, FoldersCommand.self, ThreadsCommand.self, ThreadCommand.self, SearchCommand.self, AttachmentCommand.self,
-                      MarkCommand.self, ArchiveCommand.self, DeleteCommand.self, UndoCommand.self, ChangesCommand.self, TrustCommand.self, SettingsCommand.self, ComposeCommand.self, ReplyCommand.self, ForwardCommand.self, DraftsCommand.self, ContactsCommand.self, SendCommand.self, OutboxCommand.self, IMAPCheckCommand.self,
-                      SMTPCheckCommand.self, ServeCommand.self, ParseCommand.self, SanitizeCommand.self, BenchMovedCommand.self, SummarizeCommand.self, SuggestCommand.self])
+        subcommands: [
+            AccountCommand.self, StatusCommand.self, SyncCommand.self, FoldersCommand.self, ThreadsCommand.self, ThreadCommand.self,
+            SearchCommand.self, AttachmentCommand.self,
+            MarkCommand.self, ArchiveCommand.self, DeleteCommand.self, UndoCommand.self, ChangesCommand.self, TrustCommand.self, SettingsCommand.self,
+            ComposeCommand.self, ReplyCommand.self, ForwardCommand.self, DraftsCommand.self, ContactsCommand.self, SendCommand.self,
+            OutboxCommand.self, IMAPCheckCommand.self,
+            SMTPCheckCommand.self, ServeCommand.self, ParseCommand.self, SanitizeCommand.self, BenchMovedCommand.self, SummarizeCommand.self,
+            SuggestCommand.self
+        ])
 
     public init() {}
 

@@ -23,8 +23,9 @@ extension MailServer {
             commandTimeout = .milliseconds(Int(seconds * 1000))
             watchdogInterval = min(watchdogInterval, .milliseconds(Int(seconds * 250)))
         }
-        ignoredCapabilities = Set((environment["TERN_IMAP_DISABLE_CAPABILITIES"] ?? "")
-            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty })
+        ignoredCapabilities = Set(
+            (environment["TERN_IMAP_DISABLE_CAPABILITIES"] ?? "")
+                .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty })
     }
 }
 
@@ -59,7 +60,8 @@ extension BackoffSchedule {
 extension AccountConnectionPools {
     /// The account's pool (FR-SYNC-09), logging in with the account's credentials.
     func pool(for account: Account, credentials: CredentialSupply) async -> IMAPConnectionPool {
-        pool(for: account.id, server: MailServer(imapOf: account), username: credentials.username,
-                   credentials: credentials.imapSource)
+        pool(
+            for: account.id, server: MailServer(imapOf: account), username: credentials.username,
+            credentials: credentials.imapSource)
     }
 }

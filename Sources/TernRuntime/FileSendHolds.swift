@@ -1,6 +1,6 @@
 import Crypto
-import Synchronization
 import Foundation
+import Synchronization
 import TernCore
 
 /// `SendHoldOwnership` as `flock` on `$TERN_HOME/locks/undo-<hash of the Message-ID>.lock`, held by the process
@@ -48,7 +48,12 @@ final class FileSendHoldClaim: SendHoldClaim {
     }
 
     func release() {
-        guard let descriptor = state.withLock({ current -> Int32? in defer { current = nil }; return current }) else { return }
+        guard
+            let descriptor = state.withLock({ current -> Int32? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
         unlink(path)
         flock(descriptor, LOCK_UN)
         close(descriptor)

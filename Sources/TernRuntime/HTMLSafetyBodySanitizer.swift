@@ -20,8 +20,9 @@ public struct HTMLSafetyBodySanitizer: BodySanitizing {
 
 extension SanitizedBody {
     init(_ result: SanitizedHTML) {
-        self.init(html: result.html, trackersBlocked: result.trackersBlocked, trackerHosts: result.trackerHosts,
-                  remoteImagesBlocked: result.remoteImagesBlocked, hasQuotedText: result.hasQuotedText,
-                  sanitizedToNothing: result.fallbackToPlainText, suspiciousLinks: result.suspiciousLinks)
+        self.init(
+            html: result.html, trackersBlocked: result.trackersBlocked, trackerHosts: result.trackerHosts,
+            remoteImagesBlocked: result.remoteImagesBlocked, hasQuotedText: result.hasQuotedText,
+            sanitizedToNothing: result.fallbackToPlainText, suspiciousLinks: result.suspiciousLinks)
     }
 }

@@ -1,5 +1,5 @@
-import AsyncHTTPClient
 import Assist
+import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -10,8 +10,9 @@ import TernCore
 /// exchange and a cap on the answer's size (issue 19: a hostile or broken server answers anything).
 public struct AsyncHTTPAssistTransport: AssistHTTPTransport {
     /// Process-wide and never shut down: it lives as long as the process that uses it.
-    static let client = HTTPClient(eventLoopGroupProvider: .singleton,
-                                   configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5))))
+    static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5))))
 
     public init() {}
 
@@ -51,8 +52,10 @@ public struct SettingsAssistProviders: AssistProviderSource {
     let timeoutSeconds: Double
     let log: @Sendable (String) -> Void
 
-    public init(settings: any SettingsStore, transport: any AssistHTTPTransport = AsyncHTTPAssistTransport(), timeoutSeconds: Double,
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        settings: any SettingsStore, transport: any AssistHTTPTransport = AsyncHTTPAssistTransport(), timeoutSeconds: Double,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.settings = settings
         self.transport = transport
         self.timeoutSeconds = timeoutSeconds
@@ -78,8 +81,10 @@ public struct SettingsAssistProviders: AssistProviderSource {
     }
 
     /// The configured endpoint's provider, or why it may not be used.
-    public static func endpointProvider(_ settings: TernSettings, transport: any AssistHTTPTransport = AsyncHTTPAssistTransport(),
-                                        timeoutSeconds: Double = 60) throws(AssistFailure) -> OpenAICompatibleProvider {
+    public static func endpointProvider(
+        _ settings: TernSettings, transport: any AssistHTTPTransport = AsyncHTTPAssistTransport(),
+        timeoutSeconds: Double = 60
+    ) throws(AssistFailure) -> OpenAICompatibleProvider {
         guard let address = AssistEndpointAddress(settings.assistEndpoint) else { throw .endpointInvalid(settings.assistEndpoint) }
         guard address.isLoopback || settings.assistAllowRemote else { throw .endpointNotLocal(address.host) }
         return OpenAICompatibleProvider(endpoint: address, model: settings.assistModel, transport: transport, timeoutSeconds: timeoutSeconds)

@@ -9,7 +9,8 @@ struct LiveDraftMailbox: DraftMailboxServer {
     let connections: AccountConnectionPools
 
     func perform(_ requests: [DraftServerRequest], draftsMailbox: String?, account: Account, credentials: CredentialSupply) async throws
-        -> [Draft.ID: DraftServerOutcome] {
+        -> [Draft.ID: DraftServerOutcome]
+    {
         try await translatingMailFailures {
             try await IMAPDraftMailbox(connections: await connections.pool(for: account, credentials: credentials))
                 .perform(requests, draftsMailbox: draftsMailbox)
@@ -23,13 +24,15 @@ struct LiveComposeAttachmentLoader: ComposeAttachmentLoading {
     let downloads: DownloadAttachmentUseCase
 
     func load(_ attachment: ComposedAttachment) async throws -> OutgoingAttachment {
-        let path: String = switch attachment.source {
-        case .storedAttachment(let id): try await downloads.download(attachmentId: id).path
-        case .file(let path): path
-        }
+        let path: String =
+            switch attachment.source {
+            case .storedAttachment(let id): try await downloads.download(attachmentId: id).path
+            case .file(let path): path
+            }
         do {
-            return OutgoingAttachment(filename: attachment.filename, mimeType: attachment.mimeType, data: try Data(contentsOf: URL(fileURLWithPath: path)),
-                                      contentId: attachment.contentId)
+            return OutgoingAttachment(
+                filename: attachment.filename, mimeType: attachment.mimeType, data: try Data(contentsOf: URL(fileURLWithPath: path)),
+                contentId: attachment.contentId)
         } catch {
             throw TernError.storageUnavailable("cannot read \(attachment.filename) (\(path)): \(error.localizedDescription)")
         }

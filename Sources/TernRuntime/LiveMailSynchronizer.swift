@@ -34,10 +34,13 @@ struct LiveMailSynchronizer: MailSynchronizing {
     }
 
     /// The account's engine, with IMAP errors turned into `TernError`s (`TernError.translatingMail`).
-    private func run<Result: Sendable>(_ account: Account, _ credentials: CredentialSupply,
-                                       _ body: (AccountSynchronizer) async throws -> Result) async throws -> Result {
-        let synchronizer = AccountSynchronizer(store: store, connections: await connections.pool(for: account, credentials: credentials),
-                                               locks: locks, catchUp: catchUp)
+    private func run<Result: Sendable>(
+        _ account: Account, _ credentials: CredentialSupply,
+        _ body: (AccountSynchronizer) async throws -> Result
+    ) async throws -> Result {
+        let synchronizer = AccountSynchronizer(
+            store: store, connections: await connections.pool(for: account, credentials: credentials),
+            locks: locks, catchUp: catchUp)
         return try await translatingMailFailures { try await body(synchronizer) }
     }
 }
@@ -47,8 +50,10 @@ struct LiveAttachmentFetcher: AttachmentFetching {
     let connections: AccountConnectionPools
     let userWork: UserWorkTracker
 
-    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
-               progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8] {
+    func fetch(
+        _ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
+        progress: @escaping @Sendable (Int64) -> Void
+    ) async throws -> [UInt8] {
         let downloader = AttachmentDownloader(connections: await connections.pool(for: account, credentials: credentials))
         return try await translatingMailFailures {
             try await userWork.during(account.id) { try await downloader.fetch(location, progress: progress) }

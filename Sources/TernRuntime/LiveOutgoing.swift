@@ -1,7 +1,7 @@
 import Foundation
 import IMAP
-import MailTransport
 import MIME
+import MailTransport
 import SMTP
 import Sync
 import TernCore
@@ -21,14 +21,16 @@ struct LiveMessageSubmitter: MessageSubmitting {
     init(environment: [String: String], userWork: UserWorkTracker = UserWorkTracker()) {
         self.userWork = userWork
         #if DEBUG
-        killAfterAccept = environment["TERN_FAULT"] == "kill-after-smtp-accept"
+            killAfterAccept = environment["TERN_FAULT"] == "kill-after-smtp-accept"
         #else
-        killAfterAccept = false
+            killAfterAccept = false
         #endif
     }
 
-    func withSession<Result: Sendable>(account: Account, credentials: CredentialSupply,
-                                       _ body: (any SubmissionSession) async throws -> Result) async throws -> Result {
+    func withSession<Result: Sendable>(
+        account: Account, credentials: CredentialSupply,
+        _ body: (any SubmissionSession) async throws -> Result
+    ) async throws -> Result {
         let server = MailServer(account.smtp, caFile: account.caFile)
         let kill = killAfterAccept
         func attempt(_ secret: AccountSecret) async throws -> Result {
@@ -87,7 +89,8 @@ struct LiveServerMailActions: ServerMailActions {
     let connections: AccountConnectionPools
 
     func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws
-        -> [Int64: ServerOperationOutcome] {
+        -> [Int64: ServerOperationOutcome]
+    {
         try await translatingMailFailures { try await actions(account, credentials).perform(operations) }
     }
 

@@ -15,7 +15,8 @@ import TernCore
 extension TernServices {
     /// `holdsDirectory` holds the undo-window claims' lock files.
     @_spi(Tooling) public func liveSendPath(holdsDirectory: URL) -> LiveSendPath {
-        LiveSendPath(submitter: LiveMessageSubmitter(environment: [:]), server: LiveServerMailActions(connections: connections),
-                     composer: OutgoingMessageComposer(), holds: FileSendHolds(directory: holdsDirectory))
+        LiveSendPath(
+            submitter: LiveMessageSubmitter(environment: [:]), server: LiveServerMailActions(connections: connections),
+            composer: OutgoingMessageComposer(), holds: FileSendHolds(directory: holdsDirectory))
     }
 }

@@ -36,8 +36,9 @@ struct LiveServerProbe: ServerProbe {
             } catch SMTPError.authenticationFailed {
                 result = try await check(try await credentials.refreshed())
             }
-            return SMTPCheckReport(server: "\(account.smtp.host):\(account.smtp.port)", greeting: result.greeting.text,
-                                   extensions: result.extensions, authentication: result.authenticatedWith)
+            return SMTPCheckReport(
+                server: "\(account.smtp.host):\(account.smtp.port)", greeting: result.greeting.text,
+                extensions: result.extensions, authentication: result.authenticatedWith)
         }
     }
 }
@@ -48,7 +49,8 @@ extension CredentialSupply {
         let username = username
         let current = current
         let refreshed = refreshed
-        return IMAPCredentialSource(current: { MailCredential(try await current(), username: username) },
-                                    refresh: { MailCredential(try await refreshed(), username: username) })
+        return IMAPCredentialSource(
+            current: { MailCredential(try await current(), username: username) },
+            refresh: { MailCredential(try await refreshed(), username: username) })
     }
 }

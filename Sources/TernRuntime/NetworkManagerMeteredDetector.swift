@@ -39,8 +39,10 @@ struct NetworkManagerMeteredDetector: MeteredConnectionDetecting {
         guard let busctl = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: busctl)
-        process.arguments = ["--system", "--timeout=1", "get-property", "org.freedesktop.NetworkManager", "/org/freedesktop/NetworkManager",
-                             "org.freedesktop.NetworkManager", "Metered"]
+        process.arguments = [
+            "--system", "--timeout=1", "get-property", "org.freedesktop.NetworkManager", "/org/freedesktop/NetworkManager",
+            "org.freedesktop.NetworkManager", "Metered"
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -25,7 +25,8 @@ public struct OutgoingMessageComposer: MessageComposing {
         // Kept locally only: the sender's own record of whom the message went to.
         email.bccAddresses = message.bcc
         email.isRead = true
-        return ComposedMessage(raw: raw, email: email,
-                               envelope: MessageEnvelope(sender: message.from.address, recipients: message.envelopeRecipients))
+        return ComposedMessage(
+            raw: raw, email: email,
+            envelope: MessageEnvelope(sender: message.from.address, recipients: message.envelopeRecipients))
     }
 }

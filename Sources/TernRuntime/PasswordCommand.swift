@@ -51,7 +51,10 @@ struct PasswordCommand {
         defer { for fd in [output.read, errors.read] { close(fd) } }
         let pid: pid_t
         do {
-            defer { close(output.write); close(errors.write) }
+            defer {
+                close(output.write)
+                close(errors.write)
+            }
             pid = try spawn(stdout: output.write, stderr: errors.write)
         }
         var streams = [OutputPipe(fd: output.read), OutputPipe(fd: errors.read)]
@@ -112,11 +115,11 @@ struct PasswordCommand {
     /// `/bin/sh -c command` as the leader of a new process group, standard input from /dev/null.
     func spawn(stdout: Int32, stderr: Int32) throws -> pid_t {
         #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t?
-        var attributes: posix_spawnattr_t?
+            var actions: posix_spawn_file_actions_t?
+            var attributes: posix_spawnattr_t?
         #else
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
+            var actions = posix_spawn_file_actions_t()
+            var attributes = posix_spawnattr_t()
         #endif
         posix_spawn_file_actions_init(&actions)
         posix_spawnattr_init(&attributes)
@@ -154,9 +157,9 @@ struct PasswordCommand {
     static func pipe() throws -> (read: Int32, write: Int32) {
         var ends: [Int32] = [0, 0]
         #if canImport(Darwin)
-        let created = Darwin.pipe(&ends)
+            let created = Darwin.pipe(&ends)
         #else
-        let created = Glibc.pipe(&ends)
+            let created = Glibc.pipe(&ends)
         #endif
         guard created == 0 else { throw SpawnFailure(description: String(cString: strerror(errno))) }
         for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }

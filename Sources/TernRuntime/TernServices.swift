@@ -1,7 +1,7 @@
 import Foundation
 import IMAP
-import MailStore
 import MIME
+import MailStore
 import Sync
 import TernCore
 
@@ -108,33 +108,39 @@ public final class TernServices: Sendable {
         let settingsStore = SQLiteSettingsStore(database: database)
         let attachmentWarnings = AttachmentWarningsUseCase(settings: settingsStore, detector: NetworkManagerMeteredDetector())
         let userWork = UserWorkTracker()
-        let synchronizer = LiveMailSynchronizer(store: syncStore, locks: locks, connections: connections,
-                                                catchUp: CatchUpGate(settings: settingsStore, metered: attachmentWarnings, userWork: userWork),
-                                                userWork: userWork)
+        let synchronizer = LiveMailSynchronizer(
+            store: syncStore, locks: locks, connections: connections,
+            catchUp: CatchUpGate(settings: settingsStore, metered: attachmentWarnings, userWork: userWork),
+            userWork: userWork)
         let actionStore = SQLiteMailActionStore(database: database)
         let operations = PendingOperationProcessor(store: actionStore, server: LiveServerMailActions(connections: connections))
         let draftStore = SQLiteDraftStore(database: database)
-        let downloadAttachment = DownloadAttachmentUseCase(accounts: accounts, credentials: credentials,
-                                                           store: SQLiteAttachmentStore(database: database), fetcher: LiveAttachmentFetcher(connections: connections, userWork: userWork),
-                                                           home: home, changes: changes,
-                                                           warnings: attachmentWarnings)
+        let downloadAttachment = DownloadAttachmentUseCase(
+            accounts: accounts, credentials: credentials,
+            store: SQLiteAttachmentStore(database: database), fetcher: LiveAttachmentFetcher(connections: connections, userWork: userWork),
+            home: home, changes: changes,
+            warnings: attachmentWarnings)
         let composeValidation = ComposeValidationUseCase(syntax: MIMEMailSyntax())
         let attachmentLoader = LiveComposeAttachmentLoader(downloads: downloadAttachment)
         let pusher = LocalChangesPusher(
             credentials: credentials, operations: operations,
-            queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: LiveMessageSubmitter(environment: environment, userWork: userWork),
-                                      server: LiveServerMailActions(connections: connections), folders: actionStore, holds: holds, drafts: draftStore,
-                                      // FR-SYNC-07's 30 s, 2 min, 8 min; `TERN_SEND_RETRY_SCHEDULE` shortens it for fault tests.
-                                      retryDelays: ConfiguredDelays.parse(environment, "TERN_SEND_RETRY_SCHEDULE")),
-            drafts: DraftSyncProcessor(store: draftStore, server: LiveDraftMailbox(connections: connections), coding: DraftMessageCodec(), attachments: attachmentLoader,
-                                       folders: actionStore, changes: changes,
-                                       checkInterval: .seconds(environment["TERN_DRAFT_CHECK_SECONDS"].flatMap(Int.init).map { max(1, $0) } ?? 60)),
+            queue: SendQueueProcessor(
+                store: SQLiteOutboxStore(database: database), submitter: LiveMessageSubmitter(environment: environment, userWork: userWork),
+                server: LiveServerMailActions(connections: connections), folders: actionStore, holds: holds, drafts: draftStore,
+                // FR-SYNC-07's 30 s, 2 min, 8 min; `TERN_SEND_RETRY_SCHEDULE` shortens it for fault tests.
+                retryDelays: ConfiguredDelays.parse(environment, "TERN_SEND_RETRY_SCHEDULE")),
+            drafts: DraftSyncProcessor(
+                store: draftStore, server: LiveDraftMailbox(connections: connections), coding: DraftMessageCodec(), attachments: attachmentLoader,
+                folders: actionStore, changes: changes,
+                checkInterval: .seconds(environment["TERN_DRAFT_CHECK_SECONDS"].flatMap(Int.init).map { max(1, $0) } ?? 60)),
             lock: locks)
         let signIn = SignInUseCase(accounts: accounts, tokens: tokens, authorizer: authorizer)
-        let mailActions = MailActionsUseCase(accounts: accounts, credentials: credentials, store: actionStore, processor: operations,
-                                             changes: changes)
-        let fetchThreadBodies = FetchThreadBodiesUseCase(accounts: accounts, credentials: credentials, store: syncStore,
-                                                         synchronizer: synchronizer, changes: changes)
+        let mailActions = MailActionsUseCase(
+            accounts: accounts, credentials: credentials, store: actionStore, processor: operations,
+            changes: changes)
+        let fetchThreadBodies = FetchThreadBodiesUseCase(
+            accounts: accounts, credentials: credentials, store: syncStore,
+            synchronizer: synchronizer, changes: changes)
         let trustedSenderStore = SQLiteTrustedSenderStore(database: database)
         let renderMessage = RenderMessageUseCase(sanitizer: HTMLSafetyBodySanitizer(), trustedSenders: trustedSenderStore)
         let queries = SQLiteMailQueries(database: database)
@@ -154,25 +160,29 @@ public final class TernServices: Sendable {
         self.accountSettings = AccountSettingsUseCase(accounts: accounts)
         self.checkServers = CheckServersUseCase(accounts: accounts, credentials: credentials, probe: LiveServerProbe())
         let syncStatuses = SQLiteSyncStatusStore(database: database)
-        let syncAccounts = SyncAccountsUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer, pusher: pusher,
-                                                changes: changes, failedChanges: mailActions, statuses: syncStatuses, processId: getpid())
+        let syncAccounts = SyncAccountsUseCase(
+            accounts: accounts, credentials: credentials, synchronizer: synchronizer, pusher: pusher,
+            changes: changes, failedChanges: mailActions, statuses: syncStatuses, processId: getpid())
         self.syncAccounts = syncAccounts
         self.accountStatus = AccountStatusUseCase(accounts: accounts, store: syncStatuses, isRunning: Self.isRunning)
         self.fetchThreadBodies = fetchThreadBodies
-        self.loadOlderMail = LoadOlderMailUseCase(accounts: accounts, credentials: credentials, synchronizer: synchronizer,
-                                                  folders: SQLiteSyncStore(database: database))
+        self.loadOlderMail = LoadOlderMailUseCase(
+            accounts: accounts, credentials: credentials, synchronizer: synchronizer,
+            folders: SQLiteSyncStore(database: database))
         self.pusher = pusher
         self.mailActions = mailActions
-        let outbox = OutboxUseCase(accounts: accounts, composer: OutgoingMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher,
-                                   holds: holds)
+        let outbox = OutboxUseCase(
+            accounts: accounts, composer: OutgoingMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher,
+            holds: holds)
         self.outbox = outbox
         self.mailQueries = queries
         self.browse = BrowseMailUseCase(queries: queries)
         self.bodyArrivals = ThreadBodyArrivals(changes: changes)
         self.downloadAttachment = downloadAttachment
         self.renderMessage = renderMessage
-        self.openThread = OpenThreadUseCase(queries: queries, actions: mailActions, bodies: fetchThreadBodies, renderer: renderMessage,
-                                            trustedSenders: trustedSenderStore, attachmentWarnings: attachmentWarnings)
+        self.openThread = OpenThreadUseCase(
+            queries: queries, actions: mailActions, bodies: fetchThreadBodies, renderer: renderMessage,
+            trustedSenders: trustedSenderStore, attachmentWarnings: attachmentWarnings)
         self.trustedSenders = TrustedSendersUseCase(store: trustedSenderStore, changes: changes)
         let settings = SettingsUseCase(store: settingsStore, changes: changes)
         self.settings = settings
@@ -180,13 +190,15 @@ public final class TernServices: Sendable {
         self.undoWindows = undoWindows
         self.attachmentWarnings = attachmentWarnings
         let composeStore = SQLiteComposeStore(database: database)
-        self.compose = ComposeUseCase(accounts: accounts, store: composeStore, syntax: MIMEMailSyntax(), sanitizer: HTMLSafetyBodySanitizer(),
-                                      bodies: fetchThreadBodies)
+        self.compose = ComposeUseCase(
+            accounts: accounts, store: composeStore, syntax: MIMEMailSyntax(), sanitizer: HTMLSafetyBodySanitizer(),
+            bodies: fetchThreadBodies)
         self.composeValidation = composeValidation
         self.contactsAutocomplete = ContactsAutocompleteUseCase(store: composeStore)
-        let drafts = DraftsUseCase(accounts: accounts, store: draftStore, coding: DraftMessageCodec(),
-                                    files: LocalDraftFiles(directory: home.url.appendingPathComponent("drafts")), attachments: attachmentLoader,
-                                    validation: composeValidation, outbox: outbox, pusher: pusher, changes: changes)
+        let drafts = DraftsUseCase(
+            accounts: accounts, store: draftStore, coding: DraftMessageCodec(),
+            files: LocalDraftFiles(directory: home.url.appendingPathComponent("drafts")), attachments: attachmentLoader,
+            validation: composeValidation, outbox: outbox, pusher: pusher, changes: changes)
         self.drafts = drafts
         self.undoSend = UndoSendCoordinator(steps: drafts, windows: undoWindows)
         // FR-SYNC-04 Error → Idle: 5, 15, 45 s, then every 2 min; `TERN_SYNC_RETRY_SCHEDULE` shortens it for fault tests.

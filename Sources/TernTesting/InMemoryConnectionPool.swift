@@ -29,8 +29,10 @@ public actor InMemoryConnectionPool: SyncConnectionPool {
         self.backoff = backoff
     }
 
-    public nonisolated func withConnection<Result: Sendable>(failingFast: Bool,
-                                                 _ body: @escaping @Sendable (any SyncSession) async throws -> Result) async throws -> Result {
+    public nonisolated func withConnection<Result: Sendable>(
+        failingFast: Bool,
+        _ body: @escaping @Sendable (any SyncSession) async throws -> Result
+    ) async throws -> Result {
         let session = try await acquire(failingFast: failingFast)
         do {
             let result = try await body(session)
@@ -42,8 +44,10 @@ public actor InMemoryConnectionPool: SyncConnectionPool {
         }
     }
 
-    public nonisolated func idleEvents(mailbox: MailboxPath, reconnecting: (@Sendable (IMAPError) -> Void)?,
-                                       established onEstablished: (@Sendable () -> Void)?) -> AsyncThrowingStream<MailboxEvent, any Error> {
+    public nonisolated func idleEvents(
+        mailbox: MailboxPath, reconnecting: (@Sendable (IMAPError) -> Void)?,
+        established onEstablished: (@Sendable () -> Void)?
+    ) -> AsyncThrowingStream<MailboxEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<MailboxEvent, any Error>.makeStream()
         let task = Task {
             while !Task.isCancelled {

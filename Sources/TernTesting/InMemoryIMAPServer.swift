@@ -74,8 +74,10 @@ public actor InMemoryIMAPServer {
     var watchers: [String: [Int: AsyncThrowingStream<MailboxEvent, any Error>.Continuation]] = [:]
 
     /// A server with an Inbox, and the capabilities of Dovecot (QRESYNC implies CONDSTORE).
-    public init(capabilities: Set<String> = ["IMAP4REV1", "IDLE", "UIDPLUS", "MOVE", "ENABLE", "CONDSTORE", "QRESYNC"],
-                mailboxes: [(name: String, attributes: [String])] = [("INBOX", [])]) {
+    public init(
+        capabilities: Set<String> = ["IMAP4REV1", "IDLE", "UIDPLUS", "MOVE", "ENABLE", "CONDSTORE", "QRESYNC"],
+        mailboxes: [(name: String, attributes: [String])] = [("INBOX", [])]
+    ) {
         self.capabilities = capabilities
         for (name, attributes) in mailboxes {
             self.mailboxes[name] = Mailbox(name: name, attributes: attributes, uidValidity: nextValidity, mailboxId: "id-\(name)")
@@ -188,7 +190,10 @@ public actor InMemoryIMAPServer {
 
     func disconnect(_ connection: Int) {
         openConnections.remove(connection)
-        for name in watchers.keys { watchers[name]?[connection]?.finish(); watchers[name]?[connection] = nil }
+        for name in watchers.keys {
+            watchers[name]?[connection]?.finish()
+            watchers[name]?[connection] = nil
+        }
     }
 
     /// The fault for the next command of `kind`, if one is waiting; a timeout or NO is thrown.
@@ -211,8 +216,9 @@ public actor InMemoryIMAPServer {
         try check(readOnly ? .examine : .select, mailbox: name, detail: qresync.map { "(QRESYNC (\($0.uidValidity) \($0.modSeq)))" } ?? "")
         let box = try mailbox(name)
         let condstore = capabilities.contains("CONDSTORE") || capabilities.contains("QRESYNC")
-        var selected = IMAPSession.SelectedMailbox(mailbox: name, exists: UInt32(box.messages.count), uidValidity: box.uidValidity,
-                                                   uidNext: box.uidNext, highestModSeq: condstore ? box.highestModSeq : nil, readOnly: readOnly)
+        var selected = IMAPSession.SelectedMailbox(
+            mailbox: name, exists: UInt32(box.messages.count), uidValidity: box.uidValidity,
+            uidNext: box.uidNext, highestModSeq: condstore ? box.highestModSeq : nil, readOnly: readOnly)
         if let qresync, capabilities.contains("QRESYNC") {
             selected.resynchronized = qresync.uidValidity == box.uidValidity
             if selected.resynchronized {
@@ -243,31 +249,31 @@ public actor InMemoryIMAPServer {
         let messages = box.messages.enumerated().filter { entry in
             uids.contains(entry.element.uid) && (changedSince.map { entry.element.modSeq > $0 } ?? true)
         }
-            .map { offset, stored in
-                var attributes: [FetchAttribute] = [.uid(stored.uid)]
-                for item in items {
-                    switch item {
-                    case .flags: attributes.append(.flags(stored.flags))
-                    case .internalDate: attributes.append(.internalDate(stored.message.internalDate))
-                    case .size: attributes.append(.rfc822Size(UInt64(stored.message.raw.count)))
-                    case .header: attributes.append(.bodySection(section: "HEADER", origin: nil, data: stored.message.header))
-                    case .bodyStructure: attributes.append(.bodyStructure(stored.message.structure))
-                    case .modSeq: if condstore { attributes.append(.modSeq(stored.modSeq)) }
-                    case .section(let section, let partial):
-                        let bytes = stored.message.sections[section.uppercased()] ?? stored.message.sections[section]
-                        let data = bytes.map { bytes -> [UInt8] in
-                            guard let partial else { return bytes }
-                            let low = min(Int(clamping: partial.lowerBound), bytes.count)
-                            let high = min(Int(clamping: partial.upperBound), bytes.count)
-                            return Array(bytes[low..<high])
-                        }
-                        attributes.append(.bodySection(section: section, origin: partial?.lowerBound, data: data))
-                    default: break
+        .map { offset, stored in
+            var attributes: [FetchAttribute] = [.uid(stored.uid)]
+            for item in items {
+                switch item {
+                case .flags: attributes.append(.flags(stored.flags))
+                case .internalDate: attributes.append(.internalDate(stored.message.internalDate))
+                case .size: attributes.append(.rfc822Size(UInt64(stored.message.raw.count)))
+                case .header: attributes.append(.bodySection(section: "HEADER", origin: nil, data: stored.message.header))
+                case .bodyStructure: attributes.append(.bodyStructure(stored.message.structure))
+                case .modSeq: if condstore { attributes.append(.modSeq(stored.modSeq)) }
+                case .section(let section, let partial):
+                    let bytes = stored.message.sections[section.uppercased()] ?? stored.message.sections[section]
+                    let data = bytes.map { bytes -> [UInt8] in
+                        guard let partial else { return bytes }
+                        let low = min(Int(clamping: partial.lowerBound), bytes.count)
+                        let high = min(Int(clamping: partial.upperBound), bytes.count)
+                        return Array(bytes[low..<high])
                     }
+                    attributes.append(.bodySection(section: section, origin: partial?.lowerBound, data: data))
+                default: break
                 }
-                if changedSince != nil, condstore, !items.contains(.modSeq) { attributes.append(.modSeq(stored.modSeq)) }
-                return FetchedMessage(sequence: UInt32(offset + 1), attributes: attributes)
             }
+            if changedSince != nil, condstore, !items.contains(.modSeq) { attributes.append(.modSeq(stored.modSeq)) }
+            return FetchedMessage(sequence: UInt32(offset + 1), attributes: attributes)
+        }
         return (messages, dropAfter)
     }
 
@@ -447,7 +453,8 @@ public actor InMemoryIMAPServer {
         }
         let header = Array(raw[..<split])
         let body = Array(raw[split...])
-        return InMemoryMessage(header: header, sections: ["": raw, "TEXT": body, "1": body],
-                               structure: MIMEPart(partId: "1", contentType: "text/plain", sizeBytes: body.count), internalDate: date)
+        return InMemoryMessage(
+            header: header, sections: ["": raw, "TEXT": body, "1": body],
+            structure: MIMEPart(partId: "1", contentType: "text/plain", sizeBytes: body.count), internalDate: date)
     }
 }

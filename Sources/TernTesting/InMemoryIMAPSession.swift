@@ -1,7 +1,7 @@
 import Foundation
 import IMAP
-import Synchronization
 import Sync
+import Synchronization
 
 /// One logged-in connection to an `InMemoryIMAPServer`, as the sync engine's `SyncSession`.
 /// A connection the server dropped (an injected drop or timeout) is broken for good, as a live
@@ -53,7 +53,8 @@ public final class InMemoryIMAPSession: SyncSession, Sendable {
 
     @discardableResult
     public func select(_ mailbox: MailboxPath, readOnly: Bool, qresync: (uidValidity: UInt32, modSeq: UInt64)?) async throws
-        -> IMAPSession.SelectedMailbox {
+        -> IMAPSession.SelectedMailbox
+    {
         state.withLock { $0.selected = nil }
         let selected = try await command { try await server.select(mailbox.name, readOnly: readOnly, qresync: qresync) }
         state.withLock { $0.selected = selected }
@@ -67,7 +68,8 @@ public final class InMemoryIMAPSession: SyncSession, Sendable {
 
     @discardableResult
     public func uidFetch(_ uids: UIDSet, items: [FetchItem], changedSince: UInt64?, each: (FetchedMessage) throws -> Void) async throws
-        -> [QuarantinedResponse] {
+        -> [QuarantinedResponse]
+    {
         let name = try selectedName()
         guard !uids.isEmpty else { return [] }
         let answer = try await command { try await server.fetch(uids, items: items, changedSince: changedSince, in: name) }
@@ -89,7 +91,8 @@ public final class InMemoryIMAPSession: SyncSession, Sendable {
 
     @discardableResult
     public func uidStore(_ uids: UIDSet, _ mode: StoreMode, flags: [String], silent: Bool, unchangedSince: UInt64?) async throws
-        -> (updated: [FetchedMessage], modified: UIDSet) {
+        -> (updated: [FetchedMessage], modified: UIDSet)
+    {
         let name = try selectedName()
         let updated = try await command { try await server.store(uids, mode, flags: flags, silent: silent, in: name) }
         return (updated, UIDSet())

@@ -27,8 +27,9 @@ public struct ServeAddressFile: Sendable {
     /// Written before the address is announced, created 0600 then moved into place.
     public func write(_ configuration: WebServerConfiguration) throws {
         let manager = FileManager.default
-        try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                    attributes: [.posixPermissions: 0o700])
+        try manager.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         let contents = Contents(pid: getpid(), host: configuration.host, port: configuration.port, token: configuration.token)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".serve-\(UUID().uuidString).json")
         guard manager.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {

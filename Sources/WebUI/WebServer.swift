@@ -21,8 +21,10 @@ public struct WebServerConfiguration: Sendable {
     /// How long a signed-in browser stays signed in (issue 32).
     public var sessionLifetime: WebSessionLifetime
 
-    public init(host: String = "127.0.0.1", port: Int = defaultPort, token: String? = nil, runSync: Bool = true, autosaveSeconds: Int = 30,
-                sessionLifetime: WebSessionLifetime = .standard) {
+    public init(
+        host: String = "127.0.0.1", port: Int = defaultPort, token: String? = nil, runSync: Bool = true, autosaveSeconds: Int = 30,
+        sessionLifetime: WebSessionLifetime = .standard
+    ) {
         self.host = host
         self.port = port
         self.token = token ?? WebAppSecrets.randomHex(bytes: 32)
@@ -87,8 +89,9 @@ public struct TernWebServer: Sendable {
     /// Hummingbird runs a router's own middleware after the route is chosen, too late to take the
     /// secret base off the path.
     func responder(port: Int, hosts: Set<String>? = nil) -> GuardedResponder<RouterResponder<BasicRequestContext>> {
-        GuardedResponder(loopback: hosts.map { LoopbackGuardMiddleware(hosts: $0) } ?? LoopbackGuardMiddleware(port: port),
-                                session: SessionMiddleware(secrets: secrets, sessions: sessions), router: router().buildResponder())
+        GuardedResponder(
+            loopback: hosts.map { LoopbackGuardMiddleware(hosts: $0) } ?? LoopbackGuardMiddleware(port: port),
+            session: SessionMiddleware(secrets: secrets, sessions: sessions), router: router().buildResponder())
     }
 
     /// Every route, behind the core's error pages.

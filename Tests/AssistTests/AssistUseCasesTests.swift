@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
+
 @testable import Assist
 
 /// FR-ED-02 "Fallback Behavior" and the cache: an absent, slow, failing or empty-handed provider
@@ -15,9 +16,10 @@ import TernCore
 
         func assistSource(threadId: Int64, maxMessages: Int) async throws -> AssistSource? {
             let messages = ids.map { id in
-                AssistSource.Message(emailId: id, from: EmailAddress(name: nil, address: "priya@ledgerly.test"),
-                                     to: [EmailAddress(name: nil, address: "alice@tern.test")], cc: [], date: Date(), subject: "Invoice",
-                                     bodyPlain: "Could you approve invoice \(id) by Friday?", bodyHTML: nil, snippet: nil, bulkMarkers: [])
+                AssistSource.Message(
+                    emailId: id, from: EmailAddress(name: nil, address: "priya@ledgerly.test"),
+                    to: [EmailAddress(name: nil, address: "alice@tern.test")], cc: [], date: Date(), subject: "Invoice",
+                    bodyPlain: "Could you approve invoice \(id) by Friday?", bodyHTML: nil, snippet: nil, bulkMarkers: [])
             }
             return AssistSource(threadId: threadId, subject: "Invoice", messages: messages, allEmailIds: ids, userAddresses: ["alice@tern.test"])
         }
@@ -29,14 +31,19 @@ import TernCore
 
     struct PlainSanitizer: BodySanitizing {
         func sanitize(html: String, allowRemoteImages: Bool) -> SanitizedBody {
-            SanitizedBody(html: html, trackersBlocked: 0, trackerHosts: [], remoteImagesBlocked: 0, hasQuotedText: false, sanitizedToNothing: false,
-                          suspiciousLinks: 0)
+            SanitizedBody(
+                html: html, trackersBlocked: 0, trackerHosts: [], remoteImagesBlocked: 0, hasQuotedText: false, sanitizedToNothing: false,
+                suspiciousLinks: 0)
         }
         func renderPlainText(_ text: String) -> SanitizedBody { sanitize(html: text, allowRemoteImages: false) }
         func readableText(fromSanitizedHTML html: String) -> String { html }
     }
 
-    enum Behaviour: Sendable { case answer(String?), replies([SmartReply]), slow, fail }
+    enum Behaviour: Sendable {
+        case answer(String?)
+        case replies([SmartReply])
+        case slow, fail
+    }
 
     final class ScriptedProvider: AssistProvider, @unchecked Sendable {
         // @unchecked: `calls` is guarded by the lock; the rest is immutable.
@@ -54,7 +61,9 @@ import TernCore
             switch behaviour {
             case .answer(let text): return text
             case .replies: return nil
-            case .slow: try await Task.sleep(for: .seconds(30)); return "too late"
+            case .slow:
+                try await Task.sleep(for: .seconds(30))
+                return "too late"
             case .fail: throw AssistFailure.unreachable("refused")
             }
         }
@@ -62,7 +71,9 @@ import TernCore
         func suggestReplies(_ thread: AssistThread) async throws -> [SmartReply] {
             switch behaviour {
             case .replies(let replies): return replies
-            case .slow: try await Task.sleep(for: .seconds(30)); return []
+            case .slow:
+                try await Task.sleep(for: .seconds(30))
+                return []
             case .fail: throw AssistFailure.malformedAnswer("x")
             case .answer: return []
             }
@@ -77,19 +88,22 @@ import TernCore
     func useCases(_ provider: (any AssistProvider)?, store: MemoryStore = MemoryStore()) -> (SummarizeThreadUseCase, SmartReplyUseCase) {
         let loader = AssistThreadLoader(store: store, sanitizer: PlainSanitizer())
         let budget = AssistBudget(seconds: 0.2)
-        return (SummarizeThreadUseCase(loader: loader, store: store, providers: FixedProviders(provider: provider), budget: budget),
-                SmartReplyUseCase(loader: loader, providers: FixedProviders(provider: provider), budget: budget))
+        return (
+            SummarizeThreadUseCase(loader: loader, store: store, providers: FixedProviders(provider: provider), budget: budget),
+            SmartReplyUseCase(loader: loader, providers: FixedProviders(provider: provider), budget: budget)
+        )
     }
 
     @Test(arguments: ["absent", "slow", "failing", "empty", "blank"])
     func everyFailureIsNil(kind: String) async {
-        let provider: (any AssistProvider)? = switch kind {
-        case "absent": nil
-        case "slow": ScriptedProvider(.slow)
-        case "failing": ScriptedProvider(.fail)
-        case "empty": ScriptedProvider(.answer(nil))
-        default: ScriptedProvider(.answer(" \u{0007}\u{202E} "))
-        }
+        let provider: (any AssistProvider)? =
+            switch kind {
+            case "absent": nil
+            case "slow": ScriptedProvider(.slow)
+            case "failing": ScriptedProvider(.fail)
+            case "empty": ScriptedProvider(.answer(nil))
+            default: ScriptedProvider(.answer(" \u{0007}\u{202E} "))
+            }
         let (summarize, suggest) = useCases(provider)
         // The slow provider would answer "too late" after 30 s: nil here is the budget at work.
         #expect(await summarize(threadId: 7) == nil)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
+
 @testable import Assist
 
 /// The built-in provider's contract (issue 19): a short extractive summary of the thread's own
@@ -8,10 +9,13 @@ import TernCore
 @Suite struct BuiltInProviderTests {
     static let user = "alice@tern.test"
 
-    static func message(_ text: String, from: String = "priya@ledgerly.test", to: [String] = [user], markers: BulkMailMarkers = [],
-                        minutes: Double = 0) -> AssistMessage {
-        AssistMessage(from: EmailAddress(name: nil, address: from), to: to.map { EmailAddress(name: nil, address: $0) }, cc: [],
-                      date: Date(timeIntervalSince1970: 1_800_000_000 + minutes * 60), subject: "Invoice", text: text, bulkMarkers: markers)
+    static func message(
+        _ text: String, from: String = "priya@ledgerly.test", to: [String] = [user], markers: BulkMailMarkers = [],
+        minutes: Double = 0
+    ) -> AssistMessage {
+        AssistMessage(
+            from: EmailAddress(name: nil, address: from), to: to.map { EmailAddress(name: nil, address: $0) }, cc: [],
+            date: Date(timeIntervalSince1970: 1_800_000_000 + minutes * 60), subject: "Invoice", text: text, bulkMarkers: markers)
     }
 
     static func thread(_ messages: AssistMessage...) -> AssistThread {
@@ -22,9 +26,11 @@ import TernCore
 
     @Test func theSummaryKeepsTheDecisionAndLeavesQuotesOut() async throws {
         let thread = Self.thread(
-            Self.message("Hi Priya,\n\nAttached is invoice 2026-118 for 2,340 EUR. Can you approve it?\n\nBest,\nAlice", from: Self.user,
-                         to: ["priya@ledgerly.test"]),
-            Self.message("""
+            Self.message(
+                "Hi Priya,\n\nAttached is invoice 2026-118 for 2,340 EUR. Can you approve it?\n\nBest,\nAlice", from: Self.user,
+                to: ["priya@ledgerly.test"]),
+            Self.message(
+                """
                 Hi Alice,
 
                 Approved. It will be paid on Friday 14 November.
@@ -44,10 +50,13 @@ import TernCore
         let english = try await provider.suggestReplies(Self.thread(Self.message("Could you approve invoice 2026-118 by Friday?")))
         #expect((1...3).contains(english.count))
         #expect(Set(english.map(\.intent)).isSubset(of: [.question, .actionRequest, .scheduling]))
-        let formal = try await provider.suggestReplies(Self.thread(Self.message(
-            "Sehr geehrte Frau Martin,\n\nkönnten Sie mir bitte das Angebot bis Freitag freigeben? Ich danke Ihnen.")))
+        let formal = try await provider.suggestReplies(
+            Self.thread(
+                Self.message(
+                    "Sehr geehrte Frau Martin,\n\nkönnten Sie mir bitte das Angebot bis Freitag freigeben? Ich danke Ihnen.")))
         #expect(formal.contains { $0.text == "Gerne, ich kümmere mich darum." })
-        let informal = try await provider.suggestReplies(Self.thread(Self.message("Hallo Alice,\n\nkannst du mir bitte bis Freitag das Angebot schicken?")))
+        let informal = try await provider.suggestReplies(
+            Self.thread(Self.message("Hallo Alice,\n\nkannst du mir bitte bis Freitag das Angebot schicken?")))
         #expect(informal.contains { $0.text == "Klar, ich kümmere mich darum." })
         let french = try await provider.suggestReplies(Self.thread(Self.message("Bonjour Alice,\n\nMerci beaucoup pour ton aide hier soir !")))
         #expect(french.first?.intent == .thanks && french.first?.text == "Avec plaisir !")
@@ -59,8 +68,10 @@ import TernCore
         ("no-reply sender", BuiltInProviderTests.message("Can you rate your delivery?", from: "no-reply@parcel.test"), "automatedSender"),
         ("automated text", BuiltInProviderTests.message("Your code is 1234.\n\nPlease do not reply to this email."), "automatedText"),
         ("sent to a list", BuiltInProviderTests.message("Can everyone bring a dish?", to: ["staff@northwind.test"]), "notAddressedToUser"),
-        ("Italian", BuiltInProviderTests.message("Ciao Alice, potresti mandarmi il preventivo entro venerdì? Grazie mille, a presto."),
-         "unsupportedLanguage"),
+        (
+            "Italian", BuiltInProviderTests.message("Ciao Alice, potresti mandarmi il preventivo entro venerdì? Grazie mille, a presto."),
+            "unsupportedLanguage"
+        )
     ])
     func noReplyIsSuggestedWhereNoneIsExpected(name: String, last: AssistMessage, reason: String) async throws {
         let thread = Self.thread(last)

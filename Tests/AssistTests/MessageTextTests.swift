@@ -1,5 +1,6 @@
-import Testing
 import TernCore
+import Testing
+
 @testable import Assist
 
 @Suite struct MessageTextTests {
@@ -15,7 +16,7 @@ import TernCore
         "Am 09.11.2026 um 17:24 schrieb Lena Vogt:",
         "Le lun. 12 oct. 2026 à 10:00, Claire a écrit :",
         "El 3 oct 2026, a las 9:15, Lucía escribió:",
-        "-----Original Message-----",
+        "-----Original Message-----"
     ])
     func quotedHistoryEndsTheOwnText(attribution: String) {
         let body = "Approved, paid on Friday.\n\n\(attribution)\nThe old question that must not count?\n> quoted"
@@ -38,8 +39,9 @@ import TernCore
         #expect(text.greeting == "Hi Dave,")
         #expect(text.segments.map(\.text) == ["The invoice is 2,340 EUR.", "Can you approve it?"])
         #expect(text.segments[1].isQuestion)
-        let footer = MessageText(body: "Your order ships today.\n\nYou are receiving this email because you have an account.",
-                                 lexicons: lexicons)
+        let footer = MessageText(
+            body: "Your order ships today.\n\nYou are receiving this email because you have an account.",
+            lexicons: lexicons)
         #expect(footer.segments.map(\.text) == ["Your order ships today."])
     }
 
@@ -63,7 +65,7 @@ import TernCore
         ("Pourriez-vous m'envoyer le devis avant vendredi ? Merci beaucoup pour votre aide.", .fr),
         ("¿Puedes enviarme el presupuesto antes del viernes? Muchas gracias por tu ayuda.", .es),
         ("Potresti mandarmi il preventivo entro venerdì? Grazie mille per il tuo aiuto, ci sentiamo la prossima settimana.", .it),
-        ("Czy możemy przełożyć spotkanie na przyszły tydzień? Pozdrawiam i dziękuję za odpowiedź.", .pl),
+        ("Czy możemy przełożyć spotkanie na przyszły tydzień? Pozdrawiam i dziękuję za odpowiedź.", .pl)
     ])
     func languageIsIdentifiedFromCommonWords(sample: String, language: AssistLanguage) {
         #expect(LanguageIdentifier.identify(Tokens.words(sample))?.language == language)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
+
 @testable import Assist
 
 /// The OpenAI-compatible provider's contract with a transport double: what it sends, and answers
@@ -29,8 +30,9 @@ import TernCore
 
     @Test func summarizeSendsTheThreadToChatCompletions() async throws {
         let transport = RecordingTransport { _ in (200, Self.completion("  Approve invoice 2026-118.  ")) }
-        let provider = OpenAICompatibleProvider(endpoint: try #require(AssistEndpointAddress("http://127.0.0.1:8080/v1")), model: "m",
-                                                transport: transport)
+        let provider = OpenAICompatibleProvider(
+            endpoint: try #require(AssistEndpointAddress("http://127.0.0.1:8080/v1")), model: "m",
+            transport: transport)
         #expect(try await provider.summarize(Self.thread) == "Approve invoice 2026-118.")
         let (url, body) = try #require(transport.requests.first)
         #expect(url.absoluteString == "http://127.0.0.1:8080/v1/chat/completions")
@@ -43,7 +45,7 @@ import TernCore
     @Test(arguments: [
         ("[{\"text\": \"Yes\", \"intent\": \"question\"}, {\"text\": \"Done\", \"intent\": \"bogus\"}]", ["Yes", "Done"]),
         ("```json\n[\"One\", \"Two\", \"Three\", \"Four\"]\n```", ["One", "Two", "Three"]),
-        ("1. Sounds good\n2. Let me check", ["Sounds good", "Let me check"]),
+        ("1. Sounds good\n2. Let me check", ["Sounds good", "Let me check"])
     ])
     func repliesAreParsedFromWhatModelsWrite(answer: String, texts: [String]) throws {
         let replies = try OpenAICompatibleProvider.parseReplies(answer)
@@ -57,15 +59,16 @@ import TernCore
     }
 
     @Test func aServerErrorIsAnError() async throws {
-        let provider = OpenAICompatibleProvider(endpoint: try #require(AssistEndpointAddress("http://localhost:9/v1")), model: "",
-                                                transport: RecordingTransport { _ in (500, Data()) })
+        let provider = OpenAICompatibleProvider(
+            endpoint: try #require(AssistEndpointAddress("http://localhost:9/v1")), model: "",
+            transport: RecordingTransport { _ in (500, Data()) })
         await #expect(throws: AssistFailure.malformedAnswer("HTTP 500")) { try await provider.summarize(Self.thread) }
     }
 
     @Test(arguments: [
         ("http://127.0.0.1:8080/v1", true), ("http://localhost:11434/v1", true), ("http://[::1]:8080/v1", true), ("http://127.5.6.7/v1", true),
         ("http://10.0.0.5:8080/v1", false), ("https://api.example.com/v1", false), ("http://127.0.0.1.evil.test/v1", false),
-        ("http://0x7f000001/v1", false),
+        ("http://0x7f000001/v1", false)
     ])
     func onlyLoopbackIsLocal(text: String, local: Bool) throws {
         #expect(try #require(AssistEndpointAddress(text)).isLoopback == local)

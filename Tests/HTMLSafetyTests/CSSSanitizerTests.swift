@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTMLSafety
 
 /// Issue 21's CSS findings: the style sheet a browser reads from the output is the one the
@@ -28,10 +29,10 @@ struct CSSSanitizerTests {
     /// as a string made a full-window overlay come out unchanged and stable.
     @Test func theReviewVectorKeepsNoOverlay() {
         let html = """
-        <style>a { color: rgb( }
-        ) ' { font-family: 'x; position: fixed; z-index: 2147483647; top: 0; left: 0; width: 100vw; height: 100vh; content: "x"; y' }
-        } b { color: red }</style><p>x</p>
-        """
+            <style>a { color: rgb( }
+            ) ' { font-family: 'x; position: fixed; z-index: 2147483647; top: 0; left: 0; width: 100vw; height: 100vh; content: "x"; y' }
+            } b { color: red }</style><p>x</p>
+            """
         let once = Self.clean(html)
         for word in ["position", "fixed", "z-index", "2147483647", "content", "top:", "left:"] {
             #expect(!once.contains(word), "\(word) in \(once)")
@@ -45,11 +46,11 @@ struct CSSSanitizerTests {
 
     @Test(arguments: [
         // Where a declaration or rule ends, as CSS Syntax 3 has it.
-        ("color: red{; width: 1px", ""),  // the block runs to the end: one invalid declaration
+        ("color: red{; width: 1px", ""), // the block runs to the end: one invalid declaration
         ("color: red; width: 1px{", "color: red"),
-        ("color: rgb(1, 2, 3; width: 1px", ""),  // the function runs to the end
+        ("color: rgb(1, 2, 3; width: 1px", ""), // the function runs to the end
         ("width: 1px; @media x { color: red } height: 2px", "width: 1px; height: 2px"),
-        ("a:hover { color: red } width: 1px", "width: 1px"),  // a nested rule, then a declaration
+        ("a:hover { color: red } width: 1px", "width: 1px"), // a nested rule, then a declaration
         ("color: red; x { position: absolute; } ; height: 1px", "color: red; height: 1px"),
         // What the input's end closes is closed in the output.
         ("color: rgb(1, 2, 3", "color: rgb(1, 2, 3)"),
@@ -66,7 +67,7 @@ struct CSSSanitizerTests {
         ("color: red !IMPORTANT", "color: red !important"),
         // Functions and token kinds a value may not hold.
         ("color: var(--brand)", ""), ("width: attr(width)", ""), ("color: red; color: [x]", "color: red"),
-        ("color: rgb(1 2 3) ) ", ""), ("color: red : blue", ""), ("color: <!-- red", ""),
+        ("color: rgb(1 2 3) ) ", ""), ("color: red : blue", ""), ("color: <!-- red", "")
     ])
     func declarationsAreReadAsABrowserReadsThem(_ input: (String, String)) {
         #expect(Self.declarations(input.0) == input.1, "\(input.0.debugDescription)")
@@ -83,7 +84,7 @@ struct CSSSanitizerTests {
         // Nested style rules inside a rule are not the rule's declarations.
         ("a { color: red; b { width: 1px } height: 1px }", ["a"]),
         // An unclosed block ends with the sheet.
-        ("a { color: red", ["a"]),
+        ("a { color: red", ["a"])
     ])
     func rulesEndWhereABrowserEndsThem(_ input: (String, [String])) {
         let output = Self.sheet(input.0)
@@ -96,13 +97,20 @@ struct CSSSanitizerTests {
     }
 
     @Test func groupRulePreludesAreWrittenFromTheirTokens() {
-        let output = Self.sheet("@MEDIA screen  and (max-width:600px){ .x { width: 100% } } @media (a<b) { .y { color: red } } @supports (display: grid) { .z { display: grid } }")
-        #expect(output == "@media screen and (max-width:600px) {\n.x\(Self.exclusion) { width: 100% }\n}\n@supports (display: grid) {\n.z\(Self.exclusion) { display: grid }\n}\n")
+        let output = Self.sheet(
+            "@MEDIA screen  and (max-width:600px){ .x { width: 100% } } @media (a<b) { .y { color: red } } @supports (display: grid) { .z { display: grid } }"
+        )
+        #expect(
+            output
+                == "@media screen and (max-width:600px) {\n.x\(Self.exclusion) { width: 100% }\n}\n@supports (display: grid) {\n.z\(Self.exclusion) { display: grid }\n}\n"
+        )
     }
 
     @Test func styleSheetTextCannotCloseTheStyleElement() {
-        for css in ["a[title='</style><script>x</script>'] { color: red }", "a { font-family: '</style><script>x</script>' }",
-                    "a { color: red } </style ><script>x</script>"] {
+        for css in [
+            "a[title='</style><script>x</script>'] { color: red }", "a { font-family: '</style><script>x</script>' }",
+            "a { color: red } </style ><script>x</script>"
+        ] {
             let output = Self.clean("<style>\(css)</style><p>x</p>")
             #expect(!output.contains("<script"), "\(output)")
             #expect(output.components(separatedBy: "</style>").count <= 2, "\(output)")
@@ -126,10 +134,11 @@ struct CSSSanitizerTests {
     @Test func deepNestingNeedsNoStackAndLittleTime() throws {
         let depth = 5_000
         let inputs = [
-            "<style>" + String(repeating: "@media screen{", count: depth) + "a{color:red}" + String(repeating: "}", count: depth) + "</style><p>x</p>",
+            "<style>" + String(repeating: "@media screen{", count: depth) + "a{color:red}" + String(repeating: "}", count: depth)
+                + "</style><p>x</p>",
             "<style>" + String(repeating: "a{", count: depth) + String(repeating: "}", count: depth) + "</style><p>x</p>",
             "<p style=\"color: " + String(repeating: "rgb(", count: 20_000) + "\">x</p>",
-            "<style>a:not(" + String(repeating: "[", count: 20_000) + "{color:red}</style><p>x</p>",
+            "<style>a:not(" + String(repeating: "[", count: 20_000) + "{color:red}</style><p>x</p>"
         ]
         for html in inputs {
             let (output, seconds) = try Self.sanitizeOnSmallStack(html)
@@ -171,12 +180,15 @@ struct CSSSanitizerTests {
     // MARK: - The interface's markers
 
     @Test func mailLosesTheSanitizersClasses() {
-        let output = Self.clean("""
-        <p class="tern-link-mismatch">a</p><p class="x TERN-quote y">b</p><span class="tern-blocked-image">fake</span>\
-        <a href="https://a.example/" class="tern-link-mismatch">honest</a>
-        """)
-        #expect(output == "<p>a</p><p class=\"x y\">b</p><span>fake</span><a href=\"https://a.example/\" target=\"_blank\" rel=\"noopener noreferrer\" title=\"https://a.example/\">honest</a>",
-                "\(output)")
+        let output = Self.clean(
+            """
+            <p class="tern-link-mismatch">a</p><p class="x TERN-quote y">b</p><span class="tern-blocked-image">fake</span>\
+            <a href="https://a.example/" class="tern-link-mismatch">honest</a>
+            """)
+        #expect(
+            output
+                == "<p>a</p><p class=\"x y\">b</p><span>fake</span><a href=\"https://a.example/\" target=\"_blank\" rel=\"noopener noreferrer\" title=\"https://a.example/\">honest</a>",
+            "\(output)")
         #expect(Self.clean(output) == output)
     }
 
@@ -197,10 +209,11 @@ struct CSSSanitizerTests {
     }
 
     @Test func styleRulesCannotSelectTheMarkers() {
-        let output = Self.sheet("""
-        .tern-link-mismatch { display: none } a.TERN-x, p { color: red } [class*="tern-"] { color: red } :has(#tern-x) { color: red }
-        a::before, p:first-line, h1 > p:hover { color: blue } a > { color: red }
-        """)
+        let output = Self.sheet(
+            """
+            .tern-link-mismatch { display: none } a.TERN-x, p { color: red } [class*="tern-"] { color: red } :has(#tern-x) { color: red }
+            a::before, p:first-line, h1 > p:hover { color: blue } a > { color: red }
+            """)
         #expect(output == "a\(Self.exclusion)::before, p\(Self.exclusion):first-line, h1 > p:hover\(Self.exclusion) { color: blue }\n", "\(output)")
         // The exclusion an earlier pass wrote is read back as the sanitizer's, not the mail's.
         #expect(Self.sheet(output) == output)
@@ -215,7 +228,7 @@ struct CSSSanitizerTests {
         "<style>img.open { display: none !important }</style><img class=\"open\" src=\"https://news.example/p.gif\">",
         "<style>.px { width: 1px; height: 1px }</style><img class=\"px\" src=\"https://news.example/p.gif\">",
         "<style>.w { width: 0 }</style><img class=\"w\" height=\"1\" src=\"https://news.example/p.gif\">",
-        "<body><img class=\"h\" src=\"https://news.example/p.gif\"><style>.H { max-height: 0 }</style></body>",
+        "<body><img class=\"h\" src=\"https://news.example/p.gif\"><style>.H { max-height: 0 }</style></body>"
     ])
     func pixelsHiddenByStyleRulesAreTrackers(_ html: String) {
         for allow in [false, true] {
@@ -232,7 +245,7 @@ struct CSSSanitizerTests {
         "<style>div .hide { display: none } .other { display: none } p.hide { display: none }</style><div class=\"hide\"><img src=\"https://news.example/a.png\"></div>",
         "<style>.big { width: 600px; height: 300px }</style><img class=\"big\" src=\"https://news.example/a.png\">",
         // The interface's markers are never selected.
-        "<style>details { display: none }</style><p>Reply</p><blockquote><img src=\"https://news.example/a.png\"></blockquote>",
+        "<style>details { display: none }</style><p>Reply</p><blockquote><img src=\"https://news.example/a.png\"></blockquote>"
     ])
     func imagesNotHiddenByStyleRulesStay(_ html: String) {
         let result = HTMLSanitizer.sanitize(html, options: SanitizeOptions(allowRemoteImages: true))

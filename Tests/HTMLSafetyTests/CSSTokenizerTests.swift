@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTMLSafety
 
 /// `CSSTokenizer` against CSS Syntax Level 3's tokenization (section 4) on the inputs where a
@@ -32,7 +33,7 @@ struct CSSTokenizerTests {
         ("@media\\{ @", ["atKeyword:@media\\{", "ws", "delim:@"]),
         ("wid\\74h: 1px", ["ident:wid\\74h", "colon::", "ws", "dimension:1px"]),
         ("\\\n", ["delim:\\", "ws"]),
-        ("é{", ["ident:é", "openCurly:{"]),
+        ("é{", ["ident:é", "openCurly:{"])
     ])
     func tokenizesAsCSSSyntax3(_ input: (String, [String])) {
         #expect(Self.tokens(input.0) == input.1, "\(input.0.debugDescription)")

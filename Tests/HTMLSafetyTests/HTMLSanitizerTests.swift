@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTMLSafety
 
 /// One test per FR-ED-04 rule, and the properties the sanitizer promises.
@@ -14,12 +15,14 @@ struct SanitizerTests {
         "<form action=x><input name=a><button>b</button><select><option>o</select><textarea>t</textarea></form>",
         "<meta http-equiv=\"refresh\" content=\"0;url=https://x.example\">", "<base href=\"https://x.example/\">",
         "<link rel=\"stylesheet\" href=\"https://x.example/a.css\">", "<svg><script>alert(1)</script></svg>", "<math><mi>x</mi></math>",
-        "<template><img src=x onerror=alert(1)></template>",
+        "<template><img src=x onerror=alert(1)></template>"
     ])
     func dangerousElementsAreRemoved(_ html: String) {
         let result = Self.clean(html + "<p>kept</p>").html.lowercased()
-        for word in ["<script", "<noscript", "<iframe", "<frame", "<object", "<embed", "<applet", "<form", "<input", "<select", "<textarea",
-                     "<meta", "<base", "<link", "<svg", "<math", "<template", "alert", "action="] {
+        for word in [
+            "<script", "<noscript", "<iframe", "<frame", "<object", "<embed", "<applet", "<form", "<input", "<select", "<textarea",
+            "<meta", "<base", "<link", "<svg", "<math", "<template", "alert", "action="
+        ] {
             #expect(!result.contains(word), "\(word) in \(result)")
         }
         // A frameset document has no body at all (browsers drop the paragraph too): plain text then.
@@ -39,7 +42,7 @@ struct SanitizerTests {
         "javascript:alert(1)", "JaVaScRiPt:alert(1)", " javascript:alert(1)", "java\tscript:alert(1)", "java&#x09;script:alert(1)",
         "&#106;avascript:alert(1)", "&#x6A;&#x61;&#x76;&#x61;script:alert(1)", "\u{01}javascript:alert(1)", "vbscript:msgbox(1)",
         "data:text/html,<script>alert(1)</script>", "data:text/html;base64,PHNjcmlwdD4=", "file:///etc/passwd", "jav&#x0A;ascript:x",
-        "tel:+123", "/relative/path", "//protocol.relative/x",
+        "tel:+123", "/relative/path", "//protocol.relative/x"
     ])
     func nonWebLinksAreNeutralised(_ href: String) {
         let result = Self.clean("<a href=\"\(href)\">x</a>").html
@@ -86,10 +89,10 @@ struct SanitizerTests {
 
     @Test func everyRemoteReferenceIsBlocked() {
         let html = """
-        <table background="https://x.example/bg.png"><tr><td style="background-image: url('https://x.example/c.png')">a</td></tr></table>
-        <img srcset="https://x.example/1.png 1x, https://x.example/2.png 2x"><video poster="https://x.example/p.png"></video>
-        <style>body { background: url(https://x.example/s.png) } @import url(https://x.example/i.css); @font-face { src: url(https://x.example/f.woff) }</style>
-        """
+            <table background="https://x.example/bg.png"><tr><td style="background-image: url('https://x.example/c.png')">a</td></tr></table>
+            <img srcset="https://x.example/1.png 1x, https://x.example/2.png 2x"><video poster="https://x.example/p.png"></video>
+            <style>body { background: url(https://x.example/s.png) } @import url(https://x.example/i.css); @font-face { src: url(https://x.example/f.woff) }</style>
+            """
         let result = Self.clean(html)
         #expect(!result.html.contains("x.example"), "\(result.html)")
         #expect(result.remoteImagesBlocked >= 5)
@@ -104,7 +107,7 @@ struct SanitizerTests {
     @Test(arguments: [
         "width: expression(alert(1))", "behavior: url(x.htc)", "-moz-binding: url(x.xml#x)", "background: url(javascript:alert(1))",
         "position: fixed; top: 0", "position: absolute", "position: sticky", "color: red\\;x: expression(1)", "wid\\74h: 1px",
-        "background-image: ur\\6c(https://x.example/a.png)", "background: url(\"vbscript:x\")", "background: image-set('https://x.example/a.png' 1x)",
+        "background-image: ur\\6c(https://x.example/a.png)", "background: url(\"vbscript:x\")", "background: image-set('https://x.example/a.png' 1x)"
     ])
     func dangerousCSSIsDropped(_ style: String) {
         let result = Self.clean("<p style=\"\(style)\">x</p>", allowRemote: true).html.lowercased()
@@ -119,10 +122,12 @@ struct SanitizerTests {
     }
 
     @Test func styleBlocksKeepTheirRulesButNotAtRules() {
-        let result = Self.clean("""
-        <style>@import "https://x.example/a.css"; @charset "utf-8"; .a { color: red; position: fixed } @media (max-width: 600px) { .b { width: 100% } }
-        @font-face { font-family: X; src: url(https://x.example/x.woff) } </style></head><body><p class=a>x</p><style>p { margin: 0 }</style>
-        """).html
+        let result = Self.clean(
+            """
+            <style>@import "https://x.example/a.css"; @charset "utf-8"; .a { color: red; position: fixed } @media (max-width: 600px) { .b { width: 100% } }
+            @font-face { font-family: X; src: url(https://x.example/x.woff) } </style></head><body><p class=a>x</p><style>p { margin: 0 }</style>
+            """
+        ).html
         // Every selector also excludes the interface's markers (CSSSanitizerTests).
         let exclusion = CSSSanitizerTests.exclusion
         #expect(result.contains(".a\(exclusion) { color: red }"))
@@ -145,11 +150,14 @@ struct SanitizerTests {
 
     @Test(arguments: [
         "<img src=\"https://news.example/p.gif\" width=\"1\" height=\"1\">", "<img src=\"https://news.example/p.gif\" width=0 height=0>",
-        "<img src=\"https://news.example/p.gif\" style=\"width:1px;height:1px\">", "<img src=\"https://news.example/p.gif\" style=\"width: 0; height: 0\">",
-        "<img src=\"https://news.example/p.gif\" style=\"width:0.75pt;height:0.75pt\">", "<img src=\"https://news.example/p.gif\" width=\"1px\" height=\"1px\">",
-        "<div style=\"display:none\"><img src=\"https://news.example/p.gif\"></div>", "<div style=\"visibility: hidden\"><p><img src=\"https://news.example/p.gif\"></p></div>",
+        "<img src=\"https://news.example/p.gif\" style=\"width:1px;height:1px\">",
+        "<img src=\"https://news.example/p.gif\" style=\"width: 0; height: 0\">",
+        "<img src=\"https://news.example/p.gif\" style=\"width:0.75pt;height:0.75pt\">",
+        "<img src=\"https://news.example/p.gif\" width=\"1px\" height=\"1px\">",
+        "<div style=\"display:none\"><img src=\"https://news.example/p.gif\"></div>",
+        "<div style=\"visibility: hidden\"><p><img src=\"https://news.example/p.gif\"></p></div>",
         "<span style=\"opacity:0\"><img src=\"https://news.example/p.gif\"></span>", "<img src=\"https://t.yesware.com/t/abc/def.png\" width=600>",
-        "<img src=\"https://u123.ct.sendgrid.net/wf/open?upn=x\" width=600 height=300>",
+        "<img src=\"https://u123.ct.sendgrid.net/wf/open?upn=x\" width=600 height=300>"
     ])
     func trackersAreRemovedEvenWhenRemoteImagesAreAllowed(_ html: String) {
         for allow in [false, true] {
@@ -161,7 +169,9 @@ struct SanitizerTests {
     }
 
     @Test func trackerHostsAreReported() {
-        let result = Self.clean("<img src=\"https://t.yesware.com/t/1.gif\"><img src=\"https://a.example/x.gif\" width=1 height=1><img src=\"https://t.yesware.com/t/2.gif\">")
+        let result = Self.clean(
+            "<img src=\"https://t.yesware.com/t/1.gif\"><img src=\"https://a.example/x.gif\" width=1 height=1><img src=\"https://t.yesware.com/t/2.gif\">"
+        )
         #expect(result.trackersBlocked == 3)
         #expect(result.trackerHosts == ["a.example", "t.yesware.com"])
     }
@@ -204,11 +214,14 @@ struct SanitizerTests {
 
     @Test(arguments: [
         ("<p>Reply</p><blockquote><p>Original</p></blockquote>", "<p>Reply</p>"),
-        ("<div>Reply</div><div class=\"gmail_quote\"><div class=\"gmail_attr\">On Mon, A wrote:<br></div><blockquote>x</blockquote></div>", "<div>Reply</div>"),
+        (
+            "<div>Reply</div><div class=\"gmail_quote\"><div class=\"gmail_attr\">On Mon, A wrote:<br></div><blockquote>x</blockquote></div>",
+            "<div>Reply</div>"
+        ),
         ("<div>Reply</div><div id=\"appendonsend\"></div><hr><div id=\"divRplyFwdMsg\"><b>From:</b> A</div><div>Original</div>", "<div>Reply</div>"),
         ("<div>Reply</div><div id=\"divRplyFwdMsg\"><b>From:</b> A</div><div>Original</div>", "<div>Reply</div>"),
         ("<div>Reply</div><div class=\"AppleOriginalContents\"><div>Original</div></div>", "<div>Reply</div>"),
-        ("<div>Reply</div><div class=\"yahoo_quoted\">Original</div>", "<div>Reply</div>"),
+        ("<div>Reply</div><div class=\"yahoo_quoted\">Original</div>", "<div>Reply</div>")
     ])
     func quotesAreFoldedIntoDetails(_ input: (String, String)) {
         let result = Self.clean(input.0)
@@ -236,7 +249,7 @@ struct SanitizerTests {
         "<p><img src=https://cdn.example/a.png alt=x></p><blockquote>q</blockquote>", "<div style=\"color:red;position:fixed\">x</div>",
         "<a><table><a>broken</table>", "<p>1<p>2<b>3<i>4</b>5</i>", "<style>.x{color:red}</style><p class=x>y</p>",
         "<img src=cid:a@b><img src=\"https://t.yesware.com/t/1.gif\">", "<ul><li>one<li>two</ul>", "<font color=red face=Arial>x</font>",
-        "<pre>\n\ncode</pre>", "<p>On Mon, A wrote:</p><blockquote><blockquote>deep</blockquote></blockquote>",
+        "<pre>\n\ncode</pre>", "<p>On Mon, A wrote:</p><blockquote><blockquote>deep</blockquote></blockquote>"
     ]
 
     @Test(arguments: samples)
@@ -277,7 +290,10 @@ struct PlainTextRendererTests {
     @Test func quotedLinesFold() {
         let result = PlainTextRenderer.render("Sure.\n\nOn Mon, Bob wrote:\n> first\n>> second\nBye")
         #expect(result.hasQuotedText)
-        #expect(result.html.contains("<details class=\"tern-quote\"><summary>Show quoted text</summary><blockquote>On Mon, Bob wrote:<br>first<br>second</blockquote></details>"))
+        #expect(
+            result.html.contains(
+                "<details class=\"tern-quote\"><summary>Show quoted text</summary><blockquote>On Mon, Bob wrote:<br>first<br>second</blockquote></details>"
+            ))
         #expect(result.html.contains("Bye"))
     }
 
@@ -315,7 +331,10 @@ struct DeepNestingTests {
         let tree = HTMLParser.parseDocument(Array(html.utf8))
         var depth = 0
         var node: HTMLNode? = tree
-        while let current = node { depth += 1; node = current.children.last(where: { $0.isElement }) }
+        while let current = node {
+            depth += 1
+            node = current.children.last(where: { $0.isElement })
+        }
         #expect(depth <= HTMLSafety.TreeBuilder.maximumDepth + 2)
     }
 }

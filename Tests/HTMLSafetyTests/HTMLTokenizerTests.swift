@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTMLSafety
 
 /// Runs every html5lib tokenizer test (`tokenizer/*.test`) in every initial state it names and
@@ -18,7 +19,8 @@ struct TokenizerConformanceTests {
             case .startTag(let name, let attributes, let selfClosing): "StartTag(\(name), \(attributes), \(selfClosing))"
             case .endTag(let name): "EndTag(\(name))"
             case .comment(let text): "Comment(\(text.debugDescription))"
-            case .doctype(let name, let publicId, let systemId, let correct): "DOCTYPE(\(String(describing: name)), \(String(describing: publicId)), \(String(describing: systemId)), \(correct))"
+            case .doctype(let name, let publicId, let systemId, let correct):
+                "DOCTYPE(\(String(describing: name)), \(String(describing: publicId)), \(String(describing: systemId)), \(correct))"
             }
         }
     }
@@ -58,7 +60,8 @@ struct TokenizerConformanceTests {
             case .endTag(let tag): result.append(.endTag(text(tag.name)))
             case .comment(let bytes): result.append(.comment(text(bytes)))
             case .doctype(let doctype):
-                result.append(.doctype(doctype.name.map(text), doctype.publicIdentifier.map(text), doctype.systemIdentifier.map(text), !doctype.forceQuirks))
+                result.append(
+                    .doctype(doctype.name.map(text), doctype.publicIdentifier.map(text), doctype.systemIdentifier.map(text), !doctype.forceQuirks))
             }
         }
     }
@@ -83,7 +86,9 @@ struct TokenizerConformanceTests {
         var result: [Token] = []
         for case let item as [Any] in json {
             switch item.first as? String {
-            case "Character": guard let text = string(item[1]) else { return nil }; result.append(.character(text))
+            case "Character":
+                guard let text = string(item[1]) else { return nil }
+                result.append(.character(text))
             case "StartTag":
                 var attributes: [String: String] = [:]
                 for (key, value) in item[2] as? [String: String] ?? [:] {
@@ -92,7 +97,9 @@ struct TokenizerConformanceTests {
                 }
                 result.append(.startTag(string(item[1]) ?? "", attributes, item.count > 3 && (item[3] as? Bool ?? false)))
             case "EndTag": result.append(.endTag(string(item[1]) ?? ""))
-            case "Comment": guard let text = string(item[1]) else { return nil }; result.append(.comment(text))
+            case "Comment":
+                guard let text = string(item[1]) else { return nil }
+                result.append(.comment(text))
             case "DOCTYPE":
                 result.append(.doctype(string(item[1]), string(item[2]), string(item[3]), item[4] as? Bool ?? false))
             default: return nil
@@ -115,8 +122,9 @@ struct TokenizerConformanceTests {
                 let description = test["description"] as? String ?? "?"
                 let doubleEscaped = test["doubleEscaped"] as? Bool ?? false
                 guard let rawInput = test["input"] as? String,
-                      let input = doubleEscaped ? Html5libData.unescape(rawInput) : rawInput,
-                      let expected = expected(test["output"] as? [Any] ?? [], unescape: doubleEscaped) else {
+                    let input = doubleEscaped ? Html5libData.unescape(rawInput) : rawInput,
+                    let expected = expected(test["output"] as? [Any] ?? [], unescape: doubleEscaped)
+                else {
                     outcome.notApplicable.append("\(name): \(description): input holds a lone surrogate, which UTF-8 cannot carry")
                     continue
                 }
@@ -126,7 +134,9 @@ struct TokenizerConformanceTests {
                     if actual == expected {
                         outcome.passed += 1
                     } else {
-                        outcome.failed.append("\(name): \(description) [\(stateName)]\n  input: \(input.debugDescription)\n  expected: \(expected)\n  actual:   \(actual)")
+                        outcome.failed.append(
+                            "\(name): \(description) [\(stateName)]\n  input: \(input.debugDescription)\n  expected: \(expected)\n  actual:   \(actual)"
+                        )
                     }
                 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTMLSafety
 
 /// Runs the html5lib tree-construction suite (`tree-construction/*.dat`, scripting-off variants)
@@ -21,11 +22,17 @@ struct TreeConstructionTests {
             let lines = text.components(separatedBy: "\n")
             var index = 0
             while index < lines.count {
-                guard lines[index] == "#data" else { index += 1; continue }
+                guard lines[index] == "#data" else {
+                    index += 1
+                    continue
+                }
                 let start = index
                 index += 1
                 var data: [String] = []
-                while index < lines.count, !lines[index].hasPrefix("#errors") { data.append(lines[index]); index += 1 }
+                while index < lines.count, !lines[index].hasPrefix("#errors") {
+                    data.append(lines[index])
+                    index += 1
+                }
                 var fragment: String?
                 var scripting: Bool?
                 var expected: [String] = []
@@ -41,8 +48,10 @@ struct TreeConstructionTests {
                     index += 1
                 }
                 while let last = expected.last, last.isEmpty { expected.removeLast() }
-                result.append(Case(file: file.lastPathComponent, line: start + 1, data: data.joined(separator: "\n"), fragmentContext: fragment,
-                                   scripting: scripting, expected: expected.joined(separator: "\n")))
+                result.append(
+                    Case(
+                        file: file.lastPathComponent, line: start + 1, data: data.joined(separator: "\n"), fragmentContext: fragment,
+                        scripting: scripting, expected: expected.joined(separator: "\n")))
             }
         }
         return result
@@ -55,7 +64,9 @@ struct TreeConstructionTests {
             let indent = "| " + String(repeating: "  ", count: depth)
             switch node.kind {
             case .doctype:
-                let (name, publicId, systemId) = (node.doctype?.name ?? "", node.doctype?.publicIdentifier ?? "", node.doctype?.systemIdentifier ?? "")
+                let (name, publicId, systemId) = (
+                    node.doctype?.name ?? "", node.doctype?.publicIdentifier ?? "", node.doctype?.systemIdentifier ?? ""
+                )
                 if publicId.isEmpty && systemId.isEmpty {
                     lines.append("\(indent)<!DOCTYPE \(name)>")
                 } else {
@@ -66,7 +77,8 @@ struct TreeConstructionTests {
                 lines.append("\(indent)<\(prefix)\(node.name)>")
                 let attributes = node.attributes.map { attribute -> (String, String) in
                     let name = String(decoding: attribute.name, as: UTF8.self)
-                    let prefix = attribute.prefix.map { String(decoding: $0, as: UTF8.self) + " " }
+                    let prefix =
+                        attribute.prefix.map { String(decoding: $0, as: UTF8.self) + " " }
                         ?? (attribute.namespace == .xmlns && name == "xmlns" ? "" : "")
                     return (prefix + name, String(decoding: attribute.value, as: UTF8.self))
                 }.sorted { $0.0 < $1.0 }
@@ -106,7 +118,9 @@ struct TreeConstructionTests {
             if actual == test.expected {
                 passed += 1
             } else {
-                failures.append("\(test.file):\(test.line) \(test.data.debugDescription)\(test.fragmentContext.map { " [fragment \($0)]" } ?? "")\n--- expected\n\(test.expected)\n--- actual\n\(actual)")
+                failures.append(
+                    "\(test.file):\(test.line) \(test.data.debugDescription)\(test.fragmentContext.map { " [fragment \($0)]" } ?? "")\n--- expected\n\(test.expected)\n--- actual\n\(actual)"
+                )
             }
         }
         let rate = Double(passed) / Double(all.count) * 100
@@ -132,8 +146,9 @@ enum KnownFailures {
         }
         let known = Set(try String(contentsOf: url(name), encoding: .utf8).split(separator: "\n").map(String.init))
         #expect(found.subtracting(known).sorted() == [], "new failures (regressions)", sourceLocation: sourceLocation)
-        #expect(known.subtracting(found).sorted() == [], "known failures that now pass: remove them from \(name)",
-                sourceLocation: sourceLocation)
+        #expect(
+            known.subtracting(found).sorted() == [], "known failures that now pass: remove them from \(name)",
+            sourceLocation: sourceLocation)
     }
 }
 
@@ -158,7 +173,8 @@ struct SerializerRoundTripTests {
             if comparable(again) == comparable(tree) {
                 same += 1
             } else {
-                different.append("\(test.file):\(test.line) \(test.data.debugDescription) → \(String(decoding: markup, as: UTF8.self).debugDescription)")
+                different.append(
+                    "\(test.file):\(test.line) \(test.data.debugDescription) → \(String(decoding: markup, as: UTF8.self).debugDescription)")
             }
         }
         print("serializer round trip: \(same) of \(documents.count) html5lib documents parse back to the same tree")
@@ -177,7 +193,7 @@ struct SerializerRoundTripTests {
         "<style>p > a { color: red }</style>",
         "<svg viewBox=\"0 0 1 1\"><path d=\"M0\"></path></svg>",
         "<!-- a comment --><p>x</p>",
-        "<template><td>cell</td></template>",
+        "<template><td>cell</td></template>"
     ])
     func wellFormedMarkupRoundTrips(_ html: String) {
         let tree = HTMLParser.parseDocument(Array(html.utf8))

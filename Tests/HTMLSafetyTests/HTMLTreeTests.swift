@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTMLSafety
 
 /// The DOM operations of `HTMLTree` the tree builder relies on (issue 21: the tree became one array
@@ -18,7 +19,8 @@ struct HTMLTreeTests {
         var tree = HTMLTree()
         let body = tree.makeElement("body")
         tree.append(body, to: HTMLTree.document)
-        let first = tree.makeText(Array("a".utf8)), second = tree.makeText(Array("b".utf8))
+        let first = tree.makeText(Array("a".utf8))
+        let second = tree.makeText(Array("b".utf8))
         tree.append(first, to: body)
         tree.append(second, to: body)
         #expect(texts(tree, of: body) == ["ab"])
@@ -28,7 +30,9 @@ struct HTMLTreeTests {
     @Test func insertingBeforeAReferenceLinksBothWays() {
         var tree = HTMLTree()
         let body = tree.makeElement("body")
-        let table = tree.makeElement("table"), div = tree.makeElement("div"), span = tree.makeElement("span")
+        let table = tree.makeElement("table")
+        let div = tree.makeElement("div")
+        let span = tree.makeElement("span")
         tree.append(body, to: HTMLTree.document)
         tree.append(div, to: body)
         tree.append(table, to: body)
@@ -46,7 +50,8 @@ struct HTMLTreeTests {
 
     @Test func textInsertedBeforeATableJoinsTheTextBeforeIt() {
         var tree = HTMLTree()
-        let body = tree.makeElement("body"), table = tree.makeElement("table")
+        let body = tree.makeElement("body")
+        let table = tree.makeElement("table")
         tree.append(body, to: HTMLTree.document)
         tree.append(table, to: body)
         tree.insertText(Array("x".utf8)[...], before: table, in: body)
@@ -58,7 +63,8 @@ struct HTMLTreeTests {
 
     @Test func detachingAndMovingChildren() {
         var tree = HTMLTree()
-        let from = tree.makeElement("div"), to = tree.makeElement("p")
+        let from = tree.makeElement("div")
+        let to = tree.makeElement("p")
         tree.append(from, to: HTMLTree.document)
         tree.append(to, to: HTMLTree.document)
         let middle = tree.makeElement("b")

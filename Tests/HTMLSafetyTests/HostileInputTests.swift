@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import HTMLSafety
 import TernBenchmarks
+import Testing
+
+@testable import HTMLSafety
 
 /// Issue 21: hostile-input costs in the parser, the tree walks, text extraction and linkify.
 /// Time bounds here are generous (these tests run in debug builds, several times slower than the
@@ -60,8 +61,9 @@ struct HostileInputTests {
     @Test func aSecondHTMLTagAddsOnlyMissingAttributes() {
         let tree = HTMLParser.parseDocument(Array("<html a=1 b=2><body><html b=3 c=4>x".utf8))
         let html = tree.children.first { $0.isHTML("html") }
-        #expect(html?.attributes.map { "\(String(decoding: $0.name, as: UTF8.self))=\(String(decoding: $0.value, as: UTF8.self))" }
-            == ["a=1", "b=2", "c=4"])
+        #expect(
+            html?.attributes.map { "\(String(decoding: $0.name, as: UTF8.self))=\(String(decoding: $0.value, as: UTF8.self))" }
+                == ["a=1", "b=2", "c=4"])
         #expect(Self.seconds { _ = HTMLParser.parseDocument(HostileHTML.shape(named: "html attributes twice")!.make(300_000)) } < 5)
     }
 
@@ -80,8 +82,9 @@ struct HostileInputTests {
 
     /// Text after the cap still lands in the document, and the stack never holds more than the cap.
     @Test func theStackOfOpenElementsStaysWithinItsCapacity() {
-        var builder = TreeBuilder(tokenizer: HTMLTokenizer(HostileHTML.shape(named: "nested mixed")!.make(100_000) + Array("end".utf8)),
-                                  inputLength: 100_000)
+        var builder = TreeBuilder(
+            tokenizer: HTMLTokenizer(HostileHTML.shape(named: "nested mixed")!.make(100_000) + Array("end".utf8)),
+            inputLength: 100_000)
         var deepest = 0
         while !builder.stopped {
             let token = builder.tokenizer.next()
@@ -168,7 +171,8 @@ struct HostileInputTests {
             var pass = SanitizerPass(options: SanitizeOptions())
             precondition(String(decoding: pass.run(tree), as: UTF8.self).contains("deep"))
             guard let treeHTML = tree.firstChild(of: HTMLTree.document, where: { $0.isHTML(.html) }),
-                  let treeBody = tree.firstChild(of: treeHTML, where: { $0.isHTML(.body) }) else { preconditionFailure("no body") }
+                let treeBody = tree.firstChild(of: treeHTML, where: { $0.isHTML(.body) })
+            else { preconditionFailure("no body") }
             var output = HTMLTextExtractor.Output(limit: HTMLTextExtractor.maximumTextBytes)
             HTMLTextExtractor.walk(treeBody, in: tree, into: &output)
             precondition(output.finished().hasSuffix("deep"))

@@ -21,7 +21,8 @@ enum Html5libData {
         var index = 0
         while index < units.count {
             if units[index] == "\\", index + 5 < units.count + 0, units[index + 1] == "u",
-               let value = UInt32(String(String.UnicodeScalarView(units[(index + 2)..<(index + 6)])), radix: 16) {
+                let value = UInt32(String(String.UnicodeScalarView(units[(index + 2)..<(index + 6)])), radix: 16)
+            {
                 scalars.append(value)
                 index += 6
             } else {

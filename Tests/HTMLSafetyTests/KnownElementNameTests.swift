@@ -1,5 +1,7 @@
 import Testing
+
 @testable import HTMLSafety
+
 struct KnownElementNameTests {
     @Test func everyNameLooksUpToItsOwnCase() {
         for name in HTMLTagName.allCases where name != .unknown {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTMLSafety
 
 /// Real-world-shaped messages (Gmail, Outlook, Apple Mail, a Mailchimp newsletter, a SendGrid

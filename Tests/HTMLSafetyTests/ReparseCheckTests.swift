@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTMLSafety
 
 /// The sanitizer skips its second pass when `ReparseCheck` finds that the first pass's markup
@@ -45,11 +46,11 @@ struct SinglePassTests {
     }
 
     @Test(arguments: [
-        ("<p>a<button><p>b</p></button></p>", true),  // the unwrapped button leaves p inside p
+        ("<p>a<button><p>b</p></button></p>", true), // the unwrapped button leaves p inside p
         ("<table><tr><td>x</td></tr></table>", false),
         ("<ul><li>a<x-item><li>b</x-item></ul>", false),
         ("<p>On Monday, Ann wrote:</p><blockquote>q</blockquote>", false),
-        ("\n\n  <p>leading whitespace</p>", false),
+        ("\n\n  <p>leading whitespace</p>", false)
     ])
     func checkFindsWhatReadsBackDifferently(_ html: String, restructures: Bool) {
         var pass = SanitizerPass(options: SanitizeOptions())

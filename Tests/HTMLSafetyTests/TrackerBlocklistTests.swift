@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTMLSafety
 
 /// Issue 21 (privacy): tracking pixels that loaded with remote images allowed; the bundled list is
@@ -11,41 +12,41 @@ struct TrackerListTests {
 
     /// One pixel per tracker family, as the family's own mail or pages write it.
     @Test(arguments: [
-        "https://www.google-analytics.com/collect?v=1&tid=UA-1-1&cid=5&t=event&ec=email&ea=open",  // Google Analytics
+        "https://www.google-analytics.com/collect?v=1&tid=UA-1-1&cid=5&t=event&ec=email&ea=open", // Google Analytics
         "https://google-analytics.com/collect?v=1&t=event",
         "https://ssl.google-analytics.com/__utm.gif?utmac=UA-1",
-        "https://ad.doubleclick.net/ddm/ad/N123.456/B789;ord=1?",  // DoubleClick
-        "https://www.facebook.com/tr?id=1234&ev=PageView&noscript=1",  // Facebook pixel
-        "https://example.us1.list-manage.com/track/open.php?u=abc&id=def&e=123",  // Mailchimp
-        "https://track.hubspot.com/__ptq.gif?a=1&k=14",  // HubSpot
+        "https://ad.doubleclick.net/ddm/ad/N123.456/B789;ord=1?", // DoubleClick
+        "https://www.facebook.com/tr?id=1234&ev=PageView&noscript=1", // Facebook pixel
+        "https://example.us1.list-manage.com/track/open.php?u=abc&id=def&e=123", // Mailchimp
+        "https://track.hubspot.com/__ptq.gif?a=1&k=14", // HubSpot
         "https://t.hubspotemail.net/e1t/o/5/abc",
-        "https://click.exacttarget.com/open.aspx?ffcb10-fec",  // Salesforce Marketing Cloud
+        "https://click.exacttarget.com/open.aspx?ffcb10-fec", // Salesforce Marketing Cloud
         "https://cl.s7.exct.net/open.aspx?ffcb10",
-        "https://u123.ct.sendgrid.net/wf/open?upn=abc",  // SendGrid
-        "https://email.mg.example.mailgun.org/o/abc",  // Mailgun
-        "https://123-ABC-456.mktoresp.com/trk?_mchId=1",  // Marketo
-        "https://trk.klaviyo.com/open/abc",  // Klaviyo
+        "https://u123.ct.sendgrid.net/wf/open?upn=abc", // SendGrid
+        "https://email.mg.example.mailgun.org/o/abc", // Mailgun
+        "https://123-ABC-456.mktoresp.com/trk?_mchId=1", // Marketo
+        "https://trk.klaviyo.com/open/abc", // Klaviyo
         "https://static-tracking.klaviyo.com/onsite/js/x.gif",
-        "https://www.sailthru.com/Sailthru_spacer_1x1.gif",  // Sailthru
-        "https://abc.emltrk.com/abc?d=user@example.org",  // Litmus
-        "https://t.yesware.com/t/abc/def.png",  // Yesware
-        "https://email.mixmax.com/api/track/v2/abc",  // Mixmax
-        "https://mailfoogae.appspot.com/t?sender=a&type=zerocontent&guid=1",  // Streak
-        "https://r.superhuman.com/abc.gif",  // Superhuman
-        "https://mailtrack.io/trace/mail/abc.png",  // Mailtrack
-        "https://go.pardot.com/l/123/abc",  // Pardot
-        "https://s123.t.eloqua.com/e/FooterImages/FooterImage1?elq=1",  // Oracle Eloqua
-        "https://pixel.app.returnpath.net/pixel.gif?r=abc",  // Return Path
-        "https://api.bluecore.com/api/track/open?token=abc",  // Bluecore
-        "https://sb.scorecardresearch.com/p?c1=2&c2=1",  // comScore
-        "https://example.sc.omtrdc.net/b/ss/rsid/1/H.27/s1?pe=lnk_o",  // Adobe Analytics
-        "https://ct.pinterest.com/v3/?tid=1&event=pagevisit",  // Pinterest
-        "https://bat.bing.com/action/0?ti=1",  // Microsoft Advertising
-        "https://dis.criteo.com/dis/usersync.aspx",  // Criteo
-        "https://px.ads.linkedin.com/collect/?pid=1&fmt=gif",  // LinkedIn Insight
-        "https://api.mixpanel.com/track/?data=abc&ip=1&img=1",  // Mixpanel
-        "https://tags.bluekai.com/site/1?limit=1",  // Oracle BlueKai
-        "https://pixel.mathtag.com/event/img?mt_id=1",  // MediaMath
+        "https://www.sailthru.com/Sailthru_spacer_1x1.gif", // Sailthru
+        "https://abc.emltrk.com/abc?d=user@example.org", // Litmus
+        "https://t.yesware.com/t/abc/def.png", // Yesware
+        "https://email.mixmax.com/api/track/v2/abc", // Mixmax
+        "https://mailfoogae.appspot.com/t?sender=a&type=zerocontent&guid=1", // Streak
+        "https://r.superhuman.com/abc.gif", // Superhuman
+        "https://mailtrack.io/trace/mail/abc.png", // Mailtrack
+        "https://go.pardot.com/l/123/abc", // Pardot
+        "https://s123.t.eloqua.com/e/FooterImages/FooterImage1?elq=1", // Oracle Eloqua
+        "https://pixel.app.returnpath.net/pixel.gif?r=abc", // Return Path
+        "https://api.bluecore.com/api/track/open?token=abc", // Bluecore
+        "https://sb.scorecardresearch.com/p?c1=2&c2=1", // comScore
+        "https://example.sc.omtrdc.net/b/ss/rsid/1/H.27/s1?pe=lnk_o", // Adobe Analytics
+        "https://ct.pinterest.com/v3/?tid=1&event=pagevisit", // Pinterest
+        "https://bat.bing.com/action/0?ti=1", // Microsoft Advertising
+        "https://dis.criteo.com/dis/usersync.aspx", // Criteo
+        "https://px.ads.linkedin.com/collect/?pid=1&fmt=gif", // LinkedIn Insight
+        "https://api.mixpanel.com/track/?data=abc&ip=1&img=1", // Mixpanel
+        "https://tags.bluekai.com/site/1?limit=1", // Oracle BlueKai
+        "https://pixel.mathtag.com/event/img?mt_id=1" // MediaMath
     ])
     func aPixelOfEveryMajorFamilyIsBlockedWithRemoteImagesAllowed(_ url: String) {
         let result = Self.cleanAllowingRemote("<p>Hi</p><img src=\"\(url)\" width=\"600\" height=\"300\" alt=\"\">")
@@ -54,9 +55,11 @@ struct TrackerListTests {
     }
 
     @Test func ordinaryImagesStillLoad() {
-        for url in ["https://mcusercontent.com/abc/images/hero.png", "https://cdn.example.org/newsletter/header.jpg",
-                    "https://images.ctfassets.net/abc/logo.png", "https://example.us1.list-manage.com/images/logo.png",
-                    "https://www.facebook.com/images/fb_icon_325x325.png"] {
+        for url in [
+            "https://mcusercontent.com/abc/images/hero.png", "https://cdn.example.org/newsletter/header.jpg",
+            "https://images.ctfassets.net/abc/logo.png", "https://example.us1.list-manage.com/images/logo.png",
+            "https://www.facebook.com/images/fb_icon_325x325.png"
+        ] {
             let result = Self.cleanAllowingRemote("<img src=\"\(url)\" width=\"600\" height=\"300\" alt=\"\">")
             #expect(result.trackersBlocked == 0, "\(url)")
             #expect(result.html.contains("<img"), "\(url)")
@@ -75,13 +78,13 @@ struct TrackerListTests {
     // MARK: - The generated list's matcher
 
     static let sampleList = """
-    # comment
-    tracker.example
-    @images.tracker.example
-    pixels.example/open/
-    pixels.example/o.gif
-    a.b.deep.example
-    """
+        # comment
+        tracker.example
+        @images.tracker.example
+        pixels.example/open/
+        pixels.example/o.gif
+        a.b.deep.example
+        """
 
     @Test func hostListMatchesHostsDomainsPathsAndExceptions() {
         let list = TrackerBlocklist(entries: [], hostListText: Self.sampleList)
@@ -93,7 +96,7 @@ struct TrackerListTests {
             ("https://pixels.example/open/1", true), ("https://pixels.example/OPEN/1", true), ("https://x.pixels.example/o.gif?u=1", true),
             ("https://pixels.example/logo.png", false), ("https://pixels.example/", false),
             ("https://a.b.deep.example/", true), ("https://b.deep.example/", false), ("https://deep.example/", false),
-            ("https://example/", false),
+            ("https://example/", false)
         ] {
             #expect(list.matches(url: url) == blocked, "\(url)")
         }
@@ -139,11 +142,10 @@ struct TrackerListTests {
         "https://example.us1.list-manage.com/images/%2e%2E/track/open.php?u=1",
         "https://example.us1.list-manage.com/./track/open.php?u=1",
         "https:\\\\example.us1.list-manage.com\\track\\open.php?u=1",
-        "https://example.us1.list-manage.com/TRACK/OPEN.php?u=1",
+        "https://example.us1.list-manage.com/TRACK/OPEN.php?u=1"
     ])
     func pathRulesSeeThePathTheServerReads(_ url: String) {
         let result = Self.cleanAllowingRemote("<img src=\"\(url)\" width=\"600\" height=\"300\">")
         #expect(result.trackersBlocked == 1, "\(url)")
     }
 }
-

@@ -2,10 +2,10 @@ import Foundation
 import GRDB
 import IMAP
 import MailStore
-import Synchronization
 import Sync
-import Testing
+import Synchronization
 import TernCore
+import Testing
 
 /// Issue 20, FR-SYNC-01 stage D "pausable and resumable", the engine against the real Dovecot: a
 /// pause for the person's own work is waited out and the history goes on from its cursor in the
@@ -36,18 +36,21 @@ struct CatchUpPauseTests {
 
     init() async throws {
         database = try TernDatabase.temporary()
-        account = Account(name: "work", emailAddress: "bob@tern.test", provider: .imap,
-                          imap: ServerEndpoint(host: "127.0.0.1", port: TestServers.imapsPort, security: .implicitTLS),
-                          smtp: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
-                          username: "bob@tern.test", credential: .passwordEnvironment("UNUSED"), bodyHydration: .none)
+        account = Account(
+            name: "work", emailAddress: "bob@tern.test", provider: .imap,
+            imap: ServerEndpoint(host: "127.0.0.1", port: TestServers.imapsPort, security: .implicitTLS),
+            smtp: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
+            username: "bob@tern.test", credential: .passwordEnvironment("UNUSED"), bodyHydration: .none)
         try await SQLiteAccountRepository(database: database).insert(account)
         let name = folder
         try await IMAPClient.withSession(to: TestServers.server()) { session in
             try await session.authenticate(.password(username: "bob@tern.test", password: TestServers.password))
             try await session.create(MailboxPath(name))
             for index in 1...Self.messages {
-                _ = try await session.append(to: MailboxPath(name), message: IMAPCommandTests.message(
-                    "History \(index)", messageId: "history-\(index)-\(name)@tern.test"))
+                _ = try await session.append(
+                    to: MailboxPath(name),
+                    message: IMAPCommandTests.message(
+                        "History \(index)", messageId: "history-\(index)-\(name)@tern.test"))
             }
         }
     }
@@ -62,9 +65,10 @@ struct CatchUpPauseTests {
 
     /// One whole sync with `pauses`; the states it went through.
     func sync(_ pauses: ScriptedPauses) async throws -> (SyncReport, [SyncState]) {
-        let pool = IMAPConnectionPool(server: TestServers.server(),
-                                      credentials: .fixed(.password(username: "bob@tern.test", password: TestServers.password)),
-                                      maxConnections: 1, backoff: BackoffSchedule([]))
+        let pool = IMAPConnectionPool(
+            server: TestServers.server(),
+            credentials: .fixed(.password(username: "bob@tern.test", password: TestServers.password)),
+            maxConnections: 1, backoff: BackoffSchedule([]))
         let states = Mutex<[SyncState]>([])
         let report = try await AccountSynchronizer(store: SQLiteSyncStore(database: database), connections: pool, catchUp: pauses)
             .sync(account: account) { event in

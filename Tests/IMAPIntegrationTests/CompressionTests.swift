@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
+
 @testable import IMAP
 
 /// Issue 22, RFC 4978 COMPRESS=DEFLATE against the real Dovecot: after login the connection is
@@ -30,8 +31,9 @@ struct CompressionTests {
     @Test func aCompressedConnectionAnswersAsAPlainOne() async throws {
         let name = "Compressed-\(UUID().uuidString.prefix(8))"
         let messages = (1...20).map { index in
-            IMAPCommandTests.message("Compressed \(index)", messageId: "compressed-\(index)-\(name)@tern.test",
-                                     body: String(repeating: "The quarterly figures are attached. ", count: 40))
+            IMAPCommandTests.message(
+                "Compressed \(index)", messageId: "compressed-\(index)-\(name)@tern.test",
+                body: String(repeating: "The quarterly figures are attached. ", count: 40))
         }
         let compressed = try await session(compressing: true) { session in
             #expect(session.isCompressed)

@@ -1,8 +1,9 @@
 import Foundation
 import MailTransport
 import Sync
-import Testing
 import TernCore
+import Testing
+
 @testable import IMAP
 
 /// Against the real Dovecot started by `make test` (scripts/mailservers). Skipped when run
@@ -19,9 +20,12 @@ enum TestServers {
     static var imapsPort: Int { Int(environment["TERN_IMAPS_PORT"] ?? "") ?? 10993 }
     static var imapPort: Int { Int(environment["TERN_IMAP_PORT"] ?? "") ?? 10143 }
 
-    static func server(security: TransportSecurity = .implicitTLS, host: String = "127.0.0.1", port: Int? = nil, ca: String? = TestServers.ca) -> MailServer {
-        MailServer(host: host, port: port ?? (security == .implicitTLS ? imapsPort : imapPort), security: security, caFile: ca,
-                   connectTimeout: .seconds(10))
+    static func server(security: TransportSecurity = .implicitTLS, host: String = "127.0.0.1", port: Int? = nil, ca: String? = TestServers.ca)
+        -> MailServer
+    {
+        MailServer(
+            host: host, port: port ?? (security == .implicitTLS ? imapsPort : imapPort), security: security, caFile: ca,
+            connectTimeout: .seconds(10))
     }
 }
 
@@ -63,7 +67,10 @@ struct IMAPClientTests {
         do {
             try await IMAPClient.withSession(to: TestServers.server(ca: nil)) { _ in }
         } catch let error as IMAPError {
-            guard case .tlsRefused(let text) = error else { Issue.record("\(error)"); return }
+            guard case .tlsRefused(let text) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(text.contains("not trusted"))
         }
     }
@@ -78,7 +85,10 @@ struct IMAPClientTests {
             }
             Issue.record("logged in with a wrong password")
         } catch let error as IMAPError {
-            guard case .authenticationFailed = error else { Issue.record("\(error)"); return }
+            guard case .authenticationFailed = error else {
+                Issue.record("\(error)")
+                return
+            }
         }
     }
 

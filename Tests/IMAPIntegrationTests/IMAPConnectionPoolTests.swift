@@ -1,18 +1,22 @@
 import Foundation
 import MailTransport
 import ScriptedServers
-import Testing
 import TernCore
+import Testing
+
 @testable import IMAP
 
 /// FR-SYNC-09 and FR-SYNC-03 against the real Dovecot: pool limits, a killed server process, IDLE.
 /// The user carol is this suite's own, so killing her imap process touches no other test.
 @Suite(.enabled(if: TestServers.available, "needs the test mail servers (make test)"), .serialized, .timeLimit(.minutes(3)))
 struct IMAPPoolTests {
-    static func pool(user: String = "carol", backoff: BackoffSchedule = BackoffSchedule([.milliseconds(50), .milliseconds(100), .milliseconds(200)]),
-                     server: MailServer = TestServers.server()) -> IMAPConnectionPool {
-        IMAPConnectionPool(server: server, credentials: .fixed(.password(username: "\(user)@tern.test", password: TestServers.password)),
-                           backoff: backoff)
+    static func pool(
+        user: String = "carol", backoff: BackoffSchedule = BackoffSchedule([.milliseconds(50), .milliseconds(100), .milliseconds(200)]),
+        server: MailServer = TestServers.server()
+    ) -> IMAPConnectionPool {
+        IMAPConnectionPool(
+            server: server, credentials: .fixed(.password(username: "\(user)@tern.test", password: TestServers.password)),
+            backoff: backoff)
     }
 
     @Test func fiftyConcurrentOperationsNeverOpenASixthConnection() async throws {
@@ -22,7 +26,10 @@ struct IMAPPoolTests {
             for _ in 0..<50 {
                 group.addTask {
                     try await pool.withConnection { session in
-                        inUse.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
+                        inUse.withLock {
+                            $0.now += 1
+                            $0.peak = max($0.peak, $0.now)
+                        }
                         defer { inUse.withLock { $0.now -= 1 } }
                         let status = try await session.status(of: ["INBOX"])
                         try await session.noop()
@@ -44,11 +51,12 @@ struct IMAPPoolTests {
     }
 
     @Test func waitersAreServedInArrivalOrder() async throws {
-        let pool = IMAPConnectionPool(server: TestServers.server(),
-                                      credentials: .fixed(.password(username: "carol@tern.test", password: TestServers.password)),
-                                      maxConnections: 1)
+        let pool = IMAPConnectionPool(
+            server: TestServers.server(),
+            credentials: .fixed(.password(username: "carol@tern.test", password: TestServers.password)),
+            maxConnections: 1)
         let order = Locked<[Int]>([])
-        let blocker = try await pool.withConnection { _ in 0 }  // one connection open and idle
+        let blocker = try await pool.withConnection { _ in 0 } // one connection open and idle
         _ = blocker
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<6 {
@@ -58,7 +66,7 @@ struct IMAPPoolTests {
                         try await session.noop()
                     }
                 }
-                try await Task.sleep(for: .milliseconds(20))  // arrive in order
+                try await Task.sleep(for: .milliseconds(20)) // arrive in order
             }
             try await group.waitForAll()
         }
@@ -76,8 +84,11 @@ struct IMAPPoolTests {
             // buffers hold, so the kill is seen mid-stream.
             for index in 0..<400 {
                 let filler = (0..<4000).map { _ in String(UInt64.random(in: 0...UInt64.max) % 2_176_782_336, radix: 36) }.joined(separator: " ")
-                try await session.append(to: MailboxPath(mailbox), message: IMAPCommandTests.message("Kill \(index)", messageId: "k\(index)-\(mailbox)@tern.test",
-                                                                                           body: filler))
+                try await session.append(
+                    to: MailboxPath(mailbox),
+                    message: IMAPCommandTests.message(
+                        "Kill \(index)", messageId: "k\(index)-\(mailbox)@tern.test",
+                        body: filler))
             }
         }
         let pool = Self.pool()
@@ -87,7 +98,10 @@ struct IMAPPoolTests {
                 try await pool.withConnection { session in
                     try await session.select(MailboxPath(mailbox))
                     try await session.uidFetch(UIDSet([1...UInt32.max]), items: [.envelope, .bodyStructure, .section("1")]) { _ in
-                        let count = received.withLock { $0 += 1; return $0 }
+                        let count = received.withLock {
+                            $0 += 1
+                            return $0
+                        }
                         if count == 5 { Self.killIMAPProcess(of: "carol@tern.test") }
                         Thread.sleep(forTimeInterval: 0.01)
                     }
@@ -122,15 +136,16 @@ struct IMAPPoolTests {
         await #expect(throws: IMAPError.self) {
             try await pool.withConnection { _ in }
         }
-        #expect(clock.now - started >= .milliseconds(350))  // 50 + 100 + 200 ms between four attempts
+        #expect(clock.now - started >= .milliseconds(350)) // 50 + 100 + 200 ms between four attempts
         #expect(await pool.statistics.open == 0)
     }
 
     /// Issue 20: what a person waits on is told at the first failed attempt, while background work
     /// goes on waiting through the schedule; stopping the pool stops the attempts at once.
     @Test func aFailingFastOperationIsToldAtOnceWhileBackgroundWorkWaits() async throws {
-        let pool = Self.pool(backoff: BackoffSchedule([.seconds(600)]),
-                             server: MailServer(host: "127.0.0.1", port: 1, security: .implicitTLS, connectTimeout: .seconds(2)))
+        let pool = Self.pool(
+            backoff: BackoffSchedule([.seconds(600)]),
+            server: MailServer(host: "127.0.0.1", port: 1, security: .implicitTLS, connectTimeout: .seconds(2)))
         let background = Task { try await pool.withConnection { _ in } }
         while await pool.statistics.waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
         await #expect(throws: IMAPError.self) {
@@ -151,9 +166,10 @@ struct IMAPPoolTests {
     /// Issue 20: a connection nobody uses logs out after `maxIdleTime` instead of staying logged in
     /// until the server drops it.
     @Test func anIdleConnectionLogsOutAfterItsIdleTime() async throws {
-        let pool = IMAPConnectionPool(server: TestServers.server(),
-                                      credentials: .fixed(.password(username: "carol@tern.test", password: TestServers.password)),
-                                      maxIdleTime: .milliseconds(300))
+        let pool = IMAPConnectionPool(
+            server: TestServers.server(),
+            credentials: .fixed(.password(username: "carol@tern.test", password: TestServers.password)),
+            maxIdleTime: .milliseconds(300))
         try await pool.withConnection { session in _ = try await session.noop() }
         #expect(await pool.statistics.open == 1)
         while await pool.statistics.open > 0 { try await Task.sleep(for: .milliseconds(50)) }

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
-import Testing
 import TernCore
+import Testing
+
 @testable import IMAP
 
 /// Every command of the client against the real Dovecot, each test in a mailbox of its own.
@@ -12,7 +13,8 @@ struct IMAPCommandTests {
         text += "Date: Sat, 21 Nov 2026 10:00:00 +0000\r\nMessage-ID: <\(messageId)>\r\n"
         if let references { text += "References: <\(references)>\r\nIn-Reply-To: <\(references)>\r\n" }
         text += "MIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=b1\r\n\r\n"
-        text += "--b1\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n\(body)\r\n--b1\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>\(body)</p>\r\n--b1--\r\n"
+        text +=
+            "--b1\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n\(body)\r\n--b1\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>\(body)</p>\r\n--b1--\r\n"
         return Array(text.utf8)
     }
 
@@ -50,8 +52,10 @@ struct IMAPCommandTests {
     @Test func appendSearchFetchStore() async throws {
         try await Self.withMailbox { session, mailbox in
             let date = Date(timeIntervalSince1970: 1_790_000_000)
-            let first = try await session.append(to: MailboxPath(mailbox), message: Self.message("First", messageId: "m1@tern.test"), flags: ["\\Seen"], date: date)
-            let second = try await session.append(to: MailboxPath(mailbox), message: Self.message("Re: First", messageId: "m2@tern.test", references: "m1@tern.test"))
+            let first = try await session.append(
+                to: MailboxPath(mailbox), message: Self.message("First", messageId: "m1@tern.test"), flags: ["\\Seen"], date: date)
+            let second = try await session.append(
+                to: MailboxPath(mailbox), message: Self.message("Re: First", messageId: "m2@tern.test", references: "m1@tern.test"))
             #expect(first?.destination.count == 1)
             #expect(second?.uidValidity == first?.uidValidity)
 
@@ -65,10 +69,13 @@ struct IMAPCommandTests {
             #expect(try await session.uidSearch(.header(name: "Message-ID", value: "m2@tern.test")) == second!.destination.uids)
 
             var fetched: [FetchedMessage] = []
-            let quarantined = try await session.uidFetch(UIDSet(uids: all), items: [
-                .flags, .envelope, .bodyStructure, .internalDate, .size, .modSeq, .headerFields(["References", "In-Reply-To"]),
-                .section("1", partial: 0..<5),
-            ]) { fetched.append($0) }
+            let quarantined = try await session.uidFetch(
+                UIDSet(uids: all),
+                items: [
+                    .flags, .envelope, .bodyStructure, .internalDate, .size, .modSeq, .headerFields(["References", "In-Reply-To"]),
+                    .section("1", partial: 0..<5)
+                ]
+            ) { fetched.append($0) }
             #expect(quarantined.isEmpty)
             #expect(fetched.count == 2)
             let firstMessage = try #require(fetched.first { $0.uid == first?.destination.uids.first })
@@ -102,12 +109,17 @@ struct IMAPCommandTests {
         try await Self.withMailbox { session, mailbox in
             let target = mailbox + "-target"
             try await session.create(MailboxPath(target))
-            defer { Task { try? await IMAPClient.withSession(to: TestServers.server()) { s in
-                try await s.login(username: "bob@tern.test", password: TestServers.password)
-                try await s.delete(MailboxPath(target))
-            } } }
+            defer {
+                Task {
+                    try? await IMAPClient.withSession(to: TestServers.server()) { s in
+                        try await s.login(username: "bob@tern.test", password: TestServers.password)
+                        try await s.delete(MailboxPath(target))
+                    }
+                }
+            }
             for index in 1...4 {
-                try await session.append(to: MailboxPath(mailbox), message: Self.message("Message \(index)", messageId: "cm\(index)-\(mailbox)@tern.test"))
+                try await session.append(
+                    to: MailboxPath(mailbox), message: Self.message("Message \(index)", messageId: "cm\(index)-\(mailbox)@tern.test"))
             }
             try await session.select(MailboxPath(mailbox))
             try await session.loadSequenceMap()
@@ -148,7 +160,8 @@ struct IMAPCommandTests {
     @Test func unsolicitedChangesReachTheMailboxHandlerWithUIDs() async throws {
         try await Self.withMailbox { session, mailbox in
             for index in 1...3 {
-                try await session.append(to: MailboxPath(mailbox), message: Self.message("Event \(index)", messageId: "ev\(index)-\(mailbox)@tern.test"))
+                try await session.append(
+                    to: MailboxPath(mailbox), message: Self.message("Event \(index)", messageId: "ev\(index)-\(mailbox)@tern.test"))
             }
             let events = EventLog()
             session.eventSink = { name, event in if name == mailbox { events.append(event) } }
@@ -167,7 +180,10 @@ struct IMAPCommandTests {
             try await session.noop()
             let seen = events.events
             #expect(seen.contains(.expunged(sequence: 2, uid: uids[1])))
-            #expect(seen.contains { if case .flagsChanged(_, let uid, let flags, _) = $0 { uid == uids[2] && flags.contains("\\Flagged") } else { false } })
+            #expect(
+                seen.contains {
+                    if case .flagsChanged(_, let uid, let flags, _) = $0 { uid == uids[2] && flags.contains("\\Flagged") } else { false }
+                })
             #expect(seen.contains(.exists(count: 3)))
             #expect(session.uid(forSequence: 2) == uids[2])
         }

@@ -3,8 +3,8 @@ import GRDB
 import IMAP
 import MailStore
 import Sync
-import Testing
 import TernCore
+import Testing
 
 /// Issue 22, RFC 7162 QRESYNC: a caught-up folder is resynchronized from its SELECT, which says what
 /// vanished and whose flags changed, so neither the folder's whole UID list (`UID SEARCH ALL`) nor
@@ -17,19 +17,25 @@ import TernCore
     init() async throws {
         database = try TernDatabase.temporary()
         sync = SQLiteSyncStore(database: database)
-        account = Account(name: "work", emailAddress: "bob@tern.test", provider: .imap,
-                          imap: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
-                          smtp: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
-                          username: "bob@tern.test", credential: .passwordEnvironment("UNUSED"), bodyHydration: .none)
+        account = Account(
+            name: "work", emailAddress: "bob@tern.test", provider: .imap,
+            imap: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
+            smtp: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
+            username: "bob@tern.test", credential: .passwordEnvironment("UNUSED"), bodyHydration: .none)
         try await SQLiteAccountRepository(database: database).insert(account)
         // The Inbox as a completed sync left it: UIDs 1 to 5 under UIDVALIDITY 7 at HIGHESTMODSEQ 10.
-        var inbox = try #require(try await sync.saveDiscoveredFolders([DiscoveredFolder(path: "INBOX", delimiter: "/", folderType: .inbox)],
-                                                                      accountId: account.id, keepOrphans: false).first)
+        var inbox = try #require(
+            try await sync.saveDiscoveredFolders(
+                [DiscoveredFolder(path: "INBOX", delimiter: "/", folderType: .inbox)],
+                accountId: account.id, keepOrphans: false
+            ).first)
         try await sync.resetFolder(inbox.id!, uidValidity: 7, keepOrphans: false)
         let messages = (1...5).map { uid in
-            IncomingMessage(email: Email(accountId: account.id, messageId: "<m\(uid)@tern.test>", dedupKey: "m\(uid)", subject: "Message \(uid)",
-                                         fromAddress: "ann@tern.test", dateReceived: Date()),
-                            uid: Int64(uid), serverFlags: [])
+            IncomingMessage(
+                email: Email(
+                    accountId: account.id, messageId: "<m\(uid)@tern.test>", dedupKey: "m\(uid)", subject: "Message \(uid)",
+                    fromAddress: "ann@tern.test", dateReceived: Date()),
+                uid: Int64(uid), serverFlags: [])
         }
         _ = try await sync.store(messages, folderId: inbox.id!, cursorUID: 5, backfillCursorUID: 1)
         inbox = try #require(try await sync.folders(accountId: account.id).first)
@@ -55,11 +61,12 @@ import TernCore
                 return "* STATUS INBOX (MESSAGES 3 UIDNEXT 6 UIDVALIDITY 7 HIGHESTMODSEQ 14)\r\n\(tag) OK status\r\n"
             case let c where c.hasPrefix("EXAMINE \"INBOX\" (QRESYNC (7 10))"):
                 return """
-                * 3 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n* OK [UIDNEXT 6] ok\r\n* OK [HIGHESTMODSEQ 14] ok\r\n\
-                * VANISHED (EARLIER) 2,4\r\n* 1 FETCH (UID 1 FLAGS (\\Seen) MODSEQ (12))\r\n\(tag) OK [READ-ONLY] examined\r\n
-                """
+                    * 3 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n* OK [UIDNEXT 6] ok\r\n* OK [HIGHESTMODSEQ 14] ok\r\n\
+                    * VANISHED (EARLIER) 2,4\r\n* 1 FETCH (UID 1 FLAGS (\\Seen) MODSEQ (12))\r\n\(tag) OK [READ-ONLY] examined\r\n
+                    """
             case let c where c.hasPrefix("EXAMINE"):
-                return "* 3 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n* OK [UIDNEXT 6] ok\r\n* OK [HIGHESTMODSEQ 14] ok\r\n\(tag) OK [READ-ONLY] examined\r\n"
+                return
+                    "* 3 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n* OK [UIDNEXT 6] ok\r\n* OK [HIGHESTMODSEQ 14] ok\r\n\(tag) OK [READ-ONLY] examined\r\n"
             case let c where c.hasPrefix("UID SEARCH"): return "* SEARCH 1 3 5\r\n\(tag) OK searched\r\n"
             case let c where c.hasPrefix("UID FETCH") && c.contains("FLAGS"):
                 return "* 1 FETCH (UID 1 FLAGS (\\Seen) MODSEQ (12))\r\n\(tag) OK fetched\r\n"
@@ -78,7 +85,8 @@ import TernCore
     func storedState() async throws -> (uids: [Int64], read: [Int64]) {
         try await database.writer.read { db in
             let uids = try Int64.fetchAll(db, sql: "SELECT imapUID FROM emailFolder ORDER BY imapUID")
-            let read = try Int64.fetchAll(db, sql: "SELECT ef.imapUID FROM emailFolder ef JOIN email e ON e.id = ef.emailId WHERE e.isRead ORDER BY 1")
+            let read = try Int64.fetchAll(
+                db, sql: "SELECT ef.imapUID FROM emailFolder ef JOIN email e ON e.id = ef.emailId WHERE e.isRead ORDER BY 1")
             return (uids, read)
         }
     }

@@ -1,8 +1,9 @@
 import Foundation
 import MailTransport
 import ScriptedServers
-import Testing
 import TernCore
+import Testing
+
 @testable import IMAP
 
 /// Hostile and broken servers Dovecot cannot imitate: a FETCH response that does not parse, and
@@ -32,7 +33,7 @@ struct ScriptedServerTests {
             try await session.select("INBOX")
             var delivered: [UInt32] = []
             let quarantined = try await session.uidFetch(UIDSet([11...13]), items: [.flags, .envelope]) { delivered.append($0.uid!) }
-            try await session.noop()  // the connection is still in step
+            try await session.noop() // the connection is still in step
             return (delivered, quarantined)
         }
         #expect(delivered == [11, 13])
@@ -44,7 +45,8 @@ struct ScriptedServerTests {
     }
 
     @Test func plaintextInjectedAfterSTARTTLSIsRefused() async throws {
-        let server = try await ScriptedIMAPServer.start(tls: false, greeting: "* OK [CAPABILITY IMAP4rev1 STARTTLS LOGINDISABLED] hi\r\n") { tag, command in
+        let server = try await ScriptedIMAPServer.start(tls: false, greeting: "* OK [CAPABILITY IMAP4rev1 STARTTLS LOGINDISABLED] hi\r\n") {
+            tag, command in
             command.uppercased() == "STARTTLS" ? "\(tag) OK begin TLS\r\n* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] injected\r\n" : "\(tag) BAD no\r\n"
         }
         defer { server.stop() }
@@ -61,7 +63,8 @@ struct ScriptedServerTests {
     /// Issue 21: answers forged in the greeting's packet, queued before STARTTLS was even sent,
     /// must not be read as the server's answers over TLS.
     @Test func answersQueuedBeforeSTARTTLSAreRefusedAndNothingIsSentOverTLS() async throws {
-        let forged = "* OK [CAPABILITY IMAP4rev1 STARTTLS LOGINDISABLED] hi\r\n" + "t1 OK begin TLS\r\n"
+        let forged =
+            "* OK [CAPABILITY IMAP4rev1 STARTTLS LOGINDISABLED] hi\r\n" + "t1 OK begin TLS\r\n"
             + "* CAPABILITY IMAP4rev1 AUTH=PLAIN SASL-IR INJECTED\r\n" + "t2 OK capabilities\r\n"
         let server = try await ScriptedIMAPServer.start(tls: false, greeting: forged, silentSTARTTLS: true) { tag, _ in "\(tag) BAD no\r\n" }
         defer { server.stop() }
@@ -152,7 +155,7 @@ struct ScriptedServerTests {
         await #expect {
             try await IMAPClient.withSession(to: imapServer) { session in
                 try await session.login(username: "bob@tern.test", password: "x")
-                try await session.noop()  // never answered
+                try await session.noop() // never answered
             }
         } throws: { error in
             guard case IMAPError.timeout(let text) = error else { return false }
@@ -179,15 +182,18 @@ final class ScriptedIMAPServer: Sendable {
     /// A pool of one connection to this server, logging in as bob, no reconnect waits; the caller
     /// shuts it down.
     func pool() -> IMAPConnectionPool {
-        IMAPConnectionPool(server: imapServer, credentials: .fixed(.password(username: "bob@tern.test", password: "x")), maxConnections: 1,
-                           backoff: BackoffSchedule([]))
+        IMAPConnectionPool(
+            server: imapServer, credentials: .fixed(.password(username: "bob@tern.test", password: "x")), maxConnections: 1,
+            backoff: BackoffSchedule([]))
     }
 
     /// `silentSTARTTLS`: STARTTLS is not answered; the server starts TLS at once (what an on-path
     /// attacker who forged the answer in an earlier packet lets through).
-    static func start(tls: Bool, greeting: String = "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN SASL-IR LITERAL+] ready\r\n",
-                      silentSTARTTLS: Bool = false,
-                      script: @escaping @Sendable (_ tag: String, _ command: String) -> String) async throws -> ScriptedIMAPServer {
+    static func start(
+        tls: Bool, greeting: String = "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN SASL-IR LITERAL+] ready\r\n",
+        silentSTARTTLS: Bool = false,
+        script: @escaping @Sendable (_ tag: String, _ command: String) -> String
+    ) async throws -> ScriptedIMAPServer {
         let log = Locked<[String]>([])
         let lineServer = try await ScriptedLineServer.start(tls: tls, greeting: greeting) { line, overTLS in
             let space = line.firstIndex(of: " ")

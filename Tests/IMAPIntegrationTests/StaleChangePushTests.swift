@@ -1,8 +1,9 @@
 import Foundation
 import MailStore
 import Sync
-import Testing
 import TernCore
+import Testing
+
 @testable import IMAP
 
 /// Issue 21: changes queued while a folder had UIDVALIDITY 7, pushed to a scripted server whose
@@ -38,17 +39,20 @@ struct StaleChangePushTests {
         try await SQLiteAccountRepository(database: database).insert(account)
         let sync = SQLiteSyncStore(database: database)
         let mailbox = change == .deleteFromTrash ? "Trash" : "INBOX"
-        let folders = try await sync.saveDiscoveredFolders([
-            DiscoveredFolder(path: "INBOX", delimiter: "/", folderType: .inbox),
-            DiscoveredFolder(path: "Trash", delimiter: "/", folderType: .trash),
-            DiscoveredFolder(path: "Archive", delimiter: "/", folderType: .all),
-        ], accountId: account.id, keepOrphans: false)
+        let folders = try await sync.saveDiscoveredFolders(
+            [
+                DiscoveredFolder(path: "INBOX", delimiter: "/", folderType: .inbox),
+                DiscoveredFolder(path: "Trash", delimiter: "/", folderType: .trash),
+                DiscoveredFolder(path: "Archive", delimiter: "/", folderType: .all)
+            ], accountId: account.id, keepOrphans: false)
         let folder = try #require(folders.first { $0.path == mailbox })
         try await sync.resetFolder(folder.id!, uidValidity: 7, keepOrphans: false)
-        let email = Email(accountId: account.id, messageId: "<m5@tern.test>", dedupKey: "m5", subject: "Five", fromAddress: "ann@tern.test",
-                          dateReceived: Date(timeIntervalSince1970: 1_700_000_000))
-        let stored = try await sync.store([IncomingMessage(email: email, uid: 5, serverFlags: [])], folderId: folder.id!, cursorUID: 5,
-                                          backfillCursorUID: 5)
+        let email = Email(
+            accountId: account.id, messageId: "<m5@tern.test>", dedupKey: "m5", subject: "Five", fromAddress: "ann@tern.test",
+            dateReceived: Date(timeIntervalSince1970: 1_700_000_000))
+        let stored = try await sync.store(
+            [IncomingMessage(email: email, uid: 5, serverFlags: [])], folderId: folder.id!, cursorUID: 5,
+            backfillCursorUID: 5)
         let emailId = try #require(stored.newMessages.first?.emailId)
 
         let actions = SQLiteMailActionStore(database: database)
@@ -57,13 +61,17 @@ struct StaleChangePushTests {
             let copies = try await actions.scope(of: [.message(emailId)], folderPath: mailbox, forFlags: false).copies
             try await actions.applyRemoval(change == .archive ? .archive : .delete, of: copies, at: Date(), undo: nil)
         case .markRead:
-            try await actions.applyFlagChange(.read, to: try await actions.scope(of: [.message(emailId)], folderPath: nil, forFlags: true),
-                                              at: Date())
+            try await actions.applyFlagChange(
+                .read, to: try await actions.scope(of: [.message(emailId)], folderPath: nil, forFlags: true),
+                at: Date())
         }
         let pool = server.pool()
         _ = try await PendingOperationProcessor(store: actions, server: ScriptedMailActions(imap: IMAPMailActions(connections: pool)))
-            .process(account: account, credentials: CredentialSupply(username: "bob@tern.test", current: { .password("x") },
-                                                                    refreshed: { .password("x") }))
+            .process(
+                account: account,
+                credentials: CredentialSupply(
+                    username: "bob@tern.test", current: { .password("x") },
+                    refreshed: { .password("x") }))
         await pool.shutdown()
         return try await actions.summaries(accountId: account.id)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import IMAP
 
 /// Issue 21: a server's numbers and ranges cost the client what their bytes cost, never what they
@@ -104,7 +105,7 @@ struct HostileSizeTests {
         var map = SequenceMap()
         map.reset(count: 6)
         for (sequence, uid) in [(1, 10), (2, 20), (4, 40), (6, 60)] { map.set(uid: UInt32(uid), at: UInt32(sequence)) }
-        #expect(map.remove(at: 3) == nil)  // unknown UID, later ones move down
+        #expect(map.remove(at: 3) == nil) // unknown UID, later ones move down
         #expect(map.uid(at: 3) == 40 && map.uid(at: 5) == 60 && map.count == 5)
         #expect(map.remove(at: 1) == 10)
         #expect(map.uid(at: 1) == 20 && map.uid(at: 2) == 40 && map.uid(at: 4) == 60 && map.count == 4)

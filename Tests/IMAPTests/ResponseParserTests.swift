@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import IMAP
 @testable import MIME
 
@@ -91,7 +92,9 @@ let fixtures: [Fixture] = [
     Fixture(name: "copyuid", wire: "a8 OK [COPYUID 38505 304,319:320 3956:3958] Done\r\n") {
         if case .tagged(_, let state) = $0 {
             return state.code == .copyUID(uidValidity: 38505, source: UIDSet([304...304, 319...320]), destination: UIDSet([3956...3958]))
-        } else { return false }
+        } else {
+            return false
+        }
     },
     Fixture(name: "unknown code", wire: "a9 NO [OVERQUOTA] Quota exceeded\r\n") {
         if case .tagged(_, let state) = $0 { return state.code == .other(name: "OVERQUOTA", text: nil) } else { return false }
@@ -143,7 +146,10 @@ let fixtures: [Fixture] = [
         return namespaces.personalName("Trash") == "INBOX.Trash" && namespaces.otherUsers.first?.prefix == "user."
             && namespaces.shared.first?.delimiter == "."
     },
-    Fixture(name: "namespace with extension and nil delimiter", wire: "* NAMESPACE ((\"\" NIL \"X-PARAM\" (\"FLAG1\" \"FLAG2\"))) NIL ((\"Public Folders/\" \"/\"))\r\n") {
+    Fixture(
+        name: "namespace with extension and nil delimiter",
+        wire: "* NAMESPACE ((\"\" NIL \"X-PARAM\" (\"FLAG1\" \"FLAG2\"))) NIL ((\"Public Folders/\" \"/\"))\r\n"
+    ) {
         guard case .untagged(.namespace(let namespaces)) = $0 else { return false }
         return namespaces.personal == [.init(prefix: "", delimiter: nil)] && namespaces.shared.first?.prefix == "Public Folders/"
     },
@@ -155,7 +161,9 @@ let fixtures: [Fixture] = [
         if case .untagged(.lsub(let listing)) = $0 { return listing.name == "#news.comp.mail.misc" } else { return false }
     },
     Fixture(name: "status", wire: "* STATUS INBOX (MESSAGES 231 UIDNEXT 44292 UIDVALIDITY 1 UNSEEN 3 HIGHESTMODSEQ 12)\r\n") {
-        $0 == .untagged(.status(mailbox: "INBOX", attributes: ["MESSAGES": 231, "UIDNEXT": 44292, "UIDVALIDITY": 1, "UNSEEN": 3, "HIGHESTMODSEQ": 12]))
+        $0
+            == .untagged(
+                .status(mailbox: "INBOX", attributes: ["MESSAGES": 231, "UIDNEXT": 44292, "UIDVALIDITY": 1, "UNSEEN": 3, "HIGHESTMODSEQ": 12]))
     },
     Fixture(name: "status quoted mailbox", wire: "* STATUS \"[Gmail]/Sent Mail\" (MESSAGES 5)\r\n") {
         $0 == .untagged(.status(mailbox: "[Gmail]/Sent Mail", attributes: ["MESSAGES": 5]))
@@ -187,13 +195,28 @@ let fixtures: [Fixture] = [
     Fixture(name: "fetch internaldate space day", wire: "* 3 FETCH (INTERNALDATE \" 5-Jan-2026 10:00:00 +0000\")\r\n") {
         $0 == .untagged(.fetch(sequence: 3, attributes: [.internalDate(Date(timeIntervalSince1970: 1_767_607_200))]))
     },
-    Fixture(name: "fetch gmail ext", wire: "* 1 FETCH (X-GM-THRID 1278455344230334865 X-GM-MSGID 1278455344230334865 X-GM-LABELS (\\Inbox \\Sent Important \"Muy Importante\") UID 4)\r\n") {
+    Fixture(
+        name: "fetch gmail ext",
+        wire:
+            "* 1 FETCH (X-GM-THRID 1278455344230334865 X-GM-MSGID 1278455344230334865 X-GM-LABELS (\\Inbox \\Sent Important \"Muy Importante\") UID 4)\r\n"
+    ) {
         guard case .untagged(.fetch(_, let attributes)) = $0 else { return false }
-        return attributes.contains(.gmailThreadID(1_278_455_344_230_334_865)) && attributes.contains(.gmailLabels(["\\Inbox", "\\Sent", "Important", "Muy Importante"]))
+        return attributes.contains(.gmailThreadID(1_278_455_344_230_334_865))
+            && attributes.contains(.gmailLabels(["\\Inbox", "\\Sent", "Important", "Muy Importante"]))
     },
-    Fixture(name: "fetch body section literal", wire: "* 5 FETCH (UID 10 BODY[HEADER.FIELDS (REFERENCES)] {27}\r\nReferences: <a@x> <b@y>\r\n\r\n)\r\n") {
-        $0 == .untagged(.fetch(sequence: 5, attributes: [.uid(10), .bodySection(section: "HEADER.FIELDS (REFERENCES)", origin: nil,
-                                                                                   data: Array("References: <a@x> <b@y>\r\n\r\n".utf8))]))
+    Fixture(
+        name: "fetch body section literal", wire: "* 5 FETCH (UID 10 BODY[HEADER.FIELDS (REFERENCES)] {27}\r\nReferences: <a@x> <b@y>\r\n\r\n)\r\n"
+    ) {
+        $0
+            == .untagged(
+                .fetch(
+                    sequence: 5,
+                    attributes: [
+                        .uid(10),
+                        .bodySection(
+                            section: "HEADER.FIELDS (REFERENCES)", origin: nil,
+                            data: Array("References: <a@x> <b@y>\r\n\r\n".utf8))
+                    ]))
     },
     Fixture(name: "fetch body section partial", wire: "* 6 FETCH (BODY[1]<0> {5}\r\nhello UID 3)\r\n") {
         $0 == .untagged(.fetch(sequence: 6, attributes: [.bodySection(section: "1", origin: 0, data: Array("hello".utf8)), .uid(3)]))
@@ -216,46 +239,80 @@ let fixtures: [Fixture] = [
     Fixture(name: "fetch unknown attribute skipped", wire: "* 1 FETCH (X-UNKNOWN (a (b c) \"d\") UID 5)\r\n") {
         $0 == .untagged(.fetch(sequence: 1, attributes: [.other(name: "X-UNKNOWN"), .uid(5)]))
     },
-    Fixture(name: "envelope", wire: "* 12 FETCH (ENVELOPE (\"Wed, 17 Jul 1996 02:23:25 -0700 (PDT)\" \"IMAP4rev1 WG mtg summary and minutes\" ((\"Terry Gray\" NIL \"gray\" \"cac.washington.edu\")) ((\"Terry Gray\" NIL \"gray\" \"cac.washington.edu\")) ((\"Terry Gray\" NIL \"gray\" \"cac.washington.edu\")) ((NIL NIL \"imap\" \"cac.washington.edu\")) ((NIL NIL \"minutes\" \"CNRI.Reston.VA.US\")(\"John Klensin\" NIL \"KLENSIN\" \"MIT.EDU\")) NIL NIL \"<B27397-0100000@cac.washington.edu>\"))\r\n") {
+    Fixture(
+        name: "envelope",
+        wire:
+            "* 12 FETCH (ENVELOPE (\"Wed, 17 Jul 1996 02:23:25 -0700 (PDT)\" \"IMAP4rev1 WG mtg summary and minutes\" ((\"Terry Gray\" NIL \"gray\" \"cac.washington.edu\")) ((\"Terry Gray\" NIL \"gray\" \"cac.washington.edu\")) ((\"Terry Gray\" NIL \"gray\" \"cac.washington.edu\")) ((NIL NIL \"imap\" \"cac.washington.edu\")) ((NIL NIL \"minutes\" \"CNRI.Reston.VA.US\")(\"John Klensin\" NIL \"KLENSIN\" \"MIT.EDU\")) NIL NIL \"<B27397-0100000@cac.washington.edu>\"))\r\n"
+    ) {
         guard case .untagged(.fetch(12, let attributes)) = $0, case .envelope(let envelope)? = attributes.first else { return false }
-        return envelope.subject == "IMAP4rev1 WG mtg summary and minutes" && envelope.from == [IMAPAddress(name: "Terry Gray", address: "gray@cac.washington.edu")]
+        return envelope.subject == "IMAP4rev1 WG mtg summary and minutes"
+            && envelope.from == [IMAPAddress(name: "Terry Gray", address: "gray@cac.washington.edu")]
             && envelope.cc.count == 2 && envelope.messageId == "<B27397-0100000@cac.washington.edu>" && envelope.bcc.isEmpty
     },
-    Fixture(name: "envelope encoded words and group", wire: "* 1 FETCH (ENVELOPE (NIL \"=?utf-8?Q?caf=C3=A9?=\" ((\"=?utf-8?B?w4lsb2RpZQ==?=\" NIL \"e\" \"x.fr\")) NIL NIL ((NIL NIL \"team\" NIL)(NIL NIL \"a\" \"x.org\")(NIL NIL NIL NIL)) NIL NIL NIL NIL))\r\n") {
+    Fixture(
+        name: "envelope encoded words and group",
+        wire:
+            "* 1 FETCH (ENVELOPE (NIL \"=?utf-8?Q?caf=C3=A9?=\" ((\"=?utf-8?B?w4lsb2RpZQ==?=\" NIL \"e\" \"x.fr\")) NIL NIL ((NIL NIL \"team\" NIL)(NIL NIL \"a\" \"x.org\")(NIL NIL NIL NIL)) NIL NIL NIL NIL))\r\n"
+    ) {
         guard case .untagged(.fetch(1, let attributes)) = $0, case .envelope(let envelope)? = attributes.first else { return false }
-        return envelope.subject == "café" && envelope.from.first?.name == "Élodie" && envelope.to == [IMAPAddress(address: "a@x.org")] && envelope.date == nil
+        return envelope.subject == "café" && envelope.from.first?.name == "Élodie" && envelope.to == [IMAPAddress(address: "a@x.org")]
+            && envelope.date == nil
     },
     Fixture(name: "envelope literal subject", wire: "* 2 FETCH (ENVELOPE (\"d\" {5}\r\nhello NIL NIL NIL NIL NIL NIL NIL NIL))\r\n") {
         guard case .untagged(.fetch(2, let attributes)) = $0, case .envelope(let envelope)? = attributes.first else { return false }
         return envelope.subject == "hello"
     },
-    Fixture(name: "bodystructure text", wire: "* 1 FETCH (BODYSTRUCTURE (\"TEXT\" \"PLAIN\" (\"CHARSET\" \"US-ASCII\") NIL NIL \"7BIT\" 3028 92))\r\n") {
+    Fixture(
+        name: "bodystructure text", wire: "* 1 FETCH (BODYSTRUCTURE (\"TEXT\" \"PLAIN\" (\"CHARSET\" \"US-ASCII\") NIL NIL \"7BIT\" 3028 92))\r\n"
+    ) {
         guard case .untagged(.fetch(1, let attributes)) = $0, case .bodyStructure(let part)? = attributes.first else { return false }
         return part.partId == "1" && part.contentType == "text/plain" && part.charset == "US-ASCII" && part.sizeBytes == 3028
     },
-    Fixture(name: "bodystructure alternative with extensions", wire: "* 2 FETCH (UID 9 BODYSTRUCTURE ((\"text\" \"plain\" (\"charset\" \"utf-8\") NIL NIL \"quoted-printable\" 400 10 NIL NIL NIL NIL)(\"text\" \"html\" (\"charset\" \"utf-8\") NIL NIL \"base64\" 1200 16 NIL NIL NIL NIL) \"alternative\" (\"boundary\" \"b1\") NIL NIL NIL))\r\n") {
+    Fixture(
+        name: "bodystructure alternative with extensions",
+        wire:
+            "* 2 FETCH (UID 9 BODYSTRUCTURE ((\"text\" \"plain\" (\"charset\" \"utf-8\") NIL NIL \"quoted-printable\" 400 10 NIL NIL NIL NIL)(\"text\" \"html\" (\"charset\" \"utf-8\") NIL NIL \"base64\" 1200 16 NIL NIL NIL NIL) \"alternative\" (\"boundary\" \"b1\") NIL NIL NIL))\r\n"
+    ) {
         guard case .untagged(.fetch(2, let attributes)) = $0, case .bodyStructure(let part)? = attributes.last else { return false }
         let plan = BodyPlanner.plan(part)
-        return part.contentType == "multipart/alternative" && part.parameters["boundary"] == "b1" && plan.plainPartIds == ["1"] && plan.htmlPartIds == ["2"]
+        return part.contentType == "multipart/alternative" && part.parameters["boundary"] == "b1" && plan.plainPartIds == ["1"]
+            && plan.htmlPartIds == ["2"]
     },
-    Fixture(name: "bodystructure mixed attachment rfc2231", wire: "* 3 FETCH (BODYSTRUCTURE ((\"text\" \"plain\" (\"charset\" \"utf-8\") NIL NIL \"7bit\" 10 1 NIL NIL NIL NIL)(\"application\" \"pdf\" (\"name\" \"report.pdf\") NIL NIL \"base64\" 10962 NIL (\"attachment\" (\"filename*0*\" \"UTF-8''%C3%9Cber\" \"filename*1\" \"sicht.pdf\")) NIL NIL) \"mixed\" (\"boundary\" \"x\") NIL NIL NIL))\r\n") {
+    Fixture(
+        name: "bodystructure mixed attachment rfc2231",
+        wire:
+            "* 3 FETCH (BODYSTRUCTURE ((\"text\" \"plain\" (\"charset\" \"utf-8\") NIL NIL \"7bit\" 10 1 NIL NIL NIL NIL)(\"application\" \"pdf\" (\"name\" \"report.pdf\") NIL NIL \"base64\" 10962 NIL (\"attachment\" (\"filename*0*\" \"UTF-8''%C3%9Cber\" \"filename*1\" \"sicht.pdf\")) NIL NIL) \"mixed\" (\"boundary\" \"x\") NIL NIL NIL))\r\n"
+    ) {
         guard case .untagged(.fetch(3, let attributes)) = $0, case .bodyStructure(let part)? = attributes.first else { return false }
         let plan = BodyPlanner.plan(part)
-        return plan.attachments.first?.filename == "Übersicht.pdf" && plan.attachments.first?.partId == "2" && plan.attachments.first?.sizeBytes == 8010
+        return plan.attachments.first?.filename == "Übersicht.pdf" && plan.attachments.first?.partId == "2"
+            && plan.attachments.first?.sizeBytes == 8010
     },
-    Fixture(name: "bodystructure related inline cid", wire: "* 4 FETCH (BODYSTRUCTURE ((\"text\" \"html\" (\"charset\" \"utf-8\") NIL NIL \"7bit\" 50 2 NIL NIL NIL NIL)(\"image\" \"png\" (\"name\" \"logo.png\") \"<logo@x>\" NIL \"base64\" 800 NIL (\"inline\" (\"filename\" \"logo.png\")) NIL NIL) \"related\" (\"boundary\" \"r\") NIL NIL NIL))\r\n") {
+    Fixture(
+        name: "bodystructure related inline cid",
+        wire:
+            "* 4 FETCH (BODYSTRUCTURE ((\"text\" \"html\" (\"charset\" \"utf-8\") NIL NIL \"7bit\" 50 2 NIL NIL NIL NIL)(\"image\" \"png\" (\"name\" \"logo.png\") \"<logo@x>\" NIL \"base64\" 800 NIL (\"inline\" (\"filename\" \"logo.png\")) NIL NIL) \"related\" (\"boundary\" \"r\") NIL NIL NIL))\r\n"
+    ) {
         guard case .untagged(.fetch(4, let attributes)) = $0, case .bodyStructure(let part)? = attributes.first else { return false }
         let plan = BodyPlanner.plan(part)
         return plan.attachments.first?.contentId == "logo@x" && plan.attachments.first?.isInline == true && plan.htmlPartIds == ["1"]
     },
-    Fixture(name: "bodystructure message rfc822", wire: "* 5 FETCH (BODYSTRUCTURE ((\"text\" \"plain\" NIL NIL NIL \"7bit\" 5 1)(\"message\" \"rfc822\" NIL NIL NIL \"7bit\" 300 (NIL \"Inner\" NIL NIL NIL NIL NIL NIL NIL NIL) ((\"text\" \"plain\" NIL NIL NIL \"7bit\" 10 1)(\"text\" \"html\" NIL NIL NIL \"7bit\" 20 1) \"alternative\") 12) \"mixed\"))\r\n") {
+    Fixture(
+        name: "bodystructure message rfc822",
+        wire:
+            "* 5 FETCH (BODYSTRUCTURE ((\"text\" \"plain\" NIL NIL NIL \"7bit\" 5 1)(\"message\" \"rfc822\" NIL NIL NIL \"7bit\" 300 (NIL \"Inner\" NIL NIL NIL NIL NIL NIL NIL NIL) ((\"text\" \"plain\" NIL NIL NIL \"7bit\" 10 1)(\"text\" \"html\" NIL NIL NIL \"7bit\" 20 1) \"alternative\") 12) \"mixed\"))\r\n"
+    ) {
         guard case .untagged(.fetch(5, let attributes)) = $0, case .bodyStructure(let part)? = attributes.first else { return false }
         let message = part.children[1]
         let plan = BodyPlanner.plan(part)
         return message.contentType == "message/rfc822" && message.children.first?.children.map(\.partId) == ["2.1", "2.2"]
             && plan.attachments.first?.filename == "Inner.eml" && plan.plainPartIds == ["1"]
     },
-    Fixture(name: "bodystructure nested numbering", wire: "* 6 FETCH (BODYSTRUCTURE (((\"text\" \"plain\" NIL NIL NIL \"7bit\" 5 1)(\"text\" \"html\" NIL NIL NIL \"7bit\" 5 1) \"alternative\")(\"image\" \"jpeg\" NIL NIL NIL \"base64\" 400) \"mixed\"))\r\n") {
+    Fixture(
+        name: "bodystructure nested numbering",
+        wire:
+            "* 6 FETCH (BODYSTRUCTURE (((\"text\" \"plain\" NIL NIL NIL \"7bit\" 5 1)(\"text\" \"html\" NIL NIL NIL \"7bit\" 5 1) \"alternative\")(\"image\" \"jpeg\" NIL NIL NIL \"base64\" 400) \"mixed\"))\r\n"
+    ) {
         guard case .untagged(.fetch(6, let attributes)) = $0, case .bodyStructure(let part)? = attributes.first else { return false }
         let plan = BodyPlanner.plan(part)
         return plan.plainPartIds == ["1.1"] && plan.htmlPartIds == ["1.2"] && plan.attachments.first?.partId == "2"
@@ -268,11 +325,18 @@ let fixtures: [Fixture] = [
         guard case .untagged(.fetch(8, let attributes)) = $0, case .bodyStructure(let part)? = attributes.first else { return false }
         return part.contentType == "application/octet-stream"
     },
-    Fixture(name: "bodystructure encoded filename gmail", wire: "* 9 FETCH (BODYSTRUCTURE ((\"text\" \"plain\" NIL NIL NIL \"7bit\" 5 1)(\"application\" \"vnd.ms-excel\" (\"name\" \"=?UTF-8?B?w5xiZXJzaWNodC54bHM=?=\") NIL NIL \"base64\" 400 NIL (\"attachment\" (\"filename\" \"=?UTF-8?B?w5xiZXJzaWNodC54bHM=?=\")) NIL) \"mixed\" (\"boundary\" \"g\") NIL NIL))\r\n") {
+    Fixture(
+        name: "bodystructure encoded filename gmail",
+        wire:
+            "* 9 FETCH (BODYSTRUCTURE ((\"text\" \"plain\" NIL NIL NIL \"7bit\" 5 1)(\"application\" \"vnd.ms-excel\" (\"name\" \"=?UTF-8?B?w5xiZXJzaWNodC54bHM=?=\") NIL NIL \"base64\" 400 NIL (\"attachment\" (\"filename\" \"=?UTF-8?B?w5xiZXJzaWNodC54bHM=?=\")) NIL) \"mixed\" (\"boundary\" \"g\") NIL NIL))\r\n"
+    ) {
         guard case .untagged(.fetch(9, let attributes)) = $0, case .bodyStructure(let part)? = attributes.first else { return false }
         return BodyPlanner.plan(part).attachments.first?.filename == "Übersicht.xls"
     },
-    Fixture(name: "bodystructure literal strings", wire: "* 10 FETCH (BODYSTRUCTURE (\"text\" \"plain\" (\"name\" {8}\r\nnote.txt) NIL NIL \"7bit\" 5 1 NIL (\"attachment\" NIL) NIL NIL))\r\n") {
+    Fixture(
+        name: "bodystructure literal strings",
+        wire: "* 10 FETCH (BODYSTRUCTURE (\"text\" \"plain\" (\"name\" {8}\r\nnote.txt) NIL NIL \"7bit\" 5 1 NIL (\"attachment\" NIL) NIL NIL))\r\n"
+    ) {
         guard case .untagged(.fetch(10, let attributes)) = $0, case .bodyStructure(let part)? = attributes.first else { return false }
         return part.filename == "note.txt" && part.disposition == "attachment"
     },
@@ -280,7 +344,11 @@ let fixtures: [Fixture] = [
         guard case .untagged(.fetch(11, let attributes)) = $0, case .bodyStructure(let part)? = attributes.first else { return false }
         return part.transferEncoding == "8bit"
     },
-    Fixture(name: "bodystructure language list", wire: "* 12 FETCH (BODYSTRUCTURE (\"text\" \"plain\" (\"charset\" \"utf-8\") NIL NIL \"7bit\" 5 1 NIL NIL (\"en\" \"de\") \"http://loc\"))\r\n") {
+    Fixture(
+        name: "bodystructure language list",
+        wire:
+            "* 12 FETCH (BODYSTRUCTURE (\"text\" \"plain\" (\"charset\" \"utf-8\") NIL NIL \"7bit\" 5 1 NIL NIL (\"en\" \"de\") \"http://loc\"))\r\n"
+    ) {
         guard case .untagged(.fetch(12, let attributes)) = $0, case .bodyStructure(let part)? = attributes.first else { return false }
         return part.charset == "utf-8"
     },
@@ -290,7 +358,7 @@ let fixtures: [Fixture] = [
     Fixture(name: "yahoo odd atom flags", wire: "* 14 FETCH (FLAGS (\\Seen $Junk NonJunk $label1 Old-Flag!))\r\n") {
         $0 == .untagged(.fetch(sequence: 14, attributes: [.flags(["\\Seen", "$Junk", "NonJunk", "$label1", "Old-Flag!"])]))
     },
-    Fixture(name: "lf only line ending", wire: "* 3 EXISTS\n") { $0 == .untagged(.exists(3)) },
+    Fixture(name: "lf only line ending", wire: "* 3 EXISTS\n") { $0 == .untagged(.exists(3)) }
 ]
 
 @Suite struct ResponseParserTests {
@@ -353,7 +421,10 @@ let fixtures: [Fixture] = [
         #expect(throws: IMAPProtocolError.self) { try ResponseParser().parse(Array(wire.utf8)) }
     }
 
-    @Test(arguments: ["* 1 FETCH (UID", "a1", "* LIST (\\Sent \"/\" Sent", "* 1 FETCH (BODY[] {10}\r\nabc)", "* 99999999999 EXISTS", "(((", "* STATUS", "* NAMESPACE ((\"\" \"/\")", "* NAMESPACE (", "* NAMESPACE ((\"\"))"])
+    @Test(arguments: [
+        "* 1 FETCH (UID", "a1", "* LIST (\\Sent \"/\" Sent", "* 1 FETCH (BODY[] {10}\r\nabc)", "* 99999999999 EXISTS", "(((", "* STATUS",
+        "* NAMESPACE ((\"\" \"/\")", "* NAMESPACE (", "* NAMESPACE ((\"\"))"
+    ])
     func malformedResponsesGiveTypedErrorsWithBytes(wire: String) {
         do {
             _ = try ResponseParser().parse(Array(wire.utf8))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import IMAP
 
 /// Issue 32: the sparse sequence map, whose representation changed so an EXPUNGE storm costs
@@ -89,7 +90,9 @@ struct SequenceMapTests {
                 }
             case 80..<85:
                 // EXISTS: mostly growth, sometimes a shrink below known pairs.
-                let size = Int.random(in: 0..<4, using: &numbers) == 0 ? UInt32.random(in: 0...count, using: &numbers)
+                let size =
+                    Int.random(in: 0..<4, using: &numbers) == 0
+                    ? UInt32.random(in: 0...count, using: &numbers)
                     : min(largest, count + UInt32.random(in: 0...200, using: &numbers))
                 _ = map.apply(.exists(size))
                 reference.resize(to: size)
@@ -152,19 +155,19 @@ struct SequenceMapTests {
         map.set(uid: 90, at: 9)
         #expect(map.remove(at: 5) == nil)
         #expect(map.entries == [.init(sequence: 2, uid: 20), .init(sequence: 8, uid: 90)] && map.count == 9)
-        #expect(map.remove(at: 9) == nil && map.count == 8)  // after every known pair: only the count
+        #expect(map.remove(at: 9) == nil && map.count == 8) // after every known pair: only the count
         #expect(map.uid(at: 8) == 90)
     }
 
     @Test func settingBeyondTheCountRaisesIt() {
         var map = SequenceMap()
-        map.set(uid: 7, at: 0)  // no message 0
+        map.set(uid: 7, at: 0) // no message 0
         #expect(map.count == 0 && map.entries.isEmpty)
         map.set(uid: 50, at: 5)
         #expect(map.count == 5 && map.uid(at: 5) == 50 && map.uid(at: 4) == nil)
         map.set(uid: 51, at: 5)
         #expect(map.uid(at: 5) == 51 && map.entries.count == 1)
-        map.set(uid: 0, at: 6)  // a UID of 0 is held but never told
+        map.set(uid: 0, at: 6) // a UID of 0 is held but never told
         #expect(map.count == 6 && map.uid(at: 6) == nil && map.remove(at: 6) == nil && map.count == 5)
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 import Sync
-import Testing
 import TernCore
+import Testing
+
 @testable import MIME
 
 /// RFC 8601 `Authentication-Results` as providers write it, and as a hostile sender might (issue 32).
@@ -21,42 +22,64 @@ import TernCore
     @Test func gmailsFieldGivesItsAuthservIdAndEachResultWithItsProperties() {
         let header = Self.parse(Self.gmail)
         #expect(header.authservId == "mx.google.com")
-        #expect(header.results == [
-            Result(method: "dkim", result: "pass", properties: ["header.i": "@example.com", "header.s": "20230601", "header.b": "AbC+d/Ef"]),
-            Result(method: "spf", result: "pass", properties: ["smtp.mailfrom": "alice@example.com"]),
-            Result(method: "dmarc", result: "pass", properties: ["header.from": "example.com"]),
-        ])
+        #expect(
+            header.results == [
+                Result(method: "dkim", result: "pass", properties: ["header.i": "@example.com", "header.s": "20230601", "header.b": "AbC+d/Ef"]),
+                Result(method: "spf", result: "pass", properties: ["smtp.mailfrom": "alice@example.com"]),
+                Result(method: "dmarc", result: "pass", properties: ["header.from": "example.com"])
+            ])
         #expect(AuthenticationResults(header).evidence.results.map(\.method) == ["dkim", "dmarc"], "SPF and signature fragments are not stored")
         #expect(AuthenticationResults(header).evidence.results[0].properties == ["header.i": "@example.com"])
     }
 
-    @Test(arguments: [
-        // RFC 8601 appendix B examples.
-        ("example.org 1; none", "example.org", []),
-        ("example.com; spf=pass smtp.mailfrom=example.net", "example.com",
-         [Result(method: "spf", result: "pass", properties: ["smtp.mailfrom": "example.net"])]),
-        ("example.com; auth=pass (cram-md5) smtp.auth=sender@example.net; spf=pass smtp.mailfrom=example.net", "example.com",
-         [Result(method: "auth", result: "pass", properties: ["smtp.auth": "sender@example.net"]),
-          Result(method: "spf", result: "pass", properties: ["smtp.mailfrom": "example.net"])]),
-        ("example.com; sender-id=fail header.from=example.com; dkim=pass (good signature) header.d=example.com", "example.com",
-         [Result(method: "sender-id", result: "fail", properties: ["header.from": "example.com"]),
-          Result(method: "dkim", result: "pass", properties: ["header.d": "example.com"])]),
-        // Case, a method version, a quoted authserv-id and value, a reason, comments everywhere.
-        ("MX.Example.ORG; DKIM/1=PASS Header.D=Example.com", "mx.example.org",
-         [Result(method: "dkim", result: "pass", properties: ["header.d": "Example.com"])]),
-        ("\"mx example\" (the relay); dmarc (policy) = (ok) fail reason=\"p=reject; no alignment\" header.from=\"example.com\"", "mx example",
-         [Result(method: "dmarc", result: "fail", properties: ["header.from": "example.com"])]),
-        // Microsoft 365 writes no authserv-id at all.
-        ("spf=pass (sender IP is 203.0.113.9) smtp.mailfrom=example.com; dkim=pass (signature was verified) header.d=example.com;dmarc=pass action=none header.from=example.com;compauth=pass reason=100",
-         "",
-         [Result(method: "spf", result: "pass", properties: ["smtp.mailfrom": "example.com"]),
-          Result(method: "dkim", result: "pass", properties: ["header.d": "example.com"]),
-          Result(method: "dmarc", result: "pass", properties: ["header.from": "example.com"]),
-          Result(method: "compauth", result: "pass")]),
-        // A missing `;` after the authserv-id; a property without a dot (not a ptype.property) is dropped.
-        ("mx.example.org dkim=pass action=none header.d=a.example", "mx.example.org",
-         [Result(method: "dkim", result: "pass", properties: ["header.d": "a.example"])]),
-    ] as [(String, String, [Result])])
+    @Test(
+        arguments: [
+            // RFC 8601 appendix B examples.
+            ("example.org 1; none", "example.org", []),
+            (
+                "example.com; spf=pass smtp.mailfrom=example.net", "example.com",
+                [Result(method: "spf", result: "pass", properties: ["smtp.mailfrom": "example.net"])]
+            ),
+            (
+                "example.com; auth=pass (cram-md5) smtp.auth=sender@example.net; spf=pass smtp.mailfrom=example.net", "example.com",
+                [
+                    Result(method: "auth", result: "pass", properties: ["smtp.auth": "sender@example.net"]),
+                    Result(method: "spf", result: "pass", properties: ["smtp.mailfrom": "example.net"])
+                ]
+            ),
+            (
+                "example.com; sender-id=fail header.from=example.com; dkim=pass (good signature) header.d=example.com", "example.com",
+                [
+                    Result(method: "sender-id", result: "fail", properties: ["header.from": "example.com"]),
+                    Result(method: "dkim", result: "pass", properties: ["header.d": "example.com"])
+                ]
+            ),
+            // Case, a method version, a quoted authserv-id and value, a reason, comments everywhere.
+            (
+                "MX.Example.ORG; DKIM/1=PASS Header.D=Example.com", "mx.example.org",
+                [Result(method: "dkim", result: "pass", properties: ["header.d": "Example.com"])]
+            ),
+            (
+                "\"mx example\" (the relay); dmarc (policy) = (ok) fail reason=\"p=reject; no alignment\" header.from=\"example.com\"", "mx example",
+                [Result(method: "dmarc", result: "fail", properties: ["header.from": "example.com"])]
+            ),
+            // Microsoft 365 writes no authserv-id at all.
+            (
+                "spf=pass (sender IP is 203.0.113.9) smtp.mailfrom=example.com; dkim=pass (signature was verified) header.d=example.com;dmarc=pass action=none header.from=example.com;compauth=pass reason=100",
+                "",
+                [
+                    Result(method: "spf", result: "pass", properties: ["smtp.mailfrom": "example.com"]),
+                    Result(method: "dkim", result: "pass", properties: ["header.d": "example.com"]),
+                    Result(method: "dmarc", result: "pass", properties: ["header.from": "example.com"]),
+                    Result(method: "compauth", result: "pass")
+                ]
+            ),
+            // A missing `;` after the authserv-id; a property without a dot (not a ptype.property) is dropped.
+            (
+                "mx.example.org dkim=pass action=none header.d=a.example", "mx.example.org",
+                [Result(method: "dkim", result: "pass", properties: ["header.d": "a.example"])]
+            )
+        ] as [(String, String, [Result])])
     func readsTheRFCsExamplesAndProviderShapes(field: String, authservId: String, results: [Result]) {
         let header = Self.parse(field)
         #expect(header.authservId == authservId)
@@ -66,7 +89,7 @@ import TernCore
     @Test(arguments: [
         "", ";", ";;;", "=", "==pass", "(", "(((", ")", "\"", "\\", "(\\", "mx;\"", "mx; dkim=", "mx; dkim=pass header.d=",
         "mx; dkim=pass header.d", "mx; =pass", "mx; dkim pass", "mx; dkim=pass (unterminated", "mx; dkim=pass header.d=\"unterminated",
-        "mx; /=/", "mx; dkim/=pass", "\u{0}\u{1}; dkim=\u{7f}", "mx.example.org;\r\n\tdkim=pass\r\n",
+        "mx; /=/", "mx; dkim/=pass", "\u{0}\u{1}; dkim=\u{7f}", "mx.example.org;\r\n\tdkim=pass\r\n"
     ])
     func garbageGivesWhatCanBeReadAndNeverTraps(field: String) {
         let header = Self.parse(field)
@@ -91,7 +114,8 @@ import TernCore
 
     @Test func aMessageKeepsItsFirstFieldsInOrderForTheVerdict() throws {
         let forged = (0..<10).map { _ in "Authentication-Results: mx.google.com; dmarc=pass header.from=bank.example\r\n" }.joined()
-        let message = Array("""
+        let message = Array(
+            """
             Authentication-Results: mx.google.com; dmarc=fail (p=REJECT) header.from=bank.example\r
             \(forged)From: Bank <security@bank.example>\r
             Subject: hello\r
@@ -102,7 +126,8 @@ import TernCore
         let email = MessageParser().parse(message).email(accountId: "acc", internalDate: Date(), sizeBytes: Int64(message.count))
         let stored = try #require(email.authenticationResults)
         #expect(stored.count == 5)
-        #expect(stored[0].results == [AuthenticationResults.MethodResult(method: "dmarc", result: "fail", properties: ["header.from": "bank.example"])])
+        #expect(
+            stored[0].results == [AuthenticationResults.MethodResult(method: "dmarc", result: "fail", properties: ["header.from": "bank.example"])])
         let verdict = SenderAuthentication(headers: stored, authservId: "mx.google.com", fromAddress: email.fromAddress)
         #expect(verdict.verdict == .failed, "the provider's own field is the top one; the forged ones below it do not count")
     }

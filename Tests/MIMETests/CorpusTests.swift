@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MIME
 
 /// The corpus written by scripts/make_mime_corpus.py: 30 real-world shapes, each pristine and

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
+
 @testable import MIME
 
 @Suite struct EncodedWordTests {
@@ -30,7 +31,7 @@ import TernCore
         ("Re:=?utf-8?Q?_caf=C3=A9?=", "Re: café"),
         ("plain text", "plain text"),
         ("=?bogus", "=?bogus"),
-        ("=?utf-8?X?abc?=", "=?utf-8?X?abc?="),
+        ("=?utf-8?X?abc?=", "=?utf-8?X?abc?=")
     ])
     func decodes(input: String, expected: String) {
         #expect(EncodedWordDecoder.decode(input) == expected)
@@ -48,13 +49,20 @@ import TernCore
     @Test(arguments: [
         ("john@example.com", [MailboxAddress(name: nil, address: "john@example.com")]),
         ("John Doe <john@example.com>", [MailboxAddress(name: "John Doe", address: "john@example.com")]),
-        ("\"Doe, John\" <john@example.com>, jane@example.com",
-         [MailboxAddress(name: "Doe, John", address: "john@example.com"), MailboxAddress(name: nil, address: "jane@example.com")]),
+        (
+            "\"Doe, John\" <john@example.com>, jane@example.com",
+            [MailboxAddress(name: "Doe, John", address: "john@example.com"), MailboxAddress(name: nil, address: "jane@example.com")]
+        ),
         ("=?UTF-8?B?w4lsb2RpZQ==?= <elodie@example.fr>", [MailboxAddress(name: "Élodie", address: "elodie@example.fr")]),
         ("\"=?UTF-8?B?w4lsb2RpZQ==?=\" <elodie@example.fr>", [MailboxAddress(name: "Élodie", address: "elodie@example.fr")]),
         ("john@example.com (John Doe)", [MailboxAddress(name: "John Doe", address: "john@example.com")]),
-        ("Team: a@x.org, B <b@x.org>;, c@x.org",
-         [MailboxAddress(name: nil, address: "a@x.org"), MailboxAddress(name: "B", address: "b@x.org"), MailboxAddress(name: nil, address: "c@x.org")]),
+        (
+            "Team: a@x.org, B <b@x.org>;, c@x.org",
+            [
+                MailboxAddress(name: nil, address: "a@x.org"), MailboxAddress(name: "B", address: "b@x.org"),
+                MailboxAddress(name: nil, address: "c@x.org")
+            ]
+        ),
         ("undisclosed-recipients:;", []),
         ("John Doe john@example.com", [MailboxAddress(name: "John Doe", address: "john@example.com")]),
         ("<john@example.com>", [MailboxAddress(name: nil, address: "john@example.com")]),
@@ -64,7 +72,7 @@ import TernCore
         ("<@relay.example:route@example.com>", [MailboxAddress(name: nil, address: "route@example.com")]),
         ("A <a@x.org> B <b@x.org>", [MailboxAddress(name: "A", address: "a@x.org"), MailboxAddress(name: "B", address: "b@x.org")]),
         ("John Q. Public <jqp@example.com>", [MailboxAddress(name: "John Q. Public", address: "jqp@example.com")]),
-        (",,a@x.org,,", [MailboxAddress(name: nil, address: "a@x.org")]),
+        (",,a@x.org,,", [MailboxAddress(name: nil, address: "a@x.org")])
     ])
     func parses(input: String, expected: [MailboxAddress]) {
         #expect(AddressParser.parse(input) == expected)
@@ -83,7 +91,7 @@ import TernCore
 }
 
 @Suite struct DateParserTests {
-    static let reference = Date(timeIntervalSince1970: 1_767_607_200)  // 2026-01-05 10:00:00 UTC
+    static let reference = Date(timeIntervalSince1970: 1_767_607_200) // 2026-01-05 10:00:00 UTC
 
     @Test(arguments: [
         "Mon, 05 Jan 2026 10:00:00 +0000",
@@ -104,7 +112,7 @@ import TernCore
         "2026-01-05 11:00:00 +0100",
         "Mon, 05 January 2026 10:00:00 +0000",
         "Mon,05 Jan 2026 10:00:00 +0000",
-        "05 Jan 2026 10:00 +0000",
+        "05 Jan 2026 10:00 +0000"
     ])
     func parses(input: String) {
         #expect(DateParser.parse(input) == Self.reference, "\(input)")
@@ -115,8 +123,10 @@ import TernCore
         #expect(DateParser.parse("Fri, 05 Jan 099 10:00:00 +0000") == Date(timeIntervalSince1970: 915_530_400))
     }
 
-    @Test(arguments: ["", "yesterday", "Mon, 32 Jan 2026 10:00:00 +0000", "Jan 2026", "99:99:99", "Mon, 05 Foo 2026 10:00:00 +0000",
-                      "2026-01-05T10:00:00+9999999999999999", "9999-01-05T10:00:00Z"])
+    @Test(arguments: [
+        "", "yesterday", "Mon, 32 Jan 2026 10:00:00 +0000", "Jan 2026", "99:99:99", "Mon, 05 Foo 2026 10:00:00 +0000",
+        "2026-01-05T10:00:00+9999999999999999", "9999-01-05T10:00:00Z"
+    ])
     func unreadableIsNil(input: String) {
         #expect(DateParser.parse(input) == nil)
     }
@@ -133,7 +143,7 @@ import TernCore
         ("<a@x> <a@x>", ["<a@x>"]),
         ("<a @x>", ["<a@x>"]),
         ("", []),
-        ("<>", []),
+        ("<>", [])
     ])
     func parsesLists(input: String, expected: [String]) {
         #expect(MessageIDParser.parseList(input) == expected)
@@ -182,7 +192,7 @@ import TernCore
 @Suite struct TransferDecodingTests {
     @Test(arguments: [
         ("SGVsbG8=", "Hello"), ("SGVsbG8", "Hello"), ("SGVs\r\nbG8=", "Hello"), ("SGV*sbG8=", "Hello"),
-        ("SGVsbG8=\r\nV29ybGQ=", "HelloWorld"), ("", ""),
+        ("SGVsbG8=\r\nV29ybGQ=", "HelloWorld"), ("", "")
     ])
     func base64(input: String, expected: String) {
         #expect(String(decoding: TransferDecoding.decodeBase64(Array(input.utf8)).bytes, as: UTF8.self) == expected)
@@ -190,7 +200,7 @@ import TernCore
 
     @Test(arguments: [
         ("caf=C3=A9", "café"), ("soft=\r\nbreak", "softbreak"), ("soft=\nbreak", "softbreak"), ("soft= \r\nbreak", "softbreak"),
-        ("bad=ZZescape", "bad=ZZescape"), ("lower=c3=a9", "loweré"), ("end=", "end"), ("a=3D=3Db", "a==b"),
+        ("bad=ZZescape", "bad=ZZescape"), ("lower=c3=a9", "loweré"), ("end=", "end"), ("a=3D=3Db", "a==b")
     ])
     func quotedPrintable(input: String, expected: String) {
         #expect(String(decoding: TransferDecoding.decodeQuotedPrintable(Array(input.utf8)), as: UTF8.self) == expected)
@@ -226,7 +236,7 @@ import TernCore
         ("euc-kr", [0xC7, 0xD1], "한"),
         ("ks_c_5601-1987", [0xC7, 0xD1], "한"),
         ("us-ascii", [0x61], "a"),
-        ("UTF8", [0xC3, 0xA9], "é"),
+        ("UTF8", [0xC3, 0xA9], "é")
     ])
     func decodes(charset: String, bytes: [UInt8], expected: String) {
         let result = CharsetDecoder.decode(bytes, charset: charset)

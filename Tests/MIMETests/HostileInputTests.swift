@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MIME
 
 /// Issue 21: what a hostile message costs to read. Each input here took seconds (quadratic work)
@@ -133,8 +134,9 @@ import Testing
 
 @Suite struct AttachmentNameTests {
     @Test func partFilenamesAreCappedInBytesAndLoseBidiControls() {
-        let long = MIMEPart(partId: "2", contentType: "application/pdf",
-                            dispositionParameters: ["filename": String(repeating: "ü", count: 250) + ".pdf"])
+        let long = MIMEPart(
+            partId: "2", contentType: "application/pdf",
+            dispositionParameters: ["filename": String(repeating: "ü", count: 250) + ".pdf"])
         #expect(long.filename.map { $0.utf8.count <= 255 && $0.hasSuffix("ü.pdf") } == true)
         let spoofed = MIMEPart(partId: "2", contentType: "application/pdf", parameters: ["name": "report\u{202E}fdp.exe"])
         #expect(spoofed.filename == "reportfdp.exe")

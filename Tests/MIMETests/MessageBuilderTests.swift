@@ -1,7 +1,8 @@
 import Foundation
 import Sync
-import Testing
 import TernCore
+import Testing
+
 @testable import MIME
 
 @Suite struct MessageBuilderTests {
@@ -25,7 +26,7 @@ import TernCore
             bodyPlain: "Hello Bob,\n\nthe café opens at 9.\n> not a quote\nFrom here on\n\n-- \nZoë",
             attachments: [
                 OutgoingMIMEAttachment(filename: "Übersicht 2026.pdf", mimeType: "application/pdf", data: Data("%PDF-1.4\nbinary\u{0}\u{1}".utf8)),
-                OutgoingMIMEAttachment(filename: "notes.txt", mimeType: "text/plain", data: Data("plain notes".utf8)),
+                OutgoingMIMEAttachment(filename: "notes.txt", mimeType: "text/plain", data: Data("plain notes".utf8))
             ])
         let (bytes, parsed) = try build(message)
         #expect(parsed.from == [message.from])
@@ -55,7 +56,12 @@ import TernCore
         var previous: UInt8 = 0
         var lineLength = 0
         for byte in bytes {
-            if byte == ASCII.lf { #expect(previous == ASCII.cr, "bare LF"); lineLength = 0 } else { lineLength += 1 }
+            if byte == ASCII.lf {
+                #expect(previous == ASCII.cr, "bare LF")
+                lineLength = 0
+            } else {
+                lineLength += 1
+            }
             #expect(lineLength <= 999)
             previous = byte
         }
@@ -74,10 +80,11 @@ import TernCore
             OutgoingMIMEMessage(from: MailboxAddress(name: "Eve\r\nBcc: x@y", address: "eve@x.org"), to: [bob], subject: "s", bodyPlain: "x"),
             OutgoingMIMEMessage(from: alice, to: [MailboxAddress(address: "bob@tern.test\r\nBcc: x@y")], subject: "s", bodyPlain: "x"),
             OutgoingMIMEMessage(from: alice, to: [MailboxAddress(address: "bob@tern.test>, <x@y")], subject: "s", bodyPlain: "x"),
-            OutgoingMIMEMessage(from: alice, to: [bob], subject: "s", bodyPlain: "x",
-                            attachments: [OutgoingMIMEAttachment(filename: "a\r\nContent-Type: text/html", mimeType: "text/plain", data: Data())]),
+            OutgoingMIMEMessage(
+                from: alice, to: [bob], subject: "s", bodyPlain: "x",
+                attachments: [OutgoingMIMEAttachment(filename: "a\r\nContent-Type: text/html", mimeType: "text/plain", data: Data())]),
             OutgoingMIMEMessage(from: alice, to: [bob], subject: "s", inReplyTo: "<a@x>\r\nBcc: x@y", bodyPlain: "x"),
-            OutgoingMIMEMessage(from: alice, to: [], subject: "s", bodyPlain: "x"),
+            OutgoingMIMEMessage(from: alice, to: [], subject: "s", bodyPlain: "x")
         ]
         for message in cases {
             #expect(throws: MessageBuildError.self) { _ = try MessageBuilder().build(message) }
@@ -92,9 +99,10 @@ import TernCore
     }
 
     @Test func inlineImagesGoInRelated() throws {
-        let (_, parsed) = try build(OutgoingMIMEMessage(
-            from: alice, to: [bob], subject: "s", bodyPlain: "x", bodyHTML: "<img src=\"cid:pic@tern\">",
-            attachments: [OutgoingMIMEAttachment(filename: "pic.png", mimeType: "image/png", data: Data([1, 2, 3]), contentId: "pic@tern")]))
+        let (_, parsed) = try build(
+            OutgoingMIMEMessage(
+                from: alice, to: [bob], subject: "s", bodyPlain: "x", bodyHTML: "<img src=\"cid:pic@tern\">",
+                attachments: [OutgoingMIMEAttachment(filename: "pic.png", mimeType: "image/png", data: Data([1, 2, 3]), contentId: "pic@tern")]))
         #expect(parsed.attachments.first?.isInline == true)
         #expect(parsed.attachments.first?.contentId == "pic@tern")
         #expect(parsed.bodyHTML == "<img src=\"cid:pic@tern\">")
@@ -128,7 +136,7 @@ import TernCore
     static let scripts = [
         "plain ASCII text", "Grüße aus Köln, ça va? Ñandú", "Привет, как дела? Отчёт готов", "Γειά σου κόσμε",
         "会議の議事録を送ります", "项目进度更新：本周完成", "季度報告草稿已完成", "다음 주 회의 일정", "مرحبا بالعالم", "שלום עולם",
-        "नमस्ते दुनिया", "สวัสดีชาวโลก", "emoji 🌍☕️👩‍💻 and ZWJ", "mixed: café 中文 Ελληνικά 🙂",
+        "नमस्ते दुनिया", "สวัสดีชาวโลก", "emoji 🌍☕️👩‍💻 and ZWJ", "mixed: café 中文 Ελληνικά 🙂"
     ]
     static let structures = ["plain", "html", "attachments", "inline", "reply"]
 
@@ -142,11 +150,15 @@ import TernCore
         switch structure {
         case "html": message.bodyHTML = "<p>\(text)</p>"
         case "attachments":
-            message.attachments = [OutgoingMIMEAttachment(filename: "\(text).pdf", mimeType: "application/pdf", data: Data((0..<3000).map { UInt8($0 % 256) })),
-                                   OutgoingMIMEAttachment(filename: "notes.txt", mimeType: "text/plain", data: Data(text.utf8))]
+            message.attachments = [
+                OutgoingMIMEAttachment(filename: "\(text).pdf", mimeType: "application/pdf", data: Data((0..<3000).map { UInt8($0 % 256) })),
+                OutgoingMIMEAttachment(filename: "notes.txt", mimeType: "text/plain", data: Data(text.utf8))
+            ]
         case "inline":
             message.bodyHTML = "<p>\(text)</p><img src=\"cid:img@x\">"
-            message.attachments = [OutgoingMIMEAttachment(filename: "image.png", mimeType: "image/png", data: Data([0x89, 0x50, 0x4E, 0x47]), contentId: "img@x")]
+            message.attachments = [
+                OutgoingMIMEAttachment(filename: "image.png", mimeType: "image/png", data: Data([0x89, 0x50, 0x4E, 0x47]), contentId: "img@x")
+            ]
         case "reply":
             message.inReplyTo = "<parent@example.org>"
             message.references = ["<root@example.org>", "<parent@example.org>"]
@@ -161,7 +173,11 @@ import TernCore
         #expect(parsed.cc == message.cc)
         #expect(parsed.date == message.date)
         #expect(parsed.bodyPlain == longBody)
-        if let html = message.bodyHTML { #expect(parsed.bodyHTML == html) } else { #expect(parsed.bodyHTML?.contains(text.replacingOccurrences(of: "&", with: "&amp;")) == true) }
+        if let html = message.bodyHTML {
+            #expect(parsed.bodyHTML == html)
+        } else {
+            #expect(parsed.bodyHTML?.contains(text.replacingOccurrences(of: "&", with: "&amp;")) == true)
+        }
         #expect(parsed.attachments.map(\.filename) == message.attachments.map { MIMEPart.sanitizedFilename($0.filename) })
         for (attachment, original) in zip(parsed.attachments, message.attachments) {
             #expect(parsed.content(ofPart: attachment.partId) == [UInt8](original.data))

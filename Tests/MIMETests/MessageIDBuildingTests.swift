@@ -1,6 +1,7 @@
 import Foundation
 import IDNA
 import Testing
+
 @testable import MIME
 
 /// Issue 21: Message-IDs Tern writes are RFC 5322 msg-ids in ASCII, and no header line it writes is
@@ -16,7 +17,7 @@ import Testing
     static let invalidIds = [
         "plain@host", "<no-at-sign>", "<a b@host>", "<a@host name>", "<é@host>", "<a@bücher.de>", "<a@host", "a@host>", "<<a@host>",
         "<a@host>>", "<@host>", "<a@>", "<>", "<a@host> <b@host>", "<a@host>\t", "<a\u{7F}@host>", "<a@host\u{85}>",
-        "<" + String(repeating: "x", count: 1_000) + "@host>",
+        "<" + String(repeating: "x", count: 1_000) + "@host>"
     ]
 
     @Test(arguments: invalidIds)
@@ -66,16 +67,21 @@ import Testing
     @Test func unfoldableLinesAreRefused() {
         var outgoing = message()
         outgoing.bodyHTML = "<img src=\"cid:x\">"
-        outgoing.attachments = [OutgoingMIMEAttachment(filename: "a.png", mimeType: "image/png", data: Data([1]),
-                                                   contentId: String(repeating: "c", count: 1_200) + "@x")]
+        outgoing.attachments = [
+            OutgoingMIMEAttachment(
+                filename: "a.png", mimeType: "image/png", data: Data([1]),
+                contentId: String(repeating: "c", count: 1_200) + "@x")
+        ]
         #expect(throws: MessageBuildError.lineTooLong(start: "Content-ID: <" + String(repeating: "c", count: 27), length: 1_216)) {
             try MessageBuilder().build(outgoing)
         }
     }
 
     /// IMAP SEARCH takes no 8-bit text, and the Sent check after a crash searches by Message-ID.
-    @Test(arguments: [("zoe@bücher.de", "xn--bcher-kva.de"), ("zoe@BÜCHER.de", "xn--bcher-kva.de"), ("a@例え.テスト", "xn--r8jz45g.xn--zckzah"),
-                      ("a@münchen。de", "xn--mnchen-3ya.de"), ("a@tern.test", "tern.test")])
+    @Test(arguments: [
+        ("zoe@bücher.de", "xn--bcher-kva.de"), ("zoe@BÜCHER.de", "xn--bcher-kva.de"), ("a@例え.テスト", "xn--r8jz45g.xn--zckzah"),
+        ("a@münchen。de", "xn--mnchen-3ya.de"), ("a@tern.test", "tern.test")
+    ])
     func generatedIdsAreASCIIForInternationalizedDomains(address: String, domain: String) throws {
         var outgoing = message()
         outgoing.from = MailboxAddress(address: address)
@@ -89,7 +95,7 @@ import Testing
     @Test(arguments: [
         ("ليهمابتكلموشعربي؟", "egbpdaj6bu4bxfgehfvwxn"), ("他们为什么不说中文", "ihqwcrb4cv8a8dqg056pqjye"),
         ("Pročprostěnemluvíčesky", "Proprostnemluvesky-uyb24dma41a"), ("3年B組金八先生", "3B-ww4c5e180e575a65lsy2b"),
-        ("安室奈美恵-with-SUPER-MONKEYS", "-with-SUPER-MONKEYS-pc58ag80a8qai00g7n9n"), ("bücher", "bcher-kva"),
+        ("安室奈美恵-with-SUPER-MONKEYS", "-with-SUPER-MONKEYS-pc58ag80a8qai00g7n9n"), ("bücher", "bcher-kva")
     ])
     func punycodeEncodesTheRFCSamples(input: String, expected: String) {
         #expect(Punycode.encode(input) == expected)

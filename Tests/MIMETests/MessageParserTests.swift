@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MIME
 
 func parse(_ text: String) -> ParsedMessage {
@@ -8,7 +9,8 @@ func parse(_ text: String) -> ParsedMessage {
 
 @Suite struct MessageParserTests {
     @Test func simplePlainMessage() {
-        let message = parse("""
+        let message = parse(
+            """
             From: Zoë <zoe@example.fr>
             To: ivan@example.ru
             Subject: Hello
@@ -29,7 +31,8 @@ func parse(_ text: String) -> ParsedMessage {
     }
 
     @Test func foldedHeadersAndObsoleteSpaceBeforeColon() {
-        let message = parse("""
+        let message = parse(
+            """
             From : a@x.org
             Subject: a long
              folded
@@ -43,7 +46,8 @@ func parse(_ text: String) -> ParsedMessage {
     }
 
     @Test func alternativeChoosesBoth() {
-        let message = parse("""
+        let message = parse(
+            """
             From: a@x.org
             Content-Type: multipart/alternative; boundary="b1"
 
@@ -71,7 +75,8 @@ func parse(_ text: String) -> ParsedMessage {
     }
 
     @Test func mixedWithRelatedAndAttachments() {
-        let message = parse("""
+        let message = parse(
+            """
             From: a@x.org
             Content-Type: multipart/mixed; boundary=outer
 
@@ -124,7 +129,8 @@ func parse(_ text: String) -> ParsedMessage {
     }
 
     @Test func missingFinalBoundaryKeepsLastPart() {
-        let message = parse("""
+        let message = parse(
+            """
             From: a@x.org
             Content-Type: multipart/mixed; boundary=b
 
@@ -144,7 +150,8 @@ func parse(_ text: String) -> ParsedMessage {
     }
 
     @Test func boundaryPrefixInBodyIsNotADelimiter() {
-        let message = parse("""
+        let message = parse(
+            """
             From: a@x.org
             Content-Type: multipart/mixed; boundary=abc
 
@@ -158,7 +165,8 @@ func parse(_ text: String) -> ParsedMessage {
     }
 
     @Test func messageRFC822IsNumberedLikeIMAP() {
-        let message = parse("""
+        let message = parse(
+            """
             From: a@x.org
             Content-Type: multipart/mixed; boundary=b
 
@@ -193,7 +201,8 @@ func parse(_ text: String) -> ParsedMessage {
     }
 
     @Test func quotedPrintableLatin1Body() {
-        let message = parse("From: a@x.org\nContent-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: quoted-printable\n\nGr=FC=DFe, soft=\nbreak")
+        let message = parse(
+            "From: a@x.org\nContent-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: quoted-printable\n\nGr=FC=DFe, soft=\nbreak")
         #expect(message.bodyPlain == "Grüße, softbreak")
     }
 
@@ -219,7 +228,9 @@ func parse(_ text: String) -> ParsedMessage {
     }
 
     @Test func lfOnlyLineEndings() {
-        let message = MessageParser().parse(Array("From: a@x.org\nSubject: lf\nContent-Type: multipart/alternative; boundary=z\n\n--z\nContent-Type: text/plain\n\nbody\n--z--\n".utf8))
+        let message = MessageParser().parse(
+            Array(
+                "From: a@x.org\nSubject: lf\nContent-Type: multipart/alternative; boundary=z\n\n--z\nContent-Type: text/plain\n\nbody\n--z--\n".utf8))
         #expect(message.subject == "lf")
         #expect(message.bodyPlain == "body")
     }

@@ -1,23 +1,27 @@
 import Testing
+
 @testable import MIME
 
 /// Recipients as typed into the composer (FR-COMP-01 "Send Validation"): RFC 5322 mailboxes kept
 /// exactly, addr-specs checked strictly, non-ASCII flagged for SMTPUTF8 (RFC 6531).
 @Suite struct RecipientSyntaxTests {
     @Test func listsSplitOutsideQuotesCommentsAndAngles() {
-        let parsed = RecipientSyntax.parseList(#"Ana Silva <ana@example.org>, "Doe, John" <john@example.com>; bo@example.net (Bo, home),"# +
-                                               #" "john smith"@example.com, <"a,b"@example.com>"#)
-        #expect(parsed == [
-            MailboxAddress(name: "Ana Silva", address: "ana@example.org"),
-            MailboxAddress(name: "Doe, John", address: "john@example.com"),
-            MailboxAddress(address: "bo@example.net"),
-            MailboxAddress(address: #""john smith"@example.com"#),
-            MailboxAddress(address: #""a,b"@example.com"#),
-        ])
+        let parsed = RecipientSyntax.parseList(
+            #"Ana Silva <ana@example.org>, "Doe, John" <john@example.com>; bo@example.net (Bo, home),"#
+                + #" "john smith"@example.com, <"a,b"@example.com>"#)
+        #expect(
+            parsed == [
+                MailboxAddress(name: "Ana Silva", address: "ana@example.org"),
+                MailboxAddress(name: "Doe, John", address: "john@example.com"),
+                MailboxAddress(address: "bo@example.net"),
+                MailboxAddress(address: #""john smith"@example.com"#),
+                MailboxAddress(address: #""a,b"@example.com"#)
+            ])
     }
 
     @Test func escapedQuotesInNames() {
-        #expect(RecipientSyntax.parseList(#""Ana \"the boss\" Silva" <ana@example.org>"#)
+        #expect(
+            RecipientSyntax.parseList(#""Ana \"the boss\" Silva" <ana@example.org>"#)
                 == [MailboxAddress(name: #"Ana "the boss" Silva"#, address: "ana@example.org")])
     }
 
@@ -27,7 +31,7 @@ import Testing
 
     @Test(arguments: [
         "ana@example.org", "ana.silva+tag@mail.example.org", "a!#$%&'*+/=?^_`{|}~-@example.org", #""john smith"@example.com"#,
-        #""a\"b"@example.com"#, #""a@b"@example.com"#, "user@[192.0.2.1]", "user@[IPv6:2001:db8::1]", "x@localhost",
+        #""a\"b"@example.com"#, #""a@b"@example.com"#, "user@[192.0.2.1]", "user@[IPv6:2001:db8::1]", "x@localhost"
     ])
     func validASCII(_ address: String) {
         #expect(RecipientSyntax.check(address) == .valid(needsSMTPUTF8: false))
@@ -48,7 +52,7 @@ import Testing
         (String(repeating: "a", count: 65) + "@example.org", "local part longer than 64 bytes"),
         ("a@" + String(repeating: "b", count: 64) + ".org", "domain label longer than 63 bytes"),
         ("a@" + Array(repeating: String(repeating: "b", count: 60), count: 5).joined(separator: "."), "longer than 254 bytes"),
-        ("ana\u{7}@example.org", "character '\u{7}' in the local part"),
+        ("ana\u{7}@example.org", "character '\u{7}' in the local part")
     ])
     func invalid(_ address: String, _ reason: String) {
         #expect(RecipientSyntax.check(address) == .invalid(reason))

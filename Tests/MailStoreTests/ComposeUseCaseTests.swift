@@ -2,9 +2,10 @@ import Foundation
 import GRDB
 import MIME
 import Synchronization
-import Testing
 import TernCore
 import TernRuntime
+import Testing
+
 @testable import MailStore
 
 /// FR-COMP-01 on the real store with the live adapters (MIME's Message-ID check, HTMLSafety for
@@ -30,8 +31,9 @@ struct ComposeTests {
     }
 
     func useCase(bodies: (any OriginalBodyFetching)? = nil) -> ComposeUseCase {
-        ComposeUseCase(accounts: SQLiteAccountRepository(database: database), store: SQLiteComposeStore(database: database),
-                       syntax: MIMEMailSyntax(), sanitizer: HTMLSafetyBodySanitizer(), bodies: bodies, timeZone: utc)
+        ComposeUseCase(
+            accounts: SQLiteAccountRepository(database: database), store: SQLiteComposeStore(database: database),
+            syntax: MIMEMailSyntax(), sanitizer: HTMLSafetyBodySanitizer(), bodies: bodies, timeZone: utc)
     }
 
     func insert(_ email: Email, attachments: [TernCore.Attachment] = []) async throws -> Int64 {
@@ -80,7 +82,11 @@ struct ComposeTests {
     }
 
     @Test func invalidOriginalIdGivesNoThreadingHeaders() async throws {
-        let id = try await insert(received(by: account) { $0.messageId = "<no-at-sign>"; $0.headerMessageId = "<no-at-sign>" })
+        let id = try await insert(
+            received(by: account) {
+                $0.messageId = "<no-at-sign>"
+                $0.headerMessageId = "<no-at-sign>"
+            })
         let draft = try await useCase().compose(.reply, replyingTo: id)
         #expect(draft.inReplyTo == nil)
         #expect(draft.references.isEmpty)
@@ -88,9 +94,10 @@ struct ComposeTests {
 
     @Test func forwardCarriesTheAttachmentsMarkedLocalOrPending() async throws {
         let attachments = [
-            TernCore.Attachment(emailId: 0, partId: "2", filename: "a.pdf", mimeType: "application/pdf", sizeBytes: 1000, isDownloaded: true,
-                       localPath: "/tmp/a.pdf"),
-            TernCore.Attachment(emailId: 0, partId: "3", filename: "b.png", mimeType: "image/png", sizeBytes: 2000),
+            TernCore.Attachment(
+                emailId: 0, partId: "2", filename: "a.pdf", mimeType: "application/pdf", sizeBytes: 1000, isDownloaded: true,
+                localPath: "/tmp/a.pdf"),
+            TernCore.Attachment(emailId: 0, partId: "3", filename: "b.png", mimeType: "image/png", sizeBytes: 2000)
         ]
         let id = try await insert(received(by: account), attachments: attachments)
         let draft = try await useCase().compose(.forward, replyingTo: id)
@@ -104,10 +111,11 @@ struct ComposeTests {
     }
 
     @Test func htmlOnlyOriginalIsQuotedAsText() async throws {
-        let id = try await insert(received(by: account) {
-            $0.bodyPlain = nil
-            $0.bodyHTML = "<p>Hello <b>there</b></p><script>alert(1)</script><blockquote>old</blockquote>"
-        })
+        let id = try await insert(
+            received(by: account) {
+                $0.bodyPlain = nil
+                $0.bodyHTML = "<p>Hello <b>there</b></p><script>alert(1)</script><blockquote>old</blockquote>"
+            })
         let body = try await useCase().compose(.reply, replyingTo: id).body
         #expect(body.contains("> Hello there"))
         #expect(body.contains(">> old") || body.contains("> > old"))
@@ -115,7 +123,11 @@ struct ComposeTests {
     }
 
     @Test func bodyNotDownloadedIsFetchedFirst() async throws {
-        let id = try await insert(received(by: account) { $0.bodyPlain = nil; $0.bodiesFetched = false })
+        let id = try await insert(
+            received(by: account) {
+                $0.bodyPlain = nil
+                $0.bodiesFetched = false
+            })
         let fetcher = BodyFetcher(database: database, body: "Fetched text")
         let draft = try await useCase(bodies: fetcher).compose(.reply, replyingTo: id)
         #expect(draft.body.hasSuffix("wrote:\n> Fetched text"))
@@ -123,7 +135,11 @@ struct ComposeTests {
     }
 
     @Test func bodyThatCannotBeFetchedIsNoted() async throws {
-        let id = try await insert(received(by: account) { $0.bodyPlain = nil; $0.bodiesFetched = false })
+        let id = try await insert(
+            received(by: account) {
+                $0.bodyPlain = nil
+                $0.bodiesFetched = false
+            })
         let draft = try await useCase(bodies: BodyFetcher(database: database, body: nil)).compose(.reply, replyingTo: id)
         #expect(draft.notes == [.originalBodyUnavailable])
         #expect(draft.body.hasSuffix("wrote:\n"))

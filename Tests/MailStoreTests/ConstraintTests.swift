@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import Testing
 import TernCore
+import Testing
+
 @testable import MailStore
 
 @Suite struct ConstraintTests {
@@ -79,7 +80,9 @@ import TernCore
             }
             // A downloaded attachment always has a local path.
             #expect(throws: DatabaseError.self) {
-                try db.execute(sql: "INSERT INTO attachment (emailId, partId, filename, mimeType, isDownloaded) VALUES (?, '2', 'a', 'b', 1)", arguments: [email.id])
+                try db.execute(
+                    sql: "INSERT INTO attachment (emailId, partId, filename, mimeType, isDownloaded) VALUES (?, '2', 'a', 'b', 1)",
+                    arguments: [email.id])
             }
         }
     }
@@ -98,12 +101,14 @@ import TernCore
                 try email.insert(db)
                 var link = EmailFolder(emailId: email.id!, folderId: folder.id!, imapUID: 1)
                 try link.insert(db)
-                try db.execute(sql: "INSERT INTO threadFolder (threadId, folderId, latestDate) VALUES (?, ?, ?)",
-                               arguments: [thread.id, folder.id, Date()])
+                try db.execute(
+                    sql: "INSERT INTO threadFolder (threadId, folderId, latestDate) VALUES (?, ?, ?)",
+                    arguments: [thread.id, folder.id, Date()])
                 var attachment = Attachment(emailId: email.id!, partId: "2", filename: "a.pdf", mimeType: "application/pdf", sizeBytes: 10)
                 try attachment.insert(db)
-                try db.execute(sql: "INSERT INTO searchIndex (rowid, subject, sender, recipients, content) VALUES (?, 's', 'z', 'i', 'body')",
-                               arguments: [email.id])
+                try db.execute(
+                    sql: "INSERT INTO searchIndex (rowid, subject, sender, recipients, content) VALUES (?, 's', 'z', 'i', 'body')",
+                    arguments: [email.id])
                 try ContactCacheEntry(accountId: owner.id, emailAddress: "ivan@example.ru", lastSeenDate: Date()).insert(db)
             }
         }

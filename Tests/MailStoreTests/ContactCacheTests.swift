@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import Testing
 import TernCore
+import Testing
+
 @testable import MailStore
 
 /// FR-COMP-04 on the real store: contacts written by sync are capped at 10,000 per account, the
@@ -27,9 +28,11 @@ struct ContactCacheTests {
     func seed(_ account: Account, count: Int, frequency: Int, prefix: String) async throws {
         try await database.writer.write { db in
             for index in 0..<count {
-                try ContactCacheEntry(accountId: account.id, emailAddress: "\(prefix)\(index)@example.org", displayName: "Person \(index)",
-                                      lastSeenDate: Date(timeIntervalSince1970: 1_600_000_000 + Double(index) * 86_400), frequency: frequency)
-                    .insert(db)
+                try ContactCacheEntry(
+                    accountId: account.id, emailAddress: "\(prefix)\(index)@example.org", displayName: "Person \(index)",
+                    lastSeenDate: Date(timeIntervalSince1970: 1_600_000_000 + Double(index) * 86_400), frequency: frequency
+                )
+                .insert(db)
             }
         }
     }
@@ -42,7 +45,7 @@ struct ContactCacheTests {
 
     @Test func syncEvictsTheLeastFrequentThenOldestPastTenThousand() async throws {
         try await seed(work, count: 9_998, frequency: 3, prefix: "often")
-        try await seed(work, count: 2, frequency: 1, prefix: "rare")  // rare0 is the older
+        try await seed(work, count: 2, frequency: 1, prefix: "rare") // rare0 is the older
         try await seed(home, count: 10_000, frequency: 1, prefix: "home")
         // One message from a new sender to two new addresses: 10,002 contacts, two go.
         var email = Fixtures.email(accountId: work.id, messageId: "<new@example.org>")
@@ -61,10 +64,14 @@ struct ContactCacheTests {
 
     @Test func autocompleteReadsTheCacheOfEveryAccount() async throws {
         try await database.writer.write { [work, home] db in
-            try ContactCacheEntry(accountId: work.id, emailAddress: "ana@example.org", displayName: "Ana", lastSeenDate: Date(timeIntervalSince1970: 1),
-                                  frequency: 4).insert(db)
-            try ContactCacheEntry(accountId: home.id, emailAddress: "ana@example.org", displayName: "Ana Silva",
-                                  lastSeenDate: Date(timeIntervalSince1970: 2), frequency: 2).insert(db)
+            try ContactCacheEntry(
+                accountId: work.id, emailAddress: "ana@example.org", displayName: "Ana", lastSeenDate: Date(timeIntervalSince1970: 1),
+                frequency: 4
+            ).insert(db)
+            try ContactCacheEntry(
+                accountId: home.id, emailAddress: "ana@example.org", displayName: "Ana Silva",
+                lastSeenDate: Date(timeIntervalSince1970: 2), frequency: 2
+            ).insert(db)
         }
         let suggestions = try await ContactsAutocompleteUseCase(store: SQLiteComposeStore(database: database)).suggestions(for: "silva")
         #expect(suggestions.map(\.address) == ["ana@example.org"])

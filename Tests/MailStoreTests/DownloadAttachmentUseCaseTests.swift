@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
-import Testing
 import TernCore
+import Testing
+
 @testable import MailStore
 
 /// FR-ED-03 / FR-SYNC-08 on the real store: progress phases, cancel cleanup, retries then a failure,
@@ -26,8 +27,9 @@ struct AttachmentDownloadTests {
             for (index, spec) in specs.enumerated() {
                 var email = Fixtures.email(accountId: account.id, messageId: "<a\(index)-\(UUID().uuidString)@example.org>")
                 try email.insert(db)
-                try db.execute(sql: "INSERT INTO emailFolder (emailId, folderId, imapUID) VALUES (?, ?, ?)",
-                               arguments: [email.id!, inbox.id!, index + 1])
+                try db.execute(
+                    sql: "INSERT INTO emailFolder (emailId, folderId, imapUID) VALUES (?, ?, ?)",
+                    arguments: [email.id!, inbox.id!, index + 1])
                 var attachment = Attachment(emailId: email.id!, partId: "2", filename: spec.name, mimeType: spec.type, sizeBytes: spec.size)
                 try attachment.insert(db)
                 ids.append(attachment.id!)
@@ -36,12 +38,15 @@ struct AttachmentDownloadTests {
         }
     }
 
-    func useCase(_ fetcher: any AttachmentFetching, limit: Int64 = DownloadAttachmentUseCase.cacheLimitBytes,
-                 changes: ChangeFeed? = nil) -> DownloadAttachmentUseCase {
-        DownloadAttachmentUseCase(accounts: SQLiteAccountRepository(database: database), credentials: .unusable,
-                                  store: SQLiteAttachmentStore(database: database), fetcher: fetcher, home: home,
-                                  retryDelays: [.milliseconds(1), .milliseconds(1), .milliseconds(1)], cacheLimitBytes: limit,
-                                  changes: changes)
+    func useCase(
+        _ fetcher: any AttachmentFetching, limit: Int64 = DownloadAttachmentUseCase.cacheLimitBytes,
+        changes: ChangeFeed? = nil
+    ) -> DownloadAttachmentUseCase {
+        DownloadAttachmentUseCase(
+            accounts: SQLiteAccountRepository(database: database), credentials: .unusable,
+            store: SQLiteAttachmentStore(database: database), fetcher: fetcher, home: home,
+            retryDelays: [.milliseconds(1), .milliseconds(1), .milliseconds(1)], cacheLimitBytes: limit,
+            changes: changes)
     }
 
     func isDownloaded(_ id: Int64) async throws -> Bool {
@@ -141,16 +146,20 @@ struct AttachmentDownloadTests {
 
 private struct BytesFetcher: AttachmentFetching {
     let bytes: [UInt8]
-    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
-               progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8] { bytes }
+    func fetch(
+        _ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
+        progress: @escaping @Sendable (Int64) -> Void
+    ) async throws -> [UInt8] { bytes }
 }
 
 /// Reports each slice as it "arrives", as the IMAP downloader does.
 private struct SlicedFetcher: AttachmentFetching {
     let bytes: [UInt8]
     let slice: Int
-    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
-               progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8] {
+    func fetch(
+        _ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
+        progress: @escaping @Sendable (Int64) -> Void
+    ) async throws -> [UInt8] {
         for end in stride(from: slice, through: bytes.count, by: slice) { progress(Int64(end)) }
         return bytes
     }
@@ -158,8 +167,10 @@ private struct SlicedFetcher: AttachmentFetching {
 
 /// Hangs until cancelled, as a slow server would.
 private struct SlowFetcher: AttachmentFetching {
-    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
-               progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8] {
+    func fetch(
+        _ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
+        progress: @escaping @Sendable (Int64) -> Void
+    ) async throws -> [UInt8] {
         try await Task.sleep(for: .seconds(60))
         return [1, 2, 3]
     }
@@ -167,8 +178,10 @@ private struct SlowFetcher: AttachmentFetching {
 
 private final class FailingFetcher: AttachmentFetching {
     let calls = Mutex(0)
-    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
-               progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8] {
+    func fetch(
+        _ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
+        progress: @escaping @Sendable (Int64) -> Void
+    ) async throws -> [UInt8] {
         calls.withLock { $0 += 1 }
         throw TernError.connectionLost("connection refused")
     }

@@ -2,9 +2,10 @@ import Foundation
 import GRDB
 import MIME
 import Synchronization
-import Testing
 import TernCore
 import TernRuntime
+import Testing
+
 @testable import MailStore
 
 /// FR-COMP-01 "Draft lifecycle" and FR-COMP-02 on the real store, with the Drafts mailbox and SMTP
@@ -35,22 +36,27 @@ struct DraftTests {
         let outboxStore = SQLiteOutboxStore(database: database)
         pusher = LocalChangesPusher(
             credentials: .unusable, operations: PendingOperationProcessor(store: actions, server: ScriptedServer(), clock: clock),
-            queue: SendQueueProcessor(store: outboxStore, submitter: submitter, server: ScriptedServer(), folders: actions, clock: clock,
-                                      holds: holds, drafts: store),
-            drafts: DraftSyncProcessor(store: store, server: mailbox, coding: DraftMessageCodec(), attachments: FileAttachments(), folders: actions,
-                                       changes: changes, clock: clock),
+            queue: SendQueueProcessor(
+                store: outboxStore, submitter: submitter, server: ScriptedServer(), folders: actions, clock: clock,
+                holds: holds, drafts: store),
+            drafts: DraftSyncProcessor(
+                store: store, server: mailbox, coding: DraftMessageCodec(), attachments: FileAttachments(), folders: actions,
+                changes: changes, clock: clock),
             lock: NoLocks())
         let accounts = SQLiteAccountRepository(database: database)
-        let outbox = OutboxUseCase(accounts: accounts, composer: OutgoingMessageComposer(), store: outboxStore, pusher: pusher, clock: clock,
-                                   holds: holds)
-        drafts = DraftsUseCase(accounts: accounts, store: store, coding: DraftMessageCodec(), files: KeptInPlace(), attachments: FileAttachments(),
-                               validation: ComposeValidationUseCase(syntax: MIMEMailSyntax()), outbox: outbox, pusher: pusher, changes: changes,
-                               clock: clock)
+        let outbox = OutboxUseCase(
+            accounts: accounts, composer: OutgoingMessageComposer(), store: outboxStore, pusher: pusher, clock: clock,
+            holds: holds)
+        drafts = DraftsUseCase(
+            accounts: accounts, store: store, coding: DraftMessageCodec(), files: KeptInPlace(), attachments: FileAttachments(),
+            validation: ComposeValidationUseCase(syntax: MIMEMailSyntax()), outbox: outbox, pusher: pusher, changes: changes,
+            clock: clock)
     }
 
     func message(_ subject: String, body: String = "Hello.") -> ComposeDraft {
-        ComposeDraft(mode: .new, accountId: account.id, from: EmailAddress(name: "Work", address: account.emailAddress),
-                     to: [EmailAddress(name: nil, address: "bob@example.org")], subject: subject, body: body)
+        ComposeDraft(
+            mode: .new, accountId: account.id, from: EmailAddress(name: "Work", address: account.emailAddress),
+            to: [EmailAddress(name: nil, address: "bob@example.org")], subject: subject, body: body)
     }
 
     func push() async throws -> PushReport { try await pusher.push(account: account) }
@@ -78,13 +84,19 @@ struct DraftTests {
         #expect(try await push().drafts.uploaded == 1)
         var draft = try await drafts.open(saved.draftId)
         #expect(draft.sync.state == .synced && draft.serverCopy?.uid == 7)
-        guard case .upload(let raw, _, nil) = mailbox.requests.last?.action else { Issue.record("no first upload"); return }
+        guard case .upload(let raw, _, nil) = mailbox.requests.last?.action else {
+            Issue.record("no first upload")
+            return
+        }
         let decoded = DraftMessageCodec().decode(raw)
         #expect(decoded.subject == "Upload" && decoded.body.trimmingCharacters(in: .newlines) == "Hello.")
 
         _ = try await drafts.save(message("Upload", body: "Second version."), id: saved.draftId)
         _ = try await push()
-        guard case .upload(_, _, let known) = mailbox.requests.last?.action else { Issue.record("no second upload"); return }
+        guard case .upload(_, _, let known) = mailbox.requests.last?.action else {
+            Issue.record("no second upload")
+            return
+        }
         #expect(known?.uid == 7, "the new version replaces the copy the server has")
         draft = try await drafts.open(saved.draftId)
         #expect(draft.sync.state == .synced)
@@ -152,7 +164,10 @@ struct DraftTests {
         #expect(draft.content.cc.map(\.address) == ["dave@example.org"] && draft.changedOnServer && draft.serverCopy?.uid == 9)
         var told = false
         for await change in events {
-            if case .draftChangedOnServer(let id) = change, id == saved.draftId { told = true; break }
+            if case .draftChangedOnServer(let id) = change, id == saved.draftId {
+                told = true
+                break
+            }
         }
         #expect(told)
         try await drafts.acknowledgeServerChange(saved.draftId)
@@ -162,7 +177,10 @@ struct DraftTests {
     @Test func undoInTheWindowLeavesTheDraftAndTheEndOfTheWindowSendsItOnce() async throws {
         let saved = try #require(try await drafts.save(message("Undo me")))
         let feed = changes.changes()
-        guard case .held(let held) = try await drafts.send(saved.draftId, undoWindow: .seconds(5)) else { Issue.record("not held"); return }
+        guard case .held(let held) = try await drafts.send(saved.draftId, undoWindow: .seconds(5)) else {
+            Issue.record("not held")
+            return
+        }
         #expect(try await drafts.list().isEmpty, "a draft in its window is being sent, not listed")
         clock.advance(seconds: 60)
         _ = try await push()
@@ -171,7 +189,10 @@ struct DraftTests {
         #expect(back.content.subject == "Undo me" && back.heldEmailId == nil)
         #expect(try await drafts.list().map(\.id) == [saved.draftId])
 
-        guard case .held(let again) = try await drafts.send(saved.draftId, undoWindow: .seconds(5)) else { Issue.record("not held"); return }
+        guard case .held(let again) = try await drafts.send(saved.draftId, undoWindow: .seconds(5)) else {
+            Issue.record("not held")
+            return
+        }
         mailbox.answer { _ in .removed }
         let outcome = try await drafts.commit(again)
         #expect(outcome.state == .sent && submitter.submitted.count == 1)
@@ -187,8 +208,11 @@ struct DraftTests {
 
     @Test func aHeldMessageWhoseOwnerDiedReturnsToItsDraftAndIsNeverSent() async throws {
         let saved = try #require(try await drafts.save(message("Killed")))
-        guard case .held(let held) = try await drafts.send(saved.draftId, undoWindow: .seconds(5)) else { Issue.record("not held"); return }
-        holds.owned.withLock { _ = $0.remove(held.send.messageId) }  // the owner died
+        guard case .held(let held) = try await drafts.send(saved.draftId, undoWindow: .seconds(5)) else {
+            Issue.record("not held")
+            return
+        }
+        holds.owned.withLock { _ = $0.remove(held.send.messageId) } // the owner died
         mailbox.answer { _ in .uploaded(DraftServerCopy(mailbox: "Drafts", uid: 5, uidValidity: 1)) }
         let report = try await push()
         #expect(report.queue.returnedToDrafts == 1 && submitter.submitted.isEmpty)
@@ -209,7 +233,8 @@ final class ScriptedDraftMailbox: DraftMailboxServer {
     func fail(with error: TernError?) { state.withLock { $0.failure = error } }
 
     func perform(_ requests: [DraftServerRequest], draftsMailbox: String?, account: Account, credentials: CredentialSupply) async throws
-        -> [Draft.ID: DraftServerOutcome] {
+        -> [Draft.ID: DraftServerOutcome]
+    {
         try state.withLock { state in
             state.requests += requests
             if let failure = state.failure { throw failure }
@@ -226,6 +251,7 @@ struct KeptInPlace: DraftFiles {
 struct FileAttachments: ComposeAttachmentLoading {
     func load(_ attachment: ComposedAttachment) async throws -> OutgoingAttachment {
         guard case .file(let path) = attachment.source else { throw TernError.notFound(attachment.filename) }
-        return OutgoingAttachment(filename: attachment.filename, mimeType: attachment.mimeType, data: try Data(contentsOf: URL(fileURLWithPath: path)))
+        return OutgoingAttachment(
+            filename: attachment.filename, mimeType: attachment.mimeType, data: try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 }

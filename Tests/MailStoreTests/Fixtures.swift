@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import TernCore
+
 @testable import MailStore
 
 /// Sample rows for store tests.
@@ -27,8 +28,9 @@ enum Fixtures {
     static func insertAsOfV1(_ account: Account, _ db: Database) throws {
         let values = try account.databaseDictionary.filter { $0.key != "aliases" && $0.key != "authservId" }
         let columns = values.keys.sorted()
-        try db.execute(sql: "INSERT INTO account (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
-                       arguments: StatementArguments(columns.map { values[$0]! }))
+        try db.execute(
+            sql: "INSERT INTO account (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+            arguments: StatementArguments(columns.map { values[$0]! }))
     }
 
     static func temporaryHome() -> TernHome {

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import Testing
 import TernCore
+import Testing
+
 @testable import MailStore
 
 /// Issue 22: discovery reconciles the stored folders with the server's complete LIST. A folder the
@@ -33,11 +34,13 @@ struct FolderReconciliationTests {
             try await sync.updateFolderState(folder)
         }
         let email = Fixtures.email(accountId: account.id, messageId: messageId, dedupKey: messageId)
-        _ = try await sync.store([IncomingMessage(email: email, uid: uid, serverFlags: [])], folderId: folder.id!,
-                                 cursorUID: uid, backfillCursorUID: uid)
-        return try #require(try await database.writer.read { db in
-            try Int64.fetchOne(db, sql: "SELECT id FROM email WHERE messageId = ?", arguments: [messageId])
-        })
+        _ = try await sync.store(
+            [IncomingMessage(email: email, uid: uid, serverFlags: [])], folderId: folder.id!,
+            cursorUID: uid, backfillCursorUID: uid)
+        return try #require(
+            try await database.writer.read { db in
+                try Int64.fetchOne(db, sql: "SELECT id FROM email WHERE messageId = ?", arguments: [messageId])
+            })
     }
 
     func count(_ sql: String) async throws -> Int {
@@ -79,8 +82,9 @@ struct FolderReconciliationTests {
     @Test func theServersMailboxIdFollowsAFolderOfTheUsersOwn() async throws {
         try await listed(DiscoveredFolder(path: "INBOX.Clients", delimiter: ".", folderType: .custom, mailboxId: "F1"))
         try await store("<client@example.org>", in: "INBOX.Clients", uid: 3)
-        let after = try await listed(DiscoveredFolder(path: "INBOX.Customers", delimiter: ".", folderType: .custom, mailboxId: "F1"),
-                                     DiscoveredFolder(path: "INBOX.New", delimiter: ".", folderType: .custom, mailboxId: "F2"))
+        let after = try await listed(
+            DiscoveredFolder(path: "INBOX.Customers", delimiter: ".", folderType: .custom, mailboxId: "F1"),
+            DiscoveredFolder(path: "INBOX.New", delimiter: ".", folderType: .custom, mailboxId: "F2"))
         #expect(Set(after.map(\.path)) == ["INBOX", "INBOX.Customers", "INBOX.New"])
         #expect(after.first { $0.path == "INBOX.Customers" }?.forwardCursorUID == 3)
         #expect(try await count("SELECT COUNT(*) FROM email") == 1)

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import Testing
 import TernCore
+import Testing
+
 @testable import MailStore
 
 /// FR-SYNC-05 and FR-SYNC-10 on the real store with an injected clock: optimistic changes, the
@@ -79,7 +80,10 @@ struct PendingOperationTests {
         #expect(inInbox == 0)
         let server = ScriptedServer(outcome: .refused("NO [TRYCREATE] no such mailbox"))
         _ = try await processor(server).process(account: account, credentials: .unused)
-        guard case .move(let mailbox, let uid, let target, _)? = server.performed.first?.action else { Issue.record("not a move"); return }
+        guard case .move(let mailbox, let uid, let target, _)? = server.performed.first?.action else {
+            Issue.record("not a move")
+            return
+        }
         #expect(mailbox == "INBOX" && uid == 7 && target == "[Gmail]/All Mail")
         let restored = try await database.writer.read { db in try Int64.fetchOne(db, sql: "SELECT imapUID FROM emailFolder") }
         #expect(restored == 7)

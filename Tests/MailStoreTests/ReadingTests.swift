@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Synchronization
-import Testing
 import TernCore
 import TernRuntime
+import Testing
+
 @testable import MailStore
 
 /// FR-ED-01..05 on the real store: opening a thread (mark read before any network work, pages,
@@ -35,9 +36,11 @@ struct ReadingTests {
     /// A thread of `count` messages a minute apart (the oldest first), `unread` of them unread;
     /// with bodies unless `withoutBodies`. Returns the thread id and the email ids, oldest first.
     @discardableResult
-    func thread(_ count: Int, unread: Set<Int> = [], html: String? = nil, from: String = "zoe@example.fr",
-                withoutBodies: Set<Int> = [], firstUID: Int64 = 1, subject: String = "Budget",
-                authenticationResults: [AuthenticationResults]? = nil) async throws -> (thread: Int64, emails: [Int64]) {
+    func thread(
+        _ count: Int, unread: Set<Int> = [], html: String? = nil, from: String = "zoe@example.fr",
+        withoutBodies: Set<Int> = [], firstUID: Int64 = 1, subject: String = "Budget",
+        authenticationResults: [AuthenticationResults]? = nil
+    ) async throws -> (thread: Int64, emails: [Int64]) {
         let root = "<root-\(UUID().uuidString)@example.org>"
         var messages: [IncomingMessage] = []
         for index in 0..<count {
@@ -60,23 +63,27 @@ struct ReadingTests {
         }
         let stored = try await SQLiteMessageStore(database: database).store(messages, folderId: inbox.id!)
         let ids = stored.newMessages.map(\.emailId)
-        let threadId = try await database.writer.read { db in try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [ids[0]]) }
+        let threadId = try await database.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [ids[0]])
+        }
         return (try #require(threadId), ids)
     }
 
     var actions: MailActionsUseCase {
         let store = SQLiteMailActionStore(database: database)
-        return MailActionsUseCase(accounts: SQLiteAccountRepository(database: database), credentials: .unusable,
-                                  store: store, processor: PendingOperationProcessor(store: store, server: server, clock: clock),
-                                  changes: changes, clock: clock)
+        return MailActionsUseCase(
+            accounts: SQLiteAccountRepository(database: database), credentials: .unusable,
+            store: store, processor: PendingOperationProcessor(store: store, server: server, clock: clock),
+            changes: changes, clock: clock)
     }
 
     func openThread(settings: [SettingKey: String] = [:], metered: Bool? = nil) async throws -> OpenThreadUseCase {
         let settingsStore = SQLiteSettingsStore(database: database)
         for (key, value) in settings { try await settingsStore.setValue(value, for: key) }
         let trusted = SQLiteTrustedSenderStore(database: database)
-        let bodies = FetchThreadBodiesUseCase(accounts: SQLiteAccountRepository(database: database), credentials: .unusable,
-                                              store: SQLiteSyncStore(database: database), synchronizer: engine, changes: changes)
+        let bodies = FetchThreadBodiesUseCase(
+            accounts: SQLiteAccountRepository(database: database), credentials: .unusable,
+            store: SQLiteSyncStore(database: database), synchronizer: engine, changes: changes)
         return OpenThreadUseCase(
             queries: SQLiteMailQueries(database: database), actions: actions, bodies: bodies,
             renderer: RenderMessageUseCase(sanitizer: HTMLSafetyBodySanitizer(), trustedSenders: trusted), trustedSenders: trusted,
@@ -84,7 +91,9 @@ struct ReadingTests {
     }
 
     func inboxCopies() async throws -> Int {
-        try await database.writer.read { [inbox] db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder WHERE folderId = ?", arguments: [inbox.id]) } ?? -1
+        try await database.writer.read { [inbox] db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder WHERE folderId = ?", arguments: [inbox.id])
+        } ?? -1
     }
 
     func isRead(_ emailId: Int64) async throws -> Bool {
@@ -188,8 +197,12 @@ struct ReadingTests {
         #expect(conversation.messages.map(\.bodyState) == [.loading, .available, .loading])
         let outcome = try #require(await network?.outcome())
         #expect(outcome.offline && outcome.bodyError == .connectionLost("network unreachable"))
-        let (again, _) = try self.conversation(try await openThread()(threadId: threadId, options: .init(markRead: false, expandAll: true,
-                                                                                                      fetchMissingBodies: false)))
+        let (again, _) = try self.conversation(
+            try await openThread()(
+                threadId: threadId,
+                options: .init(
+                    markRead: false, expandAll: true,
+                    fetchMissingBodies: false)))
         #expect(again.messages.map(\.bodyState) == [.unavailableOffline, .available, .unavailableOffline])
         #expect(again.messages[1].id == emails[1] && again.messages[1].body != nil)
     }
@@ -233,21 +246,26 @@ struct ReadingTests {
     /// it; the results are stored at sync, so setting the authserv-id applies to mail already here.
     @Test func aTrustedSendersImagesLoadOnlyWhenTheProviderVerifiedTheFrom() async throws {
         func results(_ authservId: String, dmarc: String) -> [AuthenticationResults] {
-            [AuthenticationResults(authservId: authservId, results: [.init(method: "dmarc", result: dmarc, properties: ["header.from": "shop.example"])])]
+            [
+                AuthenticationResults(
+                    authservId: authservId, results: [.init(method: "dmarc", result: dmarc, properties: ["header.from": "shop.example"])])
+            ]
         }
         let cases: [(name: String, results: [AuthenticationResults]?, verdict: SenderAuthentication.Verdict, loads: Bool)] = [
             ("verified", results("mail.example.org", dmarc: "pass"), .verified, true),
             ("failed", results("mail.example.org", dmarc: "fail"), .failed, false),
             ("forged", results("spoof.example", dmarc: "pass"), .unknown, false),
             ("none", [], .unknown, false),
-            ("before v15", nil, .unknown, false),
+            ("before v15", nil, .unknown, false)
         ]
         var threads: [String: (thread: Int64, emails: [Int64])] = [:]
         for (index, item) in cases.enumerated() {
-            threads[item.name] = try await thread(1, html: Self.newsletter, from: "news@shop.example", firstUID: Int64(10 + index),
-                                                  subject: "Sale \(item.name)", authenticationResults: item.results)
+            threads[item.name] = try await thread(
+                1, html: Self.newsletter, from: "news@shop.example", firstUID: Int64(10 + index),
+                subject: "Sale \(item.name)", authenticationResults: item.results)
         }
-        _ = try await TrustedSendersUseCase(store: SQLiteTrustedSenderStore(database: database), changes: changes, clock: clock).add("news@shop.example")
+        _ = try await TrustedSendersUseCase(store: SQLiteTrustedSenderStore(database: database), changes: changes, clock: clock).add(
+            "news@shop.example")
         let open = try await openThread()
         func first(_ name: String) async throws -> ConversationMessage {
             try conversation(try await open(threadId: threads[name]!.thread, options: .init(markRead: false))).0.messages[0]
@@ -292,7 +310,8 @@ struct ReadingTests {
         #expect(AttachmentWarning.before(downloading: "x.js", size: 1, metered: false).map(\.kind) == [.script])
         #expect(AttachmentWarning.before(downloading: "app.apk", size: 1, metered: false).map(\.kind) == [.androidPackage])
         #expect(AttachmentWarning.before(downloading: "report.pdf", size: 30 << 20, metered: false).isEmpty)
-        #expect(AttachmentWarning.before(downloading: "archive.zip", size: 30 << 20, metered: true).map(\.text)
+        #expect(
+            AttachmentWarning.before(downloading: "archive.zip", size: 30 << 20, metered: true).map(\.text)
                 == ["This archive may contain executable files.", "This attachment is 30 MB. Download on cellular?"], "both, stacked")
         #expect(AttachmentWarning.before(downloading: "small.pdf", size: (25 << 20) - 1, metered: true).isEmpty)
 
@@ -379,12 +398,14 @@ struct ReadingTests {
         let store = SQLiteMailActionStore(database: database)
         let pusher = LocalChangesPusher(
             credentials: .unusable, operations: PendingOperationProcessor(store: store, server: server, clock: clock),
-            queue: SendQueueProcessor(store: SQLiteOutboxStore(database: database), submitter: ScriptedSubmitter(), server: server,
-                                      folders: store, clock: clock),
+            queue: SendQueueProcessor(
+                store: SQLiteOutboxStore(database: database), submitter: ScriptedSubmitter(), server: server,
+                folders: store, clock: clock),
             lock: NoLocks())
         let stream = changes.changes()
-        let sync = SyncAccountsUseCase(accounts: SQLiteAccountRepository(database: database), credentials: .unusable, synchronizer: engine,
-                                       pusher: pusher, changes: changes, failedChanges: actions)
+        let sync = SyncAccountsUseCase(
+            accounts: SQLiteAccountRepository(database: database), credentials: .unusable, synchronizer: engine,
+            pusher: pusher, changes: changes, failedChanges: actions)
         _ = try await sync(account: nil) { _ in }
         var failure: PendingChangeSummary?
         for await change in stream {
@@ -411,8 +432,9 @@ struct ReadingTests {
         }
         while changes.subscriberCount == 0 { await Task.yield() }
         // The sync engine, in a task of its own.
-        let sync = SyncAccountsUseCase(accounts: SQLiteAccountRepository(database: database), credentials: .unusable, synchronizer: engine,
-                                       changes: changes)
+        let sync = SyncAccountsUseCase(
+            accounts: SQLiteAccountRepository(database: database), credentials: .unusable, synchronizer: engine,
+            changes: changes)
         let opening = try await openThread()(threadId: threadId)
         _ = await (try? conversation(opening))?.1?.outcome()
         _ = try await Task.detached { try await sync(account: nil) { _ in } }.value
@@ -454,8 +476,14 @@ final class RecordingEngine: MailSynchronizing {
 
     func sync(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
         progress(.state(account: account.name, .syncingFolders))
-        progress(.newMail(account: account.name, messages: [NewMessage(emailId: 1, from: EmailAddress(address: "a@example.org"), subject: "Hi",
-                                                                      date: Date())]))
+        progress(
+            .newMail(
+                account: account.name,
+                messages: [
+                    NewMessage(
+                        emailId: 1, from: EmailAddress(address: "a@example.org"), subject: "Hi",
+                        date: Date())
+                ]))
         progress(.state(account: account.name, .idle))
         return SyncReport(account: account.name, folders: [], firstPageMilliseconds: nil, seconds: 0)
     }
@@ -482,8 +510,9 @@ struct FailingSecrets: SecretResolver, OAuthTokenStore, OAuthAuthorizer {
 }
 
 extension AccountCredentials {
-    static let unusable = AccountCredentials(secrets: FailingSecrets(), tokens: FailingSecrets(), authorizer: FailingSecrets(),
-                                             accounts: UnusedAccounts())
+    static let unusable = AccountCredentials(
+        secrets: FailingSecrets(), tokens: FailingSecrets(), authorizer: FailingSecrets(),
+        accounts: UnusedAccounts())
 }
 
 struct UnusedAccounts: AccountRepository {

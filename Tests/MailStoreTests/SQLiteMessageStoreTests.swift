@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import Testing
 import TernCore
+import Testing
+
 @testable import MailStore
 
 /// FR-SYNC-01 step 6 (dedup), FR-SYNC-05 (server flags), FR-SYNC-06 (threading in the store).
@@ -26,8 +27,10 @@ struct MessageStoreTests {
         store = SQLiteMessageStore(database: database)
     }
 
-    func message(_ uid: Int64, id: String?, dedupKey: String? = nil, replyTo: String? = nil, references: String? = nil,
-                 subject: String = "Plans", day: Double = 0, flags: [String] = []) -> IncomingMessage {
+    func message(
+        _ uid: Int64, id: String?, dedupKey: String? = nil, replyTo: String? = nil, references: String? = nil,
+        subject: String = "Plans", day: Double = 0, flags: [String] = []
+    ) -> IncomingMessage {
         var email = Fixtures.email(accountId: account.id, messageId: id, dedupKey: dedupKey ?? "key-\(id ?? UUID().uuidString)")
         email.inReplyTo = replyTo
         email.references = references
@@ -51,8 +54,11 @@ struct MessageStoreTests {
     }
 
     @Test func aDuplicateMessageIDOnADifferentMessageKeepsBothApart() async throws {
-        try await store.store([message(1, id: "same@list", dedupKey: "k1", subject: "Issue 1"),
-                               message(2, id: "same@list", dedupKey: "k2", subject: "Issue 2", day: 7)], folderId: inbox.id!)
+        try await store.store(
+            [
+                message(1, id: "same@list", dedupKey: "k1", subject: "Issue 1"),
+                message(2, id: "same@list", dedupKey: "k2", subject: "Issue 2", day: 7)
+            ], folderId: inbox.id!)
         #expect(try count("SELECT COUNT(*) FROM email") == 2)
         #expect(try count("SELECT COUNT(*) FROM email WHERE messageId IS NULL") == 1)
         #expect(try count("SELECT COUNT(*) FROM thread") == 2)
@@ -100,15 +106,21 @@ struct MessageStoreTests {
     }
 
     @Test func headerlessMessagesJoinBySubjectWithinThirtyDays() async throws {
-        try await store.store([message(1, id: "l1@x", subject: "Lunch"), message(2, id: "l2@x", subject: "RE: Lunch", day: 3),
-                               message(3, id: "l3@x", subject: "Re: Lunch", day: 90)], folderId: inbox.id!)
+        try await store.store(
+            [
+                message(1, id: "l1@x", subject: "Lunch"), message(2, id: "l2@x", subject: "RE: Lunch", day: 3),
+                message(3, id: "l3@x", subject: "Re: Lunch", day: 90)
+            ], folderId: inbox.id!)
         #expect(try count("SELECT COUNT(*) FROM thread") == 2)
         #expect(try count("SELECT MAX(messageCount) FROM thread") == 2)
     }
 
     @Test func threadMetadataCountsUnreadAndParticipants() async throws {
-        try await store.store([message(1, id: "a@x", flags: ["\\Seen"]),
-                               message(2, id: "b@x", replyTo: "<a@x>", day: 1)], folderId: inbox.id!)
+        try await store.store(
+            [
+                message(1, id: "a@x", flags: ["\\Seen"]),
+                message(2, id: "b@x", replyTo: "<a@x>", day: 1)
+            ], folderId: inbox.id!)
         let thread = try #require(try await database.writer.read { db in try MailThread.fetchOne(db) })
         #expect(thread.messageCount == 2)
         #expect(thread.unreadCount == 1)
@@ -125,9 +137,10 @@ struct MessageStoreTests {
         try await store.store([first, second], folderId: inbox.id!)
         // The same message seen again in another folder is not counted twice.
         try await store.store([first], folderId: starred.id!)
-        let kim = try #require(try await database.writer.read { db in
-            try ContactCacheEntry.filter(Column("emailAddress") == "kim@example.org").fetchOne(db)
-        })
+        let kim = try #require(
+            try await database.writer.read { db in
+                try ContactCacheEntry.filter(Column("emailAddress") == "kim@example.org").fetchOne(db)
+            })
         #expect(kim.frequency == 2)
         #expect(kim.displayName == "Kim Lee")
         #expect(try count("SELECT frequency FROM contactCacheEntry WHERE emailAddress = 'zoe@example.fr'") == 2)
@@ -156,7 +169,7 @@ struct MessageStoreTests {
         let sync = SQLiteSyncStore(database: database)
         try await sync.saveBodies([
             FetchedBodies(emailId: emailId, plain: "first copy", html: nil, snippet: "first copy", truncated: false),
-            FetchedBodies(emailId: emailId, plain: "second copy", html: nil, snippet: "second copy", truncated: false),
+            FetchedBodies(emailId: emailId, plain: "second copy", html: nil, snippet: "second copy", truncated: false)
         ])
         #expect(try count("SELECT COUNT(*) FROM searchIndex") == 1)
         let queries = SQLiteMailQueries(database: database)

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import Testing
 import TernCore
+import Testing
+
 @testable import MailStore
 
 @Suite struct MigrationTests {
@@ -42,25 +43,30 @@ import TernCore
             try SchemaMigrations.migrator.migrate(queue, upTo: "v7-store-health")
             try queue.write { db in
                 try Fixtures.insertAsOfV1(account, db)
-                try db.execute(sql: "INSERT INTO folder (accountId, path, displayName, folderType, uidValidity) VALUES (?, 'Trash', 'Trash', 'trash', 42)",
-                               arguments: [account.id])
+                try db.execute(
+                    sql: "INSERT INTO folder (accountId, path, displayName, folderType, uidValidity) VALUES (?, 'Trash', 'Trash', 'trash', 42)",
+                    arguments: [account.id])
                 let folder = (id: db.lastInsertedRowID, path: "Trash")
                 // Written as a v7 store held it: today's Email has columns v7 did not.
-                try db.execute(sql: """
-                    INSERT INTO email (accountId, messageId, dedupKey, subject, fromAddress, dateReceived, createdDate)
-                    VALUES (?, '<m@example.org>', 'key', 'Subject', 'a@example.org', ?, ?)
-                    """, arguments: [account.id, Date(), Date()])
+                try db.execute(
+                    sql: """
+                        INSERT INTO email (accountId, messageId, dedupKey, subject, fromAddress, dateReceived, createdDate)
+                        VALUES (?, '<m@example.org>', 'key', 'Subject', 'a@example.org', ?, ?)
+                        """, arguments: [account.id, Date(), Date()])
                 let email = (id: db.lastInsertedRowID, accountId: account.id)
-                try db.execute(sql: """
-                    INSERT INTO pendingOperation (accountId, kind, emailId, folderId, imapUID, createdDate) VALUES (?, 'delete', ?, ?, 5, ?);
-                    INSERT INTO pendingOperation (accountId, kind, emailId, createdDate) VALUES (?, 'fileSentCopy', ?, ?)
-                    """, arguments: [account.id, email.id, folder.id, Date(), account.id, email.id, Date()])
+                try db.execute(
+                    sql: """
+                        INSERT INTO pendingOperation (accountId, kind, emailId, folderId, imapUID, createdDate) VALUES (?, 'delete', ?, ?, 5, ?);
+                        INSERT INTO pendingOperation (accountId, kind, emailId, createdDate) VALUES (?, 'fileSentCopy', ?, ?)
+                        """, arguments: [account.id, email.id, folder.id, Date(), account.id, email.id, Date()])
             }
             try queue.close()
         }
         let database = try TernDatabase(home: home)
         let validities = try database.writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT kind, uidValidity FROM pendingOperation ORDER BY id").map { "\($0["kind"] as String)=\($0["uidValidity"] as Int64? ?? -1)" }
+            try Row.fetchAll(db, sql: "SELECT kind, uidValidity FROM pendingOperation ORDER BY id").map {
+                "\($0["kind"] as String)=\($0["uidValidity"] as Int64? ?? -1)"
+            }
         }
         #expect(validities == ["delete=42", "fileSentCopy=-1"])
     }
@@ -77,21 +83,23 @@ import TernCore
             try SchemaMigrations.migrator.migrate(queue, upTo: "v12-assist")
             try queue.write { db in
                 try Fixtures.insertAsOfV1(account, db)
-                try db.execute(sql: """
-                    INSERT INTO folder (id, accountId, path, displayName, delimiter, folderType, uidValidity, forwardCursorUID, serverMessageCount)
-                    VALUES (7, ?, 'Archive', 'Archive', '/', 'all', 42, 9, 3);
-                    INSERT INTO email (id, accountId, messageId, dedupKey, subject, fromAddress, dateReceived, createdDate)
-                    VALUES (11, ?, '<m@example.org>', 'key', 'Subject', 'a@example.org', 0, 0);
-                    INSERT INTO emailFolder (emailId, folderId, imapUID) VALUES (11, 7, 5);
-                    INSERT INTO pendingOperation (accountId, kind, emailId, folderId, imapUID, createdDate) VALUES (?, 'archive', 11, 7, 5, 0);
-                    """, arguments: [account.id, account.id, account.id])
+                try db.execute(
+                    sql: """
+                        INSERT INTO folder (id, accountId, path, displayName, delimiter, folderType, uidValidity, forwardCursorUID, serverMessageCount)
+                        VALUES (7, ?, 'Archive', 'Archive', '/', 'all', 42, 9, 3);
+                        INSERT INTO email (id, accountId, messageId, dedupKey, subject, fromAddress, dateReceived, createdDate)
+                        VALUES (11, ?, '<m@example.org>', 'key', 'Subject', 'a@example.org', 0, 0);
+                        INSERT INTO emailFolder (emailId, folderId, imapUID) VALUES (11, 7, 5);
+                        INSERT INTO pendingOperation (accountId, kind, emailId, folderId, imapUID, createdDate) VALUES (?, 'archive', 11, 7, 5, 0);
+                        """, arguments: [account.id, account.id, account.id])
             }
             try queue.close()
         }
         let database = try TernDatabase(home: home)
         try database.writer.write { db in
             var folder = try #require(try Folder.fetchOne(db, key: 7))
-            #expect(folder.path == "Archive" && folder.folderType == .all && folder.uidValidity == 42 && folder.forwardCursorUID == 9
+            #expect(
+                folder.path == "Archive" && folder.folderType == .all && folder.uidValidity == 42 && folder.forwardCursorUID == 9
                     && folder.serverMessageCount == 3 && folder.mailboxId == nil)
             folder.folderType = .archive
             folder.mailboxId = "F42"
@@ -111,21 +119,29 @@ import TernCore
     @Test func schemaHasEverySpecField() throws {
         let database = try TernDatabase.temporary()
         let expected: [String: [String]] = [
-            "account": ["id", "name", "emailAddress", "imapHost", "imapPort", "imapSecurity", "smtpHost", "smtpPort",
-                        "smtpSecurity", "username", "credentialKind", "credentialReference", "caFile", "isActive"],
-            "folder": ["accountId", "path", "folderType", "uidValidity", "forwardCursorUID", "backfillCursorUID",
-                       "initialFastCompleted", "catchUpStatus", "lastSyncDate", "reachedServerHistoryBoundary", "highestModSeq"],
-            "email": ["messageId", "dedupKey", "inReplyTo", "references", "subject", "fromName", "fromAddress",
-                      "toAddresses", "ccAddresses", "bccAddresses", "dateSent", "dateReceived", "bodyPlain", "bodyHTML",
-                      "isRead", "isStarred", "isDraft", "sendState", "sendRetryCount", "sendQueuedDate", "sendError",
-                      "threadId", "sizeBytes", "bodyTruncated"],
+            "account": [
+                "id", "name", "emailAddress", "imapHost", "imapPort", "imapSecurity", "smtpHost", "smtpPort",
+                "smtpSecurity", "username", "credentialKind", "credentialReference", "caFile", "isActive"
+            ],
+            "folder": [
+                "accountId", "path", "folderType", "uidValidity", "forwardCursorUID", "backfillCursorUID",
+                "initialFastCompleted", "catchUpStatus", "lastSyncDate", "reachedServerHistoryBoundary", "highestModSeq"
+            ],
+            "email": [
+                "messageId", "dedupKey", "inReplyTo", "references", "subject", "fromName", "fromAddress",
+                "toAddresses", "ccAddresses", "bccAddresses", "dateSent", "dateReceived", "bodyPlain", "bodyHTML",
+                "isRead", "isStarred", "isDraft", "sendState", "sendRetryCount", "sendQueuedDate", "sendError",
+                "threadId", "sizeBytes", "bodyTruncated"
+            ],
             "emailFolder": ["emailId", "folderId", "imapUID"],
             "thread": ["subject", "latestDate", "messageCount", "unreadCount", "participants", "snippet", "aiSummary"],
-            "attachment": ["emailId", "partId", "filename", "mimeType", "sizeBytes", "contentId", "isDownloaded",
-                           "localPath", "lastAccessDate"],
+            "attachment": [
+                "emailId", "partId", "filename", "mimeType", "sizeBytes", "contentId", "isDownloaded",
+                "localPath", "lastAccessDate"
+            ],
             "trustedSender": ["id", "senderEmail", "createdDate"],
             "contactCacheEntry": ["id", "accountId", "emailAddress", "displayName", "lastSeenDate", "frequency"],
-            "searchIndex": ["subject", "sender", "recipients", "content"],
+            "searchIndex": ["subject", "sender", "recipients", "content"]
         ]
         try database.writer.read { db in
             for (table, columns) in expected {
@@ -144,7 +160,7 @@ import TernCore
         ("SELECT threadId FROM threadFolder WHERE folderId = 1 ORDER BY latestDate DESC LIMIT 50", "threadFolder_by_folder_date"),
         ("SELECT * FROM email WHERE threadId = 1 ORDER BY dateReceived", "email_by_thread"),
         ("SELECT * FROM email WHERE accountId = 'a' AND sendState = 'queued' ORDER BY sendQueuedDate", "email_outbox"),
-        ("SELECT * FROM thread WHERE accountId = 'a' ORDER BY latestDate DESC LIMIT 50", "thread_by_account_date"),
+        ("SELECT * FROM thread WHERE accountId = 'a' ORDER BY latestDate DESC LIMIT 50", "thread_by_account_date")
     ])
     func hotPathUsesIndex(query: String, index: String) throws {
         let database = try TernDatabase.temporary()

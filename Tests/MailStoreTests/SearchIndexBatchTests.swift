@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import Testing
 import TernCore
+import Testing
+
 @testable import MailStore
 
 /// Issue 21: the text of one hostile message (an HTML body whose text came to 2 GB, past SQLite's
@@ -36,7 +37,7 @@ struct SearchIndexLimitTests {
     }
 
     @Test func aTextPastTheIndexLimitIsIndexedInPart() async throws {
-        let filler = String(repeating: "é", count: SearchIndexBatch.maximumContentBytes / 2)  // two bytes each
+        let filler = String(repeating: "é", count: SearchIndexBatch.maximumContentBytes / 2) // two bytes each
         try await store.store([message(1, subject: "Long", text: "openingword " + filler + " closingword")], folderId: inbox.id!)
         let indexed = try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT length(CAST(content AS BLOB)) FROM searchIndex") }
         #expect(try #require(indexed) <= SearchIndexBatch.maximumContentBytes)

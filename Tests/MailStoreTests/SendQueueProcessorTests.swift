@@ -1,8 +1,9 @@
-import Synchronization
 import Foundation
 import GRDB
-import Testing
+import Synchronization
 import TernCore
+import Testing
+
 @testable import MailStore
 
 /// FR-SYNC-07 and NFR-SYNC-03 on the real store, with the clock injected: retry schedule, 24-hour
@@ -23,9 +24,11 @@ struct SendQueueTests {
         store = SQLiteOutboxStore(database: database)
     }
 
-    func queue(_ submitter: ScriptedSubmitter, server: ScriptedServer = ScriptedServer(), holds: (any SendHoldOwnership)? = nil) -> SendQueueProcessor {
-        SendQueueProcessor(store: store, submitter: submitter, server: server, folders: SQLiteMailActionStore(database: database), clock: clock,
-                           holds: holds)
+    func queue(_ submitter: ScriptedSubmitter, server: ScriptedServer = ScriptedServer(), holds: (any SendHoldOwnership)? = nil) -> SendQueueProcessor
+    {
+        SendQueueProcessor(
+            store: store, submitter: submitter, server: server, folders: SQLiteMailActionStore(database: database), clock: clock,
+            holds: holds)
     }
 
     @discardableResult
@@ -34,8 +37,9 @@ struct SendQueueTests {
         var email = Fixtures.email(accountId: account.id, messageId: id)
         email.subject = subject
         let raw = Array("Message-ID: \(id)\r\nSubject: \(subject)\r\n\r\nHello.\r\n".utf8)
-        return try await store.enqueue(ComposedMessage(raw: raw, email: email, envelope: MessageEnvelope(sender: "a@example.org", recipients: ["b@example.org"])),
-                                       holdUntil: holdUntil, at: clock.now())
+        return try await store.enqueue(
+            ComposedMessage(raw: raw, email: email, envelope: MessageEnvelope(sender: "a@example.org", recipients: ["b@example.org"])),
+            holdUntil: holdUntil, at: clock.now())
     }
 
     func state(_ id: Int64) async throws -> OutboxEntry { try #require(try await store.entry(emailId: id)) }
@@ -65,8 +69,9 @@ struct SendQueueTests {
         let submitter = ScriptedSubmitter()
         submitter.serverUnreachable.withLock { $0 = true }
         let queue = queue(submitter)
-        let first = try await enqueue("First"), second = try await enqueue("Second")
-        for _ in 0..<(6 * 60) {  // six hours, a look every minute
+        let first = try await enqueue("First")
+        let second = try await enqueue("Second")
+        for _ in 0..<(6 * 60) { // six hours, a look every minute
             let report = try await queue.process(account: account, credentials: .unused)
             #expect(report.serverUnreachable)
             #expect(report.failed.isEmpty)
@@ -110,8 +115,9 @@ struct SendQueueTests {
 
     @Test func aShortenedScheduleIsUsed() async throws {
         let submitter = ScriptedSubmitter(otherwise: .transient("421 4.3.2 try later"))
-        let queue = SendQueueProcessor(store: store, submitter: submitter, server: ScriptedServer(), folders: SQLiteMailActionStore(database: database),
-                                       clock: clock, retryDelays: [.seconds(1), .seconds(1), .seconds(1)])
+        let queue = SendQueueProcessor(
+            store: store, submitter: submitter, server: ScriptedServer(), folders: SQLiteMailActionStore(database: database),
+            clock: clock, retryDelays: [.seconds(1), .seconds(1), .seconds(1)])
         let id = try await enqueue("Quick")
         for _ in 0..<4 {
             _ = try await queue.process(account: account, credentials: .unused)

@@ -18,7 +18,12 @@ final class ManualClock: WallClock {
 final class ScriptedSubmitter: MessageSubmitting {
     /// `failAfterContent`: the content starts going out, then the connection fails (a timeout or a
     /// drop before the server's reply), reported as the transient failure it looks like.
-    enum Step: Sendable { case accept, transient(String), permanent(String), failAfterContent(String) }
+    enum Step: Sendable {
+        case accept
+        case transient(String)
+        case permanent(String)
+        case failAfterContent(String)
+    }
 
     fileprivate let state: Mutex<(steps: [Step], submitted: [Int64])>
     /// The step used once the script has run out.
@@ -38,8 +43,10 @@ final class ScriptedSubmitter: MessageSubmitting {
     /// While true, no server can be reached: every session fails before anything is submitted.
     let serverUnreachable = Mutex(false)
 
-    func withSession<Result: Sendable>(account: Account, credentials: CredentialSupply,
-                                       _ body: (any SubmissionSession) async throws -> Result) async throws -> Result {
+    func withSession<Result: Sendable>(
+        account: Account, credentials: CredentialSupply,
+        _ body: (any SubmissionSession) async throws -> Result
+    ) async throws -> Result {
         if serverUnreachable.withLock({ $0 }) { throw SubmissionError.unreachable("connection refused (127.0.0.1:587)") }
         sessions.withLock { $0 += 1 }
         return try await body(Session(submitter: self))
@@ -86,7 +93,8 @@ final class ScriptedServer: ServerMailActions {
     }
 
     func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws
-        -> [Int64: ServerOperationOutcome] {
+        -> [Int64: ServerOperationOutcome]
+    {
         let outcome = state.withLock { state in
             state.performed += operations
             return state.outcome

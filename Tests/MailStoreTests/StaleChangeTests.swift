@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import Testing
 import TernCore
+import Testing
+
 @testable import MailStore
 
 /// Issue 21: a change queued under one UIDVALIDITY names its message by a UID that means nothing,
@@ -21,8 +22,9 @@ struct StaleChangeTests {
         sync = SQLiteSyncStore(database: database)
         actions = SQLiteMailActionStore(database: database)
         try await SQLiteAccountRepository(database: database).insert(account)
-        let folders = try await sync.saveDiscoveredFolders([DiscoveredFolder(path: "Trash", delimiter: "/", folderType: .trash)],
-                                                           accountId: account.id, keepOrphans: false)
+        let folders = try await sync.saveDiscoveredFolders(
+            [DiscoveredFolder(path: "Trash", delimiter: "/", folderType: .trash)],
+            accountId: account.id, keepOrphans: false)
         let trashId = try #require(folders.first?.id)
         try await sync.resetFolder(trashId, uidValidity: 7, keepOrphans: false)
         trash = try #require(try await sync.folders(accountId: account.id).first)
@@ -59,9 +61,11 @@ struct StaleChangeTests {
         #expect(try await sync.localUIDs(folderId: trash.id!) == [5])
         await #expect(throws: TernError.self) { _ = try await actions.retry(change.id) }
         let newcomerStays = try await database.writer.read { db in
-            try String.fetchOne(db, sql: """
-                SELECT e.messageId FROM emailFolder ef JOIN email e ON e.id = ef.emailId WHERE ef.folderId = ? AND ef.imapUID = 5
-                """, arguments: [trash.id!])
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT e.messageId FROM emailFolder ef JOIN email e ON e.id = ef.emailId WHERE ef.folderId = ? AND ef.imapUID = 5
+                    """, arguments: [trash.id!])
         }
         #expect(newcomerStays == "<new@example.org>")
     }
@@ -77,8 +81,10 @@ struct StaleChangeTests {
         #expect(server.performed.isEmpty, "the server is not asked to expunge UID 5")
         #expect(report.failed == [PendingOperation.folderResetNote])
         let (copies, deleted) = try await database.writer.read { [emailId] db in
-            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder") ?? -1,
-             try Row.fetchOne(db, sql: "SELECT deletedDate FROM email WHERE id = ?", arguments: [emailId])?["deletedDate"] as Date?)
+            (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder") ?? -1,
+                try Row.fetchOne(db, sql: "SELECT deletedDate FROM email WHERE id = ?", arguments: [emailId])?["deletedDate"] as Date?
+            )
         }
         #expect(copies == 0, "no copy is put back under a UID of the old UIDVALIDITY")
         #expect(deleted == nil, "the delete is undone locally")

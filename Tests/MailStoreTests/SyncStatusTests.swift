@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import Testing
 import TernCore
+import Testing
+
 @testable import MailStore
 
 /// Issue 20, `tern status`: what the engine reports is kept per account and read back with the
@@ -18,8 +19,9 @@ struct SyncStatusTests {
     }
 
     func status(running: Bool = true) async throws -> AccountSyncStatus {
-        let statuses = try await AccountStatusUseCase(accounts: SQLiteAccountRepository(database: database), store: store,
-                                                      isRunning: { _ in running })()
+        let statuses = try await AccountStatusUseCase(
+            accounts: SQLiteAccountRepository(database: database), store: store,
+            isRunning: { _ in running })()
         return try #require(statuses.first)
     }
 
@@ -35,8 +37,10 @@ struct SyncStatusTests {
     }
 
     @Test func aCompleteSyncIsTheLastSuccessfulOne() async throws {
-        await record([.state(account: account.name, .connecting), .state(account: account.name, .indexing),
-                      .state(account: account.name, .idle), .synced(account: account.name, failedFolders: [])])
+        await record([
+            .state(account: account.name, .connecting), .state(account: account.name, .indexing),
+            .state(account: account.name, .idle), .synced(account: account.name, failedFolders: [])
+        ])
         let status = try await status()
         #expect(status.syncState == .idle && status.lastSuccessfulSync != nil && status.lastError == nil && !status.syncRunning)
     }
@@ -44,8 +48,10 @@ struct SyncStatusTests {
     @Test func foldersThatFailedAreTheLastErrorAndKeepTheLastSuccess() async throws {
         await record([.state(account: account.name, .idle), .synced(account: account.name, failedFolders: [])])
         let first = try #require(try await status().lastSuccessfulSync)
-        await record([.state(account: account.name, .connecting), .state(account: account.name, .idle),
-                      .synced(account: account.name, failedFolders: ["Work"])])
+        await record([
+            .state(account: account.name, .connecting), .state(account: account.name, .idle),
+            .synced(account: account.name, failedFolders: ["Work"])
+        ])
         let status = try await status()
         #expect(status.lastSuccessfulSync == first)
         #expect(status.lastError == "1 folder could not be synced: Work")
@@ -53,9 +59,11 @@ struct SyncStatusTests {
 
     @Test func anUnreachableAccountShowsItsErrorAndNextTryUntilItIsBack() async throws {
         let retry = Date().addingTimeInterval(45)
-        await record([.state(account: account.name, .connecting),
-                      .state(account: account.name, .error, detail: "the connection was refused"),
-                      .retryScheduled(account: account.name, at: retry, reason: "the connection was refused")])
+        await record([
+            .state(account: account.name, .connecting),
+            .state(account: account.name, .error, detail: "the connection was refused"),
+            .retryScheduled(account: account.name, at: retry, reason: "the connection was refused")
+        ])
         var status = try await status()
         #expect(status.syncState == .error && status.syncStateDetail == "the connection was refused")
         #expect(status.nextRetry.map { abs($0.timeIntervalSince(retry)) < 0.01 } == true)
@@ -78,15 +86,17 @@ struct SyncStatusTests {
             try email.insert(db)
             let emailId = db.lastInsertedRowID
             for state in ["pending", "pending", "failed"] {
-                try db.execute(sql: """
-                    INSERT INTO pendingOperation (accountId, kind, flag, emailId, state, createdDate)
-                    VALUES (?, 'addFlag', '\\Seen', ?, ?, ?)
-                    """, arguments: [account.id, emailId, state, Date()])
+                try db.execute(
+                    sql: """
+                        INSERT INTO pendingOperation (accountId, kind, flag, emailId, state, createdDate)
+                        VALUES (?, 'addFlag', '\\Seen', ?, ?, ?)
+                        """, arguments: [account.id, emailId, state, Date()])
             }
             try db.execute(sql: "UPDATE email SET sendState = 'queued' WHERE id = ?", arguments: [emailId])
-            try db.execute(sql: """
-                INSERT INTO draft (accountId, messageId, content, createdDate, updatedDate) VALUES (?, '<d@x>', '{}', ?, ?)
-                """, arguments: [account.id, Date(), Date()])
+            try db.execute(
+                sql: """
+                    INSERT INTO draft (accountId, messageId, content, createdDate, updatedDate) VALUES (?, '<d@x>', '{}', ?, ?)
+                    """, arguments: [account.id, Date(), Date()])
         }
         #expect(try await status().waiting == WaitingWork(changes: 2, failedChanges: 1, queue: 1, failedQueue: 0, drafts: 1))
     }

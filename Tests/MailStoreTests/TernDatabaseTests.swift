@@ -1,8 +1,9 @@
 import Foundation
-import Synchronization
 import GRDB
-import Testing
+import Synchronization
 import TernCore
+import Testing
+
 @testable import MailStore
 
 /// Bad input gets one clear error and changes nothing.
@@ -32,7 +33,10 @@ import TernCore
             _ = try TernDatabase(home: home)
             Issue.record("opened a corrupt database")
         } catch let error as TernError {
-            guard case .databaseUnusable(let text) = error else { Issue.record("wrong error \(error)"); return }
+            guard case .databaseUnusable(let text) = error else {
+                Issue.record("wrong error \(error)")
+                return
+            }
             #expect(text.contains("not a valid Tern database"))
             #expect(!error.message.contains("\n"))
         }
@@ -133,8 +137,10 @@ import TernCore
             try database.writer.write { db in try Fixtures.account().insert(db) }
             #expect(try database.lastIntegrityCheck() == created)
             (rootPage, pageSize) = try database.writer.read { db in
-                (try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'trustedSender'")!,
-                 try Int.fetchOne(db, sql: "PRAGMA page_size")!)
+                (
+                    try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'trustedSender'")!,
+                    try Int.fetchOne(db, sql: "PRAGMA page_size")!
+                )
             }
             _ = try database.writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             try database.writer.close()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MailTransport
 
 /// Issue 21: the CA file, read at every connection, must not be changeable by another user: not

@@ -2,6 +2,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import Testing
+
 @testable import MailTransport
 
 /// The framing and watchdog IMAP and SMTP share: whole messages from bytes split anywhere, ticks

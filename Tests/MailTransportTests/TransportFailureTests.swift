@@ -29,7 +29,8 @@ struct TransportFailureTests {
     }
 
     @Test func aConnectTimeoutNamesTheServerAndTheLimit() {
-        #expect(Self.classify(ChannelError.connectTimeout(.seconds(5)))
+        #expect(
+            Self.classify(ChannelError.connectTimeout(.seconds(5)))
                 == .timeout("connecting to imap.example.org:993 took over \(Duration.seconds(5))"))
     }
 
@@ -48,23 +49,30 @@ struct TransportFailureTests {
     }
 
     @Test(arguments: [
-        ("SSL handshake: CERTIFICATE_VERIFY_FAILED",
-         "imap.example.org:993: the server's certificate is not trusted (self-signed, or signed by an unknown CA); use --ca-file to trust a private CA"),
-        ("SSL error: certificate verify failed", "imap.example.org:993: the server's certificate is not trusted (self-signed, or signed by an unknown CA); use --ca-file to trust a private CA"),
+        (
+            "SSL handshake: CERTIFICATE_VERIFY_FAILED",
+            "imap.example.org:993: the server's certificate is not trusted (self-signed, or signed by an unknown CA); use --ca-file to trust a private CA"
+        ),
+        (
+            "SSL error: certificate verify failed",
+            "imap.example.org:993: the server's certificate is not trusted (self-signed, or signed by an unknown CA); use --ca-file to trust a private CA"
+        ),
         ("SSL alert: TLSV1_ALERT_PROTOCOL_VERSION", "imap.example.org:993: the server does not offer TLS 1.2 or newer"),
         ("SSL: WRONG_VERSION_NUMBER", "imap.example.org:993: the server does not offer TLS 1.2 or newer"),
         ("certificate check: failedToValidateHostname", "imap.example.org:993: the certificate is not for this host name"),
-        ("SSL: something new", "imap.example.org:993: TLS handshake failed (SSL: something new)"),
+        ("SSL: something new", "imap.example.org:993: TLS handshake failed (SSL: something new)")
     ])
     func aTLSFailureSaysWhatToDo(_ text: String, _ wording: String) {
         #expect(Self.classify(TextError(text)) == .tlsRefused(wording))
     }
 
     @Test func aRefusedConnectionAndAnUnknownHostAreWorded() {
-        #expect(Self.classify(TextError("connect(descriptor:addr:size:): Connection refused (errno: 111)"))
+        #expect(
+            Self.classify(TextError("connect(descriptor:addr:size:): Connection refused (errno: 111)"))
                 == .network("imap.example.org:993: connection refused"))
         #expect(Self.classify(TextError("getaddrinfo: Name or service not known")) == .network("imap.example.org:993: host name not found"))
-        #expect(Self.classify(TextError("getaddrinfo: Temporary failure in name resolution")) == .network("imap.example.org:993: host name not found"))
+        #expect(
+            Self.classify(TextError("getaddrinfo: Temporary failure in name resolution")) == .network("imap.example.org:993: host name not found"))
     }
 
     @Test func anythingElseIsANetworkErrorWithItsText() {

@@ -1,8 +1,9 @@
 import Foundation
-import MailTransport
 import IMAP
 import MIME
+import MailTransport
 import Testing
+
 @testable import SMTP
 
 /// Against the real Postfix (submission with STARTTLS, implicit TLS) delivering through LMTP to the
@@ -60,7 +61,8 @@ struct SMTPSubmissionTests {
 
     @Test func submissionWithSTARTTLSReachesTheRecipientWithoutBcc() async throws {
         let (bytes, messageId, envelope) = try Self.message(subject: "Hello over 587", to: ["dave@tern.test"], bcc: ["bob@tern.test"])
-        let delivery = try await SMTPClient.send(bytes, envelope: envelope, server: MailServers.submission, credential: MailServers.credential("alice"))
+        let delivery = try await SMTPClient.send(
+            bytes, envelope: envelope, server: MailServers.submission, credential: MailServers.credential("alice"))
         #expect(delivery.accepted == ["dave@tern.test", "bob@tern.test"])
         #expect(!delivery.isPartial)
         #expect(delivery.reply.enhancedCode == "2.0.0")
@@ -76,10 +78,12 @@ struct SMTPSubmissionTests {
         // BODY=8BITMIME on the wire, and the recipient sees the lines as written.
         let messageId = "raw-\(UUID().uuidString)@tern.test"
         let body = "Grüße\n.\n..two dots\n.end\n"
-        let raw = "From: alice@tern.test\nTo: dave@tern.test\nSubject: raw\nMessage-ID: <\(messageId)>\nMIME-Version: 1.0\n"
+        let raw =
+            "From: alice@tern.test\nTo: dave@tern.test\nSubject: raw\nMessage-ID: <\(messageId)>\nMIME-Version: 1.0\n"
             + "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n" + body
-        let delivery = try await SMTPClient.send(Array(raw.utf8), envelope: SMTPEnvelope(sender: "alice@tern.test", recipients: ["dave@tern.test"]),
-                                                 server: MailServers.smtps, credential: MailServers.credential("alice"))
+        let delivery = try await SMTPClient.send(
+            Array(raw.utf8), envelope: SMTPEnvelope(sender: "alice@tern.test", recipients: ["dave@tern.test"]),
+            server: MailServers.smtps, credential: MailServers.credential("alice"))
         #expect(delivery.accepted == ["dave@tern.test"])
         let received = String(decoding: try #require(try await Self.fetchDelivered(to: "dave", messageId: messageId)), as: UTF8.self)
         #expect(received.hasSuffix("\r\n\r\nGrüße\r\n.\r\n..two dots\r\n.end\r\n"))
@@ -98,7 +102,8 @@ struct SMTPSubmissionTests {
 
     @Test func someRecipientsRefusedIsAPartialDelivery() async throws {
         let (bytes, messageId, envelope) = try Self.message(subject: "Partly", to: ["dave@tern.test", "nobody@tern.test"])
-        let delivery = try await SMTPClient.send(bytes, envelope: envelope, server: MailServers.submission, credential: MailServers.credential("alice"))
+        let delivery = try await SMTPClient.send(
+            bytes, envelope: envelope, server: MailServers.submission, credential: MailServers.credential("alice"))
         #expect(delivery.isPartial)
         #expect(delivery.accepted == ["dave@tern.test"])
         #expect(delivery.refused.map(\.recipient) == ["nobody@tern.test"])
@@ -133,14 +138,15 @@ struct SMTPSubmissionTests {
     }
 
     @Test func idleSeesAMessageDeliveredThroughPostfixWithinASecond() async throws {
-        let pool = IMAPConnectionPool(server: MailServers.imap, credentials: .fixed(.password(username: "dave@tern.test", password: MailServers.password)))
+        let pool = IMAPConnectionPool(
+            server: MailServers.imap, credentials: .fixed(.password(username: "dave@tern.test", password: MailServers.password)))
         let watcher = Task { () -> ContinuousClock.Instant? in
             for try await event in pool.idleEvents(mailbox: "INBOX") {
                 if case .exists = event { return ContinuousClock.now }
             }
             return nil
         }
-        try await Task.sleep(for: .milliseconds(800))  // SELECT and IDLE are under way
+        try await Task.sleep(for: .milliseconds(800)) // SELECT and IDLE are under way
         let (bytes, _, envelope) = try Self.message(subject: "Ping for IDLE", to: ["dave@tern.test"])
         let sent = ContinuousClock.now
         _ = try await SMTPClient.send(bytes, envelope: envelope, server: MailServers.submission, credential: MailServers.credential("alice"))

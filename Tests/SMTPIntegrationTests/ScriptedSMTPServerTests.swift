@@ -2,6 +2,7 @@ import Foundation
 import MailTransport
 import ScriptedServers
 import Testing
+
 @testable import SMTP
 
 /// Hostile and broken submission servers Postfix cannot imitate (issue 21): answers forged before
@@ -59,18 +60,27 @@ struct ScriptedSMTPServerTests {
         }
         var closedPort = MailServer(host: "127.0.0.1", port: 1, security: .implicitTLS, caFile: MailServers.ca, connectTimeout: .seconds(5))
         closedPort.commandTimeout = .seconds(5)
-        guard case .unreachable(.network(let refused))? = await sessionError(closedPort) else { Issue.record("closed port"); return }
+        guard case .unreachable(.network(let refused))? = await sessionError(closedPort) else {
+            Issue.record("closed port")
+            return
+        }
         #expect(refused.contains("refused"))
         // The TLS handshake: a plain-text server where TLS is expected.
         let plain = try await ScriptedSMTPServer.start(tls: false, greeting: "220 plain\r\n", script: Self.submission(contentReply: "250 ok\r\n"))
         defer { plain.stop() }
         let handshake = await sessionError(plain.smtpServer)
-        guard case .unreachable(.tlsRefused)? = handshake else { Issue.record("handshake: \(String(describing: handshake))"); return }
+        guard case .unreachable(.tlsRefused)? = handshake else {
+            Issue.record("handshake: \(String(describing: handshake))")
+            return
+        }
         #expect(handshake?.isTransient == true)
         // Reached: a 554 greeting is the server's refusal, a drop after EHLO is a delivery attempt.
         let refusing = try await ScriptedSMTPServer.start(tls: true, greeting: "554 5.3.2 no service\r\n", script: Self.submission(contentReply: ""))
         defer { refusing.stop() }
-        guard case .permanent? = await sessionError(refusing.smtpServer) else { Issue.record("554 greeting"); return }
+        guard case .permanent? = await sessionError(refusing.smtpServer) else {
+            Issue.record("554 greeting")
+            return
+        }
         let dropping = try await ScriptedSMTPServer.start(tls: true) { command in
             command.uppercased().hasPrefix("EHLO") ? ScriptedSMTPServer.close : "500 what\r\n"
         }
@@ -89,7 +99,10 @@ struct ScriptedSMTPServerTests {
             try await SMTPClient.withSession(server: untrusted, credential: MailServers.credential("dave")) { _ in }
             Issue.record("no error")
         } catch let error as SMTPError {
-            guard case .unreachable(.tlsRefused) = error else { Issue.record("\(error)"); return }
+            guard case .unreachable(.tlsRefused) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(error.description.contains("not trusted"))
         }
         // `check` (tern smtp-check) reports it as it is.
@@ -155,8 +168,9 @@ struct ScriptedSMTPServerTests {
         defer { server.stop() }
         let log = CapturedLog()
         await #expect(throws: SMTPError.self) {
-            try await SMTPClient.check(server: server.smtpServer, credential: .oauth2(username: "dave@tern.test", accessToken: token),
-                                       logger: log.logger)
+            try await SMTPClient.check(
+                server: server.smtpServer, credential: .oauth2(username: "dave@tern.test", accessToken: token),
+                logger: log.logger)
         }
         let text = log.text
         #expect(text.contains("C: EHLO"), "the trace is on")
@@ -182,8 +196,10 @@ final class ScriptedSMTPServer: Sendable {
 
     /// `silentSTARTTLS`: STARTTLS is not answered; the server starts TLS at once (what an on-path
     /// attacker who forged the answer in an earlier packet lets through).
-    static func start(tls: Bool, greeting: String = "220 scripted ESMTP\r\n", silentSTARTTLS: Bool = false,
-                      script: @escaping @Sendable (_ command: String) -> String) async throws -> ScriptedSMTPServer {
+    static func start(
+        tls: Bool, greeting: String = "220 scripted ESMTP\r\n", silentSTARTTLS: Bool = false,
+        script: @escaping @Sendable (_ command: String) -> String
+    ) async throws -> ScriptedSMTPServer {
         let log = Locked<[String]>([])
         let inContent = Locked(false)
         let lineServer = try await ScriptedLineServer.start(tls: tls, greeting: greeting) { line, overTLS in

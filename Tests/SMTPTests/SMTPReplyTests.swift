@@ -1,20 +1,32 @@
 import Testing
+
 @testable import SMTP
 
 struct SMTPReplyParserTests {
     static let samples: [(String, [SMTPReply])] = [
         ("220 mx.tern.test ESMTP Postfix\r\n", [SMTPReply(code: 220, lines: ["mx.tern.test ESMTP Postfix"])]),
-        ("250-mx.tern.test\r\n250-PIPELINING\r\n250-SIZE 10240000\r\n250-AUTH PLAIN LOGIN\r\n250-ENHANCEDSTATUSCODES\r\n250 8BITMIME\r\n",
-         [SMTPReply(code: 250, lines: ["mx.tern.test", "PIPELINING", "SIZE 10240000", "AUTH PLAIN LOGIN", "ENHANCEDSTATUSCODES", "8BITMIME"])]),
-        ("550 5.1.1 <nobody@tern.test>: Recipient address rejected: User unknown\r\n",
-         [SMTPReply(code: 550, enhancedCode: "5.1.1", lines: ["<nobody@tern.test>: Recipient address rejected: User unknown"])]),
-        ("250 2.1.0 Ok\r\n250 2.1.5 Ok\r\n354 End data with <CR><LF>.<CR><LF>\r\n",
-         [SMTPReply(code: 250, enhancedCode: "2.1.0", lines: ["Ok"]), SMTPReply(code: 250, enhancedCode: "2.1.5", lines: ["Ok"]),
-          SMTPReply(code: 354, lines: ["End data with <CR><LF>.<CR><LF>"])]),
+        (
+            "250-mx.tern.test\r\n250-PIPELINING\r\n250-SIZE 10240000\r\n250-AUTH PLAIN LOGIN\r\n250-ENHANCEDSTATUSCODES\r\n250 8BITMIME\r\n",
+            [SMTPReply(code: 250, lines: ["mx.tern.test", "PIPELINING", "SIZE 10240000", "AUTH PLAIN LOGIN", "ENHANCEDSTATUSCODES", "8BITMIME"])]
+        ),
+        (
+            "550 5.1.1 <nobody@tern.test>: Recipient address rejected: User unknown\r\n",
+            [SMTPReply(code: 550, enhancedCode: "5.1.1", lines: ["<nobody@tern.test>: Recipient address rejected: User unknown"])]
+        ),
+        (
+            "250 2.1.0 Ok\r\n250 2.1.5 Ok\r\n354 End data with <CR><LF>.<CR><LF>\r\n",
+            [
+                SMTPReply(code: 250, enhancedCode: "2.1.0", lines: ["Ok"]), SMTPReply(code: 250, enhancedCode: "2.1.5", lines: ["Ok"]),
+                SMTPReply(code: 354, lines: ["End data with <CR><LF>.<CR><LF>"])
+            ]
+        ),
         ("334 \r\n", [SMTPReply(code: 334, lines: [""])]),
         ("235\r\n", [SMTPReply(code: 235, lines: [""])]),
-        ("421-4.3.2 Service shutting down\r\n421 4.3.2 try later\r\n", [SMTPReply(code: 421, enhancedCode: "4.3.2", lines: ["Service shutting down", "try later"])]),
-        ("250 ok\n", [SMTPReply(code: 250, lines: ["ok"])]),  // bare LF from a sloppy server
+        (
+            "421-4.3.2 Service shutting down\r\n421 4.3.2 try later\r\n",
+            [SMTPReply(code: 421, enhancedCode: "4.3.2", lines: ["Service shutting down", "try later"])]
+        ),
+        ("250 ok\n", [SMTPReply(code: 250, lines: ["ok"])]) // bare LF from a sloppy server
     ]
 
     @Test(arguments: samples.indices)

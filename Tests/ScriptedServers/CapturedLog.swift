@@ -28,8 +28,10 @@ public final class CapturedLog: Sendable {
             set { metadata[key] = newValue }
         }
 
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String,
-                 line: UInt) {
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String,
+            line: UInt
+        ) {
             log.append("\(level) \(message) \(self.metadata.merging(metadata ?? [:]) { $1 })")
         }
     }

@@ -22,11 +22,13 @@ public final class ScriptedLineServer: Sendable {
 
     /// `script` gets each line without its line ending, and whether it came over TLS.
     public static func start(tls: Bool, greeting: String, script: @escaping @Sendable (_ line: String, _ overTLS: Bool) -> Answer)
-        async throws -> ScriptedLineServer {
+        async throws -> ScriptedLineServer
+    {
         let directory = ProcessInfo.processInfo.environment["TERN_MAILSERVERS_DIR"] ?? ""
-        let context = try NIOSSLContext(configuration: .makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMFile(directory + "/tls/server.crt").map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(file: directory + "/tls/server.key", format: .pem))))
+        let context = try NIOSSLContext(
+            configuration: .makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(directory + "/tls/server.crt").map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: directory + "/tls/server.key", format: .pem))))
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in

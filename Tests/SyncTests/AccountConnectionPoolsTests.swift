@@ -1,10 +1,11 @@
 import Foundation
 import IMAP
 import MailTransport
-@testable import Sync
-import Testing
 import TernCore
 import TernTesting
+import Testing
+
+@testable import Sync
 
 /// FR-SYNC-09: one pool per account for the whole process (`AccountConnectionPools`), and the
 /// policy the engine counts on from a pool: at most five connections, waiters served in turn, a
@@ -25,12 +26,14 @@ import TernTesting
         #expect(other !== first)
         let relogged = await pools.pool(for: "a", server: Self.server, username: "carol", credentials: Self.credentials)
         #expect(relogged !== first)
-        let moved = await pools.pool(for: "a", server: MailServer(host: "127.0.0.1", port: 2, security: .implicitTLS), username: "carol",
-                                     credentials: Self.credentials)
+        let moved = await pools.pool(
+            for: "a", server: MailServer(host: "127.0.0.1", port: 2, security: .implicitTLS), username: "carol",
+            credentials: Self.credentials)
         #expect(moved !== relogged)
         await pools.shutdown()
-        let afterShutdown = await pools.pool(for: "a", server: MailServer(host: "127.0.0.1", port: 2, security: .implicitTLS),
-                                             username: "carol", credentials: Self.credentials)
+        let afterShutdown = await pools.pool(
+            for: "a", server: MailServer(host: "127.0.0.1", port: 2, security: .implicitTLS),
+            username: "carol", credentials: Self.credentials)
         #expect(afterShutdown !== moved, "a shut-down pool is never handed out")
         await pools.shutdown()
     }
@@ -51,7 +54,10 @@ import TernTesting
             for _ in 0..<50 {
                 group.addTask {
                     try await pool.withConnection { _ in
-                        let now = running.withLock { $0 += 1; return $0 }
+                        let now = running.withLock {
+                            $0 += 1
+                            return $0
+                        }
                         most.withLock { $0 = max($0, now) }
                         // Long enough that the five overlap even on a loaded machine.
                         try await Task.sleep(for: .milliseconds(20))
@@ -120,8 +126,10 @@ import TernTesting
     @Test func aLoginReportsAuthenticatingAndARefreshTokenRefresh() async throws {
         let log = ProgressLog()
         let states = SyncStateReporter(account: "work", start: .connecting, progress: log.callback)
-        let source = IMAPCredentialSource(current: { .password(username: "bob", password: "old") },
-                                          refresh: { .password(username: "bob", password: "new") }).reportingSyncStates()
+        let source = IMAPCredentialSource(
+            current: { .password(username: "bob", password: "old") },
+            refresh: { .password(username: "bob", password: "new") }
+        ).reportingSyncStates()
         try await SyncStateReporter.$ofTask.withValue(states) {
             _ = try await source.current()
             _ = try await source.refresh?()

@@ -1,9 +1,9 @@
 import Foundation
 import IMAP
 import Sync
-import Testing
 import TernCore
 import TernTesting
+import Testing
 
 /// The account's sync and watch against the in-memory server: FR-SYNC-04's reported states, folder
 /// discovery, an IDLE push, a dropped IDLE reconnected, the retry after the pool gives up, and
@@ -35,8 +35,9 @@ import TernTesting
         let fixture = try await SyncFixture(server: server)
         try await fixture.sync()
         let folders = try await fixture.store.folders(accountId: fixture.account.id)
-        #expect(Dictionary(uniqueKeysWithValues: folders.map { ($0.path, $0.folderType) })
-            == ["INBOX": .inbox, "Sent Items": .sent, "Junk": .spam, "Projects": .custom])
+        #expect(
+            Dictionary(uniqueKeysWithValues: folders.map { ($0.path, $0.folderType) })
+                == ["INBOX": .inbox, "Sent Items": .sent, "Junk": .spam, "Projects": .custom])
         await server.removeMailbox("Projects")
         try await fixture.sync()
         #expect(try await fixture.store.folders(accountId: fixture.account.id).map(\.path).sorted() == ["INBOX", "Junk", "Sent Items"])
@@ -62,9 +63,10 @@ import TernTesting
         defer { watch.cancel() }
         #expect(try await log.wait { if case .watching = $0 { true } else { false } })
         await fixture.server.deliver(InMemoryMessage.text(subject: "Pushed", messageId: "<pushed@tern.test>"))
-        #expect(try await log.wait { progress in
-            if case .newMail(_, let messages) = progress { messages.contains { $0.subject == "Pushed" } } else { false }
-        })
+        #expect(
+            try await log.wait { progress in
+                if case .newMail(_, let messages) = progress { messages.contains { $0.subject == "Pushed" } } else { false }
+            })
         #expect(try await fixture.storedUIDs() == [1, 2, 3])
         #expect(log.states.first == .listening)
     }
@@ -80,9 +82,10 @@ import TernTesting
         #expect(try await log.wait { if case .state(_, .connecting, let detail) = $0 { detail?.hasSuffix("reconnecting") == true } else { false } })
         #expect(try await log.wait { _ in log.states.last == .listening && log.states.count >= 3 })
         await fixture.server.deliver(InMemoryMessage.text(subject: "After the drop"))
-        #expect(try await log.wait { progress in
-            if case .newMail(_, let messages) = progress { messages.contains { $0.subject == "After the drop" } } else { false }
-        })
+        #expect(
+            try await log.wait { progress in
+                if case .newMail(_, let messages) = progress { messages.contains { $0.subject == "After the drop" } } else { false }
+            })
     }
 
     @Test func anUnreachableAccountIsAnErrorWithTheNextAttemptAnnounced() async throws {

@@ -1,9 +1,9 @@
 import Foundation
 import IMAP
 import Sync
-import Testing
 import TernCore
 import TernTesting
+import Testing
 
 /// FR-SYNC-08: an attachment fetched on demand in slices, decoded, with progress; a message gone
 /// from the server; a connection cut mid-download (issue 33).
@@ -13,8 +13,9 @@ import TernTesting
     func setUp() async -> (InMemoryIMAPServer, InMemoryConnectionPool, AttachmentLocation) {
         let server = InMemoryIMAPServer()
         let uid = await server.deliver(InMemoryMessage.withAttachment(subject: "Report", filename: "report.bin", content: Self.content))
-        let attachment = Attachment(emailId: 1, partId: "2", filename: "report.bin", mimeType: "application/octet-stream",
-                                    sizeBytes: Int64(Self.content.count), transferEncoding: "base64")
+        let attachment = Attachment(
+            emailId: 1, partId: "2", filename: "report.bin", mimeType: "application/octet-stream",
+            sizeBytes: Int64(Self.content.count), transferEncoding: "base64")
         let location = AttachmentLocation(attachment: attachment, accountId: "a", folderPath: "INBOX", uid: Int64(uid))
         return (server, InMemoryConnectionPool(server: server), location)
     }

@@ -1,5 +1,6 @@
-import Testing
 import TernCore
+import Testing
+
 @testable import Sync
 
 /// FR-SYNC-01 stage C: 500 headers, Inbox 60%, Sent 20%, others 20%, a floor of 20 each.

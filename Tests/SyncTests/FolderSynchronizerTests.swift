@@ -1,9 +1,9 @@
 import Foundation
 import IMAP
 import Sync
-import Testing
 import TernCore
 import TernTesting
+import Testing
 
 /// FR-SYNC-01 and FR-SYNC-02 of one folder, against the in-memory server: first sync, new mail,
 /// deletions and flags by UID list and CHANGEDSINCE, by QRESYNC, a UIDVALIDITY reset, and a

@@ -1,14 +1,14 @@
 import IMAP
 import Sync
-import Testing
 import TernCore
+import Testing
 
 /// Issue 33: IMAP names what a mailbox is for; the domain's folder type is made of it in Sync.
 struct IMAPDomainConversionsTests {
     @Test func everyRoleHasItsFolderType() {
         let expected: [MailboxRole: FolderType] = [
             .inbox: .inbox, .sent: .sent, .drafts: .drafts, .trash: .trash, .junk: .spam, .flagged: .starred, .all: .all,
-            .important: .important, .archive: .archive, .container: .container, .ordinary: .custom,
+            .important: .important, .archive: .archive, .container: .container, .ordinary: .custom
         ]
         #expect(Set(expected.keys) == Set(MailboxRole.allCases))
         for (role, type) in expected { #expect(FolderType(role) == type, "\(role)") }

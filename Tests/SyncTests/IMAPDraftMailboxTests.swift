@@ -1,9 +1,9 @@
 import Foundation
 import IMAP
 import Sync
-import Testing
 import TernCore
 import TernTesting
+import Testing
 
 /// FR-COMP-01's draft lifecycle on the server's Drafts mailbox: upload, replace, another client's
 /// newer version, deletion elsewhere, removal, and a Drafts mailbox created when there is none (issue 33).
@@ -14,8 +14,9 @@ import TernTesting
 
     func perform(_ action: DraftServerRequest.Action, on server: InMemoryIMAPServer, known: String? = "Drafts") async throws -> DraftServerOutcome {
         let mailbox = IMAPDraftMailbox(connections: InMemoryConnectionPool(server: server))
-        let outcomes = try await mailbox.perform([DraftServerRequest(draftId: 1, messageId: "<draft-1@tern.test>", action: action)],
-                                                 draftsMailbox: known)
+        let outcomes = try await mailbox.perform(
+            [DraftServerRequest(draftId: 1, messageId: "<draft-1@tern.test>", action: action)],
+            draftsMailbox: known)
         return try #require(outcomes[1])
     }
 
@@ -59,7 +60,10 @@ import TernTesting
     @Test func aServerWithoutDraftsGetsOne() async throws {
         let server = InMemoryIMAPServer()
         let outcome = try await perform(.upload(raw: Self.draft(1), date: Date(), known: nil), on: server, known: nil)
-        guard case .uploaded(let copy) = outcome else { Issue.record("\(outcome)"); return }
+        guard case .uploaded(let copy) = outcome else {
+            Issue.record("\(outcome)")
+            return
+        }
         #expect(copy.mailbox == "Drafts")
         #expect(await server.mailboxNames().contains("Drafts"))
     }
@@ -68,7 +72,10 @@ import TernTesting
         let server = server()
         await server.inject(.timeout(.append))
         let outcome = try await perform(.upload(raw: Self.draft(1), date: Date(), known: nil), on: server)
-        guard case .failed(let reason) = outcome else { Issue.record("\(outcome)"); return }
+        guard case .failed(let reason) = outcome else {
+            Issue.record("\(outcome)")
+            return
+        }
         #expect(reason.contains("timed out"))
     }
 }

@@ -1,6 +1,6 @@
 import Sync
-import Testing
 import TernCore
+import Testing
 
 /// FR-SYNC-04 as a value: every event from every state, the diagram's path of a one-shot sync,
 /// and the stage order the engine keeps (issue 33).
@@ -12,7 +12,7 @@ import TernCore
         .syncTriggered: .connecting, .credentialRequested: .authenticating, .tokenExpired: .tokenRefresh,
         .tokenRefreshed: .authenticating, .foldersListed: .initialFast, .bootstrapped: .catchingUp, .catchUpPaused: .paused,
         .catchUpResumed: .catchingUp, .caughtUp: .indexing, .indexed: .idle, .listening: .listening, .idleDropped: .connecting,
-        .failed: .error, .retryDue: .idle,
+        .failed: .error, .retryDue: .idle
     ]
 
     @Test(arguments: SyncState.allCases)
@@ -33,8 +33,10 @@ import TernCore
 
     @Test func aOneShotSyncTakesOnlyTheDiagramsTransitions() {
         var machine = SyncStateMachine()
-        let path: [Event] = [.syncTriggered, .credentialRequested, .tokenExpired, .tokenRefreshed, .connected, .foldersSyncStarted,
-                             .foldersListed, .bootstrapped, .catchUpPaused, .catchUpResumed, .caughtUp, .indexed]
+        let path: [Event] = [
+            .syncTriggered, .credentialRequested, .tokenExpired, .tokenRefreshed, .connected, .foldersSyncStarted,
+            .foldersListed, .bootstrapped, .catchUpPaused, .catchUpResumed, .caughtUp, .indexed
+        ]
         var visited: [SyncState] = [.idle]
         for event in path {
             let from = machine.state
@@ -43,8 +45,11 @@ import TernCore
                 visited.append(to)
             }
         }
-        #expect(visited == [.idle, .connecting, .authenticating, .tokenRefresh, .authenticating, .syncingFolders, .initialFast,
-                            .catchingUp, .paused, .catchingUp, .indexing, .idle])
+        #expect(
+            visited == [
+                .idle, .connecting, .authenticating, .tokenRefresh, .authenticating, .syncingFolders, .initialFast,
+                .catchingUp, .paused, .catchingUp, .indexing, .idle
+            ])
     }
 
     @Test func aWatchListensThenSyncsFromListening() {
@@ -71,7 +76,7 @@ import TernCore
     @Test func stagesBeginInOrderAndMaySkip() throws {
         var order = SyncStageOrder()
         try order.begin(.discoverFolders)
-        try order.begin(.status)  // no new folder: no bootstrap
+        try order.begin(.status) // no new folder: no bootstrap
         try order.begin(.status)
         try order.begin(.catchUp)
         #expect(throws: SyncStageOrder.OrderError.outOfOrder(current: .catchUp, requested: .bootstrap)) { try order.begin(.bootstrap) }
@@ -80,9 +85,10 @@ import TernCore
     }
 
     @Test func eachStageBeginningIsItsStateEvent() {
-        #expect(SyncStageOrder.Stage.allCases.map(SyncStageOrder.event(beginning:)) == [
-            .syncTriggered, .foldersSyncStarted, .foldersListed, .bootstrapped, .bootstrapped, .caughtUp, .indexed,
-        ])
+        #expect(
+            SyncStageOrder.Stage.allCases.map(SyncStageOrder.event(beginning:)) == [
+                .syncTriggered, .foldersSyncStarted, .foldersListed, .bootstrapped, .bootstrapped, .caughtUp, .indexed
+            ])
         // Walking the stages walks FR-SYNC-04 from Connecting to Idle along the diagram (login between).
         var machine = SyncStateMachine()
         for stage in SyncStageOrder.Stage.allCases {

@@ -38,8 +38,9 @@ import Testing
     @Test func aDroppedIdleReconnectsAndIsEstablishedAgain() {
         var loop = WatchLoop(retryDelay: .seconds(45))
         _ = loop.handle(.idleEstablished)
-        #expect(loop.handle(.idleDropped(reason: "the server closed the connection"))
-            == [.state(.idleDropped, detail: "the server closed the connection; reconnecting")])
+        #expect(
+            loop.handle(.idleDropped(reason: "the server closed the connection"))
+                == [.state(.idleDropped, detail: "the server closed the connection; reconnecting")])
         #expect(loop.phase == .reconnecting)
         #expect(loop.handle(.idleEstablished) == [.state(.listening), .sync(allFolders: false)])
         #expect(loop.phase == .listening)

@@ -1,23 +1,29 @@
 import Foundation
 import GRDB
-import Testing
 import TernCore
+import Testing
+
 @testable import MailStore
 
 @Suite struct AccountCommandTests {
     static let secret = "pw-\(UUID().uuidString)"
 
     func addArguments(name: String = "work", secretSource: [String]) -> [String] {
-        ["account", "add", name, "--email", "me@tern.test", "--imap", "127.0.0.1:10993", "--smtp", "127.0.0.1:10587",
-         "--smtp-starttls", "--user", "me"] + secretSource
+        [
+            "account", "add", name, "--email", "me@tern.test", "--imap", "127.0.0.1:10993", "--smtp", "127.0.0.1:10587",
+            "--smtp-starttls", "--user", "me"
+        ] + secretSource
     }
 
     /// FR-COMP-01: `--alias` is repeatable; the aliases are listed, and `tern compose --print` writes from the account.
     @Test func aliasesAreStoredAndListed() throws {
         var tern = TernProcess()
         tern.environment["TERN_TEST_SECRET"] = Self.secret
-        let added = try tern.run(arguments: addArguments(secretSource: ["--password-env", "TERN_TEST_SECRET", "--alias", "Me@Alias.test",
-                                                                        "--alias", "other@tern.test"]))
+        let added = try tern.run(
+            arguments: addArguments(secretSource: [
+                "--password-env", "TERN_TEST_SECRET", "--alias", "Me@Alias.test",
+                "--alias", "other@tern.test"
+            ]))
         #expect(added.status == 0, "\(added.stderr)")
         let accounts = try JSONSerialization.jsonObject(with: Data(try tern.run("account", "list", "--json").stdout.utf8)) as? [[String: Any]]
         #expect(accounts?.first?["aliases"] as? [String] == ["me@alias.test", "other@tern.test"])
@@ -53,8 +59,9 @@ import TernCore
 
         let removed = try tern.run("account", "remove", "work")
         #expect(removed.status == 0)
-        #expect(try tern.run("account", "list", "--json").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]"
-            || (try tern.run("account", "list", "--json").stdout.contains("[]")))
+        #expect(
+            try tern.run("account", "list", "--json").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]"
+                || (try tern.run("account", "list", "--json").stdout.contains("[]")))
     }
 
     @Test func passwordCommandOutputIsNeverStored() throws {
@@ -75,7 +82,7 @@ import TernCore
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(result.stderr)")
         #expect(result.stderr.contains("password command"))
-        #expect(try tern.run("account", "list", "--json").stdout.contains("[") )
+        #expect(try tern.run("account", "list", "--json").stdout.contains("["))
         let list = try tern.run("account", "list", "--json")
         let accounts = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [Any]
         #expect(accounts?.isEmpty == true)
@@ -120,10 +127,12 @@ import TernCore
 
         let reopened = try TernDatabase(home: home)
         let (names, dropContacts, dropFolders, keepContacts) = try await reopened.writer.read { db in
-            (try String.fetchAll(db, sql: "SELECT name FROM account"),
-             try Int.fetchOne(db, sql: "SELECT count(*) FROM contactCacheEntry WHERE accountId = ?", arguments: [ids["drop"]]),
-             try Int.fetchOne(db, sql: "SELECT count(*) FROM folder WHERE accountId = ?", arguments: [ids["drop"]]),
-             try Int.fetchOne(db, sql: "SELECT count(*) FROM contactCacheEntry WHERE accountId = ?", arguments: [ids["keep"]]))
+            (
+                try String.fetchAll(db, sql: "SELECT name FROM account"),
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM contactCacheEntry WHERE accountId = ?", arguments: [ids["drop"]]),
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM folder WHERE accountId = ?", arguments: [ids["drop"]]),
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM contactCacheEntry WHERE accountId = ?", arguments: [ids["keep"]])
+            )
         }
         #expect(names == ["keep"])
         #expect(dropContacts == 0)
@@ -198,7 +207,8 @@ import TernCore
 }
 
 @Suite struct ParseCommandTests {
-    static let message = "From: Zoë <zoe@example.fr>\r\nTo: a@x.org\r\nSubject: =?utf-8?q?caf=C3=A9?=\r\nDate: garbage\r\nMessage-ID: <p1@x>\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nhello\r\n--b\r\nContent-Type: application/pdf; name=r.pdf\r\nContent-Transfer-Encoding: base64\r\n\r\nJVBERi0=\r\n--b--\r\n"
+    static let message =
+        "From: Zoë <zoe@example.fr>\r\nTo: a@x.org\r\nSubject: =?utf-8?q?caf=C3=A9?=\r\nDate: garbage\r\nMessage-ID: <p1@x>\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nhello\r\n--b\r\nContent-Type: application/pdf; name=r.pdf\r\nContent-Transfer-Encoding: base64\r\n\r\nJVBERi0=\r\n--b--\r\n"
 
     @Test func parseJSONShowsHeadersPartsBodiesAttachmentsAndProblems() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("tern-parse-\(UUID().uuidString).eml")

@@ -8,8 +8,9 @@ import Testing
     func ternWithAccount() throws -> TernProcess {
         var tern = TernProcess()
         tern.environment["TERN_TEST_SECRET"] = "pw-\(UUID().uuidString)"
-        let added = try tern.run("account", "add", "work", "--email", "me@tern.test", "--imap", "127.0.0.1:9", "--smtp", "127.0.0.1:9",
-                                 "--user", "me", "--password-env", "TERN_TEST_SECRET")
+        let added = try tern.run(
+            "account", "add", "work", "--email", "me@tern.test", "--imap", "127.0.0.1:9", "--smtp", "127.0.0.1:9",
+            "--user", "me", "--password-env", "TERN_TEST_SECRET")
         #expect(added.status == 0, "\(added.stderr)")
         return tern
     }
@@ -32,8 +33,10 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: original.path)
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: original.path)
 
-        let saved = try json(try tern.run("compose", "--to", "you@tern.test", "--subject", "Report", "--body", "Attached.",
-                                          "--attach", link.path, "--draft", "--json"))
+        let saved = try json(
+            try tern.run(
+                "compose", "--to", "you@tern.test", "--subject", "Report", "--body", "Attached.",
+                "--attach", link.path, "--draft", "--json"))
         let mode = try FileManager.default.attributesOfItem(atPath: original.path)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o644)
 

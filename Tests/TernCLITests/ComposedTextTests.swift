@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TernCore
 import TernRuntime
+import Testing
+
 @testable import TernCLI
 
 /// Issue 32: the text form (`--print`, the `$EDITOR` file) shows an attachment's invisible
@@ -10,9 +11,13 @@ import TernRuntime
     static let name = "invoice\u{200B}.exe"
 
     func draft() -> ComposeDraft {
-        ComposeDraft(mode: .new, accountId: "work", from: EmailAddress(name: nil, address: "me@tern.test"), subject: "Files", body: "Here.",
-                     attachments: [ComposedAttachment(source: .file(path: "/nonexistent/\(Self.name)"), filename: Self.name,
-                                                      mimeType: "application/octet-stream", sizeBytes: 10, availability: .local)])
+        ComposeDraft(
+            mode: .new, accountId: "work", from: EmailAddress(name: nil, address: "me@tern.test"), subject: "Files", body: "Here.",
+            attachments: [
+                ComposedAttachment(
+                    source: .file(path: "/nonexistent/\(Self.name)"), filename: Self.name,
+                    mimeType: "application/octet-stream", sizeBytes: 10, availability: .local)
+            ])
     }
 
     @Test func theEditorShowsMarkersAndItsAttachmentLineKeepsTheFile() throws {

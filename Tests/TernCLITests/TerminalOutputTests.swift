@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
+
 @testable import MailStore
 @testable import TernCLI
 
@@ -19,23 +20,33 @@ import TernCore
     static func home() async throws -> (TernProcess, Int64) {
         let tern = TernProcess()
         let database = try TernDatabase(home: TernHome(url: tern.home))
-        let account = Account(name: "work", emailAddress: "me@tern.test", provider: .imap,
-                              imap: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
-                              smtp: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
-                              username: "me", credential: .passwordEnvironment("UNUSED"))
+        let account = Account(
+            name: "work", emailAddress: "me@tern.test", provider: .imap,
+            imap: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
+            smtp: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
+            username: "me", credential: .passwordEnvironment("UNUSED"))
         try await SQLiteAccountRepository(database: database).insert(account)
         let sync = SQLiteSyncStore(database: database)
-        let inbox = try #require(try await sync.saveDiscoveredFolders([DiscoveredFolder(path: "INBOX", delimiter: "/", folderType: .inbox)],
-                                                                      accountId: account.id, keepOrphans: false).first)
-        let email = Email(accountId: account.id, messageId: "<hostile@tern.test>", dedupKey: "hostile", subject: subject,
-                          fromName: "Bank\u{1B}[8m hidden", fromAddress: "ceo@bank.example", dateReceived: Date(), bodyPlain: body,
-                          bodiesFetched: true, hasAttachments: true, isRead: true)
-        let attachments = [Attachment(emailId: 0, partId: "2", filename: "invoice\u{202E}fdp.exe", mimeType: "application/pdf", sizeBytes: 10),
-                           Attachment(emailId: 0, partId: "3", filename: "invoice\u{200B}.exe\u{200B}", mimeType: "application/pdf", sizeBytes: 10)]
-        let stored = try await sync.store([IncomingMessage(email: email, uid: 1, serverFlags: ["\\Seen"], attachments: attachments)],
-                                          folderId: inbox.id!, cursorUID: 1, backfillCursorUID: 1)
+        let inbox = try #require(
+            try await sync.saveDiscoveredFolders(
+                [DiscoveredFolder(path: "INBOX", delimiter: "/", folderType: .inbox)],
+                accountId: account.id, keepOrphans: false
+            ).first)
+        let email = Email(
+            accountId: account.id, messageId: "<hostile@tern.test>", dedupKey: "hostile", subject: subject,
+            fromName: "Bank\u{1B}[8m hidden", fromAddress: "ceo@bank.example", dateReceived: Date(), bodyPlain: body,
+            bodiesFetched: true, hasAttachments: true, isRead: true)
+        let attachments = [
+            Attachment(emailId: 0, partId: "2", filename: "invoice\u{202E}fdp.exe", mimeType: "application/pdf", sizeBytes: 10),
+            Attachment(emailId: 0, partId: "3", filename: "invoice\u{200B}.exe\u{200B}", mimeType: "application/pdf", sizeBytes: 10)
+        ]
+        let stored = try await sync.store(
+            [IncomingMessage(email: email, uid: 1, serverFlags: ["\\Seen"], attachments: attachments)],
+            folderId: inbox.id!, cursorUID: 1, backfillCursorUID: 1)
         let emailId = try #require(stored.newMessages.first?.emailId)
-        let thread = try await database.writer.read { db in try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId]) }
+        let thread = try await database.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId])
+        }
         try database.writer.close()
         return (tern, try #require(thread))
     }
@@ -84,15 +95,17 @@ import TernCore
     /// `sync --watch` needs a server that delivers mail while it watches; its line is built by the
     /// same function the watch loop calls.
     @Test func watchLinesShowNoControlSequences() {
-        let line = SyncCommand.newMailLine(account: "work", message: NewMessage(
-            emailId: 1, from: EmailAddress(name: "Bank\u{1B}[8m", address: "ceo@bank.example"), subject: Self.subject, date: Date()))
+        let line = SyncCommand.newMailLine(
+            account: "work",
+            message: NewMessage(
+                emailId: 1, from: EmailAddress(name: "Bank\u{1B}[8m", address: "ceo@bank.example"), subject: Self.subject, date: Date()))
         #expect(Self.controls(in: line).isEmpty)
         #expect(!line.contains("\n"))
     }
 
     @Test(arguments: [
         ("a\u{1B}[2Jb", "a\\x1b[2Jb"), ("tab\there", "tab\\x09here"), ("x\u{85}y", "x\\x85y"),
-        ("\u{2066}iso\u{2069}", "\\u2066iso\\u2069"), ("plain café", "plain café"),
+        ("\u{2066}iso\u{2069}", "\\u2066iso\\u2069"), ("plain café", "plain café")
     ])
     func oneLineEscapes(input: String, expected: String) {
         #expect(TerminalText.line(input) == expected)

@@ -1,10 +1,13 @@
 import Testing
+
 @testable import TernCLI
 
 /// Issue 22: columns line up whatever script the cells are in, counted in terminal columns.
 @Suite struct TextTableTests {
-    @Test(arguments: [("abc", 3), ("会議の議事録", 12), ("회의", 4), ("ＡＢ", 4), ("e\u{301}te\u{301}", 3), ("🎉 ok", 5), ("❤️", 2),
-                      ("a\u{200B}b", 2), ("Größe", 5)])
+    @Test(arguments: [
+        ("abc", 3), ("会議の議事録", 12), ("회의", 4), ("ＡＢ", 4), ("e\u{301}te\u{301}", 3), ("🎉 ok", 5), ("❤️", 2),
+        ("a\u{200B}b", 2), ("Größe", 5)
+    ])
     func displayWidthCountsColumns(text: String, columns: Int) {
         #expect(DisplayWidth.columns(of: text) == columns)
     }

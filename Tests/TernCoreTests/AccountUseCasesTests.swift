@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import TernCore
 
 /// A repository double that holds accounts in memory and fails loudly on anything unexpected.
@@ -40,10 +41,13 @@ final class RecordingFiles: AccountFileStore {
 @Suite struct AccountUseCaseTests {
     let endpoint = ServerEndpoint(host: "127.0.0.1", port: 10993, security: .implicitTLS)
 
-    func request(name: String = "work", email: String = "me@example.org", gmail: Bool = false,
-                 imap: ServerEndpoint? = nil, smtp: ServerEndpoint? = nil) -> NewAccountRequest {
-        NewAccountRequest(name: name, emailAddress: email, imap: imap, smtp: smtp,
-                          credential: .passwordEnvironment("PW"), gmailPreset: gmail)
+    func request(
+        name: String = "work", email: String = "me@example.org", gmail: Bool = false,
+        imap: ServerEndpoint? = nil, smtp: ServerEndpoint? = nil
+    ) -> NewAccountRequest {
+        NewAccountRequest(
+            name: name, emailAddress: email, imap: imap, smtp: smtp,
+            credential: .passwordEnvironment("PW"), gmailPreset: gmail)
     }
 
     @Test func addsGenericAccount() async throws {
@@ -125,7 +129,7 @@ final class RecordingFiles: AccountFileStore {
         ("imap.example.org:993", "imap.example.org", 993),
         ("127.0.0.1:10993", "127.0.0.1", 10993),
         ("[::1]:143", "::1", 143),
-        (" mail.example.org:587 ", "mail.example.org", 587),
+        (" mail.example.org:587 ", "mail.example.org", 587)
     ])
     func parses(text: String, host: String, port: Int) throws {
         let endpoint = try ServerEndpoint.parse(text, security: .startTLS)

@@ -1,5 +1,6 @@
 import FileNameSafety
 import Testing
+
 @testable import TernCore
 
 /// Issue 32: invisible characters in a name must not hide a dangerous type from FR-ED-03's warning.
@@ -15,7 +16,7 @@ import Testing
         ("tool.cmd\u{061C}", .windowsExecutable),
         ("tool.exe. . .", .windowsExecutable),
         ("tool.exe \u{200B}.\u{FEFF} ", .windowsExecutable),
-        ("app.ap\u{E0001}k", .androidPackage),
+        ("app.ap\u{E0001}k", .androidPackage)
     ])
     func invisibleCharactersDoNotHideTheType(name: String, kind: AttachmentWarning.Kind) {
         #expect(AttachmentWarning.before(downloading: name, size: 1, metered: false).map(\.kind) == [kind])
@@ -32,7 +33,7 @@ import Testing
         ("a\u{202E}b\u{2066}c\u{061C}", "a⟨U+202E⟩b⟨U+2066⟩c⟨U+061C⟩"),
         ("soft\u{00AD}hyphen", "soft⟨U+00AD⟩hyphen"),
         ("tag\u{E0001}", "tag⟨U+E0001⟩"),
-        ("plain café.pdf", "plain café.pdf"),
+        ("plain café.pdf", "plain café.pdf")
     ])
     func formatCharactersAreShownAsMarkers(name: String, shown: String) {
         #expect(AttachmentFilename.visible(name) == shown)

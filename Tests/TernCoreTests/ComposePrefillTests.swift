@@ -1,17 +1,21 @@
 import Foundation
 import Testing
+
 @testable import TernCore
 
 /// FR-COMP-01's prefill table, rule by rule, and the cases around each rule.
 @Suite struct ComposePrefillTests {
     let own: Set<String> = ["me@example.org", "me.alias@example.org"]
 
-    func original(from: EmailAddress = EmailAddress(name: "Ana Silva", address: "ana@example.com"), replyTo: [EmailAddress] = [],
-                  to: [EmailAddress] = [EmailAddress(name: "Me", address: "me@example.org")], cc: [EmailAddress] = [],
-                  subject: String = "Budget") -> Email {
-        Email(accountId: "a", messageId: "<m1@example.com>", dedupKey: "k", subject: subject, fromName: from.name, fromAddress: from.address,
-              toAddresses: to, ccAddresses: cc, replyTo: replyTo, dateSent: Date(timeIntervalSince1970: 1_700_000_000),
-              dateReceived: Date(timeIntervalSince1970: 1_700_000_000))
+    func original(
+        from: EmailAddress = EmailAddress(name: "Ana Silva", address: "ana@example.com"), replyTo: [EmailAddress] = [],
+        to: [EmailAddress] = [EmailAddress(name: "Me", address: "me@example.org")], cc: [EmailAddress] = [],
+        subject: String = "Budget"
+    ) -> Email {
+        Email(
+            accountId: "a", messageId: "<m1@example.com>", dedupKey: "k", subject: subject, fromName: from.name, fromAddress: from.address,
+            toAddresses: to, ccAddresses: cc, replyTo: replyTo, dateSent: Date(timeIntervalSince1970: 1_700_000_000),
+            dateReceived: Date(timeIntervalSince1970: 1_700_000_000))
     }
 
     // MARK: Recipients
@@ -27,10 +31,14 @@ import Testing
 
     @Test func replyAllLeavesOutEveryOwnAddressAndDuplicates() {
         let email = original(
-            to: [EmailAddress(address: "ME@example.org"), EmailAddress(name: "Bo", address: "bo@example.com"),
-                 EmailAddress(address: "Me.Alias@Example.org")],
-            cc: [EmailAddress(address: "me@example.org"), EmailAddress(address: "BO@example.com"), EmailAddress(name: "Cy", address: "cy@example.com"),
-                 EmailAddress(address: "Ana@Example.com")])
+            to: [
+                EmailAddress(address: "ME@example.org"), EmailAddress(name: "Bo", address: "bo@example.com"),
+                EmailAddress(address: "Me.Alias@Example.org")
+            ],
+            cc: [
+                EmailAddress(address: "me@example.org"), EmailAddress(address: "BO@example.com"), EmailAddress(name: "Cy", address: "cy@example.com"),
+                EmailAddress(address: "Ana@Example.com")
+            ])
         let (to, cc) = ComposePrefill.replyAllRecipients(to: email, ownAddresses: own)
         #expect(to.map(\.address) == ["ana@example.com"])
         #expect(cc.map(\.address) == ["bo@example.com", "cy@example.com"])
@@ -45,8 +53,9 @@ import Testing
     }
 
     @Test func replyToOwnMessageGoesToItsRecipients() {
-        let email = original(from: EmailAddress(name: "Me", address: "me.alias@example.org"),
-                             to: [EmailAddress(address: "bo@example.com"), EmailAddress(address: "me@example.org")])
+        let email = original(
+            from: EmailAddress(name: "Me", address: "me.alias@example.org"),
+            to: [EmailAddress(address: "bo@example.com"), EmailAddress(address: "me@example.org")])
         #expect(ComposePrefill.replyRecipients(to: email, ownAddresses: own).map(\.address) == ["bo@example.com"])
     }
 
@@ -56,11 +65,13 @@ import Testing
     }
 
     @Test func senderIsTheAliasTheOriginalWasAddressedTo() {
-        var account = Account(name: "w", emailAddress: "me@example.org", displayName: "Me", provider: .imap,
-                              imap: ServerEndpoint(host: "h", port: 993, security: .implicitTLS),
-                              smtp: ServerEndpoint(host: "h", port: 465, security: .implicitTLS), username: "me", credential: .passwordEnvironment("P"),
-                              aliases: ["Me.Alias@example.org"])
-        #expect(ComposePrefill.sender(for: account, original: original(to: [EmailAddress(address: "ME.ALIAS@example.org")])).address
+        var account = Account(
+            name: "w", emailAddress: "me@example.org", displayName: "Me", provider: .imap,
+            imap: ServerEndpoint(host: "h", port: 993, security: .implicitTLS),
+            smtp: ServerEndpoint(host: "h", port: 465, security: .implicitTLS), username: "me", credential: .passwordEnvironment("P"),
+            aliases: ["Me.Alias@example.org"])
+        #expect(
+            ComposePrefill.sender(for: account, original: original(to: [EmailAddress(address: "ME.ALIAS@example.org")])).address
                 == "ME.ALIAS@example.org")
         #expect(ComposePrefill.sender(for: account, original: original()).address == "me@example.org")
         account.aliases = []
@@ -74,7 +85,7 @@ import Testing
         ("AW: Budget", "AW: Budget"), ("SV: Budget", "SV: Budget"), ("Antw: Budget", "Antw: Budget"), ("Re[2]: Budget", "Re[2]: Budget"),
         ("[dev] Re: Budget", "[dev] Re: Budget"), ("Fwd: Budget", "Re: Fwd: Budget"), ("WG: Budget", "Re: WG: Budget"),
         ("  Budget  ", "Re: Budget"), ("Réf : Über", "Réf : Über"), ("Réf: Über", "Réf: Über"), ("回复：预算", "回复：预算"),
-        ("Rebuild: the plan", "Re: Rebuild: the plan"), ("", "Re: "),
+        ("Rebuild: the plan", "Re: Rebuild: the plan"), ("", "Re: ")
     ])
     func replySubject(_ original: String, _ expected: String) {
         #expect(ComposePrefill.replySubject(original) == expected)
@@ -82,7 +93,7 @@ import Testing
 
     @Test(arguments: [
         ("Budget", "Fwd: Budget"), ("Fwd: Budget", "Fwd: Budget"), ("FW: Budget", "FW: Budget"), ("WG: Budget", "WG: Budget"),
-        ("VB: Budget", "VB: Budget"), ("Re: Budget", "Fwd: Re: Budget"), ("AW: Budget", "Fwd: AW: Budget"), ("TR: Budget", "TR: Budget"),
+        ("VB: Budget", "VB: Budget"), ("Re: Budget", "Fwd: Re: Budget"), ("AW: Budget", "Fwd: AW: Budget"), ("TR: Budget", "TR: Budget")
     ])
     func forwardSubject(_ original: String, _ expected: String) {
         #expect(ComposePrefill.forwardSubject(original) == expected)
@@ -107,22 +118,24 @@ import Testing
 
     @Test func forwardHeaderHasFromDateSubjectTo() {
         let utc = TimeZone(identifier: "UTC")!
-        let email = original(from: EmailAddress(address: "ana@example.com"),
-                             to: [EmailAddress(name: "Me", address: "me@example.org"), EmailAddress(address: "bo@example.com")],
-                             cc: [EmailAddress(name: "Cy", address: "cy@example.com")])
+        let email = original(
+            from: EmailAddress(address: "ana@example.com"),
+            to: [EmailAddress(name: "Me", address: "me@example.org"), EmailAddress(address: "bo@example.com")],
+            cc: [EmailAddress(name: "Cy", address: "cy@example.com")])
         let body = ComposePrefill.forwardedBody(original: email, body: "Text", timeZone: utc)
-        #expect(body == """
+        #expect(
+            body == """
 
 
-            ---------- Forwarded message ----------
-            From: ana@example.com
-            Date: Tue, 14 Nov 2023 at 22:13
-            Subject: Budget
-            To: Me <me@example.org>, bo@example.com
-            Cc: Cy <cy@example.com>
+                ---------- Forwarded message ----------
+                From: ana@example.com
+                Date: Tue, 14 Nov 2023 at 22:13
+                Subject: Budget
+                To: Me <me@example.org>, bo@example.com
+                Cc: Cy <cy@example.com>
 
-            Text
-            """)
+                Text
+                """)
     }
 
     // MARK: Threading headers

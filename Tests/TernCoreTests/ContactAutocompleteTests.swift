@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TernCore
 
 /// FR-COMP-04, NFR-COMP-02: word-start matching on names and addresses, case- and
@@ -8,8 +9,9 @@ import Testing
     static let day: TimeInterval = 86_400
 
     func entry(_ address: String, _ name: String?, account: String = "a", frequency: Int = 1, daysAgo: Double = 0) -> ContactCacheEntry {
-        ContactCacheEntry(accountId: account, emailAddress: address, displayName: name,
-                          lastSeenDate: Date(timeIntervalSince1970: 1_700_000_000 - daysAgo * Self.day), frequency: frequency)
+        ContactCacheEntry(
+            accountId: account, emailAddress: address, displayName: name,
+            lastSeenDate: Date(timeIntervalSince1970: 1_700_000_000 - daysAgo * Self.day), frequency: frequency)
     }
 
     var index: ContactIndex {
@@ -18,7 +20,7 @@ import Testing
             entry("zoe@example.fr", "Zoë Durand", frequency: 3),
             entry("muller@example.de", "Jörg Müller", frequency: 2),
             entry("john.smith@corp.example", nil, frequency: 9),
-            entry("o.brien@example.ie", "Seán O'Brien", frequency: 1),
+            entry("o.brien@example.ie", "Seán O'Brien", frequency: 1)
         ])
     }
 
@@ -55,7 +57,7 @@ import Testing
             entry("old@example.org", "Sam Old", frequency: 4, daysAgo: 30),
             entry("new@example.org", "Sam New", frequency: 4, daysAgo: 1),
             entry("often@example.org", "Sam Often", frequency: 40, daysAgo: 300),
-            entry("once@example.org", "Sam Once", frequency: 1),
+            entry("once@example.org", "Sam Once", frequency: 1)
         ])
         #expect(index.suggestions(for: "sam").map(\.address) == ["often@example.org", "new@example.org", "old@example.org", "once@example.org"])
         #expect(index.suggestions(for: "sam", limit: 2).map(\.address) == ["often@example.org", "new@example.org"])
@@ -69,11 +71,15 @@ import Testing
         let entries = [
             entry("ana@example.org", "Ana (old name)", account: "work", frequency: 7, daysAgo: 10),
             entry("ANA@example.org", "Ana Silva", account: "home", frequency: 3, daysAgo: 1),
-            entry("ana@example.org", nil, account: "third", frequency: 1, daysAgo: 0),
+            entry("ana@example.org", nil, account: "third", frequency: 1, daysAgo: 0)
         ]
         let index = ContactIndex(order.map { entries[$0] })
-        #expect(index.suggestions(for: "ana") == [ContactSuggestion(address: "ana@example.org", name: "Ana Silva", frequency: 7,
-                                                                    lastSeenDate: Date(timeIntervalSince1970: 1_700_000_000))])
+        #expect(
+            index.suggestions(for: "ana") == [
+                ContactSuggestion(
+                    address: "ana@example.org", name: "Ana Silva", frequency: 7,
+                    lastSeenDate: Date(timeIntervalSince1970: 1_700_000_000))
+            ])
         #expect(index.suggestions(for: "old").isEmpty)
         #expect(index.contacts.count == 1)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TernCore
 
 /// FR-ED-05's paging, and page numbers from outside input (issue 32: `Int.max` trapped on a multiply

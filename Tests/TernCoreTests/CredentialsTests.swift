@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import TernCore
 
 /// Issue 21: refreshes of one account take turns and read the stored tokens again once it is their
@@ -17,7 +18,7 @@ struct TokenRefreshTests {
         }
 
         func refresh(_ tokens: OAuthTokens, clientID: String) async throws -> OAuthTokens {
-            try await Task.sleep(for: .milliseconds(50))  // both refreshers are in flight at once
+            try await Task.sleep(for: .milliseconds(50)) // both refreshers are in flight at once
             return try state.withLock { state in
                 guard tokens.refreshToken == state.current else { throw TernError.authenticationExpired("invalid_grant") }
                 state.refreshes += 1
@@ -49,13 +50,15 @@ struct TokenRefreshTests {
     }
 
     @Test func twoRefreshersOfOneAccountBothGetAFreshTokenAndTheAccountStaysActive() async throws {
-        let account = Account(name: "gm", emailAddress: "me@gmail.com", provider: .gmail, imap: AddAccountUseCase.gmailIMAP,
-                              smtp: AddAccountUseCase.gmailSMTP, username: "me@gmail.com", credential: .oauth2(clientID: "client"))
+        let account = Account(
+            name: "gm", emailAddress: "me@gmail.com", provider: .gmail, imap: AddAccountUseCase.gmailIMAP,
+            smtp: AddAccountUseCase.gmailSMTP, username: "me@gmail.com", credential: .oauth2(clientID: "client"))
         let accounts = InMemoryAccounts()
         try await accounts.insert(account)
         let provider = RotatingProvider()
-        let credentials = AccountCredentials(secrets: NoSecrets(), tokens: MemoryTokens(), authorizer: provider, accounts: accounts,
-                                             locks: MemoryLocks())
+        let credentials = AccountCredentials(
+            secrets: NoSecrets(), tokens: MemoryTokens(), authorizer: provider, accounts: accounts,
+            locks: MemoryLocks())
         async let first = credentials.supply(for: account).current()
         async let second = credentials.supply(for: account).current()
         let (one, two) = try await (first, second)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TernCore
 
 /// FR-COMP-01 "Body Editor": the three constructs become `<b>`, `<i>` and `<a href>`; everything
@@ -18,7 +19,7 @@ import Testing
         ("*italic with **bold** inside*", "<i>italic with <b>bold</b> inside</i>"),
         ("[**bold link**](https://a.example)", "<a href=\"https://a.example\"><b>bold link</b></a>"),
         ("**[link](https://a.example) in bold**", "<b><a href=\"https://a.example\">link</a> in bold</b>"),
-        ("a*b*c", "a<i>b</i>c"),
+        ("a*b*c", "a<i>b</i>c")
     ])
     func constructs(_ input: String, _ expected: String) {
         #expect(html(input) == expected)
@@ -38,33 +39,39 @@ import Testing
         ("**unclosed", "**unclosed"),
         ("*unclosed", "*unclosed"),
         ("**bold\nacross lines**", "**bold<br>\nacross lines**"),
-        ("# heading\n- list\n`code`\n![img](https://a.example/i.png)", "# heading<br>\n- list<br>\n`code`<br>\n!<a href=\"https://a.example/i.png\">img</a>"),
+        (
+            "# heading\n- list\n`code`\n![img](https://a.example/i.png)",
+            "# heading<br>\n- list<br>\n`code`<br>\n!<a href=\"https://a.example/i.png\">img</a>"
+        ),
         ("\\*not italic\\*", "*not italic*"),
         ("\\[x](https://a.example)", "[x](https://a.example)"),
         ("Tom & Jerry's \"show\"", "Tom &amp; Jerry&#39;s &quot;show&quot;"),
         ("&lt;", "&amp;lt;"),
-        ("a\r\nb\rc", "a<br>\nb<br>\nc"),
+        ("a\r\nb\rc", "a<br>\nb<br>\nc")
     ])
     func everythingElseIsLiteral(_ input: String, _ expected: String) {
         #expect(html(input) == expected)
     }
 
     @Test func plainAlternative() {
-        #expect(plain("**bold** and *it* and [Tern](https://tern.example) and [https://a.example](https://a.example)")
+        #expect(
+            plain("**bold** and *it* and [Tern](https://tern.example) and [https://a.example](https://a.example)")
                 == "*bold* and _it_ and Tern <https://tern.example> and https://a.example")
         #expect(plain("\\*kept\\* [x](javascript:y)") == "*kept* [x](javascript:y)")
         #expect(plain("line 1\nline 2") == "line 1\nline 2")
     }
 
     @Test func documentWrapsTheFragment() {
-        #expect(MarkdownSubset.render("**x**").htmlDocument
+        #expect(
+            MarkdownSubset.render("**x**").htmlDocument
                 == "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body><div><b>x</b></div></body></html>")
     }
 
     @Test func draftBecomesAnOutgoingMessageWithBothAlternatives() {
-        let draft = ComposeDraft(mode: .reply, accountId: "a", from: EmailAddress(address: "me@example.org"),
-                                 to: [EmailAddress(address: "ana@example.com")], subject: "Re: x", body: "**yes**",
-                                 inReplyTo: "<m@x>", references: ["<r@x>", "<m@x>"])
+        let draft = ComposeDraft(
+            mode: .reply, accountId: "a", from: EmailAddress(address: "me@example.org"),
+            to: [EmailAddress(address: "ana@example.com")], subject: "Re: x", body: "**yes**",
+            inReplyTo: "<m@x>", references: ["<r@x>", "<m@x>"])
         let message = draft.outgoingMessage(date: .distantPast)
         #expect(message.bodyPlain == "*yes*")
         #expect(message.bodyHTML?.contains("<b>yes</b>") == true)

@@ -1,5 +1,5 @@
-import Testing
 import TernCore
+import Testing
 
 /// FR-SYNC-07: Bcc never travels in the header (MIMETests' MessageBuilderTests), but it reaches the envelope.
 @Suite struct OutgoingMessageTests {

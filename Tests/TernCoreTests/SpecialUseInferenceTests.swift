@@ -1,5 +1,5 @@
-import Testing
 import TernCore
+import Testing
 
 /// Issue 22: a server that does not mark its folders (no SPECIAL-USE) has its Sent, Drafts, Trash,
 /// Junk and Archive recognised by name, at the top of the personal namespace only.
@@ -10,22 +10,34 @@ struct SpecialUseInferenceTests {
     }
 
     @Test func cyrusFoldersUnderTheInboxAreNamedRoles() {
-        let found = roles([("INBOX", .inbox), ("INBOX.Sent", .custom), ("INBOX.Drafts", .custom), ("INBOX.Trash", .custom),
-                           ("INBOX.Junk", .custom), ("INBOX.Archive", .custom), ("INBOX.Projects", .custom)])
-        #expect(found == ["INBOX": .inbox, "INBOX.Sent": .sent, "INBOX.Drafts": .drafts, "INBOX.Trash": .trash,
-                          "INBOX.Junk": .spam, "INBOX.Archive": .archive, "INBOX.Projects": .custom])
+        let found = roles([
+            ("INBOX", .inbox), ("INBOX.Sent", .custom), ("INBOX.Drafts", .custom), ("INBOX.Trash", .custom),
+            ("INBOX.Junk", .custom), ("INBOX.Archive", .custom), ("INBOX.Projects", .custom)
+        ])
+        #expect(
+            found == [
+                "INBOX": .inbox, "INBOX.Sent": .sent, "INBOX.Drafts": .drafts, "INBOX.Trash": .trash,
+                "INBOX.Junk": .spam, "INBOX.Archive": .archive, "INBOX.Projects": .custom
+            ])
     }
 
     @Test func localizedAndExchangeNamesWithoutCaseOrAccents() {
-        let found = roles([("INBOX", .inbox), ("Éléments envoyés", .custom), ("PAPIERKORB", .custom), ("Entwurfe", .custom),
-                           ("Junk E-mail", .custom)], delimiter: "/")
-        #expect(found["Éléments envoyés"] == .sent && found["PAPIERKORB"] == .trash && found["Entwurfe"] == .drafts
+        let found = roles(
+            [
+                ("INBOX", .inbox), ("Éléments envoyés", .custom), ("PAPIERKORB", .custom), ("Entwurfe", .custom),
+                ("Junk E-mail", .custom)
+            ], delimiter: "/")
+        #expect(
+            found["Éléments envoyés"] == .sent && found["PAPIERKORB"] == .trash && found["Entwurfe"] == .drafts
                 && found["Junk E-mail"] == .spam)
     }
 
     @Test func aMarkedRoleIsNeverTakenFromANameAndNestedFoldersAreTheUsers() {
-        let found = roles([("INBOX", .inbox), ("Deleted Items", .trash), ("Trash", .custom), ("Projects/Sent", .custom),
-                           ("[Gmail]/All Mail", .all), ("Archive", .custom)], delimiter: "/")
+        let found = roles(
+            [
+                ("INBOX", .inbox), ("Deleted Items", .trash), ("Trash", .custom), ("Projects/Sent", .custom),
+                ("[Gmail]/All Mail", .all), ("Archive", .custom)
+            ], delimiter: "/")
         #expect(found["Trash"] == .custom, "the server marked Deleted Items")
         #expect(found["Projects/Sent"] == .custom, "not at the top of the namespace")
         #expect(found["Archive"] == .custom, "Gmail's All Mail is the archive")

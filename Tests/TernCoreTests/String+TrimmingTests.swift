@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
 
 struct StringTrimmingTests {
     @Test func trimmingMatchesFoundation() {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-import Testing
 import TernCore
+import Testing
 
 /// FR-SYNC-04 Error → Idle: the runner's passes, retries and their schedule, on a clock the tests move.
 @Suite struct SyncEngineRunnerTests {
@@ -9,7 +9,10 @@ import TernCore
 
     /// Each sync and watch takes its outcome from a script (a failure, or, for the watch, waiting until cancelled).
     final class ScriptedEngine: SyncEngineWork {
-        enum Call: Equatable { case hasAccounts, sync, watch, retry(at: Date, reason: String) }
+        enum Call: Equatable {
+            case hasAccounts, sync, watch
+            case retry(at: Date, reason: String)
+        }
 
         private let calls = Mutex<[Call]>([])
         private let accounts: Mutex<Bool>
@@ -34,12 +37,22 @@ import TernCore
 
         func syncOnce(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
             calls.withLock { $0.append(.sync) }
-            if syncFailures.withLock({ left in defer { left -= 1 }; return left > 0 }) { throw Refused() }
+            if syncFailures.withLock({ left in
+                defer { left -= 1 }
+                return left > 0
+            }) {
+                throw Refused()
+            }
         }
 
         func watchUntilFailure(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
             calls.withLock { $0.append(.watch) }
-            if watchFailures.withLock({ left in defer { left -= 1 }; return left > 0 }) { throw Refused() }
+            if watchFailures.withLock({ left in
+                defer { left -= 1 }
+                return left > 0
+            }) {
+                throw Refused()
+            }
             progress(.watching(account: "ana"))
             while true { try await Task.sleep(for: .seconds(3600)) }
         }
@@ -57,8 +70,10 @@ import TernCore
 
     let clock = ManualSleepingClock()
 
-    func start(_ engine: ScriptedEngine, firstSyncDone: Bool = false, delays: [Duration] = SyncEngineRunner.defaultRetryDelays,
-               progress: ProgressLog? = nil) -> Task<Void, Never> {
+    func start(
+        _ engine: ScriptedEngine, firstSyncDone: Bool = false, delays: [Duration] = SyncEngineRunner.defaultRetryDelays,
+        progress: ProgressLog? = nil
+    ) -> Task<Void, Never> {
         let runner = SyncEngineRunner(work: engine, retryDelays: delays, accountPoll: .seconds(30), clock: clock)
         return Task {
             try? await runner.run(account: nil, firstSyncDone: firstSyncDone, describe: { _ in "refused" }) { event in

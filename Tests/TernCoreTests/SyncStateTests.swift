@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TernCore
 
 /// FR-SYNC-04's diagram.

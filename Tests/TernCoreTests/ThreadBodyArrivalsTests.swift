@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
 
 /// FR-ED-01: a front end waiting for a thread's bodies hears of them on the change feed only.
 @Suite struct ThreadBodyArrivalsTests {

@@ -1,5 +1,5 @@
-import Testing
 import TernCore
+import Testing
 
 struct ThreadingHeadersTests {
     @Test func messageIDsFromHeaderValues() {

@@ -1,13 +1,18 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import TernCore
 
 /// FR-COMP-02 and issue 18: the undo window's paths, on a clock the tests move.
 @Suite struct UndoSendCoordinatorTests {
     /// Records what the coordinator asked of the drafts; every send is held for the window it is given.
     final class RecordingSendSteps: DraftSendSteps {
-        enum Step: Equatable { case send(Draft.ID, Duration), commit(Int64), undo(Int64) }
+        enum Step: Equatable {
+            case send(Draft.ID, Duration)
+            case commit(Int64)
+            case undo(Int64)
+        }
 
         let clock: ManualSleepingClock
         private let steps = Mutex<[Step]>([])
@@ -22,8 +27,9 @@ import Testing
             steps.withLock { $0.append(.send(id, undoWindow)) }
             let emailId = 100 + id
             guard undoWindow > .zero else { return .sent(SendOutcome(emailId: emailId, messageId: "<m\(id)@x>", state: .sent)) }
-            let held = HeldSend(emailId: emailId, messageId: "<m\(id)@x>", accountId: "a", until: clock.now().adding(undoWindow),
-                                claim: NoClaim())
+            let held = HeldSend(
+                emailId: emailId, messageId: "<m\(id)@x>", accountId: "a", until: clock.now().adding(undoWindow),
+                claim: NoClaim())
             return .held(HeldDraftSend(draftId: id, draftMessageId: "<d\(id)@x>", send: held))
         }
 
@@ -35,8 +41,9 @@ import Testing
         func undo(_ held: HeldDraftSend) async throws -> Draft {
             steps.withLock { $0.append(.undo(held.send.emailId)) }
             let content = ComposeDraft(mode: .new, accountId: "a", from: EmailAddress(address: "me@example.org"))
-            return Draft(id: held.draftId, accountId: "a", messageId: held.draftMessageId, content: content, revision: 1,
-                         createdDate: clock.now(), updatedDate: clock.now(), sync: DraftSyncStatus(state: .pending))
+            return Draft(
+                id: held.draftId, accountId: "a", messageId: held.draftMessageId, content: content, revision: 1,
+                createdDate: clock.now(), updatedDate: clock.now(), sync: DraftSyncStatus(state: .pending))
         }
     }
 
@@ -48,8 +55,9 @@ import Testing
     let settings = InMemorySettingsStore()
 
     func coordinator(_ steps: RecordingSendSteps) -> UndoSendCoordinator {
-        UndoSendCoordinator(steps: steps, windows: UndoWindowsUseCase(settings: SettingsUseCase(store: settings)), clock: clock,
-                            pageGrace: .seconds(10))
+        UndoSendCoordinator(
+            steps: steps, windows: UndoWindowsUseCase(settings: SettingsUseCase(store: settings)), clock: clock,
+            pageGrace: .seconds(10))
     }
 
     /// Waits until the coordinator's timer for a held send sleeps.
@@ -67,7 +75,10 @@ import Testing
         try await settings.setValue("10", for: .undoSendDelay)
         let steps = RecordingSendSteps(clock: clock)
         let undo = coordinator(steps)
-        guard case .held(let held, let window) = try await undo.send(1, watcher: .none) else { Issue.record("not held"); return }
+        guard case .held(let held, let window) = try await undo.send(1, watcher: .none) else {
+            Issue.record("not held")
+            return
+        }
         #expect(window == .seconds(10))
         #expect(steps.recorded == [.send(1, .seconds(10))])
         #expect(await timerSleeps())
@@ -148,9 +159,15 @@ import Testing
     @Test func aFrontEndsWindowOverridesTheSettingAndZeroSendsAtOnce() async throws {
         let steps = RecordingSendSteps(clock: clock)
         let undo = coordinator(steps)
-        guard case .sent(let outcome) = try await undo.send(7, window: .zero, watcher: .none) else { Issue.record("held"); return }
+        guard case .sent(let outcome) = try await undo.send(7, window: .zero, watcher: .none) else {
+            Issue.record("held")
+            return
+        }
         #expect(outcome.emailId == 107)
-        guard case .held(_, let window) = try await undo.send(8, window: .seconds(30), watcher: .none) else { Issue.record("sent"); return }
+        guard case .held(_, let window) = try await undo.send(8, window: .seconds(30), watcher: .none) else {
+            Issue.record("sent")
+            return
+        }
         #expect(window == .seconds(30))
         #expect(steps.recorded == [.send(7, .zero), .send(8, .seconds(30))])
     }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TernCore
 import TernRuntime
+import Testing
 
 /// FR-COMP-01 "Send Validation" with the live syntax (MIME's `RecipientSyntax`): invalid
 /// recipients one by one, at least one valid recipient, the two confirmations, the 100 KB body
@@ -9,14 +9,17 @@ import TernRuntime
 @Suite struct ComposeValidationTests {
     let validation = ComposeValidationUseCase(syntax: MIMEMailSyntax())
 
-    func draft(to: String = "Ana <ana@example.org>", cc: String = "", bcc: String = "", subject: String = "Hi", body: String = "Text",
-               attachmentSizes: [Int64] = []) -> ComposeDraft {
+    func draft(
+        to: String = "Ana <ana@example.org>", cc: String = "", bcc: String = "", subject: String = "Hi", body: String = "Text",
+        attachmentSizes: [Int64] = []
+    ) -> ComposeDraft {
         ComposeDraft(
             mode: .new, accountId: "a", from: EmailAddress(address: "me@example.org"), to: validation.recipients(to),
             cc: validation.recipients(cc), bcc: validation.recipients(bcc), subject: subject, body: body,
             attachments: attachmentSizes.enumerated().map { index, size in
-                ComposedAttachment(source: .file(path: "/tmp/\(index)"), filename: "\(index).bin", mimeType: "application/octet-stream",
-                                   sizeBytes: size, availability: .local)
+                ComposedAttachment(
+                    source: .file(path: "/tmp/\(index)"), filename: "\(index).bin", mimeType: "application/octet-stream",
+                    sizeBytes: size, availability: .local)
             })
     }
 
@@ -28,10 +31,11 @@ import TernRuntime
 
     @Test func eachInvalidRecipientIsReportedAndBlocks() {
         let result = validation.validate(draft(to: "Ana <ana@example.org>, ana silva@example.org", cc: "bo@", bcc: "\"Doe, J\" <j@example.com>"))
-        #expect(result.invalidRecipients == [
-            InvalidRecipient(field: .to, text: "ana silva@example.org", reason: "space in the local part (quote it)"),
-            InvalidRecipient(field: .cc, text: "bo@", reason: "no domain after the @"),
-        ])
+        #expect(
+            result.invalidRecipients == [
+                InvalidRecipient(field: .to, text: "ana silva@example.org", reason: "space in the local part (quote it)"),
+                InvalidRecipient(field: .cc, text: "bo@", reason: "no domain after the @")
+            ])
         #expect(!result.canSend)
     }
 

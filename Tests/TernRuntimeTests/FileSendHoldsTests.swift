@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
+
 @testable import TernRuntime
 
 /// FR-COMP-02, PLATFORM.md: a message's undo-window hold belongs to a process and dies with it, SIGKILL included.
@@ -43,8 +44,10 @@ import TernCore
         children.standardOutput = found
         try children.run()
         children.waitUntilExit()
-        let sleeper = Int32(String(decoding: found.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let sleeper =
+            Int32(
+                String(decoding: found.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         kill(owner.processIdentifier, SIGKILL)
         if sleeper > 0 { kill(sleeper, SIGKILL) }
         var orphaned = false

@@ -1,9 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
 @testable import TernRuntime
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Issue 21: a request to the loopback listener without this sign-in's `state` gets 400 and does
 /// not end the sign-in; the browser's answer that follows does.

@@ -1,8 +1,9 @@
 import IMAP
 import MailTransport
 import SMTP
-import Testing
 import TernCore
+import Testing
+
 @testable import TernRuntime
 
 /// Issue 33: the one translation of IMAP and SMTP failures into `TernError` keeps authentication,
@@ -11,10 +12,15 @@ struct MailFailureTranslationTests {
     static func translated(_ error: any Error) -> TernError? { TernError.translatingMail(error) as? TernError }
 
     @Test func aRefusedLoginIsItsOwnErrorNeverARetryableDrop() {
-        for error: any Error in [IMAPError.authenticationFailed("[AUTHENTICATIONFAILED] Authentication failed."),
-                                 SMTPError.authenticationFailed(SMTPReply(code: 535, enhancedCode: "5.7.8", lines: ["bad credentials"]))] {
+        for error: any Error in [
+            IMAPError.authenticationFailed("[AUTHENTICATIONFAILED] Authentication failed."),
+            SMTPError.authenticationFailed(SMTPReply(code: 535, enhancedCode: "5.7.8", lines: ["bad credentials"]))
+        ] {
             let translated = Self.translated(error)
-            guard case .authenticationRefused(let text)? = translated else { Issue.record("\(error) became \(String(describing: translated))"); continue }
+            guard case .authenticationRefused(let text)? = translated else {
+                Issue.record("\(error) became \(String(describing: translated))")
+                continue
+            }
             #expect(!text.isEmpty && translated?.isRetryable == false && translated?.needsPerson == true)
             #expect(translated?.message.hasPrefix("authentication failed: ") == true)
         }
@@ -22,8 +28,10 @@ struct MailFailureTranslationTests {
 
     @Test func aRefusedCertificateIsATLSRefusal() {
         let detail = "mail.example.org:993: the server's certificate is not trusted"
-        for error: any Error in [IMAPError.tlsRefused(detail), SMTPError.tlsRefused(detail), SMTPError.unreachable(.tlsRefused(detail)),
-                                 TransportFailure.tlsRefused(detail)] {
+        for error: any Error in [
+            IMAPError.tlsRefused(detail), SMTPError.tlsRefused(detail), SMTPError.unreachable(.tlsRefused(detail)),
+            TransportFailure.tlsRefused(detail)
+        ] {
             #expect(Self.translated(error) == .tlsRefused(detail), "\(error)")
         }
         #expect(TernError.tlsRefused(detail).message == "TLS refused: \(detail)")
@@ -34,10 +42,13 @@ struct MailFailureTranslationTests {
             IMAPError.server(status: .no, text: "[TRYCREATE] no such mailbox"), IMAPError.server(status: .bad, text: "syntax"),
             IMAPError.unsupported("MOVE"), IMAPError.invalidArgument("a control character"),
             SMTPError.permanent(SMTPReply(code: 554, lines: ["rejected"])), SMTPError.transient(SMTPReply(code: 451, lines: ["later"])),
-            SMTPError.unsupported("STARTTLS"), SMTPError.protocolViolation("garbage"),
+            SMTPError.unsupported("STARTTLS"), SMTPError.protocolViolation("garbage")
         ]
         for error in errors {
-            guard case .serverFailure? = Self.translated(error) else { Issue.record("\(error) became \(String(describing: Self.translated(error)))"); continue }
+            guard case .serverFailure? = Self.translated(error) else {
+                Issue.record("\(error) became \(String(describing: Self.translated(error)))")
+                continue
+            }
         }
     }
 
@@ -45,7 +56,7 @@ struct MailFailureTranslationTests {
         let errors: [any Error] = [
             IMAPError.network("127.0.0.1:1: connection refused"), IMAPError.timeout("no answer in 60 s"), IMAPError.connectionClosed,
             IMAPError.server(status: .bye, text: "shutting down"), SMTPError.network("reset"), SMTPError.timeout("greeting"),
-            SMTPError.connectionClosed, SMTPError.unreachable(.network("127.0.0.1:1: connection refused")), TransportFailure.closed,
+            SMTPError.connectionClosed, SMTPError.unreachable(.network("127.0.0.1:1: connection refused")), TransportFailure.closed
         ]
         for error in errors {
             let translated = Self.translated(error)
@@ -55,7 +66,9 @@ struct MailFailureTranslationTests {
     }
 
     @Test func aCredentialThatCouldNotBeHadIsTheCredentialsOwnError() {
-        #expect(Self.translated(IMAPError.credentialUnavailable(CredentialUnavailable(TernError.secretUnavailable("pass failed")))) == .secretUnavailable("pass failed"))
+        #expect(
+            Self.translated(IMAPError.credentialUnavailable(CredentialUnavailable(TernError.secretUnavailable("pass failed"))))
+                == .secretUnavailable("pass failed"))
     }
 
     @Test func otherErrorsPassThroughUnchanged() {
@@ -65,8 +78,10 @@ struct MailFailureTranslationTests {
 
     /// The adapters' kinds agree with what the IMAP engine retries (FR-SYNC-09).
     @Test func imapRetriesExactlyTheLostConnections() {
-        let errors: [IMAPError] = [.network("x"), .timeout("x"), .connectionClosed, .server(status: .bye, text: "x"), .tlsRefused("x"),
-                                   .authenticationFailed("x"), .server(status: .no, text: "x"), .unsupported("x")]
+        let errors: [IMAPError] = [
+            .network("x"), .timeout("x"), .connectionClosed, .server(status: .bye, text: "x"), .tlsRefused("x"),
+            .authenticationFailed("x"), .server(status: .no, text: "x"), .unsupported("x")
+        ]
         for error in errors { #expect(error.isRetryable == (error.mailFailure.kind == .connectionLost)) }
     }
 }

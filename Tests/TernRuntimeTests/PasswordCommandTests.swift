@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
+
 @testable import TernRuntime
 
 /// Issue 21: the password command runs in a process group of its own that a timeout kills whole,
@@ -8,21 +9,24 @@ import TernCore
 @Suite(.timeLimit(.minutes(1)))
 struct PasswordCommandTests {
     static func account(_ command: String) -> Account {
-        Account(name: "work", emailAddress: "me@tern.test", provider: .imap,
-                imap: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
-                smtp: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
-                username: "me", credential: .passwordCommand(command))
+        Account(
+            name: "work", emailAddress: "me@tern.test", provider: .imap,
+            imap: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
+            smtp: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
+            username: "me", credential: .passwordCommand(command))
     }
 
     static func resolver(timeout: Duration) -> ShellSecretResolver {
-        ShellSecretResolver(environment: ProcessInfo.processInfo.environment, home: TernHome(url: FileManager.default.temporaryDirectory),
-                            timeout: timeout)
+        ShellSecretResolver(
+            environment: ProcessInfo.processInfo.environment, home: TernHome(url: FileManager.default.temporaryDirectory),
+            timeout: timeout)
     }
 
     /// Alive and not a zombie waiting to be reaped.
     static func isRunning(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let state = stat.split(separator: ")").last?.split(separator: " ").first else { return false }
+            let state = stat.split(separator: ")").last?.split(separator: " ").first
+        else { return false }
         return state != "Z" && state != "X"
     }
 

@@ -1,7 +1,8 @@
 import FileNameSafety
 import Foundation
-import Testing
 import TernCore
+import Testing
+
 @testable import WebUI
 
 /// Issue 32: a browser's file name is a stranger's text like a received attachment's, and is made
@@ -13,7 +14,7 @@ import TernCore
         ("\u{1B}[31mred\u{7}.pdf", "[31mred.pdf"),
         ("invoice\u{202E}fdp.exe", "invoicefdp.exe"),
         (".hidden", "hidden"),
-        ("  ", "attachment"),
+        ("  ", "attachment")
     ])
     func uploadedNamesAreSanitizedAsReceivedNamesAre(name: String, expected: String) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tern-uploads-\(UUID().uuidString)")

@@ -2,8 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Testing
 import TernCore
+import Testing
+
 @testable import TernBenchmarks
 @_spi(Tooling) @testable import TernRuntime
 @testable import WebUI
@@ -19,13 +20,13 @@ import TernCore
         "0", "-1", "1", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "18446744073709551616",
         "99999999999999999999999999", "1e308", "NaN", "0x10", "abc", "t1", "%00", "%FF%FE", "%0D%0ASet-Cookie:%20x=1",
         "..%2F..%2Fetc%2Fpasswd", "%3Cscript%3E", String(repeating: "9", count: 4_096), String(repeating: "a%2C", count: 2_000), "",
-        "1,2,3,9223372036854775807", "-5,-6",
+        "1,2,3,9223372036854775807", "-5,-6"
     ]
     /// Every field name a route or `MailLocation` reads.
     static let fieldNames = [
         "thread", "page", "id", "message", "email", "folder", "account", "earlier", "open", "images", "q", "before", "compose",
         "view", "draft", "from", "server", "suggestion", "location", "return", "change", "expanded", "confirmed", "address",
-        "to", "cc", "bcc", "subject", "body", "attachment", "undo-send-delay", "catch-up", "metered", "mode",
+        "to", "cc", "bcc", "subject", "body", "attachment", "undo-send-delay", "catch-up", "metered", "mode"
     ]
     /// Streams that never end by themselves.
     static let skipped: Set<String> = ["/events"]
@@ -35,7 +36,8 @@ import TernCore
         defer { try? FileManager.default.removeItem(at: home) }
         let services = try TernServices.open(environment: ["TERN_HOME": home.path])
         let (small, large) = try await ReadingBenchmark.populate(services.database)
-        let server = try TernWebServer(services: services, configuration: WebServerConfiguration(port: 8025, token: WebRouteTests.token, runSync: false))
+        let server = try TernWebServer(
+            services: services, configuration: WebServerConfiguration(port: 8025, token: WebRouteTests.token, runSync: false))
         // (method, path components): the router's descriptions are not Sendable.
         let routes = server.router().routes.filter { !Self.skipped.contains($0.path.description) }
             .map { ($0.method, $0.path.components.map(\.description)) }
@@ -58,9 +60,13 @@ import TernCore
                     for fields in [everyField, validIds + everyField, everyField + validIds + everyField] {
                         let query = fields.joined(separator: "&")
                         let uri = s.path("/" + path) + "?" + query
-                        try await client.execute(uri: uri, method: method, headers: headers,
-                                                 body: method == .post ? ByteBuffer(string: query) : nil) { response in
-                            #expect(response.status.code < 500, "\(method) /\(path) value \(value.prefix(40)): \(response.status) \(String(buffer: response.body).prefix(300))")
+                        try await client.execute(
+                            uri: uri, method: method, headers: headers,
+                            body: method == .post ? ByteBuffer(string: query) : nil
+                        ) { response in
+                            #expect(
+                                response.status.code < 500,
+                                "\(method) /\(path) value \(value.prefix(40)): \(response.status) \(String(buffer: response.body).prefix(300))")
                         }
                     }
                     answered += 1

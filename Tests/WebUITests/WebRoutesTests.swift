@@ -1,12 +1,13 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 import HummingbirdTesting
+import Logging
 import Synchronization
-import Testing
 import TernCore
 import TernRuntime
+import Testing
+
 @testable import WebUI
 
 /// Every endpoint's success and failure answers, in process (issue 17), on an empty store of its
@@ -30,13 +31,18 @@ import TernRuntime
         }
     }
 
-    func withApp(lifetime: WebSessionLifetime = .standard, now: @escaping @Sendable () -> Date = Date.init,
-                 _ test: @Sendable (any TestClientProtocol, SignedIn) async throws -> Void) async throws {
+    func withApp(
+        lifetime: WebSessionLifetime = .standard, now: @escaping @Sendable () -> Date = Date.init,
+        _ test: @Sendable (any TestClientProtocol, SignedIn) async throws -> Void
+    ) async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("tern-web-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         let services = try TernServices.open(environment: ["TERN_HOME": home.path])
-        let server = try TernWebServer(services: services, configuration: WebServerConfiguration(port: 8025, token: Self.token, runSync: false,
-                                                                                                   sessionLifetime: lifetime), now: now)
+        let server = try TernWebServer(
+            services: services,
+            configuration: WebServerConfiguration(
+                port: 8025, token: Self.token, runSync: false,
+                sessionLifetime: lifetime), now: now)
         let app = Application(responder: server.responder(port: 8025, hosts: ["localhost"]))
         try await app.test(.router) { client in
             let signedIn = try await Self.signIn(client, csrfToken: server.secrets.csrfToken)
@@ -65,8 +71,11 @@ import TernRuntime
                 #expect(!cookie.contains(s.cookie))
                 // Attributes come in any order.
                 let attributes = Set(cookie.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) })
-                #expect(attributes.isSuperset(of: ["Path=\(s.base)", "Max-Age=\(Int(WebSessionLifetime.standard.absolute))", "HttpOnly",
-                                                   "SameSite=Strict"]), "\(cookie)")
+                #expect(
+                    attributes.isSuperset(of: [
+                        "Path=\(s.base)", "Max-Age=\(Int(WebSessionLifetime.standard.absolute))", "HttpOnly",
+                        "SameSite=Strict"
+                    ]), "\(cookie)")
             }
             try await client.execute(uri: "/?token=wrong-token-0123456789", method: .get) { response in
                 #expect(response.status == .unauthorized)
@@ -80,7 +89,9 @@ import TernRuntime
             for path in ["/mail", "/events", "/bodies/1", "/settings", "/fragments/folders", "/attachments/1/file"] {
                 try await client.execute(uri: s.path(path), method: .get) { response in #expect(response.status == .unauthorized, "\(path)") }
                 // The app is only under its secret path, whatever the cookie.
-                try await client.execute(uri: path, method: .get, headers: s.headers()) { response in #expect(response.status == .unauthorized, "\(path)") }
+                try await client.execute(uri: path, method: .get, headers: s.headers()) { response in
+                    #expect(response.status == .unauthorized, "\(path)")
+                }
             }
             try await client.execute(uri: s.path("/mail"), method: .get, headers: [.cookie: "tern_session=guess"]) { response in
                 #expect(response.status == .unauthorized)
@@ -173,16 +184,21 @@ import TernRuntime
     @Test func changesNeedTheCSRFToken() async throws {
         try await withApp { client, s in
             let form = HTTPFields([HTTPField(name: .contentType, value: "application/x-www-form-urlencoded")])
-            try await client.execute(uri: s.path("/actions/undo"), method: .post, headers: s.headers(form), body: ByteBuffer(string: "token=x")) { response in
+            try await client.execute(uri: s.path("/actions/undo"), method: .post, headers: s.headers(form), body: ByteBuffer(string: "token=x")) {
+                response in
                 #expect(response.status == .forbidden)
             }
-            try await client.execute(uri: s.path("/actions/undo"), method: .post, headers: s.headers(form),
-                                     body: ByteBuffer(string: "token=x&csrf=\(String(repeating: "0", count: 64))")) { response in
+            try await client.execute(
+                uri: s.path("/actions/undo"), method: .post, headers: s.headers(form),
+                body: ByteBuffer(string: "token=x&csrf=\(String(repeating: "0", count: 64))")
+            ) { response in
                 #expect(response.status == .forbidden)
             }
             // The token as a form field (a page without script): refused only by the use case.
-            try await client.execute(uri: s.path("/actions/undo"), method: .post, headers: s.headers(form),
-                                     body: ByteBuffer(string: "csrf=\(s.csrfToken)")) { response in
+            try await client.execute(
+                uri: s.path("/actions/undo"), method: .post, headers: s.headers(form),
+                body: ByteBuffer(string: "csrf=\(s.csrfToken)")
+            ) { response in
                 #expect(response.status == .conflict)
                 #expect(String(buffer: response.body).contains("Nothing to undo"))
             }
@@ -194,7 +210,8 @@ import TernRuntime
                 #expect(response.headers[.contentType] == "application/json")
                 #expect(String(buffer: response.body).contains("\"ok\":false"))
             }
-            try await client.execute(uri: s.path("/settings"), method: .post, headers: s.headers(form), body: ByteBuffer(string: "undo-send-delay=0")) {
+            try await client.execute(uri: s.path("/settings"), method: .post, headers: s.headers(form), body: ByteBuffer(string: "undo-send-delay=0"))
+            {
                 #expect($0.status == .forbidden)
             }
         }
@@ -203,8 +220,10 @@ import TernRuntime
     @Test func crossSiteRequestsAreRefusedWhateverThePath() async throws {
         try await withApp { client, s in
             for path in ["/mail", "/assets/app.js", "/?token=\(Self.token)", "/nothing"] {
-                for (name, value) in [(SecurityHeaders.secFetchSiteName, "cross-site"), (SecurityHeaders.secFetchSiteName, "same-site"),
-                                      (SecurityHeaders.originName, "http://evil.example"), (SecurityHeaders.originName, "null")] {
+                for (name, value) in [
+                    (SecurityHeaders.secFetchSiteName, "cross-site"), (SecurityHeaders.secFetchSiteName, "same-site"),
+                    (SecurityHeaders.originName, "http://evil.example"), (SecurityHeaders.originName, "null")
+                ] {
                     try await client.execute(uri: path, method: .get, headers: s.headers([name: value])) { response in
                         #expect(response.status == .forbidden, "\(path) \(name): \(value)")
                     }
@@ -238,9 +257,15 @@ import TernRuntime
                 #expect(String(buffer: response.body).contains("This conversation appears empty"))
             }
             try await client.execute(uri: s.path("/fragments/message"), method: .get, headers: s.headers()) { #expect($0.status == .badRequest) }
-            try await client.execute(uri: s.path("/fragments/earlier?thread=1"), method: .get, headers: s.headers()) { #expect($0.status == .badRequest) }
-            try await client.execute(uri: s.path("/fragments/threads?folder=INBOX"), method: .get, headers: s.headers()) { #expect($0.status == .badRequest) }
-            try await client.execute(uri: s.path("/fragments/bodies?thread=5"), method: .get, headers: s.headers()) { #expect($0.status == .noContent) }
+            try await client.execute(uri: s.path("/fragments/earlier?thread=1"), method: .get, headers: s.headers()) {
+                #expect($0.status == .badRequest)
+            }
+            try await client.execute(uri: s.path("/fragments/threads?folder=INBOX"), method: .get, headers: s.headers()) {
+                #expect($0.status == .badRequest)
+            }
+            try await client.execute(uri: s.path("/fragments/bodies?thread=5"), method: .get, headers: s.headers()) {
+                #expect($0.status == .noContent)
+            }
             try await client.execute(uri: s.path("/attachments/77/file"), method: .get, headers: s.headers()) { #expect($0.status == .notFound) }
             try await client.execute(uri: s.path("/mail?q=nothing%20here"), method: .get, headers: s.headers()) { response in
                 #expect(String(buffer: response.body).contains("No messages match your search."))
@@ -255,8 +280,10 @@ import TernRuntime
     @Test func settingsChangeThroughTheForm() async throws {
         try await withApp { client, s in
             let form = s.headers([.contentType: "application/x-www-form-urlencoded"])
-            try await client.execute(uri: s.path("/settings"), method: .post, headers: form,
-                                     body: ByteBuffer(string: "csrf=\(s.csrfToken)&undo-send-delay=10&metered=yes")) { response in
+            try await client.execute(
+                uri: s.path("/settings"), method: .post, headers: form,
+                body: ByteBuffer(string: "csrf=\(s.csrfToken)&undo-send-delay=10&metered=yes")
+            ) { response in
                 #expect(response.status == .seeOther)
                 #expect(response.headers[.location] == s.path("/settings?saved=1"))
             }
@@ -265,16 +292,20 @@ import TernRuntime
                 #expect(page.contains("<option value=\"10\" selected>10 seconds</option>"))
                 #expect(page.contains("<option value=\"yes\" selected>Always metered</option>"))
             }
-            try await client.execute(uri: s.path("/settings"), method: .post, headers: form,
-                                     body: ByteBuffer(string: "csrf=\(s.csrfToken)&undo-send-delay=7")) { response in
+            try await client.execute(
+                uri: s.path("/settings"), method: .post, headers: form,
+                body: ByteBuffer(string: "csrf=\(s.csrfToken)&undo-send-delay=7")
+            ) { response in
                 #expect(response.status == .badRequest)
             }
         }
     }
 
     @Test func redirectsStayOnThisApp() {
-        for hostile in ["//evil.example/x", "https://evil.example", "/\\evil.example", "/\t/evil.example", "/ /evil.example", "/\n/evil.example",
-                        "/\r//evil.example", "/mail\t", "\t//evil.example", " /mail", "/", "", "mail", "/\u{200B}/evil.example", "/\u{0}"] {
+        for hostile in [
+            "//evil.example/x", "https://evil.example", "/\\evil.example", "/\t/evil.example", "/ /evil.example", "/\n/evil.example",
+            "/\r//evil.example", "/mail\t", "\t//evil.example", " /mail", "/", "", "mail", "/\u{200B}/evil.example", "/\u{0}"
+        ] {
             #expect(WebResponse.redirect(to: hostile).headers[.location] == "/mail", "\(hostile.debugDescription)")
         }
         #expect(WebResponse.redirect(to: "/mail?thread=4").headers[.location] == "/mail?thread=4")
@@ -306,7 +337,9 @@ import TernRuntime
     @Test func theComposerNeedsAnAccountAndAMessage() async throws {
         try await WebRouteTests().withApp { client, s in
             let session = s.headers()
-            try await client.execute(uri: s.path("/fragments/composer?compose=reply"), method: .get, headers: session) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: s.path("/fragments/composer?compose=reply"), method: .get, headers: session) {
+                #expect($0.status == .badRequest)
+            }
             try await client.execute(uri: s.path("/fragments/composer?compose=reply&message=5"), method: .get, headers: session) {
                 #expect($0.status == .notFound)
             }
@@ -333,7 +366,8 @@ import TernRuntime
             var scripted = session
             scripted[SecurityHeaders.csrfHeaderName] = s.csrfToken
             scripted[ComposeRoutes.fileNameHeader] = "report%20%C3%A9.pdf"
-            try await client.execute(uri: s.path("/compose/attachments"), method: .post, headers: scripted, body: ByteBuffer(string: "%PDF-1.4")) { response in
+            try await client.execute(uri: s.path("/compose/attachments"), method: .post, headers: scripted, body: ByteBuffer(string: "%PDF-1.4")) {
+                response in
                 #expect(response.status == .ok)
                 let body = String(buffer: response.body)
                 #expect(body.contains("\"name\":\"report é.pdf\""))
@@ -341,11 +375,13 @@ import TernRuntime
             }
             // Issue 32: CR LF and a path in the name are gone on upload, as from a received attachment's.
             scripted[ComposeRoutes.fileNameHeader] = "..%2Fevil%0D%0AX%3A%20y.txt"
-            try await client.execute(uri: s.path("/compose/attachments"), method: .post, headers: scripted, body: ByteBuffer(string: "text")) { response in
+            try await client.execute(uri: s.path("/compose/attachments"), method: .post, headers: scripted, body: ByteBuffer(string: "text")) {
+                response in
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body).contains("\"name\":\"evilX: y.txt\""))
             }
-            try await client.execute(uri: s.path("/compose/undo"), method: .post, headers: scripted, body: ByteBuffer(string: "email=99")) { response in
+            try await client.execute(uri: s.path("/compose/undo"), method: .post, headers: scripted, body: ByteBuffer(string: "email=99")) {
+                response in
                 #expect(response.status == .conflict)
                 #expect(String(buffer: response.body).contains("Too late to undo"))
             }
@@ -380,18 +416,22 @@ import TernRuntime
         let secrets = WebAppSecrets(token: "keep-alive-token-0123456789")
         let middleware = SessionMiddleware<PlainContext>(secrets: secrets, sessions: sessions)
         let value = await sessions.open()
-        let request = Request(head: HTTPRequest(method: .get, scheme: "http", authority: "localhost", path: secrets.basePath + "events",
-                                                headerFields: [.cookie: "tern_session=\(value)"]), body: .init(buffer: ByteBuffer()))
+        let request = Request(
+            head: HTTPRequest(
+                method: .get, scheme: "http", authority: "localhost", path: secrets.basePath + "events",
+                headerFields: [.cookie: "tern_session=\(value)"]), body: .init(buffer: ByteBuffer()))
         let context = PlainContext(source: PlainSource(logger: .init(label: "test")))
         let response = try await middleware.handle(request, context: context) { request, _ in
             #expect(request.uri.path == "/events")
-            return Response(status: .ok, body: ResponseBody { writer in
-                for beat in 0..<12 {  // a beat every 9 s, past the 10 s idle limit more than ten times over, then past 100 s
-                    clock.withLock { $0 += 9 }
-                    try await writer.write(ByteBuffer(string: "beat \(beat)"))
-                }
-                try await writer.finish(nil)
-            })
+            return Response(
+                status: .ok,
+                body: ResponseBody { writer in
+                    for beat in 0..<12 { // a beat every 9 s, past the 10 s idle limit more than ten times over, then past 100 s
+                        clock.withLock { $0 += 9 }
+                        try await writer.write(ByteBuffer(string: "beat \(beat)"))
+                    }
+                    try await writer.finish(nil)
+                })
         }
         let collected = Collected()
         await #expect(throws: HTTPError.self) { try await response.body.write(CollectingWriter(collected: collected)) }

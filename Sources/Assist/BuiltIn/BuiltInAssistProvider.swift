@@ -38,7 +38,9 @@ public struct BuiltInAssistProvider: AssistProvider {
     }
 
     public func analyse(_ thread: AssistThread) -> Analysis {
-        guard let last = thread.messages.last else { return Analysis(language: nil, intents: [], replies: [], silentBecause: NoReplyReason.nothingToAnswer.rawValue) }
+        guard let last = thread.messages.last else {
+            return Analysis(language: nil, intents: [], replies: [], silentBecause: NoReplyReason.nothingToAnswer.rawValue)
+        }
         let text = MessageText(body: last.text, lexicons: Self.cleaningLexicons)
         let guess = LanguageIdentifier.identify(text.segments.flatMap(\.words) + Tokens.words(text.greeting ?? ""))
         let language = guess?.language
@@ -51,8 +53,9 @@ public struct BuiltInAssistProvider: AssistProvider {
         let lexicon = Lexicon.of(guess.language)
         let intents = detector.intents(of: text, lexicon: lexicon)
         let replies = writer.replies(for: intents, text: text, lexicon: lexicon)
-        return Analysis(language: guess.language.rawValue, intents: intents, replies: replies,
-                        silentBecause: replies.isEmpty ? NoReplyReason.nothingToAnswer.rawValue : nil)
+        return Analysis(
+            language: guess.language.rawValue, intents: intents, replies: replies,
+            silentBecause: replies.isEmpty ? NoReplyReason.nothingToAnswer.rawValue : nil)
     }
 
     /// Why the last message expects no answer whatever the language (own, bulk, automated,
@@ -69,6 +72,7 @@ public struct BuiltInAssistProvider: AssistProvider {
         }
         // Notifications of a few labelled lines may hold no common word at all: read them as English
         // (only numbers, position and recurring words then count).
-        return LanguageIdentifier.identify(texts.flatMap { $0.segments.flatMap(\.words) })?.language ?? (texts.contains { !$0.segments.isEmpty } ? .en : nil)
+        return LanguageIdentifier.identify(texts.flatMap { $0.segments.flatMap(\.words) })?.language
+            ?? (texts.contains { !$0.segments.isEmpty } ? .en : nil)
     }
 }

@@ -43,9 +43,13 @@ struct ExtractiveSummarizer: Sendable {
         var candidates: [Candidate] = []
         for (message, text) in texts.enumerated() {
             let position: Double
-            if message == count - 1 { position = 1.0 }
-            else if message == 0 { position = 0.75 }
-            else { position = 0.45 + 0.35 * Double(message) / Double(max(1, count - 1)) }
+            if message == count - 1 {
+                position = 1.0
+            } else if message == 0 {
+                position = 0.75
+            } else {
+                position = 0.45 + 0.35 * Double(message) / Double(max(1, count - 1))
+            }
             let fromUser = thread.messages.indices.contains(message) && thread.isFromUser(thread.messages[message])
             for (index, segment) in text.segments.enumerated() {
                 var score = content(segment, lexicon: lexicon, frequencies: frequencies)
@@ -100,7 +104,8 @@ struct ExtractiveSummarizer: Sendable {
 
     /// The share of the shorter sentence's words the other has: near-repeats are kept once.
     static func overlap(_ a: [Substring], _ b: [Substring]) -> Double {
-        let small = Set(a.count <= b.count ? a : b), large = Set(a.count <= b.count ? b : a)
+        let small = Set(a.count <= b.count ? a : b)
+        let large = Set(a.count <= b.count ? b : a)
         guard !small.isEmpty else { return 0 }
         return Double(small.intersection(large).count) / Double(small.count)
     }

@@ -1,3 +1,6 @@
+import Foundation
+import TernCore
+
 /// A message's own words, as the built-in provider reads them: quoted history, attribution lines,
 /// signature, greeting, closing and machine-written footers removed (issue 19: "what to leave out
 /// matters as much as what to keep"), then cut into segments: sentences, or the lines of a list
@@ -38,9 +41,11 @@ struct MessageText: Sendable {
             for piece in pieces {
                 let words = Tokens.words(piece)
                 guard !words.isEmpty, !Self.isBoilerplate(words, lexicons: lexicons) else { continue }
-                segments.append(Segment(text: piece, words: words, paragraph: paragraph,
-                                        isQuestion: piece.hasSuffix("?") || piece.contains("? ") || piece.hasPrefix("¿"),
-                                        isListLine: listLike))
+                segments.append(
+                    Segment(
+                        text: piece, words: words, paragraph: paragraph,
+                        isQuestion: piece.hasSuffix("?") || piece.contains("? ") || piece.hasPrefix("¿"),
+                        isListLine: listLike))
                 kept += 1
             }
             if kept > 0 { paragraph += 1 }
@@ -65,8 +70,9 @@ struct MessageText: Sendable {
         }
         // The closing: a short line like "Best," near the end, followed only by a few short lines.
         if let closing = lines.indices.last(where: { isClosing(lines[$0], lexicons: lexicons) }),
-           lines.count - closing <= 7,
-           lines[(closing + 1)...].allSatisfy({ $0.split(separator: " ").count <= 6 && !$0.hasSuffix(".") || $0.isEmpty }) {
+            lines.count - closing <= 7,
+            lines[(closing + 1)...].allSatisfy({ $0.split(separator: " ").count <= 6 && !$0.hasSuffix(".") || $0.isEmpty })
+        {
             lines.removeSubrange(closing...)
         }
         return lines
@@ -80,8 +86,12 @@ struct MessageText: Sendable {
     /// mail programs put above a quoted or forwarded original.
     static func isAttribution(_ line: String) -> Bool {
         let lower = line.lowercased()
-        if lower.hasPrefix("-----") && (lower.contains("original") || lower.contains("ursprüngliche") || lower.contains("message d'origine")
-            || lower.contains("mensaje original") || lower.contains("forwarded") || lower.contains("weitergeleitet")) { return true }
+        if lower.hasPrefix("-----")
+            && (lower.contains("original") || lower.contains("ursprüngliche") || lower.contains("message d'origine")
+                || lower.contains("mensaje original") || lower.contains("forwarded") || lower.contains("weitergeleitet"))
+        {
+            return true
+        }
         guard lower.hasSuffix(":") || lower.hasSuffix(": ") else { return false }
         let opens = ["on ", "am ", "le ", "el ", "il ", "op ", "em ", "dnia "].contains { lower.hasPrefix($0) }
         let says = [" wrote", " schrieb", " a écrit", " escribió", " ha scritto", " schreef", " escreveu", " napisał"].contains { lower.contains($0) }
@@ -138,7 +148,10 @@ struct MessageText: Sendable {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         if trimmed.hasPrefix("- ") || trimmed.hasPrefix("* ") || trimmed.hasPrefix("• ") { return true }
         if let colon = trimmed.firstIndex(of: ":"), trimmed.distance(from: trimmed.startIndex, to: colon) <= 30,
-           trimmed.index(after: colon) < trimmed.endIndex { return true }
+            trimmed.index(after: colon) < trimmed.endIndex
+        {
+            return true
+        }
         if let first = trimmed.first, first.isNumber, trimmed.prefix(4).contains(where: { $0 == "." || $0 == ")" }) { return true }
         return trimmed.count <= 40 && !(trimmed.last.map { ".!?".contains($0) } ?? false)
     }
@@ -160,7 +173,8 @@ struct MessageText: Sendable {
                     var next = end
                     while next < characters.count, characters[next] == " " { next += 1 }
                     if next < characters.count, startsSentence(characters[next]),
-                       character != "." || !endsAbbreviation(characters, dotAt: index) {
+                        character != "." || !endsAbbreviation(characters, dotAt: index)
+                    {
                         appendTrimmed(String(characters[start..<end]), to: &sentences)
                         start = next
                         index = next
@@ -186,7 +200,7 @@ struct MessageText: Sendable {
     private static let abbreviations: Set<String> = [
         "e.g", "i.e", "etc", "vs", "dr", "mr", "mrs", "ms", "st", "no", "nr", "z.b", "bzw", "ca", "usw", "inkl", "evtl", "ggf", "hr", "fr",
         "mme", "m", "mlle", "sr", "sra", "srta", "dra", "p.ej", "approx", "tel", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
-        "sept", "oct", "okt", "nov", "dec", "dez", "str", "abs", "ref", "vol", "u.a", "d.h", "s", "p",
+        "sept", "oct", "okt", "nov", "dec", "dez", "str", "abs", "ref", "vol", "u.a", "d.h", "s", "p"
     ]
 
     private static func endsAbbreviation(_ characters: [Character], dotAt dot: Int) -> Bool {
@@ -195,8 +209,8 @@ struct MessageText: Sendable {
         let word = String(characters[begin..<dot]).lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "(\"'"))
         if word.isEmpty { return false }
         if abbreviations.contains(word) { return true }
-        if word.count == 1, word.first?.isLetter == true { return true }  // an initial
-        if word.count <= 2, word.allSatisfy(\.isNumber) { return true }  // "18. November", "3. OG"
+        if word.count == 1, word.first?.isLetter == true { return true } // an initial
+        if word.count <= 2, word.allSatisfy(\.isNumber) { return true } // "18. November", "3. OG"
         return false
     }
 }
@@ -243,7 +257,8 @@ enum Tokens {
         var index = lower.startIndex
         while index < lower.endIndex {
             let character = lower[index]
-            let inWord = character.isLetter || character.isNumber
+            let inWord =
+                character.isLetter || character.isNumber
                 || (start != nil && (character == "'" || character == "’" || character == "-") && lower.index(after: index) < lower.endIndex
                     && (lower[lower.index(after: index)].isLetter))
             if inWord {
@@ -259,6 +274,3 @@ enum Tokens {
         return words.map { $0.contains("’") ? Substring($0.replacingOccurrences(of: "’", with: "'")) : $0 }
     }
 }
-
-import Foundation
-import TernCore

@@ -28,9 +28,11 @@ struct ReplyIntentDetector: Sendable {
         let proposesTime = text.segments.contains { segment in
             !segment.isListLine && lexicon.dateWords.occur(in: segment.words) && Self.namesTimeOfDay(segment.words)
         }
-        if proposesTime || schedulingSegments.contains(where: { segment in
-            segment.isQuestion || lexicon.requests.occur(in: segment.words)
-        }) {
+        if proposesTime
+            || schedulingSegments.contains(where: { segment in
+                segment.isQuestion || lexicon.requests.occur(in: segment.words)
+            })
+        {
             found.append(.scheduling)
         }
         if !questions.isEmpty { found.append(.question) }
@@ -51,7 +53,7 @@ extension ReplyIntentDetector {
         for (index, word) in words.enumerated() where word.first?.isNumber == true {
             if word.count <= 2, index + 1 < words.count, word.allSatisfy(\.isNumber) {
                 if ["am", "pm", "uhr", "h", "heures", "horas", "hrs"].contains(words[index + 1]) { return true }
-                if words[index + 1].first?.isNumber == true, words[index + 1].count == 2 { return true }  // "14:00" splits in two
+                if words[index + 1].first?.isNumber == true, words[index + 1].count == 2 { return true } // "14:00" splits in two
             }
             if index > 0, word.count <= 2, ["at", "um", "à", "a", "las"].contains(words[index - 1]) { return true }
         }
@@ -103,8 +105,12 @@ struct SmartReplyWriter: Sendable {
     static func isFormal(_ text: MessageText, lexicon: Lexicon) -> Bool {
         guard !lexicon.formalMarkers.isEmpty else { return false }
         if let greeting = text.greeting?.lowercased(),
-           ["sehr geehrte", "madame", "monsieur", "estimad", "guten tag"].contains(where: greeting.hasPrefix) { return true }
-        var formal = 0, informal = 0
+            ["sehr geehrte", "madame", "monsieur", "estimad", "guten tag"].contains(where: greeting.hasPrefix)
+        {
+            return true
+        }
+        var formal = 0
+        var informal = 0
         for segment in text.segments {
             // German "Sie" is formal only when capitalised inside a sentence; the word list cannot tell.
             for word in segment.words {
@@ -114,7 +120,10 @@ struct SmartReplyWriter: Sendable {
         }
         if lexicon.language == .de {
             formal = text.segments.reduce(0) { count, segment in
-                count + segment.text.split(separator: " ").dropFirst().filter { ["Sie", "Ihnen", "Ihr", "Ihre", "Ihrer", "Ihren", "Ihrem"].contains($0) }.count
+                count
+                    + segment.text.split(separator: " ").dropFirst().filter {
+                        ["Sie", "Ihnen", "Ihr", "Ihre", "Ihrer", "Ihren", "Ihrem"].contains($0)
+                    }.count
             }
         }
         return formal > informal
@@ -124,7 +133,8 @@ struct SmartReplyWriter: Sendable {
     static func questionWords(_ segment: MessageText.Segment) -> [Substring] {
         var words = segment.words[...]
         while let first = words.first, ["so", "and", "also", "und", "also", "et", "alors", "y", "entonces", "oh", "ok", "okay"].contains(first),
-              words.count > 2 {
+            words.count > 2
+        {
             words = words.dropFirst()
         }
         return Array(words)
@@ -137,7 +147,7 @@ struct NoReplyDetector: Sendable {
         "noreply", "no-reply", "no_reply", "donotreply", "do-not-reply", "do_not_reply", "ne-pas-repondre", "nepasrepondre",
         "no-responder", "noresponder", "no-responda", "keine-antwort", "mailer-daemon", "postmaster", "bounce", "notification",
         "notifications", "notify", "alert", "alerts", "alertes", "newsletter", "news", "updates", "receipts", "receipt", "billing",
-        "invoice", "invoices", "facturas", "factures", "rechnung", "rechnungen", "calendar", "kalender", "automated", "system",
+        "invoice", "invoices", "facturas", "factures", "rechnung", "rechnungen", "calendar", "kalender", "automated", "system"
     ]
 
     /// What machine-written and bulk mail says of itself, in the supported languages.
@@ -148,7 +158,7 @@ struct NoReplyDetector: Sendable {
         "sie erhalten diese", "du erhältst diese", "ne pas répondre", "ne répondez pas", "message automatique", "généré automatiquement",
         "désinscri*", "désabonne*", "vous recevez ce", "vous recevez cet", "ne vous demandera jamais", "no respondas", "no responda",
         "mensaje automático", "generado automáticamente", "darte de baja", "darse de baja", "dar de baja", "no quieres recibir",
-        "recibes este", "nunca te pedirá", "nunca le pedirá",
+        "recibes este", "nunca te pedirá", "nunca le pedirá"
     ]
 
     func reason(_ thread: AssistThread, last: AssistMessage, text: MessageText) -> NoReplyReason? {
@@ -156,10 +166,16 @@ struct NoReplyDetector: Sendable {
         if !last.bulkMarkers.isEmpty { return .bulkHeaders }
         let local = last.from.address.lowercased().split(separator: "@").first.map(String.init) ?? ""
         let parts = local.split(whereSeparator: { "-_.+".contains($0) }).map(String.init)
-        if Self.automatedLocalParts.contains(local) || parts.contains(where: { ["noreply", "donotreply", "notification", "notifications", "alerts",
-                                                                               "alertes", "newsletter", "bounce", "bounces"].contains($0) })
+        if Self.automatedLocalParts.contains(local)
+            || parts.contains(where: {
+                [
+                    "noreply", "donotreply", "notification", "notifications", "alerts",
+                    "alertes", "newsletter", "bounce", "bounces"
+                ].contains($0)
+            })
             || local.contains("noreply") || local.contains("no-reply") || local.contains("nepasrepondre") || local.contains("ne-pas-repondre")
-            || local.contains("no-responder") || local.contains("noresponder") {
+            || local.contains("no-responder") || local.contains("noresponder")
+        {
             return .automatedSender
         }
         if text.lines.contains(where: { Self.automatedPhrases.occur(in: Tokens.words($0)) }) {

@@ -48,8 +48,9 @@ public struct OpenAICompatibleProvider: AssistProvider {
 
     /// Asks `GET …/models`: whether the endpoint answers like an OpenAI-compatible server.
     public func testConnection() async throws -> [String] {
-        let (status, body) = try await transport.exchange(url: endpoint.modelsURL, body: nil, timeoutSeconds: min(timeoutSeconds, 10),
-                                                          maxBytes: Self.maxAnswerBytes)
+        let (status, body) = try await transport.exchange(
+            url: endpoint.modelsURL, body: nil, timeoutSeconds: min(timeoutSeconds, 10),
+            maxBytes: Self.maxAnswerBytes)
         guard status == 200 else { throw AssistFailure.malformedAnswer("HTTP \(status)") }
         struct Models: Decodable {
             struct Model: Decodable { var id: String }
@@ -73,13 +74,15 @@ public struct OpenAICompatibleProvider: AssistProvider {
             var maxTokens: Int
             var stream: Bool
         }
-        let request = Request(model: model.isEmpty ? "default" : model,
-                              messages: [.init(role: "system", content: system), .init(role: "user", content: user)],
-                              temperature: 0.2, maxTokens: maxTokens, stream: false)
+        let request = Request(
+            model: model.isEmpty ? "default" : model,
+            messages: [.init(role: "system", content: system), .init(role: "user", content: user)],
+            temperature: 0.2, maxTokens: maxTokens, stream: false)
         let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase  // the API's `max_tokens`
-        let (status, body) = try await transport.exchange(url: endpoint.chatCompletionsURL, body: try encoder.encode(request),
-                                                          timeoutSeconds: timeoutSeconds, maxBytes: Self.maxAnswerBytes)
+        encoder.keyEncodingStrategy = .convertToSnakeCase // the API's `max_tokens`
+        let (status, body) = try await transport.exchange(
+            url: endpoint.chatCompletionsURL, body: try encoder.encode(request),
+            timeoutSeconds: timeoutSeconds, maxBytes: Self.maxAnswerBytes)
         guard status == 200 else { throw AssistFailure.malformedAnswer("HTTP \(status)") }
         return try Self.content(of: body)
     }
@@ -95,7 +98,7 @@ public struct OpenAICompatibleProvider: AssistProvider {
             var choices: [Choice]
         }
         guard let response = try? JSONDecoder().decode(Response.self, from: body), let first = response.choices.first,
-              let content = first.message?.content ?? first.text
+            let content = first.message?.content ?? first.text
         else { throw AssistFailure.malformedAnswer("no choices[0].message.content") }
         return content
     }
@@ -119,7 +122,8 @@ public struct OpenAICompatibleProvider: AssistProvider {
             }
         }
         let lines = answer.split(whereSeparator: \.isNewline).map {
-            $0.trimmingCharacters(in: CharacterSet(charactersIn: " -*•0123456789.)\"")) }.filter { !$0.isEmpty && $0.count <= 300 }
+            $0.trimmingCharacters(in: CharacterSet(charactersIn: " -*•0123456789.)\""))
+        }.filter { !$0.isEmpty && $0.count <= 300 }
         guard !lines.isEmpty else { throw AssistFailure.malformedAnswer("no replies") }
         return lines.prefix(3).map { SmartReply(text: $0, intent: .question) }
     }

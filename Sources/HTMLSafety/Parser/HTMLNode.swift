@@ -39,8 +39,10 @@ public final class HTMLNode {
     /// The contents of a `<template>` (a separate fragment, as in the DOM).
     public var templateContents: HTMLNode?
 
-    init(kind: Kind, name: String = "", namespace: HTMLNamespace = .html, attributes: [HTMLAttribute] = [], data: [UInt8] = [],
-         nameIndex: UInt8? = nil) {
+    init(
+        kind: Kind, name: String = "", namespace: HTMLNamespace = .html, attributes: [HTMLAttribute] = [], data: [UInt8] = [],
+        nameIndex: UInt8? = nil
+    ) {
         self.kind = kind
         self.name = name
         if case .element = kind { self.nameIndex = nameIndex ?? KnownElementName.index(of: name) } else { self.nameIndex = 0 }
@@ -205,8 +207,10 @@ extension HTMLNode {
     /// (issue 21). `enter` gets each node and its parent; `leave` is called after the descendants
     /// of each node `enter` descended into. `templates`: a template's contents are walked as its
     /// children (serializing does).
-    func walkDescendants(templates: Bool = false, enter: (_ node: HTMLNode, _ parent: HTMLNode) -> WalkStep,
-                         leave: (HTMLNode) -> Void = { _ in }) {
+    func walkDescendants(
+        templates: Bool = false, enter: (_ node: HTMLNode, _ parent: HTMLNode) -> WalkStep,
+        leave: (HTMLNode) -> Void = { _ in }
+    ) {
         var levels: [(node: HTMLNode, children: [HTMLNode], next: Int)] = []
         var current = (node: self, children: templates ? (templateContents ?? self).children : children, next: 0)
         while true {

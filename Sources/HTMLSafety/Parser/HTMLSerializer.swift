@@ -3,7 +3,7 @@
 public enum HTMLSerializer {
     static let voidElements: HTMLTagSet = [
         "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "img", "input", "keygen", "link", "meta",
-        "param", "source", "track", "wbr",
+        "param", "source", "track", "wbr"
     ]
     static let rawTextElements: HTMLTagSet = ["style", "script", "xmp", "iframe", "noembed", "noframes", "plaintext"]
 
@@ -54,7 +54,9 @@ public enum HTMLSerializer {
             output.append(62)
             if node.namespace == .html, voidElements.contains(name) { return false }
             let children = node.templateContents?.children ?? node.children
-            if node.namespace == .html, ["pre", "textarea", "listing"].contains(name), let first = children.first, first.isText, first.data.first == 10 {
+            if node.namespace == .html, ["pre", "textarea", "listing"].contains(name), let first = children.first, first.isText,
+                first.data.first == 10
+            {
                 // The parser drops one newline right after these start tags; keep the real one.
                 output.append(10)
             }
@@ -107,14 +109,15 @@ public enum HTMLSerializer {
             var runStart = 0
             var index = 0
             let stops = inAttribute ? attributeStops : textStops
-            let quote: UInt64 = (inAttribute ? 34 : 38) &* lanes  // `&` again when `"` needs nothing
+            let quote: UInt64 = (inAttribute ? 34 : 38) &* lanes // `&` again when `"` needs nothing
             while index < buffer.count {
                 // Eight bytes at a time while none of them can need escaping (SWAR: a lane of
                 // `word ^ target` is zero where the byte is the target).
                 if index + 8 <= buffer.count, let base = buffer.baseAddress {
                     let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
                     if !hasZeroLane(word ^ (38 &* lanes)), !hasZeroLane(word ^ (60 &* lanes)), !hasZeroLane(word ^ (62 &* lanes)),
-                       !hasZeroLane(word ^ (13 &* lanes)), !hasZeroLane(word ^ (0xC2 &* lanes)), !hasZeroLane(word ^ quote) {
+                        !hasZeroLane(word ^ (13 &* lanes)), !hasZeroLane(word ^ (0xC2 &* lanes)), !hasZeroLane(word ^ quote)
+                    {
                         index += 8
                         continue
                     }

@@ -63,7 +63,6 @@ public struct HTMLTag: Sendable, Hashable {
         self.knownName = knownName
     }
 
-
     public static func == (lhs: HTMLTag, rhs: HTMLTag) -> Bool {
         lhs.name == rhs.name && lhs.attributes == rhs.attributes && lhs.selfClosing == rhs.selfClosing
     }

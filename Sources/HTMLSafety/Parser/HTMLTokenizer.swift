@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The HTML tokenizer of the WHATWG standard (section 13.2.5), state by state, on UTF-8 bytes.
@@ -158,7 +158,7 @@ public struct HTMLTokenizer {
     /// The next byte, consumed; nil at the end of input.
     private mutating func consume() -> UInt8? {
         guard position < input.count else {
-            position += 1  // so that "reconsume" after EOF stays at EOF
+            position += 1 // so that "reconsume" after EOF stays at EOF
             return nil
         }
         let byte = input.withUnsafeBufferPointer { $0[position] }
@@ -294,7 +294,7 @@ public struct HTMLTokenizer {
                 tag.attributes.append(HTMLAttribute(name: attributeName, value: attributeValue))
                 attributeName = []
             }
-            attributeValue = []  // handed over, not copied (see `flushText`)
+            attributeValue = [] // handed over, not copied (see `flushText`)
         }
     }
 
@@ -303,14 +303,14 @@ public struct HTMLTokenizer {
         "style", "class", "href", "src", "width", "height", "align", "valign", "border", "alt", "title", "target", "rel",
         "id", "name", "bgcolor", "color", "cellpadding", "cellspacing", "face", "size", "lang", "dir", "role", "type",
         "content", "http-equiv", "charset", "colspan", "rowspan", "srcset", "background", "xmlns", "data-id", "aria-label",
-        "aria-hidden", "nowrap", "span", "hspace", "vspace", "summary", "media", "value", "start",
+        "aria-hidden", "nowrap", "span", "hspace", "vspace", "summary", "media", "value", "start"
     ])
 
     private mutating func emitTag() {
         finishAttribute()
         let index = KnownElementName.index(ofBytes: tagName)
         let name = index == 0 ? tagName : KnownElementName.keywords.word(at: Int(index) - 1)
-        if index == 0 { tagName = [] }  // handed over
+        if index == 0 { tagName = [] } // handed over
         let known = HTMLTagName(rawValue: index) ?? .unknown
         if tagIsEnd {
             if !tag.attributes.isEmpty || tag.selfClosing { error() }
@@ -350,9 +350,13 @@ public struct HTMLTokenizer {
                 position = firstOf(60, 38, 0)
                 if position > start { text.appendBytes(of: input[start..<position]) }
                 switch consume() {
-                case 38?: returnState = .data; state = .characterReference
+                case 38?:
+                    returnState = .data
+                    state = .characterReference
                 case 60?: state = .tagOpen
-                case 0?: error(); text.append(0)
+                case 0?:
+                    error()
+                    text.append(0)
                 case nil: emitEOF()
                 default: break
                 }
@@ -361,9 +365,13 @@ public struct HTMLTokenizer {
                 position = firstOf(60, 38, 0)
                 if position > start { text.appendBytes(of: input[start..<position]) }
                 switch consume() {
-                case 38?: returnState = .rcdata; state = .characterReference
+                case 38?:
+                    returnState = .rcdata
+                    state = .characterReference
                 case 60?: state = .rcdataLessThanSign
-                case 0?: error(); text += Self.replacement
+                case 0?:
+                    error()
+                    text += Self.replacement
                 case nil: emitEOF()
                 default: break
                 }
@@ -373,13 +381,17 @@ public struct HTMLTokenizer {
                 if position > start { text.appendBytes(of: input[start..<position]) }
                 switch consume() {
                 case 60?: state = state == .rawtext ? .rawtextLessThanSign : .scriptDataLessThanSign
-                case 0?: error(); text += Self.replacement
+                case 0?:
+                    error()
+                    text += Self.replacement
                 case nil: emitEOF()
                 default: break
                 }
             case .plaintext:
                 switch consume() {
-                case 0?: error(); text += Self.replacement
+                case 0?:
+                    error()
+                    text += Self.replacement
                 case nil: emitEOF()
                 case let b?: text.append(b)
                 }
@@ -387,17 +399,38 @@ public struct HTMLTokenizer {
                 switch consume() {
                 case 33?: state = .markupDeclarationOpen
                 case 47?: state = .endTagOpen
-                case let b? where Self.isASCIIAlpha(b): startTag(end: false); reconsume(in: .tagName)
-                case 63?: error(); commentData = []; reconsume(in: .bogusComment)
-                case nil: error(); text.append(60); emitEOF()
-                default: error(); text.append(60); reconsume(in: .data)
+                case let b? where Self.isASCIIAlpha(b):
+                    startTag(end: false)
+                    reconsume(in: .tagName)
+                case 63?:
+                    error()
+                    commentData = []
+                    reconsume(in: .bogusComment)
+                case nil:
+                    error()
+                    text.append(60)
+                    emitEOF()
+                default:
+                    error()
+                    text.append(60)
+                    reconsume(in: .data)
                 }
             case .endTagOpen:
                 switch consume() {
-                case let b? where Self.isASCIIAlpha(b): startTag(end: true); reconsume(in: .tagName)
-                case 62?: error(); state = .data
-                case nil: error(); text += [60, 47]; emitEOF()
-                default: error(); commentData = []; reconsume(in: .bogusComment)
+                case let b? where Self.isASCIIAlpha(b):
+                    startTag(end: true)
+                    reconsume(in: .tagName)
+                case 62?:
+                    error()
+                    state = .data
+                case nil:
+                    error()
+                    text += [60, 47]
+                    emitEOF()
+                default:
+                    error()
+                    commentData = []
+                    reconsume(in: .bogusComment)
                 }
             case .tagName:
                 // Fast path: the name's bytes up to whatever ends or interrupts it.
@@ -407,9 +440,15 @@ public struct HTMLTokenizer {
                 switch consume() {
                 case let b? where Self.isWhitespace(b): state = .beforeAttributeName
                 case 47?: state = .selfClosingStartTag
-                case 62?: state = .data; emitTag()
-                case 0?: error(); tagName += Self.replacement
-                case nil: error(); emitEOF()
+                case 62?:
+                    state = .data
+                    emitTag()
+                case 0?:
+                    error()
+                    tagName += Self.replacement
+                case nil:
+                    error()
+                    emitEOF()
                 case let b?: tagName.append(Self.lower(b))
                 }
             case .rcdataLessThanSign, .rawtextLessThanSign:
@@ -423,12 +462,13 @@ public struct HTMLTokenizer {
                     reconsume(in: home)
                 }
             case .rcdataEndTagOpen, .rawtextEndTagOpen, .scriptDataEndTagOpen, .scriptDataEscapedEndTagOpen:
-                let (nameState, home): (State, State) = switch state {
-                case .rcdataEndTagOpen: (.rcdataEndTagName, .rcdata)
-                case .rawtextEndTagOpen: (.rawtextEndTagName, .rawtext)
-                case .scriptDataEndTagOpen: (.scriptDataEndTagName, .scriptData)
-                default: (.scriptDataEscapedEndTagName, .scriptDataEscaped)
-                }
+                let (nameState, home): (State, State) =
+                    switch state {
+                    case .rcdataEndTagOpen: (.rcdataEndTagName, .rcdata)
+                    case .rawtextEndTagOpen: (.rawtextEndTagName, .rawtext)
+                    case .scriptDataEndTagOpen: (.scriptDataEndTagName, .scriptData)
+                    default: (.scriptDataEscapedEndTagName, .scriptDataEscaped)
+                    }
                 if let b = consume(), Self.isASCIIAlpha(b) {
                     startTag(end: true)
                     reconsume(in: nameState)
@@ -437,12 +477,13 @@ public struct HTMLTokenizer {
                     reconsume(in: home)
                 }
             case .rcdataEndTagName, .rawtextEndTagName, .scriptDataEndTagName, .scriptDataEscapedEndTagName:
-                let home: State = switch state {
-                case .rcdataEndTagName: .rcdata
-                case .rawtextEndTagName: .rawtext
-                case .scriptDataEndTagName: .scriptData
-                default: .scriptDataEscaped
-                }
+                let home: State =
+                    switch state {
+                    case .rcdataEndTagName: .rcdata
+                    case .rawtextEndTagName: .rawtext
+                    case .scriptDataEndTagName: .scriptData
+                    default: .scriptDataEscaped
+                    }
                 let b = consume()
                 if let b, Self.isWhitespace(b), isAppropriateEndTag {
                     state = .beforeAttributeName
@@ -460,51 +501,100 @@ public struct HTMLTokenizer {
                 }
             case .scriptDataLessThanSign:
                 switch consume() {
-                case 47?: temporaryBuffer = []; state = .scriptDataEndTagOpen
-                case 33?: state = .scriptDataEscapeStart; text += [60, 33]
-                default: text.append(60); reconsume(in: .scriptData)
+                case 47?:
+                    temporaryBuffer = []
+                    state = .scriptDataEndTagOpen
+                case 33?:
+                    state = .scriptDataEscapeStart
+                    text += [60, 33]
+                default:
+                    text.append(60)
+                    reconsume(in: .scriptData)
                 }
             case .scriptDataEscapeStart:
-                if consume() == 45 { state = .scriptDataEscapeStartDash; text.append(45) } else { reconsume(in: .scriptData) }
+                if consume() == 45 {
+                    state = .scriptDataEscapeStartDash
+                    text.append(45)
+                } else {
+                    reconsume(in: .scriptData)
+                }
             case .scriptDataEscapeStartDash:
-                if consume() == 45 { state = .scriptDataEscapedDashDash; text.append(45) } else { reconsume(in: .scriptData) }
+                if consume() == 45 {
+                    state = .scriptDataEscapedDashDash
+                    text.append(45)
+                } else {
+                    reconsume(in: .scriptData)
+                }
             case .scriptDataEscaped:
                 switch consume() {
-                case 45?: state = .scriptDataEscapedDash; text.append(45)
+                case 45?:
+                    state = .scriptDataEscapedDash
+                    text.append(45)
                 case 60?: state = .scriptDataEscapedLessThanSign
-                case 0?: error(); text += Self.replacement
-                case nil: error(); emitEOF()
+                case 0?:
+                    error()
+                    text += Self.replacement
+                case nil:
+                    error()
+                    emitEOF()
                 case let b?: text.append(b)
                 }
             case .scriptDataEscapedDash:
                 switch consume() {
-                case 45?: state = .scriptDataEscapedDashDash; text.append(45)
+                case 45?:
+                    state = .scriptDataEscapedDashDash
+                    text.append(45)
                 case 60?: state = .scriptDataEscapedLessThanSign
-                case 0?: error(); state = .scriptDataEscaped; text += Self.replacement
-                case nil: error(); emitEOF()
-                case let b?: state = .scriptDataEscaped; text.append(b)
+                case 0?:
+                    error()
+                    state = .scriptDataEscaped
+                    text += Self.replacement
+                case nil:
+                    error()
+                    emitEOF()
+                case let b?:
+                    state = .scriptDataEscaped
+                    text.append(b)
                 }
             case .scriptDataEscapedDashDash:
                 switch consume() {
                 case 45?: text.append(45)
                 case 60?: state = .scriptDataEscapedLessThanSign
-                case 62?: state = .scriptData; text.append(62)
-                case 0?: error(); state = .scriptDataEscaped; text += Self.replacement
-                case nil: error(); emitEOF()
-                case let b?: state = .scriptDataEscaped; text.append(b)
+                case 62?:
+                    state = .scriptData
+                    text.append(62)
+                case 0?:
+                    error()
+                    state = .scriptDataEscaped
+                    text += Self.replacement
+                case nil:
+                    error()
+                    emitEOF()
+                case let b?:
+                    state = .scriptDataEscaped
+                    text.append(b)
                 }
             case .scriptDataEscapedLessThanSign:
                 switch consume() {
-                case 47?: temporaryBuffer = []; state = .scriptDataEscapedEndTagOpen
-                case let b? where Self.isASCIIAlpha(b): temporaryBuffer = []; text.append(60); reconsume(in: .scriptDataDoubleEscapeStart)
-                default: text.append(60); reconsume(in: .scriptDataEscaped)
+                case 47?:
+                    temporaryBuffer = []
+                    state = .scriptDataEscapedEndTagOpen
+                case let b? where Self.isASCIIAlpha(b):
+                    temporaryBuffer = []
+                    text.append(60)
+                    reconsume(in: .scriptDataDoubleEscapeStart)
+                default:
+                    text.append(60)
+                    reconsume(in: .scriptDataEscaped)
                 }
             case .scriptDataDoubleEscapeStart, .scriptDataDoubleEscapeEnd:
                 let starting = state == .scriptDataDoubleEscapeStart
                 let b = consume()
                 if let b, Self.isWhitespace(b) || b == 47 || b == 62 {
                     let isScript = temporaryBuffer == Array("script".utf8)
-                    state = starting ? (isScript ? .scriptDataDoubleEscaped : .scriptDataEscaped) : (isScript ? .scriptDataEscaped : .scriptDataDoubleEscaped)
+                    state =
+                        starting
+                        ? (isScript ? .scriptDataDoubleEscaped : .scriptDataEscaped) : (isScript ? .scriptDataEscaped : .scriptDataDoubleEscaped)
                     text.append(b)
                 } else if let b, Self.isASCIIAlpha(b) {
                     temporaryBuffer.append(Self.lower(b))
@@ -514,28 +604,58 @@ public struct HTMLTokenizer {
                 }
             case .scriptDataDoubleEscaped:
                 switch consume() {
-                case 45?: state = .scriptDataDoubleEscapedDash; text.append(45)
-                case 60?: state = .scriptDataDoubleEscapedLessThanSign; text.append(60)
-                case 0?: error(); text += Self.replacement
-                case nil: error(); emitEOF()
+                case 45?:
+                    state = .scriptDataDoubleEscapedDash
+                    text.append(45)
+                case 60?:
+                    state = .scriptDataDoubleEscapedLessThanSign
+                    text.append(60)
+                case 0?:
+                    error()
+                    text += Self.replacement
+                case nil:
+                    error()
+                    emitEOF()
                 case let b?: text.append(b)
                 }
             case .scriptDataDoubleEscapedDash:
                 switch consume() {
-                case 45?: state = .scriptDataDoubleEscapedDashDash; text.append(45)
-                case 60?: state = .scriptDataDoubleEscapedLessThanSign; text.append(60)
-                case 0?: error(); state = .scriptDataDoubleEscaped; text += Self.replacement
-                case nil: error(); emitEOF()
-                case let b?: state = .scriptDataDoubleEscaped; text.append(b)
+                case 45?:
+                    state = .scriptDataDoubleEscapedDashDash
+                    text.append(45)
+                case 60?:
+                    state = .scriptDataDoubleEscapedLessThanSign
+                    text.append(60)
+                case 0?:
+                    error()
+                    state = .scriptDataDoubleEscaped
+                    text += Self.replacement
+                case nil:
+                    error()
+                    emitEOF()
+                case let b?:
+                    state = .scriptDataDoubleEscaped
+                    text.append(b)
                 }
             case .scriptDataDoubleEscapedDashDash:
                 switch consume() {
                 case 45?: text.append(45)
-                case 60?: state = .scriptDataDoubleEscapedLessThanSign; text.append(60)
-                case 62?: state = .scriptData; text.append(62)
-                case 0?: error(); state = .scriptDataDoubleEscaped; text += Self.replacement
-                case nil: error(); emitEOF()
-                case let b?: state = .scriptDataDoubleEscaped; text.append(b)
+                case 60?:
+                    state = .scriptDataDoubleEscapedLessThanSign
+                    text.append(60)
+                case 62?:
+                    state = .scriptData
+                    text.append(62)
+                case 0?:
+                    error()
+                    state = .scriptDataDoubleEscaped
+                    text += Self.replacement
+                case nil:
+                    error()
+                    emitEOF()
+                case let b?:
+                    state = .scriptDataDoubleEscaped
+                    text.append(b)
                 }
             case .scriptDataDoubleEscapedLessThanSign:
                 if consume() == 47 {
@@ -549,8 +669,14 @@ public struct HTMLTokenizer {
                 switch consume() {
                 case let b? where Self.isWhitespace(b): break
                 case 47?, 62?, nil: reconsume(in: .afterAttributeName)
-                case 61?: error(); startAttribute(); attributeName = [61]; state = .attributeName
-                default: startAttribute(); reconsume(in: .attributeName)
+                case 61?:
+                    error()
+                    startAttribute()
+                    attributeName = [61]
+                    state = .attributeName
+                default:
+                    startAttribute()
+                    reconsume(in: .attributeName)
                 }
             case .attributeName:
                 let nameEnd = firstStop { b in
@@ -562,7 +688,9 @@ public struct HTMLTokenizer {
                 case let b? where Self.isWhitespace(b) || b == 47 || b == 62: reconsume(in: .afterAttributeName)
                 case nil: reconsume(in: .afterAttributeName)
                 case 61?: state = .beforeAttributeValue
-                case 0?: error(); attributeName += Self.replacement
+                case 0?:
+                    error()
+                    attributeName += Self.replacement
                 case let b?:
                     if b == 34 || b == 39 || b == 60 { error() }
                     attributeName.append(Self.lower(b))
@@ -572,16 +700,25 @@ public struct HTMLTokenizer {
                 case let b? where Self.isWhitespace(b): break
                 case 47?: state = .selfClosingStartTag
                 case 61?: state = .beforeAttributeValue
-                case 62?: state = .data; emitTag()
-                case nil: error(); emitEOF()
-                default: startAttribute(); reconsume(in: .attributeName)
+                case 62?:
+                    state = .data
+                    emitTag()
+                case nil:
+                    error()
+                    emitEOF()
+                default:
+                    startAttribute()
+                    reconsume(in: .attributeName)
                 }
             case .beforeAttributeValue:
                 switch consume() {
                 case let b? where Self.isWhitespace(b): break
                 case 34?: state = .attributeValueDoubleQuoted
                 case 39?: state = .attributeValueSingleQuoted
-                case 62?: error(); state = .data; emitTag()
+                case 62?:
+                    error()
+                    state = .data
+                    emitTag()
                 default: reconsume(in: .attributeValueUnquoted)
                 }
             case .attributeValueDoubleQuoted, .attributeValueSingleQuoted:
@@ -591,9 +728,15 @@ public struct HTMLTokenizer {
                 if position > start { attributeValue.appendBytes(of: input[start..<position]) }
                 switch consume() {
                 case quote?: state = .afterAttributeValueQuoted
-                case 38?: returnState = state; state = .characterReference
-                case 0?: error(); attributeValue += Self.replacement
-                case nil: error(); emitEOF()
+                case 38?:
+                    returnState = state
+                    state = .characterReference
+                case 0?:
+                    error()
+                    attributeValue += Self.replacement
+                case nil:
+                    error()
+                    emitEOF()
                 default: break
                 }
             case .attributeValueUnquoted:
@@ -604,10 +747,18 @@ public struct HTMLTokenizer {
                 if position > start { attributeValue.appendBytes(of: input[start..<position]) }
                 switch consume() {
                 case let b? where Self.isWhitespace(b): state = .beforeAttributeName
-                case 38?: returnState = .attributeValueUnquoted; state = .characterReference
-                case 62?: state = .data; emitTag()
-                case 0?: error(); attributeValue += Self.replacement
-                case nil: error(); emitEOF()
+                case 38?:
+                    returnState = .attributeValueUnquoted
+                    state = .characterReference
+                case 62?:
+                    state = .data
+                    emitTag()
+                case 0?:
+                    error()
+                    attributeValue += Self.replacement
+                case nil:
+                    error()
+                    emitEOF()
                 case let b?:
                     if b == 34 || b == 39 || b == 60 || b == 61 || b == 96 { error() }
                     attributeValue.append(b)
@@ -616,21 +767,40 @@ public struct HTMLTokenizer {
                 switch consume() {
                 case let b? where Self.isWhitespace(b): state = .beforeAttributeName
                 case 47?: state = .selfClosingStartTag
-                case 62?: state = .data; emitTag()
-                case nil: error(); emitEOF()
-                default: error(); reconsume(in: .beforeAttributeName)
+                case 62?:
+                    state = .data
+                    emitTag()
+                case nil:
+                    error()
+                    emitEOF()
+                default:
+                    error()
+                    reconsume(in: .beforeAttributeName)
                 }
             case .selfClosingStartTag:
                 switch consume() {
-                case 62?: tag.selfClosing = true; state = .data; emitTag()
-                case nil: error(); emitEOF()
-                default: error(); reconsume(in: .beforeAttributeName)
+                case 62?:
+                    tag.selfClosing = true
+                    state = .data
+                    emitTag()
+                case nil:
+                    error()
+                    emitEOF()
+                default:
+                    error()
+                    reconsume(in: .beforeAttributeName)
                 }
             case .bogusComment:
                 switch consume() {
-                case 62?: state = .data; emit(.comment(commentData))
-                case nil: emit(.comment(commentData)); emitEOF()
-                case 0?: error(); commentData += Self.replacement
+                case 62?:
+                    state = .data
+                    emit(.comment(commentData))
+                case nil:
+                    emit(.comment(commentData))
+                    emitEOF()
+                case 0?:
+                    error()
+                    commentData += Self.replacement
                 case let b?: commentData.append(b)
                 }
             case .markupDeclarationOpen:
@@ -658,27 +828,47 @@ public struct HTMLTokenizer {
             case .commentStart:
                 switch consume() {
                 case 45?: state = .commentStartDash
-                case 62?: error(); state = .data; emit(.comment(commentData))
+                case 62?:
+                    error()
+                    state = .data
+                    emit(.comment(commentData))
                 default: reconsume(in: .comment)
                 }
             case .commentStartDash:
                 switch consume() {
                 case 45?: state = .commentEnd
-                case 62?: error(); state = .data; emit(.comment(commentData))
-                case nil: error(); emit(.comment(commentData)); emitEOF()
-                default: commentData.append(45); reconsume(in: .comment)
+                case 62?:
+                    error()
+                    state = .data
+                    emit(.comment(commentData))
+                case nil:
+                    error()
+                    emit(.comment(commentData))
+                    emitEOF()
+                default:
+                    commentData.append(45)
+                    reconsume(in: .comment)
                 }
             case .comment:
                 switch consume() {
-                case 60?: commentData.append(60); state = .commentLessThanSign
+                case 60?:
+                    commentData.append(60)
+                    state = .commentLessThanSign
                 case 45?: state = .commentEndDash
-                case 0?: error(); commentData += Self.replacement
-                case nil: error(); emit(.comment(commentData)); emitEOF()
+                case 0?:
+                    error()
+                    commentData += Self.replacement
+                case nil:
+                    error()
+                    emit(.comment(commentData))
+                    emitEOF()
                 case let b?: commentData.append(b)
                 }
             case .commentLessThanSign:
                 switch consume() {
-                case 33?: commentData.append(33); state = .commentLessThanSignBang
+                case 33?:
+                    commentData.append(33)
+                    state = .commentLessThanSignBang
                 case 60?: commentData.append(60)
                 default: reconsume(in: .comment)
                 }
@@ -693,45 +883,91 @@ public struct HTMLTokenizer {
             case .commentEndDash:
                 switch consume() {
                 case 45?: state = .commentEnd
-                case nil: error(); emit(.comment(commentData)); emitEOF()
-                default: commentData.append(45); reconsume(in: .comment)
+                case nil:
+                    error()
+                    emit(.comment(commentData))
+                    emitEOF()
+                default:
+                    commentData.append(45)
+                    reconsume(in: .comment)
                 }
             case .commentEnd:
                 switch consume() {
-                case 62?: state = .data; emit(.comment(commentData))
+                case 62?:
+                    state = .data
+                    emit(.comment(commentData))
                 case 33?: state = .commentEndBang
                 case 45?: commentData.append(45)
-                case nil: error(); emit(.comment(commentData)); emitEOF()
-                default: commentData += [45, 45]; reconsume(in: .comment)
+                case nil:
+                    error()
+                    emit(.comment(commentData))
+                    emitEOF()
+                default:
+                    commentData += [45, 45]
+                    reconsume(in: .comment)
                 }
             case .commentEndBang:
                 switch consume() {
-                case 45?: commentData += [45, 45, 33]; state = .commentEndDash
-                case 62?: error(); state = .data; emit(.comment(commentData))
-                case nil: error(); emit(.comment(commentData)); emitEOF()
-                default: commentData += [45, 45, 33]; reconsume(in: .comment)
+                case 45?:
+                    commentData += [45, 45, 33]
+                    state = .commentEndDash
+                case 62?:
+                    error()
+                    state = .data
+                    emit(.comment(commentData))
+                case nil:
+                    error()
+                    emit(.comment(commentData))
+                    emitEOF()
+                default:
+                    commentData += [45, 45, 33]
+                    reconsume(in: .comment)
                 }
             case .doctype:
                 switch consume() {
                 case let b? where Self.isWhitespace(b): state = .beforeDoctypeName
                 case 62?: reconsume(in: .beforeDoctypeName)
-                case nil: error(); emit(.doctype(HTMLDoctype(forceQuirks: true))); emitEOF()
-                default: error(); reconsume(in: .beforeDoctypeName)
+                case nil:
+                    error()
+                    emit(.doctype(HTMLDoctype(forceQuirks: true)))
+                    emitEOF()
+                default:
+                    error()
+                    reconsume(in: .beforeDoctypeName)
                 }
             case .beforeDoctypeName:
                 switch consume() {
                 case let b? where Self.isWhitespace(b): break
-                case 0?: error(); doctype = HTMLDoctype(name: Self.replacement); state = .doctypeName
-                case 62?: error(); state = .data; emit(.doctype(HTMLDoctype(forceQuirks: true)))
-                case nil: error(); emit(.doctype(HTMLDoctype(forceQuirks: true))); emitEOF()
-                case let b?: doctype = HTMLDoctype(name: [Self.lower(b)]); state = .doctypeName
+                case 0?:
+                    error()
+                    doctype = HTMLDoctype(name: Self.replacement)
+                    state = .doctypeName
+                case 62?:
+                    error()
+                    state = .data
+                    emit(.doctype(HTMLDoctype(forceQuirks: true)))
+                case nil:
+                    error()
+                    emit(.doctype(HTMLDoctype(forceQuirks: true)))
+                    emitEOF()
+                case let b?:
+                    doctype = HTMLDoctype(name: [Self.lower(b)])
+                    state = .doctypeName
                 }
             case .doctypeName:
                 switch consume() {
                 case let b? where Self.isWhitespace(b): state = .afterDoctypeName
-                case 62?: state = .data; emit(.doctype(doctype))
-                case 0?: error(); doctype.name! += Self.replacement
-                case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+                case 62?:
+                    state = .data
+                    emit(.doctype(doctype))
+                case 0?:
+                    error()
+                    doctype.name! += Self.replacement
+                case nil:
+                    error()
+                    doctype.forceQuirks = true
+                    emit(.doctype(doctype))
+                    emitEOF()
                 case let b?: doctype.name!.append(Self.lower(b))
                 }
             case .afterDoctypeName:
@@ -739,7 +975,10 @@ public struct HTMLTokenizer {
                     position += 1
                 } else if atEnd {
                     position += 1
-                    error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+                    error()
+                    doctype.forceQuirks = true
+                    emit(.doctype(doctype))
+                    emitEOF()
                 } else if input[position] == 62 {
                     position += 1
                     state = .data
@@ -767,9 +1006,20 @@ public struct HTMLTokenizer {
                     error()
                     if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
                     state = isPublic ? .doctypePublicIdentifierSingleQuoted : .doctypeSystemIdentifierSingleQuoted
-                case 62?: error(); doctype.forceQuirks = true; state = .data; emit(.doctype(doctype))
-                case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
-                default: error(); doctype.forceQuirks = true; reconsume(in: .bogusDoctype)
+                case 62?:
+                    error()
+                    doctype.forceQuirks = true
+                    state = .data
+                    emit(.doctype(doctype))
+                case nil:
+                    error()
+                    doctype.forceQuirks = true
+                    emit(.doctype(doctype))
+                    emitEOF()
+                default:
+                    error()
+                    doctype.forceQuirks = true
+                    reconsume(in: .bogusDoctype)
                 }
             case .beforeDoctypePublicIdentifier, .beforeDoctypeSystemIdentifier:
                 let isPublic = state == .beforeDoctypePublicIdentifier
@@ -781,12 +1031,23 @@ public struct HTMLTokenizer {
                 case 39?:
                     if isPublic { doctype.publicIdentifier = [] } else { doctype.systemIdentifier = [] }
                     state = isPublic ? .doctypePublicIdentifierSingleQuoted : .doctypeSystemIdentifierSingleQuoted
-                case 62?: error(); doctype.forceQuirks = true; state = .data; emit(.doctype(doctype))
-                case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
-                default: error(); doctype.forceQuirks = true; reconsume(in: .bogusDoctype)
+                case 62?:
+                    error()
+                    doctype.forceQuirks = true
+                    state = .data
+                    emit(.doctype(doctype))
+                case nil:
+                    error()
+                    doctype.forceQuirks = true
+                    emit(.doctype(doctype))
+                    emitEOF()
+                default:
+                    error()
+                    doctype.forceQuirks = true
+                    reconsume(in: .bogusDoctype)
                 }
             case .doctypePublicIdentifierDoubleQuoted, .doctypePublicIdentifierSingleQuoted,
-                 .doctypeSystemIdentifierDoubleQuoted, .doctypeSystemIdentifierSingleQuoted:
+                .doctypeSystemIdentifierDoubleQuoted, .doctypeSystemIdentifierSingleQuoted:
                 let isPublic = state == .doctypePublicIdentifierDoubleQuoted || state == .doctypePublicIdentifierSingleQuoted
                 let quote: UInt8 = (state == .doctypePublicIdentifierDoubleQuoted || state == .doctypeSystemIdentifierDoubleQuoted) ? 34 : 39
                 switch consume() {
@@ -794,8 +1055,16 @@ public struct HTMLTokenizer {
                 case 0?:
                     error()
                     if isPublic { doctype.publicIdentifier! += Self.replacement } else { doctype.systemIdentifier! += Self.replacement }
-                case 62?: error(); doctype.forceQuirks = true; state = .data; emit(.doctype(doctype))
-                case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
+                case 62?:
+                    error()
+                    doctype.forceQuirks = true
+                    state = .data
+                    emit(.doctype(doctype))
+                case nil:
+                    error()
+                    doctype.forceQuirks = true
+                    emit(.doctype(doctype))
+                    emitEOF()
                 case let b?:
                     if isPublic { doctype.publicIdentifier!.append(b) } else { doctype.systemIdentifier!.append(b) }
                 }
@@ -803,59 +1072,103 @@ public struct HTMLTokenizer {
                 let after = state == .afterDoctypePublicIdentifier
                 switch consume() {
                 case let b? where Self.isWhitespace(b): if after { state = .betweenDoctypePublicAndSystemIdentifiers }
-                case 62?: state = .data; emit(.doctype(doctype))
-                case 34?: if after { error() }; doctype.systemIdentifier = []; state = .doctypeSystemIdentifierDoubleQuoted
-                case 39?: if after { error() }; doctype.systemIdentifier = []; state = .doctypeSystemIdentifierSingleQuoted
-                case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
-                default: error(); doctype.forceQuirks = true; reconsume(in: .bogusDoctype)
+                case 62?:
+                    state = .data
+                    emit(.doctype(doctype))
+                case 34?:
+                    if after { error() }
+                    doctype.systemIdentifier = []
+                    state = .doctypeSystemIdentifierDoubleQuoted
+                case 39?:
+                    if after { error() }
+                    doctype.systemIdentifier = []
+                    state = .doctypeSystemIdentifierSingleQuoted
+                case nil:
+                    error()
+                    doctype.forceQuirks = true
+                    emit(.doctype(doctype))
+                    emitEOF()
+                default:
+                    error()
+                    doctype.forceQuirks = true
+                    reconsume(in: .bogusDoctype)
                 }
             case .afterDoctypeSystemIdentifier:
                 switch consume() {
                 case let b? where Self.isWhitespace(b): break
-                case 62?: state = .data; emit(.doctype(doctype))
-                case nil: error(); doctype.forceQuirks = true; emit(.doctype(doctype)); emitEOF()
-                default: error(); reconsume(in: .bogusDoctype)
+                case 62?:
+                    state = .data
+                    emit(.doctype(doctype))
+                case nil:
+                    error()
+                    doctype.forceQuirks = true
+                    emit(.doctype(doctype))
+                    emitEOF()
+                default:
+                    error()
+                    reconsume(in: .bogusDoctype)
                 }
             case .bogusDoctype:
                 switch consume() {
-                case 62?: state = .data; emit(.doctype(doctype))
+                case 62?:
+                    state = .data
+                    emit(.doctype(doctype))
                 case 0?: error()
-                case nil: emit(.doctype(doctype)); emitEOF()
+                case nil:
+                    emit(.doctype(doctype))
+                    emitEOF()
                 default: break
                 }
             case .cdataSection:
                 switch consume() {
                 case 93?: state = .cdataSectionBracket
-                case nil: error(); emitEOF()
+                case nil:
+                    error()
+                    emitEOF()
                 case let b?: text.append(b)
                 }
             case .cdataSectionBracket:
-                if consume() == 93 { state = .cdataSectionEnd } else { text.append(93); reconsume(in: .cdataSection) }
+                if consume() == 93 {
+                    state = .cdataSectionEnd
+                } else {
+                    text.append(93)
+                    reconsume(in: .cdataSection)
+                }
             case .cdataSectionEnd:
                 switch consume() {
                 case 93?: text.append(93)
                 case 62?: state = .data
-                default: text += [93, 93]; reconsume(in: .cdataSection)
+                default:
+                    text += [93, 93]
+                    reconsume(in: .cdataSection)
                 }
             case .characterReference:
                 temporaryBuffer = [38]
                 switch consume() {
                 case let b? where Self.isASCIIAlphanumeric(b): reconsume(in: .namedCharacterReference)
-                case 35?: temporaryBuffer.append(35); state = .numericCharacterReference
-                default: flushCodePoints(temporaryBuffer); reconsume(in: returnState)
+                case 35?:
+                    temporaryBuffer.append(35)
+                    state = .numericCharacterReference
+                default:
+                    flushCodePoints(temporaryBuffer)
+                    reconsume(in: returnState)
                 }
             case .namedCharacterReference:
                 namedCharacterReference()
             case .ambiguousAmpersand:
                 switch consume() {
                 case let b? where Self.isASCIIAlphanumeric(b): flushCodePoints([b])
-                case 59?: error(); reconsume(in: returnState)
+                case 59?:
+                    error()
+                    reconsume(in: returnState)
                 default: reconsume(in: returnState)
                 }
             case .numericCharacterReference:
                 characterReferenceCode = 0
                 switch consume() {
-                case 120?, 88?: temporaryBuffer.append(input[position - 1]); state = .hexadecimalCharacterReferenceStart
+                case 120?, 88?:
+                    temporaryBuffer.append(input[position - 1])
+                    state = .hexadecimalCharacterReferenceStart
                 default: reconsume(in: .decimalCharacterReferenceStart)
                 }
             case .hexadecimalCharacterReferenceStart, .decimalCharacterReferenceStart:
@@ -924,7 +1237,8 @@ public struct HTMLTokenizer {
         position += matched.length
         let endsWithSemicolon = name.last == 59
         if consumedAsPartOfAttribute, !endsWithSemicolon, let next = input.indices.contains(position) ? input[position] : nil,
-           next == 61 || Self.isASCIIAlphanumeric(next) {
+            next == 61 || Self.isASCIIAlphanumeric(next)
+        {
             // Historical: `&amp=` / `&copyx` in an attribute stays as written.
             flushCodePoints(temporaryBuffer + name)
             state = returnState
@@ -940,7 +1254,7 @@ public struct HTMLTokenizer {
         0x80: 0x20AC, 0x82: 0x201A, 0x83: 0x0192, 0x84: 0x201E, 0x85: 0x2026, 0x86: 0x2020, 0x87: 0x2021, 0x88: 0x02C6,
         0x89: 0x2030, 0x8A: 0x0160, 0x8B: 0x2039, 0x8C: 0x0152, 0x8E: 0x017D, 0x91: 0x2018, 0x92: 0x2019, 0x93: 0x201C,
         0x94: 0x201D, 0x95: 0x2022, 0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02DC, 0x99: 0x2122, 0x9A: 0x0161, 0x9B: 0x203A,
-        0x9C: 0x0153, 0x9E: 0x017E, 0x9F: 0x0178,
+        0x9C: 0x0153, 0x9E: 0x017E, 0x9F: 0x0178
     ]
 }
 

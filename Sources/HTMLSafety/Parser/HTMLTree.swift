@@ -205,7 +205,8 @@ struct HTMLTree {
     mutating func detach(_ node: NodeID) {
         let parent = self[node].parent
         guard parent.exists else { return }
-        let previous = self[node].previousSibling, next = self[node].nextSibling
+        let previous = self[node].previousSibling
+        let next = self[node].nextSibling
         if previous.exists { self[previous].nextSibling = next } else { self[parent].firstChild = next }
         if next.exists { self[next].previousSibling = previous } else { self[parent].lastChild = previous }
         self[node].parent = .none
@@ -255,8 +256,10 @@ struct HTMLTree {
         name.withUTF8Buffer { key in
             // Lengths first: the sanitizer asks several names of every element, and most differ in length.
             self[node].attributes.withUnsafeBufferPointer { attributes in
-                for index in attributes.indices where attributes[index].name.count == key.count
-                    && attributes[index].namespace == nil && attributes[index].name.elementsEqual(key) {
+                for index in attributes.indices
+                where attributes[index].name.count == key.count
+                    && attributes[index].namespace == nil && attributes[index].name.elementsEqual(key)
+                {
                     return attributes[index].value
                 }
                 return nil
@@ -289,8 +292,10 @@ struct HTMLTree {
     /// tree overflowed a secondary thread's stack; issue 21): `enter` gets each node and its parent,
     /// `leave` each node `enter` descended into, after its descendants. A template's contents are
     /// not its children, and are not walked.
-    func walkDescendants(of root: NodeID, enter: (_ node: NodeID, _ parent: NodeID) -> HTMLNode.WalkStep,
-                         leave: (NodeID) -> Void = { _ in }) {
+    func walkDescendants(
+        of root: NodeID, enter: (_ node: NodeID, _ parent: NodeID) -> HTMLNode.WalkStep,
+        leave: (NodeID) -> Void = { _ in }
+    ) {
         /// The nodes whose children are being walked, outermost first.
         var parents: [NodeID] = [root]
         var next = self[root].firstChild

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // "in body" (section 13.2.6.4.7) and "in foreign content" (section 13.2.6.5).
@@ -9,7 +9,7 @@ import Darwin
 extension TreeBuilder {
     static let closesParagraph: HTMLTagSet = [
         "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div", "dl", "fieldset", "figcaption",
-        "figure", "footer", "header", "hgroup", "main", "menu", "nav", "ol", "p", "search", "section", "summary", "ul",
+        "figure", "footer", "header", "hgroup", "main", "menu", "nav", "ol", "p", "search", "section", "summary", "ul"
     ]
     static let listItemClosingExceptions: HTMLTagSet = ["address", "div", "p"]
     static let tableTextTargets: HTMLTagSet = ["table", "tbody", "template", "tfoot", "thead", "tr"]
@@ -218,7 +218,8 @@ extension TreeBuilder {
             guard inScope(.body) else { return }
             mode = .afterBody
             dispatch(token)
-        case .address, .article, .aside, .blockquote, .button, .center, .details, .dialog, .dir, .div, .dl, .fieldset, .figcaption, .figure, .footer, .header, .hgroup, .listing, .main, .menu, .nav, .ol, .pre, .search, .section, .summary, .ul:
+        case .address, .article, .aside, .blockquote, .button, .center, .details, .dialog, .dir, .div, .dl, .fieldset, .figcaption, .figure, .footer,
+            .header, .hgroup, .listing, .main, .menu, .nav, .ol, .pre, .search, .section, .summary, .ul:
             guard inScope(tag.tagName) else { return }
             generateImpliedEndTags()
             popUntil(tag.tagName)
@@ -299,7 +300,7 @@ extension TreeBuilder {
     static let breakoutTags: HTMLTagSet = [
         "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em", "embed", "h1", "h2", "h3", "h4", "h5",
         "h6", "head", "hr", "i", "img", "li", "listing", "menu", "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span",
-        "strong", "strike", "sub", "sup", "table", "tt", "u", "ul", "var",
+        "strong", "strike", "sub", "sup", "table", "tt", "u", "ul", "var"
     ]
 
     mutating func processForeign(_ token: HTMLToken) {
@@ -318,7 +319,8 @@ extension TreeBuilder {
         case .doctype: break
         case .startTag(let tag):
             let name = tag.nameString
-            let breaksOut = Self.breakoutTags.contains(index: tag.tagName.rawValue)
+            let breaksOut =
+                Self.breakoutTags.contains(index: tag.tagName.rawValue)
                 || (name == "font" && tag.attributes.contains { ["color", "face", "size"].contains(String(decoding: $0.name, as: UTF8.self)) })
             if breaksOut {
                 while let node = currentNode, node.namespace != .html, !Self.isMathMLTextIntegrationPoint(node), !isHTMLIntegrationPoint(node) {
@@ -364,9 +366,10 @@ extension TreeBuilder {
 
     /// `name` is the tokenizer's, lowercase already; foreign element names may have capitals.
     static func equalIgnoringASCIICase(_ elementName: String, _ name: String) -> Bool {
-        elementName.utf8.count == name.utf8.count && zip(elementName.utf8, name.utf8).allSatisfy { (a, b) in
-            a == b || (a >= 65 && a <= 90 && a | 0x20 == b)
-        }
+        elementName.utf8.count == name.utf8.count
+            && zip(elementName.utf8, name.utf8).allSatisfy { (a, b) in
+                a == b || (a >= 65 && a <= 90 && a | 0x20 == b)
+            }
     }
 
     static func adjustMathMLAttributes(_ tag: inout HTMLTag) {
@@ -389,34 +392,39 @@ extension TreeBuilder {
             let parts = name.split(separator: ":", maxSplits: 1)
             switch name {
             case "xlink:actuate", "xlink:arcrole", "xlink:href", "xlink:role", "xlink:show", "xlink:title", "xlink:type":
-                tag.attributes[index] = HTMLAttribute(name: Array(parts[1].utf8), value: tag.attributes[index].value, prefix: Array("xlink".utf8), namespace: .xlink)
+                tag.attributes[index] = HTMLAttribute(
+                    name: Array(parts[1].utf8), value: tag.attributes[index].value, prefix: Array("xlink".utf8), namespace: .xlink)
             case "xml:lang", "xml:space":
-                tag.attributes[index] = HTMLAttribute(name: Array(parts[1].utf8), value: tag.attributes[index].value, prefix: Array("xml".utf8), namespace: .xml)
+                tag.attributes[index] = HTMLAttribute(
+                    name: Array(parts[1].utf8), value: tag.attributes[index].value, prefix: Array("xml".utf8), namespace: .xml)
             case "xmlns":
                 tag.attributes[index].namespace = .xmlns
             case "xmlns:xlink":
-                tag.attributes[index] = HTMLAttribute(name: Array("xlink".utf8), value: tag.attributes[index].value, prefix: Array("xmlns".utf8), namespace: .xmlns)
+                tag.attributes[index] = HTMLAttribute(
+                    name: Array("xlink".utf8), value: tag.attributes[index].value, prefix: Array("xmlns".utf8), namespace: .xmlns)
             default: break
             }
         }
     }
 
-    static let svgTagNames: [String: String] = Dictionary(uniqueKeysWithValues: [
-        "altGlyph", "altGlyphDef", "altGlyphItem", "animateColor", "animateMotion", "animateTransform", "clipPath", "feBlend",
-        "feColorMatrix", "feComponentTransfer", "feComposite", "feConvolveMatrix", "feDiffuseLighting", "feDisplacementMap",
-        "feDistantLight", "feDropShadow", "feFlood", "feFuncA", "feFuncB", "feFuncG", "feFuncR", "feGaussianBlur", "feImage",
-        "feMerge", "feMergeNode", "feMorphology", "feOffset", "fePointLight", "feSpecularLighting", "feSpotLight", "feTile",
-        "feTurbulence", "foreignObject", "glyphRef", "linearGradient", "radialGradient", "textPath",
-    ].map { ($0.lowercased(), $0) })
+    static let svgTagNames: [String: String] = Dictionary(
+        uniqueKeysWithValues: [
+            "altGlyph", "altGlyphDef", "altGlyphItem", "animateColor", "animateMotion", "animateTransform", "clipPath", "feBlend",
+            "feColorMatrix", "feComponentTransfer", "feComposite", "feConvolveMatrix", "feDiffuseLighting", "feDisplacementMap",
+            "feDistantLight", "feDropShadow", "feFlood", "feFuncA", "feFuncB", "feFuncG", "feFuncR", "feGaussianBlur", "feImage",
+            "feMerge", "feMergeNode", "feMorphology", "feOffset", "fePointLight", "feSpecularLighting", "feSpotLight", "feTile",
+            "feTurbulence", "foreignObject", "glyphRef", "linearGradient", "radialGradient", "textPath"
+        ].map { ($0.lowercased(), $0) })
 
-    static let svgAttributeNames: [String: String] = Dictionary(uniqueKeysWithValues: [
-        "attributeName", "attributeType", "baseFrequency", "baseProfile", "calcMode", "clipPathUnits", "diffuseConstant",
-        "edgeMode", "filterUnits", "glyphRef", "gradientTransform", "gradientUnits", "kernelMatrix", "kernelUnitLength",
-        "keyPoints", "keySplines", "keyTimes", "lengthAdjust", "limitingConeAngle", "markerHeight", "markerUnits", "markerWidth",
-        "maskContentUnits", "maskUnits", "numOctaves", "pathLength", "patternContentUnits", "patternTransform", "patternUnits",
-        "pointsAtX", "pointsAtY", "pointsAtZ", "preserveAlpha", "preserveAspectRatio", "primitiveUnits", "refX", "refY",
-        "repeatCount", "repeatDur", "requiredExtensions", "requiredFeatures", "specularConstant", "specularExponent",
-        "spreadMethod", "startOffset", "stdDeviation", "stitchTiles", "surfaceScale", "systemLanguage", "tableValues", "targetX",
-        "targetY", "textLength", "viewBox", "viewTarget", "xChannelSelector", "yChannelSelector", "zoomAndPan",
-    ].map { ($0.lowercased(), $0) })
+    static let svgAttributeNames: [String: String] = Dictionary(
+        uniqueKeysWithValues: [
+            "attributeName", "attributeType", "baseFrequency", "baseProfile", "calcMode", "clipPathUnits", "diffuseConstant",
+            "edgeMode", "filterUnits", "glyphRef", "gradientTransform", "gradientUnits", "kernelMatrix", "kernelUnitLength",
+            "keyPoints", "keySplines", "keyTimes", "lengthAdjust", "limitingConeAngle", "markerHeight", "markerUnits", "markerWidth",
+            "maskContentUnits", "maskUnits", "numOctaves", "pathLength", "patternContentUnits", "patternTransform", "patternUnits",
+            "pointsAtX", "pointsAtY", "pointsAtZ", "preserveAlpha", "preserveAspectRatio", "primitiveUnits", "refX", "refY",
+            "repeatCount", "repeatDur", "requiredExtensions", "requiredFeatures", "specularConstant", "specularExponent",
+            "spreadMethod", "startOffset", "stdDeviation", "stitchTiles", "surfaceScale", "systemLanguage", "tableValues", "targetX",
+            "targetY", "textLength", "viewBox", "viewTarget", "xChannelSelector", "yChannelSelector", "zoomAndPan"
+        ].map { ($0.lowercased(), $0) })
 }

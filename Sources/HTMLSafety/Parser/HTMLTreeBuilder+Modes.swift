@@ -35,8 +35,10 @@ extension TreeBuilder {
 
     /// Characters in modes that treat whitespace apart: whitespace pieces go to `whitespace`,
     /// the rest (from the first other character on) to `other`.
-    mutating func splitWhitespace(_ bytes: [UInt8], whitespace: (inout Self, ArraySlice<UInt8>) -> Void,
-                                  other: (inout Self, [UInt8]) -> Void) {
+    mutating func splitWhitespace(
+        _ bytes: [UInt8], whitespace: (inout Self, ArraySlice<UInt8>) -> Void,
+        other: (inout Self, [UInt8]) -> Void
+    ) {
         var index = 0
         while index < bytes.count, [9, 10, 12, 13, 32].contains(bytes[index]) { index += 1 }
         if index > 0 { whitespace(&self, bytes[0..<index]) }
@@ -48,11 +50,13 @@ extension TreeBuilder {
     mutating func initial(_ token: HTMLToken) {
         switch token {
         case .characters(let bytes):
-            splitWhitespace(bytes, whitespace: { _, _ in }, other: { builder, rest in
-                builder.quirks = .quirks
-                builder.mode = .beforeHTML
-                builder.dispatch(.characters(rest))
-            })
+            splitWhitespace(
+                bytes, whitespace: { _, _ in },
+                other: { builder, rest in
+                    builder.quirks = .quirks
+                    builder.mode = .beforeHTML
+                    builder.dispatch(.characters(rest))
+                })
         case .comment(let data): insertComment(data, into: document)
         case .doctype(let doctype):
             let name = doctype.name.map { String(decoding: $0, as: UTF8.self) } ?? ""
@@ -95,16 +99,20 @@ extension TreeBuilder {
             "-//w3c//dtd html 3 1995-03-24//", "-//w3c//dtd html 3.2 draft//", "-//w3c//dtd html 3.2 final//", "-//w3c//dtd html 3.2//",
             "-//w3c//dtd html 3.2s draft//", "-//w3c//dtd html 4.0 frameset//", "-//w3c//dtd html 4.0 transitional//",
             "-//w3c//dtd html experimental 19960712//", "-//w3c//dtd html experimental 970421//", "-//w3c//dtd w3 html//",
-            "-//w3o//dtd w3 html 3.0//", "-//webtechs//dtd mozilla html 2.0//", "-//webtechs//dtd mozilla html//",
+            "-//w3o//dtd w3 html 3.0//", "-//webtechs//dtd mozilla html 2.0//", "-//webtechs//dtd mozilla html//"
         ]
         if prefixes.contains(where: { publicLower.hasPrefix($0) }) { return .quirks }
-        if systemLower == nil, publicLower.hasPrefix("-//w3c//dtd html 4.01 frameset//") || publicLower.hasPrefix("-//w3c//dtd html 4.01 transitional//") {
+        if systemLower == nil,
+            publicLower.hasPrefix("-//w3c//dtd html 4.01 frameset//") || publicLower.hasPrefix("-//w3c//dtd html 4.01 transitional//")
+        {
             return .quirks
         }
         if publicLower.hasPrefix("-//w3c//dtd xhtml 1.0 frameset//") || publicLower.hasPrefix("-//w3c//dtd xhtml 1.0 transitional//") {
             return .limitedQuirks
         }
-        if systemLower != nil, publicLower.hasPrefix("-//w3c//dtd html 4.01 frameset//") || publicLower.hasPrefix("-//w3c//dtd html 4.01 transitional//") {
+        if systemLower != nil,
+            publicLower.hasPrefix("-//w3c//dtd html 4.01 frameset//") || publicLower.hasPrefix("-//w3c//dtd html 4.01 transitional//")
+        {
             return .limitedQuirks
         }
         return .noQuirks
@@ -117,10 +125,12 @@ extension TreeBuilder {
         case .doctype: break
         case .comment(let data): insertComment(data, into: document)
         case .characters(let bytes):
-            splitWhitespace(bytes, whitespace: { _, _ in }, other: { builder, rest in
-                builder.beforeHTMLAnythingElse()
-                builder.dispatch(.characters(rest))
-            })
+            splitWhitespace(
+                bytes, whitespace: { _, _ in },
+                other: { builder, rest in
+                    builder.beforeHTMLAnythingElse()
+                    builder.dispatch(.characters(rest))
+                })
         case .startTag(let tag) where tag.tagName == .html:
             let node = createElement(tag, namespace: .html)
             tree.append(node.id, to: document)
@@ -147,11 +157,13 @@ extension TreeBuilder {
     mutating func beforeHead(_ token: HTMLToken) {
         switch token {
         case .characters(let bytes):
-            splitWhitespace(bytes, whitespace: { _, _ in }, other: { builder, rest in
-                builder.headElement = builder.insertHTMLElement(named: "head")
-                builder.mode = .inHead
-                builder.dispatch(.characters(rest))
-            })
+            splitWhitespace(
+                bytes, whitespace: { _, _ in },
+                other: { builder, rest in
+                    builder.headElement = builder.insertHTMLElement(named: "head")
+                    builder.mode = .inHead
+                    builder.dispatch(.characters(rest))
+                })
         case .comment(let data): insertComment(data)
         case .doctype: break
         case .startTag(let tag) where tag.tagName == .html: inBody(token)
@@ -172,10 +184,12 @@ extension TreeBuilder {
     mutating func inHead(_ token: HTMLToken) {
         switch token {
         case .characters(let bytes):
-            splitWhitespace(bytes, whitespace: { builder, ws in builder.insertCharacters(ws) }, other: { builder, rest in
-                builder.inHeadAnythingElse()
-                builder.dispatch(.characters(rest))
-            })
+            splitWhitespace(
+                bytes, whitespace: { builder, ws in builder.insertCharacters(ws) },
+                other: { builder, rest in
+                    builder.inHeadAnythingElse()
+                    builder.dispatch(.characters(rest))
+                })
         case .comment(let data): insertComment(data)
         case .doctype: break
         case .startTag(let tag):
@@ -261,11 +275,13 @@ extension TreeBuilder {
             openElements.removeLast()
             mode = .inHead
         case .characters(let bytes):
-            splitWhitespace(bytes, whitespace: { builder, ws in builder.inHead(.characters(Array(ws))) }, other: { builder, rest in
-                builder.openElements.removeLast()
-                builder.mode = .inHead
-                builder.dispatch(.characters(rest))
-            })
+            splitWhitespace(
+                bytes, whitespace: { builder, ws in builder.inHead(.characters(Array(ws))) },
+                other: { builder, rest in
+                    builder.openElements.removeLast()
+                    builder.mode = .inHead
+                    builder.dispatch(.characters(rest))
+                })
         case .comment: inHead(token)
         case .startTag(let tag) where [.basefont, .bgsound, .link, .meta, .noframes, .style].contains(tag.tagName): inHead(token)
         case .startTag(let tag) where [.head, .noscript].contains(tag.tagName): break
@@ -282,10 +298,12 @@ extension TreeBuilder {
     mutating func afterHead(_ token: HTMLToken) {
         switch token {
         case .characters(let bytes):
-            splitWhitespace(bytes, whitespace: { builder, ws in builder.insertCharacters(ws) }, other: { builder, rest in
-                builder.afterHeadAnythingElse()
-                builder.dispatch(.characters(rest))
-            })
+            splitWhitespace(
+                bytes, whitespace: { builder, ws in builder.insertCharacters(ws) },
+                other: { builder, rest in
+                    builder.afterHeadAnythingElse()
+                    builder.dispatch(.characters(rest))
+                })
         case .comment(let data): insertComment(data)
         case .doctype: break
         case .startTag(let tag):
@@ -479,9 +497,11 @@ extension TreeBuilder {
     mutating func inColumnGroup(_ token: HTMLToken) {
         switch token {
         case .characters(let bytes):
-            splitWhitespace(bytes, whitespace: { builder, ws in builder.insertCharacters(ws) }, other: { builder, rest in
-                builder.columnGroupAnythingElse(.characters(rest))
-            })
+            splitWhitespace(
+                bytes, whitespace: { builder, ws in builder.insertCharacters(ws) },
+                other: { builder, rest in
+                    builder.columnGroupAnythingElse(.characters(rest))
+                })
         case .comment(let data): insertComment(data)
         case .doctype: break
         case .startTag(let tag) where tag.tagName == .html: inBody(token)
@@ -722,10 +742,12 @@ extension TreeBuilder {
     mutating func afterBody(_ token: HTMLToken) {
         switch token {
         case .characters(let bytes):
-            splitWhitespace(bytes, whitespace: { builder, ws in builder.inBody(.characters(Array(ws))) }, other: { builder, rest in
-                builder.mode = .inBody
-                builder.dispatch(.characters(rest))
-            })
+            splitWhitespace(
+                bytes, whitespace: { builder, ws in builder.inBody(.characters(Array(ws))) },
+                other: { builder, rest in
+                    builder.mode = .inBody
+                    builder.dispatch(.characters(rest))
+                })
         case .comment(let data): insertComment(data, into: openElements.first?.id)
         case .doctype: break
         case .startTag(let tag) where tag.tagName == .html: inBody(token)
@@ -781,10 +803,12 @@ extension TreeBuilder {
         case .doctype: inBody(token)
         case .startTag(let tag) where tag.tagName == .html: inBody(token)
         case .characters(let bytes):
-            splitWhitespace(bytes, whitespace: { builder, ws in builder.inBody(.characters(Array(ws))) }, other: { builder, rest in
-                builder.mode = .inBody
-                builder.dispatch(.characters(rest))
-            })
+            splitWhitespace(
+                bytes, whitespace: { builder, ws in builder.inBody(.characters(Array(ws))) },
+                other: { builder, rest in
+                    builder.mode = .inBody
+                    builder.dispatch(.characters(rest))
+                })
         case .endOfFile: stopped = true
         default:
             mode = .inBody

@@ -124,7 +124,10 @@ struct TreeBuilder {
         resetInsertionMode()
         var node = context.id
         while node.exists {
-            if tree[node].isHTML(.form) { formElement = tree.element(node); break }
+            if tree[node].isHTML(.form) {
+                formElement = tree.element(node)
+                break
+            }
             node = tree[node].parent
         }
     }
@@ -192,7 +195,8 @@ struct TreeBuilder {
         var start = 0
         var kind: CharacterKind?
         for (index, byte) in bytes.enumerated() {
-            let current: CharacterKind = byte == 0 ? .null : (byte == 9 || byte == 10 || byte == 12 || byte == 13 || byte == 32) ? .whitespace : .other
+            let current: CharacterKind =
+                byte == 0 ? .null : (byte == 9 || byte == 10 || byte == 12 || byte == 13 || byte == 32) ? .whitespace : .other
             if current != kind {
                 if let kind, index > start { result.append((bytes[start..<index], kind)) }
                 start = index
@@ -274,7 +278,8 @@ struct TreeBuilder {
         let known = tag.tagName
         if known == .style, namespace == .html { htmlStyleElements += 1 }
         // HTML names are lowercase; SVG ones may have been given their camel case (`foreignObject`).
-        let name = known == .unknown || namespace != .html
+        let name =
+            known == .unknown || namespace != .html
             ? String(decoding: tag.name, as: UTF8.self) : KnownElementName.lowercaseNames[Int(known.rawValue)]
         let id = tree.makeElement(name: name, nameIndex: known.rawValue, namespace: namespace, attributes: tag.attributes)
         return ElementRef(id: id, namespace: namespace, nameIndex: known.rawValue, name: name)
@@ -297,7 +302,7 @@ struct TreeBuilder {
     /// The elements whose closing changes the insertion mode (those "reset the insertion mode
     /// appropriately" stops at).
     static let modeElements: HTMLTagSet = [
-        "select", "td", "th", "tr", "tbody", "thead", "tfoot", "caption", "colgroup", "table", "template", "head", "body", "frameset", "html",
+        "select", "td", "th", "tr", "tbody", "thead", "tfoot", "caption", "colgroup", "table", "template", "head", "body", "frameset", "html"
     ]
 
     /// Before an element is pushed on a full stack of open elements (`OpenElementStack.capacity`),
@@ -334,7 +339,7 @@ struct TreeBuilder {
         "html", "iframe", "img", "input", "keygen", "li", "link", "listing", "main", "marquee", "menu", "meta", "nav", "noembed",
         "noframes", "noscript", "object", "ol", "p", "param", "plaintext", "pre", "script", "search", "section", "select", "source",
         "style", "summary", "table", "tbody", "td", "template", "textarea", "tfoot", "th", "thead", "title", "tr", "track", "ul",
-        "wbr", "xmp",
+        "wbr", "xmp"
     ]
 
     static func isSpecial(_ node: ElementRef) -> Bool {
@@ -463,29 +468,62 @@ struct TreeBuilder {
             let last = index == 0
             if last, let contextElement { node = contextElement }
             guard node.namespace == .html else {
-                if last { mode = .inBody; return }
+                if last {
+                    mode = .inBody
+                    return
+                }
                 continue
             }
             switch node.tagName {
             case .select:
                 // The topmost table below the select, unless a template is closer.
-                let table = openElements.topmost(.table), template = openElements.topmost(.template)
+                let table = openElements.topmost(.table)
+                let template = openElements.topmost(.template)
                 mode = !last && table >= 0 && table < index && table > template ? .inSelectInTable : .inSelect
                 return
-            case .td, .th: if !last { mode = .inCell; return }
-            case .tr: mode = .inRow; return
-            case .tbody, .thead, .tfoot: mode = .inTableBody; return
-            case .caption: mode = .inCaption; return
-            case .colgroup: mode = .inColumnGroup; return
-            case .table: mode = .inTable; return
-            case .template: mode = templateModes.last ?? .inTemplate; return
-            case .head: if !last { mode = .inHead; return }
-            case .body: mode = .inBody; return
-            case .frameset: mode = .inFrameset; return
-            case .html: mode = headElement == nil ? .beforeHead : .afterHead; return
+            case .td, .th:
+                if !last {
+                    mode = .inCell
+                    return
+                }
+            case .tr:
+                mode = .inRow
+                return
+            case .tbody, .thead, .tfoot:
+                mode = .inTableBody
+                return
+            case .caption:
+                mode = .inCaption
+                return
+            case .colgroup:
+                mode = .inColumnGroup
+                return
+            case .table:
+                mode = .inTable
+                return
+            case .template:
+                mode = templateModes.last ?? .inTemplate
+                return
+            case .head:
+                if !last {
+                    mode = .inHead
+                    return
+                }
+            case .body:
+                mode = .inBody
+                return
+            case .frameset:
+                mode = .inFrameset
+                return
+            case .html:
+                mode = headElement == nil ? .beforeHead : .afterHead
+                return
             default: break
             }
-            if last { mode = .inBody; return }
+            if last {
+                mode = .inBody
+                return
+            }
         }
         mode = .inBody
     }
@@ -512,7 +550,8 @@ struct TreeBuilder {
             sectionStart = index
             // Formatting elements have known names: the index compares the name.
             if existing.nameIndex == node.nameIndex, existing.namespace == node.namespace, tree[existing.id].name == tree[node.id].name,
-               Self.sameAttributes(tree[existing.id].attributes, tree[node.id].attributes) {
+                Self.sameAttributes(tree[existing.id].attributes, tree[node.id].attributes)
+            {
                 equal.append(index)
             }
         }
@@ -530,7 +569,9 @@ struct TreeBuilder {
     static func sameAttributes(_ a: [HTMLAttribute], _ b: [HTMLAttribute]) -> Bool {
         guard a.count == b.count else { return false }
         guard a.count > 8 else {
-            return a.allSatisfy { attribute in b.contains { $0.name == attribute.name && $0.value == attribute.value && $0.namespace == attribute.namespace } }
+            return a.allSatisfy { attribute in
+                b.contains { $0.name == attribute.name && $0.value == attribute.value && $0.namespace == attribute.namespace }
+            }
         }
         return Set(a) == Set(b)
     }
@@ -598,7 +639,10 @@ struct TreeBuilder {
             var formattingEntryIndex: Int?
             for index in activeFormatting.indices.reversed() {
                 guard let node = activeFormatting[index].node else { break }
-                if node.isHTML(subject) { formattingEntryIndex = index; break }
+                if node.isHTML(subject) {
+                    formattingEntryIndex = index
+                    break
+                }
             }
             guard let entryIndex = formattingEntryIndex, let formattingElement = activeFormatting[entryIndex].node else { return false }
             guard openElements.contains(formattingElement), let stackIndex = openElements.lastIndex(where: { $0 == formattingElement }) else {

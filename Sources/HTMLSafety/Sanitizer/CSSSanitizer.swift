@@ -53,7 +53,7 @@ struct CSSSanitizer {
         "position", "table-layout", "text-align", "text-decoration", "text-decoration-color", "text-decoration-line",
         "text-indent", "text-overflow", "text-transform", "vertical-align", "visibility", "white-space", "width", "word-break",
         "word-spacing", "word-wrap", "align-items", "justify-content", "flex", "flex-direction", "flex-wrap", "gap",
-        "-webkit-text-size-adjust", "-ms-text-size-adjust", "text-size-adjust", "font-feature-settings", "hyphens",
+        "-webkit-text-size-adjust", "-ms-text-size-adjust", "text-size-adjust", "font-feature-settings", "hyphens"
     ])
 
     /// Functions a value may call: colours, arithmetic, gradients and `url()` (checked by the URL
@@ -64,7 +64,7 @@ struct CSSSanitizer {
         "rgb", "rgba", "hsl", "hsla", "hwb", "lab", "lch", "oklab", "oklch", "color", "color-mix", "calc", "min", "max",
         "clamp", "linear-gradient", "radial-gradient", "conic-gradient", "repeating-linear-gradient",
         "repeating-radial-gradient", "repeating-conic-gradient", "-webkit-linear-gradient", "-webkit-radial-gradient",
-        "-moz-linear-gradient", "-moz-radial-gradient", "url", "rect", "format",
+        "-moz-linear-gradient", "-moz-radial-gradient", "url", "rect", "format"
     ])
 
     /// The properties `HidingStyleRules` reads.
@@ -73,7 +73,7 @@ struct CSSSanitizer {
     /// The functional pseudo-classes a selector may use.
     static let allowedSelectorFunctions = ASCIIKeywordSet([
         "not", "is", "where", "has", "nth-child", "nth-last-child", "nth-of-type", "nth-last-of-type", "lang", "dir",
-        "-webkit-any", "-moz-any",
+        "-webkit-any", "-moz-any"
     ])
 
     /// Appended to every selector a style sheet keeps (before a pseudo-element), so that no mail
@@ -124,16 +124,19 @@ struct CSSSanitizer {
     /// Writes `property: value` (after `; ` when `separated`), or nothing: the value's tokens are
     /// checked first (only the kinds a property value needs, allowed functions, `url()`s the
     /// policy allows), the written value then for the words no value may hold.
-    mutating func writeDeclaration(_ declaration: CSSSource.Declaration, of sheet: CSSSource, separated: Bool,
-                                   into output: inout [UInt8]) {
+    mutating func writeDeclaration(
+        _ declaration: CSSSource.Declaration, of sheet: CSSSource, separated: Bool,
+        into output: inout [UInt8]
+    ) {
         let name = sheet.tokens[declaration.name]
         let property = sheet.bytes(of: name)
         guard !name.has(CSSToken.Flags.escape), !declaration.value.isEmpty, Self.allowedProperties.index(of: property) != nil,
-              valueTokensPass(declaration.value, of: sheet) else { return }
+            valueTokensPass(declaration.value, of: sheet)
+        else { return }
         let mark = output.count
-        if separated { output += [59, 32] }  // "; "
+        if separated { output += [59, 32] } // "; "
         for byte in property { output.append(URLPolicy.lowercased(byte)) }
-        output += [58, 32]  // ": "
+        output += [58, 32] // ": "
         let valueStart = output.count
         sheet.write(declaration.value, into: &output)
         guard Self.passesWordChecks(output[valueStart...], property: property) else {
@@ -175,7 +178,8 @@ struct CSSSanitizer {
                 if sheet.equals(name, "url") {
                     // `url("…")`: the function form takes one string and nothing else.
                     guard let string = sheet.onlyString(inFunctionAt: index - 1),
-                          allowsURL(sheet.stringContent(of: sheet.tokens[string]), blocksRemote: &blocksRemote) else { return false }
+                        allowsURL(sheet.stringContent(of: sheet.tokens[string]), blocksRemote: &blocksRemote)
+                    else { return false }
                     index = min(token.partner + 1, range.upperBound)
                     continue
                 }
@@ -198,7 +202,8 @@ struct CSSSanitizer {
     /// Keeps `url()`s that load nothing remote (data: images) or, when remote content is allowed,
     /// http(s) ones; anything else drops the declaration. A blocked remote one is noted.
     func allowsURL(_ url: Slice<UnsafeBufferPointer<UInt8>>, blocksRemote: inout Bool) -> Bool {
-        var start = url.startIndex, end = url.endIndex
+        var start = url.startIndex
+        var end = url.endIndex
         while start < end, ASCIIBytes.isSpace(url[start]) { start += 1 }
         while end > start, ASCIIBytes.isSpace(url[end - 1]) { end -= 1 }
         switch URLPolicy.classify(bytes: Array(url[start..<end])) {
@@ -230,8 +235,10 @@ struct CSSSanitizer {
             }
         }
         if has.parenthesis, ASCIIBytes.contains("expression(", in: value) { return false }
-        if has.colon, ASCIIBytes.contains("javascript:", in: value) || ASCIIBytes.contains("vbscript:", in: value)
-            || ASCIIBytes.contains("progid:", in: value) {
+        if has.colon,
+            ASCIIBytes.contains("javascript:", in: value) || ASCIIBytes.contains("vbscript:", in: value)
+                || ASCIIBytes.contains("progid:", in: value)
+        {
             return false
         }
         if has.b, ASCIIBytes.contains("behavior", in: value) { return false }
@@ -311,14 +318,17 @@ struct CSSSanitizer {
                 continue
             }
             let close = sheet.tokens[open].partner
-            writeStyleRule(prelude: index..<open, block: (open + 1)..<min(close, range.upperBound), of: sheet,
-                           topLevel: topLevel, into: &output)
+            writeStyleRule(
+                prelude: index..<open, block: (open + 1)..<min(close, range.upperBound), of: sheet,
+                topLevel: topLevel, into: &output)
             index = min(close + 1, range.upperBound)
         }
     }
 
-    mutating func writeGroupRule(_ name: StaticString, prelude: Range<Int>, of sheet: CSSSource, depth: Int,
-                                 into output: inout [UInt8]) {
+    mutating func writeGroupRule(
+        _ name: StaticString, prelude: Range<Int>, of sheet: CSSSource, depth: Int,
+        into output: inout [UInt8]
+    ) {
         let mark = output.count
         output.append(64)
         output += name.withUTF8Buffer { Array($0) }
@@ -326,7 +336,7 @@ struct CSSSanitizer {
             output.removeSubrange(mark...)
             return
         }
-        output += [32, 123, 10]  // " {\n"
+        output += [32, 123, 10] // " {\n"
         let inner = output.count
         let block = sheet.tokens[prelude.upperBound]
         writeRules(of: sheet, in: (prelude.upperBound + 1)..<block.partner, depth: depth + 1, into: &output)
@@ -334,17 +344,19 @@ struct CSSSanitizer {
             output.removeSubrange(mark...)
             return
         }
-        output += [125, 10]  // "}\n"
+        output += [125, 10] // "}\n"
     }
 
-    mutating func writeStyleRule(prelude: Range<Int>, block: Range<Int>, of sheet: CSSSource, topLevel: Bool,
-                                 into output: inout [UInt8]) {
+    mutating func writeStyleRule(
+        prelude: Range<Int>, block: Range<Int>, of sheet: CSSSource, topLevel: Bool,
+        into output: inout [UInt8]
+    ) {
         let mark = output.count
         guard let selectors = sheet.writeSelectorList(prelude, into: &output) else {
             output.removeSubrange(mark...)
             return
         }
-        output += [32, 123, 32]  // " { "
+        output += [32, 123, 32] // " { "
         let declarations = output.count
         wroteHidingProperty = false
         writeDeclarations(of: sheet, in: block, into: &output)
@@ -355,7 +367,7 @@ struct CSSSanitizer {
         if topLevel, wroteHidingProperty, let effect = HidingStyleRules.effect(of: Array(output[declarations...])) {
             hidingRules.add(selectors.compactMap(sheet.compound), effect: effect)
         }
-        output += [32, 125, 10]  // " }\n"
+        output += [32, 125, 10] // " }\n"
     }
 }
 
@@ -605,7 +617,7 @@ struct CSSSource {
             var end = start
             while end < range.upperBound, tokens[end].kind != .comma { end = min(next(after: end), range.upperBound) }
             guard let kept = selectorTokens(start..<end) else { return nil }
-            if !selectors.isEmpty { output += [44, 32] }  // ", "
+            if !selectors.isEmpty { output += [44, 32] } // ", "
             writeSelector(kept, into: &output)
             selectors.append(kept)
             start = end + 1
@@ -646,7 +658,7 @@ struct CSSSource {
                 break
             case .delim:
                 switch firstByte(of: token) {
-                case 46, 42, 62, 43, 126, 124, 61, 94, 36: break  // . * > + ~ | = ^ $
+                case 46, 42, 62, 43, 126, 124, 61, 94, 36: break // . * > + ~ | = ^ $
                 default: return nil
                 }
             case .openSquare:
@@ -731,7 +743,8 @@ struct CSSSource {
                 break
             case .delim where firstByte(of: token) == 46:
                 guard position + 1 < kept.count, kept[position + 1] == kept[position] + 1,
-                      tokens[kept[position + 1]].kind == .ident else { return nil }
+                    tokens[kept[position + 1]].kind == .ident
+                else { return nil }
                 position += 1
                 compound.classes.append(Array(bytes(of: tokens[kept[position]])))
             case .hash:

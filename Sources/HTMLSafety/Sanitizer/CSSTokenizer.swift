@@ -244,40 +244,58 @@ enum CSSTokenizer {
                 return (.whitespace, 0)
             case 34, 39:
                 return consumeString(quote: first)
-            case 35:  // #
+            case 35: // #
                 if let next = byte(at: position + 1), CSSTokenizer.isIdentCodePoint(next) || isValidEscape(at: position + 1) {
                     position += 1
                     return (.hash, consumeName() ? CSSToken.Flags.escape : 0)
                 }
-            case 40: position += 1; return (.openParen, 0)
-            case 41: position += 1; return (.closeParen, 0)
-            case 44: position += 1; return (.comma, 0)
-            case 58: position += 1; return (.colon, 0)
-            case 59: position += 1; return (.semicolon, 0)
-            case 91: position += 1; return (.openSquare, 0)
-            case 93: position += 1; return (.closeSquare, 0)
-            case 123: position += 1; return (.openCurly, 0)
-            case 125: position += 1; return (.closeCurly, 0)
-            case 43, 46:  // + .
+            case 40:
+                position += 1
+                return (.openParen, 0)
+            case 41:
+                position += 1
+                return (.closeParen, 0)
+            case 44:
+                position += 1
+                return (.comma, 0)
+            case 58:
+                position += 1
+                return (.colon, 0)
+            case 59:
+                position += 1
+                return (.semicolon, 0)
+            case 91:
+                position += 1
+                return (.openSquare, 0)
+            case 93:
+                position += 1
+                return (.closeSquare, 0)
+            case 123:
+                position += 1
+                return (.openCurly, 0)
+            case 125:
+                position += 1
+                return (.closeCurly, 0)
+            case 43, 46: // + .
                 if startsNumber(at: position) { return consumeNumeric() }
-            case 45:  // -
+            case 45: // -
                 if startsNumber(at: position) { return consumeNumeric() }
                 if byte(at: position + 1) == 45, byte(at: position + 2) == 62 {
                     position += 3
                     return (.cdc, 0)
                 }
                 if startsIdent(at: position) { return consumeIdentLike() }
-            case 60:  // <
+            case 60: // <
                 if byte(at: position + 1) == 33, byte(at: position + 2) == 45, byte(at: position + 3) == 45 {
                     position += 4
                     return (.cdo, 0)
                 }
-            case 64:  // @
+            case 64: // @
                 if startsIdent(at: position + 1) {
                     position += 1
                     return (.atKeyword, consumeName() ? CSSToken.Flags.escape : 0)
                 }
-            case 92:  // backslash
+            case 92: // backslash
                 if isValidEscape(at: position) { return consumeIdentLike() }
             default:
                 if CSSTokenizer.isDigit(first) { return consumeNumeric() }
@@ -324,7 +342,8 @@ enum CSSTokenizer {
                     position += 2
                     while let byte = byte(at: position), CSSTokenizer.isDigit(byte) { position += 1 }
                 } else if let sign = byte(at: position + 1), sign == 43 || sign == 45,
-                          let digit = byte(at: position + 2), CSSTokenizer.isDigit(digit) {
+                    let digit = byte(at: position + 2), CSSTokenizer.isDigit(digit)
+                {
                     position += 3
                     while let byte = byte(at: position), CSSTokenizer.isDigit(byte) { position += 1 }
                 }

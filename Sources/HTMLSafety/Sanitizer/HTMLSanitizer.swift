@@ -105,8 +105,10 @@ struct SanitizerPass {
 
     /// The element sets asked for every node, held by the pass: a `static let` is reached
     /// through a one-time-initialisation check on every read.
-    private let tagSets = (droppedWithContent: Self.droppedWithContent, allowedElements: Self.allowedElements,
-                           voidElements: Self.voidElements)
+    private let tagSets = (
+        droppedWithContent: Self.droppedWithContent, allowedElements: Self.allowedElements,
+        voidElements: Self.voidElements
+    )
 
     init(options: SanitizeOptions) {
         self.options = options
@@ -118,21 +120,21 @@ struct SanitizerPass {
         "cite", "code", "col", "colgroup", "dd", "del", "details", "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "font",
         "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "i", "ins", "kbd", "li", "main", "mark", "nav",
         "ol", "p", "pre", "q", "rp", "rt", "ruby", "s", "samp", "section", "small", "span", "strike", "strong", "sub", "summary",
-        "sup", "table", "tbody", "td", "tfoot", "th", "thead", "time", "tr", "tt", "u", "ul", "var", "wbr",
+        "sup", "table", "tbody", "td", "tfoot", "th", "thead", "time", "tr", "tt", "u", "ul", "var", "wbr"
     ]
 
     /// Removed together with everything inside them (FR-ED-04 table, plus what can load or run).
     static let droppedWithContent: HTMLTagSet = [
         "script", "noscript", "template", "iframe", "frame", "frameset", "noframes", "object", "embed", "applet", "param",
         "select", "textarea", "option", "optgroup", "datalist", "input", "meta", "base", "link", "title", "head", "canvas",
-        "source", "track", "map", "area", "portal", "noembed", "style", "audio", "math", "svg", "keygen", "fencedframe",
+        "source", "track", "map", "area", "portal", "noembed", "style", "audio", "math", "svg", "keygen", "fencedframe"
     ]
 
     static let allowedAttributes = ASCIIKeywordSet([
         "align", "bgcolor", "border", "cellpadding", "cellspacing", "class", "color", "colspan", "dir", "face", "height", "hspace",
         "lang", "rowspan", "size", "span", "title", "valign", "vspace", "width", "nowrap", "start", "type", "reversed", "alt",
         "datetime", "abbr", "headers", "scope", "summary", "open", "role", "aria-label", "aria-hidden", "aria-describedby",
-        "frame", "rules", "charoff", "char", "clear", "noshade", "compact", "value",
+        "frame", "rules", "charoff", "char", "clear", "noshade", "compact", "value"
     ])
 
     static let voidElements: HTMLTagSet = ["br", "col", "hr", "img", "wbr"]
@@ -179,7 +181,7 @@ struct SanitizerPass {
     static func styleElements(in node: NodeID, of tree: HTMLTree, atMost limit: Int = .max) -> [NodeID] {
         var found: [NodeID] = []
         tree.walkDescendants(of: node) { child, _ in
-            let header = tree[child].header  // not the whole node, copied in this closure (`HTMLTree.Header`)
+            let header = tree[child].header // not the whole node, copied in this closure (`HTMLTree.Header`)
             guard header.isElement else { return .skipChildren }
             guard header.isHTML(known: styleElement, in: .html) else { return .descend }
             found.append(child)
@@ -225,8 +227,9 @@ struct SanitizerPass {
     /// The level of `parent`'s children. Outside a quote, Outlook's reply separator
     /// (`#appendonsend`, `#divRplyFwdMsg`) starts a quote that runs to the end of the parent.
     private func childrenLevel(of parent: NodeID, in tree: HTMLTree, hidden: Bool, insideQuote: Bool, closing: Closing) -> Level {
-        Level(next: tree[parent].firstChild, last: .none, hidden: hidden, insideQuote: insideQuote, watchesOutlookQuote: !insideQuote,
-              closing: closing)
+        Level(
+            next: tree[parent].firstChild, last: .none, hidden: hidden, insideQuote: insideQuote, watchesOutlookQuote: !insideQuote,
+            closing: closing)
     }
 
     /// Writes the cleaned children of `parent`, depth first. Outside a quote, a quote container
@@ -259,17 +262,19 @@ struct SanitizerPass {
             let startsOutlookQuote = current.watchesOutlookQuote && QuoteDetector.startsOutlookQuote(child, in: tree)
             if startsOutlookQuote { current.watchesOutlookQuote = false }
             if startsOutlookQuote, roomForQuote {
-                inner = Level(next: child, last: current.last, hidden: current.hidden, insideQuote: true, watchesOutlookQuote: false,
-                              closing: openQuote())
+                inner = Level(
+                    next: child, last: current.last, hidden: current.hidden, insideQuote: true, watchesOutlookQuote: false,
+                    closing: openQuote())
                 current.next = .none
             } else if !current.insideQuote, roomForQuote, QuoteDetector.isAttribution(child, in: tree) {
                 // Outside a quote a level is all of a parent's children, so the siblings are the level's.
                 assert(!current.last.exists && !current.then.exists, "a level outside a quote is a parent's children")
-                continue  // moved into the quote that follows
+                continue // moved into the quote that follows
             } else if !current.insideQuote, roomForQuote, QuoteDetector.isQuote(child, in: tree) {
                 let attribution = QuoteDetector.attribution(before: child, in: tree)
-                inner = Level(next: attribution ?? child, then: attribution == nil ? .none : child, last: child, hidden: current.hidden,
-                              insideQuote: true, watchesOutlookQuote: false, closing: openQuote())
+                inner = Level(
+                    next: attribution ?? child, then: attribution == nil ? .none : child, last: child, hidden: current.hidden,
+                    insideQuote: true, watchesOutlookQuote: false, closing: openQuote())
             } else {
                 inner = clean(child, in: tree, hidden: current.hidden, insideQuote: current.insideQuote)
             }
@@ -311,7 +316,7 @@ struct SanitizerPass {
             return
         case .element(let node, let contentStart):
             if tree[node].tagName == .pre, output.count > contentStart, output[contentStart] == 10 {
-                output.insert(10, at: contentStart)  // keep a leading newline the parser would drop
+                output.insert(10, at: contentStart) // keep a leading newline the parser would drop
             }
             output.append(60)
             output.append(47)
@@ -392,7 +397,7 @@ struct SanitizerPass {
             }
             output += "<pre>".utf8
             reparse.start(.pre)
-            if text.first == 10 { output.append(10) }  // the parser drops one newline after <pre>
+            if text.first == 10 { output.append(10) } // the parser drops one newline after <pre>
             HTMLSerializer.escape(text, inAttribute: false, into: &output)
             output += "</pre>".utf8
             reparse.end()
@@ -424,8 +429,9 @@ struct SanitizerPass {
         let isVoid = tree[node].isHTML(tagSets.voidElements)
         reparse.start(tagName, isVoid: isVoid)
         if isVoid { return nil }
-        return childrenLevel(of: node, in: tree, hidden: hiddenHere, insideQuote: insideQuote,
-                             closing: .element(node, contentStart: output.count))
+        return childrenLevel(
+            of: node, in: tree, hidden: hiddenHere, insideQuote: insideQuote,
+            closing: .element(node, contentStart: output.count))
     }
 
     /// `TrackerDetector.hides`, with each distinct style read once, or a rule of the message's
@@ -465,7 +471,7 @@ struct SanitizerPass {
     mutating func writeCleanAttributes(of node: NodeID, in tree: HTMLTree) {
         for attribute in tree[node].attributes where attribute.namespace == nil {
             if attribute.name == Self.className, InterfaceMarkers.isPlaceholder(node, in: tree) {
-                writeAttribute(attribute.name, attribute.value)  // a placeholder an earlier pass wrote
+                writeAttribute(attribute.name, attribute.value) // a placeholder an earlier pass wrote
                 continue
             }
             if let value = cleanAttributeValue(attribute) { writeAttribute(attribute.name, value) }
@@ -512,8 +518,9 @@ struct SanitizerPass {
         let policy = URLPolicy.classify(bytes: sourceBytes)
         if case .cid = policy {
             visibleContent += 1
-            writePlaceholder(text: Self.inlineImageText, label: Self.inlineImageText, alt: tree.attributeBytes(image, "alt") ?? [],
-                             kind: Self.inlineImageKind)
+            writePlaceholder(
+                text: Self.inlineImageText, label: Self.inlineImageText, alt: tree.attributeBytes(image, "alt") ?? [],
+                kind: Self.inlineImageKind)
             return
         }
         if case .dataImage = policy {
@@ -523,7 +530,8 @@ struct SanitizerPass {
         }
         guard case .remote(let host) = policy else { return }
         let sized = css.ruleEffect(on: image, in: tree)
-        let isTracker = options.blocklist.matches(url: sourceBytes, lowercasedHost: host)
+        let isTracker =
+            options.blocklist.matches(url: sourceBytes, lowercasedHost: host)
             || TrackerDetector.isPixelSized(image, in: tree, ruleWidth: sized.width, ruleHeight: sized.height) || hidden
             || (srcset.map { Self.candidates($0).contains { options.blocklist.matches(url: $0) } } ?? false)
         if isTracker {
@@ -633,7 +641,7 @@ struct SanitizerPass {
         var realHost: String?
         switch URLPolicy.classify(bytes: href) {
         case .remote(let host):
-            var text = shownText  // taken out: `appendShownText` reads the pass
+            var text = shownText // taken out: `appendShownText` reads the pass
             shownText = []
             text.removeAll(keepingCapacity: true)
             appendShownText(of: link, in: tree, to: &text)
@@ -704,9 +712,10 @@ struct StyleKey: Hashable {
     }
 
     static func == (lhs: StyleKey, rhs: StyleKey) -> Bool {
-        lhs.bytes.count == rhs.bytes.count && lhs.bytes.withUnsafeBytes { left in
-            rhs.bytes.withUnsafeBytes { right in left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
-        }
+        lhs.bytes.count == rhs.bytes.count
+            && lhs.bytes.withUnsafeBytes { left in
+                rhs.bytes.withUnsafeBytes { right in left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
+            }
     }
 }
 
@@ -731,7 +740,8 @@ enum LinkSafety {
     /// without bytes ≤ 0x20.
     private static func plainHTTPAuthority(_ url: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
         guard let colon = url.firstIndex(of: 58), ASCIIBytes.equals(url[..<colon], "https") || ASCIIBytes.equals(url[..<colon], "http"),
-              !url.contains(where: { $0 <= 0x20 }) else { return nil }
+            !url.contains(where: { $0 <= 0x20 })
+        else { return nil }
         return URLPolicy.authority(of: url[(colon + 1)...])
     }
 
@@ -756,7 +766,8 @@ enum LinkSafety {
     /// UTF-8 bytes: host names are ASCII (IDNs in punycode) or compared as written.
     static func sameSite(_ a: String, _ b: String) -> Bool {
         func needsLowercasing(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { bytes.contains { $0 >= 65 && $0 <= 90 || $0 >= 0x80 } }
-        var first = a, second = b
+        var first = a
+        var second = b
         if first.withUTF8(needsLowercasing) { first = a.lowercased() }
         if second.withUTF8(needsLowercasing) { second = b.lowercased() }
         return first.withUTF8 { x in

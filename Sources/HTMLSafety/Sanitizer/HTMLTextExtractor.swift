@@ -20,7 +20,8 @@ public enum HTMLTextExtractor {
     public static func text(fromHTML html: [UInt8], limit: Int = maximumTextBytes) -> String {
         let tree = HTMLParser.parseDocumentTree(html).tree
         guard let root = tree.firstChild(of: HTMLTree.document, where: { $0.isHTML(known: htmlElement, in: .html) }),
-              let body = tree.firstChild(of: root, where: { $0.isHTML(known: bodyElement, in: .html) }) else { return "" }
+            let body = tree.firstChild(of: root, where: { $0.isHTML(known: bodyElement, in: .html) })
+        else { return "" }
         var output = Output(limit: limit)
         walk(body, in: tree, into: &output)
         return output.finished()
@@ -31,7 +32,7 @@ public enum HTMLTextExtractor {
     static let skipped: HTMLTagSet = ["script", "style", "template", "head", "title", "noscript", "svg", "math", "select", "textarea"]
     static let blocks: HTMLTagSet = [
         "p", "div", "section", "article", "header", "footer", "aside", "nav", "main", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol",
-        "li", "table", "tr", "pre", "hr", "address", "center", "dl", "dt", "dd", "figure", "figcaption", "details", "summary",
+        "li", "table", "tr", "pre", "hr", "address", "center", "dl", "dt", "dd", "figure", "figcaption", "details", "summary"
     ]
     static let cells: HTMLTagSet = ["td", "th"]
 

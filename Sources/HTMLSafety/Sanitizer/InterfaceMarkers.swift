@@ -40,10 +40,11 @@ enum InterfaceMarkers {
     static func isPlaceholder(_ span: NodeID, in tree: HTMLTree) -> Bool {
         let attributes = tree[span].attributes
         guard tree[span].isHTML(.span), attributes.count == 4, let text = tree.onlyChild(of: span), tree[text].isText,
-              attributes.allSatisfy({ $0.namespace == nil }),
-              attributes[0].name == SanitizerPass.className, attributes[1].name == SanitizerPass.roleName,
-              attributes[2].name == SanitizerPass.ariaLabelName, attributes[3].name == SanitizerPass.titleName,
-              attributes[1].value == SanitizerPass.imageRole, attributes[2].value == attributes[3].value else { return false }
+            attributes.allSatisfy({ $0.namespace == nil }),
+            attributes[0].name == SanitizerPass.className, attributes[1].name == SanitizerPass.roleName,
+            attributes[2].name == SanitizerPass.ariaLabelName, attributes[3].name == SanitizerPass.titleName,
+            attributes[1].value == SanitizerPass.imageRole, attributes[2].value == attributes[3].value
+        else { return false }
         let kind = attributes[0].value
         return kind.elementsEqual("tern-blocked-image".utf8) || kind.elementsEqual("tern-inline-image".utf8)
     }

@@ -31,8 +31,9 @@ public enum PlainTextRenderer {
         }
         flushQuote()
         html += "</div>"
-        return SanitizedHTML(html: html, trackersBlocked: 0, trackerHosts: [], remoteImagesBlocked: 0, hasQuotedText: quotes > 0,
-                             fallbackToPlainText: false, suspiciousLinks: 0)
+        return SanitizedHTML(
+            html: html, trackersBlocked: 0, trackerHosts: [], remoteImagesBlocked: 0, hasQuotedText: quotes > 0,
+            fallbackToPlainText: false, suspiciousLinks: 0)
     }
 
     static func escape(_ text: String) -> String {
@@ -46,7 +47,7 @@ public enum PlainTextRenderer {
             case ">": output += "&gt;"
             case "\"": output += "&quot;"
             case " " where afterSpace:
-                output += "&nbsp;"  // runs of spaces survive
+                output += "&nbsp;" // runs of spaces survive
                 afterSpace = false
                 continue
             default: output.unicodeScalars.append(scalar)
@@ -70,8 +71,9 @@ public enum PlainTextRenderer {
         var copied = 0
         var index = 0
         while index < bytes.count {
-            guard bytes[index] | 0x20 == 104 || bytes[index] | 0x20 == 109 || bytes[index] | 0x20 == 119,  // h, m, w
-                  linkPrefixes.contains(where: { startsLowercased(bytes, at: index, with: $0) }) else {
+            guard bytes[index] | 0x20 == 104 || bytes[index] | 0x20 == 109 || bytes[index] | 0x20 == 119, // h, m, w
+                linkPrefixes.contains(where: { startsLowercased(bytes, at: index, with: $0) })
+            else {
                 index += 1
                 continue
             }
@@ -124,8 +126,15 @@ extension String {
         var output = ""
         var previousCR = false
         for scalar in unicodeScalars {
-            if scalar == "\r" { output += "\n"; previousCR = true; continue }
-            if scalar == "\n", previousCR { previousCR = false; continue }
+            if scalar == "\r" {
+                output += "\n"
+                previousCR = true
+                continue
+            }
+            if scalar == "\n", previousCR {
+                previousCR = false
+                continue
+            }
             previousCR = false
             output.unicodeScalars.append(scalar)
         }
@@ -136,8 +145,10 @@ extension String {
     /// one pass (a search from the start for each entity was quadratic).
     var replacingEntities: String {
         guard utf8.contains(38) else { return self }
-        let entities: [(name: [UInt8], byte: UInt8)] = [(Array("&amp;".utf8), 38), (Array("&lt;".utf8), 60), (Array("&gt;".utf8), 62),
-                                                         (Array("&quot;".utf8), 34)]
+        let entities: [(name: [UInt8], byte: UInt8)] = [
+            (Array("&amp;".utf8), 38), (Array("&lt;".utf8), 60), (Array("&gt;".utf8), 62),
+            (Array("&quot;".utf8), 34)
+        ]
         let bytes = Array(utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)

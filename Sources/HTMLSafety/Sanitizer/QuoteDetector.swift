@@ -1,6 +1,8 @@
 /// FR-ED-01 quoted text: the reply markers of the common clients, and "On … wrote:" lines.
 enum QuoteDetector {
-    static let quoteClasses = ASCIIKeywordSet(["gmail_quote", "gmail_quote_container", "yahoo_quoted", "appleoriginalcontents", "moz-forward-container"])
+    static let quoteClasses = ASCIIKeywordSet([
+        "gmail_quote", "gmail_quote_container", "yahoo_quoted", "appleoriginalcontents", "moz-forward-container"
+    ])
 
     /// Calls `body` with each class name of the element until it returns true.
     static func anyClass(of node: NodeID, in tree: HTMLTree, _ body: (ArraySlice<UInt8>) -> Bool) -> Bool {
@@ -35,7 +37,7 @@ enum QuoteDetector {
 
     static let attributionEndings = [
         "wrote:", "schrieb:", "a écrit :", "a écrit:", "escribió:", "ha scritto:", "schreef:", "skrev:", "kirjoitti:",
-        "napisał(a):", "napsal(a):", "написал(а):", "написал:", "escreveu:", "yazdı:", "написа:", "έγραψε:", "wrote :",
+        "napisał(a):", "napsal(a):", "написал(а):", "написал:", "escreveu:", "yazdı:", "написа:", "έγραψε:", "wrote :"
     ]
 
     /// Longer text is not an attribution line.

@@ -61,7 +61,8 @@ public struct TrackerBlocklist: Sendable {
         struct File: Decodable { var entries: [Entry] }
         var entries: [Entry] = []
         if let url = resourceURL(curatedResource), let data = try? Data(contentsOf: url),
-           let file = try? JSONDecoder().decode(File.self, from: data) {
+            let file = try? JSONDecoder().decode(File.self, from: data)
+        {
             entries = file.entries
         }
         var hostList = TrackerHostList(text: [])
@@ -120,7 +121,8 @@ public struct TrackerBlocklist: Sendable {
         // lookup costs a probe per label.
         guard host.utf8.count <= Self.maximumHostLength else { return false }
         if byHost[host] != nil || hasDomainEntry(for: host),
-           curatedMatch(host: host, lowercasedPath: String(decoding: Self.path(of: url), as: UTF8.self)) != nil {
+            curatedMatch(host: host, lowercasedPath: String(decoding: Self.path(of: url), as: UTF8.self)) != nil
+        {
             return true
         }
         var host = host

@@ -34,7 +34,8 @@ struct TrackerHostList: Sendable {
             guard let base = bytes.baseAddress else { return }
             var start = 0
             while start < bytes.count {
-                let end = memchr(base + start, 10, bytes.count - start).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
+                let end =
+                    memchr(base + start, 10, bytes.count - start).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
                     ?? bytes.count
                 if end > start, bytes[start] != 35 {
                     let isException = bytes[start] == 64
@@ -43,10 +44,13 @@ struct TrackerHostList: Sendable {
                     while hostEnd < end, bytes[hostEnd] != 47 { hostEnd += 1 }
                     var lineEnd = end
                     while lineEnd > hostEnd, ASCIIBytes.isSpace(bytes[lineEnd - 1]) { lineEnd -= 1 }
-                    let hostLength = hostEnd - hostStart, pathLength = lineEnd - hostEnd
+                    let hostLength = hostEnd - hostStart
+                    let pathLength = lineEnd - hostEnd
                     if hostLength > 0, hostLength <= Int(UInt16.max), pathLength <= Int(UInt16.max), hostStart <= Int(UInt32.max) {
-                        lines.append(Line(hostStart: UInt32(hostStart), hostLength: UInt16(hostLength),
-                                          pathLength: UInt16(pathLength), isException: isException))
+                        lines.append(
+                            Line(
+                                hostStart: UInt32(hostStart), hostLength: UInt16(hostLength),
+                                pathLength: UInt16(pathLength), isException: isException))
                     }
                 }
                 start = end + 1
@@ -92,7 +96,8 @@ struct TrackerHostList: Sendable {
 
     /// The first line whose host is not below `key` in the list's order.
     private func firstIndex(notBelow key: UnsafeBufferPointer<UInt8>, in text: UnsafeBufferPointer<UInt8>) -> Int {
-        var low = 0, high = lines.count
+        var low = 0
+        var high = lines.count
         while low < high {
             let middle = (low + high) / 2
             if Self.compare(key, text, lines[middle]) > 0 { low = middle + 1 } else { high = middle }
@@ -108,21 +113,27 @@ struct TrackerHostList: Sendable {
 
     /// Two lines in the list's order: host read backwards, then path, then the exception first.
     private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ left: Line, _ b: UnsafeBufferPointer<UInt8>, _ right: Line) -> Int {
-        let leftEnd = Int(left.hostStart) + Int(left.hostLength), rightEnd = Int(right.hostStart) + Int(right.hostLength)
-        let byHost = compareBackwards(UnsafeBufferPointer(rebasing: a[Int(left.hostStart)..<leftEnd]), Int(left.hostLength),
-                                      b, rightEnd, Int(right.hostLength))
+        let leftEnd = Int(left.hostStart) + Int(left.hostLength)
+        let rightEnd = Int(right.hostStart) + Int(right.hostLength)
+        let byHost = compareBackwards(
+            UnsafeBufferPointer(rebasing: a[Int(left.hostStart)..<leftEnd]), Int(left.hostLength),
+            b, rightEnd, Int(right.hostLength))
         if byHost != 0 { return byHost }
-        let leftPath = a[leftEnd..<(leftEnd + Int(left.pathLength))], rightPath = b[rightEnd..<(rightEnd + Int(right.pathLength))]
+        let leftPath = a[leftEnd..<(leftEnd + Int(left.pathLength))]
+        let rightPath = b[rightEnd..<(rightEnd + Int(right.pathLength))]
         if leftPath.elementsEqual(rightPath) { return left.isException == right.isException ? 0 : left.isException ? -1 : 1 }
         return leftPath.lexicographicallyPrecedes(rightPath) ? -1 : 1
     }
 
-    private static func compareBackwards(_ key: UnsafeBufferPointer<UInt8>, _ keyLength: Int,
-                                         _ text: UnsafeBufferPointer<UInt8>, _ hostEnd: Int, _ hostLength: Int) -> Int {
+    private static func compareBackwards(
+        _ key: UnsafeBufferPointer<UInt8>, _ keyLength: Int,
+        _ text: UnsafeBufferPointer<UInt8>, _ hostEnd: Int, _ hostLength: Int
+    ) -> Int {
         let shared = min(keyLength, hostLength)
         var offset = 1
         while offset <= shared {
-            let left = key[keyLength - offset], right = text[hostEnd - offset]
+            let left = key[keyLength - offset]
+            let right = text[hostEnd - offset]
             if left != right { return left < right ? -1 : 1 }
             offset += 1
         }

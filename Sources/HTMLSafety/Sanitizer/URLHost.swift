@@ -23,7 +23,9 @@ enum URLHost {
         // Nearly every host in mail is already canonical: lowercase letters, digits, dots and
         // hyphens, its last label not a number and no trailing dot. That one is its own result,
         // read without the copy the general path makes.
-        var needsDecoding = false, needsLowercasing = false, alreadyCanonical = !raw.isEmpty
+        var needsDecoding = false
+        var needsLowercasing = false
+        var alreadyCanonical = !raw.isEmpty
         for byte in raw {
             if byte >= 0x80 || byte == 37 {
                 needsDecoding = true
@@ -69,7 +71,8 @@ enum URLHost {
         var index = bytes.startIndex
         while index < bytes.endIndex {
             if bytes[index] == 37, index + 2 < bytes.endIndex,
-               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]), decodes(high << 4 | low) {
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]), decodes(high << 4 | low)
+            {
                 output.append(high << 4 | low)
                 index += 3
             } else {
@@ -162,7 +165,8 @@ enum URLHost {
             numbers.append(number)
         }
         guard numbers.dropLast().allSatisfy({ $0 <= 255 }), let last = numbers.last,
-              last < (UInt64(1) << (8 * UInt64(5 - numbers.count))) else { return nil }
+            last < (UInt64(1) << (8 * UInt64(5 - numbers.count)))
+        else { return nil }
         var address = last
         for (position, number) in numbers.dropLast().enumerated() { address += number << (8 * UInt64(3 - position)) }
         return (0..<4).map { String((address >> (8 * UInt64(3 - $0))) & 0xFF) }.joined(separator: ".")
@@ -172,7 +176,8 @@ enum URLHost {
     /// which every check above refuses.
     static func ipv4Number(_ part: ArraySlice<UInt8>) -> UInt64? {
         guard !part.isEmpty else { return nil }
-        var digits = part[...], radix: UInt64 = 10
+        var digits = part[...]
+        var radix: UInt64 = 10
         if digits.count >= 2, digits.first == 48, digits[digits.startIndex + 1] | 0x20 == 120 {
             digits = digits.dropFirst(2)
             radix = 16

@@ -37,7 +37,7 @@ enum URLPolicy: Equatable {
         guard let colon = url.firstIndex(of: UInt8(ascii: ":")) else { return .relative }
         // A scheme is ASCII alpha then alphanumerics, '+', '-', '.'; otherwise the colon is in a path.
         guard colon > 0, isAlpha(url[0]),
-              url[1..<colon].allSatisfy({ isAlpha($0) || ($0 >= 48 && $0 <= 57) || $0 == 43 || $0 == 45 || $0 == 46 })
+            url[1..<colon].allSatisfy({ isAlpha($0) || ($0 >= 48 && $0 <= 57) || $0 == 43 || $0 == 45 || $0 == 46 })
         else { return .relative }
         let scheme = url[..<colon]
         let rest = url[(colon + 1)...]
@@ -118,7 +118,8 @@ enum URLPolicy: Equatable {
 
     /// `.` or `..` (`dots` of them), each dot possibly written `%2e` (URL Standard).
     static func isDotSegment(_ segment: ArraySlice<UInt8>, dots: Int) -> Bool {
-        var index = segment.startIndex, found = 0
+        var index = segment.startIndex
+        var found = 0
         while index < segment.endIndex {
             if segment[index] == 46 {
                 index += 1

@@ -1,10 +1,10 @@
 import Foundation
 import Logging
+import MailTransport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
-import MailTransport
 
 /// Opens IMAP connections on SwiftNIO. A connection lives for the scope of `withSession`, which
 /// closes it whatever happens in the body.

@@ -27,7 +27,8 @@ extension IMAPSession {
         let state: ResponseState
         if hasCapability("AUTH=PLAIN") && (hasCapability("LOGINDISABLED") || hasCapability("SASL-IR")) {
             let token = Data(("\u{0}" + username + "\u{0}" + password).utf8).base64EncodedString()
-            let parts: [CommandPart] = hasCapability("SASL-IR")
+            let parts: [CommandPart] =
+                hasCapability("SASL-IR")
                 ? [.text("AUTHENTICATE PLAIN \(token)")] : [.text("AUTHENTICATE PLAIN"), .afterContinuation(token)]
             state = try await run(parts) { _ in }
         } else if username.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) && password.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
@@ -119,7 +120,8 @@ extension IMAPSession {
 
     /// STATUS of several mailboxes, pipelined in one round trip.
     public func status(of mailboxes: [MailboxPath], items: [String] = ["MESSAGES", "UIDNEXT", "UIDVALIDITY", "UNSEEN"])
-        async throws -> [String: [String: UInt64]] {
+        async throws -> [String: [String: UInt64]]
+    {
         let wanted = items + (hasCapability("CONDSTORE") && !items.contains("HIGHESTMODSEQ") ? ["HIGHESTMODSEQ"] : [])
         let commands = try mailboxes.map { "STATUS \(try Self.mailboxArgument($0)) (\(wanted.joined(separator: " ")))" }
         let result = try await pipeline(commands)
@@ -141,7 +143,8 @@ extension IMAPSession {
     /// known state, it also reports what vanished and changed since (RFC 7162 section 3.2.5).
     @discardableResult
     public func select(_ mailbox: MailboxPath, readOnly: Bool = false, qresync: (uidValidity: UInt32, modSeq: UInt64)? = nil)
-        async throws -> SelectedMailbox {
+        async throws -> SelectedMailbox
+    {
         var parameters = ""
         if let qresync, enabled.contains("QRESYNC") {
             parameters = " (QRESYNC (\(qresync.uidValidity) \(qresync.modSeq)))"
@@ -164,7 +167,9 @@ extension IMAPSession {
                 for attribute in attributes {
                     switch attribute {
                     case .uid(let uid): update.uid = uid
-                    case .flags(let flags): update.flags = flags; hasFlags = true
+                    case .flags(let flags):
+                        update.flags = flags
+                        hasFlags = true
                     case .modSeq(let modSeq): update.modSeq = modSeq
                     default: break
                     }
@@ -211,8 +216,10 @@ extension IMAPSession {
     /// it is quarantined: logged with its bytes and returned, and the fetch goes on.
     /// `changedSince` adds CONDSTORE's CHANGEDSINCE (flags changed after that mod-sequence).
     @discardableResult
-    public func uidFetch(_ uids: UIDSet, items: [FetchItem], changedSince: UInt64? = nil,
-                         each: (FetchedMessage) throws -> Void) async throws -> [QuarantinedResponse] {
+    public func uidFetch(
+        _ uids: UIDSet, items: [FetchItem], changedSince: UInt64? = nil,
+        each: (FetchedMessage) throws -> Void
+    ) async throws -> [QuarantinedResponse] {
         var failures: [QuarantinedResponse] = []
         try await fetchOnce(uids, items: items, changedSince: changedSince, each: each) { failures.append($0) }
         var quarantined: [QuarantinedResponse] = []
@@ -232,8 +239,10 @@ extension IMAPSession {
         return quarantined
     }
 
-    private func fetchOnce(_ uids: UIDSet, items: [FetchItem], changedSince: UInt64?, each: (FetchedMessage) throws -> Void,
-                           failed: @escaping (QuarantinedResponse) -> Void) async throws {
+    private func fetchOnce(
+        _ uids: UIDSet, items: [FetchItem], changedSince: UInt64?, each: (FetchedMessage) throws -> Void,
+        failed: @escaping (QuarantinedResponse) -> Void
+    ) async throws {
         guard !uids.isEmpty else { return }
         var wanted = [FetchItem.uid] + items.filter { $0 != .uid }
         if changedSince != nil, !wanted.contains(.modSeq) { wanted.append(.modSeq) }
@@ -260,17 +269,20 @@ extension IMAPSession {
     }
 
     private func quarantine(_ response: QuarantinedResponse) {
-        logger.error("quarantined a message whose FETCH response does not parse", metadata: [
-            "mailbox": "\(selected?.name ?? "")", "uid": "\(response.uid.map(String.init) ?? "?")", "reason": "\(response.reason)",
-            "bytes": "\(String(decoding: response.bytes.prefix(64 * 1024), as: UTF8.self))",
-        ])
+        logger.error(
+            "quarantined a message whose FETCH response does not parse",
+            metadata: [
+                "mailbox": "\(selected?.name ?? "")", "uid": "\(response.uid.map(String.init) ?? "?")", "reason": "\(response.reason)",
+                "bytes": "\(String(decoding: response.bytes.prefix(64 * 1024), as: UTF8.self))"
+            ])
     }
 
     /// UID STORE ±FLAGS / FLAGS; `.SILENT` unless the new flags are wanted back.
     /// `unchangedSince` (CONDSTORE) makes the change conditional; refused UIDs are returned.
     @discardableResult
     public func uidStore(_ uids: UIDSet, _ mode: StoreMode, flags: [String], silent: Bool = true, unchangedSince: UInt64? = nil)
-        async throws -> (updated: [FetchedMessage], modified: UIDSet) {
+        async throws -> (updated: [FetchedMessage], modified: UIDSet)
+    {
         var command = "UID STORE \(uids)"
         if let unchangedSince { command += " (UNCHANGEDSINCE \(unchangedSince))" }
         command += " \(mode.rawValue)\(silent ? ".SILENT" : "") (\(flags.joined(separator: " ")))"

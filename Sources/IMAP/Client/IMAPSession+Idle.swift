@@ -18,8 +18,10 @@ extension IMAPSession {
     /// `eventSink` as they arrive. Returns when a re-issue is due, when the no-traffic watchdog has
     /// probed the connection with NOOP, or when `shouldStop` says so; a probe that goes unanswered
     /// throws `.timeout`, so the caller reconnects. Servers without IDLE are polled with NOOP.
-    public func idle(reissueAfter: Duration = .seconds(25 * 60), probeAfterSilence: Duration = .seconds(5 * 60),
-                     shouldStop: () -> Bool = { false }) async throws -> IdleOutcome {
+    public func idle(
+        reissueAfter: Duration = .seconds(25 * 60), probeAfterSilence: Duration = .seconds(5 * 60),
+        shouldStop: () -> Bool = { false }
+    ) async throws -> IdleOutcome {
         guard selected != nil else { throw IMAPError.invalidArgument("IDLE needs a selected mailbox") }
         let clock = ContinuousClock()
         let started = clock.now

@@ -3,8 +3,10 @@
 /// live session does. Additive only; the labels differ from the memberwise initializers', which
 /// stay internal.
 extension IMAPSession.SelectedMailbox {
-    public init(mailbox name: String, exists: UInt32, uidValidity: UInt32?, uidNext: UInt32?, highestModSeq: UInt64?, readOnly: Bool,
-                vanished: UIDSet = UIDSet(), resynchronized: Bool = false, changed: [IMAPSession.FlagUpdate] = []) {
+    public init(
+        mailbox name: String, exists: UInt32, uidValidity: UInt32?, uidNext: UInt32?, highestModSeq: UInt64?, readOnly: Bool,
+        vanished: UIDSet = UIDSet(), resynchronized: Bool = false, changed: [IMAPSession.FlagUpdate] = []
+    ) {
         self.name = name
         self.exists = exists
         self.uidValidity = uidValidity

@@ -88,9 +88,11 @@ public final class IMAPSession {
     /// Untagged responses that did not parse and belonged to no FETCH: kept for the log.
     public private(set) var skippedResponses: [QuarantinedResponse] = []
 
-    init(inbound: NIOAsyncChannelInboundStream<ConnectionEvent>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-         channel: any Channel, watch: NIOLockedValueBox<ConnectionWatch>, tlsContext: NIOSSLContext, sniHostname: String?,
-         server: MailServer, logger: Logger) {
+    init(
+        inbound: NIOAsyncChannelInboundStream<ConnectionEvent>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        channel: any Channel, watch: NIOLockedValueBox<ConnectionWatch>, tlsContext: NIOSSLContext, sniHostname: String?,
+        server: MailServer, logger: Logger
+    ) {
         self.inbound = inbound
         self.outbound = outbound
         self.channel = channel
@@ -133,13 +135,14 @@ public final class IMAPSession {
             watch.withLockedValue { $0.startTLSPending = true }
             try await execute("STARTTLS")
             do {
-                try await STARTTLS.addTLS(to: channel, framer: IMAPStreamFramer.self, messagesRead: messagesRead, context: tlsContext,
-                                          serverHostname: sniHostname, watch: watch)
+                try await STARTTLS.addTLS(
+                    to: channel, framer: IMAPStreamFramer.self, messagesRead: messagesRead, context: tlsContext,
+                    serverHostname: sniHostname, watch: watch)
             } catch {
                 isBroken = true
                 throw IMAPClient.classify(error, server: server)
             }
-            capabilities = []  // RFC 9051 section 6.2.1: capabilities before STARTTLS are discarded
+            capabilities = [] // RFC 9051 section 6.2.1: capabilities before STARTTLS are discarded
         }
         if capabilities.isEmpty { try await refreshCapabilities() }
     }
@@ -187,8 +190,10 @@ public final class IMAPSession {
     }
 
     /// Sends a command, its literals as the server allows, and reads until its tagged answer.
-    func run(_ parts: [CommandPart], onUnparseable: ((QuarantinedResponse) -> Void)? = nil,
-             onUntagged: (UntaggedResponse) throws -> Void) async throws -> ResponseState {
+    func run(
+        _ parts: [CommandPart], onUnparseable: ((QuarantinedResponse) -> Void)? = nil,
+        onUntagged: (UntaggedResponse) throws -> Void
+    ) async throws -> ResponseState {
         beginWaiting()
         defer { endWaiting() }
         let tag = nextTag()
@@ -264,8 +269,10 @@ public final class IMAPSession {
     }
 
     /// Reads until the tagged answer for `tag`.
-    func collect(tag: String, command: String, onUnparseable: ((QuarantinedResponse) -> Void)? = nil,
-                 onUntagged: (UntaggedResponse) throws -> Void) async throws -> ResponseState {
+    func collect(
+        tag: String, command: String, onUnparseable: ((QuarantinedResponse) -> Void)? = nil,
+        onUntagged: (UntaggedResponse) throws -> Void
+    ) async throws -> ResponseState {
         while true {
             switch try await nextEvent() {
             case .message(.response(.tagged(let responseTag, let state))) where responseTag == tag:
@@ -321,7 +328,9 @@ public final class IMAPSession {
         if sequence != nil, let onUnparseable {
             onUnparseable(entry)
         } else {
-            logger.warning("skipped an unparseable response", metadata: ["reason": "\(reason)", "bytes": "\(String(decoding: bytes.prefix(2000), as: UTF8.self))"])
+            logger.warning(
+                "skipped an unparseable response",
+                metadata: ["reason": "\(reason)", "bytes": "\(String(decoding: bytes.prefix(2000), as: UTF8.self))"])
             if skippedResponses.count < 100 { skippedResponses.append(entry) }
         }
     }
@@ -361,7 +370,8 @@ public final class IMAPSession {
         }
         if silence >= server.commandTimeout ?? IMAPClient.defaultCommandTimeout {
             isBroken = true
-            throw IMAPError.timeout("\(server.host):\(server.port) sent nothing for \(silence.seconds) s while a command was outstanding; the connection is stuck")
+            throw IMAPError.timeout(
+                "\(server.host):\(server.port) sent nothing for \(silence.seconds) s while a command was outstanding; the connection is stuck")
         }
     }
 
@@ -436,7 +446,7 @@ extension Duration {
 /// Reads `* n FETCH` and a `UID n` out of a response that did not parse, so it can be refetched.
 enum UnparseableFetch {
     static func identify(_ bytes: [UInt8]) -> (sequence: UInt32?, uid: UInt32?) {
-        guard bytes.starts(with: [42, 32]) else { return (nil, nil) }  // "* "
+        guard bytes.starts(with: [42, 32]) else { return (nil, nil) } // "* "
         var index = 2
         var sequence: UInt32 = 0
         var digits = 0
@@ -446,7 +456,8 @@ enum UnparseableFetch {
             digits += 1
         }
         guard digits > 0, index + 6 <= bytes.count,
-              String(decoding: bytes[index..<index + 6], as: UTF8.self).uppercased() == " FETCH" else { return (nil, nil) }
+            String(decoding: bytes[index..<index + 6], as: UTF8.self).uppercased() == " FETCH"
+        else { return (nil, nil) }
         return (sequence, findUID(bytes, from: index + 6))
     }
 
@@ -455,7 +466,8 @@ enum UnparseableFetch {
         var index = start
         while index + pattern.count < bytes.count {
             if bytes[index] | 0x20 == 0x75, bytes[index + 1] | 0x20 == 0x69, bytes[index + 2] | 0x20 == 0x64, bytes[index + 3] == 32,
-               index == 0 || bytes[index - 1] == 40 || bytes[index - 1] == 32 {
+                index == 0 || bytes[index - 1] == 40 || bytes[index - 1] == 32
+            {
                 var value: UInt32 = 0
                 var position = index + 4
                 var digits = 0

@@ -141,8 +141,9 @@ struct SequenceMap {
     private mutating func split(_ index: Int) {
         let half = chunks[index].pairs.count / 2
         let firstRun = chunks[index].pairs[half - 1].offset
-        let second = Chunk(run: chunks[index].run - firstRun,
-                           pairs: chunks[index].pairs[half...].map { Chunk.Pair(offset: $0.offset - firstRun, uid: $0.uid) })
+        let second = Chunk(
+            run: chunks[index].run - firstRun,
+            pairs: chunks[index].pairs[half...].map { Chunk.Pair(offset: $0.offset - firstRun, uid: $0.uid) })
         chunks[index].pairs.removeSubrange(half...)
         chunks[index].run = firstRun
         chunks.insert(second, at: index + 1)

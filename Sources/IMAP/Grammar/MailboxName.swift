@@ -8,18 +8,27 @@ public enum MailboxName {
         var output = ""
         var iterator = name.makeIterator()
         while let character = iterator.next() {
-            guard character == "&" else { output.append(character); continue }
+            guard character == "&" else {
+                output.append(character)
+                continue
+            }
             var encoded = ""
             var closed = false
             while let next = iterator.next() {
-                if next == "-" { closed = true; break }
+                if next == "-" {
+                    closed = true
+                    break
+                }
                 encoded.append(next)
             }
-            if encoded.isEmpty { output.append("&"); continue }
+            if encoded.isEmpty {
+                output.append("&")
+                continue
+            }
             var base64 = encoded.replacingOccurrences(of: ",", with: "/")
             while base64.count % 4 != 0 { base64.append("=") }
             guard closed, let data = Data(base64Encoded: base64), data.count % 2 == 0 else {
-                output += "&" + encoded + (closed ? "-" : "")  // not valid modified UTF-7: keep as sent
+                output += "&" + encoded + (closed ? "-" : "") // not valid modified UTF-7: keep as sent
                 continue
             }
             let units = stride(from: 0, to: data.count, by: 2).map { UInt16(data[$0]) << 8 | UInt16(data[$0 + 1]) }
@@ -34,7 +43,10 @@ public enum MailboxName {
         func flush() {
             guard !pending.isEmpty else { return }
             var bytes: [UInt8] = []
-            for unit in pending { bytes.append(UInt8(unit >> 8)); bytes.append(UInt8(unit & 0xFF)) }
+            for unit in pending {
+                bytes.append(UInt8(unit >> 8))
+                bytes.append(UInt8(unit & 0xFF))
+            }
             let base64 = Data(bytes).base64EncodedString().replacingOccurrences(of: "/", with: ",")
                 .replacingOccurrences(of: "=", with: "")
             output += "&" + base64 + "-"

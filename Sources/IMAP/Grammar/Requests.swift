@@ -180,7 +180,7 @@ public struct UIDMapping: Sendable, Hashable {
         guard let source, source.count == destination.count else { return [:] }
         var result: [UInt32: UInt32] = [:]
         var sourceRange = 0
-        var sourceOffset = 0  // members in the source ranges before `sourceRange`
+        var sourceOffset = 0 // members in the source ranges before `sourceRange`
         var destinationRange = 0
         var destinationOffset = 0
         for uid in Set(sources).sorted() {

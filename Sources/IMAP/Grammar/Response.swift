@@ -11,7 +11,13 @@ public enum IMAPResponse: Sendable, Hashable {
 }
 
 public struct ResponseState: Sendable, Hashable {
-    public enum Status: String, Sendable, Hashable { case ok = "OK", no = "NO", bad = "BAD", bye = "BYE", preauth = "PREAUTH" }
+    public enum Status: String, Sendable, Hashable {
+        case ok = "OK"
+        case no = "NO"
+        case bad = "BAD"
+        case bye = "BYE"
+        case preauth = "PREAUTH"
+    }
     public var status: Status
     public var code: ResponseCode?
     public var text: String
@@ -123,7 +129,7 @@ public struct MailboxListing: Sendable, Hashable {
         if name.caseInsensitiveCompare("INBOX") == .orderedSame { return .inbox }
         let mapping: [(String, MailboxRole)] = [
             ("\\Sent", .sent), ("\\Drafts", .drafts), ("\\Trash", .trash), ("\\Junk", .junk), ("\\Flagged", .flagged),
-            ("\\All", .all), ("\\Important", .important), ("\\Archive", .archive),
+            ("\\All", .all), ("\\Important", .important), ("\\Archive", .archive)
         ]
         for (attribute, role) in mapping where hasAttribute(attribute) { return role }
         return .ordinary

@@ -138,7 +138,7 @@ public struct UIDSet: Sendable, Hashable, CustomStringConvertible {
         while true {
             var value: UInt64 = 0
             let start = index
-            if index < bytes.count, bytes[index] == 42 {  // *
+            if index < bytes.count, bytes[index] == 42 { // *
                 value = UInt64(UInt32.max)
                 index += 1
             } else {
@@ -150,7 +150,7 @@ public struct UIDSet: Sendable, Hashable, CustomStringConvertible {
             }
             let number = UInt32(value)
             let next: UInt8 = index < bytes.count ? bytes[index] : 0
-            if next == 58, !inRange {  // :
+            if next == 58, !inRange { // :
                 first = number
                 inRange = true
                 index += 1
@@ -159,7 +159,7 @@ public struct UIDSet: Sendable, Hashable, CustomStringConvertible {
             let lower = inRange ? first : number
             ranges.append(min(lower, number)...max(lower, number))
             inRange = false
-            guard next == 44 else { break }  // ,
+            guard next == 44 else { break } // ,
             index += 1
         }
         return UIDSet(ranges)

@@ -51,7 +51,7 @@ public struct ResponseFramer: Sendable {
                 let literalEnd = newline + 1 + literal
                 guard literalEnd - start <= limits.maxResponseBytes else { throw .responseTooLarge }
                 guard buffer.count >= literalEnd else {
-                    scanned = newline  // rescan this line once the literal is here
+                    scanned = newline // rescan this line once the literal is here
                     return nil
                 }
                 scanned = literalEnd
@@ -83,9 +83,9 @@ public struct ResponseFramer: Sendable {
 
     /// `{123}` or `{123+}` / `{123-}` at the end of the line, else nil.
     private func literalSize(lineStart: Int, lineEnd: Int) -> Int? {
-        guard lineEnd > lineStart, buffer[lineEnd - 1] == 125 else { return nil }  // }
+        guard lineEnd > lineStart, buffer[lineEnd - 1] == 125 else { return nil } // }
         var position = lineEnd - 2
-        if position >= lineStart, buffer[position] == 43 || buffer[position] == 45 { position -= 1 }  // + or -
+        if position >= lineStart, buffer[position] == 43 || buffer[position] == 45 { position -= 1 } // + or -
         var value = 0
         var digits = 0
         while position >= lineStart, buffer[position] >= 48, buffer[position] <= 57 {
@@ -96,7 +96,7 @@ public struct ResponseFramer: Sendable {
             digits += 1
             position -= 1
         }
-        guard digits > 0, position >= lineStart, buffer[position] == 123 else { return nil }  // {
+        guard digits > 0, position >= lineStart, buffer[position] == 123 else { return nil } // {
         // `~{n}` is a binary literal (RFC 3516); same framing.
         return value
     }

@@ -102,11 +102,12 @@ struct Cursor {
             break
         }
         guard needsWork else { return String(headerBytes: slice) }
-        return String(headerBytes: slice.map { byte in
-            if upper, byte >= 97, byte <= 122 { return byte - 32 }
-            if !upper, byte >= 65, byte <= 90 { return byte + 32 }
-            return byte
-        })
+        return String(
+            headerBytes: slice.map { byte in
+                if upper, byte >= 97, byte <= 122 { return byte - 32 }
+                if !upper, byte >= 65, byte <= 90 { return byte + 32 }
+                return byte
+            })
     }
 
     /// An nstring as lowercased text (MIME type, subtype, encoding, disposition), or nil for NIL.
@@ -137,7 +138,7 @@ struct Cursor {
 
     mutating func isNIL() -> Bool {
         guard index + 3 <= bytes.count,
-              bytes[index] | 0x20 == 110, bytes[index + 1] | 0x20 == 105, bytes[index + 2] | 0x20 == 108
+            bytes[index] | 0x20 == 110, bytes[index + 1] | 0x20 == 105, bytes[index + 2] | 0x20 == 108
         else { return false }
         let after = index + 3 < bytes.count ? bytes[index + 3] : 32
         guard after == 32 || after == 41 || after == 93 else { return false }
@@ -168,7 +169,11 @@ struct Cursor {
         var value: [UInt8] = []
         while let byte = peek {
             index += 1
-            if byte == 92, let next = peek { value.append(next); index += 1; continue }
+            if byte == 92, let next = peek {
+                value.append(next)
+                index += 1
+                continue
+            }
             if byte == 34 { return value[...] }
             value.append(byte)
         }
@@ -176,7 +181,7 @@ struct Cursor {
     }
 
     mutating func literal() throws -> ArraySlice<UInt8> {
-        if peek == 126 { index += 1 }  // ~ binary literal
+        if peek == 126 { index += 1 } // ~ binary literal
         try expect(123)
         let size = try number()
         if peek == 43 || peek == 45 { index += 1 }
@@ -243,7 +248,7 @@ struct Cursor {
         default:
             let start = index
             while let next = peek, next != 32, next != 41, next != 40 {
-                if next == 91 {  // BODY[...] style: skip to the matching ]
+                if next == 91 { // BODY[...] style: skip to the matching ]
                     while let inner = peek, inner != 93 { index += 1 }
                 }
                 index += 1
@@ -256,12 +261,12 @@ struct Cursor {
 
     mutating func response() throws -> IMAPResponse {
         guard let first = peek else { throw fail("empty response") }
-        if first == 43 {  // +
+        if first == 43 { // +
             index += 1
             skipSpaces()
             return .continuation(restOfLine())
         }
-        if first == 42 {  // *
+        if first == 42 { // *
             index += 1
             try space()
             return .untagged(try untagged())
@@ -299,10 +304,18 @@ struct Cursor {
         case "TRYCREATE": return .tryCreate
         case "NOMODSEQ": return .noModSeq
         case "CLOSED": return .closed
-        case "UIDVALIDITY": try space(); return .uidValidity(try number32())
-        case "UIDNEXT": try space(); return .uidNext(try number32())
-        case "UNSEEN": try space(); return .unseen(try number32())
-        case "HIGHESTMODSEQ": try space(); return .highestModSeq(try number())
+        case "UIDVALIDITY":
+            try space()
+            return .uidValidity(try number32())
+        case "UIDNEXT":
+            try space()
+            return .uidNext(try number32())
+        case "UNSEEN":
+            try space()
+            return .unseen(try number32())
+        case "HIGHESTMODSEQ":
+            try space()
+            return .highestModSeq(try number())
         case "CAPABILITY":
             var capabilities: [String] = []
             while optionalSpace(), peek != 93 { capabilities.append(try atom(stopAtBracket: true)) }
@@ -401,7 +414,7 @@ struct Cursor {
             var ids: [UInt32] = []
             var modSeq: UInt64?
             while optionalSpace(), !atEnd {
-                if peek == 40 {  // (MODSEQ n), RFC 7162
+                if peek == 40 { // (MODSEQ n), RFC 7162
                     index += 1
                     _ = try atom()
                     try space()
@@ -529,9 +542,15 @@ struct Cursor {
     mutating func fetchAttribute() throws -> FetchAttribute {
         let name = try atomUppercased(stopAtBracket: true)
         switch name {
-        case "UID": try space(); return .uid(try number32())
-        case "FLAGS": try space(); return .flags(try atomList())
-        case "RFC822.SIZE": try space(); return .rfc822Size(try number())
+        case "UID":
+            try space()
+            return .uid(try number32())
+        case "FLAGS":
+            try space()
+            return .flags(try atomList())
+        case "RFC822.SIZE":
+            try space()
+            return .rfc822Size(try number())
         case "INTERNALDATE":
             try space()
             let value = try string()
@@ -543,10 +562,18 @@ struct Cursor {
             let value = try number()
             try expect(41)
             return .modSeq(value)
-        case "X-GM-MSGID": try space(); return .gmailMessageID(try number())
-        case "X-GM-THRID": try space(); return .gmailThreadID(try number())
-        case "X-GM-LABELS": try space(); return .gmailLabels(try atomList())
-        case "ENVELOPE": try space(); return .envelope(try envelope())
+        case "X-GM-MSGID":
+            try space()
+            return .gmailMessageID(try number())
+        case "X-GM-THRID":
+            try space()
+            return .gmailThreadID(try number())
+        case "X-GM-LABELS":
+            try space()
+            return .gmailLabels(try atomList())
+        case "ENVELOPE":
+            try space()
+            return .envelope(try envelope())
         case "BODYSTRUCTURE":
             try space()
             return .bodyStructure(try body(partId: "", isRoot: true))
@@ -569,7 +596,7 @@ struct Cursor {
                 try expect(93)
             }
             var origin: UInt64?
-            if peek == 60 {  // <origin>
+            if peek == 60 { // <origin>
                 index += 1
                 origin = try number()
                 try expect(62)
@@ -592,17 +619,23 @@ struct Cursor {
     /// anything else goes to the tolerant `internalDate(_: String)`.
     static func internalDate(bytes b: [UInt8]) -> Date? {
         guard b.count == 26 || b.count == 25 else { return internalDate(String(headerBytes: b)) }
-        let o = b.count - 26  // -1 when the day has one digit and no padding
+        let o = b.count - 26 // -1 when the day has one digit and no padding
         func digit(_ i: Int) -> Int? { b[i] >= 48 && b[i] <= 57 ? Int(b[i] - 48) : nil }
-        func two(_ i: Int) -> Int? { guard let a = digit(i), let c = digit(i + 1) else { return nil }; return a * 10 + c }
+        func two(_ i: Int) -> Int? {
+            guard let a = digit(i), let c = digit(i + 1) else { return nil }
+            return a * 10 + c
+        }
         let dayTens = o == 0 ? (b[0] == 32 ? 0 : digit(0)) : 0
         guard let dayTens, let dayOnes = digit(1 + o), b[2 + o] == 45, b[6 + o] == 45, b[11 + o] == 32, b[14 + o] == 58, b[17 + o] == 58,
-              b[20 + o] == 32, b[21 + o] == 43 || b[21 + o] == 45,
-              let yearHigh = two(7 + o), let yearLow = two(9 + o), let hour = two(12 + o), let minute = two(15 + o), let second = two(18 + o),
-              let zoneHours = two(22 + o), let zoneMinutes = two(24 + o) else { return internalDate(String(headerBytes: b)) }
+            b[20 + o] == 32, b[21 + o] == 43 || b[21 + o] == 45,
+            let yearHigh = two(7 + o), let yearLow = two(9 + o), let hour = two(12 + o), let minute = two(15 + o), let second = two(18 + o),
+            let zoneHours = two(22 + o), let zoneMinutes = two(24 + o)
+        else { return internalDate(String(headerBytes: b)) }
         let month = (b[3 + o] | 0x20, b[4 + o] | 0x20, b[5 + o] | 0x20)
-        let names: [(UInt8, UInt8, UInt8)] = [(106, 97, 110), (102, 101, 98), (109, 97, 114), (97, 112, 114), (109, 97, 121), (106, 117, 110),
-                                             (106, 117, 108), (97, 117, 103), (115, 101, 112), (111, 99, 116), (110, 111, 118), (100, 101, 99)]
+        let names: [(UInt8, UInt8, UInt8)] = [
+            (106, 97, 110), (102, 101, 98), (109, 97, 114), (97, 112, 114), (109, 97, 121), (106, 117, 110),
+            (106, 117, 108), (97, 117, 103), (115, 101, 112), (111, 99, 116), (110, 111, 118), (100, 101, 99)
+        ]
         guard let monthIndex = names.firstIndex(where: { $0 == month }) else { return nil }
         let day = dayTens * 10 + dayOnes
         let year = yearHigh * 100 + yearLow
@@ -617,14 +650,16 @@ struct Cursor {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let pieces = trimmed.split(whereSeparator: { $0 == "-" || $0 == " " || $0 == ":" })
         guard pieces.count == 7, let day = Int(pieces[0]), let year = Int(pieces[2]), let hour = Int(pieces[3]),
-              let minute = Int(pieces[4]), let second = Int(pieces[5]) else { return DateParser.parse(trimmed) }
+            let minute = Int(pieces[4]), let second = Int(pieces[5])
+        else { return DateParser.parse(trimmed) }
         let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
         guard let monthIndex = months.firstIndex(of: pieces[1].lowercased()) else { return nil }
         // zone = ("+" / "-") 4DIGIT; anything else is not a date-time (and must not overflow).
-        let zone = Array(pieces[6].utf8.drop(while: { $0 == 43 }))  // "+0200"; a "-" was a separator
+        let zone = Array(pieces[6].utf8.drop(while: { $0 == 43 })) // "+0200"; a "-" was a separator
         let sign = trimmed.contains(" -") ? -1 : 1
         guard zone.count == 4, zone.allSatisfy({ $0 >= 48 && $0 <= 57 }), (1...31).contains(day), (1900...2200).contains(year),
-              hour < 24, minute < 60, second <= 60 else { return nil }
+            hour < 24, minute < 60, second <= 60
+        else { return nil }
         let zoneValue = zone.reduce(0) { $0 * 10 + Int($1 - 48) }
         let offset = sign * ((zoneValue / 100) * 60 + zoneValue % 100)
         let days = DateParser.daysFromCivil(year: year, month: monthIndex + 1, day: day)
@@ -659,8 +694,9 @@ struct Cursor {
         let messageId = Self.text(try nstring())
         skipSpaces()
         try expect(41)
-        return Envelope(date: date, subject: subject, from: from, sender: sender, replyTo: replyTo, to: to, cc: cc, bcc: bcc,
-                        inReplyTo: inReplyTo, messageId: messageId)
+        return Envelope(
+            date: date, subject: subject, from: from, sender: sender, replyTo: replyTo, to: to, cc: cc, bcc: bcc,
+            inReplyTo: inReplyTo, messageId: messageId)
     }
 
     /// "(" 1*address ")" / nil; address = "(" addr-name SP addr-adl SP addr-mailbox SP addr-host ")".
@@ -692,7 +728,7 @@ struct Cursor {
             skipSpaces()
             try expect(41)
             skipSpaces()
-            guard let host, let mailbox else { continue }  // group start or end
+            guard let host, let mailbox else { continue } // group start or end
             let decodedName = name.map { EncodedWordDecoder.decode(bytes: $0) }
             let address = String(headerBytes: mailbox) + (host.isEmpty ? "" : "@" + String(headerBytes: host))
             result.append(IMAPAddress(name: decodedName?.isEmpty == true ? nil : decodedName, address: address))
@@ -726,7 +762,7 @@ struct Cursor {
             if optionalSpace(), peek != 41 {
                 part.parameters = try parameterList()
                 if optionalSpace(), peek != 41 { try disposition(into: &part) }
-                while optionalSpace(), peek != 41 { try skipValue() }  // language, location, extensions
+                while optionalSpace(), peek != 41 { try skipValue() } // language, location, extensions
             }
             skipSpaces()
             try expect(41)
@@ -749,8 +785,9 @@ struct Cursor {
         let encoding = try lowercasedText() ?? "7bit"
         try space()
         let size = try signedTolerantNumber()
-        var part = MIMEPart(partId: leafId, contentType: "\(type)/\(subtype)", parameters: parameters, contentId: contentId,
-                            contentDescription: description, transferEncoding: encoding, sizeBytes: Int(size))
+        var part = MIMEPart(
+            partId: leafId, contentType: "\(type)/\(subtype)", parameters: parameters, contentId: contentId,
+            contentDescription: description, transferEncoding: encoding, sizeBytes: Int(size))
         if type == "message" && (subtype == "rfc822" || subtype == "global") && optionalSpace() && peek == 40 {
             // body-type-msg: envelope, body, lines. Its inner parts are numbered under this part.
             let envelope = try envelope()
@@ -763,11 +800,11 @@ struct Cursor {
             }
             if optionalSpace(), peek != 41 { _ = try number() }
         } else if type == "text", optionalSpace(), peek != 41 {
-            _ = try number()  // body-fld-lines
+            _ = try number() // body-fld-lines
         }
         // body-ext-1part = body-fld-md5 [SP body-fld-dsp [SP body-fld-lang [SP body-fld-loc *(SP body-extension)]]]
         if optionalSpace(), peek != 41 {
-            try skipValue()  // md5
+            try skipValue() // md5
             if optionalSpace(), peek != 41 { try disposition(into: &part) }
             while optionalSpace(), peek != 41 { try skipValue() }
         }
@@ -778,7 +815,11 @@ struct Cursor {
 
     /// Some servers send a negative or quoted size; read what can be read.
     mutating func signedTolerantNumber() throws -> UInt64 {
-        if peek == 45 { index += 1; _ = try number(); return 0 }
+        if peek == 45 {
+            index += 1
+            _ = try number()
+            return 0
+        }
         if peek == 34 { return UInt64(String(headerBytes: try quoted())) ?? 0 }
         if isNIL() { return 0 }
         return try number()
@@ -810,7 +851,7 @@ struct Cursor {
             }
             return parameters
         }
-        var header: [UInt8] = [120]  // "x"
+        var header: [UInt8] = [120] // "x"
         for (name, value) in pairs {
             header += Array("; \(name)=\"".utf8)
             for byte in value {
@@ -826,7 +867,10 @@ struct Cursor {
     /// body-fld-dsp = "(" string SP body-fld-param ")" / nil
     mutating func disposition(into part: inout MIMEPart) throws {
         if isNIL() { return }
-        guard peek == 40 else { try skipValue(); return }
+        guard peek == 40 else {
+            try skipValue()
+            return
+        }
         try expect(40)
         part.disposition = Self.asciiCased(try string()[...], upper: false)
         try space()

@@ -10,10 +10,12 @@ extension IMAPConnectionPool {
     /// the IDLE with DONE. `established` runs each time the mailbox is selected for IDLE (again after
     /// a reconnect): what arrived before that is in no event, so a caller catches up there.
     /// `reconnecting` is told of each drop (FR-SYNC-04: the state shows it).
-    public nonisolated func idleEvents(mailbox: MailboxPath, reissueAfter: Duration = .seconds(25 * 60),
-                                       probeAfterSilence: Duration = .seconds(5 * 60),
-                                       reconnecting: (@Sendable (_ error: IMAPError) -> Void)? = nil,
-                                       established onEstablished: (@Sendable () -> Void)? = nil) -> MailboxEventStream {
+    public nonisolated func idleEvents(
+        mailbox: MailboxPath, reissueAfter: Duration = .seconds(25 * 60),
+        probeAfterSilence: Duration = .seconds(5 * 60),
+        reconnecting: (@Sendable (_ error: IMAPError) -> Void)? = nil,
+        established onEstablished: (@Sendable () -> Void)? = nil
+    ) -> MailboxEventStream {
         let (stream, continuation) = AsyncThrowingStream<MailboxEvent, any Error>.makeStream()
         let stop = NIOLockedValueBox(false)
         let task = Task {

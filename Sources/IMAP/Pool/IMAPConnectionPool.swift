@@ -67,9 +67,11 @@ public actor IMAPConnectionPool {
     private var opened = 0
     private var isShutDown = false
 
-    public init(server: MailServer, credentials: IMAPCredentialSource, maxConnections: Int = 5,
-                backoff: BackoffSchedule = .standard, maxIdleTime: Duration = .seconds(240),
-                logger: Logger = Logger(label: "tern.imap.pool")) {
+    public init(
+        server: MailServer, credentials: IMAPCredentialSource, maxConnections: Int = 5,
+        backoff: BackoffSchedule = .standard, maxIdleTime: Duration = .seconds(240),
+        logger: Logger = Logger(label: "tern.imap.pool")
+    ) {
         self.server = server
         self.credentials = credentials
         self.maxConnections = max(1, maxConnections)
@@ -88,14 +90,18 @@ public actor IMAPConnectionPool {
     /// caller is passed on to the session, which abandons the command and closes the connection.
     /// `failingFast`: for what a person waits on; when the server cannot be reached it fails at the
     /// first failed attempt instead of waiting through the reconnect schedule (background work waits).
-    public func withConnection<Result: Sendable>(failingFast: Bool = false,
-                                                 _ body: @escaping @Sendable (IMAPSession) async throws -> Result) async throws -> Result {
+    public func withConnection<Result: Sendable>(
+        failingFast: Bool = false,
+        _ body: @escaping @Sendable (IMAPSession) async throws -> Result
+    ) async throws -> Result {
         try await withConnection(holding: false, failingFast: failingFast, body)
     }
 
     /// `holding`: the body keeps the connection for a long time (IDLE), see `held`.
-    func withConnection<Result: Sendable>(holding: Bool, failingFast: Bool = false,
-                                          _ body: @escaping @Sendable (IMAPSession) async throws -> Result) async throws -> Result {
+    func withConnection<Result: Sendable>(
+        holding: Bool, failingFast: Bool = false,
+        _ body: @escaping @Sendable (IMAPSession) async throws -> Result
+    ) async throws -> Result {
         let connection = try await acquire(failingFast: failingFast)
         if holding { held.insert(connection.id) }
         let cancelled = NIOLockedValueBox(false)
@@ -150,7 +156,7 @@ public actor IMAPConnectionPool {
             let stale = connection.lastUsed.withLockedValue { ContinuousClock.now - $0 > maxIdleTime }
             let active = connection.channel.withLockedValue { $0?.isActive ?? false }
             if stale || !active {
-                connection.jobs.finish()  // logs out and ends its task
+                connection.jobs.finish() // logs out and ends its task
                 continue
             }
             busy[connection.id] = connection
@@ -202,9 +208,10 @@ public actor IMAPConnectionPool {
 
     private func closeIfIdle(_ connection: Connection) {
         guard let index = idle.firstIndex(where: { $0.id == connection.id }),
-              connection.lastUsed.withLockedValue({ ContinuousClock.now - $0 >= maxIdleTime }) else { return }
+            connection.lastUsed.withLockedValue({ ContinuousClock.now - $0 >= maxIdleTime })
+        else { return }
         idle.remove(at: index)
-        connection.jobs.finish()  // logs out and ends its task
+        connection.jobs.finish() // logs out and ends its task
     }
 
     /// `inheriting`: the new connection's task keeps the task locals of the operation that needs it
@@ -224,8 +231,9 @@ public actor IMAPConnectionPool {
         let logger = logger
         let router = router
         let run: @Sendable () async -> Void = {
-            await Self.runConnection(connection, jobs: jobs, server: server, credentials: credentials, backoff: backoff,
-                                     router: router, logger: logger, pool: self)
+            await Self.runConnection(
+                connection, jobs: jobs, server: server, credentials: credentials, backoff: backoff,
+                router: router, logger: logger, pool: self)
         }
         tasks[id] = inheriting ? Task { await run() } : Task.detached { await run() }
     }
@@ -278,9 +286,11 @@ public actor IMAPConnectionPool {
 
     /// The life of one connection: connect and log in (retrying with backoff), run jobs until the
     /// pool finishes the job stream or the session breaks, then LOGOUT and close.
-    private static func runConnection(_ connection: Connection, jobs: AsyncStream<Job>, server: MailServer,
-                                      credentials: IMAPCredentialSource, backoff: BackoffSchedule, router: MailboxEventRouter,
-                                      logger: Logger, pool: IMAPConnectionPool) async {
+    private static func runConnection(
+        _ connection: Connection, jobs: AsyncStream<Job>, server: MailServer,
+        credentials: IMAPCredentialSource, backoff: BackoffSchedule, router: MailboxEventRouter,
+        logger: Logger, pool: IMAPConnectionPool
+    ) async {
         var attempt = 0
         var wasReady = false
         var lastError: (any Error)?
@@ -305,7 +315,8 @@ public actor IMAPConnectionPool {
                 lastError = error
             }
             guard !wasReady, let error = lastError, (error as? IMAPError)?.isRetryable == true, attempt < backoff.delays.count,
-                  !Task.isCancelled else { break }
+                !Task.isCancelled
+            else { break }
             logger.info("IMAP connection failed, retrying", metadata: ["error": "\(error)", "in": "\(backoff.delays[attempt])"])
             await pool.attemptFailed(error)
             try? await Task.sleep(for: backoff.delays[attempt])

@@ -6,8 +6,10 @@ public struct IMAPCredentialSource: Sendable {
     public var current: @Sendable () async throws -> MailCredential
     public var refresh: (@Sendable () async throws -> MailCredential)?
 
-    public init(current: @escaping @Sendable () async throws -> MailCredential,
-                refresh: (@Sendable () async throws -> MailCredential)? = nil) {
+    public init(
+        current: @escaping @Sendable () async throws -> MailCredential,
+        refresh: (@Sendable () async throws -> MailCredential)? = nil
+    ) {
         self.current = current
         self.refresh = refresh
     }

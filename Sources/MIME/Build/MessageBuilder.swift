@@ -1,9 +1,10 @@
 import CivilCalendar
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Turns an `OutgoingMIMEMessage` into RFC 5322 bytes for SMTP and IMAP APPEND (FR-SYNC-07, FR-COMP-01):
@@ -60,7 +61,8 @@ public struct MessageBuilder: Sendable {
             guard let base = buffer.baseAddress else { return nil }
             var lineStart = 0
             while lineStart < buffer.count {
-                let lineEnd = memchr(base + lineStart, Int32(ASCII.lf), buffer.count - lineStart)
+                let lineEnd =
+                    memchr(base + lineStart, Int32(ASCII.lf), buffer.count - lineStart)
                     .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? buffer.count
                 let length = lineEnd - lineStart - (lineEnd > lineStart && buffer[lineEnd - 1] == ASCII.cr ? 1 : 0)
                 if length > 998 { return lineStart..<(lineStart + length) }
@@ -101,7 +103,8 @@ public struct MessageBuilder: Sendable {
 
     func attachmentPart(_ attachment: OutgoingMIMEAttachment) -> [UInt8] {
         let filename = MIMEPart.sanitizedFilename(attachment.filename)
-        let type = attachment.mimeType.contains("/") && !attachment.mimeType.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ";" })
+        let type =
+            attachment.mimeType.contains("/") && !attachment.mimeType.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ";" })
             ? attachment.mimeType.lowercased() : "application/octet-stream"
         var header = "Content-Type: \(type); \(HeaderEncoder.parameter("name", filename))\r\n"
         header += "Content-Transfer-Encoding: base64\r\n"
@@ -163,7 +166,7 @@ public struct MessageBuilder: Sendable {
             if let contentId = attachment.contentId { try checkText(contentId, "content id") }
         }
         let ids = [("Message-ID", message.messageId), ("In-Reply-To", message.inReplyTo)] + message.references.map { ("References", $0) }
-        for case let (field, id?) in ids {
+        for case (let field, let id?) in ids {
             try checkText(id, "message id")
             guard MessageID.isValid(id) else { throw MessageBuildError.invalidMessageID(field: field, id: id) }
         }
@@ -204,11 +207,11 @@ public struct MessageBuilder: Sendable {
             let depth = line.prefix { $0 == ">" }.count
             let quote = String(repeating: ">", count: depth)
             var content = String(line.dropFirst(depth))
-            if depth > 0, content.hasPrefix(" ") { content.removeFirst() }  // the space after the marks
+            if depth > 0, content.hasPrefix(" ") { content.removeFirst() } // the space after the marks
             let room = max(20, width - depth - 1)
             var pieces: [String] = []
             while content.count > room, let breakIndex = content.prefix(room).lastIndex(of: " "), breakIndex > content.startIndex {
-                pieces.append(String(content[...breakIndex]))  // keeps the space: soft break
+                pieces.append(String(content[...breakIndex])) // keeps the space: soft break
                 content = String(content[content.index(after: breakIndex)...])
             }
             pieces.append(content)
@@ -302,7 +305,8 @@ public struct MessageBuilder: Sendable {
         let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
         let monthName = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][month - 1]
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(weekday), \(two(day)) \(monthName) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60)) +0000"
+        return
+            "\(weekday), \(two(day)) \(monthName) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60)) +0000"
     }
 
 }

@@ -22,7 +22,8 @@ public enum MessageID {
         guard bytes.count >= 5, bytes.count <= maxBytes, bytes.first == ASCII.lessThan, bytes.last == ASCII.greaterThan else { return false }
         let inner = bytes[1..<(bytes.count - 1)]
         guard inner.allSatisfy({ $0 > 32 && $0 < 127 && $0 != ASCII.lessThan && $0 != ASCII.greaterThan }),
-              let at = inner.lastIndex(of: ASCII.at) else { return false }
+            let at = inner.lastIndex(of: ASCII.at)
+        else { return false }
         return at > inner.startIndex && at + 1 < inner.endIndex
     }
 

@@ -21,7 +21,10 @@ public enum AddressParser {
         var angle: String?
 
         func finishMailbox() {
-            defer { phrase.removeAll(); angle = nil }
+            defer {
+                phrase.removeAll()
+                angle = nil
+            }
             if let angle {
                 let address = angle.trimmingSpaces()
                 let name = displayName(from: phrase, problems: &problems)
@@ -40,7 +43,8 @@ public enum AddressParser {
                 return nil
             }
             if let addressIndex = words.lastIndex(where: { $0.0.contains("@") && !$0.1 }) {
-                let joinedAddress = words.count == 1 || words[addressIndex].0.hasPrefix("@") == false
+                let joinedAddress =
+                    words.count == 1 || words[addressIndex].0.hasPrefix("@") == false
                     ? words[addressIndex].0 : words.map(\.0).joined()
                 var name: String? = nil
                 if addressIndex > 0 {
@@ -75,7 +79,10 @@ public enum AddressParser {
                 if angle != nil {
                     // Text after `<addr>` without a comma: a comment-like trailer (`<a@b> (work)`) or a
                     // missing comma before the next mailbox.
-                    if case .word = token { finishMailbox(); phrase.append(token) }
+                    if case .word = token {
+                        finishMailbox()
+                        phrase.append(token)
+                    }
                 } else {
                     phrase.append(token)
                 }
@@ -104,7 +111,7 @@ public enum AddressParser {
             case .word(let text, let quoted):
                 let isEncoded = !quoted && text.hasPrefix("=?") && text.hasSuffix("?=")
                 if isEncoded && encodedRun, let last = parts.popLast() {
-                    parts.append(last + text)  // adjacent encoded words: whitespace between them goes
+                    parts.append(last + text) // adjacent encoded words: whitespace between them goes
                 } else {
                     parts.append(text)
                 }
@@ -144,7 +151,11 @@ public enum AddressParser {
                         index += 2
                         continue
                     }
-                    if current == ASCII.quote { closed = true; index += 1; break }
+                    if current == ASCII.quote {
+                        closed = true
+                        index += 1
+                        break
+                    }
                     if current != ASCII.cr && current != ASCII.lf { value.append(current) }
                     index += 1
                 }
@@ -165,7 +176,10 @@ public enum AddressParser {
                         if depth > 1 { value.append(current) }
                     } else if current == ASCII.closeParen {
                         depth -= 1
-                        if depth == 0 { index += 1; break }
+                        if depth == 0 {
+                            index += 1
+                            break
+                        }
                         value.append(current)
                     } else {
                         value.append(current)
@@ -196,10 +210,15 @@ public enum AddressParser {
                     if ASCII.isWhitespace(current) || current == ASCII.quote || current == ASCII.openParen
                         || current == ASCII.lessThan || current == ASCII.comma || current == ASCII.semicolon
                         || (current == ASCII.colon && !isInsideEncodedWord(bytes, start: start, at: index))
-                    { break }
+                    {
+                        break
+                    }
                     index += 1
                 }
-                if index == start { index += 1; continue }
+                if index == start {
+                    index += 1
+                    continue
+                }
                 tokens.append(.word(String(headerBytes: bytes[start..<index]), quoted: false))
             }
         }

@@ -117,7 +117,8 @@ extension ParameterScanner {
     mutating func readWord() -> String {
         let start = index
         while let byte = peek, !ASCII.isWhitespace(byte), byte != ASCII.semicolon, byte != ASCII.equals, byte != ASCII.slash,
-              byte != ASCII.openParen, byte != ASCII.quote {
+            byte != ASCII.openParen, byte != ASCII.quote
+        {
             index += 1
         }
         return String(headerBytes: bytes[start..<index])

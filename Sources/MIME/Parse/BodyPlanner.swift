@@ -30,18 +30,21 @@ public enum BodyPlanner {
             return
         }
         let isAttachmentDisposition = part.disposition == "attachment"
-        let isTextBody = (part.contentType == "text/plain" || part.contentType == "text/html")
+        let isTextBody =
+            (part.contentType == "text/plain" || part.contentType == "text/html")
             && !isAttachmentDisposition && part.filename == nil
         if isTextBody {
             if part.contentType == "text/plain" { plan.plainPartIds.append(part.partId) } else { plan.htmlPartIds.append(part.partId) }
             return
         }
-        let isInline = !isAttachmentDisposition && (part.disposition == "inline" || (insideRelated && part.contentId != nil))
+        let isInline =
+            !isAttachmentDisposition && (part.disposition == "inline" || (insideRelated && part.contentId != nil))
             && part.mediaType == "image"
-        plan.attachments.append(AttachmentInfo(
-            partId: part.partId, filename: part.filename ?? defaultFilename(for: part), mimeType: part.contentType,
-            sizeBytes: estimatedDecodedSize(part), contentId: part.contentId, isInline: isInline,
-            transferEncoding: part.transferEncoding))
+        plan.attachments.append(
+            AttachmentInfo(
+                partId: part.partId, filename: part.filename ?? defaultFilename(for: part), mimeType: part.contentType,
+                sizeBytes: estimatedDecodedSize(part), contentId: part.contentId, isInline: isInline,
+                transferEncoding: part.transferEncoding))
     }
 
     /// Sizes as people see them: a base64 part is about three quarters of what travels.
@@ -59,7 +62,7 @@ public enum BodyPlanner {
         let extensions = [
             "text/calendar": "ics", "text/plain": "txt", "text/html": "html", "message/rfc822": "eml",
             "application/pdf": "pdf", "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
-            "application/ms-tnef": "dat", "application/pgp-signature": "asc", "text/vcard": "vcf", "text/x-vcard": "vcf",
+            "application/ms-tnef": "dat", "application/pgp-signature": "asc", "text/vcard": "vcf", "text/x-vcard": "vcf"
         ]
         if part.contentType == "application/ms-tnef" { return "winmail.dat" }
         let base = part.mediaType == "image" ? "image" : part.isMessage ? "message" : "attachment"

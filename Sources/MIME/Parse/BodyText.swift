@@ -29,7 +29,8 @@ public struct BodyText: Sendable, Hashable {
 
     /// One text part's bytes as text, spending at most `limit` decoded bytes.
     public static func decode(_ raw: ArraySlice<UInt8>, part: MIMEPart, limit: inout Int, truncated: inout Bool)
-        -> (text: String, charsetProblem: String?) {
+        -> (text: String, charsetProblem: String?)
+    {
         var decoded = TransferDecoding.decode(raw, encoding: part.transferEncoding)
         if decoded.count > limit {
             decoded = Array(decoded.prefix(max(0, limit)))

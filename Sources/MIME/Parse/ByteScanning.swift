@@ -117,7 +117,10 @@ extension String {
 
     var lowercasedASCII: String {
         var needsWork = false
-        for byte in utf8 where byte >= 65 && byte <= 90 { needsWork = true; break }
+        for byte in utf8 where byte >= 65 && byte <= 90 {
+            needsWork = true
+            break
+        }
         return needsWork ? lowercased() : self
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Decodes text in the charset a message declares. Declared charsets lie: a label of US-ASCII on
@@ -46,7 +47,9 @@ public enum CharsetDecoder {
         guard let label else { return "" }
         // Trimmed on bytes: Foundation's trimming is slow on Linux, and this runs per encoded word.
         let utf8 = label.utf8
-        guard let first = utf8.firstIndex(where: { $0 != 32 && $0 != 9 }), let last = utf8.lastIndex(where: { $0 != 32 && $0 != 9 }) else { return "" }
+        guard let first = utf8.firstIndex(where: { $0 != 32 && $0 != 9 }), let last = utf8.lastIndex(where: { $0 != 32 && $0 != 9 }) else {
+            return ""
+        }
         var name = (first == utf8.startIndex && last == utf8.index(before: utf8.endIndex) ? label : String(label[first...last])).lowercasedASCII
         if name.hasPrefix("\""), name.hasSuffix("\""), name.count >= 2 { name = String(name.dropFirst().dropLast()) }
         switch name {
@@ -54,7 +57,7 @@ public enum CharsetDecoder {
         case "ascii", "us-ascii", "ansi_x3.4-1968", "iso646-us", "us": return "us-ascii"
         case "latin1", "latin-1", "iso8859-1", "iso_8859-1", "iso-8859-1", "l1", "cp819": return "iso-8859-1"
         case "cp1252", "windows-1252", "x-cp1252": return "windows-1252"
-        case "gb2312", "gb_2312-80", "x-gbk", "gbk", "cp936", "euc-cn": return "gbk"  // GBK is a superset; mail labels GBK text GB2312
+        case "gb2312", "gb_2312-80", "x-gbk", "gbk", "cp936", "euc-cn": return "gbk" // GBK is a superset; mail labels GBK text GB2312
         case "shift-jis", "shift_jis", "sjis", "x-sjis", "ms_kanji", "cp932", "windows-31j": return "cp932"
         case "ks_c_5601-1987", "euc-kr", "ksc5601", "cp949", "windows-949": return "cp949"
         case "big5", "big-5", "cn-big5", "x-x-big5": return "big5-hkscs"
@@ -72,7 +75,7 @@ public enum CharsetDecoder {
 
     private static let windows1252High: [UInt16] = [
         0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0xFFFD, 0x017D, 0xFFFD,
-        0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178,
+        0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178
     ]
 
     static func decodeWindows1252<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {

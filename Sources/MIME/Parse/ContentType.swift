@@ -24,7 +24,7 @@ public struct ParameterizedValue: Sendable, Hashable {
                 let base = String(name[..<star])
                 let rest = name[name.index(after: star)...]
                 if rest.isEmpty {
-                    starred[base] = text  // name*=charset'lang'value
+                    starred[base] = text // name*=charset'lang'value
                 } else {
                     let encoded = rest.hasSuffix("*")
                     let number = Int(encoded ? rest.dropLast() : rest) ?? 0
@@ -81,7 +81,8 @@ public struct ParameterizedValue: Sendable, Hashable {
         var index = 0
         while index < utf8.count {
             if utf8[index] == 37, index + 2 < utf8.count, let high = ASCII.hexValue(utf8[index + 1]),
-               let low = ASCII.hexValue(utf8[index + 2]) {
+                let low = ASCII.hexValue(utf8[index + 2])
+            {
                 output.append(high << 4 | low)
                 index += 3
             } else {
@@ -113,7 +114,13 @@ struct ParameterScanner {
                 var depth = 0
                 while index < bytes.endIndex {
                     if bytes[index] == ASCII.openParen { depth += 1 }
-                    if bytes[index] == ASCII.closeParen { depth -= 1; if depth == 0 { index += 1; break } }
+                    if bytes[index] == ASCII.closeParen {
+                        depth -= 1
+                        if depth == 0 {
+                            index += 1
+                            break
+                        }
+                    }
                     if bytes[index] == ASCII.backslash { index += 1 }
                     index += 1
                 }
@@ -137,7 +144,10 @@ struct ParameterScanner {
         while true {
             skipWhitespaceAndComments()
             guard index < bytes.endIndex else { return nil }
-            if bytes[index] == ASCII.semicolon { index += 1; continue }
+            if bytes[index] == ASCII.semicolon {
+                index += 1
+                continue
+            }
             break
         }
         let nameStart = index
@@ -162,11 +172,20 @@ struct ParameterScanner {
                 if byte == ASCII.backslash, index + 1 < bytes.endIndex {
                     // Windows paths in filenames: keep a backslash that escapes nothing special.
                     let next = bytes[index + 1]
-                    if next == ASCII.quote || next == ASCII.backslash { value.append(next) } else { value.append(byte); value.append(next) }
+                    if next == ASCII.quote || next == ASCII.backslash {
+                        value.append(next)
+                    } else {
+                        value.append(byte)
+                        value.append(next)
+                    }
                     index += 2
                     continue
                 }
-                if byte == ASCII.quote { index += 1; closed = true; break }
+                if byte == ASCII.quote {
+                    index += 1
+                    closed = true
+                    break
+                }
                 value.append(byte)
                 index += 1
             }
@@ -194,7 +213,8 @@ struct ParameterScanner {
         while cursor < bytes.endIndex {
             let byte = bytes[cursor]
             if byte == ASCII.equals { return cursor > tokenStart }
-            let isToken = (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+            let isToken =
+                (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
                 || byte == ASCII.hyphen || byte == 42 || byte == ASCII.underscore || byte == 46
             if !isToken { return false }
             cursor += 1

@@ -7,12 +7,12 @@ import Foundation
 public enum DateParser {
     static let months: [String: Int] = [
         "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
-        "mär": 3, "mrz": 3, "okt": 10, "dez": 12, "mai": 5, "juin": 6, "juil": 7, "févr": 2, "janv": 1, "avr": 4, "sept": 9,
+        "mär": 3, "mrz": 3, "okt": 10, "dez": 12, "mai": 5, "juin": 6, "juil": 7, "févr": 2, "janv": 1, "avr": 4, "sept": 9
     ]
     static let zones: [String: Int] = [
         "ut": 0, "utc": 0, "gmt": 0, "z": 0, "est": -5 * 60, "edt": -4 * 60, "cst": -6 * 60, "cdt": -5 * 60,
         "mst": -7 * 60, "mdt": -6 * 60, "pst": -8 * 60, "pdt": -7 * 60, "cet": 60, "cest": 120, "bst": 60, "ist": 330,
-        "jst": 540, "kst": 540, "eet": 120, "eest": 180, "met": 60, "mest": 120, "wet": 0, "west": 60,
+        "jst": 540, "kst": 540, "eet": 120, "eest": 180, "met": 60, "mest": 120, "wet": 0, "west": 60
     ]
 
     public static func parse(_ text: String) -> Date? {
@@ -29,11 +29,15 @@ public enum DateParser {
         for index in text.indices {
             let character = text[index]
             if character == "(" { inComment += 1 }
-            let isSeparator = character == " " || character == "," || character == "\t" || character == "\r" || character == "\n"
+            let isSeparator =
+                character == " " || character == "," || character == "\t" || character == "\r" || character == "\n"
                 || character == "(" || character == ")" || inComment > 0
             if character == ")" { inComment = max(0, inComment - 1) }
             if isSeparator {
-                if let start = tokenStart { tokens.append(text[start..<index]); tokenStart = nil }
+                if let start = tokenStart {
+                    tokens.append(text[start..<index])
+                    tokenStart = nil
+                }
             } else if tokenStart == nil {
                 tokenStart = index
             }
@@ -48,7 +52,9 @@ public enum DateParser {
         var day: Int?
         var month: Int?
         var year: Int?
-        var hour = 0, minute = 0, second = 0
+        var hour = 0
+        var minute = 0
+        var second = 0
         var sawTime = false
         var offsetMinutes: Int?
         for token in tokens {
@@ -70,9 +76,12 @@ public enum DateParser {
                 if h <= 14 && m < 60 { offsetMinutes = sign * (h * 60 + m) }
                 continue
             }
-            if let zone = zones[lower] { offsetMinutes = offsetMinutes ?? zone; continue }
+            if let zone = zones[lower] {
+                offsetMinutes = offsetMinutes ?? zone
+                continue
+            }
             if lower.count == 1, let scalar = lower.unicodeScalars.first, scalar.properties.isAlphabetic {
-                offsetMinutes = offsetMinutes ?? 0  // military zones: RFC 5322 says treat as unknown (-0000)
+                offsetMinutes = offsetMinutes ?? 0 // military zones: RFC 5322 says treat as unknown (-0000)
                 continue
             }
             if month == nil, let monthNumber = months[String(lower.prefix(3))] ?? months[lower] ?? months[String(lower.prefix(4))] {
@@ -82,7 +91,7 @@ public enum DateParser {
             if lower.allSatisfy({ $0.isNumber || $0 == "." }), let number = Int(lower.filter(\.isNumber)) {
                 let digits = lower.filter(\.isNumber).count
                 if digits >= 3, year == nil {
-                    year = digits == 3 ? 1900 + number : number  // obsolete three-digit years count from 1900
+                    year = digits == 3 ? 1900 + number : number // obsolete three-digit years count from 1900
                 } else if digits <= 2, day == nil {
                     day = number
                 } else if digits <= 2, year == nil {
@@ -91,7 +100,8 @@ public enum DateParser {
             }
         }
         guard let day, let month, let year, (1...31).contains(day), (1900...2200).contains(year),
-              hour < 24, minute < 60, second <= 60 else { return nil }
+            hour < 24, minute < 60, second <= 60
+        else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86400 + hour * 3600 + minute * 60 + min(second, 59) - (offsetMinutes ?? 0) * 60
         return Date(timeIntervalSince1970: TimeInterval(seconds))
@@ -132,7 +142,8 @@ public enum DateParser {
             _ = skipSpaces()
         }
         guard let day = number(exactly: 1...2), skipSpaces(), let monthName = letters(3), let month = months[monthName], skipSpaces(),
-              let year = number(exactly: 4...4), skipSpaces(), let hour = number(exactly: 2...2), at(58) else { return nil }
+            let year = number(exactly: 4...4), skipSpaces(), let hour = number(exactly: 2...2), at(58)
+        else { return nil }
         i += 1
         guard let minute = number(exactly: 2...2) else { return nil }
         var second = 0
@@ -161,7 +172,7 @@ public enum DateParser {
         guard utf8.count >= 19, utf8[4] == 45, utf8[7] == 45, utf8[10] == 84 || utf8[10] == 32, utf8[13] == 58 else { return nil }
         func number(_ range: Range<Int>) -> Int? { Int(String(decoding: utf8[range], as: UTF8.self)) }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-              let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month), (1...31).contains(day)
+            let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month), (1...31).contains(day)
         else { return nil }
         var offset = 0
         let zone = String(decoding: utf8[19...], as: UTF8.self).trimmingSpaces()

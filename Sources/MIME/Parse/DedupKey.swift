@@ -7,8 +7,10 @@ import Foundation
 /// case and whitespace, so the same message in two folders gets the same key and different messages
 /// (even ones sharing a Message-ID) get different keys.
 public enum DedupKey {
-    public static func make(from: [MailboxAddress], to: [MailboxAddress], cc: [MailboxAddress], subject: String,
-                            dateHeader: String?, messageId: String?) -> String {
+    public static func make(
+        from: [MailboxAddress], to: [MailboxAddress], cc: [MailboxAddress], subject: String,
+        dateHeader: String?, messageId: String?
+    ) -> String {
         func addresses(_ list: [MailboxAddress]) -> String {
             list.map { $0.address.lowercased() }.sorted().joined(separator: ",")
         }
@@ -17,7 +19,7 @@ public enum DedupKey {
         }
         let canonical = [
             "from:" + addresses(from), "to:" + addresses(to), "cc:" + addresses(cc), "subject:" + collapse(subject),
-            "date:" + collapse(dateHeader), "message-id:" + collapse(messageId),
+            "date:" + collapse(dateHeader), "message-id:" + collapse(messageId)
         ].joined(separator: "\n")
         let digest = SHA256.hash(data: Data(canonical.utf8))
         let hexDigits = Array("0123456789abcdef".utf8)

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// RFC 2047 encoded words (`=?charset?B|Q?text?=`) in unstructured header text and phrases.
@@ -111,7 +111,7 @@ public enum EncodedWordDecoder {
     static func parseWord(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, search: inout WordEndSearch) -> Word? {
         var index = start + 2
         let charsetStart = index
-        var charsetEnd: Int?  // before an RFC 2231 language
+        var charsetEnd: Int? // before an RFC 2231 language
         while index < bytes.count, bytes[index] != ASCII.question {
             let byte = bytes[index]
             if ASCII.isWhitespace(byte) || index - charsetStart > 40 { return nil }
@@ -120,7 +120,7 @@ public enum EncodedWordDecoder {
         }
         guard index + 2 < bytes.count, index > charsetStart, bytes[index + 2] == ASCII.question else { return nil }
         let encoding = ASCII.lower(bytes[index + 1])
-        guard encoding == 98 || encoding == 113 else { return nil }  // b, q
+        guard encoding == 98 || encoding == 113 else { return nil } // b, q
         let textStart = index + 3
         let textEnd = search.nextTerminator(from: textStart)
         guard textEnd < bytes.count else { return nil }
@@ -154,7 +154,8 @@ public enum EncodedWordDecoder {
             if byte == ASCII.underscore {
                 output.append(ASCII.space)
             } else if byte == ASCII.equals, index + 2 < text.count,
-                      let high = ASCII.hexValue(text[index + 1]), let low = ASCII.hexValue(text[index + 2]) {
+                let high = ASCII.hexValue(text[index + 1]), let low = ASCII.hexValue(text[index + 2])
+            {
                 output.append(high << 4 | low)
                 index += 2
             } else {
@@ -223,8 +224,10 @@ struct WordEndSearch {
     }
 
     /// `firstIn` finds the first match starting in a range; a match may run one byte past its end.
-    static func next(in bytes: UnsafeBufferPointer<UInt8>, from position: Int, answer: inout Answer?, scannedBytes: inout Int,
-                     firstIn: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Int?) -> Int {
+    static func next(
+        in bytes: UnsafeBufferPointer<UInt8>, from position: Int, answer: inout Answer?, scannedBytes: inout Int,
+        firstIn: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Int?
+    ) -> Int {
         guard position < bytes.count else { return bytes.count }
         var limit = bytes.count
         if let known = answer {

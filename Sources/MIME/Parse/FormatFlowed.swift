@@ -8,7 +8,7 @@ public enum FormatFlowed {
         output.reserveCapacity(input.count)
         var paragraphDepth = -1
         var inParagraph = false
-        var paragraphStart = 0  // where the current paragraph's text starts in `output`
+        var paragraphStart = 0 // where the current paragraph's text starts in `output`
 
         func startParagraph(depth: Int) {
             if depth > 0 {
@@ -38,9 +38,13 @@ public enum FormatFlowed {
                 if end > lineStart && buffer[end - 1] == ASCII.cr { end -= 1 }
                 var start = lineStart
                 var depth = 0
-                while start < end && buffer[start] == UInt8(ascii: ">") { depth += 1; start += 1 }
-                if start < end && buffer[start] == ASCII.space { start += 1 }  // space-stuffing, or the space after quote marks
-                let isSignatureSeparator = end - start == 3 && buffer[start] == ASCII.hyphen && buffer[start + 1] == ASCII.hyphen
+                while start < end && buffer[start] == UInt8(ascii: ">") {
+                    depth += 1
+                    start += 1
+                }
+                if start < end && buffer[start] == ASCII.space { start += 1 } // space-stuffing, or the space after quote marks
+                let isSignatureSeparator =
+                    end - start == 3 && buffer[start] == ASCII.hyphen && buffer[start + 1] == ASCII.hyphen
                     && buffer[start + 2] == ASCII.space
                 let flowed = end > start && buffer[end - 1] == ASCII.space && !isSignatureSeparator
                 if inParagraph && depth != paragraphDepth { endParagraph() }

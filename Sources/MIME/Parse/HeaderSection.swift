@@ -77,7 +77,7 @@ public struct HeaderSection: Sendable {
                 var contentEnd = lineEnd
                 if contentEnd > index, buffer[contentEnd - 1] == ASCII.cr { contentEnd -= 1 }
                 if contentEnd == index {
-                    index = next  // blank line: the body follows
+                    index = next // blank line: the body follows
                     finish()
                     return
                 }
@@ -97,7 +97,8 @@ public struct HeaderSection: Sendable {
                 while colon < contentEnd, buffer[colon] != ASCII.colon { colon += 1 }
                 var nameEnd = colon
                 while nameEnd > index, buffer[nameEnd - 1] == ASCII.space || buffer[nameEnd - 1] == ASCII.tab { nameEnd -= 1 }
-                let nameIsValid = colon < contentEnd && nameEnd > index
+                let nameIsValid =
+                    colon < contentEnd && nameEnd > index
                     && bytes[index..<nameEnd].allSatisfy { $0 > 32 && $0 < 127 }
                 if nameIsValid {
                     current = (bytes[index..<nameEnd], colon + 1, [bytes[(colon + 1)..<contentEnd]])
@@ -106,7 +107,10 @@ public struct HeaderSection: Sendable {
                     problems.append(ParseProblem(.malformedHeader, partId: partId, "no header section"))
                     return
                 } else if !reportedJunk {
-                    problems.append(ParseProblem(.malformedHeader, partId: partId, "line is not a header field: \(String(headerBytes: bytes[index..<min(contentEnd, index + 60)]))"))
+                    problems.append(
+                        ParseProblem(
+                            .malformedHeader, partId: partId,
+                            "line is not a header field: \(String(headerBytes: bytes[index..<min(contentEnd, index + 60)]))"))
                     reportedJunk = true
                 }
                 index = next

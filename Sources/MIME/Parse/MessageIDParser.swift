@@ -1,3 +1,5 @@
+import Foundation
+
 /// Message-ID, In-Reply-To and References (RFC 5322 section 3.6.4), read tolerantly: ids without
 /// angle brackets, separated by commas, broken across lines, or surrounded by comments and phrases
 /// (`In-Reply-To: Your message of … <id@host>`).
@@ -36,8 +38,6 @@ public enum MessageIDParser {
 
     public static func parseSingle(_ text: String) -> String? { parseList(text).first }
 }
-
-import Foundation
 
 enum CharacterSetShim {
     static let quotes = CharacterSet(charactersIn: "\"'")

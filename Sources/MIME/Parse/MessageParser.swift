@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A message read from bytes: headers, part tree, chosen bodies, attachments, and what was wrong.
@@ -63,11 +64,12 @@ public struct MessageParser: Sendable {
         }
         let from = addresses("from")
         // Unfolding leaves no line breaks; a stray CR or LF from an encoded word is dropped too.
-        let subject = headers.first("subject").map { field -> String in
-            let value = field.decodedValue
-            return value.utf8.contains(where: { $0 == ASCII.cr || $0 == ASCII.lf })
-                ? String(value.unicodeScalars.filter { $0 != "\r" && $0 != "\n" }.map(Character.init)) : value
-        } ?? ""
+        let subject =
+            headers.first("subject").map { field -> String in
+                let value = field.decodedValue
+                return value.utf8.contains(where: { $0 == ASCII.cr || $0 == ASCII.lf })
+                    ? String(value.unicodeScalars.filter { $0 != "\r" && $0 != "\n" }.map(Character.init)) : value
+            } ?? ""
         var date: Date?
         if let dateField = headers.first("date") {
             let text = String(headerBytes: dateField.rawValue)
@@ -100,9 +102,10 @@ public struct MessageParser: Sendable {
             replyTo: addresses("reply-to"), subject: subject, date: date, messageId: messageId, inReplyTo: inReplyTo,
             references: references, structure: root, bodyPlain: plain, bodyHTML: html, bodyTruncated: truncated,
             attachments: plan.attachments, problems: state.problems,
-            dedupKey: DedupKey.make(from: from, to: to, cc: cc, subject: subject,
-                                    dateHeader: headers.first("date").map { String(headerBytes: $0.rawValue) },
-                                    messageId: messageIdField),
+            dedupKey: DedupKey.make(
+                from: from, to: to, cc: cc, subject: subject,
+                dateHeader: headers.first("date").map { String(headerBytes: $0.rawValue) },
+                messageId: messageIdField),
             leafRanges: state.leafRanges, parts: parts, raw: bytes)
     }
 
@@ -149,8 +152,10 @@ public struct MessageParser: Sendable {
             self.parser = parser
         }
 
-        mutating func parseBody(headers: HeaderSection, bodyStart: Int, end: Int, partId: String, depth: Int, isRoot: Bool,
-                                defaultType: String = "text/plain") -> MIMEPart {
+        mutating func parseBody(
+            headers: HeaderSection, bodyStart: Int, end: Int, partId: String, depth: Int, isRoot: Bool,
+            defaultType: String = "text/plain"
+        ) -> MIMEPart {
             partCount += 1
             var headerProblems: [String] = []
             var contentType = ParameterizedValue(value: defaultType, parameters: ["charset": "us-ascii"])
@@ -164,9 +169,10 @@ public struct MessageParser: Sendable {
                 }
             }
             let disposition = headers.first("content-disposition").map { ParameterizedValue.parse($0.rawValue, problems: &headerProblems) }
-            let encoding = headers.first("content-transfer-encoding").map {
-                String(headerBytes: $0.rawValue.trimmingWhitespace()).lowercasedASCII
-            } ?? "7bit"
+            let encoding =
+                headers.first("content-transfer-encoding").map {
+                    String(headerBytes: $0.rawValue.trimmingWhitespace()).lowercasedASCII
+                } ?? "7bit"
             let contentId = headers.first("content-id").flatMap { field -> String? in
                 let text = String(headerBytes: field.rawValue).trimmingSpaces()
                 let stripped = text.hasPrefix("<") && text.hasSuffix(">") ? String(text.dropFirst().dropLast()) : text
@@ -212,18 +218,25 @@ public struct MessageParser: Sendable {
                     // The limit counts the parts of the whole message, checked before each one.
                     if partCount >= parser.maxParts {
                         let rest = range.lowerBound..<split.parts[split.parts.count - 1].upperBound
-                        problems.append(ParseProblem(.limit, partId: partId,
-                                                     "part limit (\(parser.maxParts)) reached; \(split.parts.count - number) more parts kept as one"))
+                        problems.append(
+                            ParseProblem(
+                                .limit, partId: partId,
+                                "part limit (\(parser.maxParts)) reached; \(split.parts.count - number) more parts kept as one"))
                         partCount += 1
                         leafRanges[childId] = rest
-                        part.children.append(MIMEPart(partId: childId, contentType: "application/octet-stream", transferEncoding: "8bit",
-                                                      sizeBytes: rest.count))
+                        part.children.append(
+                            MIMEPart(
+                                partId: childId, contentType: "application/octet-stream", transferEncoding: "8bit",
+                                sizeBytes: rest.count))
                         break
                     }
-                    let (childHeaders, childBodyStart) = HeaderSection.parse(bytes, from: range.lowerBound, to: range.upperBound,
-                                                                             problems: &problems, partId: childId)
-                    part.children.append(parseBody(headers: childHeaders, bodyStart: childBodyStart, end: range.upperBound,
-                                                   partId: childId, depth: depth + 1, isRoot: false, defaultType: childDefault))
+                    let (childHeaders, childBodyStart) = HeaderSection.parse(
+                        bytes, from: range.lowerBound, to: range.upperBound,
+                        problems: &problems, partId: childId)
+                    part.children.append(
+                        parseBody(
+                            headers: childHeaders, bodyStart: childBodyStart, end: range.upperBound,
+                            partId: childId, depth: depth + 1, isRoot: false, defaultType: childDefault))
                 }
                 return part
             }
@@ -232,8 +245,9 @@ public struct MessageParser: Sendable {
             if part.isMessage, depth < parser.maxDepth, partCount < parser.maxParts, encoding != "base64", encoding != "quoted-printable" {
                 // message/rfc822: the enclosed message's structure, numbered as IMAP does (2 → 2.1…).
                 let (innerHeaders, innerBodyStart) = HeaderSection.parse(bytes, from: bodyStart, to: end, problems: &problems, partId: leafId)
-                var inner = parseBody(headers: innerHeaders, bodyStart: innerBodyStart, end: end, partId: leafId,
-                                      depth: depth + 1, isRoot: false)
+                var inner = parseBody(
+                    headers: innerHeaders, bodyStart: innerBodyStart, end: end, partId: leafId,
+                    depth: depth + 1, isRoot: false)
                 if !inner.isMultipart {
                     inner.partId = "\(leafId).1"
                     leafRanges["\(leafId).1"] = innerBodyStart..<end
@@ -241,7 +255,8 @@ public struct MessageParser: Sendable {
                 leafRanges[leafId] = bodyStart..<end
                 part.children = [inner]
                 if part.dispositionParameters["filename"] == nil, part.parameters["name"] == nil,
-                   let subject = innerHeaders.first("subject")?.decodedValue, !subject.isEmpty {
+                    let subject = innerHeaders.first("subject")?.decodedValue, !subject.isEmpty
+                {
                     part.parameters["name"] = subject + ".eml"
                 }
             }
@@ -316,7 +331,8 @@ enum MultipartSplitter {
                     }
                     // Next line.
                     guard let base = buffer.baseAddress,
-                          let found = memchr(base + lineStart, Int32(ASCII.lf), end - lineStart) else { return }
+                        let found = memchr(base + lineStart, Int32(ASCII.lf), end - lineStart)
+                    else { return }
                     lineStart = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
                 }
             }

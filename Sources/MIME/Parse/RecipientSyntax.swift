@@ -19,13 +19,20 @@ public enum RecipientSyntax {
     public static func parseList(_ text: String) -> [MailboxAddress] {
         var result: [MailboxAddress] = []
         var piece: [Character] = []
-        var inQuote = false, inAngle = false, commentDepth = 0, escaped = false
+        var inQuote = false
+        var inAngle = false
+        var commentDepth = 0
+        var escaped = false
         func finish() {
             if let mailbox = mailbox(String(piece)) { result.append(mailbox) }
             piece.removeAll()
         }
         for character in text {
-            if escaped { escaped = false; piece.append(character); continue }
+            if escaped {
+                escaped = false
+                piece.append(character)
+                continue
+            }
             switch character {
             case "\\" where inQuote || commentDepth > 0: escaped = true
             case "\"" where commentDepth == 0 && !inAngle: inQuote.toggle()
@@ -34,7 +41,10 @@ public enum RecipientSyntax {
             case "<" where !inQuote && commentDepth == 0: inAngle = true
             case ">" where !inQuote && commentDepth == 0: inAngle = false
             case ",", ";", "\n", "\r":
-                if !inQuote && !inAngle && commentDepth == 0 { finish(); continue }
+                if !inQuote && !inAngle && commentDepth == 0 {
+                    finish()
+                    continue
+                }
             default: break
             }
             piece.append(character)
@@ -61,25 +71,51 @@ public enum RecipientSyntax {
 
     /// The `<` that opens the final angle address, outside quotes.
     static func angleStart(_ text: String) -> String.Index? {
-        var inQuote = false, escaped = false
+        var inQuote = false
+        var escaped = false
         var start: String.Index?
         for index in text.indices {
             let character = text[index]
-            if escaped { escaped = false; continue }
-            if character == "\\" && inQuote { escaped = true } else if character == "\"" { inQuote.toggle() } else if character == "<" && !inQuote { start = index }
+            if escaped {
+                escaped = false
+                continue
+            }
+            if character == "\\" && inQuote {
+                escaped = true
+            } else if character == "\"" {
+                inQuote.toggle()
+            } else if character == "<" && !inQuote {
+                start = index
+            }
         }
         return start
     }
 
     static func withoutComments(_ text: String) -> String {
         var output = ""
-        var depth = 0, inQuote = false, escaped = false
+        var depth = 0
+        var inQuote = false
+        var escaped = false
         for character in text {
-            if escaped { escaped = false; if depth == 0 { output.append(character) }; continue }
-            if character == "\\" { escaped = true; if depth == 0 { output.append(character) }; continue }
+            if escaped {
+                escaped = false
+                if depth == 0 { output.append(character) }
+                continue
+            }
+            if character == "\\" {
+                escaped = true
+                if depth == 0 { output.append(character) }
+                continue
+            }
             if character == "\"" && depth == 0 { inQuote.toggle() }
-            if !inQuote && character == "(" { depth += 1; continue }
-            if !inQuote && character == ")" && depth > 0 { depth -= 1; continue }
+            if !inQuote && character == "(" {
+                depth += 1
+                continue
+            }
+            if !inQuote && character == ")" && depth > 0 {
+                depth -= 1
+                continue
+            }
             if depth == 0 { output.append(character) }
         }
         return output
@@ -89,7 +125,10 @@ public enum RecipientSyntax {
         var output = ""
         var escaped = false
         for character in text {
-            if !escaped && character == "\\" { escaped = true; continue }
+            if !escaped && character == "\\" {
+                escaped = true
+                continue
+            }
             escaped = false
             output.append(character)
         }
@@ -102,7 +141,8 @@ public enum RecipientSyntax {
         let bytes = Array(address.utf8)
         guard !bytes.isEmpty else { return .invalid("empty") }
         guard let at = bytes.lastIndex(of: ASCII.at) else { return .invalid("no @") }
-        let local = bytes[..<at], domain = bytes[(at + 1)...]
+        let local = bytes[..<at]
+        let domain = bytes[(at + 1)...]
         guard !local.isEmpty else { return .invalid("nothing before the @") }
         guard !domain.isEmpty else { return .invalid("no domain after the @") }
         guard bytes.count <= maxAddressBytes else { return .invalid("longer than \(maxAddressBytes) bytes") }
@@ -127,7 +167,9 @@ public enum RecipientSyntax {
             while index < local.endIndex - 1 {
                 let byte = local[index]
                 if byte == ASCII.backslash {
-                    guard index + 1 < local.endIndex - 1, local[index + 1] >= 0x20 || local[index + 1] == 0x09 else { return "bad escape in quoted local part" }
+                    guard index + 1 < local.endIndex - 1, local[index + 1] >= 0x20 || local[index + 1] == 0x09 else {
+                        return "bad escape in quoted local part"
+                    }
                     index += 2
                     continue
                 }
@@ -143,7 +185,8 @@ public enum RecipientSyntax {
             if byte == UInt8(ascii: ".") {
                 if previous == UInt8(ascii: ".") { return "two dots in a row in the local part" }
             } else if !isAtext(byte) {
-                return byte == ASCII.space ? "space in the local part (quote it)" : "character '\(String(decoding: [byte], as: UTF8.self))' in the local part"
+                return byte == ASCII.space
+                    ? "space in the local part (quote it)" : "character '\(String(decoding: [byte], as: UTF8.self))' in the local part"
             }
             previous = byte
         }
@@ -162,8 +205,11 @@ public enum RecipientSyntax {
             if label.isEmpty { return "empty label in the domain" }
             if label.count > 63 { return "domain label longer than 63 bytes" }
             if label.first == UInt8(ascii: "-") || label.last == UInt8(ascii: "-") { return "domain label starts or ends with a hyphen" }
-            for byte in label where !(byte >= 0x80 || byte == UInt8(ascii: "-") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
-                                      || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)) {
+            for byte in label
+            where
+                !(byte >= 0x80 || byte == UInt8(ascii: "-") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte))
+            {
                 return "character '\(String(decoding: [byte], as: UTF8.self))' in the domain"
             }
         }

@@ -31,7 +31,10 @@ public enum TransferDecoding {
                 for byte in input {
                     let value = table[Int(byte)]
                     if value == 0xFF {
-                        if byte == ASCII.equals { sawPadding = true; continue }
+                        if byte == ASCII.equals {
+                            sawPadding = true
+                            continue
+                        }
                         if !ASCII.isWhitespace(byte) { hadJunk = true }
                         continue
                     }
@@ -83,7 +86,10 @@ public enum TransferDecoding {
                     index = lookahead + (input[lookahead] == ASCII.cr && lookahead + 1 < end && input[lookahead + 1] == ASCII.lf ? 2 : 1)
                     continue
                 }
-                if lookahead == end { index = end; continue }
+                if lookahead == end {
+                    index = end
+                    continue
+                }
                 if index + 2 < end, let high = ASCII.hexValue(input[index + 1]), let low = ASCII.hexValue(input[index + 2]) {
                     output[count] = high << 4 | low
                     count += 1

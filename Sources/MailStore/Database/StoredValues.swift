@@ -38,10 +38,19 @@ struct StoredDate: DatabaseValueConvertible {
                 divisor /= 10
             }
         }
-        digits(Int64(year), 4); bytes.append(45); digits(Int64(month), 2); bytes.append(45); digits(Int64(day), 2)
+        digits(Int64(year), 4)
+        bytes.append(45)
+        digits(Int64(month), 2)
+        bytes.append(45)
+        digits(Int64(day), 2)
         bytes.append(32)
-        digits(seconds / 3600, 2); bytes.append(58); digits(seconds / 60 % 60, 2); bytes.append(58); digits(seconds % 60, 2)
-        bytes.append(46); digits(msOfDay % 1000, 3)
+        digits(seconds / 3600, 2)
+        bytes.append(58)
+        digits(seconds / 60 % 60, 2)
+        bytes.append(58)
+        digits(seconds % 60, 2)
+        bytes.append(46)
+        digits(msOfDay % 1000, 3)
         return String(decoding: bytes, as: UTF8.self)
     }
 

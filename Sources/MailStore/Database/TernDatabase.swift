@@ -83,16 +83,19 @@ public final class TernDatabase: Sendable {
         }
         let mode = status.st_mode & 0o7777
         guard mode & 0o077 != 0 else { return }
-        guard mode & 0o1000 == 0 else {  // S_ISVTX: a shared directory such as /tmp, never to be closed
-            throw TernError.storageUnavailable("TERN_HOME '\(path)' is a shared directory (mode \(String(mode, radix: 8))); use a directory of its own")
+        guard mode & 0o1000 == 0 else { // S_ISVTX: a shared directory such as /tmp, never to be closed
+            throw TernError.storageUnavailable(
+                "TERN_HOME '\(path)' is a shared directory (mode \(String(mode, radix: 8))); use a directory of its own")
         }
         guard status.st_uid == geteuid() else {
             throw TernError.storageUnavailable(
-                "TERN_HOME '\(path)' belongs to another user (uid \(status.st_uid)) and others can read it (mode \(String(mode, radix: 8))); use a directory of your own")
+                "TERN_HOME '\(path)' belongs to another user (uid \(status.st_uid)) and others can read it (mode \(String(mode, radix: 8))); use a directory of your own"
+            )
         }
         guard chmod(path, mode & 0o700) == 0 else {
             throw TernError.storageUnavailable(
-                "TERN_HOME '\(path)' can be read by others (mode \(String(mode, radix: 8))) and cannot be made private: \(String(cString: strerror(errno)))")
+                "TERN_HOME '\(path)' can be read by others (mode \(String(mode, radix: 8))) and cannot be made private: \(String(cString: strerror(errno)))"
+            )
         }
     }
 
@@ -167,7 +170,8 @@ public final class TernDatabase: Sendable {
         case .SQLITE_FULL:
             return .storageUnavailable("the disk holding '\(url.path)' is full; nothing was lost, and Tern goes on once there is space")
         case .SQLITE_NOTADB, .SQLITE_CORRUPT:
-            return .databaseUnusable("'\(url.path)' is not a valid Tern database (\(error.message ?? "corrupt")); move it aside to start a fresh store")
+            return .databaseUnusable(
+                "'\(url.path)' is not a valid Tern database (\(error.message ?? "corrupt")); move it aside to start a fresh store")
         case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_IOERR:
             return .storageUnavailable("cannot write database '\(url.path)': \(error.message ?? "\(error.resultCode)")")
         default:

@@ -32,278 +32,283 @@ public enum SchemaMigrations {
     /// Account, Folder, Thread, Email, EmailFolder, ThreadFolder, Attachment (Foundation section 5,
     /// as inferred in docs/data-model.md).
     static func createCoreEntities(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE account (
-                id TEXT PRIMARY KEY NOT NULL,
-                name TEXT NOT NULL UNIQUE,
-                emailAddress TEXT NOT NULL,
-                displayName TEXT,
-                provider TEXT NOT NULL CHECK (provider IN ('gmail', 'imap')),
-                imapHost TEXT NOT NULL,
-                imapPort INTEGER NOT NULL CHECK (imapPort BETWEEN 1 AND 65535),
-                imapSecurity TEXT NOT NULL CHECK (imapSecurity IN ('tls', 'starttls')),
-                smtpHost TEXT NOT NULL,
-                smtpPort INTEGER NOT NULL CHECK (smtpPort BETWEEN 1 AND 65535),
-                smtpSecurity TEXT NOT NULL CHECK (smtpSecurity IN ('tls', 'starttls')),
-                username TEXT NOT NULL,
-                credentialKind TEXT NOT NULL CHECK (credentialKind IN ('password-command', 'password-env', 'oauth2')),
-                credentialReference TEXT NOT NULL,
-                caFile TEXT,
-                isActive BOOLEAN NOT NULL DEFAULT 1,
-                syncWindowDays INTEGER NOT NULL DEFAULT 90,
-                bodyHydration TEXT NOT NULL DEFAULT 'recent:30',
-                createdDate DATETIME NOT NULL,
-                lastSyncDate DATETIME
-            );
+        try db.execute(
+            sql: """
+                CREATE TABLE account (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL UNIQUE,
+                    emailAddress TEXT NOT NULL,
+                    displayName TEXT,
+                    provider TEXT NOT NULL CHECK (provider IN ('gmail', 'imap')),
+                    imapHost TEXT NOT NULL,
+                    imapPort INTEGER NOT NULL CHECK (imapPort BETWEEN 1 AND 65535),
+                    imapSecurity TEXT NOT NULL CHECK (imapSecurity IN ('tls', 'starttls')),
+                    smtpHost TEXT NOT NULL,
+                    smtpPort INTEGER NOT NULL CHECK (smtpPort BETWEEN 1 AND 65535),
+                    smtpSecurity TEXT NOT NULL CHECK (smtpSecurity IN ('tls', 'starttls')),
+                    username TEXT NOT NULL,
+                    credentialKind TEXT NOT NULL CHECK (credentialKind IN ('password-command', 'password-env', 'oauth2')),
+                    credentialReference TEXT NOT NULL,
+                    caFile TEXT,
+                    isActive BOOLEAN NOT NULL DEFAULT 1,
+                    syncWindowDays INTEGER NOT NULL DEFAULT 90,
+                    bodyHydration TEXT NOT NULL DEFAULT 'recent:30',
+                    createdDate DATETIME NOT NULL,
+                    lastSyncDate DATETIME
+                );
 
-            CREATE TABLE folder (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
-                path TEXT NOT NULL,
-                displayName TEXT NOT NULL,
-                delimiter TEXT,
-                folderType TEXT NOT NULL CHECK (folderType IN
-                    ('inbox', 'sent', 'drafts', 'trash', 'spam', 'starred', 'custom', 'all', 'important', 'container')),
-                uidValidity INTEGER,
-                uidNext INTEGER,
-                highestModSeq INTEGER,
-                forwardCursorUID INTEGER,
-                backfillCursorUID INTEGER,
-                initialFastCompleted BOOLEAN NOT NULL DEFAULT 0,
-                catchUpStatus TEXT NOT NULL DEFAULT 'idle' CHECK (catchUpStatus IN
-                    ('idle', 'running', 'paused', 'completed', 'error')),
-                reachedServerHistoryBoundary BOOLEAN NOT NULL DEFAULT 0,
-                lastSyncDate DATETIME,
-                lastSyncError TEXT,
-                UNIQUE (accountId, path)
-            );
+                CREATE TABLE folder (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    path TEXT NOT NULL,
+                    displayName TEXT NOT NULL,
+                    delimiter TEXT,
+                    folderType TEXT NOT NULL CHECK (folderType IN
+                        ('inbox', 'sent', 'drafts', 'trash', 'spam', 'starred', 'custom', 'all', 'important', 'container')),
+                    uidValidity INTEGER,
+                    uidNext INTEGER,
+                    highestModSeq INTEGER,
+                    forwardCursorUID INTEGER,
+                    backfillCursorUID INTEGER,
+                    initialFastCompleted BOOLEAN NOT NULL DEFAULT 0,
+                    catchUpStatus TEXT NOT NULL DEFAULT 'idle' CHECK (catchUpStatus IN
+                        ('idle', 'running', 'paused', 'completed', 'error')),
+                    reachedServerHistoryBoundary BOOLEAN NOT NULL DEFAULT 0,
+                    lastSyncDate DATETIME,
+                    lastSyncError TEXT,
+                    UNIQUE (accountId, path)
+                );
 
-            CREATE TABLE thread (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
-                subject TEXT NOT NULL,
-                normalizedSubject TEXT NOT NULL,
-                latestDate DATETIME NOT NULL,
-                earliestDate DATETIME NOT NULL,
-                messageCount INTEGER NOT NULL DEFAULT 0,
-                unreadCount INTEGER NOT NULL DEFAULT 0,
-                participants TEXT NOT NULL DEFAULT '[]',
-                snippet TEXT,
-                hasAttachments BOOLEAN NOT NULL DEFAULT 0,
-                isStarred BOOLEAN NOT NULL DEFAULT 0,
-                aiSummary TEXT,
-                aiSummaryDate DATETIME
-            );
-            -- Unified inbox and per-account lists by date; subject fallback lookup (FR-SYNC-06 step 4).
-            CREATE INDEX thread_by_account_date ON thread(accountId, latestDate DESC);
-            CREATE INDEX thread_by_subject ON thread(accountId, normalizedSubject, latestDate);
+                CREATE TABLE thread (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    subject TEXT NOT NULL,
+                    normalizedSubject TEXT NOT NULL,
+                    latestDate DATETIME NOT NULL,
+                    earliestDate DATETIME NOT NULL,
+                    messageCount INTEGER NOT NULL DEFAULT 0,
+                    unreadCount INTEGER NOT NULL DEFAULT 0,
+                    participants TEXT NOT NULL DEFAULT '[]',
+                    snippet TEXT,
+                    hasAttachments BOOLEAN NOT NULL DEFAULT 0,
+                    isStarred BOOLEAN NOT NULL DEFAULT 0,
+                    aiSummary TEXT,
+                    aiSummaryDate DATETIME
+                );
+                -- Unified inbox and per-account lists by date; subject fallback lookup (FR-SYNC-06 step 4).
+                CREATE INDEX thread_by_account_date ON thread(accountId, latestDate DESC);
+                CREATE INDEX thread_by_subject ON thread(accountId, normalizedSubject, latestDate);
 
-            CREATE TABLE email (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
-                threadId INTEGER REFERENCES thread(id) ON DELETE SET NULL,
-                messageId TEXT,
-                headerMessageId TEXT,
-                dedupKey TEXT NOT NULL,
-                inReplyTo TEXT,
-                "references" TEXT,
-                subject TEXT NOT NULL DEFAULT '',
-                fromName TEXT,
-                fromAddress TEXT NOT NULL DEFAULT '',
-                toAddresses TEXT NOT NULL DEFAULT '[]',
-                ccAddresses TEXT NOT NULL DEFAULT '[]',
-                bccAddresses TEXT NOT NULL DEFAULT '[]',
-                replyTo TEXT NOT NULL DEFAULT '[]',
-                dateSent DATETIME,
-                dateReceived DATETIME NOT NULL,
-                snippet TEXT,
-                bodyPlain TEXT,
-                bodyHTML TEXT,
-                bodyTruncated BOOLEAN NOT NULL DEFAULT 0,
-                bodiesFetched BOOLEAN NOT NULL DEFAULT 0,
-                bodyStructure TEXT,
-                sizeBytes INTEGER NOT NULL DEFAULT 0,
-                hasAttachments BOOLEAN NOT NULL DEFAULT 0,
-                isRead BOOLEAN NOT NULL DEFAULT 0,
-                isStarred BOOLEAN NOT NULL DEFAULT 0,
-                isAnswered BOOLEAN NOT NULL DEFAULT 0,
-                isDraft BOOLEAN NOT NULL DEFAULT 0,
-                deletedDate DATETIME,
-                sendState TEXT NOT NULL DEFAULT 'none' CHECK (sendState IN ('none', 'queued', 'sending', 'failed', 'sent')),
-                sendRetryCount INTEGER NOT NULL DEFAULT 0 CHECK (sendRetryCount >= 0),
-                sendQueuedDate DATETIME,
-                sendNotBefore DATETIME,
-                sendAttemptStartedDate DATETIME,
-                sendError TEXT,
-                createdDate DATETIME NOT NULL
-            );
-            -- FR-SYNC-01 step 6: one Email per Message-ID per account, else per canonical key.
-            CREATE UNIQUE INDEX email_by_message_id ON email(accountId, messageId) WHERE messageId IS NOT NULL;
-            CREATE UNIQUE INDEX email_by_dedup_key ON email(accountId, dedupKey);
-            -- Thread view: messages of a thread in order.
-            CREATE INDEX email_by_thread ON email(threadId, dateReceived);
-            -- FR-SYNC-06: parent lookup when threading a new message.
-            CREATE INDEX email_by_header_message_id ON email(accountId, headerMessageId);
-            -- FR-SYNC-07: the Outbox and the send queue (FIFO per account).
-            CREATE INDEX email_outbox ON email(accountId, sendState, sendQueuedDate);
+                CREATE TABLE email (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    threadId INTEGER REFERENCES thread(id) ON DELETE SET NULL,
+                    messageId TEXT,
+                    headerMessageId TEXT,
+                    dedupKey TEXT NOT NULL,
+                    inReplyTo TEXT,
+                    "references" TEXT,
+                    subject TEXT NOT NULL DEFAULT '',
+                    fromName TEXT,
+                    fromAddress TEXT NOT NULL DEFAULT '',
+                    toAddresses TEXT NOT NULL DEFAULT '[]',
+                    ccAddresses TEXT NOT NULL DEFAULT '[]',
+                    bccAddresses TEXT NOT NULL DEFAULT '[]',
+                    replyTo TEXT NOT NULL DEFAULT '[]',
+                    dateSent DATETIME,
+                    dateReceived DATETIME NOT NULL,
+                    snippet TEXT,
+                    bodyPlain TEXT,
+                    bodyHTML TEXT,
+                    bodyTruncated BOOLEAN NOT NULL DEFAULT 0,
+                    bodiesFetched BOOLEAN NOT NULL DEFAULT 0,
+                    bodyStructure TEXT,
+                    sizeBytes INTEGER NOT NULL DEFAULT 0,
+                    hasAttachments BOOLEAN NOT NULL DEFAULT 0,
+                    isRead BOOLEAN NOT NULL DEFAULT 0,
+                    isStarred BOOLEAN NOT NULL DEFAULT 0,
+                    isAnswered BOOLEAN NOT NULL DEFAULT 0,
+                    isDraft BOOLEAN NOT NULL DEFAULT 0,
+                    deletedDate DATETIME,
+                    sendState TEXT NOT NULL DEFAULT 'none' CHECK (sendState IN ('none', 'queued', 'sending', 'failed', 'sent')),
+                    sendRetryCount INTEGER NOT NULL DEFAULT 0 CHECK (sendRetryCount >= 0),
+                    sendQueuedDate DATETIME,
+                    sendNotBefore DATETIME,
+                    sendAttemptStartedDate DATETIME,
+                    sendError TEXT,
+                    createdDate DATETIME NOT NULL
+                );
+                -- FR-SYNC-01 step 6: one Email per Message-ID per account, else per canonical key.
+                CREATE UNIQUE INDEX email_by_message_id ON email(accountId, messageId) WHERE messageId IS NOT NULL;
+                CREATE UNIQUE INDEX email_by_dedup_key ON email(accountId, dedupKey);
+                -- Thread view: messages of a thread in order.
+                CREATE INDEX email_by_thread ON email(threadId, dateReceived);
+                -- FR-SYNC-06: parent lookup when threading a new message.
+                CREATE INDEX email_by_header_message_id ON email(accountId, headerMessageId);
+                -- FR-SYNC-07: the Outbox and the send queue (FIFO per account).
+                CREATE INDEX email_outbox ON email(accountId, sendState, sendQueuedDate);
 
-            CREATE TABLE emailFolder (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                emailId INTEGER NOT NULL REFERENCES email(id) ON DELETE CASCADE,
-                folderId INTEGER NOT NULL REFERENCES folder(id) ON DELETE CASCADE,
-                imapUID INTEGER NOT NULL CHECK (imapUID > 0),
-                modSeq INTEGER,
-                serverFlags TEXT NOT NULL DEFAULT '',
-                UNIQUE (folderId, imapUID)
-            );
-            CREATE INDEX emailFolder_by_email ON emailFolder(emailId, folderId);
+                CREATE TABLE emailFolder (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    emailId INTEGER NOT NULL REFERENCES email(id) ON DELETE CASCADE,
+                    folderId INTEGER NOT NULL REFERENCES folder(id) ON DELETE CASCADE,
+                    imapUID INTEGER NOT NULL CHECK (imapUID > 0),
+                    modSeq INTEGER,
+                    serverFlags TEXT NOT NULL DEFAULT '',
+                    UNIQUE (folderId, imapUID)
+                );
+                CREATE INDEX emailFolder_by_email ON emailFolder(emailId, folderId);
 
-            -- Denormalised per-folder thread list (thread list by folder and date is the hottest query).
-            -- Maintained by the sync engine in the same transaction as emailFolder.
-            CREATE TABLE threadFolder (
-                threadId INTEGER NOT NULL REFERENCES thread(id) ON DELETE CASCADE,
-                folderId INTEGER NOT NULL REFERENCES folder(id) ON DELETE CASCADE,
-                latestDate DATETIME NOT NULL,
-                messageCount INTEGER NOT NULL DEFAULT 0,
-                unreadCount INTEGER NOT NULL DEFAULT 0,
-                PRIMARY KEY (folderId, threadId)
-            ) WITHOUT ROWID;
-            CREATE INDEX threadFolder_by_folder_date ON threadFolder(folderId, latestDate DESC);
-            CREATE INDEX threadFolder_by_thread ON threadFolder(threadId);
+                -- Denormalised per-folder thread list (thread list by folder and date is the hottest query).
+                -- Maintained by the sync engine in the same transaction as emailFolder.
+                CREATE TABLE threadFolder (
+                    threadId INTEGER NOT NULL REFERENCES thread(id) ON DELETE CASCADE,
+                    folderId INTEGER NOT NULL REFERENCES folder(id) ON DELETE CASCADE,
+                    latestDate DATETIME NOT NULL,
+                    messageCount INTEGER NOT NULL DEFAULT 0,
+                    unreadCount INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (folderId, threadId)
+                ) WITHOUT ROWID;
+                CREATE INDEX threadFolder_by_folder_date ON threadFolder(folderId, latestDate DESC);
+                CREATE INDEX threadFolder_by_thread ON threadFolder(threadId);
 
-            CREATE TABLE attachment (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                emailId INTEGER NOT NULL REFERENCES email(id) ON DELETE CASCADE,
-                partId TEXT NOT NULL,
-                filename TEXT NOT NULL,
-                mimeType TEXT NOT NULL,
-                sizeBytes INTEGER NOT NULL DEFAULT 0,
-                contentId TEXT,
-                isInline BOOLEAN NOT NULL DEFAULT 0,
-                transferEncoding TEXT,
-                isDownloaded BOOLEAN NOT NULL DEFAULT 0,
-                localPath TEXT,
-                lastAccessDate DATETIME,
-                UNIQUE (emailId, partId),
-                CHECK (isDownloaded = 0 OR localPath IS NOT NULL)
-            );
-            -- FR-SYNC-08: LRU eviction walks downloaded attachments by last access.
-            CREATE INDEX attachment_lru ON attachment(lastAccessDate) WHERE isDownloaded = 1;
-            """)
+                CREATE TABLE attachment (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    emailId INTEGER NOT NULL REFERENCES email(id) ON DELETE CASCADE,
+                    partId TEXT NOT NULL,
+                    filename TEXT NOT NULL,
+                    mimeType TEXT NOT NULL,
+                    sizeBytes INTEGER NOT NULL DEFAULT 0,
+                    contentId TEXT,
+                    isInline BOOLEAN NOT NULL DEFAULT 0,
+                    transferEncoding TEXT,
+                    isDownloaded BOOLEAN NOT NULL DEFAULT 0,
+                    localPath TEXT,
+                    lastAccessDate DATETIME,
+                    UNIQUE (emailId, partId),
+                    CHECK (isDownloaded = 0 OR localPath IS NOT NULL)
+                );
+                -- FR-SYNC-08: LRU eviction walks downloaded attachments by last access.
+                CREATE INDEX attachment_lru ON attachment(lastAccessDate) WHERE isDownloaded = 1;
+                """)
     }
 
     /// FR-SYNC-04 Indexing: SearchIndex as FTS5, one row per email (rowid = email.id).
     /// `unicode61 remove_diacritics 2` and prefix indexes are the shape proven for mail (Geary).
     static func createSearchIndex(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE VIRTUAL TABLE searchIndex USING fts5(
-                subject, sender, recipients, content,
-                tokenize = 'unicode61 remove_diacritics 2',
-                prefix = '2 3'
-            );
-            -- FTS tables cannot carry foreign keys: removing an email removes its index row.
-            CREATE TRIGGER searchIndex_delete AFTER DELETE ON email BEGIN
-                DELETE FROM searchIndex WHERE rowid = old.id;
-            END;
-            -- Emails whose index row is missing or failed: retried without blocking sync (FR-SYNC-04).
-            CREATE TABLE searchIndexState (
-                emailId INTEGER PRIMARY KEY REFERENCES email(id) ON DELETE CASCADE,
-                indexedDate DATETIME,
-                failureCount INTEGER NOT NULL DEFAULT 0,
-                lastError TEXT
-            );
-            """)
+        try db.execute(
+            sql: """
+                CREATE VIRTUAL TABLE searchIndex USING fts5(
+                    subject, sender, recipients, content,
+                    tokenize = 'unicode61 remove_diacritics 2',
+                    prefix = '2 3'
+                );
+                -- FTS tables cannot carry foreign keys: removing an email removes its index row.
+                CREATE TRIGGER searchIndex_delete AFTER DELETE ON email BEGIN
+                    DELETE FROM searchIndex WHERE rowid = old.id;
+                END;
+                -- Emails whose index row is missing or failed: retried without blocking sync (FR-SYNC-04).
+                CREATE TABLE searchIndexState (
+                    emailId INTEGER PRIMARY KEY REFERENCES email(id) ON DELETE CASCADE,
+                    indexedDate DATETIME,
+                    failureCount INTEGER NOT NULL DEFAULT 0,
+                    lastError TEXT
+                );
+                """)
     }
 
     /// TrustedSender (FR-ED-04) and ContactCacheEntry (FR-COMP-04): feature-local entities.
     static func createLocalFeatureEntities(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE trustedSender (
-                id TEXT PRIMARY KEY NOT NULL,
-                senderEmail TEXT NOT NULL UNIQUE COLLATE NOCASE,
-                createdDate DATETIME NOT NULL
-            );
+        try db.execute(
+            sql: """
+                CREATE TABLE trustedSender (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    senderEmail TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                    createdDate DATETIME NOT NULL
+                );
 
-            CREATE TABLE contactCacheEntry (
-                id TEXT PRIMARY KEY NOT NULL,
-                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
-                emailAddress TEXT NOT NULL COLLATE NOCASE,
-                displayName TEXT,
-                lastSeenDate DATETIME NOT NULL,
-                frequency INTEGER NOT NULL DEFAULT 1 CHECK (frequency >= 1),
-                UNIQUE (accountId, emailAddress)
-            );
-            -- Autocomplete ranks by frequency; eviction drops the least frequent, then oldest.
-            CREATE INDEX contact_by_rank ON contactCacheEntry(accountId, frequency DESC, lastSeenDate DESC);
-            """)
+                CREATE TABLE contactCacheEntry (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    emailAddress TEXT NOT NULL COLLATE NOCASE,
+                    displayName TEXT,
+                    lastSeenDate DATETIME NOT NULL,
+                    frequency INTEGER NOT NULL DEFAULT 1 CHECK (frequency >= 1),
+                    UNIQUE (accountId, emailAddress)
+                );
+                -- Autocomplete ranks by frequency; eviction drops the least frequent, then oldest.
+                CREATE INDEX contact_by_rank ON contactCacheEntry(accountId, frequency DESC, lastSeenDate DESC);
+                """)
     }
 
     /// FR-SYNC-06 in the store: the Message-ID graph, so a new message is threaded by looking up
     /// its own ids only (`ThreadLinker` over `SQLiteThreadNodes`). A component is a thread in the
     /// making; `thread.component` names the thread of a component that holds stored messages.
     static func createThreadNodes(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE threadNode (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
-                -- NULL: the node of a message without a usable Message-ID (or with another message's).
-                messageId TEXT,
-                component INTEGER NOT NULL,
-                isPresent BOOLEAN NOT NULL DEFAULT 0,
-                hasParent BOOLEAN NOT NULL DEFAULT 0
-            );
-            CREATE UNIQUE INDEX threadNode_by_message_id ON threadNode(accountId, messageId) WHERE messageId IS NOT NULL;
-            CREATE INDEX threadNode_by_component ON threadNode(component);
-            ALTER TABLE thread ADD COLUMN component INTEGER;
-            CREATE UNIQUE INDEX thread_by_component ON thread(component) WHERE component IS NOT NULL;
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE threadNode (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    -- NULL: the node of a message without a usable Message-ID (or with another message's).
+                    messageId TEXT,
+                    component INTEGER NOT NULL,
+                    isPresent BOOLEAN NOT NULL DEFAULT 0,
+                    hasParent BOOLEAN NOT NULL DEFAULT 0
+                );
+                CREATE UNIQUE INDEX threadNode_by_message_id ON threadNode(accountId, messageId) WHERE messageId IS NOT NULL;
+                CREATE INDEX threadNode_by_component ON threadNode(component);
+                ALTER TABLE thread ADD COLUMN component INTEGER;
+                CREATE UNIQUE INDEX thread_by_component ON thread(component) WHERE component IS NOT NULL;
+                """)
     }
 
     /// FR-SYNC-07 and FR-SYNC-05/10: what goes from Tern to the server survives a restart. A queued
     /// message keeps the exact bytes it will send (one Message-ID for every attempt, so the Sent
     /// check after a crash can find it); a local change waiting for the server is a row, not a task.
     static func createOutboxAndPendingOperations(_ db: Database) throws {
-        try db.execute(sql: """
-            -- FR-COMP-02: the undo-send window. Unlike a retry's sendNotBefore it does not hold up the
-            -- messages queued after it.
-            ALTER TABLE email ADD COLUMN sendHoldUntil DATETIME;
+        try db.execute(
+            sql: """
+                -- FR-COMP-02: the undo-send window. Unlike a retry's sendNotBefore it does not hold up the
+                -- messages queued after it.
+                ALTER TABLE email ADD COLUMN sendHoldUntil DATETIME;
 
-            CREATE TABLE outgoingMessage (
-                emailId INTEGER PRIMARY KEY NOT NULL REFERENCES email(id) ON DELETE CASCADE,
-                rawMessage BLOB NOT NULL,
-                envelopeSender TEXT NOT NULL,
-                -- JSON array of addresses: To, Cc and Bcc (Bcc appears nowhere else).
-                envelopeRecipients TEXT NOT NULL,
-                -- The server's answer to the end of DATA, once accepted.
-                serverReply TEXT,
-                sentDate DATETIME
-            );
+                CREATE TABLE outgoingMessage (
+                    emailId INTEGER PRIMARY KEY NOT NULL REFERENCES email(id) ON DELETE CASCADE,
+                    rawMessage BLOB NOT NULL,
+                    envelopeSender TEXT NOT NULL,
+                    -- JSON array of addresses: To, Cc and Bcc (Bcc appears nowhere else).
+                    envelopeRecipients TEXT NOT NULL,
+                    -- The server's answer to the end of DATA, once accepted.
+                    serverReply TEXT,
+                    sentDate DATETIME
+                );
 
-            CREATE TABLE pendingOperation (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
-                kind TEXT NOT NULL CHECK (kind IN ('addFlag', 'removeFlag', 'archive', 'delete', 'fileSentCopy')),
-                -- addFlag/removeFlag: the IMAP flag, \\Seen or \\Flagged.
-                flag TEXT,
-                emailId INTEGER NOT NULL REFERENCES email(id) ON DELETE CASCADE,
-                -- The copy acted on (NULL for fileSentCopy). Not a foreign key to emailFolder: archive
-                -- and delete remove that row at once (optimistically) and put it back on revert.
-                folderId INTEGER REFERENCES folder(id) ON DELETE CASCADE,
-                imapUID INTEGER,
-                -- The copy's server flags when the change was made: what a revert restores.
-                serverFlags TEXT,
-                modSeq INTEGER,
-                state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'failed')),
-                attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
-                notBefore DATETIME,
-                lastError TEXT,
-                createdDate DATETIME NOT NULL
-            );
-            CREATE INDEX pendingOperation_due ON pendingOperation(accountId, state, notBefore);
-            -- Sync skips copies with a pending archive/delete and flags with a pending push.
-            CREATE INDEX pendingOperation_by_copy ON pendingOperation(folderId, imapUID);
-            CREATE INDEX pendingOperation_by_email ON pendingOperation(emailId);
-            """)
+                CREATE TABLE pendingOperation (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL CHECK (kind IN ('addFlag', 'removeFlag', 'archive', 'delete', 'fileSentCopy')),
+                    -- addFlag/removeFlag: the IMAP flag, \\Seen or \\Flagged.
+                    flag TEXT,
+                    emailId INTEGER NOT NULL REFERENCES email(id) ON DELETE CASCADE,
+                    -- The copy acted on (NULL for fileSentCopy). Not a foreign key to emailFolder: archive
+                    -- and delete remove that row at once (optimistically) and put it back on revert.
+                    folderId INTEGER REFERENCES folder(id) ON DELETE CASCADE,
+                    imapUID INTEGER,
+                    -- The copy's server flags when the change was made: what a revert restores.
+                    serverFlags TEXT,
+                    modSeq INTEGER,
+                    state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'failed')),
+                    attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+                    notBefore DATETIME,
+                    lastError TEXT,
+                    createdDate DATETIME NOT NULL
+                );
+                CREATE INDEX pendingOperation_due ON pendingOperation(accountId, state, notBefore);
+                -- Sync skips copies with a pending archive/delete and flags with a pending push.
+                CREATE INDEX pendingOperation_by_copy ON pendingOperation(folderId, imapUID);
+                CREATE INDEX pendingOperation_by_email ON pendingOperation(emailId);
+                """)
     }
 
     /// FR-SYNC-02 incremental: the server's message count at the last sync, so one pipelined STATUS
@@ -316,12 +321,13 @@ public enum SchemaMigrations {
     /// When the whole file was last read through by `PRAGMA quick_check`: opening runs it again
     /// only when that is older than `TernDatabase.integrityCheckInterval` (docs/decisions.md).
     static func createStoreHealth(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE storeHealth (
-                id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
-                lastIntegrityCheckAt REAL NOT NULL
-            )
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE storeHealth (
+                    id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
+                    lastIntegrityCheckAt REAL NOT NULL
+                )
+                """)
     }
 
     /// The folder's UIDVALIDITY when a pending change named its copy by UID (RFC 9051 section
@@ -330,25 +336,27 @@ public enum SchemaMigrations {
     /// queued delete can never expunge whichever message holds that UID now. Rows written before
     /// this migration take their folder's current value: the best that is known of them.
     static func addPendingOperationUIDValidity(_ db: Database) throws {
-        try db.execute(sql: """
-            ALTER TABLE pendingOperation ADD COLUMN uidValidity INTEGER;
-            UPDATE pendingOperation SET uidValidity = (SELECT uidValidity FROM folder WHERE folder.id = pendingOperation.folderId)
-            WHERE folderId IS NOT NULL;
-            """)
+        try db.execute(
+            sql: """
+                ALTER TABLE pendingOperation ADD COLUMN uidValidity INTEGER;
+                UPDATE pendingOperation SET uidValidity = (SELECT uidValidity FROM folder WHERE folder.id = pendingOperation.folderId)
+                WHERE folderId IS NOT NULL;
+                """)
     }
 
     /// The typed settings (`TernSettings`: undo-send delay, metered override, …) as key → text, and
     /// FR-ED-01's undo window on archive and delete: the token of the action an operation belongs to
     /// while it waits (`notBefore`) for its window to end.
     static func createSettingsAndUndoWindow(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE setting (
-                key TEXT PRIMARY KEY NOT NULL,
-                value TEXT NOT NULL
-            );
-            ALTER TABLE pendingOperation ADD COLUMN undoToken TEXT;
-            CREATE INDEX pendingOperation_by_undo ON pendingOperation(undoToken) WHERE undoToken IS NOT NULL;
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE setting (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL
+                );
+                ALTER TABLE pendingOperation ADD COLUMN undoToken TEXT;
+                CREATE INDEX pendingOperation_by_undo ON pendingOperation(undoToken) WHERE undoToken IS NOT NULL;
+                """)
     }
 
     /// FR-COMP-01: the account's other addresses, which Reply All leaves out like the primary one.
@@ -372,85 +380,88 @@ public enum SchemaMigrations {
     /// RFC 8474 MAILBOXID on a server with OBJECTID, which tells a renamed folder from a new one.
     /// Folders stored as `all` from a `\\Archive` become `archive` at the next discovery.
     static func addFolderArchiveAndMailboxId(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE newFolder (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
-                path TEXT NOT NULL,
-                displayName TEXT NOT NULL,
-                delimiter TEXT,
-                folderType TEXT NOT NULL CHECK (folderType IN
-                    ('inbox', 'sent', 'drafts', 'trash', 'spam', 'starred', 'custom', 'all', 'archive', 'important', 'container')),
-                uidValidity INTEGER,
-                uidNext INTEGER,
-                highestModSeq INTEGER,
-                forwardCursorUID INTEGER,
-                backfillCursorUID INTEGER,
-                initialFastCompleted BOOLEAN NOT NULL DEFAULT 0,
-                catchUpStatus TEXT NOT NULL DEFAULT 'idle' CHECK (catchUpStatus IN
-                    ('idle', 'running', 'paused', 'completed', 'error')),
-                reachedServerHistoryBoundary BOOLEAN NOT NULL DEFAULT 0,
-                lastSyncDate DATETIME,
-                lastSyncError TEXT,
-                serverMessageCount INTEGER,
-                mailboxId TEXT,
-                UNIQUE (accountId, path)
-            );
-            INSERT INTO newFolder (id, accountId, path, displayName, delimiter, folderType, uidValidity, uidNext, highestModSeq,
-                forwardCursorUID, backfillCursorUID, initialFastCompleted, catchUpStatus, reachedServerHistoryBoundary,
-                lastSyncDate, lastSyncError, serverMessageCount)
-            SELECT id, accountId, path, displayName, delimiter, folderType, uidValidity, uidNext, highestModSeq,
-                forwardCursorUID, backfillCursorUID, initialFastCompleted, catchUpStatus, reachedServerHistoryBoundary,
-                lastSyncDate, lastSyncError, serverMessageCount FROM folder;
-            DROP TABLE folder;
-            ALTER TABLE newFolder RENAME TO folder;
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE newFolder (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    path TEXT NOT NULL,
+                    displayName TEXT NOT NULL,
+                    delimiter TEXT,
+                    folderType TEXT NOT NULL CHECK (folderType IN
+                        ('inbox', 'sent', 'drafts', 'trash', 'spam', 'starred', 'custom', 'all', 'archive', 'important', 'container')),
+                    uidValidity INTEGER,
+                    uidNext INTEGER,
+                    highestModSeq INTEGER,
+                    forwardCursorUID INTEGER,
+                    backfillCursorUID INTEGER,
+                    initialFastCompleted BOOLEAN NOT NULL DEFAULT 0,
+                    catchUpStatus TEXT NOT NULL DEFAULT 'idle' CHECK (catchUpStatus IN
+                        ('idle', 'running', 'paused', 'completed', 'error')),
+                    reachedServerHistoryBoundary BOOLEAN NOT NULL DEFAULT 0,
+                    lastSyncDate DATETIME,
+                    lastSyncError TEXT,
+                    serverMessageCount INTEGER,
+                    mailboxId TEXT,
+                    UNIQUE (accountId, path)
+                );
+                INSERT INTO newFolder (id, accountId, path, displayName, delimiter, folderType, uidValidity, uidNext, highestModSeq,
+                    forwardCursorUID, backfillCursorUID, initialFastCompleted, catchUpStatus, reachedServerHistoryBoundary,
+                    lastSyncDate, lastSyncError, serverMessageCount)
+                SELECT id, accountId, path, displayName, delimiter, folderType, uidValidity, uidNext, highestModSeq,
+                    forwardCursorUID, backfillCursorUID, initialFastCompleted, catchUpStatus, reachedServerHistoryBoundary,
+                    lastSyncDate, lastSyncError, serverMessageCount FROM folder;
+                DROP TABLE folder;
+                ALTER TABLE newFolder RENAME TO folder;
+                """)
     }
 
     /// FR-COMP-01 "Draft lifecycle": drafts saved locally first, with what their server copy is.
     /// `content` is the composer's fields as sorted-keys JSON (`ComposeDraft`), compared whole for
     /// idempotent saves; every version shares `messageId`, unique per account.
     static func createDrafts(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE draft (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
-                messageId TEXT NOT NULL,
-                content TEXT NOT NULL,
-                revision INTEGER NOT NULL DEFAULT 1,
-                createdDate DATETIME NOT NULL,
-                updatedDate DATETIME NOT NULL,
-                syncState TEXT NOT NULL DEFAULT 'pending' CHECK (syncState IN ('pending', 'synced', 'removing')),
-                syncAttempts INTEGER NOT NULL DEFAULT 0,
-                syncNotBefore DATETIME,
-                syncError TEXT,
-                serverMailbox TEXT,
-                serverUID INTEGER,
-                serverUIDValidity INTEGER,
-                changedOnServer BOOLEAN NOT NULL DEFAULT 0,
-                heldEmailId INTEGER REFERENCES email(id) ON DELETE SET NULL,
-                UNIQUE (accountId, messageId)
-            );
-            CREATE INDEX draft_by_account ON draft(accountId, syncState, updatedDate);
-            CREATE INDEX draft_by_held ON draft(heldEmailId) WHERE heldEmailId IS NOT NULL;
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE draft (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    messageId TEXT NOT NULL,
+                    content TEXT NOT NULL,
+                    revision INTEGER NOT NULL DEFAULT 1,
+                    createdDate DATETIME NOT NULL,
+                    updatedDate DATETIME NOT NULL,
+                    syncState TEXT NOT NULL DEFAULT 'pending' CHECK (syncState IN ('pending', 'synced', 'removing')),
+                    syncAttempts INTEGER NOT NULL DEFAULT 0,
+                    syncNotBefore DATETIME,
+                    syncError TEXT,
+                    serverMailbox TEXT,
+                    serverUID INTEGER,
+                    serverUIDValidity INTEGER,
+                    changedOnServer BOOLEAN NOT NULL DEFAULT 0,
+                    heldEmailId INTEGER REFERENCES email(id) ON DELETE SET NULL,
+                    UNIQUE (accountId, messageId)
+                );
+                CREATE INDEX draft_by_account ON draft(accountId, syncState, updatedDate);
+                CREATE INDEX draft_by_held ON draft(heldEmailId) WHERE heldEmailId IS NOT NULL;
+                """)
     }
 
     /// `tern status` (issue 20): each account's last FR-SYNC-04 state, written by whichever process
     /// syncs it (`processId`, so a state left by a killed process is told from a live one).
     static func createAccountSyncStatus(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE accountSyncStatus (
-                accountId TEXT PRIMARY KEY NOT NULL REFERENCES account(id) ON DELETE CASCADE,
-                state TEXT NOT NULL,
-                detail TEXT,
-                changedDate DATETIME NOT NULL,
-                processId INTEGER NOT NULL,
-                lastSuccessfulSync DATETIME,
-                lastError TEXT,
-                nextRetry DATETIME
-            );
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE accountSyncStatus (
+                    accountId TEXT PRIMARY KEY NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    state TEXT NOT NULL,
+                    detail TEXT,
+                    changedDate DATETIME NOT NULL,
+                    processId INTEGER NOT NULL,
+                    lastSuccessfulSync DATETIME,
+                    lastError TEXT,
+                    nextRetry DATETIME
+                );
+                """)
     }
 
     /// Issue 32: a trusted sender's images load only when the account's provider vouched for the

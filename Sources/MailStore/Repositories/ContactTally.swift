@@ -40,15 +40,19 @@ struct ContactTally {
 
     func write(_ db: Database) throws {
         for (key, entry) in entries {
-            try db.cachedStatement(sql: """
-                INSERT INTO contactCacheEntry (id, accountId, emailAddress, displayName, lastSeenDate, frequency) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (accountId, emailAddress) DO UPDATE SET
-                    frequency = frequency + excluded.frequency,
-                    displayName = CASE WHEN excluded.displayName IS NOT NULL AND ? >= lastSeenDate
-                                       THEN excluded.displayName ELSE displayName END,
-                    lastSeenDate = MAX(lastSeenDate, excluded.lastSeenDate)
-                """).execute(arguments: [UUID().uuidString.lowercased(), key.accountId, key.address, entry.name, entry.lastSeen.stored,
-                                         entry.count, entry.nameSeen.stored])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO contactCacheEntry (id, accountId, emailAddress, displayName, lastSeenDate, frequency) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (accountId, emailAddress) DO UPDATE SET
+                        frequency = frequency + excluded.frequency,
+                        displayName = CASE WHEN excluded.displayName IS NOT NULL AND ? >= lastSeenDate
+                                           THEN excluded.displayName ELSE displayName END,
+                        lastSeenDate = MAX(lastSeenDate, excluded.lastSeenDate)
+                    """
+            ).execute(arguments: [
+                UUID().uuidString.lowercased(), key.accountId, key.address, entry.name, entry.lastSeen.stored,
+                entry.count, entry.nameSeen.stored
+            ])
         }
         for accountId in Set(entries.keys.map(\.accountId)) { try SQLiteMessageStore.evictContacts(accountId: accountId, db: db) }
     }

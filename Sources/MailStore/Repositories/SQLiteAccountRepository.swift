@@ -24,7 +24,8 @@ public struct SQLiteAccountRepository: AccountRepository {
     public func insert(_ account: Account) async throws {
         do {
             try await database.writer.write { db in try account.insert(db) }
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
+        } catch let error as DatabaseError
+            where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
             || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
         {
             throw TernError.alreadyExists("an account named '\(account.name)'")

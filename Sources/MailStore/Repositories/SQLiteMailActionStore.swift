@@ -37,12 +37,14 @@ public struct SQLiteMailActionStore: MailActionStore {
         guard !emailIds.isEmpty else { return [] }
         return try await database.writer.read { db in
             let own = Dictionary(uniqueKeysWithValues: try Account.fetchAll(db).map { ($0.id, $0.ownAddresses) })
-            let rows = try Row.fetchAll(db, sql: "SELECT id, accountId, fromAddress FROM email WHERE id IN (\(databaseQuestionMarks(count: emailIds.count)))",
-                                        arguments: StatementArguments(emailIds))
-            return Set(rows.compactMap { row -> Int64? in
-                let address: String = row["fromAddress"]
-                return own[row["accountId"] as String]?.contains(address.lowercased()) == true ? row["id"] : nil
-            })
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT id, accountId, fromAddress FROM email WHERE id IN (\(databaseQuestionMarks(count: emailIds.count)))",
+                arguments: StatementArguments(emailIds))
+            return Set(
+                rows.compactMap { row -> Int64? in
+                    let address: String = row["fromAddress"]
+                    return own[row["accountId"] as String]?.contains(address.lowercased()) == true ? row["id"] : nil
+                })
         }
     }
 
@@ -76,15 +78,19 @@ public struct SQLiteMailActionStore: MailActionStore {
 
     static func copies(of emailIds: [Int64], db: Database) throws -> [EmailCopy] {
         guard !emailIds.isEmpty else { return [] }
-        return try Row.fetchAll(db, sql: """
-            SELECT ef.emailId, e.accountId, ef.folderId, f.path, f.folderType, ef.imapUID, ef.serverFlags, ef.modSeq
-            FROM emailFolder ef JOIN email e ON e.id = ef.emailId JOIN folder f ON f.id = ef.folderId
-            WHERE ef.emailId IN (\(databaseQuestionMarks(count: emailIds.count)))
-            ORDER BY ef.emailId, f.path
-            """, arguments: StatementArguments(emailIds)).map { row in
-            EmailCopy(emailId: row["emailId"], accountId: row["accountId"], folderId: row["folderId"], folderPath: row["path"],
-                      folderType: FolderType(rawValue: row["folderType"]) ?? .custom, uid: row["imapUID"], serverFlags: row["serverFlags"],
-                      modSeq: row["modSeq"])
+        return try Row.fetchAll(
+            db,
+            sql: """
+                SELECT ef.emailId, e.accountId, ef.folderId, f.path, f.folderType, ef.imapUID, ef.serverFlags, ef.modSeq
+                FROM emailFolder ef JOIN email e ON e.id = ef.emailId JOIN folder f ON f.id = ef.folderId
+                WHERE ef.emailId IN (\(databaseQuestionMarks(count: emailIds.count)))
+                ORDER BY ef.emailId, f.path
+                """, arguments: StatementArguments(emailIds)
+        ).map { row in
+            EmailCopy(
+                emailId: row["emailId"], accountId: row["accountId"], folderId: row["folderId"], folderPath: row["path"],
+                folderType: FolderType(rawValue: row["folderType"]) ?? .custom, uid: row["imapUID"], serverFlags: row["serverFlags"],
+                modSeq: row["modSeq"])
         }
     }
 
@@ -94,19 +100,24 @@ public struct SQLiteMailActionStore: MailActionStore {
             var threads: Set<Int64> = []
             for emailId in scope.emailIds {
                 try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [change.adds, emailId])
-                if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId]) { threads.insert(thread) }
+                if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId]) {
+                    threads.insert(thread)
+                }
             }
             for copy in scope.copies {
                 // The newest intent wins over an older one still waiting (or failed) for this copy.
-                try db.execute(sql: """
-                    DELETE FROM pendingOperation WHERE folderId = ? AND imapUID = ? AND flag = ? AND kind IN ('addFlag', 'removeFlag')
-                    """, arguments: [copy.folderId, copy.uid, change.flag])
+                try db.execute(
+                    sql: """
+                        DELETE FROM pendingOperation WHERE folderId = ? AND imapUID = ? AND flag = ? AND kind IN ('addFlag', 'removeFlag')
+                        """, arguments: [copy.folderId, copy.uid, change.flag])
                 guard ServerFlags.contains(copy.serverFlags, change.flag) != change.adds,
-                      let stored = try Self.storedCopy(copy, db: db) else { continue }
-                var operation = PendingOperation(accountId: copy.accountId, kind: change.adds ? .addFlag : .removeFlag, flag: change.flag,
-                                                 emailId: copy.emailId, folderId: copy.folderId, imapUID: copy.uid,
-                                                 uidValidity: stored.uidValidity, serverFlags: copy.serverFlags, modSeq: copy.modSeq,
-                                                 createdDate: date)
+                    let stored = try Self.storedCopy(copy, db: db)
+                else { continue }
+                var operation = PendingOperation(
+                    accountId: copy.accountId, kind: change.adds ? .addFlag : .removeFlag, flag: change.flag,
+                    emailId: copy.emailId, folderId: copy.folderId, imapUID: copy.uid,
+                    uidValidity: stored.uidValidity, serverFlags: copy.serverFlags, modSeq: copy.modSeq,
+                    createdDate: date)
                 try operation.insert(db)
             }
             for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
@@ -119,12 +130,15 @@ public struct SQLiteMailActionStore: MailActionStore {
             for copy in copies {
                 guard let stored = try Self.storedCopy(copy, db: db) else { continue }
                 try Self.removeCopy(folderId: copy.folderId, uid: copy.uid, db: db)
-                var operation = PendingOperation(accountId: copy.accountId, kind: kind, emailId: copy.emailId, folderId: copy.folderId,
-                                                 imapUID: copy.uid, uidValidity: stored.uidValidity, serverFlags: copy.serverFlags,
-                                                 modSeq: copy.modSeq, notBefore: undo?.until, createdDate: date, undoToken: undo?.token)
+                var operation = PendingOperation(
+                    accountId: copy.accountId, kind: kind, emailId: copy.emailId, folderId: copy.folderId,
+                    imapUID: copy.uid, uidValidity: stored.uidValidity, serverFlags: copy.serverFlags,
+                    modSeq: copy.modSeq, notBefore: undo?.until, createdDate: date, undoToken: undo?.token)
                 try operation.insert(db)
                 if kind == .delete { try db.execute(sql: "UPDATE email SET deletedDate = ? WHERE id = ?", arguments: [date, copy.emailId]) }
-                if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [copy.emailId]) { threads.insert(thread) }
+                if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [copy.emailId]) {
+                    threads.insert(thread)
+                }
             }
             for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
         }
@@ -133,10 +147,12 @@ public struct SQLiteMailActionStore: MailActionStore {
     public func undoRemoval(token: String, now: Date) async throws -> [Int64] {
         try await database.writer.write { db in
             // Only what is still inside its window and was never tried: nothing of it reached the server.
-            let operations = try PendingOperation.fetchAll(db, sql: """
-                SELECT * FROM pendingOperation
-                WHERE undoToken = ? AND state = 'pending' AND attempts = 0 AND kind IN ('archive', 'delete') AND notBefore > ?
-                """, arguments: [token, now])
+            let operations = try PendingOperation.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM pendingOperation
+                    WHERE undoToken = ? AND state = 'pending' AND attempts = 0 AND kind IN ('archive', 'delete') AND notBefore > ?
+                    """, arguments: [token, now])
             var threads: Set<Int64> = []
             for operation in operations {
                 try Self.revert(operation, db: db)
@@ -151,11 +167,14 @@ public struct SQLiteMailActionStore: MailActionStore {
 
     public func latestUndoableRemoval(now: Date) async throws -> UndoHold? {
         try await database.writer.read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT undoToken, notBefore FROM pendingOperation
-                WHERE undoToken IS NOT NULL AND state = 'pending' AND attempts = 0 AND notBefore > ?
-                ORDER BY createdDate DESC, id DESC LIMIT 1
-                """, arguments: [now]).map { UndoHold(token: $0["undoToken"], until: $0["notBefore"]) }
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT undoToken, notBefore FROM pendingOperation
+                    WHERE undoToken IS NOT NULL AND state = 'pending' AND attempts = 0 AND notBefore > ?
+                    ORDER BY createdDate DESC, id DESC LIMIT 1
+                    """, arguments: [now]
+            ).map { UndoHold(token: $0["undoToken"], until: $0["notBefore"]) }
         }
     }
 
@@ -163,10 +182,13 @@ public struct SQLiteMailActionStore: MailActionStore {
     /// the scope was read (a sync removed it, or reset the folder, and its UID may be another
     /// message's now), so no change is queued against that UID.
     static func storedCopy(_ copy: EmailCopy, db: Database) throws -> StoredCopy? {
-        try Row.fetchOne(db, sql: """
-            SELECT f.uidValidity FROM emailFolder ef JOIN folder f ON f.id = ef.folderId
-            WHERE ef.folderId = ? AND ef.imapUID = ? AND ef.emailId = ?
-            """, arguments: [copy.folderId, copy.uid, copy.emailId]).map { StoredCopy(uidValidity: $0["uidValidity"]) }
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT f.uidValidity FROM emailFolder ef JOIN folder f ON f.id = ef.folderId
+                WHERE ef.folderId = ? AND ef.imapUID = ? AND ef.emailId = ?
+                """, arguments: [copy.folderId, copy.uid, copy.emailId]
+        ).map { StoredCopy(uidValidity: $0["uidValidity"]) }
     }
 
     struct StoredCopy {
@@ -183,15 +205,17 @@ public struct SQLiteMailActionStore: MailActionStore {
     /// The copy leaves its folder; flag pushes aimed at it go with it.
     static func removeCopy(folderId: Int64, uid: Int64, db: Database) throws {
         try db.execute(sql: "DELETE FROM emailFolder WHERE folderId = ? AND imapUID = ?", arguments: [folderId, uid])
-        try db.execute(sql: """
-            DELETE FROM pendingOperation WHERE folderId = ? AND imapUID = ? AND kind IN ('addFlag', 'removeFlag')
-            """, arguments: [folderId, uid])
+        try db.execute(
+            sql: """
+                DELETE FROM pendingOperation WHERE folderId = ? AND imapUID = ? AND kind IN ('addFlag', 'removeFlag')
+                """, arguments: [folderId, uid])
     }
 
     public func pendingOperations(accountId: Account.ID) async throws -> [PendingOperation] {
         try await database.writer.read { db in
-            try PendingOperation.fetchAll(db, sql: "SELECT * FROM pendingOperation WHERE accountId = ? AND state = 'pending' ORDER BY id",
-                                          arguments: [accountId])
+            try PendingOperation.fetchAll(
+                db, sql: "SELECT * FROM pendingOperation WHERE accountId = ? AND state = 'pending' ORDER BY id",
+                arguments: [accountId])
         }
     }
 
@@ -210,18 +234,22 @@ public struct SQLiteMailActionStore: MailActionStore {
             switch operation.kind {
             case .addFlag, .removeFlag:
                 guard let folderId = operation.folderId, let uid = operation.imapUID, let flag = operation.flag else { return }
-                if let flags = try String.fetchOne(db, sql: "SELECT serverFlags FROM emailFolder WHERE folderId = ? AND imapUID = ?",
-                                                   arguments: [folderId, uid]) {
-                    try db.execute(sql: "UPDATE emailFolder SET serverFlags = ? WHERE folderId = ? AND imapUID = ?",
-                                   arguments: [ServerFlags.setting(flags, flag, operation.kind == .addFlag), folderId, uid])
+                if let flags = try String.fetchOne(
+                    db, sql: "SELECT serverFlags FROM emailFolder WHERE folderId = ? AND imapUID = ?",
+                    arguments: [folderId, uid])
+                {
+                    try db.execute(
+                        sql: "UPDATE emailFolder SET serverFlags = ? WHERE folderId = ? AND imapUID = ?",
+                        arguments: [ServerFlags.setting(flags, flag, operation.kind == .addFlag), folderId, uid])
                 }
             case .archive, .delete:
                 guard let email = try Email.fetchOne(db, key: operation.emailId) else { return }
                 if let targetFolderId, let newUID, let target = try Folder.fetchOne(db, key: targetFolderId), target.folderType.isSyncable {
                     // FR-SYNC-10: the moved copy is where the server says (COPYUID), so Trash shows it before its next sync.
-                    try db.execute(sql: """
-                        INSERT INTO emailFolder (emailId, folderId, imapUID, serverFlags) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
-                        """, arguments: [email.id, targetFolderId, newUID, operation.serverFlags ?? ""])
+                    try db.execute(
+                        sql: """
+                            INSERT INTO emailFolder (emailId, folderId, imapUID, serverFlags) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
+                            """, arguments: [email.id, targetFolderId, newUID, operation.serverFlags ?? ""])
                 } else if targetFolderId == nil, operation.kind == .delete {
                     // Deleted from Trash: permanent. Gone locally once no synced folder holds it.
                     let remaining = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder WHERE emailId = ?", arguments: [email.id]) ?? 0
@@ -230,9 +258,10 @@ public struct SQLiteMailActionStore: MailActionStore {
                 if let thread = email.threadId { try SQLiteMessageStore.refresh(thread: thread, db: db) }
             case .fileSentCopy:
                 if let targetFolderId, let newUID {
-                    try db.execute(sql: """
-                        INSERT INTO emailFolder (emailId, folderId, imapUID, serverFlags) VALUES (?, ?, ?, '\\Seen') ON CONFLICT DO NOTHING
-                        """, arguments: [operation.emailId, targetFolderId, newUID])
+                    try db.execute(
+                        sql: """
+                            INSERT INTO emailFolder (emailId, folderId, imapUID, serverFlags) VALUES (?, ?, ?, '\\Seen') ON CONFLICT DO NOTHING
+                            """, arguments: [operation.emailId, targetFolderId, newUID])
                 }
                 // The server keeps the copy now; the local bytes were only needed until here.
                 try db.execute(sql: "DELETE FROM outgoingMessage WHERE emailId = ?", arguments: [operation.emailId])
@@ -245,16 +274,18 @@ public struct SQLiteMailActionStore: MailActionStore {
 
     public func scheduleRetry(_ operationId: Int64, attempts: Int, notBefore: Date, error: String) async throws {
         try await database.writer.write { db in
-            try db.execute(sql: "UPDATE pendingOperation SET attempts = ?, notBefore = ?, lastError = ? WHERE id = ?",
-                           arguments: [attempts, notBefore, error, operationId])
+            try db.execute(
+                sql: "UPDATE pendingOperation SET attempts = ?, notBefore = ?, lastError = ? WHERE id = ?",
+                arguments: [attempts, notBefore, error, operationId])
         }
     }
 
     public func fail(_ operation: PendingOperation, error: String, attempts: Int) async throws {
         try await database.writer.write { db in
             guard let id = operation.id, try PendingOperation.exists(db, key: id) else { return }
-            try db.execute(sql: "UPDATE pendingOperation SET state = 'failed', attempts = ?, notBefore = NULL, lastError = ? WHERE id = ?",
-                           arguments: [attempts, error, id])
+            try db.execute(
+                sql: "UPDATE pendingOperation SET state = 'failed', attempts = ?, notBefore = NULL, lastError = ? WHERE id = ?",
+                arguments: [attempts, error, id])
             try Self.revert(operation, db: db)
         }
     }
@@ -264,13 +295,16 @@ public struct SQLiteMailActionStore: MailActionStore {
     /// a push would have given it up (reverted, kept as failed with the reason), rather than
     /// re-mapped: the message may be gone, and the person sees what did not happen (docs/decisions.md).
     static func cancelStaleOperations(folderId: Int64, db: Database) throws {
-        let stale = try PendingOperation.fetchAll(db, sql: """
-            SELECT p.* FROM pendingOperation p JOIN folder f ON f.id = p.folderId
-            WHERE p.folderId = ? AND p.state = 'pending' AND p.uidValidity IS NOT f.uidValidity
-            """, arguments: [folderId])
+        let stale = try PendingOperation.fetchAll(
+            db,
+            sql: """
+                SELECT p.* FROM pendingOperation p JOIN folder f ON f.id = p.folderId
+                WHERE p.folderId = ? AND p.state = 'pending' AND p.uidValidity IS NOT f.uidValidity
+                """, arguments: [folderId])
         for operation in stale {
-            try db.execute(sql: "UPDATE pendingOperation SET state = 'failed', attempts = attempts + 1, notBefore = NULL, lastError = ? WHERE id = ?",
-                           arguments: [PendingOperation.folderResetNote, operation.id])
+            try db.execute(
+                sql: "UPDATE pendingOperation SET state = 'failed', attempts = attempts + 1, notBefore = NULL, lastError = ? WHERE id = ?",
+                arguments: [PendingOperation.folderResetNote, operation.id])
             try revert(operation, db: db)
         }
     }
@@ -283,19 +317,23 @@ public struct SQLiteMailActionStore: MailActionStore {
         switch operation.kind {
         case .addFlag, .removeFlag:
             guard let flag = operation.flag else { return }
-            let stored = current
-                ? try String.fetchOne(db, sql: "SELECT serverFlags FROM emailFolder WHERE folderId = ? AND imapUID = ?",
-                                      arguments: [operation.folderId, operation.imapUID])
+            let stored =
+                current
+                ? try String.fetchOne(
+                    db, sql: "SELECT serverFlags FROM emailFolder WHERE folderId = ? AND imapUID = ?",
+                    arguments: [operation.folderId, operation.imapUID])
                 : nil
             let serverFlags = stored ?? operation.serverFlags ?? ""
             let column = ServerFlags.column(for: flag)
-            try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [ServerFlags.contains(serverFlags, flag), operation.emailId])
+            try db.execute(
+                sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [ServerFlags.contains(serverFlags, flag), operation.emailId])
         case .archive, .delete:
             if operation.kind == .delete { try db.execute(sql: "UPDATE email SET deletedDate = NULL WHERE id = ?", arguments: [operation.emailId]) }
             guard current, let folderId = operation.folderId, let uid = operation.imapUID else { break }
-            try db.execute(sql: """
-                INSERT INTO emailFolder (emailId, folderId, imapUID, modSeq, serverFlags) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-                """, arguments: [operation.emailId, folderId, uid, operation.modSeq, operation.serverFlags ?? ""])
+            try db.execute(
+                sql: """
+                    INSERT INTO emailFolder (emailId, folderId, imapUID, modSeq, serverFlags) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                    """, arguments: [operation.emailId, folderId, uid, operation.modSeq, operation.serverFlags ?? ""])
         case .fileSentCopy:
             return
         }
@@ -316,7 +354,9 @@ public struct SQLiteMailActionStore: MailActionStore {
                 try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [operation.kind == .addFlag, operation.emailId])
             case .archive, .delete:
                 if let folderId = operation.folderId, let uid = operation.imapUID { try Self.removeCopy(folderId: folderId, uid: uid, db: db) }
-                if operation.kind == .delete { try db.execute(sql: "UPDATE email SET deletedDate = ? WHERE id = ?", arguments: [Date(), operation.emailId]) }
+                if operation.kind == .delete {
+                    try db.execute(sql: "UPDATE email SET deletedDate = ? WHERE id = ?", arguments: [Date(), operation.emailId])
+                }
             case .fileSentCopy:
                 break
             }
@@ -340,16 +380,20 @@ public struct SQLiteMailActionStore: MailActionStore {
 
     public func summaries(accountId: Account.ID?) async throws -> [PendingChangeSummary] {
         try await database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT p.*, a.name AS accountName, e.subject, f.path FROM pendingOperation p
-                JOIN account a ON a.id = p.accountId JOIN email e ON e.id = p.emailId LEFT JOIN folder f ON f.id = p.folderId
-                WHERE (? IS NULL OR p.accountId = ?) ORDER BY p.id
-                """, arguments: [accountId, accountId]).map { row in
-                PendingChangeSummary(id: row["id"], account: row["accountName"],
-                                     kind: PendingOperation.Kind(rawValue: row["kind"]) ?? .addFlag, flag: row["flag"],
-                                     emailId: row["emailId"], subject: row["subject"], folder: row["path"],
-                                     state: PendingOperation.State(rawValue: row["state"]) ?? .pending, attempts: row["attempts"],
-                                     notBefore: row["notBefore"], lastError: row["lastError"])
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT p.*, a.name AS accountName, e.subject, f.path FROM pendingOperation p
+                    JOIN account a ON a.id = p.accountId JOIN email e ON e.id = p.emailId LEFT JOIN folder f ON f.id = p.folderId
+                    WHERE (? IS NULL OR p.accountId = ?) ORDER BY p.id
+                    """, arguments: [accountId, accountId]
+            ).map { row in
+                PendingChangeSummary(
+                    id: row["id"], account: row["accountName"],
+                    kind: PendingOperation.Kind(rawValue: row["kind"]) ?? .addFlag, flag: row["flag"],
+                    emailId: row["emailId"], subject: row["subject"], folder: row["path"],
+                    state: PendingOperation.State(rawValue: row["state"]) ?? .pending, attempts: row["attempts"],
+                    notBefore: row["notBefore"], lastError: row["lastError"])
             }
         }
     }

@@ -10,33 +10,40 @@ public struct SQLiteMailQueries: MailQueries {
 
     public func folders(account: String?) async throws -> [FolderSummary] {
         try await database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT a.name AS account, f.path, f.folderType, f.lastSyncDate,
-                    (SELECT COUNT(*) FROM emailFolder ef WHERE ef.folderId = f.id) AS messageCount,
-                    (SELECT COUNT(*) FROM emailFolder ef JOIN email e ON e.id = ef.emailId WHERE ef.folderId = f.id AND NOT e.isRead) AS unreadCount
-                FROM folder f JOIN account a ON a.id = f.accountId
-                WHERE (? IS NULL OR a.name = ?)
-                ORDER BY a.name, f.path
-                """, arguments: [account, account]).map { row in
-                FolderSummary(account: row["account"], path: row["path"], folderType: FolderType(rawValue: row["folderType"]) ?? .custom,
-                              messageCount: row["messageCount"], unreadCount: row["unreadCount"], lastSyncDate: row["lastSyncDate"])
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT a.name AS account, f.path, f.folderType, f.lastSyncDate,
+                        (SELECT COUNT(*) FROM emailFolder ef WHERE ef.folderId = f.id) AS messageCount,
+                        (SELECT COUNT(*) FROM emailFolder ef JOIN email e ON e.id = ef.emailId WHERE ef.folderId = f.id AND NOT e.isRead) AS unreadCount
+                    FROM folder f JOIN account a ON a.id = f.accountId
+                    WHERE (? IS NULL OR a.name = ?)
+                    ORDER BY a.name, f.path
+                    """, arguments: [account, account]
+            ).map { row in
+                FolderSummary(
+                    account: row["account"], path: row["path"], folderType: FolderType(rawValue: row["folderType"]) ?? .custom,
+                    messageCount: row["messageCount"], unreadCount: row["unreadCount"], lastSyncDate: row["lastSyncDate"])
             }
         }
     }
 
     public func threads(account: String?, folder: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary] {
         try await database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT t.id, a.name AS account, t.subject, tf.latestDate, tf.messageCount, tf.unreadCount, t.participants, t.snippet
-                FROM threadFolder tf
-                JOIN folder f ON f.id = tf.folderId
-                JOIN thread t ON t.id = tf.threadId
-                JOIN account a ON a.id = t.accountId
-                WHERE (? IS NULL OR a.name = ?) AND (CASE WHEN ? IS NULL THEN f.folderType = 'inbox' ELSE f.path = ? END)
-                    AND (? IS NULL OR tf.latestDate < ? OR (tf.latestDate = ? AND tf.threadId < ?))
-                ORDER BY tf.latestDate DESC, tf.threadId DESC
-                LIMIT ?
-                """, arguments: [account, account, folder, folder] + Self.cursorArguments(before) + [limit]).map(Self.summary)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.id, a.name AS account, t.subject, tf.latestDate, tf.messageCount, tf.unreadCount, t.participants, t.snippet
+                    FROM threadFolder tf
+                    JOIN folder f ON f.id = tf.folderId
+                    JOIN thread t ON t.id = tf.threadId
+                    JOIN account a ON a.id = t.accountId
+                    WHERE (? IS NULL OR a.name = ?) AND (CASE WHEN ? IS NULL THEN f.folderType = 'inbox' ELSE f.path = ? END)
+                        AND (? IS NULL OR tf.latestDate < ? OR (tf.latestDate = ? AND tf.threadId < ?))
+                    ORDER BY tf.latestDate DESC, tf.threadId DESC
+                    LIMIT ?
+                    """, arguments: [account, account, folder, folder] + Self.cursorArguments(before) + [limit]
+            ).map(Self.summary)
         }
     }
 
@@ -46,36 +53,42 @@ public struct SQLiteMailQueries: MailQueries {
     }
 
     public func threads(in view: VirtualMailbox, account: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary] {
-        let membership = switch view {
-        case .archive: """
-            e.deletedDate IS NULL AND e.sendState IN ('none', 'sent')
-            AND NOT EXISTS (SELECT 1 FROM emailFolder ef JOIN folder f ON f.id = ef.folderId
-                            WHERE ef.emailId = e.id AND f.folderType <> 'archive')
-            AND NOT EXISTS (SELECT 1 FROM pendingOperation p WHERE p.emailId = e.id AND p.kind = 'fileSentCopy')
-            """
-        case .outbox: "e.sendState IN ('queued', 'sending', 'failed')"
-        }
+        let membership =
+            switch view {
+            case .archive:
+                """
+                e.deletedDate IS NULL AND e.sendState IN ('none', 'sent')
+                AND NOT EXISTS (SELECT 1 FROM emailFolder ef JOIN folder f ON f.id = ef.folderId
+                                WHERE ef.emailId = e.id AND f.folderType <> 'archive')
+                AND NOT EXISTS (SELECT 1 FROM pendingOperation p WHERE p.emailId = e.id AND p.kind = 'fileSentCopy')
+                """
+            case .outbox: "e.sendState IN ('queued', 'sending', 'failed')"
+            }
         return try await database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT t.id, a.name AS account, t.subject, MAX(COALESCE(e.dateSent, e.dateReceived)) AS latestDate,
-                    COUNT(*) AS messageCount, SUM(NOT e.isRead) AS unreadCount, t.participants, t.snippet
-                FROM email e
-                JOIN thread t ON t.id = e.threadId
-                JOIN account a ON a.id = t.accountId
-                WHERE (? IS NULL OR a.name = ?) AND \(membership)
-                GROUP BY t.id
-                HAVING (? IS NULL OR latestDate < ? OR (latestDate = ? AND t.id < ?))
-                ORDER BY latestDate DESC, t.id DESC
-                LIMIT ?
-                """, arguments: [account, account] + Self.cursorArguments(before) + [limit]).map(Self.summary)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.id, a.name AS account, t.subject, MAX(COALESCE(e.dateSent, e.dateReceived)) AS latestDate,
+                        COUNT(*) AS messageCount, SUM(NOT e.isRead) AS unreadCount, t.participants, t.snippet
+                    FROM email e
+                    JOIN thread t ON t.id = e.threadId
+                    JOIN account a ON a.id = t.accountId
+                    WHERE (? IS NULL OR a.name = ?) AND \(membership)
+                    GROUP BY t.id
+                    HAVING (? IS NULL OR latestDate < ? OR (latestDate = ? AND t.id < ?))
+                    ORDER BY latestDate DESC, t.id DESC
+                    LIMIT ?
+                    """, arguments: [account, account] + Self.cursorArguments(before) + [limit]
+            ).map(Self.summary)
         }
     }
 
     static func summary(_ row: Row) -> ThreadSummary {
         let participants = (try? JSONDecoder().decode([EmailAddress].self, from: Data((row["participants"] as String? ?? "[]").utf8))) ?? []
-        return ThreadSummary(id: row["id"], account: row["account"], subject: row["subject"], latestDate: row["latestDate"],
-                             messageCount: row["messageCount"], unreadCount: row["unreadCount"], participants: participants,
-                             snippet: row["snippet"])
+        return ThreadSummary(
+            id: row["id"], account: row["account"], subject: row["subject"], latestDate: row["latestDate"],
+            messageCount: row["messageCount"], unreadCount: row["unreadCount"], participants: participants,
+            snippet: row["snippet"])
     }
 
     public func thread(id: Int64) async throws -> [ThreadMessage]? {
@@ -86,9 +99,12 @@ public struct SQLiteMailQueries: MailQueries {
     public func threadOutline(id: Int64) async throws -> ThreadOutline? {
         try await database.writer.read { db in
             guard let subject = try String.fetchOne(db, sql: "SELECT subject FROM thread WHERE id = ?", arguments: [id]) else { return nil }
-            let entries = try Row.fetchAll(db, sql: """
-                SELECT id, COALESCE(dateSent, dateReceived) AS date, isRead FROM email WHERE threadId = ? ORDER BY date, id
-                """, arguments: [id]).map { ThreadOutline.Entry(emailId: $0["id"], date: $0["date"], isRead: $0["isRead"]) }
+            let entries = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, COALESCE(dateSent, dateReceived) AS date, isRead FROM email WHERE threadId = ? ORDER BY date, id
+                    """, arguments: [id]
+            ).map { ThreadOutline.Entry(emailId: $0["id"], date: $0["date"], isRead: $0["isRead"]) }
             return ThreadOutline(threadId: id, subject: subject, entries: entries)
         }
     }
@@ -102,24 +118,29 @@ public struct SQLiteMailQueries: MailQueries {
             let authservIds = try Account.filter(accountIds.contains(Column("id"))).fetchAll(db)
                 .reduce(into: [Account.ID: String]()) { ids, account in ids[account.id] = account.verifyingAuthservId }
             return try emails.map { email in
-                let folders = try String.fetchAll(db, sql: """
-                    SELECT f.path FROM emailFolder ef JOIN folder f ON f.id = ef.folderId WHERE ef.emailId = ? ORDER BY f.path
-                    """, arguments: [email.id])
+                let folders = try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT f.path FROM emailFolder ef JOIN folder f ON f.id = ef.folderId WHERE ef.emailId = ? ORDER BY f.path
+                        """, arguments: [email.id])
                 let attachments = try Attachment.filter(Column("emailId") == email.id).order(Column("partId")).fetchAll(db).map {
-                    AttachmentSummary(id: $0.id ?? 0, filename: $0.filename, mimeType: $0.mimeType, sizeBytes: $0.sizeBytes, isDownloaded: $0.isDownloaded,
-                                      contentId: $0.contentId, isInline: $0.isInline)
+                    AttachmentSummary(
+                        id: $0.id ?? 0, filename: $0.filename, mimeType: $0.mimeType, sizeBytes: $0.sizeBytes, isDownloaded: $0.isDownloaded,
+                        contentId: $0.contentId, isInline: $0.isInline)
                 }
-                var message = ThreadMessage(emailId: email.id ?? 0, subject: email.subject, from: EmailAddress(name: email.fromName, address: email.fromAddress),
-                                     to: email.toAddresses, cc: email.ccAddresses, date: email.displayDate, isRead: email.isRead,
-                                     isStarred: email.isStarred, bodyPlain: email.bodyPlain, bodyHTML: email.bodyHTML,
-                                     bodiesFetched: email.bodiesFetched, folders: folders, attachments: attachments)
+                var message = ThreadMessage(
+                    emailId: email.id ?? 0, subject: email.subject, from: EmailAddress(name: email.fromName, address: email.fromAddress),
+                    to: email.toAddresses, cc: email.ccAddresses, date: email.displayDate, isRead: email.isRead,
+                    isStarred: email.isStarred, bodyPlain: email.bodyPlain, bodyHTML: email.bodyHTML,
+                    bodiesFetched: email.bodiesFetched, folders: folders, attachments: attachments)
                 message.sendState = email.sendState
                 message.sendError = email.sendError
                 message.messageId = email.headerMessageId
                 message.snippet = email.snippet
                 message.bodyTruncated = email.bodyTruncated
-                message.senderAuthentication = SenderAuthentication(headers: email.authenticationResults, authservId: authservIds[email.accountId],
-                                                                    fromAddress: email.fromAddress)
+                message.senderAuthentication = SenderAuthentication(
+                    headers: email.authenticationResults, authservId: authservIds[email.accountId],
+                    fromAddress: email.fromAddress)
                 return message
             }
         }
@@ -128,16 +149,20 @@ public struct SQLiteMailQueries: MailQueries {
     public func search(_ query: String, account: String?, limit: Int) async throws -> [SearchHit] {
         guard let match = Self.ftsQuery(query) else { return [] }
         return try await database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT e.id, e.threadId, a.name AS account, e.subject, e.fromName, e.fromAddress,
-                    COALESCE(e.dateSent, e.dateReceived) AS date, e.snippet
-                FROM searchIndex JOIN email e ON e.id = searchIndex.rowid JOIN account a ON a.id = e.accountId
-                WHERE searchIndex MATCH ? AND (? IS NULL OR a.name = ?)
-                ORDER BY searchIndex.rowid DESC
-                LIMIT ?
-                """, arguments: [match, account, account, limit]).map { row in
-                SearchHit(emailId: row["id"], threadId: row["threadId"], account: row["account"], subject: row["subject"],
-                          from: EmailAddress(name: row["fromName"], address: row["fromAddress"]), date: row["date"], snippet: row["snippet"])
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.id, e.threadId, a.name AS account, e.subject, e.fromName, e.fromAddress,
+                        COALESCE(e.dateSent, e.dateReceived) AS date, e.snippet
+                    FROM searchIndex JOIN email e ON e.id = searchIndex.rowid JOIN account a ON a.id = e.accountId
+                    WHERE searchIndex MATCH ? AND (? IS NULL OR a.name = ?)
+                    ORDER BY searchIndex.rowid DESC
+                    LIMIT ?
+                    """, arguments: [match, account, account, limit]
+            ).map { row in
+                SearchHit(
+                    emailId: row["id"], threadId: row["threadId"], account: row["account"], subject: row["subject"],
+                    from: EmailAddress(name: row["fromName"], address: row["fromAddress"]), date: row["date"], snippet: row["snippet"])
             }
         }
     }

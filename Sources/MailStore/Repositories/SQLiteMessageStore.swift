@@ -14,7 +14,8 @@ public struct SQLiteMessageStore: Sendable {
     /// folder's forward cursor in the same transaction.
     @discardableResult
     public func store(_ messages: [IncomingMessage], folderId: Int64, cursorUID: Int64? = nil, backfillCursorUID: Int64? = nil)
-        async throws -> StoredBatch {
+        async throws -> StoredBatch
+    {
         try await database.writer.write { db in
             var result = StoredBatch()
             var search = SearchIndexBatch(replacing: false)
@@ -26,19 +27,23 @@ public struct SQLiteMessageStore: Sendable {
             try contacts.write(db)
             try search.write(db)
             if let cursorUID {
-                try db.execute(sql: "UPDATE folder SET forwardCursorUID = MAX(COALESCE(forwardCursorUID, 0), ?) WHERE id = ?",
-                               arguments: [cursorUID, folderId])
+                try db.execute(
+                    sql: "UPDATE folder SET forwardCursorUID = MAX(COALESCE(forwardCursorUID, 0), ?) WHERE id = ?",
+                    arguments: [cursorUID, folderId])
             }
             if let backfillCursorUID {
-                try db.execute(sql: "UPDATE folder SET backfillCursorUID = MIN(COALESCE(backfillCursorUID, ?), ?) WHERE id = ?",
-                               arguments: [backfillCursorUID, backfillCursorUID, folderId])
+                try db.execute(
+                    sql: "UPDATE folder SET backfillCursorUID = MIN(COALESCE(backfillCursorUID, ?), ?) WHERE id = ?",
+                    arguments: [backfillCursorUID, backfillCursorUID, folderId])
             }
             return result
         }
     }
 
-    static func store(_ message: IncomingMessage, folderId: Int64, db: Database, result: inout StoredBatch,
-                      search: inout SearchIndexBatch, contacts: inout ContactTally) throws {
+    static func store(
+        _ message: IncomingMessage, folderId: Int64, db: Database, result: inout StoredBatch,
+        search: inout SearchIndexBatch, contacts: inout ContactTally
+    ) throws {
         var incoming = message.applyingServerFlags(to: message.email)
         if let existing = try existingEmail(for: &incoming, db: db) {
             let flags = [incoming.isRead, incoming.isStarred, incoming.isAnswered, incoming.isDraft]
@@ -57,16 +62,22 @@ public struct SQLiteMessageStore: Sendable {
         let emailId = incoming.id!
         try associate(emailId: emailId, message: message, folderId: folderId, db: db)
         for attachment in message.attachments {
-            try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO attachment (emailId, partId, filename, mimeType, sizeBytes, contentId, isInline, transferEncoding)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [emailId, attachment.partId, attachment.filename, attachment.mimeType, attachment.sizeBytes,
-                                         attachment.contentId, attachment.isInline, attachment.transferEncoding])
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO attachment (emailId, partId, filename, mimeType, sizeBytes, contentId, isInline, transferEncoding)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                emailId, attachment.partId, attachment.filename, attachment.mimeType, attachment.sizeBytes,
+                attachment.contentId, attachment.isInline, attachment.transferEncoding
+            ])
         }
         search.add(incoming, text: message.searchText)
         contacts.add(incoming)
-        result.newMessages.append(NewMessage(emailId: emailId, from: EmailAddress(name: incoming.fromName, address: incoming.fromAddress),
-                                             subject: incoming.subject, date: incoming.dateSent ?? incoming.dateReceived))
+        result.newMessages.append(
+            NewMessage(
+                emailId: emailId, from: EmailAddress(name: incoming.fromName, address: incoming.fromAddress),
+                subject: incoming.subject, date: incoming.dateSent ?? incoming.dateReceived))
     }
 
     /// What every new Email gets, synced or composed here: its thread (FR-SYNC-06). Its search row
@@ -92,22 +103,25 @@ public struct SQLiteMessageStore: Sendable {
     /// property through a keyed container) was an eighth of a first sync.
     static func insert(_ email: inout Email, db: Database) throws {
         let json = AddressJSON.text
-        try db.cachedStatement(sql: """
-            INSERT INTO email (accountId, threadId, messageId, headerMessageId, dedupKey, inReplyTo, "references", subject, fromName,
-                fromAddress, toAddresses, ccAddresses, bccAddresses, replyTo, dateSent, dateReceived, snippet, bodyPlain, bodyHTML,
-                bodyTruncated, bodiesFetched, bodyStructure, sizeBytes, hasAttachments, isRead, isStarred, isAnswered, isDraft,
-                deletedDate, sendState, sendRetryCount, sendQueuedDate, sendNotBefore, sendHoldUntil, sendAttemptStartedDate,
-                sendError, createdDate, bulkMarkers, authenticationResults)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                email.accountId, email.threadId, email.messageId, email.headerMessageId, email.dedupKey, email.inReplyTo, email.references,
-                email.subject, email.fromName, email.fromAddress, json(email.toAddresses), json(email.ccAddresses), json(email.bccAddresses),
-                json(email.replyTo), email.dateSent.stored, email.dateReceived.stored, email.snippet, email.bodyPlain, email.bodyHTML, email.bodyTruncated,
-                email.bodiesFetched, email.bodyStructure, email.sizeBytes, email.hasAttachments, email.isRead, email.isStarred,
-                email.isAnswered, email.isDraft, email.deletedDate.stored, email.sendState.rawValue, email.sendRetryCount, email.sendQueuedDate.stored,
-                email.sendNotBefore.stored, email.sendHoldUntil.stored, email.sendAttemptStartedDate.stored, email.sendError, email.createdDate.stored,
-                email.bulkMarkers.rawValue, email.authenticationResults.map(AuthenticationResultsJSON.text),
-            ])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO email (accountId, threadId, messageId, headerMessageId, dedupKey, inReplyTo, "references", subject, fromName,
+                    fromAddress, toAddresses, ccAddresses, bccAddresses, replyTo, dateSent, dateReceived, snippet, bodyPlain, bodyHTML,
+                    bodyTruncated, bodiesFetched, bodyStructure, sizeBytes, hasAttachments, isRead, isStarred, isAnswered, isDraft,
+                    deletedDate, sendState, sendRetryCount, sendQueuedDate, sendNotBefore, sendHoldUntil, sendAttemptStartedDate,
+                    sendError, createdDate, bulkMarkers, authenticationResults)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            email.accountId, email.threadId, email.messageId, email.headerMessageId, email.dedupKey, email.inReplyTo, email.references,
+            email.subject, email.fromName, email.fromAddress, json(email.toAddresses), json(email.ccAddresses), json(email.bccAddresses),
+            json(email.replyTo), email.dateSent.stored, email.dateReceived.stored, email.snippet, email.bodyPlain, email.bodyHTML,
+            email.bodyTruncated,
+            email.bodiesFetched, email.bodyStructure, email.sizeBytes, email.hasAttachments, email.isRead, email.isStarred,
+            email.isAnswered, email.isDraft, email.deletedDate.stored, email.sendState.rawValue, email.sendRetryCount, email.sendQueuedDate.stored,
+            email.sendNotBefore.stored, email.sendHoldUntil.stored, email.sendAttemptStartedDate.stored, email.sendError, email.createdDate.stored,
+            email.bulkMarkers.rawValue, email.authenticationResults.map(AuthenticationResultsJSON.text)
+        ])
         email.id = db.lastInsertedRowID
     }
 
@@ -124,12 +138,14 @@ public struct SQLiteMessageStore: Sendable {
     static let contactLimit = 10_000
 
     static func evictContacts(accountId: Account.ID, db: Database) throws {
-        let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM contactCacheEntry WHERE accountId = ?"), arguments: [accountId]) ?? 0
+        let count =
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM contactCacheEntry WHERE accountId = ?"), arguments: [accountId]) ?? 0
         guard count > contactLimit else { return }
-        try db.execute(sql: """
-            DELETE FROM contactCacheEntry WHERE id IN (
-                SELECT id FROM contactCacheEntry WHERE accountId = ? ORDER BY frequency ASC, lastSeenDate ASC LIMIT ?)
-            """, arguments: [accountId, count - contactLimit])
+        try db.execute(
+            sql: """
+                DELETE FROM contactCacheEntry WHERE id IN (
+                    SELECT id FROM contactCacheEntry WHERE accountId = ? ORDER BY frequency ASC, lastSeenDate ASC LIMIT ?)
+                """, arguments: [accountId, count - contactLimit])
     }
 
     /// What dedup needs of a stored Email, without decoding the whole row.
@@ -152,10 +168,12 @@ public struct SQLiteMessageStore: Sendable {
     /// is cleared so the two stay apart (FR-SYNC-01 step 6's "duplicate Message-ID" case).
     static func existingEmail(for email: inout Email, db: Database) throws -> StoredIdentity? {
         // Both keys in one statement (each has its unique index): at most two rows.
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT id, dedupKey, threadId, isRead, isStarred, isAnswered, isDraft, messageId FROM email
-            WHERE accountId = ? AND (messageId = ? OR dedupKey = ?)
-            """), arguments: [email.accountId, email.messageId, email.dedupKey])
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT id, dedupKey, threadId, isRead, isStarred, isAnswered, isDraft, messageId FROM email
+                    WHERE accountId = ? AND (messageId = ? OR dedupKey = ?)
+                    """), arguments: [email.accountId, email.messageId, email.dedupKey])
         guard !rows.isEmpty else { return nil }
         if let messageId = email.messageId, let row = rows.first(where: { $0["messageId"] == messageId }) {
             let byMessageId = StoredIdentity(row: row)
@@ -166,11 +184,13 @@ public struct SQLiteMessageStore: Sendable {
     }
 
     static func associate(emailId: Int64, message: IncomingMessage, folderId: Int64, db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO emailFolder (emailId, folderId, imapUID, modSeq, serverFlags) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (folderId, imapUID) DO UPDATE SET emailId = excluded.emailId, modSeq = excluded.modSeq,
-                serverFlags = excluded.serverFlags
-            """).execute(arguments: [emailId, folderId, message.uid, message.modSeq, message.serverFlags.joined(separator: " ")])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO emailFolder (emailId, folderId, imapUID, modSeq, serverFlags) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (folderId, imapUID) DO UPDATE SET emailId = excluded.emailId, modSeq = excluded.modSeq,
+                    serverFlags = excluded.serverFlags
+                """
+        ).execute(arguments: [emailId, folderId, message.uid, message.modSeq, message.serverFlags.joined(separator: " ")])
     }
 
     /// FR-SYNC-06 step 5, and the thread's rows in the per-folder thread list.
@@ -179,37 +199,46 @@ public struct SQLiteMessageStore: Sendable {
         // largest cost of a first sync.
         // Dates read as seconds computed by SQLite: parsing the stored text in Swift row by row was
         // a third of this function.
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT id, subject, fromName, fromAddress, \(StoredDate.secondsSQL("dateSent")), \(StoredDate.secondsSQL("dateReceived")),
-                snippet, isRead, isStarred, hasAttachments
-            FROM email WHERE threadId = ?
-            """), arguments: [thread])
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT id, subject, fromName, fromAddress, \(StoredDate.secondsSQL("dateSent")), \(StoredDate.secondsSQL("dateReceived")),
+                        snippet, isRead, isStarred, hasAttachments
+                    FROM email WHERE threadId = ?
+                    """), arguments: [thread])
         let messages = rows.map { row in
-            Email(id: row[0], accountId: "", messageId: nil, dedupKey: "", subject: row[1], fromName: row[2],
-                  fromAddress: row[3], dateSent: (row[4] as Double?).map(StoredDate.date(seconds:)),
-                  dateReceived: StoredDate.date(seconds: row[5] ?? 0), snippet: row[6],
-                  hasAttachments: row[9], isRead: row[7], isStarred: row[8], createdDate: Date(timeIntervalSince1970: 0))
+            Email(
+                id: row[0], accountId: "", messageId: nil, dedupKey: "", subject: row[1], fromName: row[2],
+                fromAddress: row[3], dateSent: (row[4] as Double?).map(StoredDate.date(seconds:)),
+                dateReceived: StoredDate.date(seconds: row[5] ?? 0), snippet: row[6],
+                hasAttachments: row[9], isRead: row[7], isStarred: row[8], createdDate: Date(timeIntervalSince1970: 0))
         }
         guard let metadata = ThreadMetadata(messages: messages) else {
             try db.cachedStatement(sql: "DELETE FROM thread WHERE id = ?").execute(arguments: [thread])
             return
         }
         let participants = AddressJSON.text(metadata.participants)
-        try db.cachedStatement(sql: """
-            UPDATE thread SET subject = ?, normalizedSubject = ?, latestDate = ?, earliestDate = ?, messageCount = ?,
-                unreadCount = ?, participants = ?, snippet = ?, hasAttachments = ?, isStarred = ?
-            WHERE id = ?
-            """).execute(arguments: [metadata.subject, metadata.normalizedSubject, metadata.latestDate.stored, metadata.earliestDate.stored,
-                                     metadata.messageCount, metadata.unreadCount, participants, metadata.snippet, metadata.hasAttachments,
-                                     metadata.isStarred, thread])
+        try db.cachedStatement(
+            sql: """
+                UPDATE thread SET subject = ?, normalizedSubject = ?, latestDate = ?, earliestDate = ?, messageCount = ?,
+                    unreadCount = ?, participants = ?, snippet = ?, hasAttachments = ?, isStarred = ?
+                WHERE id = ?
+                """
+        ).execute(arguments: [
+            metadata.subject, metadata.normalizedSubject, metadata.latestDate.stored, metadata.earliestDate.stored,
+            metadata.messageCount, metadata.unreadCount, participants, metadata.snippet, metadata.hasAttachments,
+            metadata.isStarred, thread
+        ])
         try db.cachedStatement(sql: "DELETE FROM threadFolder WHERE threadId = ?").execute(arguments: [thread])
-        try db.cachedStatement(sql: """
-            INSERT INTO threadFolder (threadId, folderId, latestDate, messageCount, unreadCount)
-            SELECT ?, ef.folderId, MAX(COALESCE(e.dateSent, e.dateReceived)), COUNT(*), SUM(NOT e.isRead)
-            FROM emailFolder ef JOIN email e ON e.id = ef.emailId
-            WHERE e.threadId = ?
-            GROUP BY ef.folderId
-            """).execute(arguments: [thread, thread])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO threadFolder (threadId, folderId, latestDate, messageCount, unreadCount)
+                SELECT ?, ef.folderId, MAX(COALESCE(e.dateSent, e.dateReceived)), COUNT(*), SUM(NOT e.isRead)
+                FROM emailFolder ef JOIN email e ON e.id = ef.emailId
+                WHERE e.threadId = ?
+                GROUP BY ef.folderId
+                """
+        ).execute(arguments: [thread, thread])
     }
 }
 
@@ -237,9 +266,13 @@ struct SQLiteThreadNodes: ThreadNodeStore {
 
     func existingNode(for messageID: String) throws -> Int64? {
         if let known = rows.byMessageId[messageID] { return known }
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT id, isPresent, hasParent, component FROM threadNode WHERE accountId = ? AND messageId = ?
-            """), arguments: [accountId, messageID]) else { return nil }
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT id, isPresent, hasParent, component FROM threadNode WHERE accountId = ? AND messageId = ?
+                        """), arguments: [accountId, messageID])
+        else { return nil }
         let id: Int64 = row[0]
         rows.byId[id] = (row[1], row[2], row[3])
         rows.byMessageId[messageID] = id
@@ -251,11 +284,13 @@ struct SQLiteThreadNodes: ThreadNodeStore {
 
     private func insertNode(_ messageID: String?, present: Bool) throws -> Int64 {
         // A node starts as its own component: the id AUTOINCREMENT is about to give it, checked after.
-        let row = try Row.fetchOne(db.cachedStatement(sql: """
-            INSERT INTO threadNode (accountId, messageId, isPresent, component)
-            VALUES (?, ?, ?, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'threadNode'), 0) + 1)
-            RETURNING id, component
-            """), arguments: [accountId, messageID, present])!
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    INSERT INTO threadNode (accountId, messageId, isPresent, component)
+                    VALUES (?, ?, ?, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'threadNode'), 0) + 1)
+                    RETURNING id, component
+                    """), arguments: [accountId, messageID, present])!
         let (id, component): (Int64, Int64) = (row[0], row[1])
         if component != id {
             try db.cachedStatement(sql: "UPDATE threadNode SET component = id WHERE id = ?").execute(arguments: [id])
@@ -280,8 +315,9 @@ struct SQLiteThreadNodes: ThreadNodeStore {
 
     private func row(_ node: Int64) throws -> (isPresent: Bool, hasParent: Bool, component: Int64?) {
         if let known = rows.byId[node] { return known }
-        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT isPresent, hasParent, component FROM threadNode WHERE id = ?"),
-                                   arguments: [node])
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT isPresent, hasParent, component FROM threadNode WHERE id = ?"),
+            arguments: [node])
         let value: (isPresent: Bool, hasParent: Bool, component: Int64?) = (row?[0] ?? false, row?[1] ?? false, row?[2] ?? node)
         rows.byId[node] = value
         return value
@@ -303,11 +339,12 @@ struct SQLiteThreadNodes: ThreadNodeStore {
     mutating func union(_ a: Int64, _ b: Int64) throws -> Int64 {
         guard a != b else { return a }
         let (threadA, threadB) = (try threadOf(component: a), try threadOf(component: b))
-        let keepA: Bool = switch (threadA, threadB) {
-        case (let x?, let y?): x < y
-        case (nil, _?): false
-        default: true
-        }
+        let keepA: Bool =
+            switch (threadA, threadB) {
+            case (let x?, let y?): x < y
+            case (nil, _?): false
+            default: true
+            }
         let (keep, absorb) = keepA ? (a, b) : (b, a)
         let (keptThread, absorbedThread) = keepA ? (threadA, threadB) : (threadB, threadA)
         try db.cachedStatement(sql: "UPDATE threadNode SET component = ? WHERE component = ?").execute(arguments: [keep, absorb])
@@ -327,19 +364,24 @@ struct SQLiteThreadNodes: ThreadNodeStore {
     }
 
     func subjectCandidates(account: String, subject: String) throws -> [(component: Int64, earliest: Date, latest: Date)] {
-        try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT component, earliestDate, latestDate FROM thread
-            WHERE accountId = ? AND normalizedSubject = ? AND component IS NOT NULL
-            """), arguments: [account, subject]).map { ($0["component"], $0["earliestDate"], $0["latestDate"]) }
+        try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT component, earliestDate, latestDate FROM thread
+                    WHERE accountId = ? AND normalizedSubject = ? AND component IS NOT NULL
+                    """), arguments: [account, subject]
+        ).map { ($0["component"], $0["earliestDate"], $0["latestDate"]) }
     }
 
     /// The thread row of a component, created for its first stored message.
     mutating func thread(for component: Int64, creatingFrom email: Email) throws -> Int64 {
         if let existing = try threadOf(component: component) { return existing }
         let date = email.dateSent ?? email.dateReceived
-        try db.cachedStatement(sql: """
-            INSERT INTO thread (accountId, subject, normalizedSubject, latestDate, earliestDate, component) VALUES (?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [accountId, email.subject, SubjectNormalizer.normalize(email.subject), date.stored, date.stored, component])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO thread (accountId, subject, normalizedSubject, latestDate, earliestDate, component) VALUES (?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [accountId, email.subject, SubjectNormalizer.normalize(email.subject), date.stored, date.stored, component])
         return db.lastInsertedRowID
     }
 }

@@ -31,9 +31,10 @@ public struct SQLiteOutboxStore: OutboxStore {
             search.add(email)
             try search.write(db)
             let recipients = String(decoding: try JSONEncoder().encode(message.envelope.recipients), as: UTF8.self)
-            try db.execute(sql: """
-                INSERT INTO outgoingMessage (emailId, rawMessage, envelopeSender, envelopeRecipients) VALUES (?, ?, ?, ?)
-                """, arguments: [email.id, Data(message.raw), message.envelope.sender, recipients])
+            try db.execute(
+                sql: """
+                    INSERT INTO outgoingMessage (emailId, rawMessage, envelopeSender, envelopeRecipients) VALUES (?, ?, ?, ?)
+                    """, arguments: [email.id, Data(message.raw), message.envelope.sender, recipients])
             return email.id!
         }
     }
@@ -45,33 +46,41 @@ public struct SQLiteOutboxStore: OutboxStore {
 
     static func entry(_ row: Row) -> OutboxEntry {
         let to = (try? JSONDecoder().decode([EmailAddress].self, from: Data((row["toAddresses"] as String).utf8))) ?? []
-        return OutboxEntry(emailId: row["id"], accountId: row["accountId"], messageId: row["messageId"], subject: row["subject"], to: to,
-                           state: SendState(rawValue: row["sendState"]) ?? .failed, queuedDate: row["sendQueuedDate"],
-                           notBefore: row["sendNotBefore"], holdUntil: row["sendHoldUntil"], retryCount: row["sendRetryCount"],
-                           attemptStartedDate: row["sendAttemptStartedDate"], error: row["sendError"])
+        return OutboxEntry(
+            emailId: row["id"], accountId: row["accountId"], messageId: row["messageId"], subject: row["subject"], to: to,
+            state: SendState(rawValue: row["sendState"]) ?? .failed, queuedDate: row["sendQueuedDate"],
+            notBefore: row["sendNotBefore"], holdUntil: row["sendHoldUntil"], retryCount: row["sendRetryCount"],
+            attemptStartedDate: row["sendAttemptStartedDate"], error: row["sendError"])
     }
 
     public func pending(accountId: Account.ID) async throws -> [OutboxEntry] {
         try await database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(Self.entryColumns) FROM email WHERE accountId = ? AND sendState IN ('queued', 'sending')
-                ORDER BY sendQueuedDate, id
-                """, arguments: [accountId]).map(Self.entry)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.entryColumns) FROM email WHERE accountId = ? AND sendState IN ('queued', 'sending')
+                    ORDER BY sendQueuedDate, id
+                    """, arguments: [accountId]
+            ).map(Self.entry)
         }
     }
 
     public func outbox(accountId: Account.ID?) async throws -> [OutboxEntry] {
         try await database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(Self.entryColumns) FROM email WHERE (? IS NULL OR accountId = ?) AND sendState IN ('queued', 'sending', 'failed')
-                ORDER BY sendQueuedDate, id
-                """, arguments: [accountId, accountId]).map(Self.entry)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.entryColumns) FROM email WHERE (? IS NULL OR accountId = ?) AND sendState IN ('queued', 'sending', 'failed')
+                    ORDER BY sendQueuedDate, id
+                    """, arguments: [accountId, accountId]
+            ).map(Self.entry)
         }
     }
 
     public func entry(emailId: Int64) async throws -> OutboxEntry? {
         try await database.writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.entryColumns) FROM email WHERE id = ? AND sendState != 'none'", arguments: [emailId]).map(Self.entry)
+            try Row.fetchOne(db, sql: "SELECT \(Self.entryColumns) FROM email WHERE id = ? AND sendState != 'none'", arguments: [emailId]).map(
+                Self.entry)
         }
     }
 
@@ -80,15 +89,20 @@ public struct SQLiteOutboxStore: OutboxStore {
     }
 
     static func submission(emailId: Int64, db: Database) throws -> OutgoingSubmission? {
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT o.rawMessage, o.envelopeSender, o.envelopeRecipients, e.headerMessageId, e.dateSent, e.createdDate
-            FROM outgoingMessage o JOIN email e ON e.id = o.emailId WHERE o.emailId = ?
-            """, arguments: [emailId]) else { return nil }
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT o.rawMessage, o.envelopeSender, o.envelopeRecipients, e.headerMessageId, e.dateSent, e.createdDate
+                    FROM outgoingMessage o JOIN email e ON e.id = o.emailId WHERE o.emailId = ?
+                    """, arguments: [emailId])
+        else { return nil }
         let recipients = try JSONDecoder().decode([String].self, from: Data((row["envelopeRecipients"] as String).utf8))
         let raw: Data = row["rawMessage"]
-        return OutgoingSubmission(emailId: emailId, messageId: row["headerMessageId"] ?? "", raw: [UInt8](raw),
-                                  envelope: MessageEnvelope(sender: row["envelopeSender"], recipients: recipients),
-                                  date: row["dateSent"] ?? row["createdDate"])
+        return OutgoingSubmission(
+            emailId: emailId, messageId: row["headerMessageId"] ?? "", raw: [UInt8](raw),
+            envelope: MessageEnvelope(sender: row["envelopeSender"], recipients: recipients),
+            date: row["dateSent"] ?? row["createdDate"])
     }
 
     public func markSending(_ emailId: Int64) async throws {
@@ -105,10 +119,11 @@ public struct SQLiteOutboxStore: OutboxStore {
 
     public func markSent(_ emailId: Int64, reply: String, note: String?, fileSentCopy: Bool, at date: Date) async throws {
         try await database.writer.write { db in
-            try db.execute(sql: """
-                UPDATE email SET sendState = 'sent', sendAttemptStartedDate = NULL, sendNotBefore = NULL, sendHoldUntil = NULL,
-                    sendError = ? WHERE id = ?
-                """, arguments: [note, emailId])
+            try db.execute(
+                sql: """
+                    UPDATE email SET sendState = 'sent', sendAttemptStartedDate = NULL, sendNotBefore = NULL, sendHoldUntil = NULL,
+                        sendError = ? WHERE id = ?
+                    """, arguments: [note, emailId])
             try db.execute(sql: "UPDATE outgoingMessage SET serverReply = ?, sentDate = ? WHERE emailId = ?", arguments: [reply, date, emailId])
             guard fileSentCopy, let accountId = try String.fetchOne(db, sql: "SELECT accountId FROM email WHERE id = ?", arguments: [emailId])
             else { return }
@@ -119,38 +134,42 @@ public struct SQLiteOutboxStore: OutboxStore {
 
     public func scheduleRetry(_ emailId: Int64, retryCount: Int, notBefore: Date, error: String) async throws {
         try await database.writer.write { db in
-            try db.execute(sql: """
-                UPDATE email SET sendState = 'queued', sendRetryCount = ?, sendNotBefore = ?, sendError = ?, sendAttemptStartedDate = NULL
-                WHERE id = ?
-                """, arguments: [retryCount, notBefore, error, emailId])
+            try db.execute(
+                sql: """
+                    UPDATE email SET sendState = 'queued', sendRetryCount = ?, sendNotBefore = ?, sendError = ?, sendAttemptStartedDate = NULL
+                    WHERE id = ?
+                    """, arguments: [retryCount, notBefore, error, emailId])
         }
     }
 
     public func markDeliveryUncertain(_ emailId: Int64, retryCount: Int, notBefore: Date, error: String, at date: Date) async throws {
         try await database.writer.write { db in
-            try db.execute(sql: """
-                UPDATE email SET sendState = 'sending', sendRetryCount = ?, sendNotBefore = ?, sendError = ?,
-                    sendAttemptStartedDate = COALESCE(sendAttemptStartedDate, ?)
-                WHERE id = ?
-                """, arguments: [retryCount, notBefore, error, date, emailId])
+            try db.execute(
+                sql: """
+                    UPDATE email SET sendState = 'sending', sendRetryCount = ?, sendNotBefore = ?, sendError = ?,
+                        sendAttemptStartedDate = COALESCE(sendAttemptStartedDate, ?)
+                    WHERE id = ?
+                    """, arguments: [retryCount, notBefore, error, date, emailId])
         }
     }
 
     public func markFailed(_ emailId: Int64, error: String) async throws {
         try await database.writer.write { db in
-            try db.execute(sql: """
-                UPDATE email SET sendState = 'failed', sendError = ?, sendNotBefore = NULL, sendAttemptStartedDate = NULL WHERE id = ?
-                """, arguments: [error, emailId])
+            try db.execute(
+                sql: """
+                    UPDATE email SET sendState = 'failed', sendError = ?, sendNotBefore = NULL, sendAttemptStartedDate = NULL WHERE id = ?
+                    """, arguments: [error, emailId])
         }
     }
 
     public func requeue(_ emailId: Int64, at date: Date) async throws {
         try await database.writer.write { db in
-            try db.execute(sql: """
-                UPDATE email SET sendState = 'queued', sendRetryCount = 0, sendNotBefore = NULL, sendQueuedDate = ?, sendError = NULL,
-                    sendAttemptStartedDate = NULL, sendHoldUntil = NULL
-                WHERE id = ? AND sendState IN ('queued', 'failed')
-                """, arguments: [date, emailId])
+            try db.execute(
+                sql: """
+                    UPDATE email SET sendState = 'queued', sendRetryCount = 0, sendNotBefore = NULL, sendQueuedDate = ?, sendError = NULL,
+                        sendAttemptStartedDate = NULL, sendHoldUntil = NULL
+                    WHERE id = ? AND sendState IN ('queued', 'failed')
+                    """, arguments: [date, emailId])
         }
     }
 

@@ -20,8 +20,9 @@ public struct SQLiteSettingsStore: SettingsStore {
 
     public func setValue(_ value: String, for key: SettingKey) async throws {
         try await database.writer.write { db in
-            try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                           arguments: [key.rawValue, value])
+            try db.execute(
+                sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [key.rawValue, value])
         }
     }
 

@@ -46,8 +46,9 @@ public struct SQLiteSyncStore: SyncStore {
                     folder.mailboxId = discovered.mailboxId ?? folder.mailboxId
                     try folder.update(db)
                 } else {
-                    var folder = Folder(accountId: accountId, path: discovered.path, delimiter: discovered.delimiter,
-                                        folderType: discovered.folderType, mailboxId: discovered.mailboxId)
+                    var folder = Folder(
+                        accountId: accountId, path: discovered.path, delimiter: discovered.delimiter,
+                        folderType: discovered.folderType, mailboxId: discovered.mailboxId)
                     try folder.insert(db)
                 }
             }
@@ -73,8 +74,9 @@ public struct SQLiteSyncStore: SyncStore {
     /// others), its messages leave it, and those in no other folder go.
     static func removeFolder(_ folder: Folder, keepOrphans: Bool, db: Database) throws {
         guard let folderId = folder.id else { return }
-        let waiting = try PendingOperation.fetchAll(db, sql: "SELECT * FROM pendingOperation WHERE folderId = ? AND state = 'pending'",
-                                                    arguments: [folderId])
+        let waiting = try PendingOperation.fetchAll(
+            db, sql: "SELECT * FROM pendingOperation WHERE folderId = ? AND state = 'pending'",
+            arguments: [folderId])
         // The operations themselves go with the folder (ON DELETE CASCADE).
         for operation in waiting { try SQLiteMailActionStore.revert(operation, db: db) }
         let uids = try Int64.fetchAll(db, sql: "SELECT imapUID FROM emailFolder WHERE folderId = ?", arguments: [folderId])
@@ -89,11 +91,12 @@ public struct SQLiteSyncStore: SyncStore {
     public func resetFolder(_ folderId: Int64, uidValidity: Int64, keepOrphans: Bool) async throws {
         try await database.writer.write { db in
             let uids = try Int64.fetchAll(db, sql: "SELECT imapUID FROM emailFolder WHERE folderId = ?", arguments: [folderId])
-            try db.execute(sql: """
-                UPDATE folder SET uidValidity = ?, uidNext = NULL, highestModSeq = NULL, forwardCursorUID = NULL,
-                    backfillCursorUID = NULL, initialFastCompleted = 0, catchUpStatus = 'idle', reachedServerHistoryBoundary = 0
-                WHERE id = ?
-                """, arguments: [uidValidity, folderId])
+            try db.execute(
+                sql: """
+                    UPDATE folder SET uidValidity = ?, uidNext = NULL, highestModSeq = NULL, forwardCursorUID = NULL,
+                        backfillCursorUID = NULL, initialFastCompleted = 0, catchUpStatus = 'idle', reachedServerHistoryBoundary = 0
+                    WHERE id = ?
+                    """, arguments: [uidValidity, folderId])
             try SQLiteMailActionStore.cancelStaleOperations(folderId: folderId, db: db)
             try Self.remove(folderId: folderId, uids: uids, keepOrphans: keepOrphans, db: db)
         }
@@ -108,13 +111,15 @@ public struct SQLiteSyncStore: SyncStore {
             // A copy archived or deleted here whose move the server has not confirmed is still known:
             // it must not come back as new mail (FR-SYNC-10 optimistic archive). Only under the folder's
             // current UIDVALIDITY: an older one's UID may be a new message's now, which must be fetched.
-            try Int64.fetchAll(db, sql: """
-                SELECT imapUID FROM emailFolder WHERE folderId = ?
-                UNION SELECT p.imapUID FROM pendingOperation p JOIN folder f ON f.id = p.folderId
-                WHERE p.folderId = ? AND p.kind IN ('archive', 'delete') AND p.state = 'pending' AND p.imapUID IS NOT NULL
-                    AND p.uidValidity IS f.uidValidity
-                ORDER BY 1
-                """, arguments: [folderId, folderId])
+            try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT imapUID FROM emailFolder WHERE folderId = ?
+                    UNION SELECT p.imapUID FROM pendingOperation p JOIN folder f ON f.id = p.folderId
+                    WHERE p.folderId = ? AND p.kind IN ('archive', 'delete') AND p.state = 'pending' AND p.imapUID IS NOT NULL
+                        AND p.uidValidity IS f.uidValidity
+                    ORDER BY 1
+                    """, arguments: [folderId, folderId])
         }
     }
 
@@ -129,10 +134,12 @@ public struct SQLiteSyncStore: SyncStore {
         var touchedThreads: Set<Int64> = []
         for chunk in stride(from: 0, to: uids.count, by: 500).map({ Array(uids[$0..<min($0 + 500, uids.count)]) }) {
             let placeholders = databaseQuestionMarks(count: chunk.count)
-            let emailIds = try Int64.fetchAll(db, sql: "SELECT emailId FROM emailFolder WHERE folderId = ? AND imapUID IN (\(placeholders))",
-                                              arguments: StatementArguments([folderId] + chunk))
-            try db.execute(sql: "DELETE FROM emailFolder WHERE folderId = ? AND imapUID IN (\(placeholders))",
-                           arguments: StatementArguments([folderId] + chunk))
+            let emailIds = try Int64.fetchAll(
+                db, sql: "SELECT emailId FROM emailFolder WHERE folderId = ? AND imapUID IN (\(placeholders))",
+                arguments: StatementArguments([folderId] + chunk))
+            try db.execute(
+                sql: "DELETE FROM emailFolder WHERE folderId = ? AND imapUID IN (\(placeholders))",
+                arguments: StatementArguments([folderId] + chunk))
             for emailId in emailIds {
                 guard let email = try Email.fetchOne(db, key: emailId) else { continue }
                 if let thread = email.threadId { touchedThreads.insert(thread) }
@@ -146,11 +153,14 @@ public struct SQLiteSyncStore: SyncStore {
 
     public func emailsNeedingBodies(folderId: Int64, since: Date?, limit: Int) async throws -> [BodyRequest] {
         try await database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT e.id, ef.imapUID, e.bodyStructure FROM emailFolder ef JOIN email e ON e.id = ef.emailId
-                WHERE ef.folderId = ? AND NOT e.bodiesFetched AND e.bodyStructure IS NOT NULL AND (? IS NULL OR e.dateReceived >= ?)
-                ORDER BY e.dateReceived DESC LIMIT ?
-                """, arguments: [folderId, since, since, limit]).map { BodyRequest(emailId: $0["id"], uid: $0["imapUID"], bodyStructure: $0["bodyStructure"]) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.id, ef.imapUID, e.bodyStructure FROM emailFolder ef JOIN email e ON e.id = ef.emailId
+                    WHERE ef.folderId = ? AND NOT e.bodiesFetched AND e.bodyStructure IS NOT NULL AND (? IS NULL OR e.dateReceived >= ?)
+                    ORDER BY e.dateReceived DESC LIMIT ?
+                    """, arguments: [folderId, since, since, limit]
+            ).map { BodyRequest(emailId: $0["id"], uid: $0["imapUID"], bodyStructure: $0["bodyStructure"]) }
         }
     }
 
@@ -160,19 +170,26 @@ public struct SQLiteSyncStore: SyncStore {
             var threads: Set<Int64> = []
             var search = SearchIndexBatch(replacing: true)
             for body in bodies {
-                try db.cachedStatement(sql: """
-                    UPDATE email SET bodyPlain = ?, bodyHTML = ?, snippet = ?, bodyTruncated = ?, bodiesFetched = 1 WHERE id = ?
-                    """).execute(arguments: [body.plain, body.html, body.snippet, body.truncated, body.emailId])
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE email SET bodyPlain = ?, bodyHTML = ?, snippet = ?, bodyTruncated = ?, bodiesFetched = 1 WHERE id = ?
+                        """
+                ).execute(arguments: [body.plain, body.html, body.snippet, body.truncated, body.emailId])
                 // Only what the index needs: decoding whole Emails here was a quarter of body hydration.
-                guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                    SELECT id, threadId, subject, fromName, fromAddress, toAddresses, ccAddresses, bodyPlain, snippet FROM email WHERE id = ?
-                    """), arguments: [body.emailId]) else { continue }
+                guard
+                    let row = try Row.fetchOne(
+                        db.cachedStatement(
+                            sql: """
+                                SELECT id, threadId, subject, fromName, fromAddress, toAddresses, ccAddresses, bodyPlain, snippet FROM email WHERE id = ?
+                                """), arguments: [body.emailId])
+                else { continue }
                 let decoder = JSONDecoder()
-                let email = Email(id: row["id"], accountId: "", messageId: nil, dedupKey: "", subject: row["subject"], fromName: row["fromName"],
-                                  fromAddress: row["fromAddress"],
-                                  toAddresses: (try? decoder.decode([EmailAddress].self, from: Data((row["toAddresses"] as String).utf8))) ?? [],
-                                  ccAddresses: (try? decoder.decode([EmailAddress].self, from: Data((row["ccAddresses"] as String).utf8))) ?? [],
-                                  dateReceived: Date(timeIntervalSince1970: 0), snippet: row["snippet"], bodyPlain: row["bodyPlain"])
+                let email = Email(
+                    id: row["id"], accountId: "", messageId: nil, dedupKey: "", subject: row["subject"], fromName: row["fromName"],
+                    fromAddress: row["fromAddress"],
+                    toAddresses: (try? decoder.decode([EmailAddress].self, from: Data((row["toAddresses"] as String).utf8))) ?? [],
+                    ccAddresses: (try? decoder.decode([EmailAddress].self, from: Data((row["ccAddresses"] as String).utf8))) ?? [],
+                    dateReceived: Date(timeIntervalSince1970: 0), snippet: row["snippet"], bodyPlain: row["bodyPlain"])
                 search.add(email, text: body.searchText)
                 if let thread = row["threadId"] as Int64? { threads.insert(thread) }
             }
@@ -183,26 +200,32 @@ public struct SQLiteSyncStore: SyncStore {
 
     public func missingBodies(threadId: Int64) async throws -> [FolderBodyRequest] {
         try await database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT e.id, e.accountId, e.bodyStructure, ef.folderId, ef.imapUID, f.path FROM email e
-                JOIN emailFolder ef ON ef.id = (
-                    SELECT ef2.id FROM emailFolder ef2 JOIN folder f2 ON f2.id = ef2.folderId
-                    WHERE ef2.emailId = e.id ORDER BY f2.folderType = 'inbox' DESC, ef2.id LIMIT 1)
-                JOIN folder f ON f.id = ef.folderId
-                WHERE e.threadId = ? AND NOT e.bodiesFetched AND e.bodyStructure IS NOT NULL
-                """, arguments: [threadId]).map { row in
-                FolderBodyRequest(accountId: row["accountId"], folderId: row["folderId"], folderPath: row["path"],
-                                  request: BodyRequest(emailId: row["id"], uid: row["imapUID"], bodyStructure: row["bodyStructure"]))
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.id, e.accountId, e.bodyStructure, ef.folderId, ef.imapUID, f.path FROM email e
+                    JOIN emailFolder ef ON ef.id = (
+                        SELECT ef2.id FROM emailFolder ef2 JOIN folder f2 ON f2.id = ef2.folderId
+                        WHERE ef2.emailId = e.id ORDER BY f2.folderType = 'inbox' DESC, ef2.id LIMIT 1)
+                    JOIN folder f ON f.id = ef.folderId
+                    WHERE e.threadId = ? AND NOT e.bodiesFetched AND e.bodyStructure IS NOT NULL
+                    """, arguments: [threadId]
+            ).map { row in
+                FolderBodyRequest(
+                    accountId: row["accountId"], folderId: row["folderId"], folderPath: row["path"],
+                    request: BodyRequest(emailId: row["id"], uid: row["imapUID"], bodyStructure: row["bodyStructure"]))
             }
         }
     }
 
     public func indexMissing(accountId: Account.ID) async throws -> Int {
         try await database.writer.write { db in
-            let missing = try Email.fetchAll(db, sql: """
-                SELECT e.* FROM email e LEFT JOIN searchIndexState s ON s.emailId = e.id
-                WHERE e.accountId = ? AND (s.emailId IS NULL OR (s.indexedDate IS NULL AND s.failureCount < ?)) LIMIT 5000
-                """, arguments: [accountId, SearchIndexBatch.maximumAttempts])
+            let missing = try Email.fetchAll(
+                db,
+                sql: """
+                    SELECT e.* FROM email e LEFT JOIN searchIndexState s ON s.emailId = e.id
+                    WHERE e.accountId = ? AND (s.emailId IS NULL OR (s.indexedDate IS NULL AND s.failureCount < ?)) LIMIT 5000
+                    """, arguments: [accountId, SearchIndexBatch.maximumAttempts])
             var search = SearchIndexBatch(replacing: true)
             for email in missing { search.add(email) }
             try search.write(db)
@@ -227,20 +250,28 @@ public struct SQLiteSyncStore: SyncStore {
             if states.count <= Self.flagLookupByUIDLimit {
                 for start in stride(from: 0, to: states.count, by: 500) {
                     let chunk = states[start..<min(start + 500, states.count)].map(\.uid)
-                    try read(Row.fetchCursor(db, sql: """
-                        SELECT imapUID, emailId, serverFlags FROM emailFolder WHERE folderId = ? AND imapUID IN (\(databaseQuestionMarks(count: chunk.count)))
-                        """, arguments: StatementArguments([folderId] + chunk)))
+                    try read(
+                        Row.fetchCursor(
+                            db,
+                            sql: """
+                                SELECT imapUID, emailId, serverFlags FROM emailFolder WHERE folderId = ? AND imapUID IN (\(databaseQuestionMarks(count: chunk.count)))
+                                """, arguments: StatementArguments([folderId] + chunk)))
                 }
             } else {
-                try read(Row.fetchCursor(db.cachedStatement(sql: "SELECT imapUID, emailId, serverFlags FROM emailFolder WHERE folderId = ?"),
-                                         arguments: [folderId]))
+                try read(
+                    Row.fetchCursor(
+                        db.cachedStatement(sql: "SELECT imapUID, emailId, serverFlags FROM emailFolder WHERE folderId = ?"),
+                        arguments: [folderId]))
             }
             // Flags changed locally and not yet pushed (FR-SYNC-10), by email.
             var pushing: [Int64: Set<String>] = [:]
-            for row in try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT emailId, flag FROM pendingOperation WHERE state = 'pending' AND kind IN ('addFlag', 'removeFlag')
-                    AND emailId IN (SELECT emailId FROM emailFolder WHERE folderId = ?)
-                """), arguments: [folderId]) {
+            for row in try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT emailId, flag FROM pendingOperation WHERE state = 'pending' AND kind IN ('addFlag', 'removeFlag')
+                            AND emailId IN (SELECT emailId FROM emailFolder WHERE folderId = ?)
+                        """), arguments: [folderId])
+            {
                 pushing[row["emailId"], default: []].insert(row["flag"])
             }
             for state in states {
@@ -253,9 +284,10 @@ public struct SQLiteSyncStore: SyncStore {
                 for flag in pushing[emailId] ?? [] {
                     if ServerFlags.contains(before, flag) != ServerFlags.contains(joined, flag) {
                         // FR-SYNC-05: the server changed this flag meanwhile, and the server wins.
-                        try db.execute(sql: """
-                            DELETE FROM pendingOperation WHERE emailId = ? AND flag = ? AND state = 'pending' AND kind IN ('addFlag', 'removeFlag')
-                            """, arguments: [emailId, flag])
+                        try db.execute(
+                            sql: """
+                                DELETE FROM pendingOperation WHERE emailId = ? AND flag = ? AND state = 'pending' AND kind IN ('addFlag', 'removeFlag')
+                                """, arguments: [emailId, flag])
                     } else if flag == "\\Seen" {
                         updated.isRead = email.isRead
                     } else if flag == "\\Flagged" {
@@ -283,11 +315,14 @@ public struct SQLiteAttachmentStore: AttachmentStore {
     public func location(ofAttachment id: Int64) async throws -> AttachmentLocation? {
         try await database.writer.read { db in
             guard let attachment = try Attachment.fetchOne(db, key: id),
-                  let row = try Row.fetchOne(db, sql: """
-                      SELECT e.accountId, f.path, ef.imapUID FROM email e
-                      JOIN emailFolder ef ON ef.emailId = e.id JOIN folder f ON f.id = ef.folderId
-                      WHERE e.id = ? ORDER BY f.folderType = 'inbox' DESC, ef.id LIMIT 1
-                      """, arguments: [attachment.emailId]) else { return nil }
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT e.accountId, f.path, ef.imapUID FROM email e
+                        JOIN emailFolder ef ON ef.emailId = e.id JOIN folder f ON f.id = ef.folderId
+                        WHERE e.id = ? ORDER BY f.folderType = 'inbox' DESC, ef.id LIMIT 1
+                        """, arguments: [attachment.emailId])
+            else { return nil }
             return AttachmentLocation(attachment: attachment, accountId: row["accountId"], folderPath: row["path"], uid: row["imapUID"])
         }
     }
@@ -300,10 +335,12 @@ public struct SQLiteAttachmentStore: AttachmentStore {
 
     public func downloaded(accountId: Account.ID) async throws -> [Attachment] {
         try await database.writer.read { db in
-            try Attachment.fetchAll(db, sql: """
-                SELECT a.* FROM attachment a JOIN email e ON e.id = a.emailId
-                WHERE e.accountId = ? AND a.isDownloaded ORDER BY a.lastAccessDate ASC
-                """, arguments: [accountId])
+            try Attachment.fetchAll(
+                db,
+                sql: """
+                    SELECT a.* FROM attachment a JOIN email e ON e.id = a.emailId
+                    WHERE e.accountId = ? AND a.isDownloaded ORDER BY a.lastAccessDate ASC
+                    """, arguments: [accountId])
         }
     }
 
@@ -313,4 +350,3 @@ public struct SQLiteAttachmentStore: AttachmentStore {
         }
     }
 }
-

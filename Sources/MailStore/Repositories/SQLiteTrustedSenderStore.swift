@@ -10,7 +10,8 @@ public struct SQLiteTrustedSenderStore: TrustedSenderStore {
 
     public func isTrusted(_ address: String) async throws -> Bool {
         try await database.writer.read { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM trustedSender WHERE senderEmail = ?)", arguments: [address.lowercased()]) ?? false
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM trustedSender WHERE senderEmail = ?)", arguments: [address.lowercased()])
+                ?? false
         }
     }
 
@@ -18,15 +19,18 @@ public struct SQLiteTrustedSenderStore: TrustedSenderStore {
         guard !addresses.isEmpty else { return [] }
         let lowered = Array(Set(addresses.map { $0.lowercased() }))
         return try await database.writer.read { db in
-            Set(try String.fetchAll(db, sql: "SELECT senderEmail FROM trustedSender WHERE senderEmail IN (\(databaseQuestionMarks(count: lowered.count)))",
-                                    arguments: StatementArguments(lowered)))
+            Set(
+                try String.fetchAll(
+                    db, sql: "SELECT senderEmail FROM trustedSender WHERE senderEmail IN (\(databaseQuestionMarks(count: lowered.count)))",
+                    arguments: StatementArguments(lowered)))
         }
     }
 
     public func add(_ sender: TrustedSender) async throws {
         try await database.writer.write { db in
-            try db.execute(sql: "INSERT INTO trustedSender (id, senderEmail, createdDate) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                           arguments: [sender.id, sender.senderEmail, sender.createdDate])
+            try db.execute(
+                sql: "INSERT INTO trustedSender (id, senderEmail, createdDate) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                arguments: [sender.id, sender.senderEmail, sender.createdDate])
         }
     }
 

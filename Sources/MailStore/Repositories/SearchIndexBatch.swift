@@ -40,8 +40,9 @@ struct SearchIndexBatch {
         guard let id = email.id else { return }
         let recipients = (email.toAddresses + email.ccAddresses).map { [$0.name, $0.address].compactMap { $0 }.joined(separator: " ") }
         let content = Self.prefix(email.bodyPlain ?? text ?? email.snippet ?? "", bytes: Self.maximumContentBytes)
-        let row = Row(id: id, subject: email.subject, sender: [email.fromName, email.fromAddress].compactMap { $0 }.joined(separator: " "),
-                      recipients: recipients.joined(separator: ", "), content: content)
+        let row = Row(
+            id: id, subject: email.subject, sender: [email.fromName, email.fromAddress].compactMap { $0 }.joined(separator: " "),
+            recipients: recipients.joined(separator: ", "), content: content)
         if let position = positions[id] {
             rows[position] = row
         } else {
@@ -110,16 +111,19 @@ struct SearchIndexBatch {
         for attempt in [row, withoutText] {
             do {
                 try insert([attempt], db)
-                try db.cachedStatement(sql: "INSERT OR REPLACE INTO searchIndexState (emailId, indexedDate, failureCount, lastError) VALUES (?, ?, 0, ?)")
-                    .execute(arguments: [row.id, indexedDate.stored, lastError.map { "text not indexed: \($0.message ?? "\($0.resultCode)")" }])
+                try db.cachedStatement(
+                    sql: "INSERT OR REPLACE INTO searchIndexState (emailId, indexedDate, failureCount, lastError) VALUES (?, ?, 0, ?)"
+                )
+                .execute(arguments: [row.id, indexedDate.stored, lastError.map { "text not indexed: \($0.message ?? "\($0.resultCode)")" }])
                 return
             } catch let error as DatabaseError where db.isInsideTransaction {
                 lastError = error
             }
         }
-        try db.execute(sql: """
-            INSERT INTO searchIndexState (emailId, indexedDate, failureCount, lastError) VALUES (?, NULL, 1, ?)
-            ON CONFLICT(emailId) DO UPDATE SET indexedDate = NULL, failureCount = failureCount + 1, lastError = excluded.lastError
-            """, arguments: [row.id, (lastError ?? chunkError).message ?? "\((lastError ?? chunkError).resultCode)"])
+        try db.execute(
+            sql: """
+                INSERT INTO searchIndexState (emailId, indexedDate, failureCount, lastError) VALUES (?, NULL, 1, ?)
+                ON CONFLICT(emailId) DO UPDATE SET indexedDate = NULL, failureCount = failureCount + 1, lastError = excluded.lastError
+                """, arguments: [row.id, (lastError ?? chunkError).message ?? "\((lastError ?? chunkError).resultCode)"])
     }
 }

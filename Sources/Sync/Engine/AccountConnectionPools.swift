@@ -30,13 +30,16 @@ public actor AccountConnectionPools {
 
     /// The account's pool, made on first use. An account whose server or login changed gets a new
     /// one; the old one logs out once its jobs end.
-    public func pool(for accountId: Account.ID, server: MailServer, username: String,
-                     credentials: IMAPCredentialSource) -> IMAPConnectionPool {
+    public func pool(
+        for accountId: Account.ID, server: MailServer, username: String,
+        credentials: IMAPCredentialSource
+    ) -> IMAPConnectionPool {
         let key = Key(accountId: accountId, server: server, username: username)
         if let existing = pools[accountId], existing.key == key, !isShutDown { return existing.pool }
         if let replaced = pools[accountId]?.pool { Task { await replaced.shutdown() } }
-        let pool = IMAPConnectionPool(server: server, credentials: credentials.reportingSyncStates(),
-                                      maxConnections: maxConnectionsPerAccount, backoff: reconnect)
+        let pool = IMAPConnectionPool(
+            server: server, credentials: credentials.reportingSyncStates(),
+            maxConnections: maxConnectionsPerAccount, backoff: reconnect)
         pools[accountId] = (key, pool)
         return pool
     }
@@ -70,13 +73,15 @@ extension IMAPCredentialSource {
             return try await Self.temporaryAsRetryable(current)
         }
         guard let refresh else { return IMAPCredentialSource(current: authenticating) }
-        return IMAPCredentialSource(current: authenticating, refresh: {
-            let states = SyncStateReporter.ofTask
-            states?.handle(.tokenExpired)
-            let fresh = try await Self.temporaryAsRetryable(refresh)
-            states?.handle(.tokenRefreshed)
-            return fresh
-        })
+        return IMAPCredentialSource(
+            current: authenticating,
+            refresh: {
+                let states = SyncStateReporter.ofTask
+                states?.handle(.tokenExpired)
+                let fresh = try await Self.temporaryAsRetryable(refresh)
+                states?.handle(.tokenRefreshed)
+                return fresh
+            })
     }
 
     /// A credential that cannot be had for now (a failed password command, a token endpoint out of

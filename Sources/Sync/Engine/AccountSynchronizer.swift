@@ -30,16 +30,21 @@ public struct AccountSynchronizer: Sendable {
     let catchUpRecheck: Duration
     let now: @Sendable () -> Date
 
-    public init(store: any SyncStore, connections: IMAPConnectionPool, locks: any NamedLocks = NoLocks(),
-                catchUp: (any CatchUpPausing)? = nil, catchUpRecheck: Duration = .seconds(15),
-                now: @escaping @Sendable () -> Date = Date.init) {
-        self.init(store: store, connections: LiveSyncConnectionPool(connections), locks: locks, catchUp: catchUp,
-                  catchUpRecheck: catchUpRecheck, now: now)
+    public init(
+        store: any SyncStore, connections: IMAPConnectionPool, locks: any NamedLocks = NoLocks(),
+        catchUp: (any CatchUpPausing)? = nil, catchUpRecheck: Duration = .seconds(15),
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.init(
+            store: store, connections: LiveSyncConnectionPool(connections), locks: locks, catchUp: catchUp,
+            catchUpRecheck: catchUpRecheck, now: now)
     }
 
-    public init(store: any SyncStore, connections: any SyncConnectionPool, locks: any NamedLocks = NoLocks(),
-                catchUp: (any CatchUpPausing)? = nil, catchUpRecheck: Duration = .seconds(15),
-                now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        store: any SyncStore, connections: any SyncConnectionPool, locks: any NamedLocks = NoLocks(),
+        catchUp: (any CatchUpPausing)? = nil, catchUpRecheck: Duration = .seconds(15),
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.store = store
         self.connections = connections
         self.locks = locks
@@ -104,8 +109,10 @@ public struct AccountSynchronizer: Sendable {
 
     /// One IDLE on the Inbox until it ends: cancelled (returns), or given up by the pool after its
     /// reconnect schedule (throws). Announces `watching` once it is established.
-    func watchInbox(account: Account, pool: any SyncConnectionPool, loop: SharedWatchLoop, states: SyncStateReporter,
-                    progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+    func watchInbox(
+        account: Account, pool: any SyncConnectionPool, loop: SharedWatchLoop, states: SyncStateReporter,
+        progress: @escaping @Sendable (SyncProgress) -> Void
+    ) async throws {
         // Each (re)established IDLE is followed by one catch-up sync, for mail that came before it.
         // A wake-up is `true` for a whole pass: catch-up that was paused may go on (FR-SYNC-01 stage D).
         let (wakeups, wake) = AsyncStream<Bool>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -119,12 +126,15 @@ public struct AccountSynchronizer: Sendable {
                 }
             }
         }
-        let events = pool.idleEvents(mailbox: "INBOX", reconnecting: { error in
-            apply(.idleDropped(reason: "\(error)"))
-        }, established: {
-            // Listening once IDLE is established (`tern status` clears the announced retry then).
-            apply(.idleEstablished)
-        })
+        let events = pool.idleEvents(
+            mailbox: "INBOX",
+            reconnecting: { error in
+                apply(.idleDropped(reason: "\(error)"))
+            },
+            established: {
+                // Listening once IDLE is established (`tern status` clears the announced retry then).
+                apply(.idleEstablished)
+            })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for try await _ in events { apply(.mailboxChanged) }
@@ -142,7 +152,8 @@ public struct AccountSynchronizer: Sendable {
                             wasPaused = true
                             continue
                         }
-                        if wasPaused, try await store.folders(accountId: account.id).contains(where: { $0.isSyncable && $0.catchUpStatus == .paused }) {
+                        if wasPaused, try await store.folders(accountId: account.id).contains(where: { $0.isSyncable && $0.catchUpStatus == .paused })
+                        {
                             apply(.catchUpMayResume)
                         }
                         wasPaused = false
@@ -178,8 +189,10 @@ public struct AccountSynchronizer: Sendable {
 
     /// The folders of one sync, each on a connection from `connections`: discovery and the
     /// pipelined STATUS first, then every folder in priority order, each as one job of the pool.
-    func syncFolders(of account: Account, connections: any SyncConnectionPool, only: FolderType?, states: SyncStateReporter,
-                     progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
+    func syncFolders(
+        of account: Account, connections: any SyncConnectionPool, only: FolderType?, states: SyncStateReporter,
+        progress: @escaping @Sendable (SyncProgress) -> Void
+    ) async throws -> SyncReport {
         // After an IDLE event the folders are known: straight to the Inbox's new mail (the diagram's
         // Listening → InitialFast).
         var stages = SyncStageOrder()
@@ -209,8 +222,9 @@ public struct AccountSynchronizer: Sendable {
         let store = store
         let catchUp = catchUp
         let synchronizer: @Sendable (any SyncSession) -> FolderSynchronizer = { session in
-            FolderSynchronizer(session: session, store: store, accountId: account.id, keepOrphans: keepOrphans,
-                               since: since, hydration: account.bodyHydration, now: now, progress: progress, catchUp: catchUp)
+            FolderSynchronizer(
+                session: session, store: store, accountId: account.id, keepOrphans: keepOrphans,
+                since: since, hydration: account.bodyHydration, now: now, progress: progress, catchUp: catchUp)
         }
         let markFirstPage: @Sendable (Folder) -> Void = { folder in
             guard folder.folderType == .inbox else { return }
@@ -225,7 +239,8 @@ public struct AccountSynchronizer: Sendable {
             let budgets = BootstrapBudget.allocate(fresh.map { ordered[$0].folderType })
             for (index, budget) in zip(fresh, budgets) {
                 let folder = ordered[index]
-                reports[index] = try await inFolder(folder, report: reports[index], connections: connections, lost: &connectionsLost) { session, report in
+                reports[index] = try await inFolder(folder, report: reports[index], connections: connections, lost: &connectionsLost) {
+                    session, report in
                     try await synchronizer(session).bootstrap(folder, mailbox: mailbox(folder), budget: budget, report: &report) {
                         markFirstPage(folder)
                     }
@@ -241,24 +256,29 @@ public struct AccountSynchronizer: Sendable {
         let settled = ordered.filter { $0.catchUpStatus == .completed && $0.highestModSeq != nil && $0.serverMessageCount != nil }
         var statuses: [String: [String: UInt64]] = [:]
         if only == nil, !settled.isEmpty {
-            statuses = (try? await connections.withConnection { session in
-                guard session.hasCapability("CONDSTORE") else { return [:] }
-                let selected = session.selected?.name
-                return try await session.status(of: settled.filter { $0.path != selected }.map(mailbox),
-                                                items: ["MESSAGES", "UIDNEXT", "UIDVALIDITY", "HIGHESTMODSEQ"])
-            }) ?? [:]
+            statuses =
+                (try? await connections.withConnection { session in
+                    guard session.hasCapability("CONDSTORE") else { return [:] }
+                    let selected = session.selected?.name
+                    return try await session.status(
+                        of: settled.filter { $0.path != selected }.map(mailbox),
+                        items: ["MESSAGES", "UIDNEXT", "UIDVALIDITY", "HIGHESTMODSEQ"])
+                }) ?? [:]
         }
         // Stage D and incremental sync: new mail, history back to the window, deletions, flags, bodies.
         try stages.begin(.catchUp, states: states)
         for (index, stale) in ordered.enumerated() where reports[index].error == nil {
             if let status = statuses[stale.path], stale.isUnchanged(status),
-               try await !FolderSynchronizer.bodiesPending(stale, store: store, cutoff: FolderSynchronizer.hydrationCutoff(account.bodyHydration, now: now)) {
+                try await !FolderSynchronizer.bodiesPending(
+                    stale, store: store, cutoff: FolderSynchronizer.hydrationCutoff(account.bodyHydration, now: now))
+            {
                 reports[index].serverMessages = Int(stale.serverMessageCount ?? 0)
                 progress(.folderDone(path: stale.path))
                 continue
             }
             while true {
-                reports[index] = try await inFolder(stale, report: reports[index], connections: connections, lost: &connectionsLost) { session, report in
+                reports[index] = try await inFolder(stale, report: reports[index], connections: connections, lost: &connectionsLost) {
+                    session, report in
                     // Read under the lock: another writer may have moved the cursors meanwhile.
                     let folder = try await store.folders(accountId: account.id).first { $0.id == stale.id } ?? stale
                     try await synchronizer(session).sync(folder, mailbox: mailbox(folder), report: &report) { markFirstPage(folder) }
@@ -280,8 +300,9 @@ public struct AccountSynchronizer: Sendable {
         let repaired = (try? await store.indexMissing(accountId: account.id)) ?? 0
         try stages.begin(.done, states: states, detail: repaired > 0 ? "\(repaired) search entries repaired" : nil)
         states.progress(.synced(account: account.name, failedFolders: reports.filter { $0.error != nil }.map(\.path)))
-        return SyncReport(account: account.name, folders: reports, firstPageMilliseconds: firstPage.withLock { $0 },
-                          seconds: (clock.now - start).inSeconds)
+        return SyncReport(
+            account: account.name, folders: reports, firstPageMilliseconds: firstPage.withLock { $0 },
+            seconds: (clock.now - start).inSeconds)
     }
 
     /// True once catch-up may run again; false when the pause turned into one that lasts.
@@ -302,8 +323,10 @@ public struct AccountSynchronizer: Sendable {
     /// reported and retried at the next sync while the others go on, the next on a new connection
     /// (FR-SYNC-01 error handling, FR-SYNC-09). A connection that cannot be made at all is the
     /// account's failure and is thrown.
-    func inFolder(_ folder: Folder, report: FolderSyncReport, connections: any SyncConnectionPool, lost: inout Int,
-                  _ body: @escaping @Sendable (any SyncSession, inout FolderSyncReport) async throws -> Void) async throws -> FolderSyncReport {
+    func inFolder(
+        _ folder: Folder, report: FolderSyncReport, connections: any SyncConnectionPool, lost: inout Int,
+        _ body: @escaping @Sendable (any SyncSession, inout FolderSyncReport) async throws -> Void
+    ) async throws -> FolderSyncReport {
         let started = Mutex(false)
         let locks = locks
         do {
@@ -330,7 +353,8 @@ public struct AccountSynchronizer: Sendable {
     /// offered, reconciled with the stored folders (renames followed, deletions applied). Returns
     /// the account's folders and each listed folder's name as the server spells it.
     func discoverFolders(of account: Account, session: any SyncSession, keepOrphans: Bool) async throws
-        -> (folders: [Folder], listed: [String: MailboxPath]) {
+        -> (folders: [Folder], listed: [String: MailboxPath])
+    {
         let listings = try await session.listMailboxes()
         var discovered = DiscoveredFolder.roles(of: listings)
         // RFC 8474: the MAILBOXID of each folder not known by it yet (once per folder), which
@@ -359,9 +383,10 @@ public struct AccountSynchronizer: Sendable {
         let now = now()
         return try await connections.withConnection(failingFast: true) { session in
             try await locks.withLock(Self.lockName(stored)) {
-                let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id,
-                                                      keepOrphans: account.provider == .gmail, since: since,
-                                                      hydration: account.bodyHydration, now: now, progress: { _ in })
+                let synchronizer = FolderSynchronizer(
+                    session: session, store: store, accountId: account.id,
+                    keepOrphans: account.provider == .gmail, since: since,
+                    hydration: account.bodyHydration, now: now, progress: { _ in })
                 return try await synchronizer.loadOlder(stored)
             }
         }
@@ -376,9 +401,10 @@ public struct AccountSynchronizer: Sendable {
             var fetched = 0
             for (path, inFolder) in Dictionary(grouping: requests, by: \.folderPath) {
                 try await session.select(MailboxPath(path), readOnly: true, qresync: nil)
-                let synchronizer = FolderSynchronizer(session: session, store: store, accountId: account.id,
-                                                      keepOrphans: account.provider == .gmail, since: .distantPast,
-                                                      hydration: .all, now: now, progress: { _ in })
+                let synchronizer = FolderSynchronizer(
+                    session: session, store: store, accountId: account.id,
+                    keepOrphans: account.provider == .gmail, since: .distantPast,
+                    hydration: .all, now: now, progress: { _ in })
                 fetched += try await synchronizer.fetchBodies(inFolder.map(\.request))
             }
             return fetched
@@ -400,12 +426,12 @@ public struct AccountSynchronizer: Sendable {
     }
 }
 
-
 extension Folder {
     /// A STATUS answer that matches the state the last completed sync stored.
     func isUnchanged(_ status: [String: UInt64]) -> Bool {
         guard let validity = status["UIDVALIDITY"], let next = status["UIDNEXT"], let messages = status["MESSAGES"],
-              let modSeq = status["HIGHESTMODSEQ"] else { return false }
+            let modSeq = status["HIGHESTMODSEQ"]
+        else { return false }
         // A folder whose last sync skipped messages is synced again: they are retried.
         return uidValidity == Int64(validity) && uidNext == Int64(next) && serverMessageCount == Int64(messages)
             && highestModSeq == Int64(clamping: modSeq) && lastSyncError == nil

@@ -40,8 +40,10 @@ public struct AttachmentDownloader: Sendable {
                 try session.checkCancellation()
                 let offset = UInt64(raw.count)
                 var slice: [UInt8]?
-                try await session.uidFetch(UIDSet(uids: [UInt32(location.uid)]),
-                                           items: [.section(section, partial: offset..<offset + sliceBytes)], changedSince: nil) { message in
+                try await session.uidFetch(
+                    UIDSet(uids: [UInt32(location.uid)]),
+                    items: [.section(section, partial: offset..<offset + sliceBytes)], changedSince: nil
+                ) { message in
                     slice = message.section(section)
                 }
                 guard let slice else {

@@ -38,8 +38,10 @@ extension FolderSynchronizer {
     /// the same transaction as the headers: one write and one search entry per message instead of two.
     /// `continuing` is asked before each batch (FR-SYNC-01 stage D: pausable): when it says no, what
     /// was fetched is stored and the rest is left for later; the cursors say where to resume.
-    func fetchAndStore(_ uids: [Int64], folder: Folder, report: inout FolderSyncReport, cursor: Cursor, bodies: Bool = false,
-                       continuing: () async -> Bool = { true }, stored: (Int) -> Void = { _ in }) async throws {
+    func fetchAndStore(
+        _ uids: [Int64], folder: Folder, report: inout FolderSyncReport, cursor: Cursor, bodies: Bool = false,
+        continuing: () async -> Bool = { true }, stored: (Int) -> Void = { _ in }
+    ) async throws {
         var pendingWrite: Task<StoredBatch, any Error>?
         // A failed fetch must not leave a write running behind the caller's back.
         defer { pendingWrite?.cancel() }
@@ -94,8 +96,9 @@ extension FolderSynchronizer {
         try await session.uidFetch(UIDSet(uids: slice.map { UInt32($0) }), items: AccountSynchronizer.headerItems, changedSince: nil) { message in
             guard let uid = message.uid, let header = message.section("HEADER") else { return }
             let parsed = parser.parse(header)
-            var email = parsed.email(accountId: accountId, internalDate: message.internalDate ?? Date(timeIntervalSince1970: 0),
-                                     sizeBytes: Int64(clamping: message.size ?? 0))
+            var email = parsed.email(
+                accountId: accountId, internalDate: message.internalDate ?? Date(timeIntervalSince1970: 0),
+                sizeBytes: Int64(clamping: message.size ?? 0))
             // Headers only: the bodies come later (FR-SYNC-01 step 7) unless fetched with the batch below;
             // BODYSTRUCTURE says which parts they are and which parts are attachments (step 8).
             email.bodiesFetched = false
@@ -108,19 +111,22 @@ extension FolderSynchronizer {
                 let plan = BodyPlanner.plan(structure)
                 email.hasAttachments = plan.attachments.contains { !$0.isInline }
                 attachments = plan.attachments.map { info in
-                    Attachment(emailId: 0, partId: info.partId, filename: info.filename, mimeType: info.mimeType,
-                               sizeBytes: Int64(info.sizeBytes), contentId: info.contentId, isInline: info.isInline,
-                               transferEncoding: info.transferEncoding)
+                    Attachment(
+                        emailId: 0, partId: info.partId, filename: info.filename, mimeType: info.mimeType,
+                        sizeBytes: Int64(info.sizeBytes), contentId: info.contentId, isInline: info.isInline,
+                        transferEncoding: info.transferEncoding)
                 }
                 if plan.plainPartIds.isEmpty, plan.htmlPartIds.isEmpty {
-                    email.bodiesFetched = true  // nothing to fetch
+                    email.bodiesFetched = true // nothing to fetch
                 } else if bodies, hydrates(receivedAt: email.dateReceived) {
                     planned[incoming.count] = PlannedBody(uid: Int64(uid), structure: structure, plan: plan)
                 }
             }
             structures.append(message.bodyStructure)
-            incoming.append(IncomingMessage(email: email, uid: Int64(uid), modSeq: message.modSeq.map { Int64(clamping: $0) },
-                                            serverFlags: message.flags ?? [], attachments: attachments))
+            incoming.append(
+                IncomingMessage(
+                    email: email, uid: Int64(uid), modSeq: message.modSeq.map { Int64(clamping: $0) },
+                    serverFlags: message.flags ?? [], attachments: attachments))
         }
         let texts = planned.isEmpty ? [:] : try await fetchTexts(Array(planned.values))
         for index in incoming.indices {
@@ -195,7 +201,8 @@ extension FolderSynchronizer {
         for (_, members) in groups {
             let sections = members[0].plan.plainPartIds + members[0].plan.htmlPartIds
             let byUID = Dictionary(members.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
-            try await session.uidFetch(UIDSet(uids: members.map { UInt32($0.uid) }), items: sections.map { .section($0) }, changedSince: nil) { message in
+            try await session.uidFetch(UIDSet(uids: members.map { UInt32($0.uid) }), items: sections.map { .section($0) }, changedSince: nil) {
+                message in
                 guard let uid = message.uid.map(Int64.init), let member = byUID[uid] else { return }
                 texts[uid] = BodyText(structure: member.structure, plan: member.plan, sections: message.sections)
             }
@@ -213,6 +220,7 @@ extension FolderSynchronizer {
             searchText = extracted
             snippet = ParsedMessage.previewSnippet(from: extracted)
         }
-        return FetchedBodies(emailId: emailId, plain: text.plain, html: text.html, snippet: snippet, truncated: text.truncated, searchText: searchText)
+        return FetchedBodies(
+            emailId: emailId, plain: text.plain, html: text.html, snippet: snippet, truncated: text.truncated, searchText: searchText)
     }
 }

@@ -61,8 +61,10 @@ struct FolderSynchronizer {
 
     /// SELECT (read-only); a new UIDVALIDITY resets the folder (FR-SYNC-02 step 5). With `qresync`,
     /// the server also reports what vanished and changed since that state (RFC 7162).
-    func select(_ stored: Folder, mailbox: MailboxPath, qresync: (uidValidity: UInt32, modSeq: UInt64)? = nil,
-                report: inout FolderSyncReport) async throws -> (Folder, IMAPSession.SelectedMailbox) {
+    func select(
+        _ stored: Folder, mailbox: MailboxPath, qresync: (uidValidity: UInt32, modSeq: UInt64)? = nil,
+        report: inout FolderSyncReport
+    ) async throws -> (Folder, IMAPSession.SelectedMailbox) {
         var folder = stored
         progress(.selectingFolder(path: folder.path))
         let selected = try await session.select(mailbox, readOnly: true, qresync: qresync)
@@ -111,10 +113,13 @@ struct FolderSynchronizer {
         let older = serverUIDs.filter { $0 < lowest && inWindow.contains($0) }
         var paused: CatchUpPause?
         if !older.isEmpty {
-            try await fetchAndStore(older, folder: folder, report: &report, cursor: .backfill, bodies: true, continuing: {
-                paused = await catchUp?.pause(accountId: accountId)
-                return paused == nil
-            }) { stored in
+            try await fetchAndStore(
+                older, folder: folder, report: &report, cursor: .backfill, bodies: true,
+                continuing: {
+                    paused = await catchUp?.pause(accountId: accountId)
+                    return paused == nil
+                }
+            ) { stored in
                 progress(.syncingFolder(path: folder.path, done: done + stored, total: total))
             }
             done += older.count
@@ -167,14 +172,17 @@ struct FolderSynchronizer {
 
     /// The end of a folder's sync: the server's state as this SELECT saw it, what could not be
     /// fetched (retried next time), and `adjust`'s changes, stored over the folder as it is now.
-    func complete(_ folder: Folder, selected: IMAPSession.SelectedMailbox, serverMessages: Int, report: FolderSyncReport,
-                  adjust: (inout Folder) -> Void = { _ in }) async throws {
+    func complete(
+        _ folder: Folder, selected: IMAPSession.SelectedMailbox, serverMessages: Int, report: FolderSyncReport,
+        adjust: (inout Folder) -> Void = { _ in }
+    ) async throws {
         var state = try await store.folders(accountId: accountId).first { $0.id == folder.id } ?? folder
         state.uidNext = selected.uidNext.map(Int64.init)
         state.highestModSeq = selected.highestModSeq.map { Int64(clamping: $0) }
         state.serverMessageCount = Int64(serverMessages)
         state.lastSyncDate = Date()
-        state.lastSyncError = report.failedMessages > 0
+        state.lastSyncError =
+            report.failedMessages > 0
             ? "\(report.failedMessages) message\(report.failedMessages == 1 ? "" : "s") could not be fetched; retried at the next sync" : nil
         adjust(&state)
         try await store.updateFolderState(state)
@@ -184,8 +192,9 @@ struct FolderSynchronizer {
     /// with. Not for a folder with messages still to retry: the full path finds those.
     static func resynchronization(of folder: Folder) -> (uidValidity: UInt32, modSeq: UInt64)? {
         guard folder.catchUpStatus == .completed, folder.forwardCursorUID != nil, folder.backfillCursorUID != nil,
-              folder.lastSyncError == nil, let validity = folder.uidValidity, let modSeq = folder.highestModSeq,
-              validity > 0, validity <= Int64(UInt32.max), modSeq > 0 else { return nil }
+            folder.lastSyncError == nil, let validity = folder.uidValidity, let modSeq = folder.highestModSeq,
+            validity > 0, validity <= Int64(UInt32.max), modSeq > 0
+        else { return nil }
         return (UInt32(validity), UInt64(modSeq))
     }
 
@@ -194,8 +203,10 @@ struct FolderSynchronizer {
     /// the folder's whole UID list (`UID SEARCH ALL`, 600 KB for 100,000 messages) is not asked for
     /// and no flags are fetched; only the UIDs above the forward cursor are searched, when UIDNEXT
     /// says there are any.
-    func resynchronize(_ folder: Folder, selected: IMAPSession.SelectedMailbox, report: inout FolderSyncReport,
-                       firstPageStored: () -> Void) async throws {
+    func resynchronize(
+        _ folder: Folder, selected: IMAPSession.SelectedMailbox, report: inout FolderSyncReport,
+        firstPageStored: () -> Void
+    ) async throws {
         let forward = folder.forwardCursorUID ?? 0
         var newer: [Int64] = []
         if selected.uidNext.map({ Int64($0) > forward + 1 }) ?? true, forward < Int64(UInt32.max) {

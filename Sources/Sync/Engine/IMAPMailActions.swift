@@ -128,7 +128,10 @@ public struct IMAPMailActions: Sendable {
                 batches.append(.fileSentCopy(id: operation.id, message: message, sentMailbox: sent, confirmOnly: confirmOnly))
             }
         }
-        for (key, targets) in stores { let k = keys[key]!; batches.append(.store(mailbox: k.mailbox, flag: k.flag, add: k.add, targets: targets)) }
+        for (key, targets) in stores {
+            let k = keys[key]!
+            batches.append(.store(mailbox: k.mailbox, flag: k.flag, add: k.add, targets: targets))
+        }
         for (key, targets) in moves {
             let k = keys[key]!
             batches.append(.move(mailbox: k.mailbox, to: k.target, createTarget: k.create, targets: targets))
@@ -160,8 +163,10 @@ public struct IMAPMailActions: Sendable {
         return absent
     }
 
-    func perform(_ batch: Batch, session: any SyncSession, absentFromSent: Set<String> = [],
-                 outcomes: inout [Int64: ServerOperationOutcome]) async throws {
+    func perform(
+        _ batch: Batch, session: any SyncSession, absentFromSent: Set<String> = [],
+        outcomes: inout [Int64: ServerOperationOutcome]
+    ) async throws {
         switch batch {
         case .store(let mailbox, let flag, let add, let targets):
             let current = try await select(mailbox, for: targets, session: session, outcomes: &outcomes)
@@ -227,9 +232,13 @@ public struct IMAPMailActions: Sendable {
     /// Selects the mailbox read-write (once for consecutive batches) and returns the targets whose
     /// UIDs belong to its UIDVALIDITY; the others are answered `.folderReset` and never named to
     /// the server.
-    func select(_ mailbox: String, for targets: [Target], session: any SyncSession,
-                outcomes: inout [Int64: ServerOperationOutcome]) async throws -> [Target] {
-        if session.selected?.name != mailbox || session.selected?.readOnly != false { try await session.select(MailboxPath(mailbox), readOnly: false, qresync: nil) }
+    func select(
+        _ mailbox: String, for targets: [Target], session: any SyncSession,
+        outcomes: inout [Int64: ServerOperationOutcome]
+    ) async throws -> [Target] {
+        if session.selected?.name != mailbox || session.selected?.readOnly != false {
+            try await session.select(MailboxPath(mailbox), readOnly: false, qresync: nil)
+        }
         let validity = session.selected?.uidValidity.map(Int64.init)
         var current: [Target] = []
         for target in targets {

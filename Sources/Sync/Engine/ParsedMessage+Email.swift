@@ -29,7 +29,8 @@ extension ParsedMessage {
 extension AuthenticationResults {
     /// The domain's record of a field MIME read (issue 32's sender check reads it).
     public init(_ field: AuthenticationResultsField) {
-        self.init(authservId: field.authservId,
-                  results: field.results.map { MethodResult(method: $0.method, result: $0.result, properties: $0.properties) })
+        self.init(
+            authservId: field.authservId,
+            results: field.results.map { MethodResult(method: $0.method, result: $0.result, properties: $0.properties) })
     }
 }

@@ -84,12 +84,14 @@ public struct LiveSyncConnectionPool: SyncConnectionPool {
     public var backoff: BackoffSchedule { pool.backoff }
 
     public func withConnection<Result: Sendable>(failingFast: Bool, _ body: @escaping @Sendable (any SyncSession) async throws -> Result)
-        async throws -> Result {
+        async throws -> Result
+    {
         try await pool.withConnection(failingFast: failingFast) { (session: IMAPSession) in try await body(session) }
     }
 
     public func idleEvents(mailbox: MailboxPath, reconnecting: (@Sendable (IMAPError) -> Void)?, established: (@Sendable () -> Void)?)
-        -> AsyncThrowingStream<MailboxEvent, any Error> {
+        -> AsyncThrowingStream<MailboxEvent, any Error>
+    {
         let events = pool.idleEvents(mailbox: mailbox, reconnecting: reconnecting, established: established)
         // The IDLE ends when the consumer stops: its iterator is released with the forwarding task.
         let (stream, continuation) = AsyncThrowingStream<MailboxEvent, any Error>.makeStream()

@@ -113,7 +113,8 @@ struct AccountCommand: AsyncParsableCommand {
                 Example: tern account set work --authserv-id mail.example.org
                 """)
 
-        static let authservIdHelp: ArgumentHelp = "The host name your provider writes in the Authentication-Results it adds (\"\" for the provider's known one)."
+        static let authservIdHelp: ArgumentHelp =
+            "The host name your provider writes in the Authentication-Results it adds (\"\" for the provider's known one)."
 
         @Argument(help: "The account's name.")
         var name: String
@@ -152,8 +153,10 @@ struct AccountCommand: AsyncParsableCommand {
                 return
             }
             let rows = accounts.map { account in
-                [account.name, account.emailAddress, account.imap.description, account.smtp.description,
-                 account.credential.kind, account.isActive ? "active" : "inactive"]
+                [
+                    account.name, account.emailAddress, account.imap.description, account.smtp.description,
+                    account.credential.kind, account.isActive ? "active" : "inactive"
+                ]
             }
             print(TextTable(header: ["NAME", "EMAIL", "IMAP", "SMTP", "AUTH", "STATE"], rows: rows).rendered)
         }

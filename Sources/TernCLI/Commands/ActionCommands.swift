@@ -32,7 +32,9 @@ struct ActionOptions: ParsableArguments {
         if output.json { return try printJSON(result) }
         let count = result.failedMessages > 0 ? "\(result.applied) of \(result.messages)" : "\(result.messages)"
         var line = "\(done) \(count) message\(result.messages == 1 ? "" : "s")"
-        if result.waiting > 0 { line += "; the server could not be reached: will retry (\(result.waiting) change\(result.waiting == 1 ? "" : "s") waiting)" }
+        if result.waiting > 0 {
+            line += "; the server could not be reached: will retry (\(result.waiting) change\(result.waiting == 1 ? "" : "s") waiting)"
+        }
         print(line)
         for failure in result.failed { printError("failed and undone: \(TerminalText.line(failure))") }
         if !result.failed.isEmpty { throw ExitCode(1) }
@@ -139,8 +141,10 @@ struct ChangesCommand: AsyncParsableCommand {
             let changes = try await services().mailActions.changes(account: account)
             if output.json { return try printJSON(changes) }
             let rows = changes.map { change in
-                [String(change.id), change.account, change.kind.rawValue + (change.flag.map { " \($0)" } ?? ""), change.folder ?? "",
-                 change.state.rawValue, String(change.attempts), change.subject, change.lastError ?? ""]
+                [
+                    String(change.id), change.account, change.kind.rawValue + (change.flag.map { " \($0)" } ?? ""), change.folder ?? "",
+                    change.state.rawValue, String(change.attempts), change.subject, change.lastError ?? ""
+                ]
             }
             print(TextTable(header: ["ID", "ACCOUNT", "CHANGE", "FOLDER", "STATE", "TRIES", "SUBJECT", "ERROR"], rows: rows).rendered)
         }

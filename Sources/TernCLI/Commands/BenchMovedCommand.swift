@@ -10,6 +10,7 @@ struct BenchMovedCommand: ParsableCommand {
 
     func run() throws {
         let command = (["tern-bench"] + arguments).joined(separator: " ")
-        throw TernError.invalidInput("benchmarks moved to their own tool: build it with `swift build -c release --product tern-bench`, then run `\(command)`")
+        throw TernError.invalidInput(
+            "benchmarks moved to their own tool: build it with `swift build -c release --product tern-bench`, then run `\(command)`")
     }
 }

@@ -8,7 +8,8 @@ import TernRuntime
 /// as the spec's table says, then, on a terminal, `$EDITOR` and the question send, edit again, save
 /// as draft or discard; or non-interactively with the field flags and `--print`, `--draft` or `--send`.
 struct ComposeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "compose", abstract: "Write a new message (in $EDITOR, or with --to/--subject/--body and --send or --draft).")
+    static let configuration = CommandConfiguration(
+        commandName: "compose", abstract: "Write a new message (in $EDITOR, or with --to/--subject/--body and --send or --draft).")
 
     @Option(help: "The account to write from (needed when there are several).")
     var account: String?
@@ -77,7 +78,7 @@ enum ComposedOutput {
 
         enum CodingKeys: String, CodingKey {
             case mode, account, from, to, cc, bcc, subject, body, inReplyTo, references, attachments, warnings, confirmations, invalidRecipients,
-                 needSMTPUTF8, notes
+                needSMTPUTF8, notes
         }
 
         /// Every key always present (`inReplyTo` as null), so scripts need not test for absent keys.
@@ -134,8 +135,9 @@ enum ComposedOutput {
             mode: draft.mode, account: accountName, from: draft.from, to: draft.to, cc: draft.cc, bcc: draft.bcc, subject: draft.subject,
             body: draft.body, inReplyTo: draft.inReplyTo, references: draft.references,
             attachments: draft.attachments.map { attachment in
-                var form = AttachmentForm(filename: attachment.filename, mimeType: attachment.mimeType, sizeBytes: attachment.sizeBytes,
-                                          availability: attachment.availability)
+                var form = AttachmentForm(
+                    filename: attachment.filename, mimeType: attachment.mimeType, sizeBytes: attachment.sizeBytes,
+                    availability: attachment.availability)
                 switch attachment.source {
                 case .storedAttachment(let id): form.attachmentId = id
                 case .file(let path): form.path = path
@@ -161,7 +163,8 @@ enum ComposedOutput {
         if !draft.references.isEmpty { lines.append("References: \(draft.references.joined(separator: " "))") }
         for attachment in draft.attachments {
             let state = attachment.availability == .local ? "" : ", not downloaded yet"
-            lines.append("Attachment: \(shownName(attachment)) (\(ByteCountFormatter.string(fromByteCount: attachment.sizeBytes, countStyle: .file))\(state))")
+            lines.append(
+                "Attachment: \(shownName(attachment)) (\(ByteCountFormatter.string(fromByteCount: attachment.sizeBytes, countStyle: .file))\(state))")
         }
         return lines.map(TerminalText.line).joined(separator: "\n") + "\n\n" + TerminalText.block(draft.body)
     }

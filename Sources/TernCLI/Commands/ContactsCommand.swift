@@ -27,8 +27,12 @@ struct ContactsCommand: AsyncParsableCommand {
         }
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd"
-        print(TextTable(header: ["NAME", "ADDRESS", "SEEN", "LAST"], rows: suggestions.map {
-            [$0.name ?? "", $0.address, String($0.frequency), formatter.string(from: $0.lastSeenDate)]
-        }).rendered)
+        print(
+            TextTable(
+                header: ["NAME", "ADDRESS", "SEEN", "LAST"],
+                rows: suggestions.map {
+                    [$0.name ?? "", $0.address, String($0.frequency), formatter.string(from: $0.lastSeenDate)]
+                }
+            ).rendered)
     }
 }

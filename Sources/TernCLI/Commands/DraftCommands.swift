@@ -4,10 +4,11 @@ import Foundation
 import Synchronization
 import TernCore
 import TernRuntime
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The fields `tern compose`, `reply`, `forward` and `drafts edit` take to fill a message without an editor.
@@ -61,8 +62,9 @@ struct ComposeFieldOptions: ParsableArguments {
         guard let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber else {
             throw TernError.notFound("file '\(path)'")
         }
-        return ComposedAttachment(source: .file(path: url.path), filename: url.lastPathComponent,
-                                  mimeType: SendCommand.mimeType(forFilename: url.lastPathComponent), sizeBytes: size.int64Value, availability: .local)
+        return ComposedAttachment(
+            source: .file(path: url.path), filename: url.lastPathComponent,
+            mimeType: SendCommand.mimeType(forFilename: url.lastPathComponent), sizeBytes: size.int64Value, availability: .local)
     }
 }
 
@@ -144,7 +146,8 @@ enum ComposeFlow {
     static func confirm(_ message: ComposeDraft, services: TernServices, assumeYes: Bool) throws {
         let check = services.composeValidation.validate(message)
         if !check.canSend {
-            let reasons = check.invalidRecipients.map { "\($0.field.rawValue): \($0.text) (\($0.reason))" }
+            let reasons =
+                check.invalidRecipients.map { "\($0.field.rawValue): \($0.text) (\($0.reason))" }
                 + check.warnings.filter(\.blocksSending).map(\.message)
             throw TernError.invalidInput("cannot send: " + reasons.joined(separator: "; "))
         }
@@ -266,7 +269,9 @@ enum SendingCountdown {
         switch outcome.state {
         case .sent: Swift.print("sent (message \(outcome.emailId), \(outcome.messageId ?? ""))")
         case .failed:
-            printError("not sent: \(TerminalText.line(outcome.error ?? "unknown error")) (message \(outcome.emailId) is in the Outbox: tern outbox retry \(outcome.emailId))")
+            printError(
+                "not sent: \(TerminalText.line(outcome.error ?? "unknown error")) (message \(outcome.emailId) is in the Outbox: tern outbox retry \(outcome.emailId))"
+            )
             throw ExitCode(1)
         default:
             let when = outcome.nextAttempt.map { " next try at \(SendCommand.time($0))" } ?? ""
@@ -341,9 +346,11 @@ struct DraftsCommand: AsyncParsableCommand {
             let formatter = DateFormatter()
             formatter.dateFormat = "yyyy-MM-dd HH:mm"
             let rows = drafts.map { draft in
-                [(draft.origin == .local ? "d" : "m") + String(draft.id), formatter.string(from: draft.updatedDate),
-                 draft.origin == .server ? "server" : (draft.sync?.rawValue ?? ""),
-                 draft.to.map(\.address).joined(separator: ", "), draft.subject, draft.lastError ?? ""]
+                [
+                    (draft.origin == .local ? "d" : "m") + String(draft.id), formatter.string(from: draft.updatedDate),
+                    draft.origin == .server ? "server" : (draft.sync?.rawValue ?? ""),
+                    draft.to.map(\.address).joined(separator: ", "), draft.subject, draft.lastError ?? ""
+                ]
             }
             print(TextTable(header: ["ID", "UPDATED", "SYNC", "TO", "SUBJECT", "ERROR"], rows: rows.map { $0.map(TerminalText.line) }).rendered)
         }

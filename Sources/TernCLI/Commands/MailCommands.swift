@@ -65,25 +65,32 @@ struct SyncCommand: AsyncParsableCommand {
             if !failed.isEmpty { throw ExitCode(1) }
             return
         }
-        fflush(nil)  // the report above, before the first watch line
+        fflush(nil) // the report above, before the first watch line
         // The core's runner, as in `tern serve`: the watch, and after a failure of the whole run the
         // sync and watch again on its schedule (FR-SYNC-04 Error → Idle), until interrupted; what
         // only the person can mend (a refused sign-in) ends the command instead.
-        try await services().syncRunner.run(account: account, firstSyncDone: true, endsOn: SyncEngineRunner.needsThePerson,
-                                            describe: { ErrorWording.line(any: $0) }) { event in
+        try await services().syncRunner.run(
+            account: account, firstSyncDone: true, endsOn: SyncEngineRunner.needsThePerson,
+            describe: { ErrorWording.line(any: $0) }
+        ) { event in
             switch event {
             case .watching(let account):
-                if json { try? printJSONLine(["event": "watching", "account": account], [NewMessage]()) } else {
+                if json {
+                    try? printJSONLine(["event": "watching", "account": account], [NewMessage]())
+                } else {
                     Self.printNow("\(account): watching the Inbox for new mail (Ctrl-C to stop)")
                 }
             case .newMail(let account, let messages):
-                if json { try? printJSONLine(["event": "newMail", "account": account], messages) } else {
+                if json {
+                    try? printJSONLine(["event": "newMail", "account": account], messages)
+                } else {
                     for message in messages { Self.printNow(Self.newMailLine(account: account, message: message)) }
                 }
             case .retryScheduled(let account, let date, let reason):
                 if json {
-                    try? printJSONLine(["event": "retryScheduled", "account": account, "at": date.formatted(.iso8601), "error": reason],
-                                       [NewMessage]())
+                    try? printJSONLine(
+                        ["event": "retryScheduled", "account": account, "at": date.formatted(.iso8601), "error": reason],
+                        [NewMessage]())
                 } else {
                     let formatter = DateFormatter()
                     formatter.dateFormat = "HH:mm:ss"
@@ -93,9 +100,13 @@ struct SyncCommand: AsyncParsableCommand {
                 // FR-SYNC-04's states while watching, on standard error as during the sync before it.
                 if let line = Self.progressLine(event) { FileHandle.standardError.write(line) }
             case .pushed(let account, let report):
-                if json { try? printJSONLine(["event": "pushed", "account": account], report) } else {
+                if json {
+                    try? printJSONLine(["event": "pushed", "account": account], report)
+                } else {
                     for id in report.queue.sent { Self.printNow("\(account): sent message \(id)") }
-                    for failure in report.queue.failed { Self.printNow("\(account): message \(failure.emailId) failed: \(TerminalText.line(failure.error))") }
+                    for failure in report.queue.failed {
+                        Self.printNow("\(account): message \(failure.emailId) failed: \(TerminalText.line(failure.error))")
+                    }
                 }
             default: break
             }
@@ -125,7 +136,8 @@ struct SyncCommand: AsyncParsableCommand {
         case .discoveredFolders(let count): fields = ["event": "discoveredFolders", "count": String(count)]
         case .selectingFolder(let path): fields = ["event": "selectingFolder", "folder": path]
         case .firstPageReady(let count): fields = ["event": "firstPageReady", "count": String(count)]
-        case .syncingFolder(let path, let done, let total): fields = ["event": "syncingFolder", "folder": path, "done": String(done), "total": String(total)]
+        case .syncingFolder(let path, let done, let total):
+            fields = ["event": "syncingFolder", "folder": path, "done": String(done), "total": String(total)]
         case .folderDone(let path): fields = ["event": "folderDone", "folder": path]
         default: return nil
         }
@@ -139,12 +151,16 @@ struct SyncCommand: AsyncParsableCommand {
             let first = report.firstPageMilliseconds.map { String(format: ", first page in %.0f ms", $0) } ?? ""
             print("\(report.account): synced in \(String(format: "%.2f", report.seconds)) s\(first)")
             if let pushed = report.pushed, pushed.changes.done + pushed.queue.sent.count + pushed.queue.failed.count > 0 {
-                print("  pushed first: \(pushed.changes.done) change(s), \(pushed.queue.sent.count) message(s) sent, \(pushed.queue.failed.count) failed")
+                print(
+                    "  pushed first: \(pushed.changes.done) change(s), \(pushed.queue.sent.count) message(s) sent, \(pushed.queue.failed.count) failed"
+                )
             }
             let rows = report.folders.map { folder in
-                [folder.path, folder.folderType.rawValue, String(folder.serverMessages), String(folder.inserted), String(folder.linked),
-                 String(folder.removed), String(folder.flagChanges), String(folder.bodiesFetched),
-                 folder.error ?? (folder.uidValidityReset ? "UIDVALIDITY changed: resynced" : folder.catchUpPaused == nil ? "" : "history paused")]
+                [
+                    folder.path, folder.folderType.rawValue, String(folder.serverMessages), String(folder.inserted), String(folder.linked),
+                    String(folder.removed), String(folder.flagChanges), String(folder.bodiesFetched),
+                    folder.error ?? (folder.uidValidityReset ? "UIDVALIDITY changed: resynced" : folder.catchUpPaused == nil ? "" : "history paused")
+                ]
             }
             print(TextTable(header: ["FOLDER", "TYPE", "ON SERVER", "NEW", "ALSO IN", "REMOVED", "FLAGS", "BODIES", "NOTE"], rows: rows).rendered)
             // FR-SYNC-01 stage D: older mail is fetched on when catch-up may run again.
@@ -231,21 +247,23 @@ struct ThreadsCommand: AsyncParsableCommand {
         if older {
             let folderName = archive ? VirtualMailbox.archive.rawValue : outbox ? VirtualMailbox.outbox.rawValue : folder
             let result = try await services.loadOlderMail(account: account, folder: folderName)
-            let note: String = switch result {
-            case .notApplicable(let reason): "no older mail fetched: \(reason)"
-            case .fetched(let count): "fetched \(count) older message\(count == 1 ? "" : "s")"
-            case .reachedBoundary(let serverHistory): serverHistory ? "no older mail on the server" : "the sync window ends here"
-            }
+            let note: String =
+                switch result {
+                case .notApplicable(let reason): "no older mail fetched: \(reason)"
+                case .fetched(let count): "fetched \(count) older message\(count == 1 ? "" : "s")"
+                case .reachedBoundary(let serverHistory): serverHistory ? "no older mail on the server" : "the sync window ends here"
+                }
             printError(note)
         }
         let queries = services.mailQueries
-        let threads = if archive {
-            try await queries.threads(in: .archive, account: account, limit: limit)
-        } else if outbox {
-            try await queries.threads(in: .outbox, account: account, limit: limit)
-        } else {
-            try await queries.threads(account: account, folder: folder, limit: limit)
-        }
+        let threads =
+            if archive {
+                try await queries.threads(in: .archive, account: account, limit: limit)
+            } else if outbox {
+                try await queries.threads(in: .outbox, account: account, limit: limit)
+            } else {
+                try await queries.threads(account: account, folder: folder, limit: limit)
+            }
         if output.json {
             try printJSON(threads)
             return
@@ -255,8 +273,10 @@ struct ThreadsCommand: AsyncParsableCommand {
         let rows = threads.map { thread in
             let who = thread.participants.map { $0.name ?? $0.address }.prefix(3).joined(separator: ", ")
             let count = thread.messageCount > 1 ? " (\(thread.messageCount))" : ""
-            return [String(thread.id), formatter.string(from: thread.latestDate), thread.unreadCount > 0 ? "●" : " ", who,
-                    thread.subject + count]
+            return [
+                String(thread.id), formatter.string(from: thread.latestDate), thread.unreadCount > 0 ? "●" : " ", who,
+                thread.subject + count
+            ]
         }
         print(TextTable(header: ["ID", "DATE", "", "FROM", "SUBJECT"], rows: rows).rendered)
     }

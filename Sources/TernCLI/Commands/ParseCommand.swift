@@ -130,7 +130,9 @@ struct ParseReport: Encodable {
         lines.append("Plain body:  \(bodyPlain.map { "\($0.count) characters" } ?? "none")\(bodyTruncated ? " (message too large: truncated)" : "")")
         lines.append("HTML body:   \(bodyHTML.map { "\($0.count) characters" } ?? "none")")
         for attachment in attachments {
-            lines.append("Attachment:  \(attachment.partId) \"\(attachment.filename)\" \(attachment.mimeType) ~\(attachment.sizeBytes) bytes\(attachment.isInline ? " inline" : "")")
+            lines.append(
+                "Attachment:  \(attachment.partId) \"\(attachment.filename)\" \(attachment.mimeType) ~\(attachment.sizeBytes) bytes\(attachment.isInline ? " inline" : "")"
+            )
         }
         if problems.isEmpty {
             lines.append("Problems:    none")

@@ -30,7 +30,8 @@ struct SanitizeCommand: ParsableCommand {
         }
         let options = SanitizeOptions(allowRemoteImages: allowRemote)
         for (_, data) in inputs {
-            let result = plain
+            let result =
+                plain
                 ? PlainTextRenderer.render(String(decoding: data, as: UTF8.self))
                 : HTMLSanitizer.sanitize([UInt8](data), options: options)
             if output.json {

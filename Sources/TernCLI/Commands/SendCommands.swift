@@ -85,7 +85,7 @@ struct SendCommand: AsyncParsableCommand {
             "pdf": "application/pdf", "txt": "text/plain", "csv": "text/csv", "html": "text/html", "png": "image/png", "jpg": "image/jpeg",
             "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp", "zip": "application/zip", "json": "application/json",
             "ics": "text/calendar", "doc": "application/msword", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-            "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "mp3": "audio/mpeg", "mp4": "video/mp4",
+            "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "mp3": "audio/mpeg", "mp4": "video/mp4"
         ]
         return types[(name.split(separator: ".").last.map(String.init) ?? "").lowercased()] ?? "application/octet-stream"
     }
@@ -109,8 +109,10 @@ struct OutboxCommand: AsyncParsableCommand {
             let formatter = DateFormatter()
             formatter.dateFormat = "yyyy-MM-dd HH:mm"
             let rows = entries.map { entry in
-                [String(entry.emailId), entry.queuedDate.map(formatter.string) ?? "", entry.state.rawValue, String(entry.retryCount),
-                 entry.to.map(\.address).joined(separator: ", "), entry.subject, entry.error ?? ""]
+                [
+                    String(entry.emailId), entry.queuedDate.map(formatter.string) ?? "", entry.state.rawValue, String(entry.retryCount),
+                    entry.to.map(\.address).joined(separator: ", "), entry.subject, entry.error ?? ""
+                ]
             }
             print(TextTable(header: ["ID", "QUEUED", "STATE", "RETRIES", "TO", "SUBJECT", "ERROR"], rows: rows).rendered)
         }

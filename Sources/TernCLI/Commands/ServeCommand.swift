@@ -45,9 +45,10 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("TERN_SERVE_TOKEN must be at least 16 letters, digits, '-' or '_'")
         }
-        let configuration = WebServerConfiguration(host: host, port: port, token: token, runSync: !noSync,
-                                                   autosaveSeconds: WebServerConfiguration.autosaveSeconds(from: environment),
-                                                   sessionLifetime: .from(environment: environment))
+        let configuration = WebServerConfiguration(
+            host: host, port: port, token: token, runSync: !noSync,
+            autosaveSeconds: WebServerConfiguration.autosaveSeconds(from: environment),
+            sessionLifetime: .from(environment: environment))
         let server: TernWebServer
         do {
             server = try TernWebServer(services: try services(longRunning: true), configuration: configuration)
@@ -58,7 +59,10 @@ struct ServeCommand: AsyncParsableCommand {
         try await server.run {
             // issue 32: the token goes to a terminal only, never to a log or a journal.
             do { try addressFile.write(configuration) } catch {
-                FileHandle.standardError.write(Data("tern serve: couldn't write \(TernHome.fromEnvironment(environment).secretsURL.path)/serve.json; --print-url won't find this server\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "tern serve: couldn't write \(TernHome.fromEnvironment(environment).secretsURL.path)/serve.json; --print-url won't find this server\n"
+                            .utf8))
             }
             if isatty(STDOUT_FILENO) == 1 {
                 print("Tern is running at \(configuration.signInAddress)")

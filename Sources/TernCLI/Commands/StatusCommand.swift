@@ -60,10 +60,12 @@ struct StatusCommand: AsyncParsableCommand {
         parts.append("last synced " + (status.lastSuccessfulSync.map(clock) ?? "never"))
         if let error = status.lastError, status.syncState != .error { parts.append("last error: \(error)") }
         let waiting = status.waiting
-        let queued = [(waiting.changes, "change", "changes"), (waiting.failedChanges, "refused change", "refused changes"),
-                      (waiting.queue, "message to send", "messages to send"), (waiting.failedQueue, "failed message", "failed messages"),
-                      (waiting.drafts, "draft to save on the server", "drafts to save on the server")]
-            .filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }
+        let queued = [
+            (waiting.changes, "change", "changes"), (waiting.failedChanges, "refused change", "refused changes"),
+            (waiting.queue, "message to send", "messages to send"), (waiting.failedQueue, "failed message", "failed messages"),
+            (waiting.drafts, "draft to save on the server", "drafts to save on the server")
+        ]
+        .filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }
         parts.append("waiting: " + (queued.isEmpty ? "nothing" : queued.joined(separator: ", ")))
         return "\(status.account): " + parts.joined(separator: " · ")
     }

@@ -7,7 +7,8 @@ import Foundation
 enum BackgroundPush {
     static func start(after date: Date, environment: [String: String] = ProcessInfo.processInfo.environment) {
         guard environment["TERN_NO_BACKGROUND_PUSH"] != "1",
-              let executable = Bundle.main.executableURL ?? URL(string: "file:///proc/self/exe") else { return }
+            let executable = Bundle.main.executableURL ?? URL(string: "file:///proc/self/exe")
+        else { return }
         let process = Process()
         process.executableURL = executable.resolvingSymlinksInPath()
         process.arguments = ["changes", "push", "--after", String(date.timeIntervalSince1970)]

@@ -19,7 +19,9 @@ struct ConversationText {
             out.append("Summary: \(TerminalText.line(summary.text))")
         }
         if conversation.hasEarlier {
-            out.append("\(conversation.earlierCount) earlier message\(conversation.earlierCount == 1 ? "" : "s") not shown: tern thread \(conversation.threadId) --earlier 1")
+            out.append(
+                "\(conversation.earlierCount) earlier message\(conversation.earlierCount == 1 ? "" : "s") not shown: tern thread \(conversation.threadId) --earlier 1"
+            )
         }
         for message in conversation.messages {
             out.append(String(repeating: "─", count: 72))
@@ -29,12 +31,15 @@ struct ConversationText {
     }
 
     func collapsedLines(_ message: ConversationMessage) -> [String] {
-        ["m\(message.id)  \(Self.date.string(from: message.date))  \(message.isRead ? " " : "●")\(message.isStarred ? "★" : " ") \(TerminalText.line(message.senderName)): \(TerminalText.line(message.snippet))"]
+        [
+            "m\(message.id)  \(Self.date.string(from: message.date))  \(message.isRead ? " " : "●")\(message.isStarred ? "★" : " ") \(TerminalText.line(message.senderName)): \(TerminalText.line(message.snippet))"
+        ]
     }
 
     func expandedLines(_ message: ConversationMessage) -> [String] {
         var lines: [String] = []
-        let state = message.sendState == .none ? "" : "  (\(message.sendState.rawValue)\(message.sendError.map { ": \(TerminalText.line($0))" } ?? ""))"
+        let state =
+            message.sendState == .none ? "" : "  (\(message.sendState.rawValue)\(message.sendError.map { ": \(TerminalText.line($0))" } ?? ""))"
         lines.append("Message: m\(message.id)\(message.isRead ? "" : "  ● unread")\(message.isStarred ? "  ★ starred" : "")\(state)")
         lines.append("From:    \(Self.format(message.from))")
         if !message.to.isEmpty { lines.append("To:      \(message.to.map(Self.format).joined(separator: ", "))") }
@@ -42,19 +47,25 @@ struct ConversationText {
         lines.append("Date:    \(Self.date.string(from: message.date))")
         if !message.folders.isEmpty { lines.append("Folders: \(message.folders.map(TerminalText.line).joined(separator: ", "))") }
         for attachment in message.attachments {
-            lines.append("Attachment \(attachment.id): \(TerminalText.line(AttachmentFilename.visible(attachment.filename))) (\(TerminalText.line(attachment.mimeType)), \(ByteCountFormatter.string(fromByteCount: attachment.size, countStyle: .file)))\(attachment.isDownloaded ? ", downloaded" : "")")
+            lines.append(
+                "Attachment \(attachment.id): \(TerminalText.line(AttachmentFilename.visible(attachment.filename))) (\(TerminalText.line(attachment.mimeType)), \(ByteCountFormatter.string(fromByteCount: attachment.size, countStyle: .file)))\(attachment.isDownloaded ? ", downloaded" : "")"
+            )
             for warning in attachment.warnings { lines.append("  ⚠ \(warning.text)") }
         }
         if let body = message.body {
             var notes: [String] = []
             if body.trackersBlocked > 0 {
-                notes.append("\(body.trackersBlocked) tracker\(body.trackersBlocked == 1 ? "" : "s") blocked (\(body.trackerHosts.map(TerminalText.line).joined(separator: ", ")))")
+                notes.append(
+                    "\(body.trackersBlocked) tracker\(body.trackersBlocked == 1 ? "" : "s") blocked (\(body.trackerHosts.map(TerminalText.line).joined(separator: ", ")))"
+                )
             }
             if body.remoteImagesBlocked > 0 {
                 notes.append("\(body.remoteImagesBlocked) remote image\(body.remoteImagesBlocked == 1 ? "" : "s") not loaded (--load-remote)")
             }
             if body.senderTrusted, let note = Self.notVerifiedNote(message.senderAuthentication) { notes.append(note) }
-            if body.suspiciousLinks > 0 { notes.append("\(body.suspiciousLinks) link\(body.suspiciousLinks == 1 ? "" : "s") go elsewhere than their text says") }
+            if body.suspiciousLinks > 0 {
+                notes.append("\(body.suspiciousLinks) link\(body.suspiciousLinks == 1 ? "" : "s") go elsewhere than their text says")
+            }
             if !notes.isEmpty { lines.append("[" + notes.joined(separator: "; ") + "]") }
         }
         lines.append("")
@@ -88,7 +99,12 @@ struct ConversationText {
             quoted = 0
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix(">") { quoted += 1 } else { flush(); out.append(line) }
+            if line.hasPrefix(">") {
+                quoted += 1
+            } else {
+                flush()
+                out.append(line)
+            }
         }
         flush()
         return out.joined(separator: "\n")
@@ -152,9 +168,9 @@ struct ConversationJSON: Encodable {
 
         private enum CodingKeys: String, CodingKey {
             case id, messageId, from, senderName, avatar, to, cc, date, isRead, isStarred, collapsed, snippet, bodyState,
-                 bodyTruncated, html, text, trackersBlocked, trackerHosts, remoteImagesBlocked, remoteImagesLoaded, senderTrusted,
-                 senderVerified, senderAuthentication, hasQuotedText,
-                 folders, sendState, sendError, attachments
+                bodyTruncated, html, text, trackersBlocked, trackerHosts, remoteImagesBlocked, remoteImagesLoaded, senderTrusted,
+                senderVerified, senderAuthentication, hasQuotedText,
+                folders, sendState, sendError, attachments
         }
 
         /// Every key is present: `messageId`, `html`, `text` and `sendError` are `null` when absent,
@@ -236,8 +252,9 @@ struct ConversationJSON: Encodable {
                 senderAuthentication: SenderCheck(verdict: message.senderAuthentication.verdict, authservId: message.senderAuthentication.authservId),
                 hasQuotedText: body?.hasQuotedText ?? false, folders: message.folders, sendState: message.sendState, sendError: message.sendError,
                 attachments: message.attachments.map {
-                    Attachment(id: $0.id, filename: $0.filename, mimeType: $0.mimeType, size: $0.size, isDownloaded: $0.isDownloaded,
-                               warnings: $0.warnings.map(\.text))
+                    Attachment(
+                        id: $0.id, filename: $0.filename, mimeType: $0.mimeType, size: $0.size, isDownloaded: $0.isDownloaded,
+                        warnings: $0.warnings.map(\.text))
                 })
         }
     }

@@ -27,10 +27,12 @@ enum ErrorWording {
         switch error {
         case .signInRequired(let account): "account '\(account)' must sign in again: run 'tern account login \(account)'"
         case .accountNeeded(let available):
-            available.isEmpty ? "no account: add one with 'tern account add'"
+            available.isEmpty
+                ? "no account: add one with 'tern account add'"
                 : "several accounts (\(available.joined(separator: ", "))): say which with --account"
         case .folderNeeded(let target, let folders):
-            folders.isEmpty ? "\(target) is in no synced folder (already archived)"
+            folders.isEmpty
+                ? "\(target) is in no synced folder (already archived)"
                 : "\(target) is in \(folders.joined(separator: ", ")): name the folder with --folder"
         case .serverMissing(let role): "--\(role.rawValue.lowercased()) HOST:PORT is required (or --gmail)"
         case .authenticationExpired(let text): "sign-in expired: \(text); run 'tern account login'"

@@ -153,7 +153,8 @@ public struct AccountSettingsUseCase: Sendable {
         let trimmed = authservId?.trimmingCharacters(in: .whitespaces) ?? ""
         // RFC 8601 authserv-id is a `value` (a token or quoted string); in practice a host name.
         guard trimmed.count <= 255, !trimmed.contains(where: { $0.isWhitespace || ";()\"=/\\".contains($0) }) else {
-            throw TernError.invalidInput("'\(trimmed)' is not an authserv-id: give the host name your provider writes first in Authentication-Results")
+            throw TernError.invalidInput(
+                "'\(trimmed)' is not an authserv-id: give the host name your provider writes first in Authentication-Results")
         }
         account.authservId = trimmed.isEmpty ? nil : trimmed.lowercased()
         try await accounts.update(account)

@@ -48,8 +48,10 @@ public struct CredentialSupply: Sendable {
     public let current: @Sendable () async throws -> AccountSecret
     public let refreshed: @Sendable () async throws -> AccountSecret
 
-    public init(username: String, current: @escaping @Sendable () async throws -> AccountSecret,
-                refreshed: @escaping @Sendable () async throws -> AccountSecret) {
+    public init(
+        username: String, current: @escaping @Sendable () async throws -> AccountSecret,
+        refreshed: @escaping @Sendable () async throws -> AccountSecret
+    ) {
         self.username = username
         self.current = current
         self.refreshed = refreshed
@@ -73,8 +75,10 @@ public struct AccountCredentials: Sendable {
     let locks: any NamedLocks
     let now: @Sendable () -> Date
 
-    public init(secrets: any SecretResolver, tokens: any OAuthTokenStore, authorizer: any OAuthAuthorizer,
-                accounts: any AccountRepository, locks: any NamedLocks = NoLocks(), now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        secrets: any SecretResolver, tokens: any OAuthTokenStore, authorizer: any OAuthAuthorizer,
+        accounts: any AccountRepository, locks: any NamedLocks = NoLocks(), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.secrets = secrets
         self.tokens = tokens
         self.authorizer = authorizer
@@ -84,9 +88,10 @@ public struct AccountCredentials: Sendable {
     }
 
     public func supply(for account: Account) -> CredentialSupply {
-        CredentialSupply(username: account.username,
-                         current: { try await credential(for: account, forceRefresh: false) },
-                         refreshed: { try await credential(for: account, forceRefresh: true) })
+        CredentialSupply(
+            username: account.username,
+            current: { try await credential(for: account, forceRefresh: false) },
+            refreshed: { try await credential(for: account, forceRefresh: true) })
     }
 
     func credential(for account: Account, forceRefresh: Bool) async throws -> AccountSecret {

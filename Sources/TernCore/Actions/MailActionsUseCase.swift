@@ -15,8 +15,10 @@ public struct MailActionsUseCase: Sendable {
     let changes: ChangeFeed?
     let clock: any WallClock
 
-    public init(accounts: any AccountRepository, credentials: AccountCredentials, store: any MailActionStore,
-                processor: PendingOperationProcessor, changes: ChangeFeed? = nil, clock: any WallClock = SystemClock()) {
+    public init(
+        accounts: any AccountRepository, credentials: AccountCredentials, store: any MailActionStore,
+        processor: PendingOperationProcessor, changes: ChangeFeed? = nil, clock: any WallClock = SystemClock()
+    ) {
         self.accounts = accounts
         self.credentials = credentials
         self.store = store
@@ -65,8 +67,9 @@ public struct MailActionsUseCase: Sendable {
         try await store.applyRemoval(kind, of: scope.copies, at: now, undo: hold)
         publishChanged(scope)
         guard let hold else { return RemovalResult(action: try await push(scope), undo: nil) }
-        return RemovalResult(action: ActionResult(messages: scope.emailIds.count, copies: scope.copies.count, waiting: scope.copies.count),
-                             undo: hold)
+        return RemovalResult(
+            action: ActionResult(messages: scope.emailIds.count, copies: scope.copies.count, waiting: scope.copies.count),
+            undo: hold)
     }
 
     /// FR-ED-01 Undo: the archive or delete of `token` (nil: the latest) if its window has not passed;

@@ -65,7 +65,9 @@ public struct PendingOperationProcessor: Sendable {
             guard let operation = byId[action.id] else { continue }
             // Issue 33: a refused sign-in is not retried as a dropped connection (each retry another
             // failed login); the change fails now, listed by `tern changes` to retry after signing in.
-            let unanswered: ServerOperationOutcome = needsPerson ? .refused(connectionError ?? "")
+            let unanswered: ServerOperationOutcome =
+                needsPerson
+                ? .refused(connectionError ?? "")
                 : .deferred(connectionError ?? "the server did not answer")
             let outcome = outcomes[action.id] ?? unanswered
             let attempts = operation.attempts + 1
@@ -123,14 +125,16 @@ public struct PendingOperationProcessor: Sendable {
             // user's namespace (docs/decisions.md).
             let target = mailboxes.archive
             if source.folderType == .all || source.id == target?.id { return .nothingToDo }
-            return .perform(.move(mailbox: source.path, uid: uid, to: target?.path ?? "Archive", createTarget: target == nil),
-                            targetFolderId: target?.id)
+            return .perform(
+                .move(mailbox: source.path, uid: uid, to: target?.path ?? "Archive", createTarget: target == nil),
+                targetFolderId: target?.id)
         case .delete:
             guard let source, let uid = operation.imapUID else { return .nothingToDo }
             if source.folderType == .trash { return .perform(.expunge(mailbox: source.path, uid: uid), targetFolderId: nil) }
             let trash = mailboxes.trash
-            return .perform(.move(mailbox: source.path, uid: uid, to: trash?.path ?? "Trash", createTarget: trash == nil),
-                            targetFolderId: trash?.id)
+            return .perform(
+                .move(mailbox: source.path, uid: uid, to: trash?.path ?? "Trash", createTarget: trash == nil),
+                targetFolderId: trash?.id)
         case .fileSentCopy:
             guard let message = try await store.sentMessage(emailId: operation.emailId) else { return .nothingToDo }
             let sent = mailboxes.sent

@@ -42,9 +42,11 @@ public struct PendingOperation: Sendable, Hashable, Codable, Identifiable {
     /// Why a change made before its folder's UIDVALIDITY changed was cancelled (`lastError`).
     public static let folderResetNote = "the folder was reset on the server (new UIDVALIDITY), so the change was not made; make it again"
 
-    public init(id: Int64? = nil, accountId: Account.ID, kind: Kind, flag: String? = nil, emailId: Int64, folderId: Int64? = nil,
-                imapUID: Int64? = nil, uidValidity: Int64? = nil, serverFlags: String? = nil, modSeq: Int64? = nil, state: State = .pending,
-                attempts: Int = 0, notBefore: Date? = nil, lastError: String? = nil, createdDate: Date, undoToken: String? = nil) {
+    public init(
+        id: Int64? = nil, accountId: Account.ID, kind: Kind, flag: String? = nil, emailId: Int64, folderId: Int64? = nil,
+        imapUID: Int64? = nil, uidValidity: Int64? = nil, serverFlags: String? = nil, modSeq: Int64? = nil, state: State = .pending,
+        attempts: Int = 0, notBefore: Date? = nil, lastError: String? = nil, createdDate: Date, undoToken: String? = nil
+    ) {
         self.id = id
         self.accountId = accountId
         self.kind = kind
@@ -139,8 +141,10 @@ public struct EmailCopy: Sendable, Hashable {
     public var serverFlags: String
     public var modSeq: Int64?
 
-    public init(emailId: Int64, accountId: Account.ID, folderId: Int64, folderPath: String, folderType: FolderType, uid: Int64,
-                serverFlags: String, modSeq: Int64?) {
+    public init(
+        emailId: Int64, accountId: Account.ID, folderId: Int64, folderPath: String, folderType: FolderType, uid: Int64,
+        serverFlags: String, modSeq: Int64?
+    ) {
         self.emailId = emailId
         self.accountId = accountId
         self.folderId = folderId
@@ -197,8 +201,10 @@ public struct PendingChangeSummary: Sendable, Hashable, Codable {
     public var notBefore: Date?
     public var lastError: String?
 
-    public init(id: Int64, account: String, kind: PendingOperation.Kind, flag: String?, emailId: Int64, subject: String, folder: String?,
-                state: PendingOperation.State, attempts: Int, notBefore: Date?, lastError: String?) {
+    public init(
+        id: Int64, account: String, kind: PendingOperation.Kind, flag: String?, emailId: Int64, subject: String, folder: String?,
+        state: PendingOperation.State, attempts: Int, notBefore: Date?, lastError: String?
+    ) {
         self.id = id
         self.account = account
         self.kind = kind

@@ -63,8 +63,10 @@ public struct AssistMessage: Sendable, Hashable, Codable {
     public var text: String
     public var bulkMarkers: BulkMailMarkers
 
-    public init(from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, subject: String, text: String,
-                bulkMarkers: BulkMailMarkers = []) {
+    public init(
+        from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, subject: String, text: String,
+        bulkMarkers: BulkMailMarkers = []
+    ) {
         self.from = from
         self.to = to
         self.cc = cc
@@ -95,7 +97,10 @@ public struct BulkMailMarkers: OptionSet, Sendable, Hashable, Codable {
         if field("List-Unsubscribe") != nil { markers.insert(.listUnsubscribe) }
         if field("List-Id") != nil { markers.insert(.listId) }
         if let precedence = field("Precedence")?.trimmingCharacters(in: .whitespaces).lowercased(),
-           ["bulk", "list", "junk"].contains(precedence) { markers.insert(.bulkPrecedence) }
+            ["bulk", "list", "junk"].contains(precedence)
+        {
+            markers.insert(.bulkPrecedence)
+        }
         if let auto = field("Auto-Submitted")?.trimmingCharacters(in: .whitespaces).lowercased(), !auto.isEmpty, !auto.hasPrefix("no") {
             markers.insert(.autoSubmitted)
         }

@@ -10,10 +10,10 @@ public struct AssistEndpointAddress: Sendable, Hashable {
     /// nil for anything but an absolute http(s) URL with a host and no credentials in it.
     public init?(_ text: String) {
         guard let components = URLComponents(string: text.trimmingCharacters(in: .whitespaces)),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = components.host, !host.isEmpty, components.user == nil, components.password == nil,
-              components.query == nil, components.fragment == nil,
-              let url = components.url
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty, components.user == nil, components.password == nil,
+            components.query == nil, components.fragment == nil,
+            let url = components.url
         else { return nil }
         self.baseURL = url
         self.host = host.lowercased()

@@ -14,8 +14,10 @@ public struct AssistSource: Sendable, Hashable {
         public var snippet: String?
         public var bulkMarkers: BulkMailMarkers
 
-        public init(emailId: Int64, from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, subject: String,
-                    bodyPlain: String?, bodyHTML: String?, snippet: String?, bulkMarkers: BulkMailMarkers) {
+        public init(
+            emailId: Int64, from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, subject: String,
+            bodyPlain: String?, bodyHTML: String?, snippet: String?, bulkMarkers: BulkMailMarkers
+        ) {
             self.emailId = emailId
             self.from = from
             self.to = to
@@ -92,8 +94,9 @@ public struct AssistThreadLoader: Sendable {
     public func load(threadId: Int64) async throws -> (source: AssistSource, thread: AssistThread)? {
         guard let source = try await store.assistSource(threadId: threadId, maxMessages: Self.maxMessages) else { return nil }
         let messages = source.messages.map { message in
-            AssistMessage(from: message.from, to: message.to, cc: message.cc, date: message.date, subject: message.subject,
-                          text: String(text(of: message).prefix(Self.maxCharacters)), bulkMarkers: message.bulkMarkers)
+            AssistMessage(
+                from: message.from, to: message.to, cc: message.cc, date: message.date, subject: message.subject,
+                text: String(text(of: message).prefix(Self.maxCharacters)), bulkMarkers: message.bulkMarkers)
         }
         return (source, AssistThread(subject: source.subject, messages: messages, userAddresses: source.userAddresses))
     }
@@ -132,8 +135,10 @@ public struct SummarizeThreadUseCase: Sendable {
     let clock: any WallClock
     let log: @Sendable (String) -> Void
 
-    public init(loader: AssistThreadLoader, store: any AssistStore, providers: any AssistProviderSource, budget: AssistBudget,
-                clock: any WallClock = SystemClock(), log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        loader: AssistThreadLoader, store: any AssistStore, providers: any AssistProviderSource, budget: AssistBudget,
+        clock: any WallClock = SystemClock(), log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.loader = loader
         self.store = store
         self.providers = providers
@@ -163,8 +168,8 @@ public struct SummarizeThreadUseCase: Sendable {
     /// The summary if it is cached and current, read without loading or computing anything.
     func cached(threadId: Int64, provider: any AssistProvider) async -> ThreadDigest? {
         guard let ids = try? await store.threadEmailIds(threadId: threadId), !ids.isEmpty,
-              let cached = try? await store.cachedSummary(threadId: threadId),
-              cached.key == Self.key(provider: provider.identity, emailIds: ids)
+            let cached = try? await store.cachedSummary(threadId: threadId),
+            cached.key == Self.key(provider: provider.identity, emailIds: ids)
         else { return nil }
         return ThreadDigest(text: cached.text, provider: provider.name, date: cached.date)
     }
@@ -218,8 +223,10 @@ public struct SmartReplyUseCase: Sendable {
     let budget: AssistBudget
     let log: @Sendable (String) -> Void
 
-    public init(loader: AssistThreadLoader, providers: any AssistProviderSource, budget: AssistBudget,
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        loader: AssistThreadLoader, providers: any AssistProviderSource, budget: AssistBudget,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.loader = loader
         self.providers = providers
         self.budget = budget
@@ -234,7 +241,7 @@ public struct SmartReplyUseCase: Sendable {
 
     public func callAsFunction(threadId: Int64) async -> [SmartReply] {
         guard let provider = await providers.currentProvider(),
-              let loaded = try? await loader.load(threadId: threadId)
+            let loaded = try? await loader.load(threadId: threadId)
         else { return [] }
         let thread = loaded.thread
         switch await budget.run({ try await provider.suggestReplies(thread) }) {
@@ -258,7 +265,8 @@ public struct SmartReplyUseCase: Sendable {
 public enum AssistText {
     public static func clean(_ text: String, maxCharacters: Int) -> String {
         var scalars = String.UnicodeScalarView()
-        var pendingSpace = false, newlines = 0
+        var pendingSpace = false
+        var newlines = 0
         for scalar in text.unicodeScalars {
             if scalar == "\n" {
                 newlines += 1
@@ -271,12 +279,16 @@ public enum AssistText {
                 continue
             }
             if category == .control || category == .format || category == .lineSeparator || category == .paragraphSeparator
-                || category == .privateUse || category == .unassigned || category == .surrogate {
+                || category == .privateUse || category == .unassigned || category == .surrogate
+            {
                 continue
             }
             if !scalars.isEmpty {
-                if newlines > 0 { scalars.append(contentsOf: newlines > 1 ? "\n\n".unicodeScalars : "\n".unicodeScalars) }
-                else if pendingSpace { scalars.append(" ") }
+                if newlines > 0 {
+                    scalars.append(contentsOf: newlines > 1 ? "\n\n".unicodeScalars : "\n".unicodeScalars)
+                } else if pendingSpace {
+                    scalars.append(" ")
+                }
             }
             newlines = 0
             pendingSpace = false

@@ -28,7 +28,7 @@ public struct AttachmentWarning: Sendable, Hashable, Codable {
         (["app", "command", "sh", "pkg", "dmg"], .runsCode, "This file can run code on your Mac."),
         (["js", "vbs", "wsf", "scr"], .script, "This file is a script that can run code."),
         (["zip", "rar", "7z", "tar.gz"], .archive, "This archive may contain executable files."),
-        (["apk"], .androidPackage, "This file is an Android application package."),
+        (["apk"], .androidPackage, "This file is an Android application package.")
     ]
 
     /// The warnings for an attachment, the type's first, then the metered one. The type is judged on

@@ -28,8 +28,10 @@ public protocol AttachmentStore: Sendable {
 /// Fetches one attachment part's decoded bytes from the server, telling `progress` how many decoded
 /// bytes have arrived so far (estimated while the part is still encoded).
 public protocol AttachmentFetching: Sendable {
-    func fetch(_ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
-               progress: @escaping @Sendable (Int64) -> Void) async throws -> [UInt8]
+    func fetch(
+        _ location: AttachmentLocation, account: Account, credentials: CredentialSupply,
+        progress: @escaping @Sendable (Int64) -> Void
+    ) async throws -> [UInt8]
 }
 
 /// `tern attachment download ID` (FR-SYNC-08): lazily, with 3 retries and backoff, into
@@ -52,9 +54,11 @@ public struct DownloadAttachmentUseCase: Sendable {
     let changes: ChangeFeed?
     let warnings: AttachmentWarningsUseCase?
 
-    public init(accounts: any AccountRepository, credentials: AccountCredentials, store: any AttachmentStore, fetcher: any AttachmentFetching,
-                home: TernHome, retryDelays: [Duration] = Self.retryDelays, cacheLimitBytes: Int64 = Self.cacheLimitBytes,
-                changes: ChangeFeed? = nil, warnings: AttachmentWarningsUseCase? = nil) {
+    public init(
+        accounts: any AccountRepository, credentials: AccountCredentials, store: any AttachmentStore, fetcher: any AttachmentFetching,
+        home: TernHome, retryDelays: [Duration] = Self.retryDelays, cacheLimitBytes: Int64 = Self.cacheLimitBytes,
+        changes: ChangeFeed? = nil, warnings: AttachmentWarningsUseCase? = nil
+    ) {
         self.accounts = accounts
         self.credentials = credentials
         self.store = store
@@ -77,8 +81,9 @@ public struct DownloadAttachmentUseCase: Sendable {
             found = await warnings.warnings(filename: attachment.filename, size: attachment.sizeBytes)
             if attachment.isDownloaded { found.removeAll { $0.kind == .largeOnMeteredConnection } }
         }
-        return AttachmentDownloadCheck(attachmentId: attachmentId, filename: attachment.filename, mimeType: attachment.mimeType,
-                                       size: attachment.sizeBytes, isDownloaded: attachment.isDownloaded, warnings: found)
+        return AttachmentDownloadCheck(
+            attachmentId: attachmentId, filename: attachment.filename, mimeType: attachment.mimeType,
+            size: attachment.sizeBytes, isDownloaded: attachment.isDownloaded, warnings: found)
     }
 
     /// The downloaded file's path.
@@ -89,8 +94,10 @@ public struct DownloadAttachmentUseCase: Sendable {
     /// Downloads with progress reported to `progress` (phases downloading, retrying, then finished, failed or
     /// cancelled), and returns what a front end needs to preview safely: the path and the type sniffed from the bytes.
     /// Task cancellation removes the partial file and leaves the attachment not downloaded.
-    public func download(attachmentId: Int64,
-                         progress callerProgress: @escaping @Sendable (AttachmentProgress) -> Void = { _ in }) async throws -> DownloadedAttachment {
+    public func download(
+        attachmentId: Int64,
+        progress callerProgress: @escaping @Sendable (AttachmentProgress) -> Void = { _ in }
+    ) async throws -> DownloadedAttachment {
         let changes = self.changes
         let progress: @Sendable (AttachmentProgress) -> Void = { event in
             callerProgress(event)
@@ -104,7 +111,8 @@ public struct DownloadAttachmentUseCase: Sendable {
             progress(AttachmentProgress(attachmentId: attachmentId, phase: .cancelled, receivedBytes: 0, totalBytes: nil))
             throw CancellationError()
         } catch {
-            progress(AttachmentProgress(attachmentId: attachmentId, phase: .failed, receivedBytes: 0, totalBytes: nil, error: String(describing: error)))
+            progress(
+                AttachmentProgress(attachmentId: attachmentId, phase: .failed, receivedBytes: 0, totalBytes: nil, error: String(describing: error)))
             throw error
         }
     }
@@ -135,12 +143,14 @@ public struct DownloadAttachmentUseCase: Sendable {
                     progress(AttachmentProgress(attachmentId: attachmentId, phase: .downloading, receivedBytes: shown, totalBytes: total))
                 }
                 break
-            } catch where Task.isCancelled {
+            } catch  where Task.isCancelled {
                 // However the fetch ended (a closed connection, an error), the user cancelled.
                 throw CancellationError()
             } catch let error as TernError where attempt < retryDelays.count && error.isRetryable {
-                progress(AttachmentProgress(attachmentId: attachmentId, phase: .retrying, receivedBytes: 0, totalBytes: total,
-                                            error: String(describing: error)))
+                progress(
+                    AttachmentProgress(
+                        attachmentId: attachmentId, phase: .retrying, receivedBytes: 0, totalBytes: total,
+                        error: String(describing: error)))
                 try await Task.sleep(for: retryDelays[attempt])
                 attempt += 1
             }
@@ -155,8 +165,9 @@ public struct DownloadAttachmentUseCase: Sendable {
         try FileManager.default.moveItem(at: partial, to: final)
         try await store.markDownloaded(attachmentId, path: final.path, at: Date())
         try await evict(accountId: location.accountId, keeping: attachmentId)
-        return DownloadedAttachment(path: final.path, sniffedType: MIMESniffer.sniff(bytes, declared: location.attachment.mimeType),
-                                    size: Int64(bytes.count))
+        return DownloadedAttachment(
+            path: final.path, sniffedType: MIMESniffer.sniff(bytes, declared: location.attachment.mimeType),
+            size: Int64(bytes.count))
     }
 
     static func described(_ url: URL, declaredType: String) throws -> DownloadedAttachment {

@@ -30,8 +30,10 @@ public struct ThreadSummary: Sendable, Hashable, Codable {
     public var participants: [EmailAddress]
     public var snippet: String?
 
-    public init(id: Int64, account: String, subject: String, latestDate: Date, messageCount: Int, unreadCount: Int,
-                participants: [EmailAddress], snippet: String?) {
+    public init(
+        id: Int64, account: String, subject: String, latestDate: Date, messageCount: Int, unreadCount: Int,
+        participants: [EmailAddress], snippet: String?
+    ) {
         self.id = id
         self.account = account
         self.subject = subject
@@ -91,8 +93,10 @@ public struct ThreadMessage: Sendable, Hashable, Codable {
     /// message and the account's authserv-id as they are now.
     public var senderAuthentication = SenderAuthentication(verdict: .unknown, authservId: nil)
 
-    public init(emailId: Int64, subject: String, from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, isRead: Bool,
-                isStarred: Bool, bodyPlain: String?, bodyHTML: String?, bodiesFetched: Bool, folders: [String], attachments: [AttachmentSummary]) {
+    public init(
+        emailId: Int64, subject: String, from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, isRead: Bool,
+        isStarred: Bool, bodyPlain: String?, bodyHTML: String?, bodiesFetched: Bool, folders: [String], attachments: [AttachmentSummary]
+    ) {
         self.emailId = emailId
         self.subject = subject
         self.from = from
@@ -119,8 +123,10 @@ public struct AttachmentSummary: Sendable, Hashable, Codable {
     public var contentId: String?
     public var isInline: Bool
 
-    public init(id: Int64, filename: String, mimeType: String, sizeBytes: Int64, isDownloaded: Bool, contentId: String? = nil,
-                isInline: Bool = false) {
+    public init(
+        id: Int64, filename: String, mimeType: String, sizeBytes: Int64, isDownloaded: Bool, contentId: String? = nil,
+        isInline: Bool = false
+    ) {
         self.id = id
         self.filename = filename
         self.mimeType = mimeType

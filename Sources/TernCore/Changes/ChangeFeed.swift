@@ -55,12 +55,13 @@ public struct ComposerSendUpdate: Sendable, Hashable, Codable {
     }
 
     init(draftId: Int64, outcome: SendOutcome) {
-        let state: State = switch outcome.state {
-        case .sent: .sent
-        case .failed: .failed
-        case .sending: .sending
-        case .queued, .none: .queued
-        }
+        let state: State =
+            switch outcome.state {
+            case .sent: .sent
+            case .failed: .failed
+            case .sending: .sending
+            case .queued, .none: .queued
+            }
         self.init(draftId: draftId, emailId: outcome.emailId, state: state, error: outcome.error)
     }
 }

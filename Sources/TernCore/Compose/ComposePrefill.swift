@@ -52,12 +52,12 @@ public enum ComposePrefill {
     /// starts with one gets no "Re: " in front (FR-COMP-01: never doubled).
     static let replyPrefixes: Set<String> = [
         "re", "aw", "sv", "antw", "réf", "ref", "rép", "r", "rif", "res", "odp", "ynt", "απ", "σχετ", "回复", "答复", "回覆", "השב",
-        "ats", "vá",
+        "ats", "vá"
     ]
     /// Forward prefixes, likewise, for "Fwd: ". "VS" is Danish and Norwegian for forwarded (and
     /// Finnish for a reply): it counts as a forward.
     static let forwardPrefixes: Set<String> = [
-        "fw", "fwd", "wg", "vb", "doorst", "tr", "i", "rv", "enc", "pd", "ilt", "i̇lt", "πρθ", "转发", "轉寄", "הועבר", "vl", "vs", "továbbítás",
+        "fw", "fwd", "wg", "vb", "doorst", "tr", "i", "rv", "enc", "pd", "ilt", "i̇lt", "πρθ", "转发", "轉寄", "הועבר", "vl", "vs", "továbbítás"
     ]
 
     public static func replySubject(_ original: String) -> String {
@@ -106,7 +106,7 @@ public enum ComposePrefill {
             "From: \(mailboxText(EmailAddress(name: original.fromName, address: original.fromAddress)))",
             "Date: \(attributionDate(original.displayDate, timeZone: timeZone))",
             "Subject: \(original.subject)",
-            "To: \(original.toAddresses.map(mailboxText).joined(separator: ", "))",
+            "To: \(original.toAddresses.map(mailboxText).joined(separator: ", "))"
         ]
         if !original.ccAddresses.isEmpty { lines.append("Cc: \(original.ccAddresses.map(mailboxText).joined(separator: ", "))") }
         return "\n\n" + lines.joined(separator: "\n") + "\n\n" + body

@@ -12,8 +12,10 @@ public struct ComposeUseCase: Sendable {
     /// The time zone of the attribution line's date ("On [date], …").
     let timeZone: TimeZone
 
-    public init(accounts: any AccountRepository, store: any ComposeStore, syntax: any MailSyntax, sanitizer: any BodySanitizing,
-                bodies: (any OriginalBodyFetching)? = nil, timeZone: TimeZone = .current) {
+    public init(
+        accounts: any AccountRepository, store: any ComposeStore, syntax: any MailSyntax, sanitizer: any BodySanitizing,
+        bodies: (any OriginalBodyFetching)? = nil, timeZone: TimeZone = .current
+    ) {
         self.accounts = accounts
         self.store = store
         self.syntax = syntax
@@ -46,8 +48,9 @@ public struct ComposeUseCase: Sendable {
         if text == nil { notes.append(.originalBodyUnavailable) }
         if original.email.bodyTruncated { notes.append(.originalBodyTruncated) }
         let email = original.email
-        var message = ComposeDraft(mode: mode, accountId: account.id, from: ComposePrefill.sender(for: account, original: email),
-                                      originalEmailId: emailId, notes: notes)
+        var message = ComposeDraft(
+            mode: mode, accountId: account.id, from: ComposePrefill.sender(for: account, original: email),
+            originalEmailId: emailId, notes: notes)
         switch mode {
         case .new:
             break

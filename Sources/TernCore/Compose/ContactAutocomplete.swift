@@ -72,8 +72,11 @@ public struct ContactIndex: Sendable {
             let address = entry.emailAddress.lowercased()
             let nameSeen = entry.displayName == nil ? Date.distantPast : entry.lastSeenDate
             guard var existing = merged[address] else {
-                merged[address] = (ContactSuggestion(address: address, name: entry.displayName, frequency: entry.frequency,
-                                                     lastSeenDate: entry.lastSeenDate), nameSeen)
+                merged[address] = (
+                    ContactSuggestion(
+                        address: address, name: entry.displayName, frequency: entry.frequency,
+                        lastSeenDate: entry.lastSeenDate), nameSeen
+                )
                 continue
             }
             existing.contact.frequency = max(existing.contact.frequency, entry.frequency)
@@ -115,9 +118,10 @@ public struct ContactIndex: Sendable {
     public func suggestions(for query: String, limit: Int = ContactsAutocompleteUseCase.defaultLimit) -> [ContactSuggestion] {
         let needle = Self.fold(query)
         guard !needle.isEmpty, limit > 0 else { return [] }
-        var best: [Int32] = []  // ranks, ascending
+        var best: [Int32] = [] // ranks, ascending
         text.withUnsafeBufferPointer { buffer in
-            var low = 0, high = keys.count
+            var low = 0
+            var high = keys.count
             while low < high {
                 let middle = (low + high) / 2
                 if Self.comparePrefix(buffer, keys[middle], needle) < 0 { low = middle + 1 } else { high = middle }
@@ -162,7 +166,8 @@ public struct ContactIndex: Sendable {
     }
 
     static func compare(_ text: UnsafeBufferPointer<UInt8>, _ left: Key, _ right: Key) -> Int {
-        let leftCount = Int(left.end - left.start), rightCount = Int(right.end - right.start)
+        let leftCount = Int(left.end - left.start)
+        let rightCount = Int(right.end - right.start)
         let common = min(leftCount, rightCount)
         if common > 0, let base = text.baseAddress {
             let order = memcmp(base + Int(left.start), base + Int(right.start), common)

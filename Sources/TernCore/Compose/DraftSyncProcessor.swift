@@ -28,9 +28,11 @@ public struct DraftSyncProcessor: Sendable {
     /// Retries back off to at most 15 minutes and never give up: a draft stays local until it is on the server.
     public static let retryDelays: [Duration] = [.seconds(5), .seconds(15), .seconds(45), .seconds(120), .seconds(300), .seconds(900)]
 
-    public init(store: any DraftStore, server: any DraftMailboxServer, coding: any DraftMessageCoding, attachments: any ComposeAttachmentLoading,
-                folders: any MailActionStore, changes: ChangeFeed? = nil, clock: any WallClock = SystemClock(),
-                checkInterval: Duration = DraftSyncProcessor.defaultCheckInterval) {
+    public init(
+        store: any DraftStore, server: any DraftMailboxServer, coding: any DraftMessageCoding, attachments: any ComposeAttachmentLoading,
+        folders: any MailActionStore, changes: ChangeFeed? = nil, clock: any WallClock = SystemClock(),
+        checkInterval: Duration = DraftSyncProcessor.defaultCheckInterval
+    ) {
         self.checkInterval = checkInterval
         self.store = store
         self.server = server
@@ -58,8 +60,10 @@ public struct DraftSyncProcessor: Sendable {
                 requests.append(DraftServerRequest(draftId: draft.id, messageId: draft.messageId, action: .remove))
             case .pending, .synced:
                 do {
-                    requests.append(DraftServerRequest(draftId: draft.id, messageId: draft.messageId,
-                                                       action: .upload(raw: try await bytes(of: draft), date: draft.updatedDate, known: draft.serverCopy)))
+                    requests.append(
+                        DraftServerRequest(
+                            draftId: draft.id, messageId: draft.messageId,
+                            action: .upload(raw: try await bytes(of: draft), date: draft.updatedDate, known: draft.serverCopy)))
                 } catch {
                     try await failed(draft, "\(error)", report: &report)
                 }

@@ -26,8 +26,10 @@ public struct Draft: Sendable, Hashable, Codable, Identifiable {
     /// until the window ends, so Undo, or a process killed in the window, leaves it a draft.
     public var heldEmailId: Int64?
 
-    public init(id: ID, accountId: Account.ID, messageId: String, content: ComposeDraft, revision: Int, createdDate: Date, updatedDate: Date,
-                sync: DraftSyncStatus, serverCopy: DraftServerCopy? = nil, changedOnServer: Bool = false, heldEmailId: Int64? = nil) {
+    public init(
+        id: ID, accountId: Account.ID, messageId: String, content: ComposeDraft, revision: Int, createdDate: Date, updatedDate: Date,
+        sync: DraftSyncStatus, serverCopy: DraftServerCopy? = nil, changedOnServer: Bool = false, heldEmailId: Int64? = nil
+    ) {
         self.id = id
         self.accountId = accountId
         self.messageId = messageId
@@ -101,8 +103,10 @@ public struct DraftSummary: Sendable, Hashable, Codable {
     public var sync: DraftSyncStatus.State?
     public var lastError: String?
 
-    public init(origin: Origin, id: Int64, accountId: Account.ID, subject: String, to: [EmailAddress], snippet: String, updatedDate: Date,
-                sync: DraftSyncStatus.State? = nil, lastError: String? = nil) {
+    public init(
+        origin: Origin, id: Int64, accountId: Account.ID, subject: String, to: [EmailAddress], snippet: String, updatedDate: Date,
+        sync: DraftSyncStatus.State? = nil, lastError: String? = nil
+    ) {
         self.origin = origin
         self.id = id
         self.accountId = accountId
@@ -237,8 +241,10 @@ public struct DecodedDraft: Sendable, Hashable {
     public var references: [String]
     public var attachmentNames: [String]
 
-    public init(from: EmailAddress?, to: [EmailAddress], cc: [EmailAddress], bcc: [EmailAddress], subject: String, body: String,
-                inReplyTo: String?, references: [String], attachmentNames: [String]) {
+    public init(
+        from: EmailAddress?, to: [EmailAddress], cc: [EmailAddress], bcc: [EmailAddress], subject: String, body: String,
+        inReplyTo: String?, references: [String], attachmentNames: [String]
+    ) {
         self.from = from
         self.to = to
         self.cc = cc

@@ -16,9 +16,11 @@ public struct DraftsUseCase: Sendable {
     let changes: ChangeFeed?
     let clock: any WallClock
 
-    public init(accounts: any AccountRepository, store: any DraftStore, coding: any DraftMessageCoding, files: any DraftFiles,
-                attachments: any ComposeAttachmentLoading, validation: ComposeValidationUseCase, outbox: OutboxUseCase,
-                pusher: LocalChangesPusher, changes: ChangeFeed? = nil, clock: any WallClock = SystemClock()) {
+    public init(
+        accounts: any AccountRepository, store: any DraftStore, coding: any DraftMessageCoding, files: any DraftFiles,
+        attachments: any ComposeAttachmentLoading, validation: ComposeValidationUseCase, outbox: OutboxUseCase,
+        pusher: LocalChangesPusher, changes: ChangeFeed? = nil, clock: any WallClock = SystemClock()
+    ) {
         self.accounts = accounts
         self.store = store
         self.coding = coding
@@ -47,8 +49,9 @@ public struct DraftsUseCase: Sendable {
             guard case .file(let path) = content.attachments[index].source else { continue }
             content.attachments[index].source = .file(path: try files.keep(path, key: messageId))
         }
-        let saved = try await store.save(id: id, accountId: existing?.accountId ?? content.accountId, messageId: messageId, content: content,
-                                         at: clock.now())
+        let saved = try await store.save(
+            id: id, accountId: existing?.accountId ?? content.accountId, messageId: messageId, content: content,
+            at: clock.now())
         if saved.changed { changes?.publish(.draftsChanged) }
         return saved
     }
@@ -59,9 +62,10 @@ public struct DraftsUseCase: Sendable {
         var accountId: Account.ID?
         if let name { accountId = try await accounts.namedOrOnly(name).id }
         let local = try await store.drafts(accountId: accountId).map { draft in
-            DraftSummary(origin: .local, id: draft.id, accountId: draft.accountId, subject: draft.content.subject, to: draft.content.to,
-                         snippet: Self.snippet(draft.content.body), updatedDate: draft.updatedDate, sync: draft.sync.state,
-                         lastError: draft.sync.lastError)
+            DraftSummary(
+                origin: .local, id: draft.id, accountId: draft.accountId, subject: draft.content.subject, to: draft.content.to,
+                snippet: Self.snippet(draft.content.body), updatedDate: draft.updatedDate, sync: draft.sync.state,
+                lastError: draft.sync.lastError)
         }
         let server = try await store.serverOnlyDrafts(accountId: accountId)
         return (local + server).sorted { $0.updatedDate > $1.updatedDate }
@@ -83,16 +87,18 @@ public struct DraftsUseCase: Sendable {
             throw TernError.invalidInput("the draft \(emailId) has no Message-ID, so Tern cannot replace it on the server")
         }
         let account = try await accounts.account(id: email.accountId)
-        let from = EmailAddress(name: email.fromName ?? account?.displayName, address: email.fromAddress.isEmpty ? account?.emailAddress ?? "" : email.fromAddress)
+        let from = EmailAddress(
+            name: email.fromName ?? account?.displayName, address: email.fromAddress.isEmpty ? account?.emailAddress ?? "" : email.fromAddress)
         let content = ComposeDraft(
             mode: email.inReplyTo == nil ? .new : .reply, accountId: email.accountId, from: from, to: email.toAddresses,
             cc: email.ccAddresses, bcc: email.bccAddresses, subject: email.subject, body: email.bodyPlain ?? "",
             inReplyTo: email.inReplyTo, references: (email.references ?? "").split(separator: " ").map(String.init),
             attachments: original.attachments.filter { !$0.isInline }.compactMap { attachment in
                 attachment.id.map {
-                    ComposedAttachment(source: .storedAttachment(id: $0), filename: attachment.filename,
-                                       mimeType: attachment.mimeType, sizeBytes: attachment.sizeBytes,
-                                       availability: attachment.isDownloaded ? .local : .pending)
+                    ComposedAttachment(
+                        source: .storedAttachment(id: $0), filename: attachment.filename,
+                        mimeType: attachment.mimeType, sizeBytes: attachment.sizeBytes,
+                        availability: attachment.isDownloaded ? .local : .pending)
                 }
             })
         let id = try await store.adopt(accountId: email.accountId, messageId: messageId, content: content, copy: copy, at: clock.now())

@@ -73,7 +73,9 @@ public enum MarkdownSubset {
 
         /// The text of `lo..<hi` with the constructs allowed there.
         mutating func renderInline(_ lo: Int, _ hi: Int, bold: Bool, italic: Bool, link: Bool) {
-            var boldFails = !bold, italicFails = !italic, linkFails = !link
+            var boldFails = !bold
+            var italicFails = !italic
+            var linkFails = !link
             // The first `]` after the last `[` looked at, and whether a link ended there: every `[`
             // before it finds the same `]`.
             var knownClose: (at: Int, failed: Bool)?
@@ -118,7 +120,11 @@ public enum MarkdownSubset {
                 }
                 if byte == Self.open, !linkFails {
                     if let known = knownClose, known.at > index {
-                        if known.failed { appendText(byte); index += 1; continue }
+                        if known.failed {
+                            appendText(byte)
+                            index += 1
+                            continue
+                        }
                     }
                     guard let close = closingBracket(from: index + 1, hi) else {
                         linkFails = true
@@ -160,7 +166,10 @@ public enum MarkdownSubset {
         func firstUnescaped(from start: Int, _ hi: Int, _ step: (Int) -> ScanStep) -> Int? {
             var index = start
             while index < hi {
-                if bytes[index] == Self.backslash, index + 1 < hi, Self.escapable.contains(bytes[index + 1]) { index += 2; continue }
+                if bytes[index] == Self.backslash, index + 1 < hi, Self.escapable.contains(bytes[index + 1]) {
+                    index += 2
+                    continue
+                }
                 switch step(index) {
                 case .found: return index
                 case .skip(let count): index += count
@@ -202,7 +211,8 @@ public enum MarkdownSubset {
         func linkEnd(close: Int, _ hi: Int, _ scan: inout URLScan) -> Int? {
             let start = close + 2
             guard start <= hi, bytes[close + 1] == Self.openParen,
-                  let schemeLength = MarkdownSubset.allowedSchemeLength(bytes[start..<min(start + 8, hi)]) else { return nil }
+                let schemeLength = MarkdownSubset.allowedSchemeLength(bytes[start..<min(start + 8, hi)])
+            else { return nil }
             if start >= scan.stop {
                 var stop = start
                 while stop < hi, bytes[stop] != Self.closeParen, bytes[stop] > 0x20 { stop += 1 }

@@ -21,10 +21,12 @@ public struct AuthenticationResults: Sendable, Hashable, Codable {
     /// would cost a few hundred bytes each for nothing).
     public var evidence: AuthenticationResults {
         let kept: Set<String> = ["header.d", "header.i", "header.from"]
-        return AuthenticationResults(authservId: authservId, results: results.compactMap { result in
-            guard result.method == "dkim" || result.method == "dmarc" else { return nil }
-            return MethodResult(method: result.method, result: result.result, properties: result.properties.filter { kept.contains($0.key) })
-        })
+        return AuthenticationResults(
+            authservId: authservId,
+            results: results.compactMap { result in
+                guard result.method == "dkim" || result.method == "dmarc" else { return nil }
+                return MethodResult(method: result.method, result: result.result, properties: result.properties.filter { kept.contains($0.key) })
+            })
     }
 
     /// One `methodspec` with its properties: `dkim=pass header.d=example.com header.i=@example.com`.
@@ -101,20 +103,22 @@ public struct SenderAuthentication: Sendable, Hashable, Codable {
         }
         // An address without a domain (a broken From) has nothing a result could vouch for.
         let fromDomain = fromAddress.contains("@") ? Self.domain(of: fromAddress) : ""
-        let vouched = !fromDomain.isEmpty && provider.results.contains { result in
-            guard result.result == "pass" else { return false }
-            switch result.method {
-            case "dmarc":
-                // DMARC judged the From the provider saw; a result about another From does not count.
-                guard let judged = result.properties["header.from"] else { return true }
-                return Self.domain(of: judged) == fromDomain
-            case "dkim":
-                let signer = result.properties["header.d"] ?? result.properties["header.i"].map(Self.domain(of:)) ?? ""
-                return Self.signer(signer.lowercased(), isAlignedWith: fromDomain)
-            default:
-                return false
+        let vouched =
+            !fromDomain.isEmpty
+            && provider.results.contains { result in
+                guard result.result == "pass" else { return false }
+                switch result.method {
+                case "dmarc":
+                    // DMARC judged the From the provider saw; a result about another From does not count.
+                    guard let judged = result.properties["header.from"] else { return true }
+                    return Self.domain(of: judged) == fromDomain
+                case "dkim":
+                    let signer = result.properties["header.d"] ?? result.properties["header.i"].map(Self.domain(of:)) ?? ""
+                    return Self.signer(signer.lowercased(), isAlignedWith: fromDomain)
+                default:
+                    return false
+                }
             }
-        }
         self.init(verdict: vouched ? .verified : .failed, authservId: authservId)
     }
 

@@ -66,8 +66,10 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
     public var attemptStartedDate: Date?
     public var error: String?
 
-    public init(emailId: Int64, accountId: Account.ID, messageId: String?, subject: String, to: [EmailAddress], state: SendState,
-                queuedDate: Date?, notBefore: Date?, holdUntil: Date?, retryCount: Int, attemptStartedDate: Date?, error: String?) {
+    public init(
+        emailId: Int64, accountId: Account.ID, messageId: String?, subject: String, to: [EmailAddress], state: SendState,
+        queuedDate: Date?, notBefore: Date?, holdUntil: Date?, retryCount: Int, attemptStartedDate: Date?, error: String?
+    ) {
         self.emailId = emailId
         self.accountId = accountId
         self.messageId = messageId
@@ -150,8 +152,10 @@ public struct SubmissionReceipt: Sendable, Hashable {
 /// SMTP submission (the SMTP module): one connection, TLS and login for a pass of the queue.
 /// Connection and login failures are thrown as `SubmissionError`.
 public protocol MessageSubmitting: Sendable {
-    func withSession<Result: Sendable>(account: Account, credentials: CredentialSupply,
-                                       _ body: (any SubmissionSession) async throws -> Result) async throws -> Result
+    func withSession<Result: Sendable>(
+        account: Account, credentials: CredentialSupply,
+        _ body: (any SubmissionSession) async throws -> Result
+    ) async throws -> Result
 }
 
 /// One logged-in submission connection. `beforeContent` runs after the envelope is accepted and

@@ -10,8 +10,10 @@ public struct OutboxUseCase: Sendable {
     let clock: any WallClock
     let holds: (any SendHoldOwnership)?
 
-    public init(accounts: any AccountRepository, composer: any MessageComposing, store: any OutboxStore, pusher: LocalChangesPusher,
-                clock: any WallClock = SystemClock(), holds: (any SendHoldOwnership)? = nil) {
+    public init(
+        accounts: any AccountRepository, composer: any MessageComposing, store: any OutboxStore, pusher: LocalChangesPusher,
+        clock: any WallClock = SystemClock(), holds: (any SendHoldOwnership)? = nil
+    ) {
         self.accounts = accounts
         self.composer = composer
         self.store = store
@@ -85,8 +87,9 @@ public struct OutboxUseCase: Sendable {
         guard let entry = try await store.entry(emailId: emailId) else {
             return SendOutcome(emailId: emailId, messageId: messageId, state: .sent, error: nil, nextAttempt: nil)
         }
-        return SendOutcome(emailId: emailId, messageId: entry.messageId, state: entry.state, error: entry.error ?? push?.queue.lastError,
-                           nextAttempt: entry.state == .queued ? entry.notBefore ?? push?.queue.nextDue : nil)
+        return SendOutcome(
+            emailId: emailId, messageId: entry.messageId, state: entry.state, error: entry.error ?? push?.queue.lastError,
+            nextAttempt: entry.state == .queued ? entry.notBefore ?? push?.queue.nextDue : nil)
     }
 
     public func outbox(account name: String?) async throws -> [OutboxEntry] {
@@ -104,8 +107,9 @@ public struct OutboxUseCase: Sendable {
         guard let account = try await accounts.account(id: entry.accountId) else { throw TernError.notFound("the account of message \(emailId)") }
         let push = try await pusher.push(account: account)
         let after = try await store.entry(emailId: emailId)
-        return SendOutcome(emailId: emailId, messageId: entry.messageId, state: after?.state ?? .sent, error: after?.error ?? push.queue.lastError,
-                           nextAttempt: after?.state == .queued ? after?.notBefore : nil)
+        return SendOutcome(
+            emailId: emailId, messageId: entry.messageId, state: after?.state ?? .sent, error: after?.error ?? push.queue.lastError,
+            nextAttempt: after?.state == .queued ? after?.notBefore : nil)
     }
 
     /// FR-SYNC-07 step 6: deletes a failed (or still queued) message entirely.
@@ -136,8 +140,10 @@ public struct LocalChangesPusher: Sendable {
     let drafts: DraftSyncProcessor?
     let lock: any NamedLocks
 
-    public init(credentials: AccountCredentials, operations: PendingOperationProcessor, queue: SendQueueProcessor,
-                drafts: DraftSyncProcessor? = nil, lock: any NamedLocks) {
+    public init(
+        credentials: AccountCredentials, operations: PendingOperationProcessor, queue: SendQueueProcessor,
+        drafts: DraftSyncProcessor? = nil, lock: any NamedLocks
+    ) {
         self.credentials = credentials
         self.operations = operations
         self.queue = queue

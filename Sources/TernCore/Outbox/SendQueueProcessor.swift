@@ -36,9 +36,11 @@ public struct SendQueueProcessor: Sendable {
         Check with the recipients before sending it again (retry).
         """
 
-    public init(store: any OutboxStore, submitter: any MessageSubmitting, server: any ServerMailActions, folders: any MailActionStore,
-                clock: any WallClock = SystemClock(), holds: (any SendHoldOwnership)? = nil, drafts: (any DraftStore)? = nil,
-                retryDelays: [Duration] = SendQueueProcessor.retryDelays) {
+    public init(
+        store: any OutboxStore, submitter: any MessageSubmitting, server: any ServerMailActions, folders: any MailActionStore,
+        clock: any WallClock = SystemClock(), holds: (any SendHoldOwnership)? = nil, drafts: (any DraftStore)? = nil,
+        retryDelays: [Duration] = SendQueueProcessor.retryDelays
+    ) {
         self.retryDelays = retryDelays.isEmpty ? Self.retryDelays : retryDelays
         self.store = store
         self.submitter = submitter
@@ -67,7 +69,7 @@ public struct SendQueueProcessor: Sendable {
         guard index < entries.count else { return report }
         do {
             try await submitter.withSession(account: account, credentials: credentials) { session in
-                var decided: Triage? = .send  // the message that opened the session was triaged already
+                var decided: Triage? = .send // the message that opened the session was triaged already
                 while index < entries.count {
                     let entry = entries[index]
                     var decision: Triage
@@ -75,8 +77,9 @@ public struct SendQueueProcessor: Sendable {
                         decision = known
                         decided = nil
                     } else {
-                        decision = try await triage(entry, account: account, credentials: credentials, ignoreBackoff: ignoreBackoff,
-                                                    report: &report)
+                        decision = try await triage(
+                            entry, account: account, credentials: credentials, ignoreBackoff: ignoreBackoff,
+                            report: &report)
                     }
                     switch decision {
                     case .handled: break
@@ -96,8 +99,10 @@ public struct SendQueueProcessor: Sendable {
     enum Triage { case handled, stop, send }
 
     /// What to do with a queued message now, doing it unless it is a send.
-    func triage(_ entry: OutboxEntry, account: Account, credentials: CredentialSupply, ignoreBackoff: Bool,
-                report: inout SendQueueReport) async throws -> Triage {
+    func triage(
+        _ entry: OutboxEntry, account: Account, credentials: CredentialSupply, ignoreBackoff: Bool,
+        report: inout SendQueueReport
+    ) async throws -> Triage {
         let now = clock.now()
         if let queued = entry.queuedDate, now.timeIntervalSince(queued) > Self.maximumAge.inSeconds, entry.attemptStartedDate == nil {
             try await store.markFailed(entry.emailId, error: Self.timeoutError)

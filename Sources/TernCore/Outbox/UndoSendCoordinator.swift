@@ -60,8 +60,10 @@ public actor UndoSendCoordinator {
     /// The latest ends, for a waiter that asks just after (bounded: a long-running server forgets them).
     private var ended: [(emailId: Int64, result: Result<SendOutcome, any Error>?)] = []
 
-    public init(steps: any DraftSendSteps, windows: UndoWindowsUseCase, clock: any SleepingClock = SystemClock(),
-                pageGrace: Duration = defaultPageGrace) {
+    public init(
+        steps: any DraftSendSteps, windows: UndoWindowsUseCase, clock: any SleepingClock = SystemClock(),
+        pageGrace: Duration = defaultPageGrace
+    ) {
         self.steps = steps
         self.windows = windows
         self.clock = clock

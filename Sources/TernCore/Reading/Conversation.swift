@@ -54,9 +54,11 @@ public struct ConversationMessage: Sendable, Hashable, Codable, Identifiable {
     /// images load only when `letsTrustLoadImages`, and the front ends say when it is not verified.
     public var senderAuthentication = SenderAuthentication(verdict: .unknown, authservId: nil)
 
-    public init(id: Int64, messageId: String?, subject: String, from: EmailAddress, senderName: String, avatar: SenderAvatar, to: [EmailAddress],
-                cc: [EmailAddress], date: Date, isRead: Bool, isStarred: Bool, collapsed: Bool, snippet: String, body: RenderedBody?,
-                bodyState: BodyState, attachments: [AttachmentView], folders: [String], sendState: SendState, sendError: String?) {
+    public init(
+        id: Int64, messageId: String?, subject: String, from: EmailAddress, senderName: String, avatar: SenderAvatar, to: [EmailAddress],
+        cc: [EmailAddress], date: Date, isRead: Bool, isStarred: Bool, collapsed: Bool, snippet: String, body: RenderedBody?,
+        bodyState: BodyState, attachments: [AttachmentView], folders: [String], sendState: SendState, sendError: String?
+    ) {
         self.id = id
         self.messageId = messageId
         self.subject = subject
@@ -102,7 +104,7 @@ public struct SenderAvatar: Sendable, Hashable, Codable {
     /// Twelve colours that each keep white initials at 4.5:1 contrast or better (NFR-ED-03).
     public static let palette = [
         "#B3261E", "#A0410D", "#7A5900", "#3B6E00", "#006C4C", "#00696F",
-        "#00639B", "#3F51B5", "#6A3DB8", "#8E2C8A", "#A8245A", "#5D5F63",
+        "#00639B", "#3F51B5", "#6A3DB8", "#8E2C8A", "#A8245A", "#5D5F63"
     ]
 
     public init(initials: String, color: String) {

@@ -9,8 +9,10 @@ public struct FetchThreadBodiesUseCase: Sendable {
     let synchronizer: any MailSynchronizing
     let changes: ChangeFeed?
 
-    public init(accounts: any AccountRepository, credentials: AccountCredentials, store: any SyncStore, synchronizer: any MailSynchronizing,
-                changes: ChangeFeed? = nil) {
+    public init(
+        accounts: any AccountRepository, credentials: AccountCredentials, store: any SyncStore, synchronizer: any MailSynchronizing,
+        changes: ChangeFeed? = nil
+    ) {
         self.accounts = accounts
         self.credentials = credentials
         self.store = store

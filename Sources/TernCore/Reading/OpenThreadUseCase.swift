@@ -50,8 +50,10 @@ public struct OpenThreadUseCase: Sendable {
         /// Fetch the page's missing bodies from the server (off: only what is stored).
         public var fetchMissingBodies = true
 
-        public init(markRead: Bool = true, earlierPages: Int = 0, expandAll: Bool = false, loadRemoteImages: Set<Int64> = [],
-                    fetchMissingBodies: Bool = true) {
+        public init(
+            markRead: Bool = true, earlierPages: Int = 0, expandAll: Bool = false, loadRemoteImages: Set<Int64> = [],
+            fetchMissingBodies: Bool = true
+        ) {
             self.markRead = markRead
             self.earlierPages = earlierPages
             self.expandAll = expandAll
@@ -60,8 +62,10 @@ public struct OpenThreadUseCase: Sendable {
         }
     }
 
-    public init(queries: any MailQueries, actions: MailActionsUseCase, bodies: FetchThreadBodiesUseCase?, renderer: RenderMessageUseCase,
-                trustedSenders: any TrustedSenderStore, attachmentWarnings: AttachmentWarningsUseCase) {
+    public init(
+        queries: any MailQueries, actions: MailActionsUseCase, bodies: FetchThreadBodiesUseCase?, renderer: RenderMessageUseCase,
+        trustedSenders: any TrustedSenderStore, attachmentWarnings: AttachmentWarningsUseCase
+    ) {
         self.queries = queries
         self.actions = actions
         self.bodies = bodies
@@ -83,10 +87,12 @@ public struct OpenThreadUseCase: Sendable {
         }
         let ids = window.indexes.map { outline.entries[$0].emailId }
         let messages = try await queries.threadMessages(ids: ids)
-        let page = try await conversationMessages(messages, expanded: expanded, loadRemoteImages: options.loadRemoteImages,
-                                                  fetching: options.fetchMissingBodies && bodies != nil)
-        let conversation = Conversation(threadId: threadId, subject: outline.subject, messageCount: outline.entries.count, messages: page,
-                                        earlierCount: window.earlierCount, offline: false)
+        let page = try await conversationMessages(
+            messages, expanded: expanded, loadRemoteImages: options.loadRemoteImages,
+            fetching: options.fetchMissingBodies && bodies != nil)
+        let conversation = Conversation(
+            threadId: threadId, subject: outline.subject, messageCount: outline.entries.count, messages: page,
+            earlierCount: window.earlierCount, offline: false)
 
         let missing = Set(messages.filter { !$0.bodiesFetched }.map(\.emailId))
         let fetchBodies = options.fetchMissingBodies && !missing.isEmpty ? bodies : nil
@@ -123,7 +129,9 @@ public struct OpenThreadUseCase: Sendable {
 
     /// FR-ED-05 "Show earlier messages": the `page`th page above the first, oldest first, and how many
     /// older messages remain after it. A failure leaves what the front end has loaded as it is.
-    public func earlier(threadId: Int64, page: Int, loadRemoteImages: Set<Int64> = []) async throws -> (messages: [ConversationMessage], remaining: Int) {
+    public func earlier(threadId: Int64, page: Int, loadRemoteImages: Set<Int64> = []) async throws -> (
+        messages: [ConversationMessage], remaining: Int
+    ) {
         guard let outline = try await queries.threadOutline(id: threadId) else { throw TernError.notFound("thread \(threadId)") }
         let (indexes, remaining) = ConversationWindow.earlierPage(page, of: outline.entries)
         let messages = try await queries.threadMessages(ids: indexes.map { outline.entries[$0].emailId })
@@ -141,33 +149,40 @@ public struct OpenThreadUseCase: Sendable {
                 message = try await queries.threadMessages(ids: [emailId]).first ?? message
             }
         }
-        let converted = try await conversationMessages([message], expanded: [emailId], loadRemoteImages: loadRemoteImages ? [emailId] : [],
-                                                       fetching: false)
+        let converted = try await conversationMessages(
+            [message], expanded: [emailId], loadRemoteImages: loadRemoteImages ? [emailId] : [],
+            fetching: false)
         return converted[0]
     }
 
-    func conversationMessages(_ messages: [ThreadMessage], expanded: Set<Int64>, loadRemoteImages: Set<Int64>,
-                              fetching: Bool) async throws -> [ConversationMessage] {
+    func conversationMessages(
+        _ messages: [ThreadMessage], expanded: Set<Int64>, loadRemoteImages: Set<Int64>,
+        fetching: Bool
+    ) async throws -> [ConversationMessage] {
         let senders = Set(messages.map { $0.from.address.lowercased() })
         let trusted = try await trustedSenders.trusted(among: senders)
         let metered = await attachmentWarnings.isMetered()
         return messages.map { message in
             let isExpanded = expanded.contains(message.emailId)
-            let state: BodyState = if !message.bodiesFetched {
-                fetching ? .loading : .unavailableOffline
-            } else if message.bodyPlain == nil && message.bodyHTML == nil {
-                .empty
-            } else {
-                message.bodyTruncated ? .truncated : .available
-            }
-            let body = isExpanded && message.bodiesFetched
-                ? renderer.render(message, loadRemoteImages: loadRemoteImages.contains(message.emailId),
-                                  senderTrusted: trusted.contains(message.from.address.lowercased()))
+            let state: BodyState =
+                if !message.bodiesFetched {
+                    fetching ? .loading : .unavailableOffline
+                } else if message.bodyPlain == nil && message.bodyHTML == nil {
+                    .empty
+                } else {
+                    message.bodyTruncated ? .truncated : .available
+                }
+            let body =
+                isExpanded && message.bodiesFetched
+                ? renderer.render(
+                    message, loadRemoteImages: loadRemoteImages.contains(message.emailId),
+                    senderTrusted: trusted.contains(message.from.address.lowercased()))
                 : nil
             let attachments = message.attachments.map { attachment in
-                AttachmentView(id: attachment.id, filename: attachment.filename, mimeType: attachment.mimeType, size: attachment.sizeBytes,
-                               isDownloaded: attachment.isDownloaded, isInline: attachment.isInline,
-                               warnings: AttachmentWarning.before(downloading: attachment.filename, size: attachment.sizeBytes, metered: metered))
+                AttachmentView(
+                    id: attachment.id, filename: attachment.filename, mimeType: attachment.mimeType, size: attachment.sizeBytes,
+                    isDownloaded: attachment.isDownloaded, isInline: attachment.isInline,
+                    warnings: AttachmentWarning.before(downloading: attachment.filename, size: attachment.sizeBytes, metered: metered))
             }
             var conversationMessage = ConversationMessage(
                 id: message.emailId, messageId: message.messageId, subject: message.subject, from: message.from,

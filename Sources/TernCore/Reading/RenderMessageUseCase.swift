@@ -23,8 +23,10 @@ public struct RenderedBody: Sendable, Hashable, Codable {
     /// The HTML could not be shown (it sanitized to nothing): this is the plain-text body instead.
     public var fellBackToPlainText: Bool
 
-    public init(html: String?, text: String, hasQuotedText: Bool, trackersBlocked: Int, trackerHosts: [String], remoteImagesBlocked: Int,
-                remoteImagesLoaded: Bool, senderTrusted: Bool, suspiciousLinks: Int, fellBackToPlainText: Bool) {
+    public init(
+        html: String?, text: String, hasQuotedText: Bool, trackersBlocked: Int, trackerHosts: [String], remoteImagesBlocked: Int,
+        remoteImagesLoaded: Bool, senderTrusted: Bool, suspiciousLinks: Int, fellBackToPlainText: Bool
+    ) {
         self.html = html
         self.text = text
         self.hasQuotedText = hasQuotedText
@@ -66,8 +68,10 @@ public struct SanitizedBody: Sendable, Hashable {
     public var sanitizedToNothing: Bool
     public var suspiciousLinks: Int
 
-    public init(html: String, trackersBlocked: Int, trackerHosts: [String], remoteImagesBlocked: Int, hasQuotedText: Bool,
-                sanitizedToNothing: Bool, suspiciousLinks: Int) {
+    public init(
+        html: String, trackersBlocked: Int, trackerHosts: [String], remoteImagesBlocked: Int, hasQuotedText: Bool,
+        sanitizedToNothing: Bool, suspiciousLinks: Int
+    ) {
         self.html = html
         self.trackersBlocked = trackersBlocked
         self.trackerHosts = trackerHosts
@@ -117,8 +121,9 @@ public struct RenderMessageUseCase: Sendable {
 
     private func plain(_ text: String, senderTrusted: Bool, fellBack: Bool) -> RenderedBody {
         let rendered = sanitizer.renderPlainText(text)
-        return RenderedBody(html: rendered.html, text: text, hasQuotedText: rendered.hasQuotedText, trackersBlocked: 0, trackerHosts: [],
-                            remoteImagesBlocked: 0, remoteImagesLoaded: false, senderTrusted: senderTrusted, suspiciousLinks: 0,
-                            fellBackToPlainText: fellBack)
+        return RenderedBody(
+            html: rendered.html, text: text, hasQuotedText: rendered.hasQuotedText, trackersBlocked: 0, trackerHosts: [],
+            remoteImagesBlocked: 0, remoteImagesLoaded: false, senderTrusted: senderTrusted, suspiciousLinks: 0,
+            fellBackToPlainText: fellBack)
     }
 }

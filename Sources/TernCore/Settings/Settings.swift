@@ -80,7 +80,8 @@ public struct TernSettings: Sendable, Hashable, Codable {
 
     /// One of an enumeration's values by name, or the error naming them all.
     static func choice<Choice: RawRepresentable & CaseIterable>(_ value: String, of key: SettingKey, typed text: String) throws(SettingError)
-        -> Choice where Choice.RawValue == String {
+        -> Choice where Choice.RawValue == String
+    {
         guard let choice = Choice(rawValue: value) else {
             throw SettingError(key: key, value: text, choices: Choice.allCases.map(\.rawValue))
         }

@@ -90,5 +90,6 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Which of an account's servers.
 public enum ServerRole: String, Sendable, Hashable, Codable {
-    case imap = "IMAP", smtp = "SMTP"
+    case imap = "IMAP"
+    case smtp = "SMTP"
 }

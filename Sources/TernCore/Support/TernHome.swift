@@ -13,7 +13,8 @@ public struct TernHome: Sendable, Hashable {
         if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
             return TernHome(url: URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("tern", isDirectory: true))
         }
-        let userHome = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+        let userHome =
+            environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? FileManager.default.homeDirectoryForCurrentUser
         return TernHome(url: userHome.appendingPathComponent(".local/share/tern", isDirectory: true))
     }

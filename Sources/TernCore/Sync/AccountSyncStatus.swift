@@ -20,8 +20,10 @@ public struct AccountSyncStatus: Sendable, Hashable, Codable {
     public var nextRetry: Date?
     public var waiting: WaitingWork
 
-    public init(account: String, syncState: SyncState?, syncStateDetail: String?, syncStateSince: Date?, syncRunning: Bool,
-                lastSuccessfulSync: Date?, lastError: String?, nextRetry: Date?, waiting: WaitingWork) {
+    public init(
+        account: String, syncState: SyncState?, syncStateDetail: String?, syncStateSince: Date?, syncRunning: Bool,
+        lastSuccessfulSync: Date?, lastError: String?, nextRetry: Date?, waiting: WaitingWork
+    ) {
         self.account = account
         self.syncState = syncState
         self.syncStateDetail = syncStateDetail
@@ -66,8 +68,10 @@ public struct SyncStatusRecord: Sendable, Hashable {
     public var lastError: String?
     public var nextRetry: Date?
 
-    public init(accountId: Account.ID, state: SyncState, detail: String?, changedDate: Date, processId: Int32,
-                lastSuccessfulSync: Date?, lastError: String?, nextRetry: Date?) {
+    public init(
+        accountId: Account.ID, state: SyncState, detail: String?, changedDate: Date, processId: Int32,
+        lastSuccessfulSync: Date?, lastError: String?, nextRetry: Date?
+    ) {
         self.accountId = accountId
         self.state = state
         self.detail = detail

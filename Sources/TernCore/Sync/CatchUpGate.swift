@@ -57,8 +57,9 @@ public struct CatchUpGate: CatchUpPausing {
             return CatchUpPause(reason: "catch-up is paused (tern settings set catch-up on resumes it)", isBrief: false)
         }
         if current.catchUpOnMetered == .pause, await metered.isMetered() {
-            return CatchUpPause(reason: "the connection is metered (tern settings set catch-up-on-metered continue fetches anyway)",
-                                isBrief: false)
+            return CatchUpPause(
+                reason: "the connection is metered (tern settings set catch-up-on-metered continue fetches anyway)",
+                isBrief: false)
         }
         return nil
     }

@@ -12,8 +12,10 @@ public struct IncomingMessage: Sendable, Hashable {
     /// is no plain body (the HTML's text).
     public var searchText: String?
 
-    public init(email: Email, uid: Int64, modSeq: Int64? = nil, serverFlags: [String] = [], attachments: [Attachment] = [],
-                searchText: String? = nil) {
+    public init(
+        email: Email, uid: Int64, modSeq: Int64? = nil, serverFlags: [String] = [], attachments: [Attachment] = [],
+        searchText: String? = nil
+    ) {
         self.email = email
         self.uid = uid
         self.modSeq = modSeq
@@ -64,4 +66,3 @@ public struct NewMessage: Sendable, Hashable, Codable {
         self.date = date
     }
 }
-

@@ -12,17 +12,37 @@ import Foundation
 public enum SpecialUseInference {
     /// Names in order of preference, compared without case or diacritics.
     static let names: [(FolderType, [String])] = [
-        (.sent, ["Sent", "Sent Items", "Sent Messages", "Sent Mail", "Gesendet", "Gesendete Elemente", "Gesendete Objekte",
-                 "Envoyés", "Messages envoyés", "Éléments envoyés", "Enviados", "Elementos enviados", "Posta inviata",
-                 "Inviata", "Elementi inviati", "Verzonden", "Verzonden items", "Itens enviados", "Wysłane", "Отправленные"]),
-        (.drafts, ["Drafts", "Draft", "Entwürfe", "Brouillons", "Borradores", "Bozze", "Concepten", "Rascunhos",
-                   "Kopie robocze", "Черновики"]),
-        (.trash, ["Trash", "Deleted Items", "Deleted Messages", "Deleted", "Bin", "Papierkorb", "Gelöschte Elemente",
-                  "Gelöschte Objekte", "Corbeille", "Éléments supprimés", "Papelera", "Elementos eliminados", "Cestino",
-                  "Posta eliminata", "Prullenbak", "Verwijderde items", "Lixeira", "Lixo", "Kosz", "Корзина"]),
-        (.spam, ["Junk", "Spam", "Junk E-mail", "Junk Email", "Junk Mail", "Bulk Mail", "Unerwünscht", "Courrier indésirable",
-                 "Indésirables", "Correo no deseado", "Posta indesiderata", "Ongewenste e-mail", "Lixo eletrônico", "Спам"]),
-        (.archive, ["Archive", "Archives", "Archiv", "Archivo", "Archivio", "Archief", "Arquivo", "Archiwum", "Архив"]),
+        (
+            .sent,
+            [
+                "Sent", "Sent Items", "Sent Messages", "Sent Mail", "Gesendet", "Gesendete Elemente", "Gesendete Objekte",
+                "Envoyés", "Messages envoyés", "Éléments envoyés", "Enviados", "Elementos enviados", "Posta inviata",
+                "Inviata", "Elementi inviati", "Verzonden", "Verzonden items", "Itens enviados", "Wysłane", "Отправленные"
+            ]
+        ),
+        (
+            .drafts,
+            [
+                "Drafts", "Draft", "Entwürfe", "Brouillons", "Borradores", "Bozze", "Concepten", "Rascunhos",
+                "Kopie robocze", "Черновики"
+            ]
+        ),
+        (
+            .trash,
+            [
+                "Trash", "Deleted Items", "Deleted Messages", "Deleted", "Bin", "Papierkorb", "Gelöschte Elemente",
+                "Gelöschte Objekte", "Corbeille", "Éléments supprimés", "Papelera", "Elementos eliminados", "Cestino",
+                "Posta eliminata", "Prullenbak", "Verwijderde items", "Lixeira", "Lixo", "Kosz", "Корзина"
+            ]
+        ),
+        (
+            .spam,
+            [
+                "Junk", "Spam", "Junk E-mail", "Junk Email", "Junk Mail", "Bulk Mail", "Unerwünscht", "Courrier indésirable",
+                "Indésirables", "Correo no deseado", "Posta indesiderata", "Ongewenste e-mail", "Lixo eletrônico", "Спам"
+            ]
+        ),
+        (.archive, ["Archive", "Archives", "Archiv", "Archivo", "Archivio", "Archief", "Arquivo", "Archiwum", "Архив"])
     ]
 
     /// Parents under which a folder is still at the top of the user's folders: the personal
@@ -40,7 +60,8 @@ public enum SpecialUseInference {
                 guard folder.folderType == .custom else { return nil }
                 let (parent, leaf) = split(folder)
                 guard topLevelParents.contains(fold(parent)),
-                      let rank = spellings.firstIndex(where: { fold($0) == fold(leaf) }) else { return nil }
+                    let rank = spellings.firstIndex(where: { fold($0) == fold(leaf) })
+                else { return nil }
                 return (rank, parent.isEmpty ? 0 : 1, index)
             }
             if let best = candidates.min(by: { ($0.rank, $0.depth) < ($1.rank, $1.depth) }) {
@@ -52,7 +73,8 @@ public enum SpecialUseInference {
 
     static func split(_ folder: DiscoveredFolder) -> (parent: String, leaf: String) {
         guard let delimiter = folder.delimiter, !delimiter.isEmpty,
-              let range = folder.path.range(of: delimiter, options: .backwards) else { return ("", folder.path) }
+            let range = folder.path.range(of: delimiter, options: .backwards)
+        else { return ("", folder.path) }
         return (String(folder.path[..<range.lowerBound]), String(folder.path[range.upperBound...]))
     }
 

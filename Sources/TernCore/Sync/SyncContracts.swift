@@ -145,8 +145,10 @@ public struct FolderSyncReport: Sendable, Hashable, Codable {
     /// cursor when catch-up may run again.
     public var catchUpPaused: CatchUpPause?
 
-    public init(path: String, folderType: FolderType, serverMessages: Int = 0, inserted: Int = 0, linked: Int = 0, removed: Int = 0,
-                flagChanges: Int = 0, uidValidityReset: Bool = false, error: String? = nil) {
+    public init(
+        path: String, folderType: FolderType, serverMessages: Int = 0, inserted: Int = 0, linked: Int = 0, removed: Int = 0,
+        flagChanges: Int = 0, uidValidityReset: Bool = false, error: String? = nil
+    ) {
         self.path = path
         self.folderType = folderType
         self.serverMessages = serverMessages

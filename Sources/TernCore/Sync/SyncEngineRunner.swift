@@ -43,8 +43,10 @@ public struct SyncEngineRunner: Sendable {
     let clock: any SleepingClock
 
     /// `retryDelays`: the delay after the first, second, … failure in a row, the last repeated (empty: the default).
-    public init(work: any SyncEngineWork, retryDelays: [Duration] = defaultRetryDelays, accountPoll: Duration = defaultAccountPoll,
-                clock: any SleepingClock = SystemClock()) {
+    public init(
+        work: any SyncEngineWork, retryDelays: [Duration] = defaultRetryDelays, accountPoll: Duration = defaultAccountPoll,
+        clock: any SleepingClock = SystemClock()
+    ) {
         self.work = work
         self.retryDelays = retryDelays.isEmpty ? Self.defaultRetryDelays : retryDelays
         self.accountPoll = accountPoll
@@ -67,8 +69,10 @@ public struct SyncEngineRunner: Sendable {
     /// Runs until cancelled, or until a failure `endsOn` picks, which it throws. `firstSyncDone`: the
     /// front end already ran the first sync (`tern sync` printed its report), so the first pass only
     /// watches. `describe` words a failure for its reports.
-    public func run(account name: String?, firstSyncDone: Bool = false, endsOn: @Sendable (any Error) -> Bool = { _ in false },
-                    describe: @escaping @Sendable (any Error) -> String, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+    public func run(
+        account name: String?, firstSyncDone: Bool = false, endsOn: @Sendable (any Error) -> Bool = { _ in false },
+        describe: @escaping @Sendable (any Error) -> String, progress: @escaping @Sendable (SyncProgress) -> Void
+    ) async throws {
         var failures = 0
         var syncFirst = !firstSyncDone
         while !Task.isCancelled {

@@ -18,7 +18,7 @@ public enum SyncState: String, Sendable, Hashable, Codable, CaseIterable {
         .paused: [.catchingUp, .indexing],
         .indexing: [.idle],
         .listening: [.initialFast, .idle],
-        .error: [.idle],
+        .error: [.idle]
     ]
 
     /// Any state can fail (the diagram draws the failures it names; a server can fail at any step).

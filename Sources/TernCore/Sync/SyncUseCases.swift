@@ -17,9 +17,11 @@ public struct SyncAccountsUseCase: Sendable {
     let statuses: (any SyncStatusStore)?
     let processId: Int32
 
-    public init(accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing,
-                pusher: LocalChangesPusher? = nil, changes: ChangeFeed? = nil, failedChanges: MailActionsUseCase? = nil,
-                statuses: (any SyncStatusStore)? = nil, processId: Int32 = 0) {
+    public init(
+        accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing,
+        pusher: LocalChangesPusher? = nil, changes: ChangeFeed? = nil, failedChanges: MailActionsUseCase? = nil,
+        statuses: (any SyncStatusStore)? = nil, processId: Int32 = 0
+    ) {
         self.accounts = accounts
         self.credentials = credentials
         self.synchronizer = synchronizer
@@ -32,8 +34,10 @@ public struct SyncAccountsUseCase: Sendable {
 
     /// Runs `body` with the account's progress also recorded for `tern status`, every record
     /// written before it returns.
-    func recording<Result: Sendable>(_ account: Account, _ progress: @escaping @Sendable (SyncProgress) -> Void,
-                                     _ body: (@escaping @Sendable (SyncProgress) -> Void) async throws -> Result) async throws -> Result {
+    func recording<Result: Sendable>(
+        _ account: Account, _ progress: @escaping @Sendable (SyncProgress) -> Void,
+        _ body: (@escaping @Sendable (SyncProgress) -> Void) async throws -> Result
+    ) async throws -> Result {
         guard let statuses else { return try await body(progress) }
         let recorder = SyncStatusRecorder(store: statuses, accountId: account.id, processId: processId)
         do {
@@ -85,8 +89,10 @@ public struct SyncAccountsUseCase: Sendable {
     }
 
     /// `bodies` overrides the accounts' body policy for this run (`tern sync --bodies all`).
-    public func callAsFunction(account name: String?, bodies: BodyHydrationPolicy? = nil,
-                               progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> [SyncReport] {
+    public func callAsFunction(
+        account name: String?, bodies: BodyHydrationPolicy? = nil,
+        progress: @escaping @Sendable (SyncProgress) -> Void
+    ) async throws -> [SyncReport] {
         let selected = try await accounts(named: name)
         if let inactive = selected.first(where: { !$0.isActive }) { throw TernError.authenticationExpired(inactive.name) }
         // Each account has its own engine and connection: they sync at the same time.
@@ -146,9 +152,11 @@ public struct SyncAccountsUseCase: Sendable {
 
     /// While watching: local changes and queued mail go out as they become due (retries on their
     /// schedules), and what another `tern` process queued is picked up within `pollInterval`.
-    static func keepPushing(account: Account, pusher: LocalChangesPusher, pollInterval: Duration = .seconds(5),
-                            progress: @escaping @Sendable (SyncProgress) -> Void,
-                            pushed: @Sendable (PushReport) async -> Void = { _ in }) async throws {
+    static func keepPushing(
+        account: Account, pusher: LocalChangesPusher, pollInterval: Duration = .seconds(5),
+        progress: @escaping @Sendable (SyncProgress) -> Void,
+        pushed: @Sendable (PushReport) async -> Void = { _ in }
+    ) async throws {
         while !Task.isCancelled {
             var wait = pollInterval
             if let report = try? await pusher.push(account: account) {
@@ -177,8 +185,10 @@ public struct LoadOlderMailUseCase: Sendable {
     let synchronizer: any MailSynchronizing
     let folders: any SyncStore
 
-    public init(accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing,
-                folders: any SyncStore) {
+    public init(
+        accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing,
+        folders: any SyncStore
+    ) {
         self.accounts = accounts
         self.credentials = credentials
         self.synchronizer = synchronizer

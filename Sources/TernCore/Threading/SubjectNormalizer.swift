@@ -10,7 +10,7 @@ public enum SubjectNormalizer {
     static let prefixes: Set<String> = [
         "re", "fw", "fwd", "aw", "wg", "sv", "vs", "vb", "antw", "doorst", "réf", "ref", "tr", "r", "rif", "i", "rv", "enc",
         "res", "odp", "pd", "ynt", "ilt", "i̇lt", "απ", "σχετ", "πρθ", "回复", "答复", "转发", "轉寄", "回覆", "השב", "הועבר",
-        "ats", "vl", "vá", "továbbítás", "rép",
+        "ats", "vl", "vá", "továbbítás", "rép"
     ]
 
     public static func normalize(_ subject: String) -> String {

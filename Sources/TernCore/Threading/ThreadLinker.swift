@@ -57,9 +57,9 @@ public enum ThreadLinker {
         var wasReferenced = false
         if let ownID, let existing = try store.existingNode(for: ownID) {
             if try store.isPresent(existing) {
-                own = try store.createPresentNode(for: nil)  // a duplicate id: its own anonymous node
+                own = try store.createPresentNode(for: nil) // a duplicate id: its own anonymous node
             } else {
-                own = existing  // a placeholder others referenced: this message fills it
+                own = existing // a placeholder others referenced: this message fills it
                 wasReferenced = true
                 try store.markPresent(own)
             }
@@ -71,7 +71,7 @@ public enum ThreadLinker {
         func link(child: Store.Node, parent: Store.Node) throws {
             guard child != parent, try !store.hasParent(child) else { return }
             let (childComponent, parentComponent) = (try store.component(of: child), try store.component(of: parent))
-            guard childComponent != parentComponent else { return }  // would close a loop
+            guard childComponent != parentComponent else { return } // would close a loop
             try store.markHasParent(child)
             try store.union(childComponent, parentComponent)
         }
@@ -85,13 +85,16 @@ public enum ThreadLinker {
             try link(child: child, parent: try node(ancestor))
         }
         if parentID == nil, message.references.isEmpty, message.inReplyTo.isEmpty, !wasReferenced,
-           SubjectNormalizer.isReplyOrForward(message.subject) {
+            SubjectNormalizer.isReplyOrForward(message.subject)
+        {
             let subject = SubjectNormalizer.normalize(message.subject)
             if !subject.isEmpty {
                 let ownComponent = try store.component(of: own)
                 var best: (component: Store.Component, distance: TimeInterval)?
                 for candidate in try store.subjectCandidates(account: message.accountID, subject: subject) where candidate.component != ownComponent {
-                    let distance = message.date < candidate.earliest ? candidate.earliest.timeIntervalSince(message.date)
+                    let distance =
+                        message.date < candidate.earliest
+                        ? candidate.earliest.timeIntervalSince(message.date)
                         : message.date > candidate.latest ? message.date.timeIntervalSince(candidate.latest) : 0
                     guard distance <= subjectWindow else { continue }
                     if best == nil || distance < best!.distance { best = (candidate.component, distance) }

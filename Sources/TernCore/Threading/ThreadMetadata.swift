@@ -1,6 +1,5 @@
 import Foundation
 
-
 /// FR-SYNC-06 step 5: what the thread list shows of a thread, computed from its messages.
 public struct ThreadMetadata: Sendable, Hashable {
     /// The subject of the root (earliest) message.

@@ -14,8 +14,10 @@ public struct ThreadingHeaders: Sendable, Hashable {
     public var subject: String
     public var date: Date
 
-    public init(emailID: Int64, accountID: Account.ID, messageID: String?, inReplyTo: [String] = [], references: [String] = [],
-                subject: String, date: Date) {
+    public init(
+        emailID: Int64, accountID: Account.ID, messageID: String?, inReplyTo: [String] = [], references: [String] = [],
+        subject: String, date: Date
+    ) {
         self.emailID = emailID
         self.accountID = accountID
         self.messageID = messageID
@@ -27,9 +29,10 @@ public struct ThreadingHeaders: Sendable, Hashable {
 
     /// From a stored Email: `inReplyTo` and `references` are space-separated ids.
     public init(_ email: Email) {
-        self.init(emailID: email.id ?? 0, accountID: email.accountId, messageID: Self.ids(email.headerMessageId).first,
-                  inReplyTo: Self.ids(email.inReplyTo), references: Self.ids(email.references), subject: email.subject,
-                  date: email.dateSent ?? email.dateReceived)
+        self.init(
+            emailID: email.id ?? 0, accountID: email.accountId, messageID: Self.ids(email.headerMessageId).first,
+            inReplyTo: Self.ids(email.inReplyTo), references: Self.ids(email.references), subject: email.subject,
+            date: email.dateSent ?? email.dateReceived)
     }
 
     /// Message-IDs from a header value: `<a@b> <c@d>` or bare `a@b c@d`; brackets removed.

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import TernCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The installed-app flow (RFC 8252) with PKCE (RFC 7636): the authorization URL is announced (and
 /// opened in a browser when one is available), the answer comes to a loopback listener, the code
@@ -22,7 +23,7 @@ struct LoopbackOAuthAuthorizer: OAuthAuthorizer {
             "code_challenge": PKCE.challenge(for: verifier), "code_challenge_method": "S256", "state": state,
             "login_hint": account.emailAddress,
             // Google returns a refresh token only with offline access and consent.
-            "access_type": "offline", "prompt": "consent",
+            "access_type": "offline", "prompt": "consent"
         ])
         components.percentEncodedQuery = [components.percentEncodedQuery, query].compactMap { $0 }.joined(separator: "&")
         let url = components.url!
@@ -40,10 +41,11 @@ struct LoopbackOAuthAuthorizer: OAuthAuthorizer {
         guard let code = answer["code"], !code.isEmpty else {
             throw TernError.secretUnavailable("the sign-in answer has no authorization code")
         }
-        return try await tokenRequest([
-            "grant_type": "authorization_code", "code": code, "redirect_uri": receiver.redirectURI,
-            "client_id": clientID, "code_verifier": verifier,
-        ], previous: nil)
+        return try await tokenRequest(
+            [
+                "grant_type": "authorization_code", "code": code, "redirect_uri": receiver.redirectURI,
+                "client_id": clientID, "code_verifier": verifier
+            ], previous: nil)
     }
 
     func refresh(_ tokens: OAuthTokens, clientID: String) async throws -> OAuthTokens {
@@ -78,7 +80,7 @@ struct LoopbackOAuthAuthorizer: OAuthAuthorizer {
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase  // RFC 6749's snake_case fields
+        decoder.keyDecodingStrategy = .convertFromSnakeCase // RFC 6749's snake_case fields
         let decoded = try? decoder.decode(TokenResponse.self, from: data)
         guard status == 200, let decoded, let accessToken = decoded.accessToken else {
             let reason = [decoded?.error, decoded?.errorDescription].compactMap { $0 }.joined(separator: ": ")
@@ -87,8 +89,9 @@ struct LoopbackOAuthAuthorizer: OAuthAuthorizer {
             }
             throw TernError.serverFailure("token endpoint answered HTTP \(status)\(reason.isEmpty ? "" : ": \(reason)")")
         }
-        return OAuthTokens(accessToken: accessToken, refreshToken: decoded.refreshToken ?? previous?.refreshToken,
-                           expiresAt: decoded.expiresIn.map { Date().addingTimeInterval($0) })
+        return OAuthTokens(
+            accessToken: accessToken, refreshToken: decoded.refreshToken ?? previous?.refreshToken,
+            expiresAt: decoded.expiresIn.map { Date().addingTimeInterval($0) })
     }
 
     static func formEncode(_ fields: [String: String]) -> String {

@@ -75,7 +75,8 @@ final class LoopbackRedirectReceiver: Sendable {
                 respond(context: context, status: .badRequest, body: "This answer is not for the sign-in Tern is waiting for.")
                 return
             }
-            let body = parameters["error"] == nil
+            let body =
+                parameters["error"] == nil
                 ? "Tern is signed in. You can close this window."
                 : "Sign-in was not completed. You can close this window and try again."
             respond(context: context, status: .ok, body: body)

@@ -46,7 +46,8 @@ struct ActionRoutes: Sendable {
             return try await reply(scripted: scripted, form: form) {
                 let outcome = try await services.outbox.retry(id)
                 if outcome.state == .failed { return ActionReply(ok: false, error: outcome.error ?? "The server refused it.") }
-                return ActionReply(ok: true, toast: outcome.state == .sent ? "Message sent." : "Queued: Tern sends it as soon as the server can be reached.")
+                return ActionReply(
+                    ok: true, toast: outcome.state == .sent ? "Message sent." : "Queued: Tern sends it as soon as the server can be reached.")
             }
         case "discard":
             guard form["confirmed"] == "1" else {
@@ -76,14 +77,16 @@ struct ActionRoutes: Sendable {
             let window = try await services.undoWindows.action()
             return try await reply(scripted: scripted, form: form) {
                 let folder = form["folder"].flatMap { $0.isEmpty ? nil : $0 }
-                let result = action == "archive"
+                let result =
+                    action == "archive"
                     ? try await services.mailActions.archive(targets, folder: folder, undoWindow: window)
                     : try await services.mailActions.delete(targets, folder: folder, undoWindow: window)
                 let threads = targets.filter { if case .thread = $0 { true } else { false } }.count
                 let noun = threads > 1 ? "Conversations" : threads == 1 ? "Conversation" : result.action.messages == 1 ? "Message" : "Messages"
-                return ActionReply(ok: true, toast: action == "archive" ? "\(noun) archived." : "\(noun) moved to Trash.",
-                                   undoToken: result.undo?.token, undoSeconds: result.undo == nil ? nil : window.wholeSeconds,
-                                   navigate: form["return"])
+                return ActionReply(
+                    ok: true, toast: action == "archive" ? "\(noun) archived." : "\(noun) moved to Trash.",
+                    undoToken: result.undo?.token, undoSeconds: result.undo == nil ? nil : window.wholeSeconds,
+                    navigate: form["return"])
             }
         case "star", "unstar", "read", "unread":
             let targets = try targets(form)
@@ -93,10 +96,11 @@ struct ActionRoutes: Sendable {
                 // The store changed; the server hears of it without the page waiting (a refusal
                 // comes back on the change feed).
                 Task { [mailActions = services.mailActions] in _ = try? await mailActions.push(scope) }
-                let toast: String? = switch change {
-                case .unread: "Marked unread."
-                default: nil
-                }
+                let toast: String? =
+                    switch change {
+                    case .unread: "Marked unread."
+                    default: nil
+                    }
                 return ActionReply(ok: true, toast: toast, navigate: change == .unread ? form["return"] : nil)
             }
         case "undo":
@@ -157,13 +161,13 @@ struct OutboxDiscardPage: Sendable {
     func render() -> HTMLText {
         let back = MailLocation(query: FormFields(URLComponents(string: returnPath ?? "/mail")?.percentEncodedQuery ?? ""))
         return """
-        <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
-        \(html: page.head)<title>Discard this message? — Tern</title><link rel="stylesheet" href="/assets/app.css"></head>\
-        <body class="plain-page"><main><h1>Discard this message?</h1><p>It will not be sent, and it cannot be brought back.</p>\
-        <form method="post" action="outbox/discard"><input type="hidden" name="csrf" value="\(page.csrfToken)">\
-        <input type="hidden" name="message" value="\(messageId)"><input type="hidden" name="confirmed" value="1">\
-        <input type="hidden" name="return" value="\(back.returnPath)">\
-        <button type="submit" class="button">Discard</button> <a class="button" href="\(back.url)">Cancel</a></form></main></body></html>
-        """
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
+            \(html: page.head)<title>Discard this message? — Tern</title><link rel="stylesheet" href="/assets/app.css"></head>\
+            <body class="plain-page"><main><h1>Discard this message?</h1><p>It will not be sent, and it cannot be brought back.</p>\
+            <form method="post" action="outbox/discard"><input type="hidden" name="csrf" value="\(page.csrfToken)">\
+            <input type="hidden" name="message" value="\(messageId)"><input type="hidden" name="confirmed" value="1">\
+            <input type="hidden" name="return" value="\(back.returnPath)">\
+            <button type="submit" class="button">Discard</button> <a class="button" href="\(back.url)">Cancel</a></form></main></body></html>
+            """
     }
 }

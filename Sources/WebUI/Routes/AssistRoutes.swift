@@ -31,8 +31,9 @@ struct AssistRoutes: Sendable {
             }
             guard !replies.isEmpty else { return Response(status: .noContent) }
             let locationText = query["location"].map { $0.split(separator: "?", maxSplits: 1).last.map(String.init) ?? "" } ?? ""
-            let view = SmartRepliesView(threadId: threadId, place: query["place"] == "composer" ? .composer : .thread,
-                                        replyTo: message, location: MailLocation(query: FormFields(locationText)))
+            let view = SmartRepliesView(
+                threadId: threadId, place: query["place"] == "composer" ? .composer : .thread,
+                replyTo: message, location: MailLocation(query: FormFields(locationText)))
             return WebResponse.html(view.render(replies))
         }
     }

@@ -26,12 +26,14 @@ struct AttachmentRoutes: Sendable {
             let scripted = WebResponse.isScripted(request)
             if !check.warnings.isEmpty, form["confirmed"] != "1" {
                 if scripted {
-                    return WebResponse.json(ActionReply(ok: false, error: check.warnings.map(\.text).joined(separator: " ")), status: .preconditionRequired)
+                    return WebResponse.json(
+                        ActionReply(ok: false, error: check.warnings.map(\.text).joined(separator: " ")), status: .preconditionRequired)
                 }
                 return WebResponse.html(confirmationPage(check, form: form), status: .preconditionRequired)
             }
             _ = state.downloads.start(id) { [download = services.downloadAttachment] in _ = try? await download.download(attachmentId: id) }
-            return scripted ? WebResponse.json(ActionReply(ok: true, toast: "Downloading \(AttachmentFilename.visible(check.filename))…"))
+            return scripted
+                ? WebResponse.json(ActionReply(ok: true, toast: "Downloading \(AttachmentFilename.visible(check.filename))…"))
                 : WebResponse.redirect(to: form["return"])
         }
         router.post("attachments/:id/cancel") { request, context in
@@ -79,12 +81,12 @@ struct AttachmentRoutes: Sendable {
         for warning in check.warnings { warnings += "<p>\(warning.text)</p>" }
         let back = MailLocation(query: FormFields(URLComponents(string: form["return"] ?? "/mail")?.percentEncodedQuery ?? ""))
         return """
-        <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
-        \(html: page.head)<title>Download \(check.filename)? — Tern</title><link rel="stylesheet" href="/assets/app.css"></head>\
-        <body class="plain-page"><main><h1>Download \(check.filename)?</h1>\(html: warnings)\
-        <form method="post" action="attachments/\(check.attachmentId)/download"><input type="hidden" name="csrf" value="\(page.csrfToken)">\
-        <input type="hidden" name="confirmed" value="1"><input type="hidden" name="return" value="\(back.returnPath)">\
-        <button type="submit" class="button">Download</button> <a class="button" href="\(back.url)">Cancel</a></form></main></body></html>
-        """
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
+            \(html: page.head)<title>Download \(check.filename)? — Tern</title><link rel="stylesheet" href="/assets/app.css"></head>\
+            <body class="plain-page"><main><h1>Download \(check.filename)?</h1>\(html: warnings)\
+            <form method="post" action="attachments/\(check.attachmentId)/download"><input type="hidden" name="csrf" value="\(page.csrfToken)">\
+            <input type="hidden" name="confirmed" value="1"><input type="hidden" name="return" value="\(back.returnPath)">\
+            <button type="submit" class="button">Download</button> <a class="button" href="\(back.url)">Cancel</a></form></main></body></html>
+            """
     }
 }

@@ -19,11 +19,12 @@ enum BodyDocument {
     static func response(html: String, remoteImages: Bool) -> Response {
         let style = String(decoding: PackageResources.body_css, as: UTF8.self)
         let document = """
-        <!doctype html><html><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">\
-        <style>\(style)</style></head><body>\(html)</body></html>
-        """
-        var response = Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                                body: .init(byteBuffer: ByteBuffer(string: document)))
+            <!doctype html><html><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">\
+            <style>\(style)</style></head><body>\(html)</body></html>
+            """
+        var response = Response(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: document)))
         response.headers[SecurityHeaders.cspName] = policy(remoteImages: remoteImages)
         response.headers[SecurityHeaders.frameOptionsName] = "SAMEORIGIN"
         return response

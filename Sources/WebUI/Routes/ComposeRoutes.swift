@@ -118,8 +118,9 @@ struct ComposeRoutes: Sendable {
             return try await refuse(problems.joined(separator: " "), form: form, draft: draft, scripted: scripted)
         }
         if !validation.confirmations.isEmpty, form["confirmed"] != "1" {
-            return try await refuse(validation.confirmations.map(\.question).joined(separator: " ") + " Send again to confirm.",
-                                    form: form, draft: draft, scripted: scripted, confirm: true)
+            return try await refuse(
+                validation.confirmations.map(\.question).joined(separator: " ") + " Send again to confirm.",
+                form: form, draft: draft, scripted: scripted, confirm: true)
         }
         // Sent through its draft: Undo, or this server dying in the window, leaves the draft (FR-COMP-02).
         guard let saved = try await services.drafts.save(draft, id: draftId) else {
@@ -130,15 +131,17 @@ struct ComposeRoutes: Sendable {
             // issue 18: a page with script confirms at the end of its countdown; a closed tab leaves the draft.
             switch try await services.undoSend.send(saved.draftId, watcher: scripted ? .page : .none) {
             case .held(let held, let window):
-                reply = SentReply(ok: true, emailId: held.send.emailId, draftId: saved.draftId, undoSeconds: window.wholeSeconds,
-                                  state: SendState.queued.rawValue)
+                reply = SentReply(
+                    ok: true, emailId: held.send.emailId, draftId: saved.draftId, undoSeconds: window.wholeSeconds,
+                    state: SendState.queued.rawValue)
             case .sent(let outcome):
                 reply = SentReply(ok: true, emailId: outcome.emailId, draftId: saved.draftId, undoSeconds: 0, state: outcome.state.rawValue)
             }
         } catch let error as TernError {
             // An attachment that could not be downloaded, an account signed out: the draft keeps everything.
-            return try await refuse("\(WebErrorText.describe(error)) The message is saved as a draft.", form: form, draft: draft, scripted: scripted,
-                                    draftId: saved.draftId)
+            return try await refuse(
+                "\(WebErrorText.describe(error)) The message is saved as a draft.", form: form, draft: draft, scripted: scripted,
+                draftId: saved.draftId)
         }
         for id in form.all("upload") { state.uploads.remove(id: id) }
         guard scripted else { return WebResponse.redirect(to: form["return"]) }
@@ -146,8 +149,10 @@ struct ComposeRoutes: Sendable {
     }
 
     /// The composer again, with everything typed and what stops it (no script), or the reason as JSON.
-    private func refuse(_ reason: String, form: FormFields, draft: ComposeDraft, scripted: Bool, confirm: Bool = false,
-                        draftId: Draft.ID? = nil) async throws -> Response {
+    private func refuse(
+        _ reason: String, form: FormFields, draft: ComposeDraft, scripted: Bool, confirm: Bool = false,
+        draftId: Draft.ID? = nil
+    ) async throws -> Response {
         let status: HTTPResponse.Status = confirm ? .conflict : .unprocessableContent
         let draftId = draftId ?? form["draft"].flatMap { Int64($0) }
         if scripted { return WebResponse.json(RefusedReply(ok: false, error: reason, draftId: draftId), status: status) }
@@ -155,7 +160,8 @@ struct ComposeRoutes: Sendable {
         target.draftId = draftId
         let location = MailLocation(query: FormFields(URLComponents(string: form["return"] ?? "/mail")?.percentEncodedQuery ?? ""))
         let composer = try await composer(target, location: location, errors: [reason], typed: draft, confirmed: confirm)
-        return WebResponse.html("""
+        return WebResponse.html(
+            """
             <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
             \(html: page.head)<title>\(target.title) — Tern</title><link rel="stylesheet" href="/assets/app.css"></head>\
             <body class="plain-page"><main>\(html: composer)</main></body></html>
@@ -164,29 +170,36 @@ struct ComposeRoutes: Sendable {
 
     /// The composer prefilled by the use case: a new message, or a reply, reply-all or forward of
     /// a stored one (from the account that received it).
-    func composer(_ target: ComposeTarget, location: MailLocation, errors: [String] = [], typed: ComposeDraft? = nil,
-                  confirmed: Bool = false) async throws -> HTMLText {
+    func composer(
+        _ target: ComposeTarget, location: MailLocation, errors: [String] = [], typed: ComposeDraft? = nil,
+        confirmed: Bool = false
+    ) async throws -> HTMLText {
         var draftId = target.draftId
         if let server = target.serverDraftId { draftId = try await services.drafts.open(serverEmailId: server).id }
-        var draft: ComposeDraft = if let typed {
-            typed
-        } else if let draftId {
-            try await services.drafts.open(draftId).content
-        } else if let messageId = target.messageId, target.mode != .new {
-            try await state.prefills.prefill(mode: target.mode, original: messageId, account: nil) {
-                try await services.compose.compose(target.mode, replyingTo: messageId)
+        var draft: ComposeDraft =
+            if let typed {
+                typed
+            } else if let draftId {
+                try await services.drafts.open(draftId).content
+            } else if let messageId = target.messageId, target.mode != .new {
+                try await state.prefills.prefill(mode: target.mode, original: messageId, account: nil) {
+                    try await services.compose.compose(target.mode, replyingTo: messageId)
+                }
+            } else {
+                try await state.prefills.prefill(mode: .new, original: nil, account: target.account) {
+                    try await services.compose.new(account: target.account)
+                }
             }
-        } else {
-            try await state.prefills.prefill(mode: .new, original: nil, account: target.account) { try await services.compose.new(account: target.account) }
-        }
         if typed == nil, draftId == nil, let suggestion = target.suggestion { draft.body = suggestion + draft.body }
         let accounts = try await services.listAccounts()
         let account = accounts.first { $0.id == draft.accountId }?.name ?? ""
         let settings = try await services.settings.current()
         let undoWindow = try await services.undoSend.window()
-        return ComposerView(draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, draftId: draftId,
-                            undoSeconds: undoWindow.wholeSeconds, autosaveSeconds: state.autosaveSeconds, errors: errors, confirmed: confirmed,
-                            offersSmartReplies: settings.assistProvider != .off).render()
+        return ComposerView(
+            draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, draftId: draftId,
+            undoSeconds: undoWindow.wholeSeconds, autosaveSeconds: state.autosaveSeconds, errors: errors, confirmed: confirmed,
+            offersSmartReplies: settings.assistProvider != .off
+        ).render()
     }
 
     /// The message as the form holds it: the prefill again (sender, threading headers) with what the
@@ -194,17 +207,21 @@ struct ComposeRoutes: Sendable {
     func draft(from form: FormFields) async throws -> (ComposeDraft, Draft.ID?) {
         let mode = form["mode"].flatMap(ComposeMode.init(rawValue:)) ?? .new
         let draftId = form["draft"].flatMap { Int64($0) }
-        let draft: ComposeDraft = if let draftId {
-            try await services.drafts.open(draftId).content
-        } else if let original = form["original"].flatMap({ Int64($0) }), mode != .new {
-            try await state.prefills.prefill(mode: mode, original: original, account: nil) { try await services.compose.compose(mode, replyingTo: original) }
-        } else {
-            try await state.prefills.prefill(mode: .new, original: nil, account: form["account"].flatMap { $0.isEmpty ? nil : $0 }) {
-                try await services.compose.new(account: form["account"].flatMap { $0.isEmpty ? nil : $0 })
+        let draft: ComposeDraft =
+            if let draftId {
+                try await services.drafts.open(draftId).content
+            } else if let original = form["original"].flatMap({ Int64($0) }), mode != .new {
+                try await state.prefills.prefill(mode: mode, original: original, account: nil) {
+                    try await services.compose.compose(mode, replyingTo: original)
+                }
+            } else {
+                try await state.prefills.prefill(mode: .new, original: nil, account: form["account"].flatMap { $0.isEmpty ? nil : $0 }) {
+                    try await services.compose.new(account: form["account"].flatMap { $0.isEmpty ? nil : $0 })
+                }
             }
-        }
-        var edit = ComposeEdit(to: form["to"] ?? "", cc: form["cc"] ?? "", bcc: form["bcc"] ?? "", subject: form["subject"] ?? "",
-                               body: form["body"] ?? "")
+        var edit = ComposeEdit(
+            to: form["to"] ?? "", cc: form["cc"] ?? "", bcc: form["bcc"] ?? "", subject: form["subject"] ?? "",
+            body: form["body"] ?? "")
         let kept = Set(form.all("attachment").compactMap { Int64($0) })
         let keptFiles = Set(form.all("draftfile"))
         edit.keepsAttachment = { attachment in

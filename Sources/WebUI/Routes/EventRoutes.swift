@@ -17,30 +17,32 @@ struct EventRoutes: Sendable {
         router.get("events") { _, _ in
             let feed = changes.changes()
             let heartbeat = Self.heartbeat
-            var response = Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init { writer in
-                let (events, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(512))
-                let following = Task {
-                    for await change in feed { if let event = ServerSentEvent(change) { sink.yield(event.text) } }
-                    sink.finish()
-                }
-                let beating = Task {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: heartbeat)
-                        sink.yield(": ping\n\n")
+            var response = Response(
+                status: .ok, headers: [.contentType: "text/event-stream"],
+                body: .init { writer in
+                    let (events, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(512))
+                    let following = Task {
+                        for await change in feed { if let event = ServerSentEvent(change) { sink.yield(event.text) } }
+                        sink.finish()
                     }
-                }
-                defer {
-                    following.cancel()
-                    beating.cancel()
-                }
-                try await writer.write(ByteBuffer(string: "retry: 3000\n\n"))
-                try await withGracefulShutdownHandler {
-                    for await text in events { try await writer.write(ByteBuffer(string: text)) }
-                } onGracefulShutdown: {
-                    sink.finish()
-                }
-                try await writer.finish(nil)
-            })
+                    let beating = Task {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: heartbeat)
+                            sink.yield(": ping\n\n")
+                        }
+                    }
+                    defer {
+                        following.cancel()
+                        beating.cancel()
+                    }
+                    try await writer.write(ByteBuffer(string: "retry: 3000\n\n"))
+                    try await withGracefulShutdownHandler {
+                        for await text in events { try await writer.write(ByteBuffer(string: text)) }
+                    } onGracefulShutdown: {
+                        sink.finish()
+                    }
+                    try await writer.finish(nil)
+                })
             response.headers[.cacheControl] = "no-store"
             return response
         }
@@ -61,13 +63,19 @@ struct ServerSentEvent: Sendable {
         switch change {
         case .threadsChanged(let accountId): (name, data) = ("threads", ["account": accountId.map { String($0) } ?? ""])
         case .bodyArrived(let emailId, let threadId): (name, data) = ("body", ["email": String(emailId), "thread": threadId.map { String($0) } ?? ""])
-        case .bodiesUnavailable(let threadId, let offline): (name, data) = ("bodiesunavailable", ["thread": String(threadId), "offline": offline ? "1" : "0"])
+        case .bodiesUnavailable(let threadId, let offline):
+            (name, data) = ("bodiesunavailable", ["thread": String(threadId), "offline": offline ? "1" : "0"])
         case .syncState(let account, let state, let detail):
             let status = SyncStatus(state: state, detail: detail, date: Date())
             (name, data) = ("sync", ["account": account, "state": state.rawValue, "kind": status.kind, "text": status.text])
         case .newMail(let account, let count):
-            (name, data) = ("newmail", ["account": account, "count": String(count),
-                                        "text": count == 1 ? "1 new message in \(account)." : "\(count) new messages in \(account)."])
+            (name, data) = (
+                "newmail",
+                [
+                    "account": account, "count": String(count),
+                    "text": count == 1 ? "1 new message in \(account)." : "\(count) new messages in \(account)."
+                ]
+            )
         case .outboxChanged(let account): (name, data) = ("outbox", ["account": account])
         case .changeFailed(let summary):
             (name, data) = ("failed", ["change": String(summary.id), "text": "Couldn't \(ChangeWording.verb(summary)). Tap to retry."])
@@ -81,8 +89,13 @@ struct ServerSentEvent: Sendable {
         case .draftsChanged: (name, data) = ("drafts", [:])
         case .draftChangedOnServer(let draftId): (name, data) = ("draftconflict", ["draft": String(draftId)])
         case .composerSend(let update):
-            (name, data) = ("send", ["draft": String(update.draftId), "email": String(update.emailId), "state": update.state.rawValue,
-                                     "error": update.error ?? ""])
+            (name, data) = (
+                "send",
+                [
+                    "draft": String(update.draftId), "email": String(update.emailId), "state": update.state.rawValue,
+                    "error": update.error ?? ""
+                ]
+            )
         }
     }
 }

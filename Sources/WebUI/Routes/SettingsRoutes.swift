@@ -65,10 +65,10 @@ struct SettingsRoutes: Sendable {
         var senders = HTMLText()
         for sender in trusted {
             senders += """
-            <li>\(sender.senderEmail) <form method="post" action="trusted-senders/remove" class="inline-form">\
-            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="address" value="\(sender.senderEmail)">\
-            <button type="submit" class="button" aria-label="Remove \(sender.senderEmail)">Remove</button></form></li>
-            """
+                <li>\(sender.senderEmail) <form method="post" action="trusted-senders/remove" class="inline-form">\
+                <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="address" value="\(sender.senderEmail)">\
+                <button type="submit" class="button" aria-label="Remove \(sender.senderEmail)">Remove</button></form></li>
+                """
         }
         var accountRows = HTMLText()
         for account in accounts {
@@ -77,38 +77,41 @@ struct SettingsRoutes: Sendable {
             let row: HTMLText = "<li><strong>\(account.name)</strong> \(account.emailAddress) \(html: status)</li>"
             accountRows += row
         }
-        let trustedList: HTMLText = trusted.isEmpty ? "<p>No trusted senders.</p>" : """
+        let trustedList: HTMLText =
+            trusted.isEmpty
+            ? "<p>No trusted senders.</p>"
+            : """
             <ul class="plain-list">\(html: senders)</ul><form method="post" action="trusted-senders/clear">\
             <input type="hidden" name="csrf" value="\(csrfToken)"><button type="submit" class="button">Clear all trusted senders</button></form>
             """
         let noticeMarkup: HTMLText = notice.map { "<p class=\"banner\" role=\"status\">\($0)</p>" } ?? ""
         return """
-        <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
-        \(html: page.head)<title>Settings — Tern</title><link rel="stylesheet" href="/assets/app.css">\
-        <link rel="icon" href="/assets/icon.svg" type="image/svg+xml"></head>
-        <body class="plain-page"><header class="app-header"><a class="brand" href="mail"><img src="/assets/icon.svg" alt="" width="24" height="24"> Tern</a>\
-        <nav class="app-links" aria-label="App"><a href="mail">Back to mail</a></nav></header>
-        <main class="settings"><h1>Settings</h1>\(html: noticeMarkup)
-        <form method="post" action="settings" class="settings-form"><input type="hidden" name="csrf" value="\(csrfToken)">
-        \(html: select(.undoSendDelay, label: "Undo send delay", value: String(settings.undoSendDelay),
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
+            \(html: page.head)<title>Settings — Tern</title><link rel="stylesheet" href="/assets/app.css">\
+            <link rel="icon" href="/assets/icon.svg" type="image/svg+xml"></head>
+            <body class="plain-page"><header class="app-header"><a class="brand" href="mail"><img src="/assets/icon.svg" alt="" width="24" height="24"> Tern</a>\
+            <nav class="app-links" aria-label="App"><a href="mail">Back to mail</a></nav></header>
+            <main class="settings"><h1>Settings</h1>\(html: noticeMarkup)
+            <form method="post" action="settings" class="settings-form"><input type="hidden" name="csrf" value="\(csrfToken)">
+            \(html: select(.undoSendDelay, label: "Undo send delay", value: String(settings.undoSendDelay),
                        choices: TernSettings.undoSendDelayChoices.map { (String($0), $0 == 0 ? "Off" : "\($0) seconds") }))
-        \(html: select(.undoActionWindow, label: "Undo archive and delete for", value: String(settings.undoActionWindow),
+            \(html: select(.undoActionWindow, label: "Undo archive and delete for", value: String(settings.undoActionWindow),
                        choices: [5, 10, 20, 30].map { (String($0), "\($0) seconds") }))
-        \(html: select(.meteredConnection, label: "Metered connection", value: settings.meteredConnection.rawValue,
+            \(html: select(.meteredConnection, label: "Metered connection", value: settings.meteredConnection.rawValue,
                        choices: [("auto", "Ask the system"), ("yes", "Always metered"), ("no", "Never metered")]))
-        \(html: select(.catchUp, label: "Older mail in the background", value: settings.catchUp.rawValue,
+            \(html: select(.catchUp, label: "Older mail in the background", value: settings.catchUp.rawValue,
                        choices: [("on", "Keep fetching"), ("paused", "Paused")]))
-        \(html: select(.catchUpOnMetered, label: "Older mail on a metered connection", value: settings.catchUpOnMetered.rawValue,
+            \(html: select(.catchUpOnMetered, label: "Older mail on a metered connection", value: settings.catchUpOnMetered.rawValue,
                        choices: [("pause", "Wait for an unmetered connection"), ("continue", "Fetch anyway")]))
-        <button type="submit" class="button">Save settings</button></form>
-        \(html: assistSection(settings))
-        <section aria-labelledby="trusted-senders"><h2 id="trusted-senders">Trusted senders</h2>\
-        <p>Remote images always load for these senders. Trackers are still blocked.</p>
-        \(html: trustedList)
-        </section>
-        <section aria-labelledby="accounts-title"><h2 id="accounts-title">Accounts</h2><ul class="plain-list">\(html: accountRows)</ul></section>
-        </main></body></html>
-        """
+            <button type="submit" class="button">Save settings</button></form>
+            \(html: assistSection(settings))
+            <section aria-labelledby="trusted-senders"><h2 id="trusted-senders">Trusted senders</h2>\
+            <p>Remote images always load for these senders. Trackers are still blocked.</p>
+            \(html: trustedList)
+            </section>
+            <section aria-labelledby="accounts-title"><h2 id="accounts-title">Accounts</h2><ul class="plain-list">\(html: accountRows)</ul></section>
+            </main></body></html>
+            """
     }
 
     /// The endpoint the settings name, asked for its models: what the "Test connection" button says.
@@ -126,28 +129,30 @@ struct SettingsRoutes: Sendable {
 
     func assistSection(_ settings: TernSettings) -> HTMLText {
         let endpoint = AssistEndpointAddress(settings.assistEndpoint)
-        let remoteWarning: HTMLText = settings.assistAllowRemote && endpoint.map({ !$0.isLoopback }) == true
-            ? "<p class=\"notice notice-warning\" role=\"note\">Mail you open is sent to \(endpoint?.host ?? ""), another computer, to be summarized.</p>" : ""
+        let remoteWarning: HTMLText =
+            settings.assistAllowRemote && endpoint.map({ !$0.isLoopback }) == true
+            ? "<p class=\"notice notice-warning\" role=\"note\">Mail you open is sent to \(endpoint?.host ?? ""), another computer, to be summarized.</p>"
+            : ""
         return """
-        <section aria-labelledby="assist-title"><h2 id="assist-title">Summaries and suggested replies</h2>\
-        <p>Tern writes them on this computer. Nothing is sent to any service unless you choose a model server below.</p>
-        \(html: remoteWarning)
-        <form method="post" action="settings/assist" class="settings-form"><input type="hidden" name="csrf" value="\(csrfToken)">
-        \(html: select(.assistProvider, label: "Written by", value: settings.assistProvider.rawValue,
+            <section aria-labelledby="assist-title"><h2 id="assist-title">Summaries and suggested replies</h2>\
+            <p>Tern writes them on this computer. Nothing is sent to any service unless you choose a model server below.</p>
+            \(html: remoteWarning)
+            <form method="post" action="settings/assist" class="settings-form"><input type="hidden" name="csrf" value="\(csrfToken)">
+            \(html: select(.assistProvider, label: "Written by", value: settings.assistProvider.rawValue,
                        choices: [("builtin", "Tern (built in, offline)"), ("endpoint", "A model server on this computer"), ("off", "Off")]))
-        <p><label for="setting-assist-endpoint">Model server address</label> <input id="setting-assist-endpoint" name="assist-endpoint" type="url" \
-        value="\(settings.assistEndpoint)" placeholder="http://127.0.0.1:8080/v1" aria-describedby="assist-endpoint-hint" autocomplete="off"></p>
-        <p id="assist-endpoint-hint" class="hint">An OpenAI-compatible server such as llama.cpp's llama-server or Ollama (http://127.0.0.1:11434/v1).</p>
-        <p><label for="setting-assist-model">Model name</label> <input id="setting-assist-model" name="assist-model" type="text" \
-        value="\(settings.assistModel)" autocomplete="off"></p>
-        <p><input id="setting-assist-allow-remote" name="assist-allow-remote" type="checkbox" value="yes"\(html: settings.assistAllowRemote ? " checked" : "") \
-        aria-describedby="assist-remote-warning"> <label for="setting-assist-allow-remote">Allow a server on another computer</label></p>
-        <p id="assist-remote-warning" class="hint settings-warning">Warning: with this on, the mail you open leaves this computer.</p>
-        <button type="submit" class="button">Save</button></form>
-        <form method="post" action="settings/assist/test"><input type="hidden" name="csrf" value="\(csrfToken)">\
-        <button type="submit" class="button">Test connection</button></form>
-        </section>
-        """
+            <p><label for="setting-assist-endpoint">Model server address</label> <input id="setting-assist-endpoint" name="assist-endpoint" type="url" \
+            value="\(settings.assistEndpoint)" placeholder="http://127.0.0.1:8080/v1" aria-describedby="assist-endpoint-hint" autocomplete="off"></p>
+            <p id="assist-endpoint-hint" class="hint">An OpenAI-compatible server such as llama.cpp's llama-server or Ollama (http://127.0.0.1:11434/v1).</p>
+            <p><label for="setting-assist-model">Model name</label> <input id="setting-assist-model" name="assist-model" type="text" \
+            value="\(settings.assistModel)" autocomplete="off"></p>
+            <p><input id="setting-assist-allow-remote" name="assist-allow-remote" type="checkbox" value="yes"\(html: settings.assistAllowRemote ? " checked" : "") \
+            aria-describedby="assist-remote-warning"> <label for="setting-assist-allow-remote">Allow a server on another computer</label></p>
+            <p id="assist-remote-warning" class="hint settings-warning">Warning: with this on, the mail you open leaves this computer.</p>
+            <button type="submit" class="button">Save</button></form>
+            <form method="post" action="settings/assist/test"><input type="hidden" name="csrf" value="\(csrfToken)">\
+            <button type="submit" class="button">Test connection</button></form>
+            </section>
+            """
     }
 
     private func select(_ key: SettingKey, label: String, value: String, choices: [(String, String)]) -> HTMLText {
@@ -155,6 +160,7 @@ struct SettingsRoutes: Sendable {
         for (choice, text) in choices {
             options += "<option value=\"\(choice)\"\(html: choice == value ? " selected" : "")>\(text)</option>"
         }
-        return "<p><label for=\"setting-\(key.rawValue)\">\(label)</label> <select id=\"setting-\(key.rawValue)\" name=\"\(key.rawValue)\">\(html: options)</select></p>"
+        return
+            "<p><label for=\"setting-\(key.rawValue)\">\(label)</label> <select id=\"setting-\(key.rawValue)\" name=\"\(key.rawValue)\">\(html: options)</select></p>"
     }
 }

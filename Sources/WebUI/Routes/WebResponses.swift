@@ -30,7 +30,9 @@ enum WebResponse {
     static func isAppPath(_ target: String) -> Bool {
         let scalars = Array(target.unicodeScalars)
         guard scalars.count >= 2, scalars[0] == "/", scalars[1] != "/", scalars[1] != "\\" else { return false }
-        return !scalars.contains { $0.properties.isWhitespace || $0.properties.generalCategory == .control || $0.properties.isDefaultIgnorableCodePoint }
+        return !scalars.contains {
+            $0.properties.isWhitespace || $0.properties.generalCategory == .control || $0.properties.isDefaultIgnorableCodePoint
+        }
     }
 
     /// The app's script sends its CSRF token as a header and reads JSON; a form without script
@@ -67,18 +69,21 @@ struct ErrorPageMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch is NIOTooManyBytesError {
             // A form larger than the route reads (issue 32's route fuzzing): the sender's fault.
-            return WebResponse.html(WebErrorPage.document(title: "Too large", message: "This form is larger than Tern accepts."),
-                                    status: .contentTooLarge)
+            return WebResponse.html(
+                WebErrorPage.document(title: "Too large", message: "This form is larger than Tern accepts."),
+                status: .contentTooLarge)
         } catch let error as TernError {
-            let status: HTTPResponse.Status = switch error {
-            case .notFound: .notFound
-            case .invalidInput, .invalidSetting: .badRequest
-            default: .internalServerError
-            }
+            let status: HTTPResponse.Status =
+                switch error {
+                case .notFound: .notFound
+                case .invalidInput, .invalidSetting: .badRequest
+                default: .internalServerError
+                }
             return WebResponse.html(WebErrorPage.document(title: status.reasonPhrase, message: WebErrorText.describe(error)), status: status)
         } catch {
-            return WebResponse.html(WebErrorPage.document(title: "Something went wrong", message: WebErrorText.describe(error)),
-                                    status: .internalServerError)
+            return WebResponse.html(
+                WebErrorPage.document(title: "Something went wrong", message: WebErrorText.describe(error)),
+                status: .internalServerError)
         }
     }
 }

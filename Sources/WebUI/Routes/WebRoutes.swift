@@ -33,8 +33,9 @@ struct WebRoutes: Sendable {
         router.get("fragments/bodies") { request, _ in try await bodiesArrived(query(request)) }
         router.get("bodies/:id") { request, context in
             let query = query(request)
-            return try await body(context.parameters.require("id", as: Int64.self), threadId: query["thread"].flatMap { Int64($0) } ?? 0,
-                                  remoteImages: query["images"] == "1")
+            return try await body(
+                context.parameters.require("id", as: Int64.self), threadId: query["thread"].flatMap { Int64($0) } ?? 0,
+                remoteImages: query["images"] == "1")
         }
         ActionRoutes(services: services, state: state, page: page).register(on: router)
         ComposeRoutes(services: services, state: state, page: page).register(on: router)
@@ -52,22 +53,25 @@ struct WebRoutes: Sendable {
     func page(_ location: MailLocation) async throws -> Response {
         async let folders = folderPane(location)
         async let list = threadList(location, cursor: nil)
-        let thread: HTMLText? = if let compose = location.compose {
-            await composerPane(compose, location: location)
-        } else if location.threadId != nil {
-            await conversationPane(location, bodiesWait: Self.pageBodiesWait)
-        } else {
-            nil
-        }
-        let layout = PageLayout(title: location.title, page: page, location: location, folders: try await folders,
-                                list: await list.render(), thread: thread)
+        let thread: HTMLText? =
+            if let compose = location.compose {
+                await composerPane(compose, location: location)
+            } else if location.threadId != nil {
+                await conversationPane(location, bodiesWait: Self.pageBodiesWait)
+            } else {
+                nil
+            }
+        let layout = PageLayout(
+            title: location.title, page: page, location: location, folders: try await folders,
+            list: await list.render(), thread: thread)
         return WebResponse.html(layout.render())
     }
 
     func folderPane(_ location: MailLocation) async throws -> HTMLText {
         async let accounts = services.listAccounts()
         async let folders = services.browse.folders(account: nil)
-        return FolderPane(accounts: try await accounts, folders: try await folders, syncStates: state.syncStatuses.current, location: location).render()
+        return FolderPane(accounts: try await accounts, folders: try await folders, syncStates: state.syncStatuses.current, location: location)
+            .render()
     }
 
     /// One page of the list; a failure becomes the list's error state, never a broken page.
@@ -78,11 +82,12 @@ struct WebRoutes: Sendable {
             var next: ThreadListCursor?
             switch location.source {
             case .unifiedInbox, .folder, .virtual:
-                let source: ThreadListSource = switch location.source {
-                case .folder(let account, let path): .folder(account: account, path: path)
-                case .virtual(let view, let account): .virtual(view, account: account)
-                default: .folder(account: nil, path: nil)
-                }
+                let source: ThreadListSource =
+                    switch location.source {
+                    case .folder(let account, let path): .folder(account: account, path: path)
+                    case .virtual(let view, let account): .virtual(view, account: account)
+                    default: .folder(account: nil, path: nil)
+                    }
                 let summaries = try await services.browse.threads(source, before: cursor, limit: size + 1)
                 rows = summaries.prefix(size).map(ThreadRow.init)
                 if summaries.count > size, let last = summaries.prefix(size).last { next = ThreadListCursor(after: last) }
@@ -125,13 +130,16 @@ struct WebRoutes: Sendable {
                 if let arrivals, let bodiesWait, !loading.isEmpty {
                     let settled = await arrivals.wait(for: loading, within: bodiesWait)
                     if settled != .timedOut {
-                        conversation = try await services.openThread.refreshed(conversation, loadRemoteImages: location.remoteImages,
-                                                                               offline: settled == .unavailable(offline: true))
+                        conversation = try await services.openThread.refreshed(
+                            conversation, loadRemoteImages: location.remoteImages,
+                            offline: settled == .unavailable(offline: true))
                     }
                 }
                 try await expand(&conversation, location: location)
-                return ConversationView(conversation: conversation, location: location, csrfToken: csrfToken,
-                                        assist: await services.summarizeThread.opening(threadId: threadId)).render()
+                return ConversationView(
+                    conversation: conversation, location: location, csrfToken: csrfToken,
+                    assist: await services.summarizeThread.opening(threadId: threadId)
+                ).render()
             }
         } catch TernError.notFound {
             return ConversationView.empty(location: location)
@@ -170,8 +178,9 @@ struct WebRoutes: Sendable {
         let location = MailLocation(query: query)
         guard let threadId = location.threadId else { throw HTTPError(.badRequest, message: "thread is needed") }
         let arrivals = services.bodyArrivals.listen(threadId: threadId)
-        let options = OpenThreadUseCase.Options(markRead: false, earlierPages: location.earlierPages, loadRemoteImages: location.remoteImages,
-                                                fetchMissingBodies: false)
+        let options = OpenThreadUseCase.Options(
+            markRead: false, earlierPages: location.earlierPages, loadRemoteImages: location.remoteImages,
+            fetchMissingBodies: false)
         let opening: ThreadOpening
         do {
             opening = try await services.openThread(threadId: threadId, options: options)
@@ -192,8 +201,11 @@ struct WebRoutes: Sendable {
         }
         conversation.offline = offline
         try await expand(&conversation, location: location)
-        return WebResponse.html(ConversationView(conversation: conversation, location: location, csrfToken: csrfToken,
-                                                 assist: await services.summarizeThread.opening(threadId: threadId)).render())
+        return WebResponse.html(
+            ConversationView(
+                conversation: conversation, location: location, csrfToken: csrfToken,
+                assist: await services.summarizeThread.opening(threadId: threadId)
+            ).render())
     }
 
     /// One message expanded (its body fetched when missing, remote images when asked) or collapsed.
@@ -208,13 +220,15 @@ struct WebRoutes: Sendable {
         }
         var location = MailLocation(query: FormFields(query["location"] ?? ""))
         location.threadId = threadId
-        return WebResponse.html(MessageView(message: message, threadId: threadId, location: location, csrfToken: csrfToken, time: RelativeTime()).render())
+        return WebResponse.html(
+            MessageView(message: message, threadId: threadId, location: location, csrfToken: csrfToken, time: RelativeTime()).render())
     }
 
     /// FR-ED-05: the next page above, with the control for the one after it.
     func earlierFragment(_ query: FormFields) async throws -> Response {
         guard let threadId = query["thread"].flatMap({ Int64($0) }), let page = query["page"].flatMap({ Int($0) }),
-              MailLocation.earlierPagesRange.contains(page) else {
+            MailLocation.earlierPagesRange.contains(page)
+        else {
             throw HTTPError(.badRequest, message: "thread and page are needed")
         }
         let (messages, remaining) = try await services.openThread.earlier(threadId: threadId, page: page)
@@ -222,10 +236,13 @@ struct WebRoutes: Sendable {
         location.earlierPages = page
         var markup = HTMLText()
         if remaining > 0 {
-            let next = MailLocation.url(path: "fragments/earlier", items: [
-                URLQueryItem(name: "thread", value: String(threadId)), URLQueryItem(name: "page", value: String(page + 1)),
-            ])
-            markup += "<div class=\"earlier\" id=\"earlier\"><a class=\"button\" href=\"#\" data-fragment=\"\(next)\">Show earlier messages (\(remaining))</a></div>"
+            let next = MailLocation.url(
+                path: "fragments/earlier",
+                items: [
+                    URLQueryItem(name: "thread", value: String(threadId)), URLQueryItem(name: "page", value: String(page + 1))
+                ])
+            markup +=
+                "<div class=\"earlier\" id=\"earlier\"><a class=\"button\" href=\"#\" data-fragment=\"\(next)\">Show earlier messages (\(remaining))</a></div>"
         }
         for message in messages {
             markup += MessageView(message: message, threadId: threadId, location: location, csrfToken: csrfToken, time: RelativeTime()).render()
@@ -268,13 +285,16 @@ enum WebErrorText {
             case .signInRequired(let account): return "Account \(account) must sign in again (tern account login \(account))."
             case .nothingToUndo: return "Nothing to undo: the undo window has passed."
             case .authenticationRefused(let text):
-                return "The server refused the sign-in (\(text)). Nothing is retried until it is fixed: check the password, or sign in again (tern account login)."
+                return
+                    "The server refused the sign-in (\(text)). Nothing is retried until it is fixed: check the password, or sign in again (tern account login)."
             case .tlsRefused(let text): return "The server's secure connection was refused (\(text)), so nothing was sent to it."
             case .folderNeeded(let target, let folders):
-                return folders.isEmpty ? "This conversation is in no synced folder (already archived)."
+                return folders.isEmpty
+                    ? "This conversation is in no synced folder (already archived)."
                     : "This conversation is in \(folders.joined(separator: ", ")): open it from that folder to archive or delete it there. (\(target))"
             case .accountNeeded(let available):
-                return available.isEmpty ? "There is no account yet: add one with tern account add."
+                return available.isEmpty
+                    ? "There is no account yet: add one with tern account add."
                     : "Choose the account to send from: \(available.joined(separator: ", "))."
             default: return error.message
             }

@@ -7,7 +7,8 @@ import Hummingbird
 /// (no inline script, nothing remote), are never framed, never sniffed, never cached, and send no
 /// Referer anywhere. Message bodies replace the policy with their own (`BodyDocument`).
 enum SecurityHeaders {
-    static let appPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    static let appPolicy =
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         + "frame-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 
     static let cspName = HTTPField.Name("Content-Security-Policy")!
@@ -91,8 +92,10 @@ struct SessionMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             let value = await sessions.open(replacing: offeredSessions)
             var response = Response(status: .seeOther, headers: [.location: secrets.publicPath("/mail")])
-            response.setCookie(Cookie(name: Self.cookieName, value: value, maxAge: Int(sessions.lifetime.absolute), path: secrets.basePath,
-                                      secure: false, httpOnly: true, sameSite: .strict))
+            response.setCookie(
+                Cookie(
+                    name: Self.cookieName, value: value, maxAge: Int(sessions.lifetime.absolute), path: secrets.basePath,
+                    secure: false, httpOnly: true, sameSite: .strict))
             return response
         }
         let publicPath = request.uri.path[...]
@@ -101,8 +104,10 @@ struct SessionMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request.at(appPath), context)
         }
         guard let appPath, await sessions.isValid(offeredSessions) else {
-            return WebErrorPage.refusal(.unauthorized, "Open the address tern serve printed, with its token "
-                + "(tern serve --print-url prints it again).")
+            return WebErrorPage.refusal(
+                .unauthorized,
+                "Open the address tern serve printed, with its token "
+                    + "(tern serve --print-url prints it again).")
         }
         var request = request.at(appPath)
         if appPath == "/events" && request.method == .get { return try await keepingSessionAlive(offeredSessions, answer(request, context, next)) }
@@ -113,7 +118,9 @@ struct SessionMiddleware<Context: RequestContext>: RouterMiddleware {
         if request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
             let body = try await request.collectBody(upTo: Self.formFieldLimit)
             let form = FormFields(String(buffer: body))
-            if let field = form["csrf"], WebAppSecrets.constantTimeEquals(field, secrets.csrfToken) { return try await answer(request, context, next) }
+            if let field = form["csrf"], WebAppSecrets.constantTimeEquals(field, secrets.csrfToken) {
+                return try await answer(request, context, next)
+            }
         }
         return WebErrorPage.refusal(.forbidden, "This request lacks the page's CSRF token.")
     }

@@ -47,7 +47,8 @@ struct WebAppSecrets: Sendable {
 
     /// Compared in time independent of where the strings differ.
     static func constantTimeEquals(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         guard x.count == y.count else { return false }
         var difference: UInt8 = 0
         for index in x.indices { difference |= x[index] ^ y[index] }
@@ -75,8 +76,9 @@ public struct WebSessionLifetime: Sendable, Equatable {
         func seconds(_ name: String, _ standard: TimeInterval) -> TimeInterval {
             environment[name].flatMap(TimeInterval.init).map { min(max($0, 1), standard) } ?? standard
         }
-        return WebSessionLifetime(idle: seconds("TERN_SERVE_SESSION_IDLE_SECONDS", Self.standard.idle),
-                                  absolute: seconds("TERN_SERVE_SESSION_MAX_SECONDS", Self.standard.absolute))
+        return WebSessionLifetime(
+            idle: seconds("TERN_SERVE_SESSION_IDLE_SECONDS", Self.standard.idle),
+            absolute: seconds("TERN_SERVE_SESSION_MAX_SECONDS", Self.standard.absolute))
     }
 }
 

@@ -14,10 +14,10 @@ struct AssistSummaryView: Sendable {
         case .cached(let digest): return Self.section(digest)
         case .pending:
             return """
-            <section class="assist-summary" id="assist-summary" aria-labelledby="assist-summary-title" aria-busy="true" \
-            data-assist-summary="fragments/assist/summary?thread=\(threadId)"><h3 class="assist-title" id="assist-summary-title">Summary</h3>\
-            <p class="assist-loading"><span class="assist-spinner" aria-hidden="true"></span>Summarizing…</p></section>
-            """
+                <section class="assist-summary" id="assist-summary" aria-labelledby="assist-summary-title" aria-busy="true" \
+                data-assist-summary="fragments/assist/summary?thread=\(threadId)"><h3 class="assist-title" id="assist-summary-title">Summary</h3>\
+                <p class="assist-loading"><span class="assist-spinner" aria-hidden="true"></span>Summarizing…</p></section>
+                """
         }
     }
 
@@ -25,10 +25,10 @@ struct AssistSummaryView: Sendable {
     static func section(_ digest: ThreadDigest) -> HTMLText {
         let source = digest.provider == "endpoint" ? "your local model" : "Tern, on this computer"
         return """
-        <section class="assist-summary ready" id="assist-summary" aria-labelledby="assist-summary-title">\
-        <h3 class="assist-title" id="assist-summary-title">Summary</h3><p class="assist-text">\(digest.text)</p>\
-        <p class="assist-source">Written by \(source)</p></section>
-        """
+            <section class="assist-summary ready" id="assist-summary" aria-labelledby="assist-summary-title">\
+            <h3 class="assist-title" id="assist-summary-title">Summary</h3><p class="assist-text">\(digest.text)</p>\
+            <p class="assist-source">Written by \(source)</p></section>
+            """
     }
 }
 
@@ -54,9 +54,9 @@ struct SmartRepliesView: Sendable {
         if let location { items.append(URLQueryItem(name: "location", value: location.url)) }
         let url = MailLocation.url(path: "fragments/assist/replies", items: items)
         return """
-        <section class="smart-replies \(place.rawValue)-replies" id="smart-replies" aria-label="Suggested replies" hidden \
-        data-assist-replies="\(url)"></section>
-        """
+            <section class="smart-replies \(place.rawValue)-replies" id="smart-replies" aria-label="Suggested replies" hidden \
+            data-assist-replies="\(url)"></section>
+            """
     }
 
     func render(_ replies: [SmartReply]) -> HTMLText {
@@ -75,8 +75,8 @@ struct SmartRepliesView: Sendable {
         }
         let title = place == .thread ? "Suggested replies" : "Suggested replies: choose one to insert it"
         return """
-        <section class="smart-replies \(place.rawValue)-replies appearing" id="smart-replies" aria-labelledby="smart-replies-title">\
-        <h3 class="assist-title" id="smart-replies-title">\(title)</h3><ul class="chips">\(html: chips)</ul></section>
-        """
+            <section class="smart-replies \(place.rawValue)-replies appearing" id="smart-replies" aria-labelledby="smart-replies-title">\
+            <h3 class="assist-title" id="smart-replies-title">\(title)</h3><ul class="chips">\(html: chips)</ul></section>
+            """
     }
 }

@@ -88,17 +88,19 @@ struct ComposerView: Sendable {
     /// suggestion), filled in by the page when they are ready.
     var suggestions: HTMLText {
         guard offersSmartReplies, draftId == nil, target.suggestion == nil, errors.isEmpty, draft.mode == .reply || draft.mode == .replyAll,
-              let original = draft.originalEmailId
+            let original = draft.originalEmailId
         else { return "" }
         return SmartRepliesView(threadId: nil, place: .composer, replyTo: original, location: nil).placeholder()
     }
 
     func render() -> HTMLText {
         var hidden = HTMLText()
-        let fields: [(String, String)] = [
-            ("csrf", csrfToken), ("mode", draft.mode.rawValue), ("account", account), ("original", draft.originalEmailId.map { String($0) } ?? ""),
-            ("return", location.returnPath), ("draft", draftId.map { String($0) } ?? ""),
-        ] + (confirmed ? [("confirmed", "1")] : [])
+        let fields: [(String, String)] =
+            [
+                ("csrf", csrfToken), ("mode", draft.mode.rawValue), ("account", account),
+                ("original", draft.originalEmailId.map { String($0) } ?? ""),
+                ("return", location.returnPath), ("draft", draftId.map { String($0) } ?? "")
+            ] + (confirmed ? [("confirmed", "1")] : [])
         for (name, value) in fields { hidden += "<input type=\"hidden\" name=\"\(name)\" value=\"\(value)\">" }
         let errorList: HTMLText = errors.isEmpty ? "" : "<ul>\(html: errors.map { "<li>\($0)</li>" as HTMLText })</ul>"
         let notes = draft.notes.map { note -> HTMLText in
@@ -107,40 +109,41 @@ struct ComposerView: Sendable {
             case .originalBodyTruncated: "<p class=\"notice\">The original message was too large to quote in full.</p>"
             }
         }
-        let showCc = !draft.cc.isEmpty, showBcc = !draft.bcc.isEmpty
+        let showCc = !draft.cc.isEmpty
+        let showBcc = !draft.bcc.isEmpty
         let focusField = draft.mode == .reply || draft.mode == .replyAll ? "body" : "to"
         return """
-        <form class="composer" id="composer" method="post" action="compose/send" aria-labelledby="composer-title" \
-        data-undo-seconds="\(undoSeconds)" data-autosave-seconds="\(autosaveSeconds)" data-focus="\(focusField)" enctype="application/x-www-form-urlencoded">
-        <div class="composer-header"><h2 id="composer-title" tabindex="-1">\(target.title)</h2>\
-        <span id="draft-status" class="hint" role="status">\(html: draftId == nil ? "" : "Draft saved")</span>\
-        <a class="button" href="\(location.url)" data-discard>Close</a></div>
-        \(html: hidden)
-        <p class="composer-from">From <span>\(MessageView.format(draft.from))</span></p>
-        \(html: notes)
-        \(html: recipientField("to", "To", draft.to, shown: true))
-        <div class="reveal-fields">\(html: showCc ? "" : "<button type=\"button\" class=\"link-button\" data-reveal=\"cc\">Add Cc</button>")\
-        \(html: showBcc ? "" : " <button type=\"button\" class=\"link-button\" data-reveal=\"bcc\">Add Bcc</button>")</div>
-        \(html: recipientField("cc", "Cc", draft.cc, shown: showCc))
-        \(html: recipientField("bcc", "Bcc", draft.bcc, shown: showBcc))
-        <p class="composer-field"><label for="compose-subject">Subject</label>\
-        <input id="compose-subject" name="subject" type="text" value="\(draft.subject)" autocomplete="off"></p>
-        \(html: suggestions)
-        <div class="format-toolbar" role="toolbar" aria-label="Formatting" aria-controls="compose-body">\
-        <button type="button" class="button" data-format="bold" aria-keyshortcuts="Control+B">Bold</button>\
-        <button type="button" class="button" data-format="italic" aria-keyshortcuts="Control+I">Italic</button>\
-        <button type="button" class="button" data-format="link" aria-keyshortcuts="Control+K">Link</button></div>
-        <p class="composer-field composer-body"><label for="compose-body" class="visually-hidden">Message</label>\
-        <textarea id="compose-body" name="body" rows="14" aria-describedby="body-hint">\(draft.body)</textarea></p>
-        <p id="body-hint" class="hint">**bold**, *italic* and [text](https://link) are sent as formatting.</p>
-        <p id="body-size" class="notice notice-warning" role="status" hidden></p>
-        \(html: attachments())
-        <div class="composer-errors" id="composer-errors" role="alert">\(html: errorList)</div>
-        <div class="composer-actions"><button type="submit" class="button primary" id="send-button" aria-keyshortcuts="Control+Enter">Send</button>\
-        <button type="submit" class="button" formaction="compose/draft" id="save-draft" aria-keyshortcuts="Control+S">Save draft</button>\
-        <button type="submit" class="button" formaction="compose/discard" id="delete-draft"\(html: draftId == nil ? " hidden" : "")>Delete draft</button></div>
-        </form>
-        """
+            <form class="composer" id="composer" method="post" action="compose/send" aria-labelledby="composer-title" \
+            data-undo-seconds="\(undoSeconds)" data-autosave-seconds="\(autosaveSeconds)" data-focus="\(focusField)" enctype="application/x-www-form-urlencoded">
+            <div class="composer-header"><h2 id="composer-title" tabindex="-1">\(target.title)</h2>\
+            <span id="draft-status" class="hint" role="status">\(html: draftId == nil ? "" : "Draft saved")</span>\
+            <a class="button" href="\(location.url)" data-discard>Close</a></div>
+            \(html: hidden)
+            <p class="composer-from">From <span>\(MessageView.format(draft.from))</span></p>
+            \(html: notes)
+            \(html: recipientField("to", "To", draft.to, shown: true))
+            <div class="reveal-fields">\(html: showCc ? "" : "<button type=\"button\" class=\"link-button\" data-reveal=\"cc\">Add Cc</button>")\
+            \(html: showBcc ? "" : " <button type=\"button\" class=\"link-button\" data-reveal=\"bcc\">Add Bcc</button>")</div>
+            \(html: recipientField("cc", "Cc", draft.cc, shown: showCc))
+            \(html: recipientField("bcc", "Bcc", draft.bcc, shown: showBcc))
+            <p class="composer-field"><label for="compose-subject">Subject</label>\
+            <input id="compose-subject" name="subject" type="text" value="\(draft.subject)" autocomplete="off"></p>
+            \(html: suggestions)
+            <div class="format-toolbar" role="toolbar" aria-label="Formatting" aria-controls="compose-body">\
+            <button type="button" class="button" data-format="bold" aria-keyshortcuts="Control+B">Bold</button>\
+            <button type="button" class="button" data-format="italic" aria-keyshortcuts="Control+I">Italic</button>\
+            <button type="button" class="button" data-format="link" aria-keyshortcuts="Control+K">Link</button></div>
+            <p class="composer-field composer-body"><label for="compose-body" class="visually-hidden">Message</label>\
+            <textarea id="compose-body" name="body" rows="14" aria-describedby="body-hint">\(draft.body)</textarea></p>
+            <p id="body-hint" class="hint">**bold**, *italic* and [text](https://link) are sent as formatting.</p>
+            <p id="body-size" class="notice notice-warning" role="status" hidden></p>
+            \(html: attachments())
+            <div class="composer-errors" id="composer-errors" role="alert">\(html: errorList)</div>
+            <div class="composer-actions"><button type="submit" class="button primary" id="send-button" aria-keyshortcuts="Control+Enter">Send</button>\
+            <button type="submit" class="button" formaction="compose/draft" id="save-draft" aria-keyshortcuts="Control+S">Save draft</button>\
+            <button type="submit" class="button" formaction="compose/discard" id="delete-draft"\(html: draftId == nil ? " hidden" : "")>Delete draft</button></div>
+            </form>
+            """
     }
 
     /// One recipient field: a text input holding the comma-separated list (the form's value), which
@@ -148,10 +151,10 @@ struct ComposerView: Sendable {
     private func recipientField(_ name: String, _ label: String, _ addresses: [EmailAddress], shown: Bool) -> HTMLText {
         let value = addresses.map(MessageView.format).joined(separator: ", ")
         return """
-        <div class="composer-field recipient-field" data-field="\(name)"\(html: shown ? "" : " hidden")>\
-        <label for="compose-\(name)" id="compose-\(name)-label">\(label)</label>\
-        <input id="compose-\(name)" name="\(name)" type="text" value="\(value)" autocomplete="off" spellcheck="false" class="recipient-text"></div>
-        """
+            <div class="composer-field recipient-field" data-field="\(name)"\(html: shown ? "" : " hidden")>\
+            <label for="compose-\(name)" id="compose-\(name)-label">\(label)</label>\
+            <input id="compose-\(name)" name="\(name)" type="text" value="\(value)" autocomplete="off" spellcheck="false" class="recipient-text"></div>
+            """
     }
 
     private func attachments() -> HTMLText {
@@ -170,24 +173,24 @@ struct ComposerView: Sendable {
                 state = ", not downloaded yet"
                 itemAttributes = " data-attachment-id=\"\(id)\""
                 download = """
-                <button type="button" class="button" data-download-attachment="\(id)" aria-label="Download \(attachment.filename) now">Download now</button>\
-                <span class="attachment-progress" role="status" aria-live="polite"></span>
-                """
+                    <button type="button" class="button" data-download-attachment="\(id)" aria-label="Download \(attachment.filename) now">Download now</button>\
+                    <span class="attachment-progress" role="status" aria-live="polite"></span>
+                    """
             }
             items += """
-            <li class="attachment"\(html: itemAttributes)><span class="icon icon-attachment" aria-hidden="true"></span>\
-            <span class="attachment-name">\(AttachmentFilename.visible(attachment.filename))</span> <span class="attachment-meta">\(AttachmentListView.size(attachment.sizeBytes))\(html: state)</span>\
-            \(html: download)\
-            \(html: kept)\
-            <button type="button" class="button" data-remove-attachment aria-label="Remove \(attachment.filename)">Remove</button></li>
-            """
+                <li class="attachment"\(html: itemAttributes)><span class="icon icon-attachment" aria-hidden="true"></span>\
+                <span class="attachment-name">\(AttachmentFilename.visible(attachment.filename))</span> <span class="attachment-meta">\(AttachmentListView.size(attachment.sizeBytes))\(html: state)</span>\
+                \(html: download)\
+                \(html: kept)\
+                <button type="button" class="button" data-remove-attachment aria-label="Remove \(attachment.filename)">Remove</button></li>
+                """
         }
         return """
-        <section class="composer-attachments" aria-labelledby="attachments-title"><h3 id="attachments-title" class="visually-hidden">Attachments</h3>\
-        <ul id="compose-attachments">\(html: items)</ul>\
-        <p class="drop-zone"><label class="button" for="compose-files">Attach files</label>\
-        <input id="compose-files" type="file" multiple class="visually-hidden"> <span class="hint">or drop files here</span></p>\
-        <p id="attachments-size" class="notice notice-error" role="status" hidden></p></section>
-        """
+            <section class="composer-attachments" aria-labelledby="attachments-title"><h3 id="attachments-title" class="visually-hidden">Attachments</h3>\
+            <ul id="compose-attachments">\(html: items)</ul>\
+            <p class="drop-zone"><label class="button" for="compose-files">Attach files</label>\
+            <input id="compose-files" type="file" multiple class="visually-hidden"> <span class="hint">or drop files here</span></p>\
+            <p id="attachments-size" class="notice notice-error" role="status" hidden></p></section>
+            """
     }
 }

@@ -14,29 +14,34 @@ struct ConversationView: Sendable {
     var time = RelativeTime()
 
     static let nothingSelected: HTMLText = """
-    <div class="thread-state" id="conversation"><p>Select a conversation to read it.</p></div>
-    """
+        <div class="thread-state" id="conversation"><p>Select a conversation to read it.</p></div>
+        """
 
     func render() -> HTMLText {
         var messages = HTMLText()
-        for message in conversation.messages { messages += MessageView(message: message, threadId: conversation.threadId, location: location,
-                                                                       csrfToken: csrfToken, time: time).render() }
+        for message in conversation.messages {
+            messages += MessageView(
+                message: message, threadId: conversation.threadId, location: location,
+                csrfToken: csrfToken, time: time
+            ).render()
+        }
         let subject = conversation.subject.isEmpty ? "(no subject)" : conversation.subject
-        let offline: HTMLText = conversation.offline
+        let offline: HTMLText =
+            conversation.offline
             ? "<p class=\"banner\" role=\"status\">You're offline. Messages stored on this computer are shown.</p>" : ""
         return """
-        <div class="conversation" id="conversation" data-thread-id="\(conversation.threadId)" data-location="\(location.url)">
-        \(html: ThreadToolbar(threadId: conversation.threadId, location: location, csrfToken: csrfToken,
+            <div class="conversation" id="conversation" data-thread-id="\(conversation.threadId)" data-location="\(location.url)">
+            \(html: ThreadToolbar(threadId: conversation.threadId, location: location, csrfToken: csrfToken,
                               starred: conversation.messages.contains(where: \.isStarred),
                               latestMessageId: conversation.messages.last(where: { $0.sendState == .none })?.id).render())
-        <h2 class="thread-subject" id="thread-subject" tabindex="-1">\(subject)</h2>
-        \(html: offline)
-        \(html: AssistSummaryView(threadId: conversation.threadId, panel: assist).render())
-        \(html: earlierControl())
-        <div class="messages" id="messages">\(html: messages)</div>
-        \(html: smartReplies)
-        </div>
-        """
+            <h2 class="thread-subject" id="thread-subject" tabindex="-1">\(subject)</h2>
+            \(html: offline)
+            \(html: AssistSummaryView(threadId: conversation.threadId, panel: assist).render())
+            \(html: earlierControl())
+            <div class="messages" id="messages">\(html: messages)</div>
+            \(html: smartReplies)
+            </div>
+            """
     }
 
     /// FR-ED-02: the placeholder the page fills with smart replies to the latest received message.
@@ -51,12 +56,15 @@ struct ConversationView: Sendable {
         guard conversation.hasEarlier else { return "" }
         var next = location
         next.earlierPages += 1
-        let fragment = MailLocation.url(path: "fragments/earlier", items: [
-            URLQueryItem(name: "thread", value: String(conversation.threadId)), URLQueryItem(name: "page", value: String(location.earlierPages + 1)),
-        ])
+        let fragment = MailLocation.url(
+            path: "fragments/earlier",
+            items: [
+                URLQueryItem(name: "thread", value: String(conversation.threadId)),
+                URLQueryItem(name: "page", value: String(location.earlierPages + 1))
+            ])
         return """
-        <div class="earlier" id="earlier"><a class="button" href="\(next.url)" data-fragment="\(fragment)">Show earlier messages (\(conversation.earlierCount))</a></div>
-        """
+            <div class="earlier" id="earlier"><a class="button" href="\(next.url)" data-fragment="\(fragment)">Show earlier messages (\(conversation.earlierCount))</a></div>
+            """
     }
 
     /// E-08: "This conversation appears empty", with the way back.
@@ -113,19 +121,19 @@ struct ThreadToolbar: Sendable {
         var target = location
         target.compose = ComposeTarget(mode: mode, messageId: latestMessageId)
         return """
-        <a class="button compose-link" href="\(target.url)" data-compose="\(mode.rawValue)" aria-keyshortcuts="\(key)">\
-        <span class="icon icon-\(icon)" aria-hidden="true"></span>\(label)</a>
-        """
+            <a class="button compose-link" href="\(target.url)" data-compose="\(mode.rawValue)" aria-keyshortcuts="\(key)">\
+            <span class="icon icon-\(icon)" aria-hidden="true"></span>\(label)</a>
+            """
     }
 
     private func button(_ action: String, _ label: String, key: String, icon: String, pressed: Bool? = nil) -> HTMLText {
         let pressedAttribute: HTMLText = pressed.map { " aria-pressed=\"\($0 ? "true" : "false")\"" as HTMLText } ?? ""
         return """
-        <form method="post" action="actions/\(action)" class="action-form" data-action="\(action)">\
-        <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="thread" value="\(threadId)">\
-        <input type="hidden" name="return" value="\(location.listOnly.returnPath)">\(html: folderField)\
-        <button type="submit" class="button" aria-keyshortcuts="\(key)"\(html: pressedAttribute)><span class="icon icon-\(icon)" aria-hidden="true"></span>\(label)</button></form>
-        """
+            <form method="post" action="actions/\(action)" class="action-form" data-action="\(action)">\
+            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="thread" value="\(threadId)">\
+            <input type="hidden" name="return" value="\(location.listOnly.returnPath)">\(html: folderField)\
+            <button type="submit" class="button" aria-keyshortcuts="\(key)"\(html: pressedAttribute)><span class="icon icon-\(icon)" aria-hidden="true"></span>\(label)</button></form>
+            """
     }
 }
 
@@ -145,26 +153,28 @@ struct MessageView: Sendable {
         let label = "\(message.senderName), \(time.full(message.date)), \(readState)" + (message.isStarred ? ", starred" : "")
         var toggled = location
         if message.collapsed { toggled.expanded.insert(message.id) } else { toggled.expanded.remove(message.id) }
-        let fragment = MailLocation.url(path: "fragments/message", items: [
-            URLQueryItem(name: "id", value: String(message.id)), URLQueryItem(name: "thread", value: String(threadId)),
-            URLQueryItem(name: "expanded", value: message.collapsed ? "1" : "0"),
-        ])
+        let fragment = MailLocation.url(
+            path: "fragments/message",
+            items: [
+                URLQueryItem(name: "id", value: String(message.id)), URLQueryItem(name: "thread", value: String(threadId)),
+                URLQueryItem(name: "expanded", value: message.collapsed ? "1" : "0")
+            ])
         let avatarClass = SenderAvatar.palette.firstIndex(of: message.avatar.color) ?? 0
         return """
-        <article class="message \(message.collapsed ? "collapsed" : "expanded") \(readState)" id="\(domId)" data-message-id="\(message.id)" aria-label="\(label)">
-        <header class="message-header">
-        <span class="avatar avatar-c\(avatarClass)" aria-hidden="true">\(message.avatar.initials)</span>
-        <div class="message-meta">
-        <h3 class="sender"><a class="expand-toggle" href="\(toggled.url)" data-fragment="\(fragment)" aria-expanded="\(message.collapsed ? "false" : "true")" aria-controls="\(domId)-content">\(message.senderName)</a>\
-        <span class="read-mark" title="\(message.isRead ? "Read" : "Unread")"><span class="visually-hidden">\(message.isRead ? "Read" : "Unread")</span></span></h3>
-        \(html: recipients())
-        </div>
-        <time class="date" datetime="\(RelativeTime.iso(message.date))" title="\(time.full(message.date))">\(time.short(message.date))</time>
-        \(html: starButton())
-        </header>
-        <div class="message-content" id="\(domId)-content">\(html: message.collapsed ? collapsedLine() : expandedContent())</div>
-        </article>
-        """
+            <article class="message \(message.collapsed ? "collapsed" : "expanded") \(readState)" id="\(domId)" data-message-id="\(message.id)" aria-label="\(label)">
+            <header class="message-header">
+            <span class="avatar avatar-c\(avatarClass)" aria-hidden="true">\(message.avatar.initials)</span>
+            <div class="message-meta">
+            <h3 class="sender"><a class="expand-toggle" href="\(toggled.url)" data-fragment="\(fragment)" aria-expanded="\(message.collapsed ? "false" : "true")" aria-controls="\(domId)-content">\(message.senderName)</a>\
+            <span class="read-mark" title="\(message.isRead ? "Read" : "Unread")"><span class="visually-hidden">\(message.isRead ? "Read" : "Unread")</span></span></h3>
+            \(html: recipients())
+            </div>
+            <time class="date" datetime="\(RelativeTime.iso(message.date))" title="\(time.full(message.date))">\(time.short(message.date))</time>
+            \(html: starButton())
+            </header>
+            <div class="message-content" id="\(domId)-content">\(html: message.collapsed ? collapsedLine() : expandedContent())</div>
+            </article>
+            """
     }
 
     private func collapsedLine() -> HTMLText {
@@ -191,12 +201,12 @@ struct MessageView: Sendable {
     private func starButton() -> HTMLText {
         let action = message.isStarred ? "unstar" : "star"
         return """
-        <form method="post" action="actions/\(action)" class="action-form star-form" data-action="\(action)">\
-        <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
-        <input type="hidden" name="return" value="\(location.returnPath)">\
-        <button type="submit" class="icon-button" aria-pressed="\(message.isStarred ? "true" : "false")" aria-label="Star message from \(message.senderName)">\
-        <span class="icon icon-\(message.isStarred ? "star-filled" : "star")" aria-hidden="true"></span></button></form>
-        """
+            <form method="post" action="actions/\(action)" class="action-form star-form" data-action="\(action)">\
+            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
+            <input type="hidden" name="return" value="\(location.returnPath)">\
+            <button type="submit" class="icon-button" aria-pressed="\(message.isStarred ? "true" : "false")" aria-label="Star message from \(message.senderName)">\
+            <span class="icon icon-\(message.isStarred ? "star-filled" : "star")" aria-hidden="true"></span></button></form>
+            """
     }
 
     /// An Outbox message's state (issue 34, CO01-S5, CO01-E2, SY07-7): a failed one says why and
@@ -208,17 +218,17 @@ struct MessageView: Sendable {
         case .failed:
             let list = location.listOnly.returnPath
             return """
-            <div class="send-failure" role="alert"><p class="notice notice-error">Couldn't send: \(sendError)</p>\
-            <form method="post" action="outbox/retry" class="action-form inline-form" data-action="retry sending">\
-            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
-            <input type="hidden" name="return" value="\(location.returnPath)">\
-            <button type="submit" class="button">Retry sending</button></form> \
-            <form method="post" action="outbox/discard" class="action-form inline-form" data-action="discard"\
-             data-confirm="Discard this message? It will not be sent, and it cannot be brought back.">\
-            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
-            <input type="hidden" name="return" value="\(list)">\
-            <button type="submit" class="button">Discard</button></form></div>
-            """
+                <div class="send-failure" role="alert"><p class="notice notice-error">Couldn't send: \(sendError)</p>\
+                <form method="post" action="outbox/retry" class="action-form inline-form" data-action="retry sending">\
+                <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
+                <input type="hidden" name="return" value="\(location.returnPath)">\
+                <button type="submit" class="button">Retry sending</button></form> \
+                <form method="post" action="outbox/discard" class="action-form inline-form" data-action="discard"\
+                 data-confirm="Discard this message? It will not be sent, and it cannot be brought back.">\
+                <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
+                <input type="hidden" name="return" value="\(list)">\
+                <button type="submit" class="button">Discard</button></form></div>
+                """
         case .queued, .sending:
             return "<p class=\"notice\" role=\"status\">Waiting to send: \(sendError). Tern tries again by itself.</p>"
         case .none, .sent:
@@ -256,32 +266,38 @@ struct MessageView: Sendable {
         if body.trackersBlocked > 0 {
             let hosts = body.trackerHosts.map { "<li>\(html: HTMLText.escape($0))</li>" as HTMLText }
             notices += """
-            <details class="notice trackers"><summary><span class="icon icon-shield" aria-hidden="true"></span>\(body.trackersBlocked) tracker\(body.trackersBlocked == 1 ? "" : "s") blocked</summary><ul>\(html: hosts)</ul></details>
-            """
+                <details class="notice trackers"><summary><span class="icon icon-shield" aria-hidden="true"></span>\(body.trackersBlocked) tracker\(body.trackersBlocked == 1 ? "" : "s") blocked</summary><ul>\(html: hosts)</ul></details>
+                """
         }
         if body.remoteImagesBlocked > 0, !body.remoteImagesLoaded {
             var withImages = location
             withImages.expanded.insert(message.id)
             withImages.remoteImages.insert(message.id)
-            let fragment = MailLocation.url(path: "fragments/message", items: [
-                URLQueryItem(name: "id", value: String(message.id)), URLQueryItem(name: "thread", value: String(threadId)),
-                URLQueryItem(name: "expanded", value: "1"), URLQueryItem(name: "images", value: "1"),
-            ])
+            let fragment = MailLocation.url(
+                path: "fragments/message",
+                items: [
+                    URLQueryItem(name: "id", value: String(message.id)), URLQueryItem(name: "thread", value: String(threadId)),
+                    URLQueryItem(name: "expanded", value: "1"), URLQueryItem(name: "images", value: "1")
+                ])
             notices += """
-            <div class="notice remote-images"><p><span class="icon icon-image-off" aria-hidden="true"></span>\(body.remoteImagesBlocked) remote image\(body.remoteImagesBlocked == 1 ? "" : "s") blocked to protect your privacy.</p>\
-            <a class="button" href="\(withImages.url)" data-fragment="\(fragment)">Load remote images</a>\
-            \(html: body.senderTrusted ? notVerifiedNotice() : trustForm(returning: withImages.returnPath))</div>
-            """
+                <div class="notice remote-images"><p><span class="icon icon-image-off" aria-hidden="true"></span>\(body.remoteImagesBlocked) remote image\(body.remoteImagesBlocked == 1 ? "" : "s") blocked to protect your privacy.</p>\
+                <a class="button" href="\(withImages.url)" data-fragment="\(fragment)">Load remote images</a>\
+                \(html: body.senderTrusted ? notVerifiedNotice() : trustForm(returning: withImages.returnPath))</div>
+                """
         } else if body.remoteImagesLoaded, loadsByTrust(body) {
-            let unverified: HTMLText = message.senderAuthentication.isVerified ? "" : """
+            let unverified: HTMLText =
+                message.senderAuthentication.isVerified
+                ? ""
+                : """
                  <span class="sender-not-verified">The sender is not verified: Tern does not know which checks your provider adds to mail (<code>tern account set --authserv-id</code>).</span>
                 """
-            notices += "<p class=\"notice\">Remote images load for \(message.from.address).\(html: unverified) <a href=\"settings#trusted-senders\">Trusted senders</a></p>"
+            notices +=
+                "<p class=\"notice\">Remote images load for \(message.from.address).\(html: unverified) <a href=\"settings#trusted-senders\">Trusted senders</a></p>"
         }
         if body.suspiciousLinks > 0 {
             notices += """
-            <p class="notice notice-warning"><span class="icon icon-warning" aria-hidden="true"></span>\(body.suspiciousLinks) link\(body.suspiciousLinks == 1 ? " goes" : "s go") somewhere other than \(body.suspiciousLinks == 1 ? "its" : "their") text says. Hover or focus a link to see where it goes.</p>
-            """
+                <p class="notice notice-warning"><span class="icon icon-warning" aria-hidden="true"></span>\(body.suspiciousLinks) link\(body.suspiciousLinks == 1 ? " goes" : "s go") somewhere other than \(body.suspiciousLinks == 1 ? "its" : "their") text says. Hover or focus a link to see where it goes.</p>
+                """
         }
         return notices
     }
@@ -302,11 +318,13 @@ struct MessageView: Sendable {
 
     /// Why a trusted sender's images were not loaded (issue 32).
     private func notVerifiedNotice() -> HTMLText {
-        let why = switch message.senderAuthentication.verdict {
-        case .failed: "the sender's domain did not pass your provider's checks"
-        case .unknown, .verified: "your provider's checks are missing from it"
-        }
-        return "<p class=\"sender-not-verified\">\(message.from.address) is a trusted sender, but this message is not verified: \(why), so it may not be from them.</p>"
+        let why =
+            switch message.senderAuthentication.verdict {
+            case .failed: "the sender's domain did not pass your provider's checks"
+            case .unknown, .verified: "your provider's checks are missing from it"
+            }
+        return
+            "<p class=\"sender-not-verified\">\(message.from.address) is a trusted sender, but this message is not verified: \(why), so it may not be from them.</p>"
     }
 
     /// The body's own document, in a frame without scripts or same-origin rights. Its height is
@@ -314,9 +332,9 @@ struct MessageView: Sendable {
     private func frame(_ body: RenderedBody) -> HTMLText {
         let images = body.remoteImagesLoaded && !loadsByTrust(body) ? "&images=1" : ""
         return """
-        <iframe class="message-body \(Self.heightClass(body.text))" src="bodies/\(message.id)?thread=\(threadId)\(images)" sandbox="allow-popups allow-popups-to-escape-sandbox" \
-        title="Message from \(message.senderName), \(time.full(message.date))" referrerpolicy="no-referrer"></iframe>
-        """
+            <iframe class="message-body \(Self.heightClass(body.text))" src="bodies/\(message.id)?thread=\(threadId)\(images)" sandbox="allow-popups allow-popups-to-escape-sandbox" \
+            title="Message from \(message.senderName), \(time.full(message.date))" referrerpolicy="no-referrer"></iframe>
+            """
     }
 
     static func heightClass(_ text: String) -> String {
@@ -363,20 +381,21 @@ struct AttachmentListView: Sendable {
         if attachment.isDownloaded {
             var links: HTMLText = "<a class=\"button\" href=\"attachments/\(attachment.id)/file\" download>Save</a>"
             if Self.isPreviewable(attachment.mimeType) {
-                links += " <a class=\"button\" href=\"attachments/\(attachment.id)/preview\" target=\"_blank\" rel=\"noopener noreferrer\">Preview</a>"
+                links +=
+                    " <a class=\"button\" href=\"attachments/\(attachment.id)/preview\" target=\"_blank\" rel=\"noopener noreferrer\">Preview</a>"
             }
             actions = links
         } else {
             actions = """
-            <form method="post" action="attachments/\(attachment.id)/download" class="download-form" data-attachment-id="\(attachment.id)" data-warnings="\(warnings)">\
-            <input type="hidden" name="csrf" value="\(csrfToken)"><button type="submit" class="button">Download</button></form>
-            """
+                <form method="post" action="attachments/\(attachment.id)/download" class="download-form" data-attachment-id="\(attachment.id)" data-warnings="\(warnings)">\
+                <input type="hidden" name="csrf" value="\(csrfToken)"><button type="submit" class="button">Download</button></form>
+                """
         }
         return """
-        <li class="attachment" data-attachment-id="\(attachment.id)"><span class="icon icon-attachment" aria-hidden="true"></span>\
-        <span class="attachment-name">\(AttachmentFilename.visible(attachment.filename))</span> <span class="attachment-meta">\(attachment.mimeType), \(Self.size(attachment.size))\
-        \(attachment.isDownloaded ? ", downloaded" : "")</span> \(html: actions)\
-        <span class="attachment-progress" role="status" aria-live="polite"></span></li>
-        """
+            <li class="attachment" data-attachment-id="\(attachment.id)"><span class="icon icon-attachment" aria-hidden="true"></span>\
+            <span class="attachment-name">\(AttachmentFilename.visible(attachment.filename))</span> <span class="attachment-meta">\(attachment.mimeType), \(Self.size(attachment.size))\
+            \(attachment.isDownloaded ? ", downloaded" : "")</span> \(html: actions)\
+            <span class="attachment-progress" role="status" aria-live="polite"></span></li>
+            """
     }
 }

@@ -24,35 +24,37 @@ struct FolderPane: Sendable {
             var accountItems = HTMLText()
             for folder in own {
                 // Drafts list local and synced drafts together, and open the composer (FR-COMP-01 "Draft resume").
-                let source: MailLocation.Source = folder.folderType == .drafts
+                let source: MailLocation.Source =
+                    folder.folderType == .drafts
                     ? .drafts(account: account.name) : .folder(account: account.name, path: folder.path)
-                accountItems += link(title: FolderNames.display(folder.path), unread: folder.folderType == .drafts ? 0 : folder.unreadCount,
-                                     target: MailLocation(source: source), icon: icon(folder.folderType))
+                accountItems += link(
+                    title: FolderNames.display(folder.path), unread: folder.folderType == .drafts ? 0 : folder.unreadCount,
+                    target: MailLocation(source: source), icon: icon(folder.folderType))
             }
             let headingId = "account-\(account.id)"
             let lastSync = own.compactMap(\.lastSyncDate).max() ?? account.lastSyncDate
             sections += """
-            <section class="account" aria-labelledby="\(headingId)">
-            <h2 id="\(headingId)" class="account-name">\(account.name)</h2>
-            \(html: SyncStatusView(account: account, status: syncStates[account.name], lastSync: lastSync).render())
-            <ul class="folder-list">\(html: accountItems)</ul>
-            </section>
-            """
+                <section class="account" aria-labelledby="\(headingId)">
+                <h2 id="\(headingId)" class="account-name">\(account.name)</h2>
+                \(html: SyncStatusView(account: account, status: syncStates[account.name], lastSync: lastSync).render())
+                <ul class="folder-list">\(html: accountItems)</ul>
+                </section>
+                """
         }
         return """
-        <nav class="folders-pane" id="folders-pane" aria-label="Folders">
-        <ul class="folder-list">\(html: items)</ul>
-        \(html: sections)
-        </nav>
-        """
+            <nav class="folders-pane" id="folders-pane" aria-label="Folders">
+            <ul class="folder-list">\(html: items)</ul>
+            \(html: sections)
+            </nav>
+            """
     }
 
     private func link(title: String, unread: Int, target: MailLocation, icon: String) -> HTMLText {
         let current = target.source == location.source
         let count: HTMLText = unread > 0 ? "<span class=\"unread-count\">\(unread)<span class=\"visually-hidden\"> unread</span></span>" : ""
         return """
-        <li><a class="folder-link" href="\(target.url)"\(html: current ? " aria-current=\"page\"" : "")><span class="icon icon-\(icon)" aria-hidden="true"></span><span class="folder-name">\(title)</span>\(html: count)</a></li>
-        """
+            <li><a class="folder-link" href="\(target.url)"\(html: current ? " aria-current=\"page\"" : "")><span class="icon icon-\(icon)" aria-hidden="true"></span><span class="folder-name">\(title)</span>\(html: count)</a></li>
+            """
     }
 
     private func icon(_ type: FolderType) -> String {
@@ -69,7 +71,8 @@ struct FolderPane: Sendable {
     }
 
     static func folderOrder(_ a: FolderSummary, _ b: FolderSummary) -> Bool {
-        let x = order.firstIndex(of: a.folderType) ?? order.count, y = order.firstIndex(of: b.folderType) ?? order.count
+        let x = order.firstIndex(of: a.folderType) ?? order.count
+        let y = order.firstIndex(of: b.folderType) ?? order.count
         return x != y ? x < y : a.path.localizedStandardCompare(b.path) == .orderedAscending
     }
 }
@@ -81,16 +84,18 @@ struct SyncStatusView: Sendable {
     var lastSync: Date?
 
     func render() -> HTMLText {
-        let (label, kind): (String, String) = if !account.isActive {
-            ("Sign-in needed: run tern account login \(account.name)", "error")
-        } else if let status {
-            (status.text, status.kind)
-        } else if let last = lastSync ?? account.lastSyncDate {
-            ("Synced \(RelativeTime().short(last))", "idle")
-        } else {
-            ("Not synced yet", "idle")
-        }
-        return "<p class=\"sync-state sync-\(kind)\" data-account=\"\(account.name)\"><span class=\"icon icon-sync-\(kind)\" aria-hidden=\"true\"></span>\(label)</p>"
+        let (label, kind): (String, String) =
+            if !account.isActive {
+                ("Sign-in needed: run tern account login \(account.name)", "error")
+            } else if let status {
+                (status.text, status.kind)
+            } else if let last = lastSync ?? account.lastSyncDate {
+                ("Synced \(RelativeTime().short(last))", "idle")
+            } else {
+                ("Not synced yet", "idle")
+            }
+        return
+            "<p class=\"sync-state sync-\(kind)\" data-account=\"\(account.name)\"><span class=\"icon icon-sync-\(kind)\" aria-hidden=\"true\"></span>\(label)</p>"
     }
 }
 

@@ -73,13 +73,13 @@ struct ThreadRow: Sendable {
             href.compose = composer
         }
         return """
-        <li class="thread-row\(html: unread ? " unread" : "")" data-thread-id="\(id)"><a class="\(composer == nil ? "thread-link" : "compose-link draft-link")" href="\(href.url)" aria-label="\(composer == nil ? label : "Draft. " + label)"\(html: selected ? " aria-current=\"true\"" : "")>\
-        <span class="unread-dot" aria-hidden="true"></span>\
-        <span class="participants">\(participants)\(html: count)</span>\
-        <span class="subject">\(subjectText)</span>\
-        <span class="snippet">\(snippet)</span>\
-        <time class="date" datetime="\(RelativeTime.iso(date))" title="\(time.full(date))">\(time.short(date))</time></a></li>
-        """
+            <li class="thread-row\(html: unread ? " unread" : "")" data-thread-id="\(id)"><a class="\(composer == nil ? "thread-link" : "compose-link draft-link")" href="\(href.url)" aria-label="\(composer == nil ? label : "Draft. " + label)"\(html: selected ? " aria-current=\"true\"" : "")>\
+            <span class="unread-dot" aria-hidden="true"></span>\
+            <span class="participants">\(participants)\(html: count)</span>\
+            <span class="subject">\(subjectText)</span>\
+            <span class="snippet">\(snippet)</span>\
+            <time class="date" datetime="\(RelativeTime.iso(date))" title="\(time.full(date))">\(time.short(date))</time></a></li>
+            """
     }
 }
 
@@ -108,9 +108,9 @@ struct ThreadListView: Sendable {
         let time = RelativeTime()
         if let error {
             return """
-            <div class="list-state" role="alert"><p>Couldn't load conversations: \(error)</p>\
-            <p><a class="button" href="\(location.listOnly.url)">Retry</a></p></div>
-            """
+                <div class="list-state" role="alert"><p>Couldn't load conversations: \(error)</p>\
+                <p><a class="button" href="\(location.listOnly.url)">Retry</a></p></div>
+                """
         }
         if rows.isEmpty {
             let text = location.isSearch ? "No messages match your search." : "No conversations here."
@@ -119,9 +119,9 @@ struct ThreadListView: Sendable {
         var list = HTMLText()
         for row in rows { list += row.render(location: location.listOnly, time: time, selected: row.id == location.threadId) }
         return """
-        <ul class="thread-list" id="thread-list" tabindex="-1" aria-labelledby="list-title">\(html: list)</ul>
-        \(html: footer())
-        """
+            <ul class="thread-list" id="thread-list" tabindex="-1" aria-labelledby="list-title">\(html: list)</ul>
+            \(html: footer())
+            """
     }
 
     /// Rows after the first page, for `app.js` to append, with the new footer.
@@ -139,15 +139,15 @@ struct ThreadListView: Sendable {
             let href = MailLocation.url(path: "mail", items: items)
             let fragment = MailLocation.url(path: "fragments/threads", items: items)
             return """
-            <div class="list-footer" id="list-footer"><a class="button load-more" href="\(href)" data-fragment="\(fragment)">Load more conversations</a></div>
-            """
+                <div class="list-footer" id="list-footer"><a class="button load-more" href="\(href)" data-fragment="\(fragment)">Load more conversations</a></div>
+                """
         }
         if case .folder(let account, let path) = location.source {
             let items = [URLQueryItem(name: "account", value: account), URLQueryItem(name: "folder", value: path)]
             return """
-            <div class="list-footer" id="list-footer"><form method="post" action="actions/load-older" data-older>\
-            \(html: hiddenFields(items))<button type="submit" class="button">Load older mail from the server</button></form></div>
-            """
+                <div class="list-footer" id="list-footer"><form method="post" action="actions/load-older" data-older>\
+                \(html: hiddenFields(items))<button type="submit" class="button">Load older mail from the server</button></form></div>
+                """
         }
         return "<div class=\"list-footer\" id=\"list-footer\"><p class=\"list-end\">No more conversations.</p></div>"
     }

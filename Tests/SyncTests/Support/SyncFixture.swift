@@ -3,6 +3,7 @@ import GRDB
 import IMAP
 import MailStore
 import Sync
+import Synchronization
 import TernCore
 import TernTesting
 
@@ -16,16 +17,19 @@ struct SyncFixture {
     let store: SQLiteSyncStore
     let account: Account
 
-    init(server: InMemoryIMAPServer = InMemoryIMAPServer(), maxConnections: Int = 5, backoff: BackoffSchedule = BackoffSchedule([]),
-         hydration: BodyHydrationPolicy = .none) async throws {
+    init(
+        server: InMemoryIMAPServer = InMemoryIMAPServer(), maxConnections: Int = 5, backoff: BackoffSchedule = BackoffSchedule([]),
+        hydration: BodyHydrationPolicy = .none
+    ) async throws {
         self.server = server
         pool = InMemoryConnectionPool(server: server, maxConnections: maxConnections, backoff: backoff)
         database = try TernDatabase.temporary()
         store = SQLiteSyncStore(database: database)
-        account = Account(name: "work", emailAddress: "bob@tern.test", provider: .imap,
-                          imap: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
-                          smtp: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
-                          username: "bob@tern.test", credential: .passwordEnvironment("UNUSED"), bodyHydration: hydration)
+        account = Account(
+            name: "work", emailAddress: "bob@tern.test", provider: .imap,
+            imap: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
+            smtp: ServerEndpoint(host: "127.0.0.1", port: 1, security: .implicitTLS),
+            username: "bob@tern.test", credential: .passwordEnvironment("UNUSED"), bodyHydration: hydration)
         try await SQLiteAccountRepository(database: database).insert(account)
     }
 
@@ -50,8 +54,9 @@ struct SyncFixture {
     func readUIDs(_ path: String = "INBOX") async throws -> [Int64] {
         guard let id = try await folder(path)?.id else { return [] }
         return try await database.writer.read { db in
-            try Int64.fetchAll(db, sql: "SELECT ef.imapUID FROM emailFolder ef JOIN email e ON e.id = ef.emailId WHERE e.isRead AND ef.folderId = ? ORDER BY 1",
-                               arguments: [id])
+            try Int64.fetchAll(
+                db, sql: "SELECT ef.imapUID FROM emailFolder ef JOIN email e ON e.id = ef.emailId WHERE e.isRead AND ef.folderId = ? ORDER BY 1",
+                arguments: [id])
         }
     }
 
@@ -62,8 +67,9 @@ struct SyncFixture {
     /// `count` recent messages, numbered from `from`.
     static func messages(_ count: Int, from first: Int = 1, daysAgo: Double = 1) -> [InMemoryMessage] {
         (first..<first + count).map { number in
-            InMemoryMessage.text(subject: "Message \(number)", body: "Body \(number)", messageId: "<m\(number)@tern.test>",
-                                 date: Date().addingTimeInterval(-daysAgo * 86_400 + Double(number)))
+            InMemoryMessage.text(
+                subject: "Message \(number)", body: "Body \(number)", messageId: "<m\(number)@tern.test>",
+                date: Date().addingTimeInterval(-daysAgo * 86_400 + Double(number)))
         }
     }
 }
@@ -88,8 +94,6 @@ final class ProgressLog: Sendable {
         return false
     }
 }
-
-import Synchronization
 
 final class Locked<Value: Sendable>: Sendable {
     private let storage: Mutex<Value>
