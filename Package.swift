@@ -166,7 +166,7 @@ let package = Package(
                            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: strict),
         .testTarget(
-            name: "SyncTests", dependencies: ["Sync", "TernCore", "TernTesting", "IMAP", "MIME", "MailStore", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "SyncTests", dependencies: ["Sync", "TernCore", "TernTesting", "IMAP", "MIME", "MailStore", "MailTransport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
         .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety", "IDNA", "TernBenchmarks"], exclude: ["html5lib-tests", "KnownFailures"], swiftSettings: strict),

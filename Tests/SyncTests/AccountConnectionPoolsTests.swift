@@ -1,5 +1,6 @@
 import Foundation
 import IMAP
+import MailTransport
 @testable import Sync
 import Testing
 import TernCore
@@ -11,7 +12,7 @@ import TernTesting
 /// operation told at once (issue 33). The live `IMAPConnectionPool`'s own policy is tested
 /// against Dovecot in IMAPIntegrationTests/IMAPPoolTests.
 @Suite struct AccountConnectionPoolsTests {
-    static let server = IMAPServer(host: "127.0.0.1", port: 1, security: .implicitTLS)
+    static let server = MailServer(host: "127.0.0.1", port: 1, security: .implicitTLS)
     static let credentials = IMAPCredentialSource.fixed(.password(username: "bob", password: "x"))
 
     @Test func anAccountKeepsItsPoolUntilItsServerOrLoginChanges() async {
@@ -24,11 +25,11 @@ import TernTesting
         #expect(other !== first)
         let relogged = await pools.pool(for: "a", server: Self.server, username: "carol", credentials: Self.credentials)
         #expect(relogged !== first)
-        let moved = await pools.pool(for: "a", server: IMAPServer(host: "127.0.0.1", port: 2, security: .implicitTLS), username: "carol",
+        let moved = await pools.pool(for: "a", server: MailServer(host: "127.0.0.1", port: 2, security: .implicitTLS), username: "carol",
                                      credentials: Self.credentials)
         #expect(moved !== relogged)
         await pools.shutdown()
-        let afterShutdown = await pools.pool(for: "a", server: IMAPServer(host: "127.0.0.1", port: 2, security: .implicitTLS),
+        let afterShutdown = await pools.pool(for: "a", server: MailServer(host: "127.0.0.1", port: 2, security: .implicitTLS),
                                              username: "carol", credentials: Self.credentials)
         #expect(afterShutdown !== moved, "a shut-down pool is never handed out")
         await pools.shutdown()
@@ -133,7 +134,7 @@ import TernTesting
     /// A credential that cannot be had for now is retried with the connection; a refused one is not.
     @Test func aCredentialOutOfReachIsRetryable() async throws {
         let unavailable = IMAPCredentialSource(current: { throw TernError.secretUnavailable("the password command failed") })
-        await #expect(throws: IMAPError.credentialUnavailable(.secretUnavailable("the password command failed"))) {
+        await #expect(throws: IMAPError.credentialUnavailable(CredentialUnavailable(TernError.secretUnavailable("the password command failed")))) {
             try await unavailable.reportingSyncStates().current()
         }
         let expired = IMAPCredentialSource(current: { throw TernError.authenticationExpired("sign in again") })
