@@ -31,18 +31,23 @@ let package = Package(
     ],
     targets: [
         // Domain model, repository protocols and use cases. No I/O framework dependencies.
-        .target(name: "TernCore", swiftSettings: strict),
+        .target(name: "TernCore", dependencies: ["FileNameSafety"], swiftSettings: strict),
         // The local store: SQLite through GRDB (WAL, migrations, FTS5), implementing TernCore's repositories.
         .target(
             name: "MailStore",
-            dependencies: ["TernCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["TernCore", "CivilCalendar", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
+        // A stranger's file name made safe to show and to save (`AttachmentFilename`): the rule for the names
+        // MIME reads from mail and for the names the core saves and shows, so a leaf both use.
+        .target(name: "FileNameSafety", swiftSettings: strict),
+        // Days since 1970 as a proleptic Gregorian date, for the dates MIME and MailStore write without a formatter.
+        .target(name: "CivilCalendar", swiftSettings: strict),
         // RFC 3492 Punycode, the one encoder of IDNA labels for MIME and HTMLSafety (both leaves: no other dependency).
         .target(name: "IDNA", swiftSettings: strict),
         // Internet mail: parse bytes into messages and build messages into bytes (RFC 5322, MIME).
         .target(
             name: "MIME",
-            dependencies: ["TernCore", "IDNA", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["IDNA", "FileNameSafety", "CivilCalendar", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
         // The system's zlib, for IMAP COMPRESS=DEFLATE (RFC 4978).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -73,11 +78,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
+        // The sync engine (FR-SYNC-01..10): its seam over IMAP, its decisions as state machines, the engine itself.
         .target(name: "Sync", dependencies: ["TernCore", "IMAP", "MIME", "HTMLSafety", "MailTransport"], swiftSettings: strict),
         // The sync engine's test support (issue 33): an in-memory IMAP server, its sessions and pool, behind
         // Sync's `SyncSession` / `SyncConnectionPool` seam; failures injected on demand.
         .target(name: "TernTesting", dependencies: ["Sync", "IMAP", "MIME", "TernCore"], swiftSettings: strict),
+        // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
         .target(
             name: "HTMLSafety", dependencies: ["IDNA"], resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
             swiftSettings: strict),
@@ -98,7 +104,7 @@ let package = Package(
         .target(
             name: "WebUI",
             dependencies: [
-                "TernCore", "TernRuntime", .product(name: "Hummingbird", package: "hummingbird"),
+                "TernCore", "TernRuntime", "FileNameSafety", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.embedInCode("Assets/app.css"), .embedInCode("Assets/app.js"), .embedInCode("Assets/body.css"),
@@ -107,7 +113,7 @@ let package = Package(
         // The command-line front end. Talks to use cases only.
         .target(
             name: "TernCLI",
-            dependencies: ["TernCore", "TernRuntime", "WebUI", "MIME", "HTMLSafety", "Sync", "Assist",
+            dependencies: ["TernCore", "TernRuntime", "WebUI", "MIME", "HTMLSafety", "Sync", "Assist", "FileNameSafety",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // Linked with mimalloc, which then serves every allocation of the process (docs/decisions.md).
@@ -148,7 +154,7 @@ let package = Package(
             dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log")],
             path: "Tests/ScriptedServers", swiftSettings: strict),
-        .testTarget(name: "TernCoreTests", dependencies: ["TernCore"], swiftSettings: strict),
+        .testTarget(name: "TernCoreTests", dependencies: ["TernCore", "FileNameSafety"], swiftSettings: strict),
         .testTarget(
             name: "MailTransportTests",
             dependencies: ["MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -170,7 +176,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP"], swiftSettings: strict),
         .testTarget(name: "HTMLSafetyTests", dependencies: ["HTMLSafety", "IDNA", "TernBenchmarks"], exclude: ["html5lib-tests", "KnownFailures"], swiftSettings: strict),
-        .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "TernCore", "ScriptedServers", "MailTransport"], swiftSettings: strict),
+        .testTarget(name: "SMTPIntegrationTests", dependencies: ["SMTP", "IMAP", "MIME", "ScriptedServers", "MailTransport"], swiftSettings: strict),
         .testTarget(name: "MIMETests", dependencies: ["MIME", "TernCore", "IDNA", "Sync"], resources: [.copy("Corpus")], swiftSettings: strict),
         .testTarget(
             name: "MailStoreTests",
@@ -178,7 +184,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "WebUITests",
-            dependencies: ["WebUI", "TernCore", "TernRuntime", "TernBenchmarks", .product(name: "HummingbirdTesting", package: "hummingbird"),
+            dependencies: ["WebUI", "TernCore", "TernRuntime", "TernBenchmarks", "FileNameSafety", .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .testTarget(name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport", "IMAP", "SMTP"], swiftSettings: strict),

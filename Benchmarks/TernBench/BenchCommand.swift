@@ -144,7 +144,7 @@ struct BenchCommand: AsyncParsableCommand {
                 row += 1
             }
             html += "</table></body></html>"
-            let message = OutgoingMessage(
+            let message = OutgoingMIMEMessage(
                 from: .init(name: "Zoë Dubois", address: "zoe@example.fr"), to: [.init(name: "Alice", address: "alice@tern.test")],
                 subject: "Quarterly report — Q3", bodyPlain: plain, bodyHTML: html)
             return (try? MessageBuilder().build(message)) ?? []

@@ -1,5 +1,6 @@
 import Foundation
 import MIME
+import Sync
 import TernCore
 
 /// `DraftMessageCoding` on MIME's builder and parser (FR-COMP-01 "Draft lifecycle"; issue 33: the
@@ -19,7 +20,7 @@ public struct DraftMessageCodec: DraftMessageCoding {
             messageId: messageId, inReplyTo: draft.inReplyTo.flatMap { MessageID.isValid($0) ? $0 : nil },
             references: draft.references.filter(MessageID.isValid), bodyPlain: draft.body, bodyHTML: rendered.htmlDocument, attachments: attachments)
         do {
-            return try MessageBuilder().build(message, draft: true)
+            return try MessageBuilder().build(OutgoingMIMEMessage(message), draft: true)
         } catch let error as MessageBuildError {
             throw TernError.invalidInput(error.description)
         }
@@ -28,7 +29,8 @@ public struct DraftMessageCodec: DraftMessageCoding {
     public func decode(_ raw: [UInt8]) -> DecodedDraft {
         let parsed = MessageParser().parse(raw)
         return DecodedDraft(
-            from: parsed.from.first, to: parsed.to, cc: parsed.cc, bcc: parsed.bcc, subject: parsed.subject,
+            from: parsed.from.first.map(EmailAddress.init), to: parsed.to.map(EmailAddress.init), cc: parsed.cc.map(EmailAddress.init),
+            bcc: parsed.bcc.map(EmailAddress.init), subject: parsed.subject,
             body: parsed.bodyPlain ?? "", inReplyTo: parsed.inReplyTo.first, references: parsed.references,
             attachmentNames: parsed.attachments.filter { !$0.isInline }.map(\.filename))
     }

@@ -17,7 +17,7 @@ public struct OutgoingMessageComposer: MessageComposing {
         // MessageBuilder gives the message its Message-ID; the Email row reads it back from the bytes.
         let raw: [UInt8]
         do {
-            raw = try MessageBuilder().build(message)
+            raw = try MessageBuilder().build(OutgoingMIMEMessage(message))
         } catch let error as MessageBuildError {
             throw TernError.invalidInput(error.description)
         }

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import TernCore
 @testable import MIME
 
 /// The corpus written by scripts/make_mime_corpus.py: 30 real-world shapes, each pristine and

@@ -46,27 +46,27 @@ import TernCore
 
 @Suite struct AddressParserTests {
     @Test(arguments: [
-        ("john@example.com", [EmailAddress(name: nil, address: "john@example.com")]),
-        ("John Doe <john@example.com>", [EmailAddress(name: "John Doe", address: "john@example.com")]),
+        ("john@example.com", [MailboxAddress(name: nil, address: "john@example.com")]),
+        ("John Doe <john@example.com>", [MailboxAddress(name: "John Doe", address: "john@example.com")]),
         ("\"Doe, John\" <john@example.com>, jane@example.com",
-         [EmailAddress(name: "Doe, John", address: "john@example.com"), EmailAddress(name: nil, address: "jane@example.com")]),
-        ("=?UTF-8?B?w4lsb2RpZQ==?= <elodie@example.fr>", [EmailAddress(name: "Élodie", address: "elodie@example.fr")]),
-        ("\"=?UTF-8?B?w4lsb2RpZQ==?=\" <elodie@example.fr>", [EmailAddress(name: "Élodie", address: "elodie@example.fr")]),
-        ("john@example.com (John Doe)", [EmailAddress(name: "John Doe", address: "john@example.com")]),
+         [MailboxAddress(name: "Doe, John", address: "john@example.com"), MailboxAddress(name: nil, address: "jane@example.com")]),
+        ("=?UTF-8?B?w4lsb2RpZQ==?= <elodie@example.fr>", [MailboxAddress(name: "Élodie", address: "elodie@example.fr")]),
+        ("\"=?UTF-8?B?w4lsb2RpZQ==?=\" <elodie@example.fr>", [MailboxAddress(name: "Élodie", address: "elodie@example.fr")]),
+        ("john@example.com (John Doe)", [MailboxAddress(name: "John Doe", address: "john@example.com")]),
         ("Team: a@x.org, B <b@x.org>;, c@x.org",
-         [EmailAddress(name: nil, address: "a@x.org"), EmailAddress(name: "B", address: "b@x.org"), EmailAddress(name: nil, address: "c@x.org")]),
+         [MailboxAddress(name: nil, address: "a@x.org"), MailboxAddress(name: "B", address: "b@x.org"), MailboxAddress(name: nil, address: "c@x.org")]),
         ("undisclosed-recipients:;", []),
-        ("John Doe john@example.com", [EmailAddress(name: "John Doe", address: "john@example.com")]),
-        ("<john@example.com>", [EmailAddress(name: nil, address: "john@example.com")]),
-        ("\"Quote \\\"Me\\\"\" <q@x.org>", [EmailAddress(name: "Quote \"Me\"", address: "q@x.org")]),
-        ("Jörg <jörg@bücher.de>", [EmailAddress(name: "Jörg", address: "jörg@bücher.de")]),
-        ("user@xn--bcher-kva.example", [EmailAddress(name: nil, address: "user@xn--bcher-kva.example")]),
-        ("<@relay.example:route@example.com>", [EmailAddress(name: nil, address: "route@example.com")]),
-        ("A <a@x.org> B <b@x.org>", [EmailAddress(name: "A", address: "a@x.org"), EmailAddress(name: "B", address: "b@x.org")]),
-        ("John Q. Public <jqp@example.com>", [EmailAddress(name: "John Q. Public", address: "jqp@example.com")]),
-        (",,a@x.org,,", [EmailAddress(name: nil, address: "a@x.org")]),
+        ("John Doe john@example.com", [MailboxAddress(name: "John Doe", address: "john@example.com")]),
+        ("<john@example.com>", [MailboxAddress(name: nil, address: "john@example.com")]),
+        ("\"Quote \\\"Me\\\"\" <q@x.org>", [MailboxAddress(name: "Quote \"Me\"", address: "q@x.org")]),
+        ("Jörg <jörg@bücher.de>", [MailboxAddress(name: "Jörg", address: "jörg@bücher.de")]),
+        ("user@xn--bcher-kva.example", [MailboxAddress(name: nil, address: "user@xn--bcher-kva.example")]),
+        ("<@relay.example:route@example.com>", [MailboxAddress(name: nil, address: "route@example.com")]),
+        ("A <a@x.org> B <b@x.org>", [MailboxAddress(name: "A", address: "a@x.org"), MailboxAddress(name: "B", address: "b@x.org")]),
+        ("John Q. Public <jqp@example.com>", [MailboxAddress(name: "John Q. Public", address: "jqp@example.com")]),
+        (",,a@x.org,,", [MailboxAddress(name: nil, address: "a@x.org")]),
     ])
-    func parses(input: String, expected: [EmailAddress]) {
+    func parses(input: String, expected: [MailboxAddress]) {
         #expect(AddressParser.parse(input) == expected)
     }
 

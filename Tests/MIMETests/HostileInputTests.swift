@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import TernCore
 @testable import MIME
 
 /// Issue 21: what a hostile message costs to read. Each input here took seconds (quadratic work)

@@ -1,17 +1,16 @@
 import Foundation
 import IDNA
 import Testing
-import TernCore
 @testable import MIME
 
 /// Issue 21: Message-IDs Tern writes are RFC 5322 msg-ids in ASCII, and no header line it writes is
 /// longer than 998 bytes.
 @Suite struct MessageIDBuildingTests {
-    let alice = EmailAddress(name: "Alice", address: "alice@tern.test")
-    let bob = EmailAddress(address: "bob@tern.test")
+    let alice = MailboxAddress(name: "Alice", address: "alice@tern.test")
+    let bob = MailboxAddress(address: "bob@tern.test")
 
-    func message(messageId: String? = nil, inReplyTo: String? = nil, references: [String] = []) -> OutgoingMessage {
-        OutgoingMessage(from: alice, to: [bob], subject: "s", messageId: messageId, inReplyTo: inReplyTo, references: references, bodyPlain: "x")
+    func message(messageId: String? = nil, inReplyTo: String? = nil, references: [String] = []) -> OutgoingMIMEMessage {
+        OutgoingMIMEMessage(from: alice, to: [bob], subject: "s", messageId: messageId, inReplyTo: inReplyTo, references: references, bodyPlain: "x")
     }
 
     static let invalidIds = [
@@ -55,7 +54,7 @@ import TernCore
         let word = String(repeating: "w", count: 2_000)
         var outgoing = message()
         outgoing.subject = "see " + word + " end"
-        outgoing.to = [EmailAddress(name: word, address: "bob@tern.test")]
+        outgoing.to = [MailboxAddress(name: word, address: "bob@tern.test")]
         let bytes = try MessageBuilder().build(outgoing)
         #expect(Self.longestLine(bytes) <= 998)
         let parsed = MessageParser().parse(bytes)
@@ -67,7 +66,7 @@ import TernCore
     @Test func unfoldableLinesAreRefused() {
         var outgoing = message()
         outgoing.bodyHTML = "<img src=\"cid:x\">"
-        outgoing.attachments = [OutgoingAttachment(filename: "a.png", mimeType: "image/png", data: Data([1]),
+        outgoing.attachments = [OutgoingMIMEAttachment(filename: "a.png", mimeType: "image/png", data: Data([1]),
                                                    contentId: String(repeating: "c", count: 1_200) + "@x")]
         #expect(throws: MessageBuildError.lineTooLong(start: "Content-ID: <" + String(repeating: "c", count: 27), length: 1_216)) {
             try MessageBuilder().build(outgoing)
@@ -79,7 +78,7 @@ import TernCore
                       ("a@münchen。de", "xn--mnchen-3ya.de"), ("a@tern.test", "tern.test")])
     func generatedIdsAreASCIIForInternationalizedDomains(address: String, domain: String) throws {
         var outgoing = message()
-        outgoing.from = EmailAddress(address: address)
+        outgoing.from = MailboxAddress(address: address)
         let parsed = MessageParser().parse(try MessageBuilder().build(outgoing))
         let id = try #require(parsed.messageId)
         #expect(id.hasSuffix("@\(domain)>"), "\(id)")

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import TernCore
 @testable import MIME
 
 func parse(_ text: String) -> ParsedMessage {
@@ -20,7 +19,7 @@ func parse(_ text: String) -> ParsedMessage {
             Hi there.
 
             """)
-        #expect(message.from == [EmailAddress(name: "Zoë", address: "zoe@example.fr")])
+        #expect(message.from == [MailboxAddress(name: "Zoë", address: "zoe@example.fr")])
         #expect(message.subject == "Hello")
         #expect(message.messageId == "<m1@example.fr>")
         #expect(message.bodyPlain == "Hi there.\n")

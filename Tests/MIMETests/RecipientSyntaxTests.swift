@@ -1,5 +1,4 @@
 import Testing
-import TernCore
 @testable import MIME
 
 /// Recipients as typed into the composer (FR-COMP-01 "Send Validation"): RFC 5322 mailboxes kept
@@ -9,17 +8,17 @@ import TernCore
         let parsed = RecipientSyntax.parseList(#"Ana Silva <ana@example.org>, "Doe, John" <john@example.com>; bo@example.net (Bo, home),"# +
                                                #" "john smith"@example.com, <"a,b"@example.com>"#)
         #expect(parsed == [
-            EmailAddress(name: "Ana Silva", address: "ana@example.org"),
-            EmailAddress(name: "Doe, John", address: "john@example.com"),
-            EmailAddress(address: "bo@example.net"),
-            EmailAddress(address: #""john smith"@example.com"#),
-            EmailAddress(address: #""a,b"@example.com"#),
+            MailboxAddress(name: "Ana Silva", address: "ana@example.org"),
+            MailboxAddress(name: "Doe, John", address: "john@example.com"),
+            MailboxAddress(address: "bo@example.net"),
+            MailboxAddress(address: #""john smith"@example.com"#),
+            MailboxAddress(address: #""a,b"@example.com"#),
         ])
     }
 
     @Test func escapedQuotesInNames() {
         #expect(RecipientSyntax.parseList(#""Ana \"the boss\" Silva" <ana@example.org>"#)
-                == [EmailAddress(name: #"Ana "the boss" Silva"#, address: "ana@example.org")])
+                == [MailboxAddress(name: #"Ana "the boss" Silva"#, address: "ana@example.org")])
     }
 
     @Test func textThatIsNoMailboxIsKeptToBeShown() {

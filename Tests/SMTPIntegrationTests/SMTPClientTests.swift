@@ -3,7 +3,6 @@ import MailTransport
 import IMAP
 import MIME
 import Testing
-import TernCore
 @testable import SMTP
 
 /// Against the real Postfix (submission with STARTTLS, implicit TLS) delivering through LMTP to the
@@ -32,11 +31,13 @@ enum MailServers {
 struct SMTPSubmissionTests {
     static func message(subject: String, to: [String], bcc: [String] = []) throws -> (bytes: [UInt8], messageId: String, envelope: SMTPEnvelope) {
         let messageId = MessageBuilder.generateMessageID(domain: "tern.test")
-        let outgoing = OutgoingMessage(
-            from: EmailAddress(name: "Alice Example", address: "alice@tern.test"), to: to.map { EmailAddress(address: $0) },
-            bcc: bcc.map { EmailAddress(address: $0) }, subject: subject, messageId: messageId,
+        let outgoing = OutgoingMIMEMessage(
+            from: MailboxAddress(name: "Alice Example", address: "alice@tern.test"), to: to.map { MailboxAddress(address: $0) },
+            bcc: bcc.map { MailboxAddress(address: $0) }, subject: subject, messageId: messageId,
             bodyPlain: "Grüße aus Tern.\n.\nA line with only a dot above; it must survive.\n")
-        return (try MessageBuilder().build(outgoing), messageId, SMTPEnvelope(sender: "alice@tern.test", recipients: outgoing.envelopeRecipients))
+        var seen = Set<String>()
+        let recipients = (to + bcc).filter { seen.insert($0.lowercased()).inserted }
+        return (try MessageBuilder().build(outgoing), messageId, SMTPEnvelope(sender: "alice@tern.test", recipients: recipients))
     }
 
     /// Waits (up to 10 s) for a message with this Message-ID in the user's INBOX and returns its bytes.

@@ -1,3 +1,4 @@
+import FileNameSafety
 import Testing
 @testable import TernCore
 

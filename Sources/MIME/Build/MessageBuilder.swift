@@ -1,12 +1,12 @@
+import CivilCalendar
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import TernCore
 
-/// Turns an `OutgoingMessage` into RFC 5322 bytes for SMTP and IMAP APPEND (FR-SYNC-07, FR-COMP-01):
+/// Turns an `OutgoingMIMEMessage` into RFC 5322 bytes for SMTP and IMAP APPEND (FR-SYNC-07, FR-COMP-01):
 /// CRLF line endings, no line over 998 bytes, the transfer encoding chosen per part, Bcc never in
 /// the header, and no way for a field's content to start a new header line. Dot-stuffing is SMTP's.
 public struct MessageBuilder: Sendable {
@@ -18,7 +18,7 @@ public struct MessageBuilder: Sendable {
 
     /// `draft`: a copy for the Drafts mailbox (FR-COMP-01): recipients may be missing and Bcc is
     /// written, since the copy is the writer's own and resuming it elsewhere needs it.
-    public func build(_ message: OutgoingMessage, draft: Bool = false) throws -> [UInt8] {
+    public func build(_ message: OutgoingMIMEMessage, draft: Bool = false) throws -> [UInt8] {
         try validate(message, draft: draft)
         let messageId = message.messageId ?? Self.generateMessageID(domain: domain(of: message.from.address))
         var head = ""
@@ -99,7 +99,7 @@ public struct MessageBuilder: Sendable {
         return result
     }
 
-    func attachmentPart(_ attachment: OutgoingAttachment) -> [UInt8] {
+    func attachmentPart(_ attachment: OutgoingMIMEAttachment) -> [UInt8] {
         let filename = MIMEPart.sanitizedFilename(attachment.filename)
         let type = attachment.mimeType.contains("/") && !attachment.mimeType.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ";" })
             ? attachment.mimeType.lowercased() : "application/octet-stream"
@@ -142,7 +142,7 @@ public struct MessageBuilder: Sendable {
 
     // MARK: - Validation: nothing a user typed can become a header line
 
-    func validate(_ message: OutgoingMessage, draft: Bool = false) throws {
+    func validate(_ message: OutgoingMIMEMessage, draft: Bool = false) throws {
         if !draft, message.to.isEmpty && message.cc.isEmpty && message.bcc.isEmpty { throw MessageBuildError.noRecipients }
         func checkText(_ text: String, _ field: String) throws {
             if text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
@@ -176,7 +176,7 @@ public struct MessageBuilder: Sendable {
         return !address.contains { forbidden.contains($0) } && address.utf8.count <= 254
     }
 
-    func mailbox(_ address: EmailAddress) -> String {
+    func mailbox(_ address: MailboxAddress) -> String {
         guard let name = address.name, !name.isEmpty else { return address.address }
         return "\(HeaderEncoder.phrase(name)) <\(address.address)>"
     }

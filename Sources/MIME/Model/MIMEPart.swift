@@ -1,5 +1,5 @@
+import FileNameSafety
 import Foundation
-import TernCore
 
 /// A body part of a message: the shape shared by parsed messages and by IMAP BODYSTRUCTURE, so
 /// that body selection and attachment listing work the same from either (FR-SYNC-01 steps 7-8).

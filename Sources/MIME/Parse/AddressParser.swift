@@ -1,5 +1,3 @@
-import TernCore
-
 /// Address lists (RFC 5322 section 3.4): mailboxes and groups, quoted and encoded display names,
 /// comments, and the broken forms real mail carries (missing angle brackets, unquoted commas in
 /// names followed by an address, stray semicolons). A group contributes its members.
@@ -11,14 +9,14 @@ public enum AddressParser {
         case special(UInt8)
     }
 
-    public static func parse(_ text: String) -> [EmailAddress] {
+    public static func parse(_ text: String) -> [MailboxAddress] {
         var problems: [String] = []
         return parse(Array(text.utf8)[...], problems: &problems)
     }
 
-    static func parse(_ bytes: ArraySlice<UInt8>, problems: inout [String]) -> [EmailAddress] {
+    static func parse(_ bytes: ArraySlice<UInt8>, problems: inout [String]) -> [MailboxAddress] {
         let tokens = tokenize(bytes, problems: &problems)
-        var result: [EmailAddress] = []
+        var result: [MailboxAddress] = []
         var phrase: [Token] = []
         var angle: String?
 
@@ -28,7 +26,7 @@ public enum AddressParser {
                 let address = angle.trimmingSpaces()
                 let name = displayName(from: phrase, problems: &problems)
                 if address.isEmpty && name == nil { return }
-                result.append(EmailAddress(name: name, address: address))
+                result.append(MailboxAddress(name: name, address: address))
                 return
             }
             let words = phrase.compactMap { token -> (String, Bool)? in
@@ -51,11 +49,11 @@ public enum AddressParser {
                 } else if let comment = comments.last, !comment.isEmpty {
                     name = EncodedWordDecoder.decode(comment)
                 }
-                result.append(EmailAddress(name: name?.isEmpty == true ? nil : name, address: joinedAddress))
+                result.append(MailboxAddress(name: name?.isEmpty == true ? nil : name, address: joinedAddress))
             } else {
                 // A bare name or local part, such as `undisclosed-recipients` or `postmaster`.
                 let text = words.map(\.0).joined(separator: words.count > 1 && words.allSatisfy({ !$0.1 }) ? " " : "")
-                if !text.isEmpty { result.append(EmailAddress(name: nil, address: text)) }
+                if !text.isEmpty { result.append(MailboxAddress(name: nil, address: text)) }
             }
         }
 

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import TernCore
 
 /// FR-SYNC-01 step 6: the canonical fallback identity of a message whose Message-ID is missing or
 /// shared with a different message. A SHA-256 over the headers that every copy of one message keeps
@@ -8,9 +7,9 @@ import TernCore
 /// case and whitespace, so the same message in two folders gets the same key and different messages
 /// (even ones sharing a Message-ID) get different keys.
 public enum DedupKey {
-    public static func make(from: [EmailAddress], to: [EmailAddress], cc: [EmailAddress], subject: String,
+    public static func make(from: [MailboxAddress], to: [MailboxAddress], cc: [MailboxAddress], subject: String,
                             dateHeader: String?, messageId: String?) -> String {
-        func addresses(_ list: [EmailAddress]) -> String {
+        func addresses(_ list: [MailboxAddress]) -> String {
             list.map { $0.address.lowercased() }.sorted().joined(separator: ",")
         }
         func collapse(_ text: String?) -> String {

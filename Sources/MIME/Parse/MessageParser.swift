@@ -1,5 +1,4 @@
 import Foundation
-import TernCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,12 +8,12 @@ import Darwin
 /// A message read from bytes: headers, part tree, chosen bodies, attachments, and what was wrong.
 public struct ParsedMessage: Sendable {
     public var headers: HeaderSection
-    public var from: [EmailAddress]
-    public var sender: EmailAddress?
-    public var to: [EmailAddress]
-    public var cc: [EmailAddress]
-    public var bcc: [EmailAddress]
-    public var replyTo: [EmailAddress]
+    public var from: [MailboxAddress]
+    public var sender: MailboxAddress?
+    public var to: [MailboxAddress]
+    public var cc: [MailboxAddress]
+    public var bcc: [MailboxAddress]
+    public var replyTo: [MailboxAddress]
     public var subject: String
     /// nil when the Date header is missing or unreadable: the caller uses INTERNALDATE.
     public var date: Date?
@@ -59,7 +58,7 @@ public struct MessageParser: Sendable {
         let root = state.parseBody(headers: headers, bodyStart: bodyStart, end: bytes.count, partId: "", depth: 0, isRoot: true)
         var addressProblems: [String] = []
 
-        func addresses(_ name: String) -> [EmailAddress] {
+        func addresses(_ name: String) -> [MailboxAddress] {
             headers.all(name).flatMap { AddressParser.parse($0.rawValue, problems: &addressProblems) }
         }
         let from = addresses("from")

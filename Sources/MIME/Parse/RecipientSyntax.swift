@@ -1,18 +1,23 @@
-import TernCore
-
 /// Recipients as a person types them into the composer, read strictly (RFC 5322 section 3.4 and
 /// 3.4.1, RFC 6532 for UTF-8): unlike `AddressParser`, which recovers what it can from received
 /// mail, this keeps each address exactly as typed so that a wrong one is shown as wrong, and a
 /// quoted local part (`"john smith"@example.org`) keeps its quotes and spaces.
 public enum RecipientSyntax {
+    /// One address's syntax.
+    public enum Check: Sendable, Hashable {
+        case valid(needsSMTPUTF8: Bool)
+        /// Why it is not an address, in a few words ("no domain", "space in the local part").
+        case invalid(String)
+    }
+
     /// RFC 5321 section 4.5.3.1.1 and 4.5.3.1.2: what an SMTP server must accept.
     static let maxLocalPartBytes = 64
     static let maxAddressBytes = 254
 
     /// The mailboxes of `text`, split at commas outside quotes, comments and angle brackets:
     /// `Name <addr>`, `"Quoted, Name" <addr>` or a bare addr-spec (a trailing comment is dropped).
-    public static func parseList(_ text: String) -> [EmailAddress] {
-        var result: [EmailAddress] = []
+    public static func parseList(_ text: String) -> [MailboxAddress] {
+        var result: [MailboxAddress] = []
         var piece: [Character] = []
         var inQuote = false, inAngle = false, commentDepth = 0, escaped = false
         func finish() {
@@ -40,7 +45,7 @@ public enum RecipientSyntax {
 
     /// One mailbox: the address between the last `<…>` with the phrase before it as the name, or
     /// the whole text (without comments) as the address.
-    static func mailbox(_ text: String) -> EmailAddress? {
+    static func mailbox(_ text: String) -> MailboxAddress? {
         let trimmed = text.trimmingSpaces()
         guard !trimmed.isEmpty else { return nil }
         if trimmed.hasSuffix(">"), let open = angleStart(trimmed) {
@@ -49,9 +54,9 @@ public enum RecipientSyntax {
             if name.hasPrefix("\""), name.hasSuffix("\""), name.count >= 2 {
                 name = unescaped(String(name.dropFirst().dropLast()))
             }
-            return EmailAddress(name: name.isEmpty ? nil : name, address: address)
+            return MailboxAddress(name: name.isEmpty ? nil : name, address: address)
         }
-        return EmailAddress(address: withoutComments(trimmed).trimmingSpaces())
+        return MailboxAddress(address: withoutComments(trimmed).trimmingSpaces())
     }
 
     /// The `<` that opens the final angle address, outside quotes.
@@ -93,7 +98,7 @@ public enum RecipientSyntax {
 
     /// RFC 5322 addr-spec: a dot-atom or quoted-string local part, `@`, a domain name of letters,
     /// digits and hyphens (or UTF-8: an IDN) or an address literal. Non-ASCII anywhere needs SMTPUTF8.
-    public static func check(_ address: String) -> AddressCheck {
+    public static func check(_ address: String) -> Check {
         let bytes = Array(address.utf8)
         guard !bytes.isEmpty else { return .invalid("empty") }
         guard let at = bytes.lastIndex(of: ASCII.at) else { return .invalid("no @") }

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 import GRDB
 import TernCore

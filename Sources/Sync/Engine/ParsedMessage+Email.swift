@@ -14,7 +14,8 @@ extension ParsedMessage {
             accountId: accountId, messageId: messageIdIsReliable ? messageId : nil, headerMessageId: messageId,
             dedupKey: dedupKey, inReplyTo: inReplyTo.last, references: references.isEmpty ? nil : references.joined(separator: " "),
             subject: subject, fromName: from.first?.name, fromAddress: from.first?.address ?? sender?.address ?? "",
-            toAddresses: to, ccAddresses: cc, bccAddresses: bcc, replyTo: replyTo, dateSent: date, dateReceived: internalDate,
+            toAddresses: to.map(EmailAddress.init), ccAddresses: cc.map(EmailAddress.init), bccAddresses: bcc.map(EmailAddress.init),
+            replyTo: replyTo.map(EmailAddress.init), dateSent: date, dateReceived: internalDate,
             snippet: plainSnippet ?? (bodyPlain == nil && bodyHTML == nil ? nil : ""), bodyPlain: bodyPlain, bodyHTML: bodyHTML,
             bodyTruncated: bodyTruncated, bodiesFetched: true, sizeBytes: sizeBytes,
             hasAttachments: attachments.contains { !$0.isInline })

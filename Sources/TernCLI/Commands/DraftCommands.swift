@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileNameSafety
 import Foundation
 import Synchronization
 import TernCore

@@ -84,7 +84,7 @@ struct ParseReport: Encodable {
 
     init(file: String, message: ParsedMessage) {
         self.file = file
-        let convert = { (list: [EmailAddress]) in list.map { Address(name: $0.name, address: $0.address) } }
+        let convert = { (list: [MailboxAddress]) in list.map { Address(name: $0.name, address: $0.address) } }
         from = convert(message.from)
         to = convert(message.to)
         cc = convert(message.cc)

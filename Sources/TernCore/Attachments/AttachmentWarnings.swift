@@ -1,3 +1,4 @@
+import FileNameSafety
 import Foundation
 
 /// A warning a front end shows, and must have answered, before an attachment is downloaded

@@ -1,3 +1,4 @@
+import FileNameSafety
 import Foundation
 
 /// Where an attachment's bytes are on the server (FR-SYNC-08).

@@ -1,3 +1,4 @@
+import FileNameSafety
 import Foundation
 import Synchronization
 import TernCore

@@ -17,9 +17,18 @@ public enum AttachmentFilename {
         scalars.append(contentsOf: lastComponent.unicodeScalars.lazy.filter { !isUnsafe($0) })
         var cleaned = Substring(String(scalars))
         while cleaned.hasPrefix(".") { cleaned.removeFirst() }
-        let trimmed = cleaned.trimmingWhitespace()
+        let trimmed = trimmingWhitespace(cleaned)
         guard !trimmed.isEmpty else { return "attachment" }
         return capped(trimmed, maxBytes: maxBytes)
+    }
+
+    /// Without leading and trailing Unicode White_Space (this module depends on nothing, not even
+    /// TernCore's `trimmingWhitespace`).
+    static func trimmingWhitespace(_ text: Substring) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(String.UnicodeScalarView(scalars[first...last]))
     }
 
     static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
