@@ -172,6 +172,24 @@ struct ComposeTests {
         #expect(draft.mode == .new && draft.isEmpty && draft.from.address == account.emailAddress)
     }
 
+    /// CO01-M1: the web composer's default sender, with a From picker for the others.
+    @Test func aNewMessagePrefersTheAccountNamedElseTheFirstByName() async throws {
+        #expect(try await useCase().new(preferring: "work").accountId == account.id)
+        #expect(try await useCase().new(preferring: nil).accountId == other.id)
+        #expect(try await useCase().new(preferring: "gone").accountId == other.id)
+    }
+
+    /// CO01-M1: the From picker moves a reply to another account; the same account keeps the alias.
+    @Test func aReplySentFromAnotherAccountTakesItsAddressAndKeepsTheRest() async throws {
+        let id = try await insert(received(by: account))
+        let reply = try await useCase().compose(.replyAll, replyingTo: id)
+        let moved = try await useCase().sending(reply, from: "home")
+        #expect(moved.accountId == other.id && moved.from.address == other.emailAddress)
+        #expect(moved.to == reply.to && moved.cc == reply.cc && moved.body == reply.body && moved.inReplyTo == reply.inReplyTo)
+        #expect(try await useCase().sending(reply, from: "work") == reply)
+        await #expect(throws: TernError.notFound("account 'gone'")) { try await useCase().sending(reply, from: "gone") }
+    }
+
     @Test func unknownMessageIsNotFound() async throws {
         await #expect(throws: TernError.notFound("message 999")) { try await useCase().compose(.reply, replyingTo: 999) }
     }

@@ -30,6 +30,27 @@ public struct ComposeUseCase: Sendable {
         return ComposeDraft(mode: .new, accountId: account.id, from: ComposePrefill.sender(for: account, original: nil))
     }
 
+    /// CO01-M1: an empty message from the account named (the one picked, or that of the folder
+    /// being viewed) when it exists, else from the first account by name, so that a person with
+    /// several accounts gets a composer with a From picker rather than a refusal.
+    public func new(preferring name: String?) async throws -> ComposeDraft {
+        let all = try await accounts.allAccounts().sorted { $0.name < $1.name }
+        guard let account = all.first(where: { $0.name == name }) ?? all.first else { throw TernError.accountNeeded(available: []) }
+        return ComposeDraft(mode: .new, accountId: account.id, from: ComposePrefill.sender(for: account, original: nil))
+    }
+
+    /// CO01-M1: the message sent from another account (the From picker): its sender becomes that
+    /// account's name and address; recipients, body and threading headers stay. The same account
+    /// leaves the draft as it is, so a reply keeps the alias the original was addressed to.
+    public func sending(_ draft: ComposeDraft, from name: String) async throws -> ComposeDraft {
+        guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
+        guard account.id != draft.accountId else { return draft }
+        var moved = draft
+        moved.accountId = account.id
+        moved.from = ComposePrefill.sender(for: account, original: nil)
+        return moved
+    }
+
     /// A reply (`.reply`, `.replyAll`) or forward of stored message `emailId`, from the account that
     /// received it. `.new` ignores the original: use `new(account:)`.
     public func compose(_ mode: ComposeMode, replyingTo emailId: Int64) async throws -> ComposeDraft {

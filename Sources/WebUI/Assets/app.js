@@ -4,6 +4,8 @@
 // the attachment warnings as dialogs. It never touches a message body: those live in sandboxed frames.
 
 const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
+// The per-message menus replace their no-script links (app.css).
+document.documentElement.classList.add("scripted");
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 
@@ -274,7 +276,8 @@ document.addEventListener("click", async (event) => {
   } else if (link.dataset.fragment && link.closest("article.message")) {
     event.preventDefault();
     replaceMessage(link.closest("article.message"), link.dataset.fragment, link.classList.contains("expand-toggle"));
-  } else if (link.classList.contains("compose-link")) {
+  } else if (link.classList.contains("compose-link") || link.classList.contains("message-compose")) {
+    closeMessageMenus();
     event.preventDefault();
     await openComposer(link);
   } else if (link.classList.contains("folder-link") || link.classList.contains("back-button")) {
@@ -621,6 +624,114 @@ document.addEventListener("keydown", (event) => {
 });
 
 $("#shortcuts-open")?.addEventListener("click", () => $("#shortcuts-dialog")?.showModal());
+
+// ---- A message's "More actions" menu (NFR-ED-03, ED§7-3) ---------------------------------------
+// The menu button pattern: Enter, Space or a click opens it on its first item; arrows, Home and End
+// move; Escape or Tab closes it and focus goes back to the button. The context-menu key
+// (Shift+F10) and a right click on a message open that message's menu.
+function closeMessageMenus({ except = null, focusButton = false } = {}) {
+  for (const menu of $$(".message-menu:not([hidden])")) {
+    if (menu === except) continue;
+    menu.hidden = true;
+    const button = document.getElementById(menu.getAttribute("aria-labelledby") ?? "") ?? $(`[aria-controls="${CSS.escape(menu.id)}"]`);
+    button?.setAttribute("aria-expanded", "false");
+    if (focusButton) button?.focus();
+  }
+}
+
+function openMessageMenu(article, focus = "first") {
+  const button = $(".message-menu-button", article);
+  const menu = button && document.getElementById(button.getAttribute("aria-controls"));
+  if (!menu) return false;
+  closeMessageMenus({ except: menu });
+  menu.hidden = false;
+  button.setAttribute("aria-expanded", "true");
+  const items = $$('[role="menuitem"]', menu);
+  (focus === "last" ? items.at(-1) : items[0])?.focus();
+  return true;
+}
+
+document.addEventListener("click", (event) => {
+  const button = event.target.closest(".message-menu-button");
+  if (button) {
+    if (button.getAttribute("aria-expanded") === "true") closeMessageMenus(); else openMessageMenu(button.closest("article.message"));
+    return;
+  }
+  const item = event.target.closest('.message-menu [role="menuitem"]');
+  if (item && item.tagName === "BUTTON") { runMessageMenuItem(item); return; }
+  if (!event.target.closest(".message-menu")) closeMessageMenus();
+});
+
+document.addEventListener("contextmenu", (event) => {
+  const article = event.target.closest("article.message");
+  if (!article || event.target.closest("input, textarea") || !$(".message-menu-button", article)) return;
+  event.preventDefault();
+  openMessageMenu(article);
+});
+
+document.addEventListener("keydown", (event) => {
+  const article = event.target.closest?.("article.message");
+  if (!article) return;
+  const button = $(".message-menu-button", article);
+  if ((event.key === "ContextMenu" || (event.shiftKey && event.key === "F10")) && button) {
+    event.preventDefault();
+    openMessageMenu(article);
+    return;
+  }
+  if (event.target === button && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
+    event.preventDefault();
+    openMessageMenu(article, event.key === "ArrowUp" ? "last" : "first");
+    return;
+  }
+  const menu = event.target.closest(".message-menu");
+  if (!menu) return;
+  const items = $$('[role="menuitem"]', menu);
+  const index = items.indexOf(event.target);
+  const move = { ArrowDown: index + 1, ArrowUp: index - 1, Home: 0, End: items.length - 1 }[event.key];
+  if (move !== undefined) {
+    event.preventDefault();
+    items[(move + items.length) % items.length].focus();
+  } else if (event.key === "Escape") {
+    event.preventDefault();
+    event.stopPropagation();
+    closeMessageMenus({ focusButton: true });
+  } else if (event.key === "Tab") {
+    closeMessageMenus();
+  } else if (event.key === " " && event.target.tagName === "A") {
+    event.preventDefault();
+    event.target.click();
+  }
+}, true);
+
+async function runMessageMenuItem(item) {
+  const article = item.closest("article.message");
+  closeMessageMenus({ focusButton: true });
+  if (item.dataset.copyText) {
+    try {
+      const { text } = JSON.parse(await fetchText(item.dataset.copyText));
+      await navigator.clipboard.writeText(text);
+      toast("Text copied.");
+    } catch {
+      toast("Couldn't copy the text: the message isn't downloaded yet.", { error: true });
+    }
+    return;
+  }
+  const form = document.getElementById(item.dataset.submits ?? "");
+  if (!form) return;
+  if (form.dataset.fromHere !== undefined) {
+    // This message and every later one the page shows (earlier pages may have been loaded above).
+    for (const input of $$('input[name="message"]', form)) input.remove();
+    const articles = $$("article.message[data-message-id]");
+    for (const later of articles.slice(articles.indexOf(article))) {
+      const input = document.createElement("input");
+      input.type = "hidden";
+      input.name = "message";
+      input.value = later.dataset.messageId;
+      form.append(input);
+    }
+  }
+  form.requestSubmit();
+}
 
 // ---- Search as you type (FTS5) ------------------------------------------------------------------
 let searchTimer;

@@ -37,6 +37,11 @@ struct WebRoutes: Sendable {
                 context.parameters.require("id", as: Int64.self), threadId: query["thread"].flatMap { Int64($0) } ?? 0,
                 remoteImages: query["images"] == "1")
         }
+        // NFR-ED-03: a message's "Copy text" (its text as a reader sees it, quotes marked with `>`).
+        router.get("texts/:id") { request, context in
+            let query = query(request)
+            return try await text(context.parameters.require("id", as: Int64.self), threadId: query["thread"].flatMap { Int64($0) } ?? 0)
+        }
         ActionRoutes(services: services, state: state, page: page).register(on: router)
         ComposeRoutes(services: services, state: state, page: page).register(on: router)
         AttachmentRoutes(services: services, state: state, page: page).register(on: router)
@@ -250,6 +255,15 @@ struct WebRoutes: Sendable {
         return WebResponse.html("<template data-earlier>\(html: markup)</template>")
     }
 
+    /// A message's text for the clipboard (issue 34, per-message actions); 404 when it is not downloaded.
+    func text(_ emailId: Int64, threadId: Int64) async throws -> Response {
+        let message = try await services.openThread.message(emailId, threadId: threadId, loadRemoteImages: false)
+        guard let text = message.body?.text, message.bodyState == .available || message.bodyState == .truncated else {
+            throw HTTPError(.notFound, message: "This message isn't downloaded yet.")
+        }
+        return WebResponse.json(MessageText(text: text))
+    }
+
     /// A message body as its own document (see `BodyDocument`).
     func body(_ emailId: Int64, threadId: Int64, remoteImages: Bool) async throws -> Response {
         let message: ConversationMessage
@@ -301,4 +315,9 @@ enum WebErrorText {
         }
         return String(describing: error)
     }
+}
+
+/// A message's text as the page's "Copy text" reads it.
+struct MessageText: Encodable, Sendable {
+    var text: String
 }

@@ -19,11 +19,10 @@ struct ConversationView: Sendable {
 
     func render() -> HTMLText {
         var messages = HTMLText()
-        for message in conversation.messages {
-            messages += MessageView(
-                message: message, threadId: conversation.threadId, location: location,
-                csrfToken: csrfToken, time: time
-            ).render()
+        for (index, message) in conversation.messages.enumerated() {
+            var view = MessageView(message: message, threadId: conversation.threadId, location: location, csrfToken: csrfToken, time: time)
+            view.fromHere = conversation.messages[index...].map(\.id)
+            messages += view.render()
         }
         let subject = conversation.subject.isEmpty ? "(no subject)" : conversation.subject
         let offline: HTMLText =
@@ -145,6 +144,9 @@ struct MessageView: Sendable {
     var location: MailLocation
     var csrfToken: String
     var time: RelativeTime
+    /// "Mark unread from here": this message and the later ones of the page (just this one when
+    /// drawn alone; the script takes every later message the page shows).
+    var fromHere: [Int64] = []
 
     var domId: String { "message-\(message.id)" }
 
@@ -161,20 +163,22 @@ struct MessageView: Sendable {
             ])
         let avatarClass = SenderAvatar.palette.firstIndex(of: message.avatar.color) ?? 0
         return """
-            <article class="message \(message.collapsed ? "collapsed" : "expanded") \(readState)" id="\(domId)" data-message-id="\(message.id)" aria-label="\(label)">
-            <header class="message-header">
-            <span class="avatar avatar-c\(avatarClass)" aria-hidden="true">\(message.avatar.initials)</span>
-            <div class="message-meta">
-            <h3 class="sender"><a class="expand-toggle" href="\(toggled.url)" data-fragment="\(fragment)" aria-expanded="\(message.collapsed ? "false" : "true")" aria-controls="\(domId)-content">\(message.senderName)</a>\
-            <span class="read-mark" title="\(message.isRead ? "Read" : "Unread")"><span class="visually-hidden">\(message.isRead ? "Read" : "Unread")</span></span></h3>
-            \(html: recipients())
-            </div>
-            <time class="date" datetime="\(RelativeTime.iso(message.date))" title="\(time.full(message.date))">\(time.short(message.date))</time>
-            \(html: starButton())
-            </header>
-            <div class="message-content" id="\(domId)-content">\(html: message.collapsed ? collapsedLine() : expandedContent())</div>
-            </article>
-            """
+        <article class="message \(message.collapsed ? "collapsed" : "expanded") \(readState)" id="\(domId)" data-message-id="\(message.id)" aria-label="\(label)">
+        <header class="message-header">
+        <span class="avatar avatar-c\(avatarClass)" aria-hidden="true">\(message.avatar.initials)</span>
+        <div class="message-meta">
+        <h3 class="sender"><a class="expand-toggle" href="\(toggled.url)" data-fragment="\(fragment)" aria-expanded="\(message.collapsed ? "false" : "true")" aria-controls="\(domId)-content">\(message.senderName)</a>\
+        <span class="read-mark" title="\(message.isRead ? "Read" : "Unread")"><span class="visually-hidden">\(message.isRead ? "Read" : "Unread")</span></span></h3>
+        \(html: recipients())
+        </div>
+        <time class="date" datetime="\(RelativeTime.iso(message.date))" title="\(time.full(message.date))">\(time.short(message.date))</time>
+        \(html: starButton())
+        \(html: actionsMenu())
+        </header>
+        <div class="message-content" id="\(domId)-content">\(html: message.collapsed ? collapsedLine() : expandedContent())</div>
+        \(html: actionLinks())
+        </article>
+        """
     }
 
     private func collapsedLine() -> HTMLText {
@@ -198,15 +202,61 @@ struct MessageView: Sendable {
         return "\(name) <\(address.address)>"
     }
 
+    /// NFR-ED-03, ED§7-3: the message named as the menu's button and group say it.
+    private var whose: String { "the message from \(message.senderName), \(time.short(message.date))" }
+
+    /// Reply, Reply all or Forward of this message (not the thread's latest).
+    private func composeURL(_ mode: ComposeMode) -> String {
+        var target = location
+        target.compose = ComposeTarget(mode: mode, messageId: message.id)
+        return target.url
+    }
+
+    /// NFR-ED-03 custom actions, ED§7-3's context menu: a "More actions" menu button whose menu
+    /// (`app.js`: arrow keys, Escape, the context-menu key and right click) acts on this message.
+    /// Shown only with script; `actionLinks()` is the same without it.
+    private func actionsMenu() -> HTMLText {
+        guard message.sendState == .none || message.sendState == .sent else { return "" }
+        let item = { (mode: ComposeMode, label: String) -> HTMLText in
+            "<li role=\"none\"><a role=\"menuitem\" tabindex=\"-1\" class=\"message-compose\" href=\"\(composeURL(mode))\" data-compose=\"\(mode.rawValue)\">\(label)</a></li>"
+        }
+        let text = MailLocation.url(path: "texts/\(message.id)", items: [URLQueryItem(name: "thread", value: String(threadId))])
+        return """
+        <div class="message-actions"><button type="button" class="icon-button message-menu-button" id="\(domId)-actions" aria-haspopup="menu" \
+        aria-expanded="false" aria-controls="\(domId)-menu" aria-keyshortcuts="Shift+F10" aria-label="More actions for \(whose)"><span class="icon icon-more" aria-hidden="true"></span></button>\
+        <ul class="message-menu" id="\(domId)-menu" role="menu" aria-label="Actions for \(whose)" hidden>\
+        \(html: item(.reply, "Reply"))\(html: item(.replyAll, "Reply all"))\(html: item(.forward, "Forward"))\
+        <li role="none"><button type="button" role="menuitem" tabindex="-1" data-copy-text="\(text)">Copy text</button></li>\
+        <li role="none"><button type="button" role="menuitem" tabindex="-1" data-submits="\(domId)-star">\(message.isStarred ? "Unstar" : "Star")</button></li>\
+        <li role="none"><button type="button" role="menuitem" tabindex="-1" data-submits="\(domId)-unread">Mark unread from here</button></li></ul></div>
+        """
+    }
+
+    /// The message's actions without script: plain links to the composer and a form (hidden once
+    /// the script draws the menu, which submits the same form).
+    private func actionLinks() -> HTMLText {
+        guard message.sendState == .none || message.sendState == .sent else { return "" }
+        var ids = HTMLText()
+        for id in fromHere.isEmpty ? [message.id] : fromHere { ids += "<input type=\"hidden\" name=\"message\" value=\"\(id)\">" }
+        return """
+        <div class="message-links" role="group" aria-label="Actions for \(whose)">\
+        <a class="button" href="\(composeURL(.reply))">Reply</a> <a class="button" href="\(composeURL(.replyAll))">Reply all</a> \
+        <a class="button" href="\(composeURL(.forward))">Forward</a> \
+        <form method="post" action="actions/unread" class="action-form inline-form" id="\(domId)-unread" data-action="unread" data-from-here>\
+        <input type="hidden" name="csrf" value="\(csrfToken)">\(html: ids)<input type="hidden" name="return" value="\(location.listOnly.returnPath)">\
+        <button type="submit" class="button">Mark unread from here</button></form></div>
+        """
+    }
+
     private func starButton() -> HTMLText {
         let action = message.isStarred ? "unstar" : "star"
         return """
-            <form method="post" action="actions/\(action)" class="action-form star-form" data-action="\(action)">\
-            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
-            <input type="hidden" name="return" value="\(location.returnPath)">\
-            <button type="submit" class="icon-button" aria-pressed="\(message.isStarred ? "true" : "false")" aria-label="Star message from \(message.senderName)">\
-            <span class="icon icon-\(message.isStarred ? "star-filled" : "star")" aria-hidden="true"></span></button></form>
-            """
+        <form method="post" action="actions/\(action)" class="action-form star-form" id="\(domId)-star" data-action="\(action)">\
+        <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
+        <input type="hidden" name="return" value="\(location.returnPath)">\
+        <button type="submit" class="icon-button" aria-pressed="\(message.isStarred ? "true" : "false")" aria-label="Star message from \(message.senderName)">\
+        <span class="icon icon-\(message.isStarred ? "star-filled" : "star")" aria-hidden="true"></span></button></form>
+        """
     }
 
     /// An Outbox message's state (issue 34, CO01-S5, CO01-E2, SY07-7): a failed one says why and

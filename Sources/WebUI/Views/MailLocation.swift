@@ -55,6 +55,16 @@ struct MailLocation: Sendable, Hashable {
         Set((text ?? "").split(separator: ",").prefix(500).compactMap { Int64($0) })
     }
 
+    /// The account whose folder or view is shown (nil for the unified Inbox and search): a new
+    /// message is sent from it unless the From picker says otherwise (CO01-M1).
+    var accountName: String? {
+        switch source {
+        case .folder(let account, _): account
+        case .virtual(_, let account), .drafts(let account): account
+        case .unifiedInbox, .search: nil
+        }
+    }
+
     /// The list without a thread open (Back, in the one-pane layout).
     var listOnly: MailLocation { MailLocation(source: source) }
 
