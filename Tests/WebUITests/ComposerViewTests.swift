@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
+
 @testable import WebUI
 
 /// CO01-M1 (issue 34): with two or more accounts the composer's From is a labelled select of every
@@ -17,17 +18,23 @@ import TernCore
     }
 
     func markup(senders: [Account], draft: ComposeDraft) -> String {
-        ComposerView(draft: draft, target: ComposeTarget(mode: draft.mode, messageId: draft.originalEmailId),
-                     location: MailLocation(source: .unifiedInbox), csrfToken: "token", account: "bob", senders: senders, undoSeconds: 0)
-            .render().markup
+        ComposerView(
+            draft: draft, target: ComposeTarget(mode: draft.mode, messageId: draft.originalEmailId),
+            location: MailLocation(source: .unifiedInbox), csrfToken: "token", account: "bob", senders: senders, undoSeconds: 0
+        )
+        .render().markup
     }
 
     @Test func severalAccountsGiveAFromPickerWithTheDraftsAccountChosen() {
-        let alice = account("alice", displayName: "Alice <A>"), bob = account("bob")
+        let alice = account("alice", displayName: "Alice <A>")
+        let bob = account("bob")
         let draft = ComposeDraft(mode: .reply, accountId: bob.id, from: EmailAddress(name: nil, address: "bob-alias@example.org"), originalEmailId: 4)
         let page = markup(senders: [bob, alice], draft: draft)
         #expect(page.contains("<label for=\"compose-from\">From</label><select id=\"compose-from\" name=\"account\">"))
-        #expect(page.contains("<option value=\"alice\">Alice &lt;A&gt; &lt;alice@example.org&gt;</option><option value=\"bob\" selected>bob-alias@example.org</option>"))
+        #expect(
+            page.contains(
+                "<option value=\"alice\">Alice &lt;A&gt; &lt;alice@example.org&gt;</option><option value=\"bob\" selected>bob-alias@example.org</option>"
+            ))
         #expect(!page.contains("name=\"account\" value="), "the select is the form's only account")
     }
 

@@ -178,26 +178,31 @@ struct ComposeRoutes: Sendable {
         if let server = target.serverDraftId { draftId = try await services.drafts.open(serverEmailId: server).id }
         // CO01-M1: a new message from the account asked for, else that of the folder being viewed (the picker changes it).
         let preferred = target.account ?? location.accountName
-        var draft: ComposeDraft = if let typed {
-            typed
-        } else if let draftId {
-            try await services.drafts.open(draftId).content
-        } else if let messageId = target.messageId, target.mode != .new {
-            try await state.prefills.prefill(mode: target.mode, original: messageId, account: nil) {
-                try await services.compose.compose(target.mode, replyingTo: messageId)
+        var draft: ComposeDraft =
+            if let typed {
+                typed
+            } else if let draftId {
+                try await services.drafts.open(draftId).content
+            } else if let messageId = target.messageId, target.mode != .new {
+                try await state.prefills.prefill(mode: target.mode, original: messageId, account: nil) {
+                    try await services.compose.compose(target.mode, replyingTo: messageId)
+                }
+            } else {
+                try await state.prefills.prefill(mode: .new, original: nil, account: preferred) {
+                    try await services.compose.new(preferring: preferred)
+                }
             }
-        } else {
-            try await state.prefills.prefill(mode: .new, original: nil, account: preferred) { try await services.compose.new(preferring: preferred) }
-        }
         if typed == nil, draftId == nil, let suggestion = target.suggestion { draft.body = suggestion + draft.body }
         let accounts = try await services.listAccounts()
         let account = accounts.first { $0.id == draft.accountId }?.name ?? ""
         let settings = try await services.settings.current()
         let undoWindow = try await services.undoSend.window()
-        return ComposerView(draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, senders: accounts,
-                            draftId: draftId,
-                            undoSeconds: undoWindow.wholeSeconds, autosaveSeconds: state.autosaveSeconds, errors: errors, confirmed: confirmed,
-                            offersSmartReplies: settings.assistProvider != .off).render()
+        return ComposerView(
+            draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, senders: accounts,
+            draftId: draftId,
+            undoSeconds: undoWindow.wholeSeconds, autosaveSeconds: state.autosaveSeconds, errors: errors, confirmed: confirmed,
+            offersSmartReplies: settings.assistProvider != .off
+        ).render()
     }
 
     /// The message as the form holds it: the prefill again (sender, threading headers) with what the
@@ -206,17 +211,21 @@ struct ComposeRoutes: Sendable {
         let mode = form["mode"].flatMap(ComposeMode.init(rawValue:)) ?? .new
         let draftId = form["draft"].flatMap { Int64($0) }
         let picked = form["account"].flatMap { $0.isEmpty ? nil : $0 }
-        var draft: ComposeDraft = if let draftId {
-            try await services.drafts.open(draftId).content
-        } else if let original = form["original"].flatMap({ Int64($0) }), mode != .new {
-            try await state.prefills.prefill(mode: mode, original: original, account: nil) { try await services.compose.compose(mode, replyingTo: original) }
-        } else {
-            try await state.prefills.prefill(mode: .new, original: nil, account: picked) { try await services.compose.new(account: picked) }
-        }
+        var draft: ComposeDraft =
+            if let draftId {
+                try await services.drafts.open(draftId).content
+            } else if let original = form["original"].flatMap({ Int64($0) }), mode != .new {
+                try await state.prefills.prefill(mode: mode, original: original, account: nil) {
+                    try await services.compose.compose(mode, replyingTo: original)
+                }
+            } else {
+                try await state.prefills.prefill(mode: .new, original: nil, account: picked) { try await services.compose.new(account: picked) }
+            }
         // CO01-M1: the From picker may name another account than the prefill's (a reply sent from another address).
         if let picked { draft = try await services.compose.sending(draft, from: picked) }
-        var edit = ComposeEdit(to: form["to"] ?? "", cc: form["cc"] ?? "", bcc: form["bcc"] ?? "", subject: form["subject"] ?? "",
-                               body: form["body"] ?? "")
+        var edit = ComposeEdit(
+            to: form["to"] ?? "", cc: form["cc"] ?? "", bcc: form["bcc"] ?? "", subject: form["subject"] ?? "",
+            body: form["body"] ?? "")
         let kept = Set(form.all("attachment").compactMap { Int64($0) })
         let keptFiles = Set(form.all("draftfile"))
         edit.keepsAttachment = { attachment in

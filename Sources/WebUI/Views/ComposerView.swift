@@ -97,10 +97,12 @@ struct ComposerView: Sendable {
 
     func render() -> HTMLText {
         var hidden = HTMLText()
-        var fields: [(String, String)] = [
-            ("csrf", csrfToken), ("mode", draft.mode.rawValue), ("account", account), ("original", draft.originalEmailId.map { String($0) } ?? ""),
-            ("return", location.returnPath), ("draft", draftId.map { String($0) } ?? ""),
-        ] + (confirmed ? [("confirmed", "1")] : [])
+        var fields: [(String, String)] =
+            [
+                ("csrf", csrfToken), ("mode", draft.mode.rawValue), ("account", account),
+                ("original", draft.originalEmailId.map { String($0) } ?? ""),
+                ("return", location.returnPath), ("draft", draftId.map { String($0) } ?? "")
+            ] + (confirmed ? [("confirmed", "1")] : [])
         if offersSenderChoice { fields.removeAll { $0.0 == "account" } }
         for (name, value) in fields { hidden += "<input type=\"hidden\" name=\"\(name)\" value=\"\(value)\">" }
         let errorList: HTMLText = errors.isEmpty ? "" : "<ul>\(html: errors.map { "<li>\($0)</li>" as HTMLText })</ul>"
@@ -114,37 +116,37 @@ struct ComposerView: Sendable {
         let showBcc = !draft.bcc.isEmpty
         let focusField = draft.mode == .reply || draft.mode == .replyAll ? "body" : "to"
         return """
-        <form class="composer" id="composer" method="post" action="compose/send" aria-labelledby="composer-title" \
-        data-undo-seconds="\(undoSeconds)" data-autosave-seconds="\(autosaveSeconds)" data-focus="\(focusField)" enctype="application/x-www-form-urlencoded">
-        <div class="composer-header"><h2 id="composer-title" tabindex="-1">\(target.title)</h2>\
-        <span id="draft-status" class="hint" role="status">\(html: draftId == nil ? "" : "Draft saved")</span>\
-        <a class="button" href="\(location.url)" data-discard>Close</a></div>
-        \(html: hidden)
-        \(html: fromField())
-        \(html: notes)
-        \(html: recipientField("to", "To", draft.to, shown: true))
-        <div class="reveal-fields">\(html: showCc ? "" : "<button type=\"button\" class=\"link-button\" data-reveal=\"cc\">Add Cc</button>")\
-        \(html: showBcc ? "" : " <button type=\"button\" class=\"link-button\" data-reveal=\"bcc\">Add Bcc</button>")</div>
-        \(html: recipientField("cc", "Cc", draft.cc, shown: showCc))
-        \(html: recipientField("bcc", "Bcc", draft.bcc, shown: showBcc))
-        <p class="composer-field"><label for="compose-subject">Subject</label>\
-        <input id="compose-subject" name="subject" type="text" value="\(draft.subject)" autocomplete="off"></p>
-        \(html: suggestions)
-        <div class="format-toolbar" role="toolbar" aria-label="Formatting" aria-controls="compose-body">\
-        <button type="button" class="button" data-format="bold" aria-keyshortcuts="Control+B">Bold</button>\
-        <button type="button" class="button" data-format="italic" aria-keyshortcuts="Control+I">Italic</button>\
-        <button type="button" class="button" data-format="link" aria-keyshortcuts="Control+K">Link</button></div>
-        <p class="composer-field composer-body"><label for="compose-body" class="visually-hidden">Message</label>\
-        <textarea id="compose-body" name="body" rows="14" aria-describedby="body-hint">\(draft.body)</textarea></p>
-        <p id="body-hint" class="hint">**bold**, *italic* and [text](https://link) are sent as formatting.</p>
-        <p id="body-size" class="notice notice-warning" role="status" hidden></p>
-        \(html: attachments())
-        <div class="composer-errors" id="composer-errors" role="alert">\(html: errorList)</div>
-        <div class="composer-actions"><button type="submit" class="button primary" id="send-button" aria-keyshortcuts="Control+Enter">Send</button>\
-        <button type="submit" class="button" formaction="compose/draft" id="save-draft" aria-keyshortcuts="Control+S">Save draft</button>\
-        <button type="submit" class="button" formaction="compose/discard" id="delete-draft"\(html: draftId == nil ? " hidden" : "")>Delete draft</button></div>
-        </form>
-        """
+            <form class="composer" id="composer" method="post" action="compose/send" aria-labelledby="composer-title" \
+            data-undo-seconds="\(undoSeconds)" data-autosave-seconds="\(autosaveSeconds)" data-focus="\(focusField)" enctype="application/x-www-form-urlencoded">
+            <div class="composer-header"><h2 id="composer-title" tabindex="-1">\(target.title)</h2>\
+            <span id="draft-status" class="hint" role="status">\(html: draftId == nil ? "" : "Draft saved")</span>\
+            <a class="button" href="\(location.url)" data-discard>Close</a></div>
+            \(html: hidden)
+            \(html: fromField())
+            \(html: notes)
+            \(html: recipientField("to", "To", draft.to, shown: true))
+            <div class="reveal-fields">\(html: showCc ? "" : "<button type=\"button\" class=\"link-button\" data-reveal=\"cc\">Add Cc</button>")\
+            \(html: showBcc ? "" : " <button type=\"button\" class=\"link-button\" data-reveal=\"bcc\">Add Bcc</button>")</div>
+            \(html: recipientField("cc", "Cc", draft.cc, shown: showCc))
+            \(html: recipientField("bcc", "Bcc", draft.bcc, shown: showBcc))
+            <p class="composer-field"><label for="compose-subject">Subject</label>\
+            <input id="compose-subject" name="subject" type="text" value="\(draft.subject)" autocomplete="off"></p>
+            \(html: suggestions)
+            <div class="format-toolbar" role="toolbar" aria-label="Formatting" aria-controls="compose-body">\
+            <button type="button" class="button" data-format="bold" aria-keyshortcuts="Control+B">Bold</button>\
+            <button type="button" class="button" data-format="italic" aria-keyshortcuts="Control+I">Italic</button>\
+            <button type="button" class="button" data-format="link" aria-keyshortcuts="Control+K">Link</button></div>
+            <p class="composer-field composer-body"><label for="compose-body" class="visually-hidden">Message</label>\
+            <textarea id="compose-body" name="body" rows="14" aria-describedby="body-hint">\(draft.body)</textarea></p>
+            <p id="body-hint" class="hint">**bold**, *italic* and [text](https://link) are sent as formatting.</p>
+            <p id="body-size" class="notice notice-warning" role="status" hidden></p>
+            \(html: attachments())
+            <div class="composer-errors" id="composer-errors" role="alert">\(html: errorList)</div>
+            <div class="composer-actions"><button type="submit" class="button primary" id="send-button" aria-keyshortcuts="Control+Enter">Send</button>\
+            <button type="submit" class="button" formaction="compose/draft" id="save-draft" aria-keyshortcuts="Control+S">Save draft</button>\
+            <button type="submit" class="button" formaction="compose/discard" id="delete-draft"\(html: draftId == nil ? " hidden" : "")>Delete draft</button></div>
+            </form>
+            """
     }
 
     private var offersSenderChoice: Bool { senders.count > 1 }
@@ -161,9 +163,9 @@ struct ComposerView: Sendable {
             options += "<option value=\"\(sender.name)\"\(html: chosen ? " selected" : "")>\(MessageView.format(address))</option>"
         }
         return """
-        <p class="composer-field composer-from-choice"><label for="compose-from">From</label>\
-        <select id="compose-from" name="account">\(html: options)</select></p>
-        """
+            <p class="composer-field composer-from-choice"><label for="compose-from">From</label>\
+            <select id="compose-from" name="account">\(html: options)</select></p>
+            """
     }
 
     /// One recipient field: a text input holding the comma-separated list (the form's value), which

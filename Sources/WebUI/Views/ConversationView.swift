@@ -163,22 +163,22 @@ struct MessageView: Sendable {
             ])
         let avatarClass = SenderAvatar.palette.firstIndex(of: message.avatar.color) ?? 0
         return """
-        <article class="message \(message.collapsed ? "collapsed" : "expanded") \(readState)" id="\(domId)" data-message-id="\(message.id)" aria-label="\(label)">
-        <header class="message-header">
-        <span class="avatar avatar-c\(avatarClass)" aria-hidden="true">\(message.avatar.initials)</span>
-        <div class="message-meta">
-        <h3 class="sender"><a class="expand-toggle" href="\(toggled.url)" data-fragment="\(fragment)" aria-expanded="\(message.collapsed ? "false" : "true")" aria-controls="\(domId)-content">\(message.senderName)</a>\
-        <span class="read-mark" title="\(message.isRead ? "Read" : "Unread")"><span class="visually-hidden">\(message.isRead ? "Read" : "Unread")</span></span></h3>
-        \(html: recipients())
-        </div>
-        <time class="date" datetime="\(RelativeTime.iso(message.date))" title="\(time.full(message.date))">\(time.short(message.date))</time>
-        \(html: starButton())
-        \(html: actionsMenu())
-        </header>
-        <div class="message-content" id="\(domId)-content">\(html: message.collapsed ? collapsedLine() : expandedContent())</div>
-        \(html: actionLinks())
-        </article>
-        """
+            <article class="message \(message.collapsed ? "collapsed" : "expanded") \(readState)" id="\(domId)" data-message-id="\(message.id)" aria-label="\(label)">
+            <header class="message-header">
+            <span class="avatar avatar-c\(avatarClass)" aria-hidden="true">\(message.avatar.initials)</span>
+            <div class="message-meta">
+            <h3 class="sender"><a class="expand-toggle" href="\(toggled.url)" data-fragment="\(fragment)" aria-expanded="\(message.collapsed ? "false" : "true")" aria-controls="\(domId)-content">\(message.senderName)</a>\
+            <span class="read-mark" title="\(message.isRead ? "Read" : "Unread")"><span class="visually-hidden">\(message.isRead ? "Read" : "Unread")</span></span></h3>
+            \(html: recipients())
+            </div>
+            <time class="date" datetime="\(RelativeTime.iso(message.date))" title="\(time.full(message.date))">\(time.short(message.date))</time>
+            \(html: starButton())
+            \(html: actionsMenu())
+            </header>
+            <div class="message-content" id="\(domId)-content">\(html: message.collapsed ? collapsedLine() : expandedContent())</div>
+            \(html: actionLinks())
+            </article>
+            """
     }
 
     private func collapsedLine() -> HTMLText {
@@ -222,14 +222,14 @@ struct MessageView: Sendable {
         }
         let text = MailLocation.url(path: "texts/\(message.id)", items: [URLQueryItem(name: "thread", value: String(threadId))])
         return """
-        <div class="message-actions"><button type="button" class="icon-button message-menu-button" id="\(domId)-actions" aria-haspopup="menu" \
-        aria-expanded="false" aria-controls="\(domId)-menu" aria-keyshortcuts="Shift+F10" aria-label="More actions for \(whose)"><span class="icon icon-more" aria-hidden="true"></span></button>\
-        <ul class="message-menu" id="\(domId)-menu" role="menu" aria-label="Actions for \(whose)" hidden>\
-        \(html: item(.reply, "Reply"))\(html: item(.replyAll, "Reply all"))\(html: item(.forward, "Forward"))\
-        <li role="none"><button type="button" role="menuitem" tabindex="-1" data-copy-text="\(text)">Copy text</button></li>\
-        <li role="none"><button type="button" role="menuitem" tabindex="-1" data-submits="\(domId)-star">\(message.isStarred ? "Unstar" : "Star")</button></li>\
-        <li role="none"><button type="button" role="menuitem" tabindex="-1" data-submits="\(domId)-unread">Mark unread from here</button></li></ul></div>
-        """
+            <div class="message-actions"><button type="button" class="icon-button message-menu-button" id="\(domId)-actions" aria-haspopup="menu" \
+            aria-expanded="false" aria-controls="\(domId)-menu" aria-keyshortcuts="Shift+F10" aria-label="More actions for \(whose)"><span class="icon icon-more" aria-hidden="true"></span></button>\
+            <ul class="message-menu" id="\(domId)-menu" role="menu" aria-label="Actions for \(whose)" hidden>\
+            \(html: item(.reply, "Reply"))\(html: item(.replyAll, "Reply all"))\(html: item(.forward, "Forward"))\
+            <li role="none"><button type="button" role="menuitem" tabindex="-1" data-copy-text="\(text)">Copy text</button></li>\
+            <li role="none"><button type="button" role="menuitem" tabindex="-1" data-submits="\(domId)-star">\(message.isStarred ? "Unstar" : "Star")</button></li>\
+            <li role="none"><button type="button" role="menuitem" tabindex="-1" data-submits="\(domId)-unread">Mark unread from here</button></li></ul></div>
+            """
     }
 
     /// The message's actions without script: plain links to the composer and a form (hidden once
@@ -239,24 +239,24 @@ struct MessageView: Sendable {
         var ids = HTMLText()
         for id in fromHere.isEmpty ? [message.id] : fromHere { ids += "<input type=\"hidden\" name=\"message\" value=\"\(id)\">" }
         return """
-        <div class="message-links" role="group" aria-label="Actions for \(whose)">\
-        <a class="button" href="\(composeURL(.reply))">Reply</a> <a class="button" href="\(composeURL(.replyAll))">Reply all</a> \
-        <a class="button" href="\(composeURL(.forward))">Forward</a> \
-        <form method="post" action="actions/unread" class="action-form inline-form" id="\(domId)-unread" data-action="unread" data-from-here>\
-        <input type="hidden" name="csrf" value="\(csrfToken)">\(html: ids)<input type="hidden" name="return" value="\(location.listOnly.returnPath)">\
-        <button type="submit" class="button">Mark unread from here</button></form></div>
-        """
+            <div class="message-links" role="group" aria-label="Actions for \(whose)">\
+            <a class="button" href="\(composeURL(.reply))">Reply</a> <a class="button" href="\(composeURL(.replyAll))">Reply all</a> \
+            <a class="button" href="\(composeURL(.forward))">Forward</a> \
+            <form method="post" action="actions/unread" class="action-form inline-form" id="\(domId)-unread" data-action="unread" data-from-here>\
+            <input type="hidden" name="csrf" value="\(csrfToken)">\(html: ids)<input type="hidden" name="return" value="\(location.listOnly.returnPath)">\
+            <button type="submit" class="button">Mark unread from here</button></form></div>
+            """
     }
 
     private func starButton() -> HTMLText {
         let action = message.isStarred ? "unstar" : "star"
         return """
-        <form method="post" action="actions/\(action)" class="action-form star-form" id="\(domId)-star" data-action="\(action)">\
-        <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
-        <input type="hidden" name="return" value="\(location.returnPath)">\
-        <button type="submit" class="icon-button" aria-pressed="\(message.isStarred ? "true" : "false")" aria-label="Star message from \(message.senderName)">\
-        <span class="icon icon-\(message.isStarred ? "star-filled" : "star")" aria-hidden="true"></span></button></form>
-        """
+            <form method="post" action="actions/\(action)" class="action-form star-form" id="\(domId)-star" data-action="\(action)">\
+            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
+            <input type="hidden" name="return" value="\(location.returnPath)">\
+            <button type="submit" class="icon-button" aria-pressed="\(message.isStarred ? "true" : "false")" aria-label="Star message from \(message.senderName)">\
+            <span class="icon icon-\(message.isStarred ? "star-filled" : "star")" aria-hidden="true"></span></button></form>
+            """
     }
 
     /// An Outbox message's state (issue 34, CO01-S5, CO01-E2, SY07-7): a failed one says why and
