@@ -1,7 +1,7 @@
 """`tern attachment download` against the real Dovecot (FR-ED-03, FR-SYNC-08, AC-U-10, AC-U-10b): the bytes
 arrive exactly, in slices; the spec's warnings are asked on a terminal and refused without one unless --yes;
 Ctrl-C on a terminal cancels and keeps nothing; a server that is down is retried (1, 3, 9 s), then given up.
-The 500 MB eviction is shown on the real store with a small limit (Tests/MailStoreTests/AttachmentDownloadTests)."""
+The 500 MB eviction is shown on the real store with a small limit (Tests/MailStoreTests/DownloadAttachmentUseCaseTests)."""
 import json
 import os
 import pty

@@ -7,7 +7,7 @@ import Testing
 /// FR-ED-02 "Fallback Behavior" and the cache: an absent, slow, failing or empty-handed provider
 /// gives nil (the section is hidden) within the budget; a cached summary is reused until the
 /// thread gains a message or the provider changes.
-@Suite struct AssistUseCaseTests {
+@Suite struct AssistUseCasesTests {
     actor MemoryStore: AssistStore {
         var ids: [Int64] = [1, 2]
         var cached: CachedThreadSummary?

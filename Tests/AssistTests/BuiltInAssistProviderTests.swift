@@ -6,7 +6,7 @@ import Testing
 
 /// The built-in provider's contract (issue 19): a short extractive summary of the thread's own
 /// text; at most three replies in the thread's language; none for mail that expects no answer.
-@Suite struct BuiltInProviderTests {
+@Suite struct BuiltInAssistProviderTests {
     static let user = "alice@tern.test"
 
     static func message(
@@ -63,13 +63,13 @@ import Testing
     }
 
     @Test(arguments: [
-        ("user wrote last", BuiltInProviderTests.message("Thanks, see you Friday.", from: user, to: ["priya@ledgerly.test"]), "userWroteLast"),
-        ("list mail", BuiltInProviderTests.message("Can you join our webinar?", markers: .listUnsubscribe), "bulkHeaders"),
-        ("no-reply sender", BuiltInProviderTests.message("Can you rate your delivery?", from: "no-reply@parcel.test"), "automatedSender"),
-        ("automated text", BuiltInProviderTests.message("Your code is 1234.\n\nPlease do not reply to this email."), "automatedText"),
-        ("sent to a list", BuiltInProviderTests.message("Can everyone bring a dish?", to: ["staff@northwind.test"]), "notAddressedToUser"),
+        ("user wrote last", BuiltInAssistProviderTests.message("Thanks, see you Friday.", from: user, to: ["priya@ledgerly.test"]), "userWroteLast"),
+        ("list mail", BuiltInAssistProviderTests.message("Can you join our webinar?", markers: .listUnsubscribe), "bulkHeaders"),
+        ("no-reply sender", BuiltInAssistProviderTests.message("Can you rate your delivery?", from: "no-reply@parcel.test"), "automatedSender"),
+        ("automated text", BuiltInAssistProviderTests.message("Your code is 1234.\n\nPlease do not reply to this email."), "automatedText"),
+        ("sent to a list", BuiltInAssistProviderTests.message("Can everyone bring a dish?", to: ["staff@northwind.test"]), "notAddressedToUser"),
         (
-            "Italian", BuiltInProviderTests.message("Ciao Alice, potresti mandarmi il preventivo entro venerdì? Grazie mille, a presto."),
+            "Italian", BuiltInAssistProviderTests.message("Ciao Alice, potresti mandarmi il preventivo entro venerdì? Grazie mille, a presto."),
             "unsupportedLanguage"
         )
     ])

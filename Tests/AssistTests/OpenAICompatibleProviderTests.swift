@@ -6,7 +6,7 @@ import Testing
 
 /// The OpenAI-compatible provider's contract with a transport double: what it sends, and answers
 /// parsed defensively (issue 19).
-@Suite struct EndpointProviderTests {
+@Suite struct OpenAICompatibleProviderTests {
     final class RecordingTransport: AssistHTTPTransport, @unchecked Sendable {
         // @unchecked: tests call it from one task at a time; the lock guards the record anyway.
         let lock = NSLock()
@@ -26,7 +26,7 @@ import Testing
         try! JSONSerialization.data(withJSONObject: ["choices": [["message": ["role": "assistant", "content": content]]]])
     }
 
-    static let thread = BuiltInProviderTests.thread(BuiltInProviderTests.message("Could you approve invoice 2026-118 by Friday?"))
+    static let thread = BuiltInAssistProviderTests.thread(BuiltInAssistProviderTests.message("Could you approve invoice 2026-118 by Friday?"))
 
     @Test func summarizeSendsTheThreadToChatCompletions() async throws {
         let transport = RecordingTransport { _ in (200, Self.completion("  Approve invoice 2026-118.  ")) }

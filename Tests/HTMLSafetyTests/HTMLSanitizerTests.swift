@@ -4,7 +4,7 @@ import Testing
 @testable import HTMLSafety
 
 /// One test per FR-ED-04 rule, and the properties the sanitizer promises.
-struct SanitizerTests {
+struct HTMLSanitizerTests {
     static func clean(_ html: String, allowRemote: Bool = false) -> SanitizedHTML {
         HTMLSanitizer.sanitize(html, options: SanitizeOptions(allowRemoteImages: allowRemote))
     }

@@ -5,7 +5,7 @@ import Testing
 
 /// Runs every html5lib tokenizer test (`tokenizer/*.test`) in every initial state it names and
 /// compares the tokens (parse error codes are not compared: Tern counts errors, it does not lint).
-struct TokenizerConformanceTests {
+struct HTMLTokenizerTests {
     enum Token: Equatable, CustomStringConvertible {
         case character(String)
         case startTag(String, [String: String], Bool)

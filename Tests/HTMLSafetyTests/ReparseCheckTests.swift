@@ -7,10 +7,10 @@ import Testing
 /// reads back as the tree it was written from. Held here to what two passes give, on every input
 /// at hand: the html5lib tree-construction inputs (misnesting of every kind), the XSS vectors, the
 /// real-world samples and the property samples, with remote images blocked and allowed.
-struct SinglePassTests {
+struct ReparseCheckTests {
     static func inputs() throws -> [String] {
-        var inputs = SanitizerTests.samples
-        inputs += try TreeConstructionTests.cases().filter { $0.fragmentContext == nil }.map(\.data)
+        var inputs = HTMLSanitizerTests.samples
+        inputs += try HTMLTreeBuilderTests.cases().filter { $0.fragmentContext == nil }.map(\.data)
         let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../SystemTests/vectors/xss-vectors.json")
         let decoded = try JSONSerialization.jsonObject(with: Data(contentsOf: vectors)) as? [[String: String]] ?? []
         inputs += decoded.compactMap { $0["html"] }

@@ -5,7 +5,7 @@ import Testing
 
 /// Issue 21 (privacy): tracking pixels that loaded with remote images allowed; the bundled list is
 /// now EasyPrivacy's tracking hosts under Tern's curated mail trackers.
-struct TrackerListTests {
+struct TrackerBlocklistTests {
     static func cleanAllowingRemote(_ html: String) -> SanitizedHTML {
         HTMLSanitizer.sanitize(html, options: SanitizeOptions(allowRemoteImages: true))
     }

@@ -49,7 +49,7 @@ struct CatchUpPauseTests {
             for index in 1...Self.messages {
                 _ = try await session.append(
                     to: MailboxPath(name),
-                    message: IMAPCommandTests.message(
+                    message: IMAPSessionTests.message(
                         "History \(index)", messageId: "history-\(index)-\(name)@tern.test"))
             }
         }

@@ -31,7 +31,7 @@ struct CompressionTests {
     @Test func aCompressedConnectionAnswersAsAPlainOne() async throws {
         let name = "Compressed-\(UUID().uuidString.prefix(8))"
         let messages = (1...20).map { index in
-            IMAPCommandTests.message(
+            IMAPSessionTests.message(
                 "Compressed \(index)", messageId: "compressed-\(index)-\(name)@tern.test",
                 body: String(repeating: "The quarterly figures are attached. ", count: 40))
         }

@@ -9,7 +9,7 @@ import Testing
 /// FR-SYNC-09 and FR-SYNC-03 against the real Dovecot: pool limits, a killed server process, IDLE.
 /// The user carol is this suite's own, so killing her imap process touches no other test.
 @Suite(.enabled(if: TestServers.available, "needs the test mail servers (make test)"), .serialized, .timeLimit(.minutes(3)))
-struct IMAPPoolTests {
+struct IMAPConnectionPoolTests {
     static func pool(
         user: String = "carol", backoff: BackoffSchedule = BackoffSchedule([.milliseconds(50), .milliseconds(100), .milliseconds(200)]),
         server: MailServer = TestServers.server()
@@ -86,7 +86,7 @@ struct IMAPPoolTests {
                 let filler = (0..<4000).map { _ in String(UInt64.random(in: 0...UInt64.max) % 2_176_782_336, radix: 36) }.joined(separator: " ")
                 try await session.append(
                     to: MailboxPath(mailbox),
-                    message: IMAPCommandTests.message(
+                    message: IMAPSessionTests.message(
                         "Kill \(index)", messageId: "k\(index)-\(mailbox)@tern.test",
                         body: filler))
             }
@@ -197,7 +197,7 @@ struct IMAPPoolTests {
         let sent = clock.now
         try await IMAPClient.withSession(to: TestServers.server()) { session in
             try await session.login(username: "carol@tern.test", password: TestServers.password)
-            try await session.append(to: MailboxPath(mailbox), message: IMAPCommandTests.message("Idle", messageId: "idle-\(mailbox)@tern.test"))
+            try await session.append(to: MailboxPath(mailbox), message: IMAPSessionTests.message("Idle", messageId: "idle-\(mailbox)@tern.test"))
         }
         let seen = try await consumer.value
         // The IDLE notices the end at its next watchdog tick (1 s).

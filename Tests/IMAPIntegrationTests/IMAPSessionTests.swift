@@ -7,7 +7,7 @@ import Testing
 
 /// Every command of the client against the real Dovecot, each test in a mailbox of its own.
 @Suite(.enabled(if: TestServers.available, "needs the test mail servers (make test)"), .timeLimit(.minutes(2)))
-struct IMAPCommandTests {
+struct IMAPSessionTests {
     static func message(_ subject: String, messageId: String, references: String? = nil, body: String = "Hello there.") -> [UInt8] {
         var text = "From: Alice <alice@tern.test>\r\nTo: Bob <bob@tern.test>\r\nSubject: \(subject)\r\n"
         text += "Date: Sat, 21 Nov 2026 10:00:00 +0000\r\nMessage-ID: <\(messageId)>\r\n"

@@ -11,7 +11,7 @@ import Testing
 /// FR-COMP-01 on the real store with the live adapters (MIME's Message-ID check, HTMLSafety for
 /// HTML-only originals): from which account, threading headers, forwarded attachments, bodies not
 /// yet downloaded, encoded subjects. The rules alone are in TernCoreTests/ComposePrefillTests.
-struct ComposeTests {
+struct ComposeUseCaseTests {
     let database: TernDatabase
     let account: Account
     let other: Account

@@ -7,7 +7,7 @@ import Testing
 
 /// FR-ED-03 / FR-SYNC-08 on the real store: progress phases, cancel cleanup, retries then a failure,
 /// LRU eviction under an injected limit, and type sniffing. IMAP is an in-memory fetcher double.
-struct AttachmentDownloadTests {
+struct DownloadAttachmentUseCaseTests {
     let database: TernDatabase
     let account = Fixtures.account()
     let home: TernHome

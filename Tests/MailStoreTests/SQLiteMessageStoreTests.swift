@@ -6,7 +6,7 @@ import Testing
 @testable import MailStore
 
 /// FR-SYNC-01 step 6 (dedup), FR-SYNC-05 (server flags), FR-SYNC-06 (threading in the store).
-struct MessageStoreTests {
+struct SQLiteMessageStoreTests {
     let database: TernDatabase
     let account = Fixtures.account()
     let inbox: Folder

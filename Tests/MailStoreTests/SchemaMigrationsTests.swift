@@ -5,7 +5,7 @@ import Testing
 
 @testable import MailStore
 
-@Suite struct MigrationTests {
+@Suite struct SchemaMigrationsTests {
     @Test func emptyDatabaseMigratesToLatest() throws {
         let database = try TernDatabase.temporary()
         #expect(try database.appliedMigrations() == SchemaMigrations.identifiers)

@@ -9,7 +9,7 @@ import Testing
 /// Issue 21: the text of one hostile message (an HTML body whose text came to 2 GB, past SQLite's
 /// string limit) failed the batch that indexed it, on every sync until the message was deleted on
 /// the server. A text too long is indexed in part; a row SQLite refuses never fails the batch.
-struct SearchIndexLimitTests {
+struct SearchIndexBatchTests {
     let database: TernDatabase
     let account = Fixtures.account()
     let inbox: Folder

@@ -8,7 +8,7 @@ import Testing
 
 /// FR-SYNC-07 and NFR-SYNC-03 on the real store, with the clock injected: retry schedule, 24-hour
 /// limit, permanent refusals, FIFO order, the undo hold, and recovery of an interrupted send.
-struct SendQueueTests {
+struct SendQueueProcessorTests {
     let database: TernDatabase
     let account = Fixtures.account()
     let clock = ManualClock()

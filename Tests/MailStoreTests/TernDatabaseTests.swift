@@ -7,7 +7,7 @@ import Testing
 @testable import MailStore
 
 /// Bad input gets one clear error and changes nothing.
-@Suite struct DatabaseOpeningTests {
+@Suite struct TernDatabaseTests {
     func snapshot(_ directory: URL) throws -> [String: Data] {
         var files: [String: Data] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {

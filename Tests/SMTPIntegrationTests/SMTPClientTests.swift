@@ -29,7 +29,7 @@ enum MailServers {
 }
 
 @Suite(.enabled(if: MailServers.available, "needs the test mail servers (make test)"), .serialized, .timeLimit(.minutes(2)))
-struct SMTPSubmissionTests {
+struct SMTPClientTests {
     static func message(subject: String, to: [String], bcc: [String] = []) throws -> (bytes: [UInt8], messageId: String, envelope: SMTPEnvelope) {
         let messageId = MessageBuilder.generateMessageID(domain: "tern.test")
         let outgoing = OutgoingMIMEMessage(

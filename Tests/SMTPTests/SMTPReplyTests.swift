@@ -2,7 +2,7 @@ import Testing
 
 @testable import SMTP
 
-struct SMTPReplyParserTests {
+struct SMTPReplyTests {
     static let samples: [(String, [SMTPReply])] = [
         ("220 mx.tern.test ESMTP Postfix\r\n", [SMTPReply(code: 220, lines: ["mx.tern.test ESMTP Postfix"])]),
         (

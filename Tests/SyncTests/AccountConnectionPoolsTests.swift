@@ -11,7 +11,7 @@ import Testing
 /// policy the engine counts on from a pool: at most five connections, waiters served in turn, a
 /// broken connection never handed out again, reconnects on the backoff schedule, a person's
 /// operation told at once (issue 33). The live `IMAPConnectionPool`'s own policy is tested
-/// against Dovecot in IMAPIntegrationTests/IMAPPoolTests.
+/// against Dovecot in IMAPIntegrationTests/IMAPConnectionPoolTests.
 @Suite struct AccountConnectionPoolsTests {
     static let server = MailServer(host: "127.0.0.1", port: 1, security: .implicitTLS)
     static let credentials = IMAPCredentialSource.fixed(.password(username: "bob", password: "x"))

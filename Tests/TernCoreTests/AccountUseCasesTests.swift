@@ -38,7 +38,7 @@ final class RecordingFiles: AccountFileStore {
     func removeFiles(of accountID: Account.ID) throws { log.withLock { $0.append(accountID) } }
 }
 
-@Suite struct AccountUseCaseTests {
+@Suite struct AccountUseCasesTests {
     let endpoint = ServerEndpoint(host: "127.0.0.1", port: 10993, security: .implicitTLS)
 
     func request(

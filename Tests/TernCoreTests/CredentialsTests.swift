@@ -7,7 +7,7 @@ import Testing
 /// Issue 21: refreshes of one account take turns and read the stored tokens again once it is their
 /// turn, so a provider that rotates refresh tokens never sees one used twice (the cross-process run
 /// is SystemTests/integration/test_oauth.py).
-struct TokenRefreshTests {
+struct CredentialsTests {
     /// A provider that issues a new refresh token with every refresh and refuses an old one.
     final class RotatingProvider: OAuthAuthorizer {
         let state = Mutex((current: "r0", refreshes: 0))

@@ -37,14 +37,14 @@ import Testing
         let services = try TernServices.open(environment: ["TERN_HOME": home.path])
         let (small, large) = try await ReadingBenchmark.populate(services.database)
         let server = try TernWebServer(
-            services: services, configuration: WebServerConfiguration(port: 8025, token: WebRouteTests.token, runSync: false))
+            services: services, configuration: WebServerConfiguration(port: 8025, token: WebRoutesTests.token, runSync: false))
         // (method, path components): the router's descriptions are not Sendable.
         let routes = server.router().routes.filter { !Self.skipped.contains($0.path.description) }
             .map { ($0.method, $0.path.components.map(\.description)) }
         #expect(routes.count > 30)
         let app = Application(responder: server.responder(port: 8025, hosts: ["localhost"]))
         try await app.test(.router) { client in
-            let s = try await WebRouteTests.signIn(client, csrfToken: server.secrets.csrfToken)
+            let s = try await WebRoutesTests.signIn(client, csrfToken: server.secrets.csrfToken)
             var headers = s.headers([.contentType: "application/x-www-form-urlencoded"])
             headers[SecurityHeaders.csrfHeaderName] = s.csrfToken
             var answered = 0

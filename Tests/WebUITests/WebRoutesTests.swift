@@ -12,7 +12,7 @@ import Testing
 
 /// Every endpoint's success and failure answers, in process (issue 17), on an empty store of its
 /// own. The same guards against real sockets and a real browser are in SystemTests/integration.
-@Suite struct WebRouteTests {
+@Suite struct WebRoutesTests {
     static let token = "route-test-token-0123456789"
 
     /// A browser signed in through the token exchange: its cookie, and the app's secret base.
@@ -335,7 +335,7 @@ import Testing
 /// The composer's endpoints (issue 18) on an empty store: what they refuse and why.
 @Suite struct ComposeRouteTests {
     @Test func theComposerNeedsAnAccountAndAMessage() async throws {
-        try await WebRouteTests().withApp { client, s in
+        try await WebRoutesTests().withApp { client, s in
             let session = s.headers()
             try await client.execute(uri: s.path("/fragments/composer?compose=reply"), method: .get, headers: session) {
                 #expect($0.status == .badRequest)
@@ -358,7 +358,7 @@ import Testing
     }
 
     @Test func uploadsAndChecksNeedTheCSRFToken() async throws {
-        try await WebRouteTests().withApp { client, s in
+        try await WebRoutesTests().withApp { client, s in
             let session = s.headers([.contentType: "application/octet-stream"])
             try await client.execute(uri: s.path("/compose/attachments"), method: .post, headers: session, body: ByteBuffer(string: "x")) {
                 #expect($0.status == .forbidden)

@@ -4,7 +4,7 @@ import GRDB
 ///
 /// A migration is never edited once it has shipped: a schema change is a new migration appended
 /// at the end, so that a database written by any earlier Tern migrates forward (tested for every
-/// prefix in `MigrationTests`). docs/data-model.md describes the resulting schema.
+/// prefix in `SchemaMigrationsTests`). docs/data-model.md describes the resulting schema.
 public enum SchemaMigrations {
     /// Identifiers in order. A database that has applied one not listed here was written by a newer Tern.
     public static var identifiers: [String] { migrator.migrations }
