@@ -638,7 +638,7 @@ extension BenchCommand {
                 let subject = "Topic \(conversation % 5_000) update"
                 var chain: [String] = []
                 for position in 0..<min(size, count - result.count) {
-                    let id = Int64(result.count + 1)
+                    let id = EmailID(Int64(result.count + 1))
                     // One in fifty reuses a bulk mailer's Message-ID; one in ten ancestors is missing.
                     let messageID = random.next() % 50 == 0 ? "bulk@mailer.example" : "m\(id)@example.com"
                     let headerless = position > 0 && random.next() % 20 == 0

@@ -25,7 +25,7 @@ public enum DraftBenchmark {
         let home = TernHome(url: directory)
         let services = try TernServices(home: home, database: TernDatabase(home: home), environment: [:])
         let account = Account(
-            id: UUID().uuidString.lowercased(), name: "bench", emailAddress: "bench@example.org", provider: .imap,
+            id: .make(), name: "bench", emailAddress: "bench@example.org", provider: .imap,
             imap: ServerEndpoint(host: "imap.example.org", port: 993, security: .implicitTLS),
             smtp: ServerEndpoint(host: "smtp.example.org", port: 465, security: .implicitTLS), username: "bench",
             credential: .passwordEnvironment("UNUSED"))

@@ -66,9 +66,9 @@ public enum ReadingBenchmark {
     }
 
     /// The two threads, bodies stored as a sync with bodies would store them.
-    static func populate(_ database: TernDatabase) async throws -> (small: Int64, large: Int64) {
+    static func populate(_ database: TernDatabase) async throws -> (small: ThreadID, large: ThreadID) {
         let account = Account(
-            id: UUID().uuidString.lowercased(), name: "bench", emailAddress: "bench@example.org", provider: .imap,
+            id: .make(), name: "bench", emailAddress: "bench@example.org", provider: .imap,
             imap: ServerEndpoint(host: "127.0.0.1", port: 993, security: .implicitTLS),
             smtp: ServerEndpoint(host: "127.0.0.1", port: 465, security: .implicitTLS),
             username: "bench", credential: .passwordEnvironment("UNUSED"))
@@ -102,9 +102,9 @@ public enum ReadingBenchmark {
         for chunk in stride(from: 0, to: large.count, by: 100) {
             try await store.store(Array(large[chunk..<chunk + 100]), folderId: inbox)
         }
-        func threadId(root: String) async throws -> Int64 {
+        func threadId(root: String) async throws -> ThreadID {
             let id = try await database.writer.read { db in
-                try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE messageId = ?", arguments: [root])
+                try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE messageId = ?", arguments: [root])
             }
             guard let id else { throw TernError.notFound("benchmark thread") }
             return id

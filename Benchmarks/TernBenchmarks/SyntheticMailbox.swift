@@ -20,7 +20,7 @@ public enum SyntheticMailbox {
     @discardableResult
     public static func populate(_ database: TernDatabase, count: Int, accountName: String = "bench", seed: UInt64 = 1) async throws -> Account.ID {
         let account = Account(
-            id: UUID().uuidString.lowercased(), name: accountName, emailAddress: "\(accountName)@example.org", provider: .imap,
+            id: .make(), name: accountName, emailAddress: "\(accountName)@example.org", provider: .imap,
             imap: ServerEndpoint(host: "127.0.0.1", port: 993, security: .implicitTLS),
             smtp: ServerEndpoint(host: "127.0.0.1", port: 465, security: .implicitTLS),
             username: accountName, credential: .passwordEnvironment("UNUSED"))

@@ -89,7 +89,7 @@ struct LiveServerMailActions: ServerMailActions {
     let connections: AccountConnectionPools
 
     func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws
-        -> [Int64: ServerOperationOutcome]
+        -> [PendingChangeID: ServerOperationOutcome]
     {
         try await translatingMailFailures { try await actions(account, credentials).perform(operations) }
     }

@@ -64,45 +64,45 @@ def mailbox(servers, tmp_path_factory):
 def test_summary_and_suggestions_from_the_builtin_provider(mailbox):
     home, stamp = mailbox["home"], mailbox["stamp"]
     invoice = thread_id(home, f"Invoice {stamp}")
-    summary = json.loads(tern(home, "summarize", str(invoice), "--json").stdout)["summary"]
+    summary = json.loads(tern(home, "summarize", f"t{invoice}", "--json").stdout)["summary"]
     assert summary["provider"] == "builtin"
     assert "2,340 EUR" in summary["text"] and "Hi Dave" not in summary["text"] and "Priya" not in summary["text"].split()[-1:]
-    replies = json.loads(tern(home, "suggest", str(invoice), "--json").stdout)["suggestions"]
+    replies = json.loads(tern(home, "suggest", f"t{invoice}", "--json").stdout)["suggestions"]
     assert 1 <= len(replies) <= 3
     assert {reply["intent"] for reply in replies} <= {"question", "actionRequest", "scheduling"}
-    text = tern(home, "suggest", str(invoice)).stdout
+    text = tern(home, "suggest", f"t{invoice}").stdout
     assert text.startswith("1. ")
     # Bulk mail (List-Unsubscribe) gets a summary but no suggestion (FR-COMP-03).
     digest = thread_id(home, f"Weekly digest {stamp}")
-    assert json.loads(tern(home, "suggest", str(digest), "--json").stdout)["suggestions"] == []
-    assert tern(home, "suggest", str(digest)).stdout == ""
+    assert json.loads(tern(home, "suggest", f"t{digest}", "--json").stdout)["suggestions"] == []
+    assert tern(home, "suggest", f"t{digest}").stdout == ""
     team = thread_id(home, f"Team lunch {stamp}")
-    assert json.loads(tern(home, "suggest", str(team), "--json").stdout)["suggestions"] == []
+    assert json.loads(tern(home, "suggest", f"t{team}", "--json").stdout)["suggestions"] == []
     # tern thread carries the summary (text and JSON).
-    shown = json.loads(tern(home, "thread", str(invoice), "--json", "--keep-unread").stdout)
+    shown = json.loads(tern(home, "thread", f"t{invoice}", "--json", "--keep-unread").stdout)
     assert shown["summary"]["text"] == summary["text"]
-    assert "Summary: " in tern(home, "thread", str(invoice), "--keep-unread").stdout
-    assert tern(home, "summarize", "999999").returncode != 0
+    assert "Summary: " in tern(home, "thread", f"t{invoice}", "--keep-unread").stdout
+    assert tern(home, "summarize", "t999999").returncode != 0
 
 
 def test_the_summary_is_cached_and_recomputed_when_the_thread_grows(mailbox):
     home, stamp = mailbox["home"], mailbox["stamp"]
     invoice = thread_id(home, f"Invoice {stamp}")
-    first = json.loads(tern(home, "summarize", str(invoice), "--json").stdout)["summary"]
+    first = json.loads(tern(home, "summarize", f"t{invoice}", "--json").stdout)["summary"]
     time.sleep(1.1)  # dates are written to the second
-    again = json.loads(tern(home, "summarize", str(invoice), "--json").stdout)["summary"]
+    again = json.loads(tern(home, "summarize", f"t{invoice}", "--json").stdout)["summary"]
     assert again["date"] == first["date"], "the cached summary is answered without recomputing"
     mailbox["imap"].append("INBOX", "", None, mail(
         f"Re: Invoice {stamp} for approval", "Approved, it will be paid on Friday 14 November.\n\nSam",
         sender="Sam Ortiz <sam@example.org>", in_reply_to=mailbox["first"], minutes_ago=1))
     subprocess.run([str(TERN), "sync", USER], env=dict(os.environ, TERN_HOME=str(home)), check=True, capture_output=True, timeout=180)
-    grown = json.loads(tern(home, "summarize", str(invoice), "--json").stdout)["summary"]
+    grown = json.loads(tern(home, "summarize", f"t{invoice}", "--json").stdout)["summary"]
     assert grown["date"] != first["date"] and "14 November" in grown["text"]
     tern(home, "settings", "set", "assist", "off")
     try:
-        off = json.loads(tern(home, "summarize", str(invoice), "--json").stdout)
+        off = json.loads(tern(home, "summarize", f"t{invoice}", "--json").stdout)
         assert off["summary"] is None
-        assert json.loads(tern(home, "suggest", str(invoice), "--json").stdout)["suggestions"] == []
+        assert json.loads(tern(home, "suggest", f"t{invoice}", "--json").stdout)["suggestions"] == []
     finally:
         tern(home, "settings", "set", "assist", "builtin")
 
@@ -194,29 +194,29 @@ def test_endpoint_provider_answers_and_every_failure_hides_the_sections(mailbox,
     home, stamp = mailbox["home"], mailbox["stamp"]
     invoice = thread_id(home, f"Invoice {stamp}")
     env = {"TERN_ASSIST_BUDGET_SECONDS": "2"}
-    summary = json.loads(tern(home, "summarize", str(invoice), "--json", env=env).stdout)["summary"]
+    summary = json.loads(tern(home, "summarize", f"t{invoice}", "--json", env=env).stdout)["summary"]
     assert summary == {**summary, "provider": "endpoint", "text": "The model says: approve invoice 2026-118."}
     method, path, body = model.requests[-1]
     request = json.loads(body)
     assert (method, path, request["model"]) == ("POST", "/v1/chat/completions", "tiny-test-model")
     assert "2,340 EUR" in request["messages"][1]["content"]
-    replies = json.loads(tern(home, "suggest", str(invoice), "--json", env=env).stdout)["suggestions"]
+    replies = json.loads(tern(home, "suggest", f"t{invoice}", "--json", env=env).stdout)["suggestions"]
     assert replies == [{"text": "Approved, thanks!", "intent": "actionRequest"}, {"text": "Which PO?", "intent": "question"}]
     # Bulk mail is not even sent to the model for replies.
     before = len(model.requests)
-    assert json.loads(tern(home, "suggest", str(thread_id(home, f"Weekly digest {stamp}")), "--json", env=env).stdout)["suggestions"] == []
+    assert json.loads(tern(home, "suggest", 't' + str(thread_id(home, f"Weekly digest {stamp}")), "--json", env=env).stdout)["suggestions"] == []
     assert len(model.requests) == before
 
     for mode in ["fail", "malformed", "huge", "slow", "redirect"]:
         model.mode = mode
         started = time.monotonic()
-        result = tern(home, "suggest", str(invoice), "--json", env=env)
+        result = tern(home, "suggest", f"t{invoice}", "--json", env=env)
         assert result.returncode == 0 and json.loads(result.stdout)["suggestions"] == [], mode
         assert time.monotonic() - started < 15, mode
 
     # Markup in the model's answer stays text: cleaned of controls, never interpreted.
     model.mode = "markup"
-    replies = json.loads(tern(home, "suggest", str(invoice), "--json", env=env).stdout)["suggestions"]
+    replies = json.loads(tern(home, "suggest", f"t{invoice}", "--json", env=env).stdout)["suggestions"]
     assert replies == [{"text": "<img src=x onerror=alert(1)>Sure", "intent": "actionRequest"}]
 
 
@@ -224,12 +224,12 @@ def test_redirects_are_not_followed_and_remote_endpoints_need_the_override(mailb
     home, stamp = mailbox["home"], mailbox["stamp"]
     invoice = thread_id(home, f"Invoice {stamp}")
     model.mode = "redirect"
-    assert json.loads(tern(home, "suggest", str(invoice), "--json").stdout)["suggestions"] == []
+    assert json.loads(tern(home, "suggest", f"t{invoice}", "--json").stdout)["suggestions"] == []
     assert len([r for r in model.requests if r[0] == "POST"]) == 1, "the redirect target was never asked"
     # An address off this machine is refused without the override: nothing is sent anywhere.
     assert tern(home, "settings", "set", "assist-endpoint", "http://192.0.2.10:8080/v1").returncode == 0
     started = time.monotonic()
-    assert json.loads(tern(home, "suggest", str(invoice), "--json").stdout)["suggestions"] == []
+    assert json.loads(tern(home, "suggest", f"t{invoice}", "--json").stdout)["suggestions"] == []
     assert time.monotonic() - started < 5, "refused at once, not attempted"
     assert tern(home, "settings", "set", "assist-endpoint", "ftp://127.0.0.1/v1").returncode != 0
 

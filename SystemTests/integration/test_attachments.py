@@ -31,7 +31,7 @@ def plant(servers, imap, attachments):
 
 def attachment_ids(home, stamp):
     json_of(home, "sync", USER)
-    [message] = json_of(home, "thread", str(thread_id_of(home, stamp)))["messages"]
+    [message] = json_of(home, "thread", f"t{thread_id_of(home, stamp)}")["messages"]
     return {a["filename"]: a for a in message["attachments"]}
 
 
@@ -87,27 +87,27 @@ def test_the_bytes_arrive_exactly_in_slices(servers, home, dave):
     stamp = plant(servers, dave, [("data.bin", data), ("notes.txt", b"plain words\n")])
     attachments = attachment_ids(home, stamp)
     assert attachments["data.bin"]["warnings"] == [] and not attachments["data.bin"]["isDownloaded"]
-    result = json_of(home, "attachment", "download", str(attachments["data.bin"]["id"]))
+    result = json_of(home, "attachment", "download", f"a{attachments['data.bin']['id']}")
     assert Path(result["path"]).read_bytes() == data
     assert result["size"] == len(data) and result["mimeType"] == "application/octet-stream" and result["warnings"] == []
     assert os.stat(result["path"]).st_mode & 0o077 == 0, "only the user can read what a stranger sent"
     again = attachment_ids(home, stamp)["data.bin"]
     assert again["isDownloaded"]
     # A second download reads the cache (the server is not asked again).
-    assert json_of(home, "attachment", "download", str(again["id"]))["path"] == result["path"]
+    assert json_of(home, "attachment", "download", f"a{again['id']}")["path"] == result["path"]
 
 
 def test_warnings_refuse_without_a_terminal_unless_yes(servers, home, dave):
     program = b"MZ" + os.urandom(2000)
     stamp = plant(servers, dave, [("setup.exe", program)])
     attachment = attachment_ids(home, stamp)["setup.exe"]
-    refused = tern(home, "attachment", "download", str(attachment["id"]))
+    refused = tern(home, "attachment", "download", f"a{attachment['id']}")
     assert refused.returncode == 1
     assert "This file is a Windows executable." in refused.stderr and "--yes" in refused.stderr
     assert cached_files(home) == []
-    as_json = tern(home, "attachment", "download", str(attachment["id"]), "--json")
+    as_json = tern(home, "attachment", "download", f"a{attachment['id']}", "--json")
     assert as_json.returncode == 1 and cached_files(home) == [], "--json never asks, so it refuses too"
-    result = json_of(home, "attachment", "download", str(attachment["id"]), "--yes")
+    result = json_of(home, "attachment", "download", f"a{attachment['id']}", "--yes")
     assert Path(result["path"]).read_bytes() == program
     assert result["warnings"] == ["This file is a Windows executable."]
 
@@ -115,13 +115,13 @@ def test_warnings_refuse_without_a_terminal_unless_yes(servers, home, dave):
 def test_a_terminal_asks_and_no_downloads_nothing(servers, home, dave):
     stamp = plant(servers, dave, [("tools.zip", b"PK\x03\x04" + os.urandom(500))])
     attachment = attachment_ids(home, stamp)["tools.zip"]
-    declined = Terminal(home, "attachment", "download", str(attachment["id"]))
+    declined = Terminal(home, "attachment", "download", f"a{attachment['id']}")
     declined.read_until(b"[y/N]")
     assert b"This archive may contain executable files." in declined.output
     declined.write("n\n")
     assert declined.wait() == 1 and b"not downloaded" in declined.output
     assert cached_files(home) == []
-    accepted = Terminal(home, "attachment", "download", str(attachment["id"]))
+    accepted = Terminal(home, "attachment", "download", f"a{attachment['id']}")
     accepted.read_until(b"[y/N]")
     accepted.write("y\n")
     assert accepted.wait() == 0
@@ -131,7 +131,7 @@ def test_a_terminal_asks_and_no_downloads_nothing(servers, home, dave):
 def test_ctrl_c_cancels_and_keeps_nothing(servers, home, dave):
     stamp = plant(servers, dave, [("video.bin", os.urandom(40 * 1024 * 1024))])
     attachment = attachment_ids(home, stamp)["video.bin"]
-    download = Terminal(home, "attachment", "download", str(attachment["id"]))
+    download = Terminal(home, "attachment", "download", f"a{attachment['id']}")
     download.read_until(re.compile(rb"\] [1-9][0-9]?% "))  # the bar has moved: bytes are arriving
     os.kill(download.pid, signal.SIGINT)
     assert download.wait() == 130
@@ -147,7 +147,7 @@ def test_a_download_retries_while_the_server_is_down_and_succeeds_when_it_is_bac
     subprocess.run([str(MAILSERVERS), "stop-dovecot"], check=True)
     try:
         env = dict(os.environ, TERN_HOME=str(home))
-        download = subprocess.Popen([str(TERN), "attachment", "download", str(attachment["id"]), "--json"], env=env,
+        download = subprocess.Popen([str(TERN), "attachment", "download", f"a{attachment['id']}", "--json"], env=env,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(2.5)  # refused at once, retried after 1 s, refused again; the next retry comes 3 s later
         assert download.poll() is None, "still retrying"
@@ -164,7 +164,7 @@ def test_a_download_gives_up_after_three_retries_and_keeps_nothing(servers, home
     subprocess.run([str(MAILSERVERS), "stop-dovecot"], check=True)
     try:
         started = time.monotonic()
-        failed = tern(home, "attachment", "download", str(attachment["id"]))
+        failed = tern(home, "attachment", "download", f"a{attachment['id']}")
         waited = time.monotonic() - started
     finally:
         subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)

@@ -50,7 +50,7 @@ def plant(servers, tls_context, stamp):
 def email_id_of(home, stamp):
     hits = json_of(home, "search", stamp)
     assert len(hits) == 1, hits
-    return str(hits[0]["emailId"])
+    return f"m{hits[0]['emailId']}"
 
 
 def test_reply_all_prints_the_prefilled_reply(servers, tls_context, home):

@@ -312,7 +312,7 @@ def test_a_reply_sent_from_the_cli_threads_for_tern_and_for_the_recipient(server
         imap.logout()
     json_of(home, "sync", SENDER)
     [hit] = json_of(home, "search", subject)
-    sent = json_of(home, "reply", str(hit["emailId"]), "--body", "Friday it is.", "--send", "--undo", "0")
+    sent = json_of(home, "reply", f"m{hit['emailId']}", "--body", "Friday it is.", "--send", "--undo", "0")
     assert sent["state"] == "sent", sent
 
     [uid] = wait_for(lambda: uids_with_subject(bob, "INBOX", f"Re: {subject}"))
@@ -322,6 +322,6 @@ def test_a_reply_sent_from_the_cli_threads_for_tern_and_for_the_recipient(server
     assert text.startswith("Friday it is.") and "> Shall we ship on Friday?" in text
 
     json_of(home, "sync", SENDER)
-    thread = json_of(home, "thread", str(hit["threadId"]))
+    thread = json_of(home, "thread", f"t{hit['threadId']}")
     senders = [m["from"]["address"] for m in thread["messages"]]
     assert senders == [user_address(servers, RECIPIENT), user_address(servers, SENDER)], thread["messages"]

@@ -146,7 +146,7 @@ def test_the_watch_outlives_a_dovecot_restart_and_sees_mail_after_it(servers, da
         assert failing["nextRetry"] and failing["nextRetry"] >= retry["at"], (failing, retry)
         # A change made while the server is away waits, and says so.
         thread = json_of(home, "threads", "--account", USER)[0]
-        marked = tern(home, "mark", "unread" if thread["unreadCount"] == 0 else "read", str(thread["id"]))
+        marked = tern(home, "mark", "unread" if thread["unreadCount"] == 0 else "read", f"t{thread['id']}")
         assert marked.returncode == 0, marked.stderr
         assert status()["waiting"]["changes"] >= 1
         subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
@@ -489,7 +489,7 @@ def test_without_uidplus_or_move_an_archive_never_expunges_what_it_did_not_flag(
     assert tern(tmp_path, "settings", "set", "undo-action-window", "0").returncode == 0
     assert tern(tmp_path, "sync", USER).returncode == 0
     [thread] = [t for t in json_of(tmp_path, "threads", "--account", USER, "--limit", "200") if t["subject"] == f"Archive me {stamp}"]
-    assert tern(tmp_path, "archive", str(thread["id"])).returncode == 0
+    assert tern(tmp_path, "archive", f"t{thread['id']}").returncode == 0
     assert tern(tmp_path, "changes", "push", "--now").returncode == 0
     [flags] = in_mailbox(dave_server, "INBOX", f"Archive me {stamp}")
     assert "\\Deleted" in flags, flags

@@ -70,8 +70,8 @@ def test_mark_unread_on_a_thread_leaves_the_users_own_replies_read(servers, home
     dave.append('"[Gmail]/Sent Mail"', "(\\Seen)", None, reply)
     json_of(home, "sync", USER)
     [thread] = [t for t in json_of(home, "threads", "--limit", "100") if t["subject"] == f"Question {stamp}"]
-    assert json_of(home, "thread", str(thread["id"]), "--keep-unread")["messageCount"] == 2, "the question and the reply"
-    json_of(home, "mark", "unread", str(thread["id"]))
+    assert json_of(home, "thread", f"t{thread['id']}", "--keep-unread")["messageCount"] == 2, "the question and the reply"
+    json_of(home, "mark", "unread", f"t{thread['id']}")
 
     def seen(mailbox, subject):
         dave.select(mailbox)
@@ -99,7 +99,7 @@ def test_archive_reports_what_it_moved_when_the_server_refuses(servers, home, da
     json_of(home, "sync", USER)
     [hit] = [h for h in json_of(home, "search", stamp) if h["subject"] == f"Plan {stamp}"]
     dave.delete(f'"{folder}"')
-    result = tern(home, "archive", str(hit["threadId"]), "--folder", folder, "--no-undo")
+    result = tern(home, "archive", f"t{hit['threadId']}", "--folder", folder, "--no-undo")
     assert result.returncode != 0
     assert "archived 0 of 1 message" in result.stdout, result.stdout
     assert "failed and undone" in result.stderr

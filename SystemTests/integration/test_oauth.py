@@ -172,7 +172,7 @@ def test_a_refresh_refused_mid_sync_deactivates_the_account_with_the_specs_words
     assert oauth.run("sync", "gm", "--bodies", "none").returncode == 0
     thread = json.loads(oauth.run("threads", "--json", check=True).stdout)[0]
     # An archive waits for its undo window, then for the sync (no background push), which meets the revoked sign-in.
-    archived = oauth.run("archive", str(thread["id"]), env={"TERN_NO_BACKGROUND_PUSH": "1"})
+    archived = oauth.run("archive", f"t{thread['id']}", env={"TERN_NO_BACKGROUND_PUSH": "1"})
     assert archived.returncode == 0, archived.stderr
     oauth.post("/admin/expire-access")
     oauth.post("/admin/revoke-refresh")

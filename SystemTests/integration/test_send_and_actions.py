@@ -29,7 +29,7 @@ def planted(servers, imap, home, folder="INBOX", label=""):
 
 
 def local_message(home, thread_id, email_id):
-    return next(m for m in json_of(home, "thread", str(thread_id), "--keep-unread")["messages"] if m["id"] == email_id)
+    return next(m for m in json_of(home, "thread", f"t{thread_id}", "--keep-unread")["messages"] if m["id"] == email_id)
 
 
 def test_flag_changes_reach_the_server(servers, home, alice):
@@ -40,13 +40,13 @@ def test_flag_changes_reach_the_server(servers, home, alice):
         assert result["pushed"] == 1 and not result["failed"], result
         assert (flag in flags_of(alice, "INBOX", message_id)) == present, change
     # Thread ids work too, and the local state is what was asked.
-    json_of(home, "mark", "read", str(thread))
+    json_of(home, "mark", "read", f"t{thread}")
     assert "\\Seen" in flags_of(alice, "INBOX", message_id)
     assert local_message(home, thread, email)["isRead"] is True
     # Opening a thread marks it read (FR-ED-01), on the server too.
-    json_of(home, "mark", "unread", str(thread))
+    json_of(home, "mark", "unread", f"t{thread}")
     assert "\\Seen" not in flags_of(alice, "INBOX", message_id)
-    [opened] = json_of(home, "thread", str(thread))["messages"]
+    [opened] = json_of(home, "thread", f"t{thread}")["messages"]
     assert opened["isRead"] is True and "\\Seen" in flags_of(alice, "INBOX", message_id)
 
 
@@ -66,7 +66,7 @@ def test_a_failed_push_reverts_after_its_retries_and_can_be_retried(servers, hom
         subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
     alice = imap_for(servers, tls_context, SENDER)
     assert "\\Seen" not in flags_of(alice, "INBOX", message_id)
-    retried = json_of(home, "changes", "retry", str(change["id"]))
+    retried = json_of(home, "changes", "retry", f"c{change['id']}")
     assert retried["pushed"] == 1
     assert "\\Seen" in flags_of(alice, "INBOX", message_id)
     assert json_of(home, "changes") == []
@@ -83,7 +83,7 @@ def local_message_offline(home, email):
 def test_archive_and_delete_leave_the_server_as_fr_sync_10_says(servers, home, alice):
     # Archive from INBOX: out of INBOX, in All Mail, kept locally in the virtual Archive.
     archived_id, email, thread = planted(servers, alice, home, label="a")
-    result = json_of(home, "archive", str(thread), "--no-undo")
+    result = json_of(home, "archive", f"t{thread}", "--no-undo")
     assert result["action"]["pushed"] == 1 and result.get("undo") is None, result
     assert uids_with_message_id(alice, "INBOX", archived_id) == []
     assert len(uids_with_message_id(alice, "[Gmail]/All Mail", archived_id)) == 1
@@ -101,7 +101,7 @@ def test_archive_and_delete_leave_the_server_as_fr_sync_10_says(servers, home, a
 
     # Delete from INBOX: to Trash; then from Trash: gone for good.
     deleted_id, email, thread = planted(servers, alice, home, label="d")
-    json_of(home, "delete", str(thread), "--no-undo")
+    json_of(home, "delete", f"t{thread}", "--no-undo")
     assert uids_with_message_id(alice, "INBOX", deleted_id) == []
     assert len(uids_with_message_id(alice, "[Gmail]/Trash", deleted_id)) == 1
     assert not any(t["id"] == thread for t in json_of(home, "threads", "--archive"))  # deleted is not archived

@@ -48,7 +48,7 @@ def planted(servers, tls_context, tmp_path):
 
 
 def message_of(home, thread):
-    [message] = json_of(home, "thread", str(thread), "--keep-unread")["messages"]
+    [message] = json_of(home, "thread", f"t{thread}", "--keep-unread")["messages"]
     return message
 
 
@@ -70,13 +70,13 @@ def test_a_spoofed_trusted_sender_loads_no_images_once_the_providers_checks_are_
         assert message["senderVerified"] == (verdict == "verified"), name
         assert message["remoteImagesLoaded"] == loads and (BANNER in message["html"]) == loads, name
         assert message["remoteImagesBlocked"] == (0 if loads else 1), name
-    text = tern(home, "thread", str(threads["failed"]), "--keep-unread", check=True).stdout
+    text = tern(home, "thread", f"t{threads['failed']}", "--keep-unread", check=True).stdout
     assert "trusted sender not verified: the sender's domain did not pass your provider's checks" in text
     assert message_of_loaded(home, threads["foreign"])["remoteImagesLoaded"], "the user can still load them for one message"
 
 
 def message_of_loaded(home, thread):
-    [message] = json_of(home, "thread", str(thread), "--keep-unread", "--load-remote")["messages"]
+    [message] = json_of(home, "thread", f"t{thread}", "--keep-unread", "--load-remote")["messages"]
     return message
 
 

@@ -149,7 +149,7 @@ def test_a_message_in_two_folders_is_one_email(servers, mailbox, tmp_path):
     # Bodies were fetched (--bodies all): searchable, and shown by `tern thread`.
     hits = json.loads(tern(tmp_path, "search", "twice", str(stamp), "--json", check=True).stdout)
     assert len(hits) == 1
-    [shown] = json.loads(tern(tmp_path, "thread", str(hits[0]["threadId"]), "--keep-unread", "--json", check=True).stdout)["messages"]
+    [shown] = json.loads(tern(tmp_path, "thread", f"t{hits[0]['threadId']}", "--keep-unread", "--json", check=True).stdout)["messages"]
     assert shown["text"].strip() == "Hello twice."
     assert sorted(shown["folders"]) == ["INBOX", "Twice"]
 
@@ -259,11 +259,11 @@ def test_attachment_download_killed_halfway_leaves_no_file_and_succeeds_later(se
     mailbox.append("INBOX", None, None, message.as_bytes())
     sync(tmp_path, USER, "--bodies", "none")
     [hit] = json.loads(tern(tmp_path, "search", "Big", "file", str(stamp), "--json", check=True).stdout)
-    [shown] = json.loads(tern(tmp_path, "thread", str(hit["threadId"]), "--keep-unread", "--json", check=True).stdout)["messages"]
+    [shown] = json.loads(tern(tmp_path, "thread", f"t{hit['threadId']}", "--keep-unread", "--json", check=True).stdout)["messages"]
     [attachment] = shown["attachments"]
 
     env = dict(os.environ, TERN_HOME=str(tmp_path))
-    process = subprocess.Popen([str(TERN), "attachment", "download", str(attachment["id"])], stdout=subprocess.PIPE,
+    process = subprocess.Popen([str(TERN), "attachment", "download", f"a{attachment['id']}"], stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, env=env)
     time.sleep(0.3)
     killed = process.poll() is None
@@ -273,7 +273,7 @@ def test_attachment_download_killed_halfway_leaves_no_file_and_succeeds_later(se
         if (tmp_path / "attachments").exists() else []
     if killed:
         assert final_files == []  # nothing under a final name
-    result = tern(tmp_path, "attachment", "download", str(attachment["id"]), check=True)
+    result = tern(tmp_path, "attachment", "download", f"a{attachment['id']}", check=True)
     path = result.stdout.strip()
     assert path.startswith(str(tmp_path / "attachments"))  # "../../big.bin" stays inside
     assert hashlib.sha256(open(path, "rb").read()).digest() == hashlib.sha256(payload).digest()
@@ -409,7 +409,7 @@ def test_opening_a_thread_fetches_the_bodies_sync_left_for_later(servers, mailbo
     mailbox.append("INBOX", None, None, raw)
     sync(tmp_path, USER, "--bodies", "none")
     [hit] = json.loads(tern(tmp_path, "search", "open", "me", str(stamp), "--json", check=True).stdout)
-    [message] = json.loads(tern(tmp_path, "thread", str(hit["threadId"]), "--keep-unread", "--json", check=True).stdout)["messages"]
+    [message] = json.loads(tern(tmp_path, "thread", f"t{hit['threadId']}", "--keep-unread", "--json", check=True).stdout)["messages"]
     assert message["bodyState"] == "available"
     assert message["text"].strip() == f"The body of {stamp}, fetched when opened."
     assert len(json.loads(tern(tmp_path, "search", "fetched", "when", "opened", str(stamp), "--json", check=True).stdout)) == 1

@@ -132,7 +132,7 @@ def test_e05_offline_cached_bodies_show_and_uncached_say_so(servers, tmp_path):
         return json.loads(subprocess.run([str(TERN), "search", stamp, "--json"], env=env, check=True, capture_output=True, text=True).stdout)[0]["threadId"]
     cached_thread, uncached_thread = thread_of(cached), thread_of(uncached)
     # One body is cached by opening its thread while the server is there; then the server is out of reach.
-    subprocess.run([str(TERN), "thread", str(cached_thread)], env=env, check=True, capture_output=True, timeout=60)
+    subprocess.run([str(TERN), "thread", f"t{cached_thread}"], env=env, check=True, capture_output=True, timeout=60)
     with sqlite3.connect(home / "tern.sqlite") as db:
         db.execute("UPDATE account SET imapPort = 1")
     port = free_port()

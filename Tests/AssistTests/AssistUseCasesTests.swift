@@ -9,12 +9,12 @@ import Testing
 /// thread gains a message or the provider changes.
 @Suite struct AssistUseCasesTests {
     actor MemoryStore: AssistStore {
-        var ids: [Int64] = [1, 2]
+        var ids: [EmailID] = [1, 2]
         var cached: CachedThreadSummary?
 
-        func add(_ id: Int64) { ids.append(id) }
+        func add(_ id: EmailID) { ids.append(id) }
 
-        func assistSource(threadId: Int64, maxMessages: Int) async throws -> AssistSource? {
+        func assistSource(threadId: ThreadID, maxMessages: Int) async throws -> AssistSource? {
             let messages = ids.map { id in
                 AssistSource.Message(
                     emailId: id, from: EmailAddress(name: nil, address: "priya@ledgerly.test"),
@@ -23,10 +23,10 @@ import Testing
             }
             return AssistSource(threadId: threadId, subject: "Invoice", messages: messages, allEmailIds: ids, userAddresses: ["alice@tern.test"])
         }
-        func threadEmailIds(threadId: Int64) async throws -> [Int64] { ids }
-        func cachedSummary(threadId: Int64) async throws -> CachedThreadSummary? { cached }
-        func threadId(ofEmail emailId: Int64) async throws -> Int64? { 7 }
-        func saveSummary(_ summary: CachedThreadSummary?, threadId: Int64) async throws { cached = summary }
+        func threadEmailIds(threadId: ThreadID) async throws -> [EmailID] { ids }
+        func cachedSummary(threadId: ThreadID) async throws -> CachedThreadSummary? { cached }
+        func threadId(ofEmail emailId: EmailID) async throws -> ThreadID? { 7 }
+        func saveSummary(_ summary: CachedThreadSummary?, threadId: ThreadID) async throws { cached = summary }
     }
 
     struct PlainSanitizer: BodySanitizing {

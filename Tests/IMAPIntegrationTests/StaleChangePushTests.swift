@@ -105,7 +105,9 @@ struct StaleChangePushTests {
 struct ScriptedMailActions: ServerMailActions {
     let imap: IMAPMailActions
 
-    func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws -> [Int64: ServerOperationOutcome] {
+    func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws -> [PendingChangeID:
+        ServerOperationOutcome]
+    {
         try await imap.perform(operations)
     }
 

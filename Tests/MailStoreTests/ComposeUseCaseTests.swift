@@ -36,7 +36,7 @@ struct ComposeUseCaseTests {
             syntax: MIMEMailSyntax(), sanitizer: HTMLSafetyBodySanitizer(), bodies: bodies, timeZone: utc)
     }
 
-    func insert(_ email: Email, attachments: [TernCore.Attachment] = []) async throws -> Int64 {
+    func insert(_ email: Email, attachments: [TernCore.Attachment] = []) async throws -> EmailID {
         try await database.writer.write { db in
             var email = email
             try email.insert(db)

@@ -19,11 +19,11 @@ struct DownloadAttachmentUseCaseTests {
     }
 
     /// One stored email in INBOX with one attachment per entry; returns the attachment ids.
-    func attachments(_ specs: [(name: String, type: String, size: Int64)]) async throws -> [Int64] {
+    func attachments(_ specs: [(name: String, type: String, size: Int64)]) async throws -> [AttachmentID] {
         try await database.writer.write { [account] db in
             var inbox = Folder(accountId: account.id, path: "INBOX", folderType: .inbox)
             try inbox.insert(db)
-            var ids: [Int64] = []
+            var ids: [AttachmentID] = []
             for (index, spec) in specs.enumerated() {
                 var email = Fixtures.email(accountId: account.id, messageId: "<a\(index)-\(UUID().uuidString)@example.org>")
                 try email.insert(db)
@@ -49,7 +49,7 @@ struct DownloadAttachmentUseCaseTests {
             changes: changes)
     }
 
-    func isDownloaded(_ id: Int64) async throws -> Bool {
+    func isDownloaded(_ id: AttachmentID) async throws -> Bool {
         try await database.writer.read { db in try Attachment.fetchOne(db, key: id)?.isDownloaded ?? false }
     }
 

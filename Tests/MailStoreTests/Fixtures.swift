@@ -6,7 +6,7 @@ import TernCore
 
 /// Sample rows for store tests.
 enum Fixtures {
-    static func account(name: String = "work", id: String = UUID().uuidString.lowercased()) -> Account {
+    static func account(name: String = "work", id: AccountID = .make()) -> Account {
         Account(
             id: id, name: name, emailAddress: "\(name)@example.org", provider: .imap,
             imap: ServerEndpoint(host: "imap.example.org", port: 993, security: .implicitTLS),
@@ -14,7 +14,7 @@ enum Fixtures {
             username: "\(name)@example.org", credential: .passwordEnvironment("TERN_TEST_PW"))
     }
 
-    static func email(accountId: String, messageId: String?, dedupKey: String = UUID().uuidString) -> Email {
+    static func email(accountId: AccountID, messageId: String?, dedupKey: String = UUID().uuidString) -> Email {
         Email(
             accountId: accountId, messageId: messageId, dedupKey: dedupKey, subject: "Hello",
             fromName: "Zoë", fromAddress: "zoe@example.fr",

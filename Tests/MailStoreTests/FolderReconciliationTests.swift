@@ -27,7 +27,7 @@ struct FolderReconciliationTests {
 
     /// Stores a message in `path` under `uid`, its folder at UIDVALIDITY 1 with a forward cursor.
     @discardableResult
-    func store(_ messageId: String, in path: String, uid: Int64) async throws -> Int64 {
+    func store(_ messageId: String, in path: String, uid: Int64) async throws -> EmailID {
         var folder = try #require(try await sync.folders(accountId: account.id).first { $0.path == path })
         if folder.uidValidity == nil {
             folder.uidValidity = 1
@@ -39,7 +39,7 @@ struct FolderReconciliationTests {
             cursorUID: uid, backfillCursorUID: uid)
         return try #require(
             try await database.writer.read { db in
-                try Int64.fetchOne(db, sql: "SELECT id FROM email WHERE messageId = ?", arguments: [messageId])
+                try EmailID.fetchOne(db, sql: "SELECT id FROM email WHERE messageId = ?", arguments: [messageId])
             })
     }
 

@@ -13,7 +13,7 @@ struct PendingOperationTests {
     let inbox: Folder
     let clock = ManualClock()
     let actions: SQLiteMailActionStore
-    let emailId: Int64
+    let emailId: EmailID
 
     init() async throws {
         database = try TernDatabase.temporary()

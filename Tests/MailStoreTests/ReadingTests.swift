@@ -40,7 +40,7 @@ struct ReadingTests {
         _ count: Int, unread: Set<Int> = [], html: String? = nil, from: String = "zoe@example.fr",
         withoutBodies: Set<Int> = [], firstUID: Int64 = 1, subject: String = "Budget",
         authenticationResults: [AuthenticationResults]? = nil
-    ) async throws -> (thread: Int64, emails: [Int64]) {
+    ) async throws -> (thread: ThreadID, emails: [EmailID]) {
         let root = "<root-\(UUID().uuidString)@example.org>"
         var messages: [IncomingMessage] = []
         for index in 0..<count {
@@ -64,7 +64,7 @@ struct ReadingTests {
         let stored = try await SQLiteMessageStore(database: database).store(messages, folderId: inbox.id!)
         let ids = stored.newMessages.map(\.emailId)
         let threadId = try await database.writer.read { db in
-            try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [ids[0]])
+            try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [ids[0]])
         }
         return (try #require(threadId), ids)
     }
@@ -96,7 +96,7 @@ struct ReadingTests {
         } ?? -1
     }
 
-    func isRead(_ emailId: Int64) async throws -> Bool {
+    func isRead(_ emailId: EmailID) async throws -> Bool {
         try await database.writer.read { db in try Bool.fetchOne(db, sql: "SELECT isRead FROM email WHERE id = ?", arguments: [emailId]) } ?? false
     }
 
@@ -258,7 +258,7 @@ struct ReadingTests {
             ("none", [], .unknown, false),
             ("before v15", nil, .unknown, false)
         ]
-        var threads: [String: (thread: Int64, emails: [Int64])] = [:]
+        var threads: [String: (thread: ThreadID, emails: [EmailID])] = [:]
         for (index, item) in cases.enumerated() {
             threads[item.name] = try await thread(
                 1, html: Self.newsletter, from: "news@shop.example", firstUID: Int64(10 + index),
@@ -441,8 +441,8 @@ struct ReadingTests {
         let seen = await subscriber.value
         #expect(seen.contains(.threadsChanged(accountId: account.id)), "mark read on open")
         #expect(seen.contains(.bodyArrived(emailId: emails[1], threadId: threadId)))
-        #expect(seen.contains(.newMail(account: account.name, count: 1)))
-        #expect(seen.contains(.syncState(account: account.name, state: .syncingFolders, detail: nil)))
+        #expect(seen.contains(.newMail(accountId: account.id, count: 1)))
+        #expect(seen.contains(.syncState(accountId: account.id, state: .syncingFolders, detail: nil)))
     }
 }
 

@@ -165,7 +165,7 @@ struct SQLiteMessageStoreTests {
         var twin = message(2, id: "twin@x", subject: "Twins")
         twin.email.dedupKey = "key-twin@x"
         try await store.store([message(1, id: "twin@x", subject: "Twins"), twin], folderId: inbox.id!)
-        let emailId = try #require(try await database.writer.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM email") })
+        let emailId = try #require(try await database.writer.read { db in try EmailID.fetchOne(db, sql: "SELECT id FROM email") })
         let sync = SQLiteSyncStore(database: database)
         try await sync.saveBodies([
             FetchedBodies(emailId: emailId, plain: "first copy", html: nil, snippet: "first copy", truncated: false),

@@ -16,7 +16,7 @@ import Testing
     func databaseAtEarlierVersionMigrates(appliedCount: Int) throws {
         let home = Fixtures.temporaryHome()
         try FileManager.default.createDirectory(at: home.url, withIntermediateDirectories: true)
-        let accountID = "acc-\(appliedCount)"
+        let accountID = AccountID("acc-\(appliedCount)")
         do {
             let queue = try DatabaseQueue(path: home.databaseURL.path)
             if appliedCount > 0 {

@@ -32,7 +32,7 @@ struct SendQueueProcessorTests {
     }
 
     @discardableResult
-    func enqueue(_ subject: String, holdUntil: Date? = nil) async throws -> Int64 {
+    func enqueue(_ subject: String, holdUntil: Date? = nil) async throws -> EmailID {
         let id = "<\(UUID().uuidString)@example.org>"
         var email = Fixtures.email(accountId: account.id, messageId: id)
         email.subject = subject
@@ -42,7 +42,7 @@ struct SendQueueProcessorTests {
             holdUntil: holdUntil, at: clock.now())
     }
 
-    func state(_ id: Int64) async throws -> OutboxEntry { try #require(try await store.entry(emailId: id)) }
+    func state(_ id: EmailID) async throws -> OutboxEntry { try #require(try await store.entry(emailId: id)) }
 
     @Test func transientFailuresAreRetriedAfter30Seconds2And8MinutesThenFail() async throws {
         let submitter = ScriptedSubmitter(otherwise: .transient("421 4.3.2 try later"))
@@ -234,7 +234,7 @@ struct SendQueueProcessorTests {
 
     /// Exactly once: a send interrupted after its content started is never simply sent again.
     @Test func anInterruptedSendIsSentOnlyWhenItIsProvablyNotDelivered() async throws {
-        func interrupted(_ subject: String) async throws -> Int64 {
+        func interrupted(_ subject: String) async throws -> EmailID {
             let id = try await enqueue(subject)
             try await store.markSending(id)
             try await store.markAttemptStarted(id, at: clock.now())

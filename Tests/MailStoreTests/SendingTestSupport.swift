@@ -25,7 +25,7 @@ final class ScriptedSubmitter: MessageSubmitting {
         case failAfterContent(String)
     }
 
-    fileprivate let state: Mutex<(steps: [Step], submitted: [Int64])>
+    fileprivate let state: Mutex<(steps: [Step], submitted: [EmailID])>
     /// The step used once the script has run out.
     let otherwise: Step
 
@@ -34,7 +34,7 @@ final class ScriptedSubmitter: MessageSubmitting {
         self.otherwise = otherwise
     }
 
-    var submitted: [Int64] { state.withLock { $0.submitted } }
+    var submitted: [EmailID] { state.withLock { $0.submitted } }
 
     private let sessions = Mutex(0)
     /// Connections opened: one per pass of the queue that sends anything.
@@ -93,7 +93,7 @@ final class ScriptedServer: ServerMailActions {
     }
 
     func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws
-        -> [Int64: ServerOperationOutcome]
+        -> [PendingChangeID: ServerOperationOutcome]
     {
         let outcome = state.withLock { state in
             state.performed += operations

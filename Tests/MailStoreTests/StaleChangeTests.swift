@@ -15,7 +15,7 @@ struct StaleChangeTests {
     let clock = ManualClock()
     let actions: SQLiteMailActionStore
     let sync: SQLiteSyncStore
-    let emailId: Int64
+    let emailId: EmailID
 
     init() async throws {
         database = try TernDatabase.temporary()

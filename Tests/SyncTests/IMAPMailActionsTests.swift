@@ -19,7 +19,7 @@ import Testing
         let actions = IMAPMailActions(connections: InMemoryConnectionPool(server: server))
         let outcomes = try await actions.perform(
             (1...3).map {
-                ServerOperation(id: $0, action: .store(flag: "\\Seen", add: true, mailbox: "INBOX", uid: $0), uidValidity: validity)
+                ServerOperation(id: PendingChangeID($0), action: .store(flag: "\\Seen", add: true, mailbox: "INBOX", uid: $0), uidValidity: validity)
             })
         #expect(outcomes == [1: .done(newUID: nil), 2: .done(newUID: nil), 3: .done(newUID: nil)])
         #expect(await server.commands(.store).count == 1)

@@ -10,8 +10,8 @@ struct ThreadGrouperTests {
     static let start = Date(timeIntervalSince1970: 1_750_000_000)
 
     static func message(
-        _ id: Int64, _ messageID: String?, replyTo: [String] = [], references: [String] = [], subject: String = "Plans",
-        day: Double = 0, account: String = "a"
+        _ id: EmailID, _ messageID: String?, replyTo: [String] = [], references: [String] = [], subject: String = "Plans",
+        day: Double = 0, account: AccountID = "a"
     ) -> ThreadingHeaders {
         ThreadingHeaders(
             emailID: id, accountID: account, messageID: messageID, inReplyTo: replyTo, references: references,
@@ -19,7 +19,7 @@ struct ThreadGrouperTests {
     }
 
     /// Threads as sorted lists of email ids, sorted, for comparison.
-    static func groups(_ messages: [ThreadingHeaders]) -> [[Int64]] {
+    static func groups(_ messages: [ThreadingHeaders]) -> [[EmailID]] {
         var grouper = ThreadGrouper()
         for message in messages { grouper.add(message) }
         return grouper.threads().map { $0.sorted() }.sorted { $0[0] < $1[0] }
@@ -155,7 +155,7 @@ struct ThreadGrouperTests {
     }
 
     @Test func metadataFollowsTheSpec() throws {
-        func email(_ id: Int64, from: String, day: Double, read: Bool, snippet: String?, subject: String) -> Email {
+        func email(_ id: EmailID, from: String, day: Double, read: Bool, snippet: String?, subject: String) -> Email {
             Email(
                 id: id, accountId: "a", messageId: "m\(id)", dedupKey: "k\(id)", subject: subject, fromName: from.uppercased(),
                 fromAddress: "\(from)@example.com", dateReceived: Self.start.addingTimeInterval(day * Self.day), snippet: snippet,

@@ -103,8 +103,8 @@ import Testing
         #expect(try tern.run(arguments: addArguments(name: "drop", secretSource: ["--password-env", "TERN_TEST_SECRET"])).status == 0)
         let home = TernHome(url: tern.home)
         let database = try TernDatabase(home: home)
-        let ids = try await database.writer.write { db -> [String: String] in
-            var ids: [String: String] = [:]
+        let ids = try await database.writer.write { db -> [String: AccountID] in
+            var ids: [String: AccountID] = [:]
             for account in try Account.fetchAll(db) {
                 ids[account.name] = account.id
                 try ContactCacheEntry(accountId: account.id, emailAddress: "ivan@example.ru", lastSeenDate: Date()).insert(db)

@@ -17,7 +17,7 @@ import Testing
     static let forbidden: [Unicode.Scalar] = ["\u{1B}", "\u{07}", "\u{7F}", "\u{9B}", "\u{202E}"]
 
     /// A home with one account and the hostile message in its Inbox; returns the message's thread.
-    static func home() async throws -> (TernProcess, Int64) {
+    static func home() async throws -> (TernProcess, ThreadID) {
         let tern = TernProcess()
         let database = try TernDatabase(home: TernHome(url: tern.home))
         let account = Account(
@@ -45,7 +45,7 @@ import Testing
             folderId: inbox.id!, cursorUID: 1, backfillCursorUID: 1)
         let emailId = try #require(stored.newMessages.first?.emailId)
         let thread = try await database.writer.read { db in
-            try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId])
+            try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId])
         }
         try database.writer.close()
         return (tern, try #require(thread))
@@ -57,14 +57,14 @@ import Testing
 
     @Test func threadsThreadAndSearchShowNoControlSequences() async throws {
         let (tern, thread) = try await Self.home()
-        for arguments in [["threads"], ["thread", String(thread), "--keep-unread"], ["search", "invoice"]] {
+        for arguments in [["threads"], ["thread", "t\(thread)", "--keep-unread"], ["search", "invoice"]] {
             let result = try tern.run(arguments: arguments)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             #expect(Self.controls(in: result.stdout + result.stderr).isEmpty, "\(arguments) printed \(Self.controls(in: result.stdout))")
             #expect(result.stdout.contains("Invoice \\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J"), "\(arguments): the text is still there to read")
             #expect(!result.stdout.contains("\nFrom: ceo@bank.example"), "\(arguments): the subject's newline starts no line of its own")
         }
-        let opened = try tern.run("thread", String(thread), "--keep-unread")
+        let opened = try tern.run("thread", "t\(thread)", "--keep-unread")
         #expect(opened.stdout.contains("invoice⟨U+202E⟩fdp.exe"), "a file name shows its invisible characters as markers (issue 32)")
         #expect(opened.stdout.contains("invoice⟨U+200B⟩.exe⟨U+200B⟩"))
         #expect(opened.stdout.contains("\\x9b31m now\\x7f\nThanks"), "a body keeps its lines")
@@ -74,7 +74,7 @@ import Testing
     /// themselves from the reader.
     @Test func aDownloadWarnsOfATypeHiddenByInvisibleCharactersAndShowsThem() async throws {
         let (tern, thread) = try await Self.home()
-        let opened = try tern.run("thread", String(thread), "--keep-unread")
+        let opened = try tern.run("thread", "t\(thread)", "--keep-unread")
         let line = try #require(opened.stdout.split(separator: "\n").first { $0.contains("⟨U+200B⟩") })
         let id = try #require(line.split(separator: " ").dropFirst().first.map { String($0.dropLast()) })
         let download = try tern.run("attachment", "download", id)

@@ -12,7 +12,7 @@ import Testing
         String(repeating: "é", count: 300), "a" + String(repeating: "\u{301}", count: 600) + ".txt"
     ])
     func savedNamesFitOnePathComponent(name: String) throws {
-        let fileName = DownloadAttachmentUseCase.fileName(attachmentId: Int64.max, filename: name)
+        let fileName = DownloadAttachmentUseCase.fileName(attachmentId: AttachmentID(Int64.max), filename: name)
         #expect(fileName.utf8.count <= 255)
         #expect(fileName.hasPrefix("\(Int64.max)-"))
         if let dot = name.lastIndex(of: ".") { #expect(fileName.hasSuffix(name[dot...])) }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct ContactAutocompleteTests {
     static let day: TimeInterval = 86_400
 
-    func entry(_ address: String, _ name: String?, account: String = "a", frequency: Int = 1, daysAgo: Double = 0) -> ContactCacheEntry {
+    func entry(_ address: String, _ name: String?, account: AccountID = "a", frequency: Int = 1, daysAgo: Double = 0) -> ContactCacheEntry {
         ContactCacheEntry(
             accountId: account, emailAddress: address, displayName: name,
             lastSeenDate: Date(timeIntervalSince1970: 1_700_000_000 - daysAgo * Self.day), frequency: frequency)

@@ -7,7 +7,9 @@ import Testing
 /// and killed `tern serve` with one GET).
 @Suite struct ConversationWindowTests {
     static func entries(_ count: Int, unreadAt: Int? = nil) -> [ThreadOutline.Entry] {
-        (0..<count).map { ThreadOutline.Entry(emailId: Int64($0 + 1), date: Date(timeIntervalSince1970: Double($0)), isRead: $0 != unreadAt) }
+        (0..<count).map {
+            ThreadOutline.Entry(emailId: EmailID(Int64($0 + 1)), date: Date(timeIntervalSince1970: Double($0)), isRead: $0 != unreadAt)
+        }
     }
 
     @Test func theFirstPageIsTheNewest25AndTheLatestUnread() {

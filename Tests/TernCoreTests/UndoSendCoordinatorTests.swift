@@ -10,8 +10,8 @@ import Testing
     final class RecordingSendSteps: DraftSendSteps {
         enum Step: Equatable {
             case send(Draft.ID, Duration)
-            case commit(Int64)
-            case undo(Int64)
+            case commit(EmailID)
+            case undo(EmailID)
         }
 
         let clock: ManualSleepingClock
@@ -25,7 +25,7 @@ import Testing
 
         func send(_ id: Draft.ID, undoWindow: Duration) async throws -> DraftSending {
             steps.withLock { $0.append(.send(id, undoWindow)) }
-            let emailId = 100 + id
+            let emailId = EmailID(100 + id.rawValue)
             guard undoWindow > .zero else { return .sent(SendOutcome(emailId: emailId, messageId: "<m\(id)@x>", state: .sent)) }
             let held = HeldSend(
                 emailId: emailId, messageId: "<m\(id)@x>", accountId: "a", until: clock.now().adding(undoWindow),

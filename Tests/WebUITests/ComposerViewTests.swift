@@ -9,7 +9,7 @@ import Testing
 @Suite struct ComposerViewTests {
     func account(_ name: String, displayName: String? = nil) -> Account {
         var account = Account(
-            id: "id-\(name)", name: name, emailAddress: "\(name)@example.org", provider: .imap,
+            id: AccountID("id-\(name)"), name: name, emailAddress: "\(name)@example.org", provider: .imap,
             imap: ServerEndpoint(host: "imap.example.org", port: 993, security: .implicitTLS),
             smtp: ServerEndpoint(host: "smtp.example.org", port: 587, security: .startTLS),
             username: name, credential: .passwordEnvironment("TERN_TEST_PW"))

@@ -7,7 +7,7 @@ import Testing
 /// NFR-ED-03, ED§7-3 (issue 34): each message's "More actions" menu and its no-script links act on
 /// that message, named by its sender and time; "Mark unread from here" names it and the later ones.
 @Suite struct MessageActionsViewTests {
-    func message(_ id: Int64, sendState: SendState = .none) -> ConversationMessage {
+    func message(_ id: EmailID, sendState: SendState = .none) -> ConversationMessage {
         let bob = EmailAddress(name: "Bob", address: "bob@example.org")
         return ConversationMessage(
             id: id, messageId: nil, subject: "Plans", from: bob, senderName: "Bob", avatar: SenderAvatar(for: bob), to: [],
@@ -16,7 +16,7 @@ import Testing
             sendError: nil)
     }
 
-    func markup(_ message: ConversationMessage, fromHere: [Int64]) -> String {
+    func markup(_ message: ConversationMessage, fromHere: [EmailID]) -> String {
         var view = MessageView(
             message: message, threadId: 9, location: MailLocation(source: .unifiedInbox, threadId: 9), csrfToken: "token",
             time: RelativeTime())

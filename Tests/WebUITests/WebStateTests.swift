@@ -63,8 +63,8 @@ import Testing
 
     @Test func theBoardKeepsEachAccountsLatestSyncState() {
         let board = SyncStatusBoard(changes: ChangeFeed())
-        board.record(.syncState(account: "ana", state: .syncingFolders, detail: nil))
-        board.record(.syncState(account: "ana", state: .error, detail: "refused"))
+        board.record(.syncState(accountId: "ana", state: .syncingFolders, detail: nil))
+        board.record(.syncState(accountId: "ana", state: .error, detail: "refused"))
         board.record(.threadsChanged(accountId: nil))
         #expect(board.current.count == 1)
         #expect(board.current["ana"]?.state == .error)

@@ -7,12 +7,12 @@ import TernCore
 
 extension Folder: FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "folder"
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = .init(rawValue: inserted.rowID) }
 }
 
 extension Email: FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "email"
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = .init(rawValue: inserted.rowID) }
 }
 
 extension EmailFolder: FetchableRecord, MutablePersistableRecord {
@@ -22,12 +22,12 @@ extension EmailFolder: FetchableRecord, MutablePersistableRecord {
 
 extension MailThread: FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "thread"
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = .init(rawValue: inserted.rowID) }
 }
 
 extension Attachment: FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "attachment"
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = .init(rawValue: inserted.rowID) }
 }
 
 extension TrustedSender: FetchableRecord, PersistableRecord {
@@ -89,5 +89,22 @@ extension Account: FetchableRecord, PersistableRecord {
 
 extension PendingOperation: FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "pendingOperation"
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = .init(rawValue: inserted.rowID) }
 }
+
+// Typed ids (issue 33) are stored as the plain row id or UUID text they wrap; the row ids decode
+// straight from the statement's column, as `Int64` does (no `DatabaseValue` in between on the hot
+// paths of sync and the thread list).
+extension RecordID where Self: StatementColumnConvertible {
+    public init(sqliteStatement: SQLiteStatement, index: CInt) {
+        self.init(rawValue: Int64(sqliteStatement: sqliteStatement, index: index))
+    }
+}
+
+extension EmailID: DatabaseValueConvertible, StatementColumnConvertible {}
+extension ThreadID: DatabaseValueConvertible, StatementColumnConvertible {}
+extension FolderID: DatabaseValueConvertible, StatementColumnConvertible {}
+extension DraftID: DatabaseValueConvertible, StatementColumnConvertible {}
+extension AttachmentID: DatabaseValueConvertible, StatementColumnConvertible {}
+extension PendingChangeID: DatabaseValueConvertible, StatementColumnConvertible {}
+extension AccountID: DatabaseValueConvertible {}

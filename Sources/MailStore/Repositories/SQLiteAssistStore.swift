@@ -8,12 +8,12 @@ public struct SQLiteAssistStore: AssistStore {
 
     public init(database: TernDatabase) { self.database = database }
 
-    public func assistSource(threadId: Int64, maxMessages: Int) async throws -> AssistSource? {
+    public func assistSource(threadId: ThreadID, maxMessages: Int) async throws -> AssistSource? {
         try await database.writer.read { db in
             guard let thread = try MailThread.fetchOne(db, key: threadId),
                 let account = try Account.fetchOne(db, key: thread.accountId)
             else { return nil }
-            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM email WHERE threadId = ?", arguments: [threadId])
+            let ids = try EmailID.fetchAll(db, sql: "SELECT id FROM email WHERE threadId = ?", arguments: [threadId])
             let emails = try Email.fetchAll(
                 db,
                 sql: """
@@ -32,13 +32,13 @@ public struct SQLiteAssistStore: AssistStore {
         }
     }
 
-    public func threadEmailIds(threadId: Int64) async throws -> [Int64] {
+    public func threadEmailIds(threadId: ThreadID) async throws -> [EmailID] {
         try await database.writer.read { db in
-            try Int64.fetchAll(db, sql: "SELECT id FROM email WHERE threadId = ?", arguments: [threadId])
+            try EmailID.fetchAll(db, sql: "SELECT id FROM email WHERE threadId = ?", arguments: [threadId])
         }
     }
 
-    public func cachedSummary(threadId: Int64) async throws -> CachedThreadSummary? {
+    public func cachedSummary(threadId: ThreadID) async throws -> CachedThreadSummary? {
         try await database.writer.read { db in
             guard
                 let row = try Row.fetchOne(db, sql: "SELECT aiSummary, aiSummaryDate, aiSummaryKey FROM thread WHERE id = ?", arguments: [threadId]),
@@ -48,13 +48,13 @@ public struct SQLiteAssistStore: AssistStore {
         }
     }
 
-    public func threadId(ofEmail emailId: Int64) async throws -> Int64? {
+    public func threadId(ofEmail emailId: EmailID) async throws -> ThreadID? {
         try await database.writer.read { db in
-            try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId])
+            try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId])
         }
     }
 
-    public func saveSummary(_ summary: CachedThreadSummary?, threadId: Int64) async throws {
+    public func saveSummary(_ summary: CachedThreadSummary?, threadId: ThreadID) async throws {
         try await database.writer.write { db in
             try db.execute(
                 sql: "UPDATE thread SET aiSummary = ?, aiSummaryDate = ?, aiSummaryKey = ? WHERE id = ?",

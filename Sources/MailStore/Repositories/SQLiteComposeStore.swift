@@ -9,7 +9,7 @@ public struct SQLiteComposeStore: ComposeStore, ContactStore {
 
     public init(database: TernDatabase) { self.database = database }
 
-    public func original(emailId: Int64) async throws -> OriginalMessage? {
+    public func original(emailId: EmailID) async throws -> OriginalMessage? {
         try await database.writer.read { db in
             guard let email = try Email.fetchOne(db, key: emailId) else { return nil }
             let attachments = try Attachment.filter(Column("emailId") == emailId).order(Column("partId")).fetchAll(db)

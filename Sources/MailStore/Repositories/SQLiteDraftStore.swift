@@ -25,7 +25,7 @@ public struct SQLiteDraftStore: DraftStore {
                         INSERT INTO draft (accountId, messageId, content, createdDate, updatedDate)
                         VALUES (?, ?, ?, ?, ?)
                         """, arguments: [accountId, messageId, json, date.stored, date.stored])
-                return DraftSave(draftId: db.lastInsertedRowID, revision: 1, changed: true, savedDate: date)
+                return DraftSave(draftId: DraftID(db.lastInsertedRowID), revision: 1, changed: true, savedDate: date)
             }
             guard let row = try Row.fetchOne(db, sql: "SELECT content, revision, updatedDate FROM draft WHERE id = ?", arguments: [id]) else {
                 throw TernError.notFound("draft \(id)")
@@ -50,7 +50,7 @@ public struct SQLiteDraftStore: DraftStore {
         }
     }
 
-    public func draft(holding emailId: Int64) async throws -> Draft? {
+    public func draft(holding emailId: EmailID) async throws -> Draft? {
         try await database.writer.read { db in
             try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM draft WHERE heldEmailId = ?", arguments: [emailId]).map(Self.draft)
         }
@@ -92,7 +92,7 @@ public struct SQLiteDraftStore: DraftStore {
         }
     }
 
-    public func serverDraft(emailId: Int64) async throws -> (original: OriginalMessage, copy: DraftServerCopy)? {
+    public func serverDraft(emailId: EmailID) async throws -> (original: OriginalMessage, copy: DraftServerCopy)? {
         try await database.writer.read { db in
             guard let email = try Email.fetchOne(db, key: emailId),
                 let row = try Row.fetchOne(
@@ -114,7 +114,7 @@ public struct SQLiteDraftStore: DraftStore {
     {
         let json = try Self.encode(content)
         return try await database.writer.write { db in
-            if let existing = try Int64.fetchOne(
+            if let existing = try DraftID.fetchOne(
                 db, sql: "SELECT id FROM draft WHERE accountId = ? AND messageId = ?",
                 arguments: [accountId, messageId])
             {
@@ -126,7 +126,7 @@ public struct SQLiteDraftStore: DraftStore {
                                        serverMailbox, serverUID, serverUIDValidity)
                     VALUES (?, ?, ?, ?, ?, 'synced', ?, ?, ?)
                     """, arguments: [accountId, messageId, json, date.stored, date.stored, copy.mailbox, copy.uid, copy.uidValidity])
-            return db.lastInsertedRowID
+            return DraftID(db.lastInsertedRowID)
         }
     }
 
@@ -206,15 +206,17 @@ public struct SQLiteDraftStore: DraftStore {
         try await database.writer.write { db in try db.execute(sql: "UPDATE draft SET changedOnServer = 0 WHERE id = ?", arguments: [id]) }
     }
 
-    public func setHeld(id: Draft.ID, emailId: Int64?) async throws {
+    public func setHeld(id: Draft.ID, emailId: EmailID?) async throws {
         try await database.writer.write { db in
             try db.execute(sql: "UPDATE draft SET heldEmailId = ? WHERE id = ?", arguments: [emailId, id])
         }
     }
 
-    public func returnOrphanToDraft(emailId: Int64) async throws -> Bool {
+    public func returnOrphanToDraft(emailId: EmailID) async throws -> Bool {
         try await database.writer.write { db in
-            guard let draftId = try Int64.fetchOne(db, sql: "SELECT id FROM draft WHERE heldEmailId = ?", arguments: [emailId]) else { return false }
+            guard let draftId = try DraftID.fetchOne(db, sql: "SELECT id FROM draft WHERE heldEmailId = ?", arguments: [emailId]) else {
+                return false
+            }
             if let email = try Email.fetchOne(db, key: emailId) {
                 try SQLiteMessageStore.delete(email, db: db)
                 if let thread = email.threadId { try SQLiteMessageStore.refresh(thread: thread, db: db) }

@@ -11,14 +11,14 @@ public struct SQLiteMailActionStore: MailActionStore {
 
     public func scope(of targets: [MailTarget], folderPath: String?, forFlags: Bool) async throws -> ActionScope {
         try await database.writer.read { db in
-            var emailIds: [Int64] = []
-            var seen: Set<Int64> = []
+            var emailIds: [EmailID] = []
+            var seen: Set<EmailID> = []
             var copies: [EmailCopy] = []
             for target in targets {
-                let ids: [Int64]
+                let ids: [EmailID]
                 switch target {
                 case .thread(let id):
-                    ids = try Int64.fetchAll(db, sql: "SELECT id FROM email WHERE threadId = ? ORDER BY dateReceived", arguments: [id])
+                    ids = try EmailID.fetchAll(db, sql: "SELECT id FROM email WHERE threadId = ? ORDER BY dateReceived", arguments: [id])
                     guard !ids.isEmpty else { throw TernError.notFound("thread \(id)") }
                 case .message(let id):
                     guard try Email.exists(db, key: id) else { throw TernError.notFound("message \(id)") }
@@ -33,7 +33,7 @@ public struct SQLiteMailActionStore: MailActionStore {
         }
     }
 
-    public func writtenByAccount(_ emailIds: [Int64]) async throws -> Set<Int64> {
+    public func writtenByAccount(_ emailIds: [EmailID]) async throws -> Set<EmailID> {
         guard !emailIds.isEmpty else { return [] }
         return try await database.writer.read { db in
             let own = Dictionary(uniqueKeysWithValues: try Account.fetchAll(db).map { ($0.id, $0.ownAddresses) })
@@ -41,9 +41,9 @@ public struct SQLiteMailActionStore: MailActionStore {
                 db, sql: "SELECT id, accountId, fromAddress FROM email WHERE id IN (\(databaseQuestionMarks(count: emailIds.count)))",
                 arguments: StatementArguments(emailIds))
             return Set(
-                rows.compactMap { row -> Int64? in
+                rows.compactMap { row -> EmailID? in
                     let address: String = row["fromAddress"]
-                    return own[row["accountId"] as String]?.contains(address.lowercased()) == true ? row["id"] : nil
+                    return own[row["accountId"] as AccountID]?.contains(address.lowercased()) == true ? row["id"] : nil
                 })
         }
     }
@@ -76,7 +76,7 @@ public struct SQLiteMailActionStore: MailActionStore {
         Array(Set(copies.map(\.folderPath))).sorted()
     }
 
-    static func copies(of emailIds: [Int64], db: Database) throws -> [EmailCopy] {
+    static func copies(of emailIds: [EmailID], db: Database) throws -> [EmailCopy] {
         guard !emailIds.isEmpty else { return [] }
         return try Row.fetchAll(
             db,
@@ -97,10 +97,10 @@ public struct SQLiteMailActionStore: MailActionStore {
     public func applyFlagChange(_ change: FlagChange, to scope: ActionScope, at date: Date) async throws {
         try await database.writer.write { db in
             let column = ServerFlags.column(for: change.flag)
-            var threads: Set<Int64> = []
+            var threads: Set<ThreadID> = []
             for emailId in scope.emailIds {
                 try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [change.adds, emailId])
-                if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId]) {
+                if let thread = try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId]) {
                     threads.insert(thread)
                 }
             }
@@ -126,7 +126,7 @@ public struct SQLiteMailActionStore: MailActionStore {
 
     public func applyRemoval(_ kind: PendingOperation.Kind, of copies: [EmailCopy], at date: Date, undo: UndoHold?) async throws {
         try await database.writer.write { db in
-            var threads: Set<Int64> = []
+            var threads: Set<ThreadID> = []
             for copy in copies {
                 guard let stored = try Self.storedCopy(copy, db: db) else { continue }
                 try Self.removeCopy(folderId: copy.folderId, uid: copy.uid, db: db)
@@ -136,7 +136,7 @@ public struct SQLiteMailActionStore: MailActionStore {
                     modSeq: copy.modSeq, notBefore: undo?.until, createdDate: date, undoToken: undo?.token)
                 try operation.insert(db)
                 if kind == .delete { try db.execute(sql: "UPDATE email SET deletedDate = ? WHERE id = ?", arguments: [date, copy.emailId]) }
-                if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [copy.emailId]) {
+                if let thread = try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [copy.emailId]) {
                     threads.insert(thread)
                 }
             }
@@ -144,7 +144,7 @@ public struct SQLiteMailActionStore: MailActionStore {
         }
     }
 
-    public func undoRemoval(token: String, now: Date) async throws -> [Int64] {
+    public func undoRemoval(token: String, now: Date) async throws -> [ThreadID] {
         try await database.writer.write { db in
             // Only what is still inside its window and was never tried: nothing of it reached the server.
             let operations = try PendingOperation.fetchAll(
@@ -153,11 +153,11 @@ public struct SQLiteMailActionStore: MailActionStore {
                     SELECT * FROM pendingOperation
                     WHERE undoToken = ? AND state = 'pending' AND attempts = 0 AND kind IN ('archive', 'delete') AND notBefore > ?
                     """, arguments: [token, now])
-            var threads: Set<Int64> = []
+            var threads: Set<ThreadID> = []
             for operation in operations {
                 try Self.revert(operation, db: db)
                 _ = try PendingOperation.deleteOne(db, key: operation.id)
-                if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [operation.emailId]) {
+                if let thread = try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [operation.emailId]) {
                     threads.insert(thread)
                 }
             }
@@ -203,7 +203,7 @@ public struct SQLiteMailActionStore: MailActionStore {
     }
 
     /// The copy leaves its folder; flag pushes aimed at it go with it.
-    static func removeCopy(folderId: Int64, uid: Int64, db: Database) throws {
+    static func removeCopy(folderId: FolderID, uid: Int64, db: Database) throws {
         try db.execute(sql: "DELETE FROM emailFolder WHERE folderId = ? AND imapUID = ?", arguments: [folderId, uid])
         try db.execute(
             sql: """
@@ -223,11 +223,11 @@ public struct SQLiteMailActionStore: MailActionStore {
         try await database.writer.read { db in try Folder.filter(Column("accountId") == accountId).order(Column("path")).fetchAll(db) }
     }
 
-    public func sentMessage(emailId: Int64) async throws -> OutgoingSubmission? {
+    public func sentMessage(emailId: EmailID) async throws -> OutgoingSubmission? {
         try await database.writer.read { db in try SQLiteOutboxStore.submission(emailId: emailId, db: db) }
     }
 
-    public func complete(_ operation: PendingOperation, newUID: Int64?, targetFolderId: Int64?) async throws {
+    public func complete(_ operation: PendingOperation, newUID: Int64?, targetFolderId: FolderID?) async throws {
         try await database.writer.write { db in
             guard let id = operation.id, try PendingOperation.exists(db, key: id) else { return }
             try db.execute(sql: "DELETE FROM pendingOperation WHERE id = ?", arguments: [id])
@@ -265,14 +265,14 @@ public struct SQLiteMailActionStore: MailActionStore {
                 }
                 // The server keeps the copy now; the local bytes were only needed until here.
                 try db.execute(sql: "DELETE FROM outgoingMessage WHERE emailId = ?", arguments: [operation.emailId])
-                if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [operation.emailId]) {
+                if let thread = try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [operation.emailId]) {
                     try SQLiteMessageStore.refresh(thread: thread, db: db)
                 }
             }
         }
     }
 
-    public func scheduleRetry(_ operationId: Int64, attempts: Int, notBefore: Date, error: String) async throws {
+    public func scheduleRetry(_ operationId: PendingChangeID, attempts: Int, notBefore: Date, error: String) async throws {
         try await database.writer.write { db in
             try db.execute(
                 sql: "UPDATE pendingOperation SET attempts = ?, notBefore = ?, lastError = ? WHERE id = ?",
@@ -294,7 +294,7 @@ public struct SQLiteMailActionStore: MailActionStore {
     /// named its message by a UID that now means nothing, or another message. Each is cancelled as
     /// a push would have given it up (reverted, kept as failed with the reason), rather than
     /// re-mapped: the message may be gone, and the person sees what did not happen (docs/decisions.md).
-    static func cancelStaleOperations(folderId: Int64, db: Database) throws {
+    static func cancelStaleOperations(folderId: FolderID, db: Database) throws {
         let stale = try PendingOperation.fetchAll(
             db,
             sql: """
@@ -337,12 +337,12 @@ public struct SQLiteMailActionStore: MailActionStore {
         case .fileSentCopy:
             return
         }
-        if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [operation.emailId]) {
+        if let thread = try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [operation.emailId]) {
             try SQLiteMessageStore.refresh(thread: thread, db: db)
         }
     }
 
-    public func retry(_ operationId: Int64) async throws -> PendingOperation? {
+    public func retry(_ operationId: PendingChangeID) async throws -> PendingOperation? {
         try await database.writer.write { db in
             guard var operation = try PendingOperation.fetchOne(db, key: operationId), operation.state == .failed else { return nil }
             // Its UID belongs to a UIDVALIDITY the folder no longer has: applied again, it would act on
@@ -365,14 +365,14 @@ public struct SQLiteMailActionStore: MailActionStore {
             operation.notBefore = nil
             operation.lastError = nil
             try operation.update(db)
-            if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [operation.emailId]) {
+            if let thread = try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [operation.emailId]) {
                 try SQLiteMessageStore.refresh(thread: thread, db: db)
             }
             return operation
         }
     }
 
-    public func dismiss(_ operationId: Int64) async throws {
+    public func dismiss(_ operationId: PendingChangeID) async throws {
         try await database.writer.write { db in
             try db.execute(sql: "DELETE FROM pendingOperation WHERE id = ? AND state = 'failed'", arguments: [operationId])
         }

@@ -91,12 +91,12 @@ public struct SQLiteMailQueries: MailQueries {
             snippet: row["snippet"])
     }
 
-    public func thread(id: Int64) async throws -> [ThreadMessage]? {
+    public func thread(id: ThreadID) async throws -> [ThreadMessage]? {
         guard let outline = try await threadOutline(id: id) else { return nil }
         return try await threadMessages(ids: outline.entries.map(\.emailId))
     }
 
-    public func threadOutline(id: Int64) async throws -> ThreadOutline? {
+    public func threadOutline(id: ThreadID) async throws -> ThreadOutline? {
         try await database.writer.read { db in
             guard let subject = try String.fetchOne(db, sql: "SELECT subject FROM thread WHERE id = ?", arguments: [id]) else { return nil }
             let entries = try Row.fetchAll(
@@ -109,7 +109,7 @@ public struct SQLiteMailQueries: MailQueries {
         }
     }
 
-    public func threadMessages(ids: [Int64]) async throws -> [ThreadMessage] {
+    public func threadMessages(ids: [EmailID]) async throws -> [ThreadMessage] {
         guard !ids.isEmpty else { return [] }
         return try await database.writer.read { db in
             let emails = try Email.filter(ids.contains(Column("id"))).fetchAll(db)

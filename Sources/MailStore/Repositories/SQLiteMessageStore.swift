@@ -13,7 +13,7 @@ public struct SQLiteMessageStore: Sendable {
     /// Stores a batch of one folder; `cursorUID` (the highest UID the batch completes) advances the
     /// folder's forward cursor in the same transaction.
     @discardableResult
-    public func store(_ messages: [IncomingMessage], folderId: Int64, cursorUID: Int64? = nil, backfillCursorUID: Int64? = nil)
+    public func store(_ messages: [IncomingMessage], folderId: FolderID, cursorUID: Int64? = nil, backfillCursorUID: Int64? = nil)
         async throws -> StoredBatch
     {
         try await database.writer.write { db in
@@ -41,7 +41,7 @@ public struct SQLiteMessageStore: Sendable {
     }
 
     static func store(
-        _ message: IncomingMessage, folderId: Int64, db: Database, result: inout StoredBatch,
+        _ message: IncomingMessage, folderId: FolderID, db: Database, result: inout StoredBatch,
         search: inout SearchIndexBatch, contacts: inout ContactTally
     ) throws {
         var incoming = message.applyingServerFlags(to: message.email)
@@ -88,7 +88,7 @@ public struct SQLiteMessageStore: Sendable {
     }
 
     /// Links a new Email into the thread graph; returns its thread, created when it starts one.
-    static func link(_ email: Email, db: Database, result: inout StoredBatch) throws -> Int64 {
+    static func link(_ email: Email, db: Database, result: inout StoredBatch) throws -> ThreadID {
         var nodes = SQLiteThreadNodes(db: db, accountId: email.accountId)
         let node = try ThreadLinker.add(ThreadingHeaders(email), to: &nodes)
         let thread = try nodes.thread(for: nodes.component(of: node), creatingFrom: email)
@@ -122,7 +122,7 @@ public struct SQLiteMessageStore: Sendable {
             email.sendNotBefore.stored, email.sendHoldUntil.stored, email.sendAttemptStartedDate.stored, email.sendError, email.createdDate.stored,
             email.bulkMarkers.rawValue, email.authenticationResults.map(AuthenticationResultsJSON.text)
         ])
-        email.id = db.lastInsertedRowID
+        email.id = EmailID(db.lastInsertedRowID)
     }
 
     /// Removes an Email for good; its Message-ID stops counting as stored for threading. The caller
@@ -150,9 +150,9 @@ public struct SQLiteMessageStore: Sendable {
 
     /// What dedup needs of a stored Email, without decoding the whole row.
     struct StoredIdentity {
-        var id: Int64
+        var id: EmailID
         var dedupKey: String
-        var threadId: Int64?
+        var threadId: ThreadID?
         var flags: [Bool]
 
         init(row: Row) {
@@ -183,7 +183,7 @@ public struct SQLiteMessageStore: Sendable {
         return rows.first { $0["dedupKey"] == email.dedupKey }.map(StoredIdentity.init)
     }
 
-    static func associate(emailId: Int64, message: IncomingMessage, folderId: Int64, db: Database) throws {
+    static func associate(emailId: EmailID, message: IncomingMessage, folderId: FolderID, db: Database) throws {
         try db.cachedStatement(
             sql: """
                 INSERT INTO emailFolder (emailId, folderId, imapUID, modSeq, serverFlags) VALUES (?, ?, ?, ?, ?)
@@ -194,7 +194,7 @@ public struct SQLiteMessageStore: Sendable {
     }
 
     /// FR-SYNC-06 step 5, and the thread's rows in the per-folder thread list.
-    static func refresh(thread: Int64, db: Database) throws {
+    static func refresh(thread: ThreadID, db: Database) throws {
         // Only the columns metadata needs: decoding whole Emails (bodies included) per batch was the
         // largest cost of a first sync.
         // Dates read as seconds computed by SQLite: parsing the stored text in Swift row by row was
@@ -208,7 +208,7 @@ public struct SQLiteMessageStore: Sendable {
                     """), arguments: [thread])
         let messages = rows.map { row in
             Email(
-                id: row[0], accountId: "", messageId: nil, dedupKey: "", subject: row[1], fromName: row[2],
+                id: row[0], accountId: AccountID(""), messageId: nil, dedupKey: "", subject: row[1], fromName: row[2],
                 fromAddress: row[3], dateSent: (row[4] as Double?).map(StoredDate.date(seconds:)),
                 dateReceived: StoredDate.date(seconds: row[5] ?? 0), snippet: row[6],
                 hasAttachments: row[9], isRead: row[7], isStarred: row[8], createdDate: Date(timeIntervalSince1970: 0))
@@ -248,8 +248,8 @@ public struct SQLiteMessageStore: Sendable {
 struct SQLiteThreadNodes: ThreadNodeStore {
     let db: Database
     let accountId: Account.ID
-    private(set) var threadsTouched: Set<Int64> = []
-    private(set) var threadsRemoved: Set<Int64> = []
+    private(set) var threadsTouched: Set<ThreadID> = []
+    private(set) var threadsRemoved: Set<ThreadID> = []
     private let rows = NodeRows()
 
     /// Node rows read or written during one `ThreadLinker.add`; nil component: read it again.
@@ -330,8 +330,8 @@ struct SQLiteThreadNodes: ThreadNodeStore {
         return component
     }
 
-    private func threadOf(component: Int64) throws -> Int64? {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM thread WHERE component = ?"), arguments: [component])
+    private func threadOf(component: Int64) throws -> ThreadID? {
+        try ThreadID.fetchOne(db.cachedStatement(sql: "SELECT id FROM thread WHERE component = ?"), arguments: [component])
     }
 
     /// Keeps the component with the older thread; the other's messages and nodes move to it.
@@ -363,7 +363,7 @@ struct SQLiteThreadNodes: ThreadNodeStore {
         return keep
     }
 
-    func subjectCandidates(account: String, subject: String) throws -> [(component: Int64, earliest: Date, latest: Date)] {
+    func subjectCandidates(account: AccountID, subject: String) throws -> [(component: Int64, earliest: Date, latest: Date)] {
         try Row.fetchAll(
             db.cachedStatement(
                 sql: """
@@ -374,7 +374,7 @@ struct SQLiteThreadNodes: ThreadNodeStore {
     }
 
     /// The thread row of a component, created for its first stored message.
-    mutating func thread(for component: Int64, creatingFrom email: Email) throws -> Int64 {
+    mutating func thread(for component: Int64, creatingFrom email: Email) throws -> ThreadID {
         if let existing = try threadOf(component: component) { return existing }
         let date = email.dateSent ?? email.dateReceived
         try db.cachedStatement(
@@ -382,6 +382,6 @@ struct SQLiteThreadNodes: ThreadNodeStore {
                 INSERT INTO thread (accountId, subject, normalizedSubject, latestDate, earliestDate, component) VALUES (?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [accountId, email.subject, SubjectNormalizer.normalize(email.subject), date.stored, date.stored, component])
-        return db.lastInsertedRowID
+        return ThreadID(db.lastInsertedRowID)
     }
 }

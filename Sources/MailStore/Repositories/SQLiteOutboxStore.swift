@@ -9,7 +9,7 @@ public struct SQLiteOutboxStore: OutboxStore {
 
     public init(database: TernDatabase) { self.database = database }
 
-    public func enqueue(_ message: ComposedMessage, holdUntil: Date?, at date: Date) async throws -> Int64 {
+    public func enqueue(_ message: ComposedMessage, holdUntil: Date?, at date: Date) async throws -> EmailID {
         try await database.writer.write { db in
             var email = message.email
             email.id = nil
@@ -77,18 +77,18 @@ public struct SQLiteOutboxStore: OutboxStore {
         }
     }
 
-    public func entry(emailId: Int64) async throws -> OutboxEntry? {
+    public func entry(emailId: EmailID) async throws -> OutboxEntry? {
         try await database.writer.read { db in
             try Row.fetchOne(db, sql: "SELECT \(Self.entryColumns) FROM email WHERE id = ? AND sendState != 'none'", arguments: [emailId]).map(
                 Self.entry)
         }
     }
 
-    public func submission(emailId: Int64) async throws -> OutgoingSubmission? {
+    public func submission(emailId: EmailID) async throws -> OutgoingSubmission? {
         try await database.writer.read { db in try Self.submission(emailId: emailId, db: db) }
     }
 
-    static func submission(emailId: Int64, db: Database) throws -> OutgoingSubmission? {
+    static func submission(emailId: EmailID, db: Database) throws -> OutgoingSubmission? {
         guard
             let row = try Row.fetchOne(
                 db,
@@ -105,19 +105,19 @@ public struct SQLiteOutboxStore: OutboxStore {
             date: row["dateSent"] ?? row["createdDate"])
     }
 
-    public func markSending(_ emailId: Int64) async throws {
+    public func markSending(_ emailId: EmailID) async throws {
         try await database.writer.write { db in
             try db.execute(sql: "UPDATE email SET sendState = 'sending', sendAttemptStartedDate = NULL WHERE id = ?", arguments: [emailId])
         }
     }
 
-    public func markAttemptStarted(_ emailId: Int64, at date: Date) async throws {
+    public func markAttemptStarted(_ emailId: EmailID, at date: Date) async throws {
         try await database.writer.write { db in
             try db.execute(sql: "UPDATE email SET sendAttemptStartedDate = ? WHERE id = ?", arguments: [date, emailId])
         }
     }
 
-    public func markSent(_ emailId: Int64, reply: String, note: String?, fileSentCopy: Bool, at date: Date) async throws {
+    public func markSent(_ emailId: EmailID, reply: String, note: String?, fileSentCopy: Bool, at date: Date) async throws {
         try await database.writer.write { db in
             try db.execute(
                 sql: """
@@ -125,14 +125,14 @@ public struct SQLiteOutboxStore: OutboxStore {
                         sendError = ? WHERE id = ?
                     """, arguments: [note, emailId])
             try db.execute(sql: "UPDATE outgoingMessage SET serverReply = ?, sentDate = ? WHERE emailId = ?", arguments: [reply, date, emailId])
-            guard fileSentCopy, let accountId = try String.fetchOne(db, sql: "SELECT accountId FROM email WHERE id = ?", arguments: [emailId])
+            guard fileSentCopy, let accountId = try AccountID.fetchOne(db, sql: "SELECT accountId FROM email WHERE id = ?", arguments: [emailId])
             else { return }
             var operation = PendingOperation(accountId: accountId, kind: .fileSentCopy, emailId: emailId, createdDate: date)
             try operation.insert(db)
         }
     }
 
-    public func scheduleRetry(_ emailId: Int64, retryCount: Int, notBefore: Date, error: String) async throws {
+    public func scheduleRetry(_ emailId: EmailID, retryCount: Int, notBefore: Date, error: String) async throws {
         try await database.writer.write { db in
             try db.execute(
                 sql: """
@@ -142,7 +142,7 @@ public struct SQLiteOutboxStore: OutboxStore {
         }
     }
 
-    public func markDeliveryUncertain(_ emailId: Int64, retryCount: Int, notBefore: Date, error: String, at date: Date) async throws {
+    public func markDeliveryUncertain(_ emailId: EmailID, retryCount: Int, notBefore: Date, error: String, at date: Date) async throws {
         try await database.writer.write { db in
             try db.execute(
                 sql: """
@@ -153,7 +153,7 @@ public struct SQLiteOutboxStore: OutboxStore {
         }
     }
 
-    public func markFailed(_ emailId: Int64, error: String) async throws {
+    public func markFailed(_ emailId: EmailID, error: String) async throws {
         try await database.writer.write { db in
             try db.execute(
                 sql: """
@@ -162,7 +162,7 @@ public struct SQLiteOutboxStore: OutboxStore {
         }
     }
 
-    public func requeue(_ emailId: Int64, at date: Date) async throws {
+    public func requeue(_ emailId: EmailID, at date: Date) async throws {
         try await database.writer.write { db in
             try db.execute(
                 sql: """
@@ -173,7 +173,7 @@ public struct SQLiteOutboxStore: OutboxStore {
         }
     }
 
-    public func discard(_ emailId: Int64) async throws {
+    public func discard(_ emailId: EmailID) async throws {
         try await database.writer.write { db in
             guard let email = try Email.fetchOne(db, key: emailId) else { return }
             try SQLiteMessageStore.delete(email, db: db)
@@ -181,7 +181,7 @@ public struct SQLiteOutboxStore: OutboxStore {
         }
     }
 
-    public func setHold(_ emailId: Int64, until date: Date?) async throws {
+    public func setHold(_ emailId: EmailID, until date: Date?) async throws {
         try await database.writer.write { db in
             try db.execute(sql: "UPDATE email SET sendHoldUntil = ? WHERE id = ? AND sendState = 'queued'", arguments: [date, emailId])
         }

@@ -88,7 +88,7 @@ public struct SQLiteSyncStore: SyncStore {
         try await database.writer.write { db in try folder.update(db) }
     }
 
-    public func resetFolder(_ folderId: Int64, uidValidity: Int64, keepOrphans: Bool) async throws {
+    public func resetFolder(_ folderId: FolderID, uidValidity: Int64, keepOrphans: Bool) async throws {
         try await database.writer.write { db in
             let uids = try Int64.fetchAll(db, sql: "SELECT imapUID FROM emailFolder WHERE folderId = ?", arguments: [folderId])
             try db.execute(
@@ -102,11 +102,11 @@ public struct SQLiteSyncStore: SyncStore {
         }
     }
 
-    public func store(_ messages: [IncomingMessage], folderId: Int64, cursorUID: Int64?, backfillCursorUID: Int64?) async throws -> StoredBatch {
+    public func store(_ messages: [IncomingMessage], folderId: FolderID, cursorUID: Int64?, backfillCursorUID: Int64?) async throws -> StoredBatch {
         try await self.messages.store(messages, folderId: folderId, cursorUID: cursorUID, backfillCursorUID: backfillCursorUID)
     }
 
-    public func localUIDs(folderId: Int64) async throws -> [Int64] {
+    public func localUIDs(folderId: FolderID) async throws -> [Int64] {
         try await database.writer.read { db in
             // A copy archived or deleted here whose move the server has not confirmed is still known:
             // it must not come back as new mail (FR-SYNC-10 optimistic archive). Only under the folder's
@@ -123,15 +123,15 @@ public struct SQLiteSyncStore: SyncStore {
         }
     }
 
-    public func removeFromFolder(_ folderId: Int64, uids: [Int64], keepOrphans: Bool) async throws {
+    public func removeFromFolder(_ folderId: FolderID, uids: [Int64], keepOrphans: Bool) async throws {
         guard !uids.isEmpty else { return }
         try await database.writer.write { db in try Self.remove(folderId: folderId, uids: uids, keepOrphans: keepOrphans, db: db) }
     }
 
     /// Drops folder associations; emails left in no folder go (unless kept for the virtual Archive),
     /// their ids stop counting as stored for threading, and the threads they were in are refreshed.
-    static func remove(folderId: Int64, uids: [Int64], keepOrphans: Bool, db: Database) throws {
-        var touchedThreads: Set<Int64> = []
+    static func remove(folderId: FolderID, uids: [Int64], keepOrphans: Bool, db: Database) throws {
+        var touchedThreads: Set<ThreadID> = []
         for chunk in stride(from: 0, to: uids.count, by: 500).map({ Array(uids[$0..<min($0 + 500, uids.count)]) }) {
             let placeholders = databaseQuestionMarks(count: chunk.count)
             let emailIds = try Int64.fetchAll(
@@ -151,7 +151,7 @@ public struct SQLiteSyncStore: SyncStore {
         for thread in touchedThreads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
     }
 
-    public func emailsNeedingBodies(folderId: Int64, since: Date?, limit: Int) async throws -> [BodyRequest] {
+    public func emailsNeedingBodies(folderId: FolderID, since: Date?, limit: Int) async throws -> [BodyRequest] {
         try await database.writer.read { db in
             try Row.fetchAll(
                 db,
@@ -167,7 +167,7 @@ public struct SQLiteSyncStore: SyncStore {
     public func saveBodies(_ bodies: [FetchedBodies]) async throws {
         guard !bodies.isEmpty else { return }
         try await database.writer.write { db in
-            var threads: Set<Int64> = []
+            var threads: Set<ThreadID> = []
             var search = SearchIndexBatch(replacing: true)
             for body in bodies {
                 try db.cachedStatement(
@@ -185,20 +185,20 @@ public struct SQLiteSyncStore: SyncStore {
                 else { continue }
                 let decoder = JSONDecoder()
                 let email = Email(
-                    id: row["id"], accountId: "", messageId: nil, dedupKey: "", subject: row["subject"], fromName: row["fromName"],
+                    id: row["id"], accountId: AccountID(""), messageId: nil, dedupKey: "", subject: row["subject"], fromName: row["fromName"],
                     fromAddress: row["fromAddress"],
                     toAddresses: (try? decoder.decode([EmailAddress].self, from: Data((row["toAddresses"] as String).utf8))) ?? [],
                     ccAddresses: (try? decoder.decode([EmailAddress].self, from: Data((row["ccAddresses"] as String).utf8))) ?? [],
                     dateReceived: Date(timeIntervalSince1970: 0), snippet: row["snippet"], bodyPlain: row["bodyPlain"])
                 search.add(email, text: body.searchText)
-                if let thread = row["threadId"] as Int64? { threads.insert(thread) }
+                if let thread = row["threadId"] as ThreadID? { threads.insert(thread) }
             }
             for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
             try search.write(db)
         }
     }
 
-    public func missingBodies(threadId: Int64) async throws -> [FolderBodyRequest] {
+    public func missingBodies(threadId: ThreadID) async throws -> [FolderBodyRequest] {
         try await database.writer.read { db in
             try Row.fetchAll(
                 db,
@@ -236,14 +236,14 @@ public struct SQLiteSyncStore: SyncStore {
     /// Up to this many flag states, their stored rows are read by UID; beyond, the folder's are read whole.
     static let flagLookupByUIDLimit = 2_000
 
-    public func applyServerFlags(_ states: [ServerFlagState], folderId: Int64) async throws -> Int {
+    public func applyServerFlags(_ states: [ServerFlagState], folderId: FolderID) async throws -> Int {
         try await database.writer.write { db in
             var changed = 0
-            var touchedThreads: Set<Int64> = []
+            var touchedThreads: Set<ThreadID> = []
             // The stored flags of the messages named, not one query per message (every sync and IDLE event
             // comes here): by UID in chunks for a few (a QRESYNC resync of a 100,000-message folder names
             // the handful that changed), the folder in one read for many. Columns by position.
-            var stored: [Int64: (emailId: Int64, flags: String)] = [:]
+            var stored: [Int64: (emailId: EmailID, flags: String)] = [:]
             func read(_ rows: RowCursor) throws {
                 while let row = try rows.next() { stored[row[0]] = (row[1], row[2]) }
             }
@@ -264,7 +264,7 @@ public struct SQLiteSyncStore: SyncStore {
                         arguments: [folderId]))
             }
             // Flags changed locally and not yet pushed (FR-SYNC-10), by email.
-            var pushing: [Int64: Set<String>] = [:]
+            var pushing: [EmailID: Set<String>] = [:]
             for row in try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
@@ -312,7 +312,7 @@ public struct SQLiteAttachmentStore: AttachmentStore {
 
     public init(database: TernDatabase) { self.database = database }
 
-    public func location(ofAttachment id: Int64) async throws -> AttachmentLocation? {
+    public func location(ofAttachment id: AttachmentID) async throws -> AttachmentLocation? {
         try await database.writer.read { db in
             guard let attachment = try Attachment.fetchOne(db, key: id),
                 let row = try Row.fetchOne(
@@ -327,7 +327,7 @@ public struct SQLiteAttachmentStore: AttachmentStore {
         }
     }
 
-    public func markDownloaded(_ id: Int64, path: String, at date: Date) async throws {
+    public func markDownloaded(_ id: AttachmentID, path: String, at date: Date) async throws {
         try await database.writer.write { db in
             try db.execute(sql: "UPDATE attachment SET isDownloaded = 1, localPath = ?, lastAccessDate = ? WHERE id = ?", arguments: [path, date, id])
         }
@@ -344,7 +344,7 @@ public struct SQLiteAttachmentStore: AttachmentStore {
         }
     }
 
-    public func markEvicted(_ id: Int64) async throws {
+    public func markEvicted(_ id: AttachmentID) async throws {
         try await database.writer.write { db in
             try db.execute(sql: "UPDATE attachment SET isDownloaded = 0, localPath = NULL WHERE id = ?", arguments: [id])
         }

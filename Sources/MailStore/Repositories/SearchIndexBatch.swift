@@ -12,7 +12,7 @@ import TernCore
 /// 250 one-row segments and their merges: a third of a first sync's store time.
 struct SearchIndexBatch {
     private struct Row {
-        var id: Int64
+        var id: EmailID
         var subject: String
         var sender: String
         var recipients: String
@@ -22,7 +22,7 @@ struct SearchIndexBatch {
     private var rows: [Row] = []
     /// Where each email's row is: an email added twice (two copies of a message in one folder
     /// hydrated together) keeps one row, the last.
-    private var positions: [Int64: Int] = [:]
+    private var positions: [EmailID: Int] = [:]
     /// Rows that may already be indexed (bodies fetched later, repairs): their old entry goes first.
     private let replacing: Bool
 

@@ -175,7 +175,7 @@ extension FolderSynchronizer {
     /// Fetches and stores the bodies of stored messages of the selected folder.
     func fetchBodies(_ requests: [BodyRequest]) async throws -> Int {
         var planned: [PlannedBody] = []
-        var emailIds: [Int64: Int64] = [:]
+        var emailIds: [Int64: EmailID] = [:]
         for request in requests {
             guard let structure = try? JSONDecoder().decode(MIMEPart.self, from: Data(request.bodyStructure.utf8)) else { continue }
             planned.append(PlannedBody(uid: request.uid, structure: structure, plan: BodyPlanner.plan(structure)))
@@ -212,7 +212,7 @@ extension FolderSynchronizer {
 
     /// An HTML-only message is searched and previewed by its text (FR-SYNC-04 Indexing: "HTML-stripped
     /// bodyHTML"), read by the same extractor `tern thread` shows HTML with: no head, styles or scripts.
-    static func bodies(_ emailId: Int64, _ text: BodyText) -> FetchedBodies {
+    static func bodies(_ emailId: EmailID, _ text: BodyText) -> FetchedBodies {
         var searchText: String?
         var snippet = text.snippet
         if text.plain == nil, let html = text.html {

@@ -27,9 +27,9 @@ public struct IMAPMailActions: Sendable {
         self.init(connections: LiveSyncConnectionPool(connections))
     }
 
-    public func perform(_ operations: [ServerOperation]) async throws -> [Int64: ServerOperationOutcome] {
+    public func perform(_ operations: [ServerOperation]) async throws -> [PendingChangeID: ServerOperationOutcome] {
         try await connections.withConnection { session in
-            var outcomes: [Int64: ServerOperationOutcome] = [:]
+            var outcomes: [PendingChangeID: ServerOperationOutcome] = [:]
             var batches = Self.batches(operations)
             if batches.contains(where: \.needsSentMailbox) {
                 // Never synced: the server's \Sent, looked up once for the pass.
@@ -69,7 +69,7 @@ public struct IMAPMailActions: Sendable {
 
     /// One operation's message: its UID and the UIDVALIDITY that UID was read under.
     struct Target {
-        let id: Int64
+        let id: PendingChangeID
         let uid: Int64
         let uidValidity: Int64?
     }
@@ -79,9 +79,9 @@ public struct IMAPMailActions: Sendable {
         case store(mailbox: String, flag: String, add: Bool, targets: [Target])
         case move(mailbox: String, to: String, createTarget: Bool, targets: [Target])
         case expunge(mailbox: String, targets: [Target])
-        case fileSentCopy(id: Int64, message: OutgoingSubmission, sentMailbox: String?, confirmOnly: Bool)
+        case fileSentCopy(id: PendingChangeID, message: OutgoingSubmission, sentMailbox: String?, confirmOnly: Bool)
 
-        var ids: [Int64] {
+        var ids: [PendingChangeID] {
             switch self {
             case .store(_, _, _, let targets), .move(_, _, _, let targets), .expunge(_, let targets): targets.map(\.id)
             case .fileSentCopy(let id, _, _, _): [id]
@@ -165,7 +165,7 @@ public struct IMAPMailActions: Sendable {
 
     func perform(
         _ batch: Batch, session: any SyncSession, absentFromSent: Set<String> = [],
-        outcomes: inout [Int64: ServerOperationOutcome]
+        outcomes: inout [PendingChangeID: ServerOperationOutcome]
     ) async throws {
         switch batch {
         case .store(let mailbox, let flag, let add, let targets):
@@ -234,7 +234,7 @@ public struct IMAPMailActions: Sendable {
     /// the server.
     func select(
         _ mailbox: String, for targets: [Target], session: any SyncSession,
-        outcomes: inout [Int64: ServerOperationOutcome]
+        outcomes: inout [PendingChangeID: ServerOperationOutcome]
     ) async throws -> [Target] {
         if session.selected?.name != mailbox || session.selected?.readOnly != false {
             try await session.select(MailboxPath(mailbox), readOnly: false, qresync: nil)

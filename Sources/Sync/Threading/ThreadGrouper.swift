@@ -39,14 +39,14 @@ public struct ThreadGrouper: Sendable {
     }
 
     /// The thread of an added message: the lowest email id among its messages, stable until a merge.
-    public func thread(of emailID: Int64) -> Int64? {
+    public func thread(of emailID: EmailID) -> EmailID? {
         guard let node = forest.nodeByEmail[emailID] else { return nil }
         return forest.keys[forest.find(node)]
     }
 
     /// Every thread as its messages' email ids, in no particular order.
-    public func threads() -> [[Int64]] {
-        var groups: [Int32: [Int64]] = [:]
+    public func threads() -> [[EmailID]] {
+        var groups: [Int32: [EmailID]] = [:]
         for (email, node) in forest.nodeByEmail { groups[forest.find(node), default: []].append(email) }
         return Array(groups.values)
     }
@@ -55,9 +55,9 @@ public struct ThreadGrouper: Sendable {
 /// Where `ThreadGrouper.add` put a message.
 public struct ThreadAssignment: Sendable, Hashable {
     /// The message's thread key after the add.
-    public var thread: Int64?
+    public var thread: EmailID?
     /// Thread keys that no longer exist: their messages now belong to `thread`.
-    public var merged: [Int64]
+    public var merged: [EmailID]
 }
 
 /// Union by rank over an array; `find` stays logarithmic without path compression, so it needs no mutation.
@@ -81,13 +81,13 @@ private struct Forest: ThreadNodeStore, Sendable {
 
     var entries: [Entry] = []
     var nodeByID: [String: Int32] = [:]
-    var nodeByEmail: [Int64: Int32] = [:]
+    var nodeByEmail: [EmailID: Int32] = [:]
     var threadsBySubject: [SubjectKey: [Int32]] = [:]
     var spans: [Int32: Span] = [:]
     /// Per root: the thread key, the lowest email id of its messages.
-    var keys: [Int32: Int64] = [:]
+    var keys: [Int32: EmailID] = [:]
     /// Keys that disappeared in unions since the caller last cleared this.
-    var mergedKeys: [Int64] = []
+    var mergedKeys: [EmailID] = []
 
     func existingNode(for messageID: String) -> Int32? { nodeByID[messageID] }
 
@@ -126,7 +126,7 @@ private struct Forest: ThreadNodeStore, Sendable {
         return keep
     }
 
-    func subjectCandidates(account: String, subject: String) -> [(component: Int32, earliest: Date, latest: Date)] {
+    func subjectCandidates(account: AccountID, subject: String) -> [(component: Int32, earliest: Date, latest: Date)] {
         (threadsBySubject[SubjectKey(accountID: account, subject: subject)] ?? []).compactMap { node in
             let root = find(node)
             return spans[root].map { (root, $0.earliest, $0.latest) }

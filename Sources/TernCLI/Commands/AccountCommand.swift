@@ -177,7 +177,7 @@ struct AccountCommand: AsyncParsableCommand {
 
 /// What `tern account list --json` shows: everything but secrets (which Tern never has).
 struct AccountSummary: Encodable {
-    var id: String
+    var id: AccountID
     var name: String
     var email: String
     var aliases: [String]

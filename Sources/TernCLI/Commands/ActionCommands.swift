@@ -3,27 +3,11 @@ import Foundation
 import TernCore
 import TernRuntime
 
-/// A thread id as `tern threads` prints it (`12` or `t12`), or a message id as `tern thread` prints
-/// it (`m34`).
-struct TargetArgument: ExpressibleByArgument {
-    let target: MailTarget
-
-    init?(argument: String) {
-        let lower = argument.lowercased()
-        if lower.hasPrefix("m"), let id = Int64(lower.dropFirst()) {
-            target = .message(id)
-        } else if let id = Int64(lower.hasPrefix("t") ? String(lower.dropFirst()) : lower) {
-            target = .thread(id)
-        } else {
-            return nil
-        }
-    }
-}
-
 /// Options every action shares.
 struct ActionOptions: ParsableArguments {
-    @Argument(help: "Thread ids (12 or t12, from `tern threads`) or message ids (m34, from `tern thread`).")
-    var ids: [TargetArgument]
+    @Argument(
+        help: "Threads (t12, from `tern threads`) or messages (m34, from `tern thread`).", transform: MailTargetArgument.argument)
+    var ids: [MailTarget]
     @Option(help: "The folder being looked at (default: the Inbox for threads, the message's only folder for messages).")
     var folder: String?
     @OptionGroup var output: OutputOptions
@@ -51,7 +35,7 @@ struct MarkCommand: AsyncParsableCommand {
     @OptionGroup var options: ActionOptions
 
     func run() async throws {
-        let result = try await services().mailActions.mark(change, options.ids.map(\.target), folder: options.folder)
+        let result = try await services().mailActions.mark(change, options.ids, folder: options.folder)
         try options.report(result, done: "marked \(change.rawValue):")
     }
 }
@@ -69,7 +53,7 @@ struct ArchiveCommand: AsyncParsableCommand {
     func run() async throws {
         let services = try services()
         let window = try await undo.window(services)
-        let result = try await services.mailActions.archive(options.ids.map(\.target), folder: options.folder, undoWindow: window)
+        let result = try await services.mailActions.archive(options.ids, folder: options.folder, undoWindow: window)
         try options.report(result, done: "archived")
     }
 }
@@ -85,7 +69,7 @@ struct DeleteCommand: AsyncParsableCommand {
     func run() async throws {
         let services = try services()
         let window = try await undo.window(services)
-        let result = try await services.mailActions.delete(options.ids.map(\.target), folder: options.folder, undoWindow: window)
+        let result = try await services.mailActions.delete(options.ids, folder: options.folder, undoWindow: window)
         try options.report(result, done: "deleted")
     }
 }
@@ -142,7 +126,7 @@ struct ChangesCommand: AsyncParsableCommand {
             if output.json { return try printJSON(changes) }
             let rows = changes.map { change in
                 [
-                    String(change.id), change.account, change.kind.rawValue + (change.flag.map { " \($0)" } ?? ""), change.folder ?? "",
+                    change.id.cli, change.account, change.kind.rawValue + (change.flag.map { " \($0)" } ?? ""), change.folder ?? "",
                     change.state.rawValue, String(change.attempts), change.subject, change.lastError ?? ""
                 ]
             }
@@ -152,7 +136,8 @@ struct ChangesCommand: AsyncParsableCommand {
 
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Apply a failed change again and push it.")
-        @Argument var id: Int64
+        @Argument(help: "The change (c3, from `tern changes`).", transform: PendingChangeID.argument)
+        var id: PendingChangeID
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
@@ -164,7 +149,8 @@ struct ChangesCommand: AsyncParsableCommand {
 
     struct Dismiss: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Forget a failed change.")
-        @Argument var id: Int64
+        @Argument(help: "The change (c3, from `tern changes`).", transform: PendingChangeID.argument)
+        var id: PendingChangeID
 
         func run() async throws { try await services().mailActions.dismiss(id) }
     }
@@ -204,7 +190,7 @@ func pushAll(account name: String?, ignoreBackoff: Bool, json: Bool) async throw
         if report.queue.held > 0 { parts.append("\(report.queue.held) held") }
         print("\(report.account): " + parts.joined(separator: ", "))
         for failure in report.changes.failed { print("  change failed and undone: \(TerminalText.line(failure))") }
-        for failure in report.queue.failed { print("  message \(failure.emailId) failed: \(TerminalText.line(failure.error))") }
+        for failure in report.queue.failed { print("  message \(failure.emailId.cli) failed: \(TerminalText.line(failure.error))") }
         if let error = report.queue.lastError { print("  sending stopped: \(TerminalText.line(error))") }
     }
 }

@@ -22,7 +22,7 @@ struct SummarizeCommand: AsyncParsableCommand {
 
     /// `summary` is null, not absent, when there is none.
     struct SummaryJSON: Encodable {
-        var threadId: Int64
+        var threadId: ThreadID
         var summary: ThreadDigest?
 
         enum CodingKeys: String, CodingKey { case threadId, summary }
@@ -51,21 +51,21 @@ struct SuggestCommand: AsyncParsableCommand {
     }
 
     struct SuggestionsJSON: Encodable {
-        var threadId: Int64
+        var threadId: ThreadID
         var suggestions: [SmartReply]
     }
 }
 
 /// What `tern summarize` and `tern suggest` take: a thread that must exist, and `--json`.
 struct AssistThreadArguments: ParsableArguments {
-    @Argument(help: "The thread id (from `tern threads` or `tern search`).")
-    var id: Int64
+    @Argument(help: "The thread (t12, from `tern threads` or `tern search`).", transform: ThreadID.argument)
+    var id: ThreadID
     @OptionGroup var output: OutputOptions
 
     /// The services and the thread id, or `notFound` for a thread that is not in the store.
-    func resolve() async throws -> (TernServices, Int64) {
+    func resolve() async throws -> (TernServices, ThreadID) {
         let services = try services()
-        guard try await services.mailQueries.threadOutline(id: id) != nil else { throw TernError.notFound("thread \(id)") }
+        guard try await services.mailQueries.threadOutline(id: id) != nil else { throw TernError.notFound("thread \(id.cli)") }
         return (services, id)
     }
 }

@@ -16,8 +16,8 @@ struct AttachmentCommand: AsyncParsableCommand {
             discussion: "Dangerous file types and large files on a metered connection are confirmed first: on a terminal Tern asks, "
                 + "elsewhere it refuses unless --yes is given. Ctrl-C cancels and keeps nothing.")
 
-        @Argument(help: "The attachment id.")
-        var id: Int64
+        @Argument(help: "The attachment (a7, from `tern thread`).", transform: AttachmentID.argument)
+        var id: AttachmentID
         @Flag(help: "Download without asking, even when there are warnings.")
         var yes = false
         @OptionGroup var output: OutputOptions
@@ -63,7 +63,7 @@ struct AttachmentCommand: AsyncParsableCommand {
 
     /// `--json`: the attachment, its warnings (already confirmed), and where the file is.
     struct DownloadJSON: Encodable {
-        var id: Int64
+        var id: AttachmentID
         var filename: String
         var path: String
         var size: Int64

@@ -26,8 +26,8 @@ struct ReplyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reply", abstract: "Reply to a message: recipients, subject, quote and threading headers prefilled.")
 
-    @Argument(help: "The message id (from `tern thread` or `tern search`).")
-    var id: Int64
+    @Argument(help: "The message (m34, from `tern thread` or `tern search`).", transform: EmailID.argument)
+    var id: EmailID
     @Flag(help: "Reply to all: the original's To and Cc too, but none of your own addresses.")
     var all = false
     @OptionGroup var fields: ComposeFieldOptions
@@ -43,8 +43,8 @@ struct ForwardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forward", abstract: "Forward a message with its attachments.")
 
-    @Argument(help: "The message id (from `tern thread` or `tern search`).")
-    var id: Int64
+    @Argument(help: "The message (m34, from `tern thread` or `tern search`).", transform: EmailID.argument)
+    var id: EmailID
     @OptionGroup var fields: ComposeFieldOptions
     @OptionGroup var action: ComposeActionOptions
 
@@ -104,7 +104,7 @@ enum ComposedOutput {
     }
 
     struct AttachmentForm: Encodable {
-        var attachmentId: Int64?
+        var attachmentId: AttachmentID?
         var path: String?
         var filename: String
         var mimeType: String
@@ -121,7 +121,7 @@ enum ComposedOutput {
         let validation = services.composeValidation.validate(draft)
         if json {
             let account = try await services.listAccounts().first { $0.id == draft.accountId }
-            try printJSON(jsonForm(draft, accountName: account?.name ?? draft.accountId, validation: validation))
+            try printJSON(jsonForm(draft, accountName: account?.name ?? draft.accountId.rawValue, validation: validation))
             return
         }
         Swift.print(text(draft))

@@ -167,7 +167,7 @@ enum ComposeFlow {
     }
 
     struct DraftSavedForm: Encodable {
-        var draftId: Int64
+        var draftId: DraftID
         var revision: Int
         var changed: Bool
         var onServer: Bool
@@ -247,7 +247,7 @@ enum SendingCountdown {
             let ended = Task { try await coordinator.outcome(of: emailId) }
             if try await waitOrUndo(until: held.send.until, json: json), let draft = try await coordinator.undo(emailId) {
                 if json { return try printJSON(UndoneForm(undone: true, draftId: draft.id)) }
-                Swift.print("undone: nothing was sent; the message is draft d\(draft.id) (tern drafts edit \(draft.id))")
+                Swift.print("undone: nothing was sent; the message is draft \(draft.id.cli) (tern drafts edit \(draft.id.cli))")
                 return
             }
             guard let outcome = try await ended.value else { throw TernError.invalidInput("the message went back to draft d\(held.draftId)") }
@@ -257,7 +257,7 @@ enum SendingCountdown {
 
     struct UndoneForm: Encodable {
         var undone: Bool
-        var draftId: Int64
+        var draftId: DraftID
     }
 
     static func report(_ outcome: SendOutcome, json: Bool) throws {
@@ -267,15 +267,15 @@ enum SendingCountdown {
             return
         }
         switch outcome.state {
-        case .sent: Swift.print("sent (message \(outcome.emailId), \(outcome.messageId ?? ""))")
+        case .sent: Swift.print("sent (message \(outcome.emailId.cli), \(outcome.messageId ?? ""))")
         case .failed:
             printError(
-                "not sent: \(TerminalText.line(outcome.error ?? "unknown error")) (message \(outcome.emailId) is in the Outbox: tern outbox retry \(outcome.emailId))"
+                "not sent: \(TerminalText.line(outcome.error ?? "unknown error")) (message \(outcome.emailId.cli) is in the Outbox: tern outbox retry \(outcome.emailId.cli))"
             )
             throw ExitCode(1)
         default:
             let when = outcome.nextAttempt.map { " next try at \(SendCommand.time($0))" } ?? ""
-            Swift.print("queued in the Outbox (message \(outcome.emailId))\(outcome.error.map { ": \(TerminalText.line($0));" } ?? "")\(when)")
+            Swift.print("queued in the Outbox (message \(outcome.emailId.cli))\(outcome.error.map { ": \(TerminalText.line($0));" } ?? "")\(when)")
         }
     }
 
@@ -358,7 +358,7 @@ struct DraftsCommand: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show a draft as the composer would open it.")
-        @Argument(help: "d12 (a local draft) or m345 (a server draft).")
+        @Argument(help: "d12 (a local draft) or m345 (a server draft), as `tern drafts` prints them.", transform: DraftReference.argument)
         var id: DraftReference
         @OptionGroup var output: OutputOptions
 
@@ -372,7 +372,7 @@ struct DraftsCommand: AsyncParsableCommand {
 
     struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Change a draft's fields and save it (with no field: in $EDITOR).")
-        @Argument(help: "d12 (a local draft) or m345 (a server draft).")
+        @Argument(help: "d12 (a local draft) or m345 (a server draft), as `tern drafts` prints them.", transform: DraftReference.argument)
         var id: DraftReference
         @OptionGroup var fields: ComposeFieldOptions
         @OptionGroup var output: OutputOptions
@@ -392,7 +392,7 @@ struct DraftsCommand: AsyncParsableCommand {
 
     struct Send: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Send a draft (after the undo delay).")
-        @Argument(help: "d12 (a local draft) or m345 (a server draft).")
+        @Argument(help: "d12 (a local draft) or m345 (a server draft), as `tern drafts` prints them.", transform: DraftReference.argument)
         var id: DraftReference
         @Option(help: "The undo delay for this send, in seconds.")
         var undo: Int?
@@ -410,7 +410,7 @@ struct DraftsCommand: AsyncParsableCommand {
 
     struct Discard: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a draft, here and in the server's Drafts.")
-        @Argument(help: "d12 (a local draft) or m345 (a server draft).")
+        @Argument(help: "d12 (a local draft) or m345 (a server draft), as `tern drafts` prints them.", transform: DraftReference.argument)
         var id: DraftReference
 
         func run() async throws {
@@ -418,34 +418,27 @@ struct DraftsCommand: AsyncParsableCommand {
             let draft = try await id.open(services)
             try await services.drafts.discard(draft.id)
             _ = try? await services.drafts.syncToServer(accountId: draft.accountId)
-            print("draft d\(draft.id) deleted")
+            print("draft \(draft.id.cli) deleted")
         }
     }
 }
 
-/// `d12` or `12`: local draft 12; `m345`: the message 345 in a server's Drafts mailbox.
-struct DraftReference: ExpressibleByArgument {
-    enum Kind { case local, server }
-    var kind: Kind
-    var id: Int64
+/// `d12`: local draft 12; `m345`: the message 345 in a server's Drafts mailbox (issue 33: a bare
+/// number is refused, as everywhere).
+enum DraftReference {
+    case local(DraftID)
+    case server(EmailID)
 
-    init?(argument: String) {
-        var text = Substring(argument.lowercased())
-        kind = .local
-        if text.hasPrefix("m") {
-            kind = .server
-            text = text.dropFirst()
-        } else if text.hasPrefix("d") {
-            text = text.dropFirst()
-        }
-        guard let id = Int64(text) else { return nil }
-        self.id = id
+    static func argument(_ text: String) throws -> DraftReference {
+        if let draft = DraftID.read(text) { return .local(draft) }
+        if let message = EmailID.read(text) { return .server(message) }
+        throw CLIIdentifierSyntax(text: text, expected: [(DraftID.cliPrefix, DraftID.cliNoun), (EmailID.cliPrefix, "server draft")])
     }
 
     func open(_ services: TernServices) async throws -> Draft {
-        switch kind {
-        case .local: try await services.drafts.open(id)
-        case .server: try await services.drafts.open(serverEmailId: id)
+        switch self {
+        case .local(let id): try await services.drafts.open(id)
+        case .server(let id): try await services.drafts.open(serverEmailId: id)
         }
     }
 }

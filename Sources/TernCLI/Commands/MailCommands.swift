@@ -105,7 +105,7 @@ struct SyncCommand: AsyncParsableCommand {
                 } else {
                     for id in report.queue.sent { Self.printNow("\(account): sent message \(id)") }
                     for failure in report.queue.failed {
-                        Self.printNow("\(account): message \(failure.emailId) failed: \(TerminalText.line(failure.error))")
+                        Self.printNow("\(account): message \(failure.emailId.cli) failed: \(TerminalText.line(failure.error))")
                     }
                 }
             default: break
@@ -274,7 +274,7 @@ struct ThreadsCommand: AsyncParsableCommand {
             let who = thread.participants.map { $0.name ?? $0.address }.prefix(3).joined(separator: ", ")
             let count = thread.messageCount > 1 ? " (\(thread.messageCount))" : ""
             return [
-                String(thread.id), formatter.string(from: thread.latestDate), thread.unreadCount > 0 ? "●" : " ", who,
+                thread.id.cli, formatter.string(from: thread.latestDate), thread.unreadCount > 0 ? "●" : " ", who,
                 thread.subject + count
             ]
         }
@@ -302,9 +302,9 @@ struct SearchCommand: AsyncParsableCommand {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
         let rows = hits.map { hit in
-            [hit.threadId.map(String.init) ?? "", formatter.string(from: hit.date), hit.from.name ?? hit.from.address, hit.subject]
+            [hit.threadId?.cli ?? "", hit.emailId.cli, formatter.string(from: hit.date), hit.from.name ?? hit.from.address, hit.subject]
         }
-        print(TextTable(header: ["THREAD", "DATE", "FROM", "SUBJECT"], rows: rows).rendered)
+        print(TextTable(header: ["THREAD", "MESSAGE", "DATE", "FROM", "SUBJECT"], rows: rows).rendered)
     }
 }
 
@@ -315,8 +315,8 @@ struct SearchCommand: AsyncParsableCommand {
 struct ThreadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "thread", abstract: "Show a conversation: headers, bodies as text, attachments.")
 
-    @Argument(help: "The thread id (from `tern threads` or `tern search`).")
-    var id: Int64
+    @Argument(help: "The thread (t12, from `tern threads` or `tern search`).", transform: ThreadID.argument)
+    var id: ThreadID
     @Flag(help: "Leave its unread messages unread (opening a thread marks them read).")
     var keepUnread = false
     @Option(help: "Also show this many pages of 25 earlier messages (threads over 50 messages show the newest 25 first).")
@@ -358,7 +358,7 @@ struct ThreadCommand: AsyncParsableCommand {
         print(ConversationText(conversation: conversation, showQuoted: showQuoted, summary: summary).rendered)
     }
 
-    func remote(_ conversation: Conversation) -> Set<Int64> {
+    func remote(_ conversation: Conversation) -> Set<EmailID> {
         loadRemote ? Set(conversation.messages.map(\.id)) : []
     }
 }

@@ -110,7 +110,7 @@ struct OutboxCommand: AsyncParsableCommand {
             formatter.dateFormat = "yyyy-MM-dd HH:mm"
             let rows = entries.map { entry in
                 [
-                    String(entry.emailId), entry.queuedDate.map(formatter.string) ?? "", entry.state.rawValue, String(entry.retryCount),
+                    entry.emailId.cli, entry.queuedDate.map(formatter.string) ?? "", entry.state.rawValue, String(entry.retryCount),
                     entry.to.map(\.address).joined(separator: ", "), entry.subject, entry.error ?? ""
                 ]
             }
@@ -120,7 +120,8 @@ struct OutboxCommand: AsyncParsableCommand {
 
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Put a failed message back in the queue and try it now.")
-        @Argument var id: Int64
+        @Argument(help: "The message (m34, from `tern outbox`).", transform: EmailID.argument)
+        var id: EmailID
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
@@ -132,7 +133,8 @@ struct OutboxCommand: AsyncParsableCommand {
 
     struct Discard: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a failed or queued message for good.")
-        @Argument var id: Int64
+        @Argument(help: "The message (m34, from `tern outbox`).", transform: EmailID.argument)
+        var id: EmailID
 
         func run() async throws { try await services().outbox.discard(id) }
     }

@@ -32,7 +32,7 @@ struct ConversationText {
 
     func collapsedLines(_ message: ConversationMessage) -> [String] {
         [
-            "m\(message.id)  \(Self.date.string(from: message.date))  \(message.isRead ? " " : "●")\(message.isStarred ? "★" : " ") \(TerminalText.line(message.senderName)): \(TerminalText.line(message.snippet))"
+            "\(message.id.cli)  \(Self.date.string(from: message.date))  \(message.isRead ? " " : "●")\(message.isStarred ? "★" : " ") \(TerminalText.line(message.senderName)): \(TerminalText.line(message.snippet))"
         ]
     }
 
@@ -40,7 +40,7 @@ struct ConversationText {
         var lines: [String] = []
         let state =
             message.sendState == .none ? "" : "  (\(message.sendState.rawValue)\(message.sendError.map { ": \(TerminalText.line($0))" } ?? ""))"
-        lines.append("Message: m\(message.id)\(message.isRead ? "" : "  ● unread")\(message.isStarred ? "  ★ starred" : "")\(state)")
+        lines.append("Message: \(message.id.cli)\(message.isRead ? "" : "  ● unread")\(message.isStarred ? "  ★ starred" : "")\(state)")
         lines.append("From:    \(Self.format(message.from))")
         if !message.to.isEmpty { lines.append("To:      \(message.to.map(Self.format).joined(separator: ", "))") }
         if !message.cc.isEmpty { lines.append("Cc:      \(message.cc.map(Self.format).joined(separator: ", "))") }
@@ -48,7 +48,7 @@ struct ConversationText {
         if !message.folders.isEmpty { lines.append("Folders: \(message.folders.map(TerminalText.line).joined(separator: ", "))") }
         for attachment in message.attachments {
             lines.append(
-                "Attachment \(attachment.id): \(TerminalText.line(AttachmentFilename.visible(attachment.filename))) (\(TerminalText.line(attachment.mimeType)), \(ByteCountFormatter.string(fromByteCount: attachment.size, countStyle: .file)))\(attachment.isDownloaded ? ", downloaded" : "")"
+                "Attachment \(attachment.id.cli): \(TerminalText.line(AttachmentFilename.visible(attachment.filename))) (\(TerminalText.line(attachment.mimeType)), \(ByteCountFormatter.string(fromByteCount: attachment.size, countStyle: .file)))\(attachment.isDownloaded ? ", downloaded" : "")"
             )
             for warning in attachment.warnings { lines.append("  ⚠ \(warning.text)") }
         }
@@ -124,7 +124,7 @@ struct ConversationText {
 /// `tern thread --json`: the fields scripts read, per message and per thread. The sanitized HTML
 /// only: the raw body never leaves the core.
 struct ConversationJSON: Encodable {
-    let id: Int64
+    let id: ThreadID
     let subject: String
     let messageCount: Int
     let hasEarlier: Bool
@@ -135,7 +135,7 @@ struct ConversationJSON: Encodable {
     let messages: [Message]
 
     struct Message: Encodable {
-        let id: Int64
+        let id: EmailID
         let messageId: String?
         let from: EmailAddress
         let senderName: String
@@ -224,7 +224,7 @@ struct ConversationJSON: Encodable {
     }
 
     struct Attachment: Encodable {
-        let id: Int64
+        let id: AttachmentID
         let filename: String
         let mimeType: String
         let size: Int64

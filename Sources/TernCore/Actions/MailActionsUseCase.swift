@@ -45,7 +45,7 @@ public struct MailActionsUseCase: Sendable {
     /// it, as Gmail does (issue 22). A message named on its own is marked whoever wrote it, and a
     /// conversation of the user's own messages only is marked whole.
     func receivedOnly(_ scope: ActionScope, _ targets: [MailTarget]) async throws -> ActionScope {
-        let named = Set(targets.compactMap { target -> Int64? in if case .message(let id) = target { id } else { nil } })
+        let named = Set(targets.compactMap { target -> EmailID? in if case .message(let id) = target { id } else { nil } })
         let own = try await store.writtenByAccount(scope.emailIds).subtracting(named)
         let received = scope.excluding(own)
         return own.isEmpty || received.emailIds.isEmpty ? scope : received
@@ -130,7 +130,7 @@ public struct MailActionsUseCase: Sendable {
     }
 
     /// The retry action on a failed change: applied again locally, pushed again.
-    public func retry(_ operationId: Int64) async throws -> ActionResult {
+    public func retry(_ operationId: PendingChangeID) async throws -> ActionResult {
         guard let operation = try await store.retry(operationId) else { throw TernError.notFound("change \(operationId)") }
         guard let account = try await accounts.account(id: operation.accountId) else { throw TernError.notFound("account of change \(operationId)") }
         changes?.publish(.threadsChanged(accountId: account.id))
@@ -139,7 +139,7 @@ public struct MailActionsUseCase: Sendable {
         return ActionResult(messages: 1, copies: 1, pushed: report.done, waiting: report.waiting, failed: report.failed)
     }
 
-    public func dismiss(_ operationId: Int64) async throws { try await store.dismiss(operationId) }
+    public func dismiss(_ operationId: PendingChangeID) async throws { try await store.dismiss(operationId) }
 }
 
 /// What an archive or delete did, and how to undo it while it can be.
@@ -157,9 +157,9 @@ public struct RemovalResult: Sendable, Hashable, Codable {
 /// What Undo restored.
 public struct UndoResult: Sendable, Hashable, Codable {
     public var token: String
-    public var threadIds: [Int64]
+    public var threadIds: [ThreadID]
 
-    public init(token: String, threadIds: [Int64]) {
+    public init(token: String, threadIds: [ThreadID]) {
         self.token = token
         self.threadIds = threadIds
     }

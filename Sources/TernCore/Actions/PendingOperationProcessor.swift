@@ -31,8 +31,8 @@ public struct PendingOperationProcessor: Sendable {
 
         let mailboxes = MailboxRoles(folders: try await store.folders(accountId: account.id))
         var actions: [ServerOperation] = []
-        var byId: [Int64: PendingOperation] = [:]
-        var targetFolders: [Int64: Int64] = [:]
+        var byId: [PendingChangeID: PendingOperation] = [:]
+        var targetFolders: [PendingChangeID: FolderID] = [:]
         for operation in due {
             guard let id = operation.id else { continue }
             byId[id] = operation
@@ -52,7 +52,7 @@ public struct PendingOperationProcessor: Sendable {
         }
         guard !actions.isEmpty else { return report }
 
-        var outcomes: [Int64: ServerOperationOutcome] = [:]
+        var outcomes: [PendingChangeID: ServerOperationOutcome] = [:]
         var connectionError: String?
         var needsPerson = false
         do {
@@ -103,7 +103,7 @@ public struct PendingOperationProcessor: Sendable {
     }
 
     enum Plan {
-        case perform(ServerOperation.Action, targetFolderId: Int64?)
+        case perform(ServerOperation.Action, targetFolderId: FolderID?)
         case nothingToDo
         case impossible(String)
     }
@@ -152,9 +152,9 @@ public struct OperationsReport: Sendable, Hashable, Codable {
     /// Given up (and reverted), with the errors.
     public var failed: [String] = []
     /// The operations given up, for the change feed's "Couldn't … Tap to retry".
-    public var failedOperationIds: [Int64] = []
+    public var failedOperationIds: [PendingChangeID] = []
     /// The messages those operations were for: what the user asked for that did not happen.
-    public var failedEmailIds: Set<Int64> = []
+    public var failedEmailIds: Set<EmailID> = []
     /// When the earliest waiting operation is due.
     public var nextDue: Date?
 
@@ -163,13 +163,13 @@ public struct OperationsReport: Sendable, Hashable, Codable {
 
 /// The mailboxes actions need, by role (RFC 6154 special use).
 struct MailboxRoles {
-    let byId: [Int64: Folder]
+    let byId: [FolderID: Folder]
     let archive: Folder?
     let trash: Folder?
     let sent: Folder?
 
     init(folders: [Folder]) {
-        var byId: [Int64: Folder] = [:]
+        var byId: [FolderID: Folder] = [:]
         for folder in folders { if let id = folder.id { byId[id] = folder } }
         self.byId = byId
         // FR-SYNC-10: Gmail's All Mail, else the server's Archive (marked, or named so: SpecialUseInference).

@@ -14,14 +14,14 @@ public struct PendingOperation: Sendable, Hashable, Codable, Identifiable {
         case failed
     }
 
-    public var id: Int64?
+    public var id: PendingChangeID?
     public var accountId: Account.ID
     public var kind: Kind
     /// `\Seen` or `\Flagged` for flag changes.
     public var flag: String?
-    public var emailId: Int64
+    public var emailId: EmailID
     /// The folder copy acted on; nil for `fileSentCopy`.
-    public var folderId: Int64?
+    public var folderId: FolderID?
     public var imapUID: Int64?
     /// The folder's UIDVALIDITY when `imapUID` was read: under another one the UID names another
     /// message (RFC 9051 section 2.3.1.1), so the change is cancelled rather than pushed.
@@ -43,7 +43,7 @@ public struct PendingOperation: Sendable, Hashable, Codable, Identifiable {
     public static let folderResetNote = "the folder was reset on the server (new UIDVALIDITY), so the change was not made; make it again"
 
     public init(
-        id: Int64? = nil, accountId: Account.ID, kind: Kind, flag: String? = nil, emailId: Int64, folderId: Int64? = nil,
+        id: PendingChangeID? = nil, accountId: Account.ID, kind: Kind, flag: String? = nil, emailId: EmailID, folderId: FolderID? = nil,
         imapUID: Int64? = nil, uidValidity: Int64? = nil, serverFlags: String? = nil, modSeq: Int64? = nil, state: State = .pending,
         attempts: Int = 0, notBefore: Date? = nil, lastError: String? = nil, createdDate: Date, undoToken: String? = nil
     ) {
@@ -95,13 +95,13 @@ public struct ServerOperation: Sendable, Hashable {
         case fileSentCopy(message: OutgoingSubmission, sentMailbox: String?, confirmOnly: Bool)
     }
 
-    public var id: Int64
+    public var id: PendingChangeID
     public var action: Action
     /// The UIDVALIDITY the action's UID belongs to; the server side acts only when the mailbox's,
     /// read at SELECT, is the same (nil for a Sent copy, which names no UID).
     public var uidValidity: Int64?
 
-    public init(id: Int64, action: Action, uidValidity: Int64? = nil) {
+    public init(id: PendingChangeID, action: Action, uidValidity: Int64? = nil) {
         self.id = id
         self.action = action
         self.uidValidity = uidValidity
@@ -124,7 +124,7 @@ public enum ServerOperationOutcome: Sendable, Hashable {
 /// and a thrown error (a dropped connection) counts as `deferred` for every operation not yet done.
 public protocol ServerMailActions: Sendable {
     func perform(_ operations: [ServerOperation], account: Account, credentials: CredentialSupply) async throws
-        -> [Int64: ServerOperationOutcome]
+        -> [PendingChangeID: ServerOperationOutcome]
     /// Whether the mailbox (nil: the server's `\Sent`) holds a message with this Message-ID
     /// (`UID SEARCH HEADER Message-ID`).
     func mailbox(_ mailbox: String?, containsMessageId messageId: String, account: Account, credentials: CredentialSupply) async throws -> Bool
@@ -132,9 +132,9 @@ public protocol ServerMailActions: Sendable {
 
 /// One folder copy of an email, as an action sees it.
 public struct EmailCopy: Sendable, Hashable {
-    public var emailId: Int64
+    public var emailId: EmailID
     public var accountId: Account.ID
-    public var folderId: Int64
+    public var folderId: FolderID
     public var folderPath: String
     public var folderType: FolderType
     public var uid: Int64
@@ -142,7 +142,7 @@ public struct EmailCopy: Sendable, Hashable {
     public var modSeq: Int64?
 
     public init(
-        emailId: Int64, accountId: Account.ID, folderId: Int64, folderPath: String, folderType: FolderType, uid: Int64,
+        emailId: EmailID, accountId: Account.ID, folderId: FolderID, folderPath: String, folderType: FolderType, uid: Int64,
         serverFlags: String, modSeq: Int64?
     ) {
         self.emailId = emailId
@@ -159,24 +159,24 @@ public struct EmailCopy: Sendable, Hashable {
 /// The emails an action changes locally and the server copies it pushes to. For flags an email in
 /// no synced folder (archived) still changes locally.
 public struct ActionScope: Sendable, Hashable {
-    public var emailIds: [Int64]
+    public var emailIds: [EmailID]
     public var copies: [EmailCopy]
 
-    public init(emailIds: [Int64], copies: [EmailCopy]) {
+    public init(emailIds: [EmailID], copies: [EmailCopy]) {
         self.emailIds = emailIds
         self.copies = copies
     }
 
     /// The scope without these messages and their copies.
-    public func excluding(_ ids: Set<Int64>) -> ActionScope {
+    public func excluding(_ ids: Set<EmailID>) -> ActionScope {
         ActionScope(emailIds: emailIds.filter { !ids.contains($0) }, copies: copies.filter { !ids.contains($0.emailId) })
     }
 }
 
 /// What a user action names: a thread (every message of it) or one message.
 public enum MailTarget: Sendable, Hashable {
-    case thread(Int64)
-    case message(Int64)
+    case thread(ThreadID)
+    case message(EmailID)
 }
 
 /// FR-SYNC-10 Local → Server.
@@ -189,11 +189,11 @@ public enum FlagChange: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// A pending or failed change as the front ends list it (the "Couldn't … Tap to retry" of FR-ED-01).
 public struct PendingChangeSummary: Sendable, Hashable, Codable {
-    public var id: Int64
+    public var id: PendingChangeID
     public var account: String
     public var kind: PendingOperation.Kind
     public var flag: String?
-    public var emailId: Int64
+    public var emailId: EmailID
     public var subject: String
     public var folder: String?
     public var state: PendingOperation.State
@@ -202,7 +202,7 @@ public struct PendingChangeSummary: Sendable, Hashable, Codable {
     public var lastError: String?
 
     public init(
-        id: Int64, account: String, kind: PendingOperation.Kind, flag: String?, emailId: Int64, subject: String, folder: String?,
+        id: PendingChangeID, account: String, kind: PendingOperation.Kind, flag: String?, emailId: EmailID, subject: String, folder: String?,
         state: PendingOperation.State, attempts: Int, notBefore: Date?, lastError: String?
     ) {
         self.id = id
@@ -227,7 +227,7 @@ public protocol MailActionStore: Sendable {
     /// in a single folder; for flags every copy.
     func scope(of targets: [MailTarget], folderPath: String?, forFlags: Bool) async throws -> ActionScope
     /// Those of `emailIds` whose From is one of their account's own addresses (its address and aliases).
-    func writtenByAccount(_ emailIds: [Int64]) async throws -> Set<Int64>
+    func writtenByAccount(_ emailIds: [EmailID]) async throws -> Set<EmailID>
     /// FR-SYNC-10: the flag set locally on each email, one operation per copy whose server flags
     /// differ. A newer change of the same flag replaces an older one still waiting.
     func applyFlagChange(_ change: FlagChange, to scope: ActionScope, at date: Date) async throws
@@ -238,23 +238,23 @@ public protocol MailActionStore: Sendable {
     /// FR-ED-01 Undo: the operations of `token` that are still waiting inside their window (`now`
     /// before their `notBefore`, never attempted) are removed and their local change reverted.
     /// Returns the threads restored; empty when the window has passed.
-    func undoRemoval(token: String, now: Date) async throws -> [Int64]
+    func undoRemoval(token: String, now: Date) async throws -> [ThreadID]
     /// The most recent archive or delete still inside its undo window.
     func latestUndoableRemoval(now: Date) async throws -> UndoHold?
     func pendingOperations(accountId: Account.ID) async throws -> [PendingOperation]
     /// Mailboxes by id, with their roles, to turn operations into server actions.
     func folders(accountId: Account.ID) async throws -> [Folder]
     /// A sent message's bytes, for its Sent copy.
-    func sentMessage(emailId: Int64) async throws -> OutgoingSubmission?
+    func sentMessage(emailId: EmailID) async throws -> OutgoingSubmission?
     /// Success: the operation goes; a flag push records the flag as the server's, a Sent copy or a
     /// move into a synced folder records the new association when `newUID` is known.
-    func complete(_ operation: PendingOperation, newUID: Int64?, targetFolderId: Int64?) async throws
-    func scheduleRetry(_ operationId: Int64, attempts: Int, notBefore: Date, error: String) async throws
+    func complete(_ operation: PendingOperation, newUID: Int64?, targetFolderId: FolderID?) async throws
+    func scheduleRetry(_ operationId: PendingChangeID, attempts: Int, notBefore: Date, error: String) async throws
     /// Gave up: the local change is undone to match the server (FR-SYNC-05) and the operation kept
     /// as failed, with its error, for a retry action.
     func fail(_ operation: PendingOperation, error: String, attempts: Int) async throws
     /// The retry action: the change is applied locally again and pushed as new.
-    func retry(_ operationId: Int64) async throws -> PendingOperation?
-    func dismiss(_ operationId: Int64) async throws
+    func retry(_ operationId: PendingChangeID) async throws -> PendingOperation?
+    func dismiss(_ operationId: PendingChangeID) async throws
     func summaries(accountId: Account.ID?) async throws -> [PendingChangeSummary]
 }

@@ -3,7 +3,7 @@ import Foundation
 /// A thread's messages as stored, for the Assist use cases to turn into an `AssistThread`.
 public struct AssistSource: Sendable, Hashable {
     public struct Message: Sendable, Hashable {
-        public var emailId: Int64
+        public var emailId: EmailID
         public var from: EmailAddress
         public var to: [EmailAddress]
         public var cc: [EmailAddress]
@@ -15,7 +15,7 @@ public struct AssistSource: Sendable, Hashable {
         public var bulkMarkers: BulkMailMarkers
 
         public init(
-            emailId: Int64, from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, subject: String,
+            emailId: EmailID, from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, subject: String,
             bodyPlain: String?, bodyHTML: String?, snippet: String?, bulkMarkers: BulkMailMarkers
         ) {
             self.emailId = emailId
@@ -31,15 +31,15 @@ public struct AssistSource: Sendable, Hashable {
         }
     }
 
-    public var threadId: Int64
+    public var threadId: ThreadID
     public var subject: String
     /// Oldest first; at most the newest `AssistThreadLoader.maxMessages`.
     public var messages: [Message]
     /// Every message of the thread, so the cache key changes when one arrives or goes.
-    public var allEmailIds: [Int64]
+    public var allEmailIds: [EmailID]
     public var userAddresses: Set<String>
 
-    public init(threadId: Int64, subject: String, messages: [Message], allEmailIds: [Int64], userAddresses: Set<String>) {
+    public init(threadId: ThreadID, subject: String, messages: [Message], allEmailIds: [EmailID], userAddresses: Set<String>) {
         self.threadId = threadId
         self.subject = subject
         self.messages = messages
@@ -63,13 +63,13 @@ public struct CachedThreadSummary: Sendable, Hashable {
 
 public protocol AssistStore: Sendable {
     /// nil when there is no such thread.
-    func assistSource(threadId: Int64, maxMessages: Int) async throws -> AssistSource?
+    func assistSource(threadId: ThreadID, maxMessages: Int) async throws -> AssistSource?
     /// Every message id of the thread (empty when there is no such thread): the cache key's part.
-    func threadEmailIds(threadId: Int64) async throws -> [Int64]
-    func cachedSummary(threadId: Int64) async throws -> CachedThreadSummary?
+    func threadEmailIds(threadId: ThreadID) async throws -> [EmailID]
+    func cachedSummary(threadId: ThreadID) async throws -> CachedThreadSummary?
     /// The thread a message belongs to: the composer knows the message it replies to.
-    func threadId(ofEmail emailId: Int64) async throws -> Int64?
-    func saveSummary(_ summary: CachedThreadSummary?, threadId: Int64) async throws
+    func threadId(ofEmail emailId: EmailID) async throws -> ThreadID?
+    func saveSummary(_ summary: CachedThreadSummary?, threadId: ThreadID) async throws
 }
 
 /// The provider the settings choose, each time it is asked (a change in Settings applies at once).
@@ -91,7 +91,7 @@ public struct AssistThreadLoader: Sendable {
         self.sanitizer = sanitizer
     }
 
-    public func load(threadId: Int64) async throws -> (source: AssistSource, thread: AssistThread)? {
+    public func load(threadId: ThreadID) async throws -> (source: AssistSource, thread: AssistThread)? {
         guard let source = try await store.assistSource(threadId: threadId, maxMessages: Self.maxMessages) else { return nil }
         let messages = source.messages.map { message in
             AssistMessage(
@@ -155,18 +155,18 @@ public struct SummarizeThreadUseCase: Sendable {
         case cached(ThreadDigest)
     }
 
-    public func opening(threadId: Int64) async -> Opening {
+    public func opening(threadId: ThreadID) async -> Opening {
         guard let provider = await providers.currentProvider() else { return .off }
         return await cached(threadId: threadId, provider: provider).map(Opening.cached) ?? .pending
     }
 
     /// The summary if it is cached and current for the provider the settings choose.
-    public func cached(threadId: Int64) async -> ThreadDigest? {
+    public func cached(threadId: ThreadID) async -> ThreadDigest? {
         if case .cached(let digest) = await opening(threadId: threadId) { digest } else { nil }
     }
 
     /// The summary if it is cached and current, read without loading or computing anything.
-    func cached(threadId: Int64, provider: any AssistProvider) async -> ThreadDigest? {
+    func cached(threadId: ThreadID, provider: any AssistProvider) async -> ThreadDigest? {
         guard let ids = try? await store.threadEmailIds(threadId: threadId), !ids.isEmpty,
             let cached = try? await store.cachedSummary(threadId: threadId),
             cached.key == Self.key(provider: provider.identity, emailIds: ids)
@@ -175,7 +175,7 @@ public struct SummarizeThreadUseCase: Sendable {
     }
 
     /// The cached summary when current, else a new one from the provider (within the budget).
-    public func callAsFunction(threadId: Int64) async -> ThreadDigest? {
+    public func callAsFunction(threadId: ThreadID) async -> ThreadDigest? {
         guard let provider = await providers.currentProvider() else { return nil }
         if let digest = await cached(threadId: threadId, provider: provider) { return digest }
         let loaded: (source: AssistSource, thread: AssistThread)
@@ -209,7 +209,7 @@ public struct SummarizeThreadUseCase: Sendable {
 
     /// The provider and every message id: a new message, a deleted one or another provider
     /// makes the cached summary stale.
-    static func key(provider: String, emailIds: [Int64]) -> String {
+    static func key(provider: String, emailIds: [EmailID]) -> String {
         "\(provider):" + emailIds.sorted().map(String.init).joined(separator: ",")
     }
 }
@@ -234,12 +234,12 @@ public struct SmartReplyUseCase: Sendable {
     }
 
     /// FR-COMP-03: the replies for the thread of the message a reply composer answers.
-    public func callAsFunction(replyingTo emailId: Int64) async -> [SmartReply] {
+    public func callAsFunction(replyingTo emailId: EmailID) async -> [SmartReply] {
         guard let threadId = try? await store.threadId(ofEmail: emailId) else { return [] }
         return await self(threadId: threadId)
     }
 
-    public func callAsFunction(threadId: Int64) async -> [SmartReply] {
+    public func callAsFunction(threadId: ThreadID) async -> [SmartReply] {
         guard let provider = await providers.currentProvider(),
             let loaded = try? await loader.load(threadId: threadId)
         else { return [] }

@@ -18,11 +18,11 @@ public struct AttachmentLocation: Sendable, Hashable {
 
 /// What attachment downloads need of the store.
 public protocol AttachmentStore: Sendable {
-    func location(ofAttachment id: Int64) async throws -> AttachmentLocation?
-    func markDownloaded(_ id: Int64, path: String, at date: Date) async throws
+    func location(ofAttachment id: AttachmentID) async throws -> AttachmentLocation?
+    func markDownloaded(_ id: AttachmentID, path: String, at date: Date) async throws
     /// Downloaded attachments of the account, least recently used first.
     func downloaded(accountId: Account.ID) async throws -> [Attachment]
-    func markEvicted(_ id: Int64) async throws
+    func markEvicted(_ id: AttachmentID) async throws
 }
 
 /// Fetches one attachment part's decoded bytes from the server, telling `progress` how many decoded
@@ -73,7 +73,7 @@ public struct DownloadAttachmentUseCase: Sendable {
     /// What a front end must show, and have answered, before it downloads (FR-ED-03, AC-U-10,
     /// AC-U-10b): the attachment as stored and its warnings (none once it is on disk: the
     /// question was asked when it was fetched).
-    public func check(attachmentId: Int64) async throws -> AttachmentDownloadCheck {
+    public func check(attachmentId: AttachmentID) async throws -> AttachmentDownloadCheck {
         guard let location = try await store.location(ofAttachment: attachmentId) else { throw TernError.notFound("attachment \(attachmentId)") }
         let attachment = location.attachment
         var found: [AttachmentWarning] = []
@@ -87,7 +87,7 @@ public struct DownloadAttachmentUseCase: Sendable {
     }
 
     /// The downloaded file's path.
-    public func callAsFunction(attachmentId: Int64) async throws -> URL {
+    public func callAsFunction(attachmentId: AttachmentID) async throws -> URL {
         URL(fileURLWithPath: try await download(attachmentId: attachmentId).path)
     }
 
@@ -95,7 +95,7 @@ public struct DownloadAttachmentUseCase: Sendable {
     /// cancelled), and returns what a front end needs to preview safely: the path and the type sniffed from the bytes.
     /// Task cancellation removes the partial file and leaves the attachment not downloaded.
     public func download(
-        attachmentId: Int64,
+        attachmentId: AttachmentID,
         progress callerProgress: @escaping @Sendable (AttachmentProgress) -> Void = { _ in }
     ) async throws -> DownloadedAttachment {
         let changes = self.changes
@@ -117,7 +117,9 @@ public struct DownloadAttachmentUseCase: Sendable {
         }
     }
 
-    private func fetchToDisk(attachmentId: Int64, progress: @escaping @Sendable (AttachmentProgress) -> Void) async throws -> DownloadedAttachment {
+    private func fetchToDisk(attachmentId: AttachmentID, progress: @escaping @Sendable (AttachmentProgress) -> Void) async throws
+        -> DownloadedAttachment
+    {
         guard let location = try await store.location(ofAttachment: attachmentId) else { throw TernError.notFound("attachment \(attachmentId)") }
         let directory = home.attachmentsURL(for: location.accountId)
         let final = directory.appendingPathComponent(Self.fileName(attachmentId: attachmentId, filename: location.attachment.filename))
@@ -178,7 +180,7 @@ public struct DownloadAttachmentUseCase: Sendable {
         return DownloadedAttachment(path: url.path, sniffedType: MIMESniffer.sniff(head, declared: declaredType), size: size)
     }
 
-    func evict(accountId: Account.ID, keeping: Int64) async throws {
+    func evict(accountId: Account.ID, keeping: AttachmentID) async throws {
         let downloaded = try await store.downloaded(accountId: accountId)
         var total = downloaded.reduce(Int64(0)) { $0 + $1.sizeBytes }
         for attachment in downloaded where total > cacheLimitBytes && attachment.id != keeping {
@@ -195,7 +197,7 @@ public struct DownloadAttachmentUseCase: Sendable {
     }
 
     /// `<id>-<name>`: one path component inside the directory, of at most 255 bytes, readable in a shell.
-    static func fileName(attachmentId: Int64, filename: String) -> String {
+    static func fileName(attachmentId: AttachmentID, filename: String) -> String {
         let prefix = "\(attachmentId)-"
         return prefix + AttachmentFilename.sanitized(filename, maxBytes: AttachmentFilename.maxBytes - prefix.utf8.count)
     }
@@ -203,7 +205,7 @@ public struct DownloadAttachmentUseCase: Sendable {
 
 /// An attachment before its download, with the warnings to confirm first.
 public struct AttachmentDownloadCheck: Sendable, Hashable, Codable {
-    public var attachmentId: Int64
+    public var attachmentId: AttachmentID
     public var filename: String
     public var mimeType: String
     /// Estimated from the encoded size until it is downloaded.

@@ -21,7 +21,7 @@ public struct FolderSummary: Sendable, Hashable, Codable {
 
 /// A row of the thread list (FR-SYNC-06 step 5 metadata, per folder).
 public struct ThreadSummary: Sendable, Hashable, Codable {
-    public var id: Int64
+    public var id: ThreadID
     public var account: String
     public var subject: String
     public var latestDate: Date
@@ -31,7 +31,7 @@ public struct ThreadSummary: Sendable, Hashable, Codable {
     public var snippet: String?
 
     public init(
-        id: Int64, account: String, subject: String, latestDate: Date, messageCount: Int, unreadCount: Int,
+        id: ThreadID, account: String, subject: String, latestDate: Date, messageCount: Int, unreadCount: Int,
         participants: [EmailAddress], snippet: String?
     ) {
         self.id = id
@@ -47,15 +47,15 @@ public struct ThreadSummary: Sendable, Hashable, Codable {
 
 /// A message found by `tern search`.
 public struct SearchHit: Sendable, Hashable, Codable {
-    public var emailId: Int64
-    public var threadId: Int64?
+    public var emailId: EmailID
+    public var threadId: ThreadID?
     public var account: String
     public var subject: String
     public var from: EmailAddress
     public var date: Date
     public var snippet: String?
 
-    public init(emailId: Int64, threadId: Int64?, account: String, subject: String, from: EmailAddress, date: Date, snippet: String?) {
+    public init(emailId: EmailID, threadId: ThreadID?, account: String, subject: String, from: EmailAddress, date: Date, snippet: String?) {
         self.emailId = emailId
         self.threadId = threadId
         self.account = account
@@ -68,7 +68,7 @@ public struct SearchHit: Sendable, Hashable, Codable {
 
 /// One message of a thread as `tern thread` shows it.
 public struct ThreadMessage: Sendable, Hashable, Codable {
-    public var emailId: Int64
+    public var emailId: EmailID
     public var subject: String
     public var from: EmailAddress
     public var to: [EmailAddress]
@@ -94,7 +94,7 @@ public struct ThreadMessage: Sendable, Hashable, Codable {
     public var senderAuthentication = SenderAuthentication(verdict: .unknown, authservId: nil)
 
     public init(
-        emailId: Int64, subject: String, from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, isRead: Bool,
+        emailId: EmailID, subject: String, from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, isRead: Bool,
         isStarred: Bool, bodyPlain: String?, bodyHTML: String?, bodiesFetched: Bool, folders: [String], attachments: [AttachmentSummary]
     ) {
         self.emailId = emailId
@@ -114,7 +114,7 @@ public struct ThreadMessage: Sendable, Hashable, Codable {
 }
 
 public struct AttachmentSummary: Sendable, Hashable, Codable {
-    public var id: Int64
+    public var id: AttachmentID
     public var filename: String
     public var mimeType: String
     public var sizeBytes: Int64
@@ -124,7 +124,7 @@ public struct AttachmentSummary: Sendable, Hashable, Codable {
     public var isInline: Bool
 
     public init(
-        id: Int64, filename: String, mimeType: String, sizeBytes: Int64, isDownloaded: Bool, contentId: String? = nil,
+        id: AttachmentID, filename: String, mimeType: String, sizeBytes: Int64, isDownloaded: Bool, contentId: String? = nil,
         isInline: Bool = false
     ) {
         self.id = id
@@ -140,23 +140,23 @@ public struct AttachmentSummary: Sendable, Hashable, Codable {
 /// A thread before its bodies are read: enough to choose a page and what to expand (FR-ED-01, 05).
 public struct ThreadOutline: Sendable, Hashable {
     public struct Entry: Sendable, Hashable {
-        public var emailId: Int64
+        public var emailId: EmailID
         public var date: Date
         public var isRead: Bool
 
-        public init(emailId: Int64, date: Date, isRead: Bool) {
+        public init(emailId: EmailID, date: Date, isRead: Bool) {
             self.emailId = emailId
             self.date = date
             self.isRead = isRead
         }
     }
 
-    public var threadId: Int64
+    public var threadId: ThreadID
     public var subject: String
     /// Oldest first, as the thread is shown.
     public var entries: [Entry]
 
-    public init(threadId: Int64, subject: String, entries: [Entry]) {
+    public init(threadId: ThreadID, subject: String, entries: [Entry]) {
         self.threadId = threadId
         self.subject = subject
         self.entries = entries
@@ -181,12 +181,12 @@ public protocol MailQueries: Sendable {
     /// The views that are queries, not IMAP folders (FR-SYNC-07 Outbox, FR-SYNC-10 Archive).
     func threads(in view: VirtualMailbox, account: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary]
     /// A thread's messages, oldest first; nil when there is no such thread.
-    func thread(id: Int64) async throws -> [ThreadMessage]?
+    func thread(id: ThreadID) async throws -> [ThreadMessage]?
     /// FR-ED-05: what a thread holds, without bodies, oldest first (cheap for 500 messages); nil when
     /// there is no such thread.
-    func threadOutline(id: Int64) async throws -> ThreadOutline?
+    func threadOutline(id: ThreadID) async throws -> ThreadOutline?
     /// Whole messages (bodies, folders, attachments) by id, oldest first: one page of a thread.
-    func threadMessages(ids: [Int64]) async throws -> [ThreadMessage]
+    func threadMessages(ids: [EmailID]) async throws -> [ThreadMessage]
     /// Full-text search (FTS5): every word must match, the last as the start of a word (it may still be
     /// being typed), the others whole; newest first.
     func search(_ query: String, account: String?, limit: Int) async throws -> [SearchHit]
@@ -206,9 +206,9 @@ extension MailQueries {
 /// next page is "older than this row" however many rows arrive meanwhile (keyset paging).
 public struct ThreadListCursor: Sendable, Hashable, Codable {
     public var latestDate: Date
-    public var threadId: Int64
+    public var threadId: ThreadID
 
-    public init(latestDate: Date, threadId: Int64) {
+    public init(latestDate: Date, threadId: ThreadID) {
         self.latestDate = latestDate
         self.threadId = threadId
     }

@@ -7,20 +7,20 @@ public enum MailChange: Sendable, Hashable {
     /// Thread lists and folder counts of the account (nil: any account) may have changed.
     case threadsChanged(accountId: Account.ID?)
     /// FR-SYNC-01 step 7: a message's body was stored.
-    case bodyArrived(emailId: Int64, threadId: Int64?)
+    case bodyArrived(emailId: EmailID, threadId: ThreadID?)
     /// FR-SYNC-01 step 7, E-05: the bodies a thread's opening asked for could not be fetched
     /// (`offline`: the server could not be reached; else the account is signed out).
-    case bodiesUnavailable(threadId: Int64, offline: Bool)
+    case bodiesUnavailable(threadId: ThreadID, offline: Bool)
     /// FR-SYNC-04: an account's sync state.
-    case syncState(account: String, state: SyncState, detail: String?)
+    case syncState(accountId: Account.ID, state: SyncState, detail: String?)
     /// New mail arrived (IDLE, or a sync found it).
-    case newMail(account: String, count: Int)
+    case newMail(accountId: Account.ID, count: Int)
     /// FR-SYNC-07: the Outbox changed (queued, sent, failed).
-    case outboxChanged(account: String)
+    case outboxChanged(accountId: Account.ID)
     /// FR-SYNC-05, E-10/E-11: a local change the server refused was reverted: "Couldn't archive. Tap to retry."
     case changeFailed(PendingChangeSummary)
     /// An archive or delete inside its undo window was undone (FR-ED-01).
-    case removalUndone(threadIds: [Int64])
+    case removalUndone(threadIds: [ThreadID])
     /// FR-ED-03: a download's progress; `received == total` when done.
     case attachmentProgress(AttachmentProgress)
     case trustedSendersChanged
@@ -28,7 +28,7 @@ public enum MailChange: Sendable, Hashable {
     /// FR-COMP-01: the Drafts list changed (saved, discarded, sent, synced).
     case draftsChanged
     /// FR-COMP-01 "Conflict": another device's version replaced this draft ("Reload?").
-    case draftChangedOnServer(draftId: Int64)
+    case draftChangedOnServer(draftId: DraftID)
     /// FR-COMP-02's composer states for a message sent from a draft, as they happen in this process.
     case composerSend(ComposerSendUpdate)
 }
@@ -40,13 +40,13 @@ public struct ComposerSendUpdate: Sendable, Hashable, Codable {
         case undoWindow, undoCancelled, queued, sending, sent, failed
     }
 
-    public var draftId: Int64
-    public var emailId: Int64
+    public var draftId: DraftID
+    public var emailId: EmailID
     public var state: State
     public var until: Date?
     public var error: String?
 
-    public init(draftId: Int64, emailId: Int64, state: State, until: Date? = nil, error: String? = nil) {
+    public init(draftId: DraftID, emailId: EmailID, state: State, until: Date? = nil, error: String? = nil) {
         self.draftId = draftId
         self.emailId = emailId
         self.state = state
@@ -54,7 +54,7 @@ public struct ComposerSendUpdate: Sendable, Hashable, Codable {
         self.error = error
     }
 
-    init(draftId: Int64, outcome: SendOutcome) {
+    init(draftId: DraftID, outcome: SendOutcome) {
         let state: State =
             switch outcome.state {
             case .sent: .sent
@@ -70,14 +70,14 @@ public struct ComposerSendUpdate: Sendable, Hashable, Codable {
 public struct AttachmentProgress: Sendable, Hashable, Codable {
     public enum Phase: String, Sendable, Hashable, Codable { case downloading, retrying, finished, failed, cancelled }
 
-    public var attachmentId: Int64
+    public var attachmentId: AttachmentID
     public var phase: Phase
     public var receivedBytes: Int64
     /// Nil when the size is not known.
     public var totalBytes: Int64?
     public var error: String?
 
-    public init(attachmentId: Int64, phase: Phase, receivedBytes: Int64, totalBytes: Int64?, error: String? = nil) {
+    public init(attachmentId: AttachmentID, phase: Phase, receivedBytes: Int64, totalBytes: Int64?, error: String? = nil) {
         self.attachmentId = attachmentId
         self.phase = phase
         self.receivedBytes = receivedBytes

@@ -13,7 +13,7 @@ public struct OriginalMessage: Sendable, Hashable {
 
 /// What the composer reads from the store.
 public protocol ComposeStore: Sendable {
-    func original(emailId: Int64) async throws -> OriginalMessage?
+    func original(emailId: EmailID) async throws -> OriginalMessage?
 }
 
 /// Downloads an original's body that sync has not fetched yet (FR-SYNC-01 step 7's on-demand

@@ -53,7 +53,7 @@ public struct ComposeUseCase: Sendable {
 
     /// A reply (`.reply`, `.replyAll`) or forward of stored message `emailId`, from the account that
     /// received it. `.new` ignores the original: use `new(account:)`.
-    public func compose(_ mode: ComposeMode, replyingTo emailId: Int64) async throws -> ComposeDraft {
+    public func compose(_ mode: ComposeMode, replyingTo emailId: EmailID) async throws -> ComposeDraft {
         guard var original = try await store.original(emailId: emailId) else { throw TernError.notFound("message \(emailId)") }
         guard let account = try await accounts.account(id: original.email.accountId) else {
             throw TernError.notFound("the account of message \(emailId)")

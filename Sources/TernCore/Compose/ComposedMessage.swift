@@ -30,14 +30,14 @@ public struct ComposeDraft: Sendable, Hashable, Codable {
     /// Forward: the original's attachments, each removable.
     public var attachments: [ComposedAttachment]
     /// The stored message this replies to or forwards.
-    public var originalEmailId: Int64?
+    public var originalEmailId: EmailID?
     /// Things the prefill could not do fully (the original's body not downloaded).
     public var notes: [ComposeNote]
 
     public init(
         mode: ComposeMode, accountId: Account.ID, from: EmailAddress, to: [EmailAddress] = [], cc: [EmailAddress] = [],
         bcc: [EmailAddress] = [], subject: String = "", body: String = "", inReplyTo: String? = nil, references: [String] = [],
-        attachments: [ComposedAttachment] = [], originalEmailId: Int64? = nil, notes: [ComposeNote] = []
+        attachments: [ComposedAttachment] = [], originalEmailId: EmailID? = nil, notes: [ComposeNote] = []
     ) {
         self.mode = mode
         self.accountId = accountId
@@ -66,7 +66,7 @@ public struct ComposedAttachment: Sendable, Hashable, Codable {
     /// Where its bytes come from.
     public enum Source: Sendable, Hashable, Codable {
         /// A stored message's attachment (a forward): `Attachment.id`.
-        case storedAttachment(id: Int64)
+        case storedAttachment(id: AttachmentID)
         /// A file the user picked.
         case file(path: String)
     }

@@ -6,7 +6,7 @@ import Foundation
 /// version finds and replaces the previous one on the server, and how the Drafts list knows a
 /// synced copy is this draft and not another.
 public struct Draft: Sendable, Hashable, Codable, Identifiable {
-    public typealias ID = Int64
+    public typealias ID = DraftID
 
     public var id: ID
     public var accountId: Account.ID
@@ -24,11 +24,11 @@ public struct Draft: Sendable, Hashable, Codable, Identifiable {
     public var changedOnServer: Bool
     /// FR-COMP-02: the queued message of this draft while it is in its undo window. The draft stays
     /// until the window ends, so Undo, or a process killed in the window, leaves it a draft.
-    public var heldEmailId: Int64?
+    public var heldEmailId: EmailID?
 
     public init(
         id: ID, accountId: Account.ID, messageId: String, content: ComposeDraft, revision: Int, createdDate: Date, updatedDate: Date,
-        sync: DraftSyncStatus, serverCopy: DraftServerCopy? = nil, changedOnServer: Bool = false, heldEmailId: Int64? = nil
+        sync: DraftSyncStatus, serverCopy: DraftServerCopy? = nil, changedOnServer: Bool = false, heldEmailId: EmailID? = nil
     ) {
         self.id = id
         self.accountId = accountId
@@ -103,6 +103,11 @@ public struct DraftSummary: Sendable, Hashable, Codable {
     public var sync: DraftSyncStatus.State?
     public var lastError: String?
 
+    /// The local draft this row is, when it is one.
+    public var localDraftId: DraftID? { origin == .local ? DraftID(id) : nil }
+    /// The synced message this row is, when it is one.
+    public var serverEmailId: EmailID? { origin == .server ? EmailID(id) : nil }
+
     public init(
         origin: Origin, id: Int64, accountId: Account.ID, subject: String, to: [EmailAddress], snippet: String, updatedDate: Date,
         sync: DraftSyncStatus.State? = nil, lastError: String? = nil
@@ -143,7 +148,7 @@ public protocol DraftStore: Sendable {
         -> DraftSave
     func draft(id: Draft.ID) async throws -> Draft?
     /// The draft whose queued message is `emailId` (in its undo window).
-    func draft(holding emailId: Int64) async throws -> Draft?
+    func draft(holding emailId: EmailID) async throws -> Draft?
     /// Local drafts of an account (every account when nil), newest first; not those being removed
     /// or in their undo window.
     func drafts(accountId: Account.ID?) async throws -> [Draft]
@@ -151,7 +156,7 @@ public protocol DraftStore: Sendable {
     /// by other clients.
     func serverOnlyDrafts(accountId: Account.ID?) async throws -> [DraftSummary]
     /// A synced message in a Drafts mailbox, to adopt as a local draft: its row, attachments and copy.
-    func serverDraft(emailId: Int64) async throws -> (original: OriginalMessage, copy: DraftServerCopy)?
+    func serverDraft(emailId: EmailID) async throws -> (original: OriginalMessage, copy: DraftServerCopy)?
     /// Adopts a server draft: a local draft that is that copy (`synced`), same Message-ID.
     func adopt(accountId: Account.ID, messageId: String, content: ComposeDraft, copy: DraftServerCopy, at date: Date) async throws -> Draft.ID
     /// Sent or discarded: removed at once when it has no server copy, else marked `removing`.
@@ -170,10 +175,10 @@ public protocol DraftStore: Sendable {
     func recordSyncFailure(id: Draft.ID, error: String, attempts: Int, notBefore: Date) async throws
     func clearChangedOnServer(id: Draft.ID) async throws
     /// FR-COMP-02: links the draft to its queued message for the undo window, or unlinks it.
-    func setHeld(id: Draft.ID, emailId: Int64?) async throws
+    func setHeld(id: Draft.ID, emailId: EmailID?) async throws
     /// A held message whose owner died (PLATFORM.md): its queued copy deleted and its draft made
     /// pending for the server again, in one transaction. False when no draft holds it.
-    func returnOrphanToDraft(emailId: Int64) async throws -> Bool
+    func returnOrphanToDraft(emailId: EmailID) async throws -> Bool
 }
 
 /// What a pass asks of the Drafts mailbox for one draft.

@@ -63,7 +63,7 @@ public struct DraftsUseCase: Sendable {
         if let name { accountId = try await accounts.namedOrOnly(name).id }
         let local = try await store.drafts(accountId: accountId).map { draft in
             DraftSummary(
-                origin: .local, id: draft.id, accountId: draft.accountId, subject: draft.content.subject, to: draft.content.to,
+                origin: .local, id: draft.id.rawValue, accountId: draft.accountId, subject: draft.content.subject, to: draft.content.to,
                 snippet: Self.snippet(draft.content.body), updatedDate: draft.updatedDate, sync: draft.sync.state,
                 lastError: draft.sync.lastError)
         }
@@ -78,7 +78,7 @@ public struct DraftsUseCase: Sendable {
 
     /// Opens a draft another client saved: it becomes a local draft that is that server copy, so
     /// the next save replaces it there (same Message-ID) instead of adding a second one.
-    public func open(serverEmailId emailId: Int64) async throws -> Draft {
+    public func open(serverEmailId emailId: EmailID) async throws -> Draft {
         guard let (original, copy) = try await store.serverDraft(emailId: emailId) else {
             throw TernError.notFound("a message \(emailId) in a Drafts mailbox")
         }

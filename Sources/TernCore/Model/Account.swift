@@ -5,7 +5,7 @@ import Foundation
 /// Secrets are never part of an `Account`: only a `CredentialSource` that says where the
 /// secret comes from at the moment it is needed (PLATFORM.md, "Keychain / OAuth token storage").
 public struct Account: Sendable, Hashable, Codable, Identifiable {
-    public typealias ID = String
+    public typealias ID = AccountID
 
     public var id: ID
     /// The short name the user types on the command line (`tern sync work`).
@@ -38,7 +38,7 @@ public struct Account: Sendable, Hashable, Codable, Identifiable {
     public var authservId: String?
 
     public init(
-        id: ID = UUID().uuidString.lowercased(), name: String, emailAddress: String, displayName: String? = nil,
+        id: ID = .make(), name: String, emailAddress: String, displayName: String? = nil,
         provider: MailProvider, imap: ServerEndpoint, smtp: ServerEndpoint, username: String,
         credential: CredentialSource, caFile: String? = nil, isActive: Bool = true, syncWindowDays: Int = 90,
         bodyHydration: BodyHydrationPolicy = .recent(days: 30), createdDate: Date = Date(), lastSyncDate: Date? = nil,

@@ -36,9 +36,9 @@ public struct EmailAddress: Sendable, Hashable, Codable {
 
 /// One message, stored once per account however many folders hold it (FR-SYNC-01 step 6).
 public struct Email: Sendable, Hashable, Codable, Identifiable {
-    public var id: Int64?
+    public var id: EmailID?
     public var accountId: Account.ID
-    public var threadId: Int64?
+    public var threadId: ThreadID?
     /// The dedup identity (FR-SYNC-01 step 6): the Message-ID when it is reliable, else nil.
     /// Unique per account where present.
     public var messageId: String?
@@ -100,7 +100,7 @@ public struct Email: Sendable, Hashable, Codable, Identifiable {
     public var createdDate: Date
 
     public init(
-        id: Int64? = nil, accountId: Account.ID, threadId: Int64? = nil, messageId: String?, headerMessageId: String? = nil,
+        id: EmailID? = nil, accountId: Account.ID, threadId: ThreadID? = nil, messageId: String?, headerMessageId: String? = nil,
         dedupKey: String, inReplyTo: String? = nil, references: String? = nil, subject: String, fromName: String? = nil,
         fromAddress: String, toAddresses: [EmailAddress] = [], ccAddresses: [EmailAddress] = [],
         bccAddresses: [EmailAddress] = [], replyTo: [EmailAddress] = [], dateSent: Date? = nil, dateReceived: Date,
@@ -158,15 +158,15 @@ public struct Email: Sendable, Hashable, Codable, Identifiable {
 /// An email's membership in one server folder, with its UID there (FR-SYNC-02, Foundation 5.4).
 public struct EmailFolder: Sendable, Hashable, Codable {
     public var id: Int64?
-    public var emailId: Int64
-    public var folderId: Int64
+    public var emailId: EmailID
+    public var folderId: FolderID
     public var imapUID: Int64
     /// RFC 7162 MODSEQ of this copy, when the server has CONDSTORE.
     public var modSeq: Int64?
     /// The server's flags on this copy, space-separated, as last seen (keywords included).
     public var serverFlags: String
 
-    public init(id: Int64? = nil, emailId: Int64, folderId: Int64, imapUID: Int64, modSeq: Int64? = nil, serverFlags: String = "") {
+    public init(id: Int64? = nil, emailId: EmailID, folderId: FolderID, imapUID: Int64, modSeq: Int64? = nil, serverFlags: String = "") {
         self.id = id
         self.emailId = emailId
         self.folderId = folderId
@@ -179,7 +179,7 @@ public struct EmailFolder: Sendable, Hashable, Codable {
 /// A conversation grouped locally from Message-ID/In-Reply-To/References (FR-SYNC-06).
 /// Named `MailThread` in Swift to stay clear of `Foundation.Thread`; the table is `thread`.
 public struct MailThread: Sendable, Hashable, Codable, Identifiable {
-    public var id: Int64?
+    public var id: ThreadID?
     public var accountId: Account.ID
     /// Subject of the root (earliest) message.
     public var subject: String
@@ -202,7 +202,7 @@ public struct MailThread: Sendable, Hashable, Codable, Identifiable {
     public var aiSummaryKey: String?
 
     public init(
-        id: Int64? = nil, accountId: Account.ID, subject: String, normalizedSubject: String, latestDate: Date,
+        id: ThreadID? = nil, accountId: Account.ID, subject: String, normalizedSubject: String, latestDate: Date,
         earliestDate: Date, messageCount: Int = 0, unreadCount: Int = 0, participants: [EmailAddress] = [],
         snippet: String? = nil, hasAttachments: Bool = false, isStarred: Bool = false, aiSummary: String? = nil,
         aiSummaryDate: Date? = nil
@@ -226,8 +226,8 @@ public struct MailThread: Sendable, Hashable, Codable, Identifiable {
 
 /// An attachment's metadata from BODYSTRUCTURE, and where its content is once downloaded (FR-SYNC-08).
 public struct Attachment: Sendable, Hashable, Codable, Identifiable {
-    public var id: Int64?
-    public var emailId: Int64
+    public var id: AttachmentID?
+    public var emailId: EmailID
     /// The IMAP body section (`2`, `1.3`), used to fetch exactly this part.
     public var partId: String
     public var filename: String
@@ -244,7 +244,7 @@ public struct Attachment: Sendable, Hashable, Codable, Identifiable {
     public var lastAccessDate: Date?
 
     public init(
-        id: Int64? = nil, emailId: Int64, partId: String, filename: String, mimeType: String, sizeBytes: Int64,
+        id: AttachmentID? = nil, emailId: EmailID, partId: String, filename: String, mimeType: String, sizeBytes: Int64,
         contentId: String? = nil, isInline: Bool = false, transferEncoding: String? = nil, isDownloaded: Bool = false,
         localPath: String? = nil, lastAccessDate: Date? = nil
     ) {

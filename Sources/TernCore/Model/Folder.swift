@@ -30,7 +30,7 @@ public enum CatchUpStatus: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// A mailbox on the server and the sync state Tern keeps for it.
 public struct Folder: Sendable, Hashable, Codable, Identifiable {
-    public var id: Int64?
+    public var id: FolderID?
     public var accountId: Account.ID
     /// The mailbox name as the server spells it (decoded from modified UTF-7), e.g. `[Gmail]/Sent Mail`.
     public var path: String
@@ -62,7 +62,7 @@ public struct Folder: Sendable, Hashable, Codable, Identifiable {
     public var mailboxId: String?
 
     public init(
-        id: Int64? = nil, accountId: Account.ID, path: String, displayName: String? = nil, delimiter: String? = "/",
+        id: FolderID? = nil, accountId: Account.ID, path: String, displayName: String? = nil, delimiter: String? = "/",
         folderType: FolderType, uidValidity: Int64? = nil, uidNext: Int64? = nil, highestModSeq: Int64? = nil,
         forwardCursorUID: Int64? = nil, backfillCursorUID: Int64? = nil, initialFastCompleted: Bool = false,
         catchUpStatus: CatchUpStatus = .idle, reachedServerHistoryBoundary: Bool = false,

@@ -32,13 +32,13 @@ public protocol MessageComposing: Sendable {
 
 /// What the queue hands to SMTP.
 public struct OutgoingSubmission: Sendable, Hashable {
-    public var emailId: Int64
+    public var emailId: EmailID
     public var messageId: String
     public var raw: [UInt8]
     public var envelope: MessageEnvelope
     public var date: Date
 
-    public init(emailId: Int64, messageId: String, raw: [UInt8], envelope: MessageEnvelope, date: Date) {
+    public init(emailId: EmailID, messageId: String, raw: [UInt8], envelope: MessageEnvelope, date: Date) {
         self.emailId = emailId
         self.messageId = messageId
         self.raw = raw
@@ -49,7 +49,7 @@ public struct OutgoingSubmission: Sendable, Hashable {
 
 /// A row of the virtual Outbox (FR-SYNC-07: sendState ∈ queued, sending, failed).
 public struct OutboxEntry: Sendable, Hashable, Codable {
-    public var emailId: Int64
+    public var emailId: EmailID
     public var accountId: Account.ID
     public var messageId: String?
     public var subject: String
@@ -67,7 +67,7 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
     public var error: String?
 
     public init(
-        emailId: Int64, accountId: Account.ID, messageId: String?, subject: String, to: [EmailAddress], state: SendState,
+        emailId: EmailID, accountId: Account.ID, messageId: String?, subject: String, to: [EmailAddress], state: SendState,
         queuedDate: Date?, notBefore: Date?, holdUntil: Date?, retryCount: Int, attemptStartedDate: Date?, error: String?
     ) {
         self.emailId = emailId
@@ -89,30 +89,30 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
 /// message in exactly one state (FR-SYNC-07, NFR-SYNC-03).
 public protocol OutboxStore: Sendable {
     /// Stores the Email (threaded and searchable at once) with `sendState = .queued` and its bytes.
-    func enqueue(_ message: ComposedMessage, holdUntil: Date?, at date: Date) async throws -> Int64
+    func enqueue(_ message: ComposedMessage, holdUntil: Date?, at date: Date) async throws -> EmailID
     /// Queued and sending messages of an account, oldest first: the order they are sent in.
     func pending(accountId: Account.ID) async throws -> [OutboxEntry]
     /// The Outbox: queued, sending and failed; every account when nil.
     func outbox(accountId: Account.ID?) async throws -> [OutboxEntry]
-    func entry(emailId: Int64) async throws -> OutboxEntry?
-    func submission(emailId: Int64) async throws -> OutgoingSubmission?
-    func markSending(_ emailId: Int64) async throws
+    func entry(emailId: EmailID) async throws -> OutboxEntry?
+    func submission(emailId: EmailID) async throws -> OutgoingSubmission?
+    func markSending(_ emailId: EmailID) async throws
     /// Recorded before the content is sent: the exactly-once marker.
-    func markAttemptStarted(_ emailId: Int64, at date: Date) async throws
+    func markAttemptStarted(_ emailId: EmailID, at date: Date) async throws
     /// Accepted by the server. Schedules the Sent copy (a `fileSentCopy` operation) in the same write.
-    func markSent(_ emailId: Int64, reply: String, note: String?, fileSentCopy: Bool, at date: Date) async throws
-    func scheduleRetry(_ emailId: Int64, retryCount: Int, notBefore: Date, error: String) async throws
+    func markSent(_ emailId: EmailID, reply: String, note: String?, fileSentCopy: Bool, at date: Date) async throws
+    func scheduleRetry(_ emailId: EmailID, retryCount: Int, notBefore: Date, error: String) async throws
     /// The attempt failed after the content started: the message stays in `sending` with its
     /// exactly-once marker (set at `date` if it somehow is not), for recovery (the Sent search)
     /// from `notBefore`.
-    func markDeliveryUncertain(_ emailId: Int64, retryCount: Int, notBefore: Date, error: String, at date: Date) async throws
-    func markFailed(_ emailId: Int64, error: String) async throws
+    func markDeliveryUncertain(_ emailId: EmailID, retryCount: Int, notBefore: Date, error: String, at date: Date) async throws
+    func markFailed(_ emailId: EmailID, error: String) async throws
     /// Back to the queue, as new: retries and the 24-hour limit count again from `date`.
-    func requeue(_ emailId: Int64, at date: Date) async throws
+    func requeue(_ emailId: EmailID, at date: Date) async throws
     /// Deletes the message entirely (FR-SYNC-07 step 6).
-    func discard(_ emailId: Int64) async throws
+    func discard(_ emailId: EmailID) async throws
     /// FR-COMP-02: sets or clears the undo hold.
-    func setHold(_ emailId: Int64, until date: Date?) async throws
+    func setHold(_ emailId: EmailID, until date: Date?) async throws
 }
 
 /// Why a submission failed, as the queue must treat it (FR-SYNC-07 error handling).

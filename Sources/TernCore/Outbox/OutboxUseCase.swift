@@ -83,7 +83,7 @@ public struct OutboxUseCase: Sendable {
     }
 
     /// Where a message stands after a push: gone from the queue means sent (and filed).
-    func outcome(emailId: Int64, messageId: String?, after push: PushReport?) async throws -> SendOutcome {
+    func outcome(emailId: EmailID, messageId: String?, after push: PushReport?) async throws -> SendOutcome {
         guard let entry = try await store.entry(emailId: emailId) else {
             return SendOutcome(emailId: emailId, messageId: messageId, state: .sent, error: nil, nextAttempt: nil)
         }
@@ -99,7 +99,7 @@ public struct OutboxUseCase: Sendable {
     }
 
     /// FR-SYNC-07 step 6: a failed message back in the queue, tried at once.
-    public func retry(_ emailId: Int64) async throws -> SendOutcome {
+    public func retry(_ emailId: EmailID) async throws -> SendOutcome {
         guard let entry = try await store.entry(emailId: emailId), entry.state == .failed || entry.state == .queued else {
             throw TernError.notFound("a failed or queued message \(emailId) in the Outbox")
         }
@@ -113,7 +113,7 @@ public struct OutboxUseCase: Sendable {
     }
 
     /// FR-SYNC-07 step 6: deletes a failed (or still queued) message entirely.
-    public func discard(_ emailId: Int64) async throws {
+    public func discard(_ emailId: EmailID) async throws {
         guard let entry = try await store.entry(emailId: emailId), entry.state == .failed || entry.state == .queued else {
             throw TernError.invalidInput("message \(emailId) is not failed or queued in the Outbox (a message being sent cannot be discarded)")
         }
@@ -123,7 +123,7 @@ public struct OutboxUseCase: Sendable {
 
 /// What `send` and `retry` report.
 public struct SendOutcome: Sendable, Hashable, Codable {
-    public var emailId: Int64
+    public var emailId: EmailID
     public var messageId: String?
     public var state: SendState
     public var error: String?

@@ -252,7 +252,7 @@ public struct SendQueueProcessor: Sendable {
 
 /// What one pass of the queue did.
 public struct SendQueueReport: Sendable, Hashable, Codable {
-    public var sent: [Int64] = []
+    public var sent: [EmailID] = []
     public var failed: [FailedSend] = []
     /// Messages still queued behind a retry's backoff.
     public var waiting = 0
@@ -271,6 +271,6 @@ public struct SendQueueReport: Sendable, Hashable, Codable {
 }
 
 public struct FailedSend: Sendable, Hashable, Codable {
-    public var emailId: Int64
+    public var emailId: EmailID
     public var error: String
 }

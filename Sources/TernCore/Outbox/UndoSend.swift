@@ -18,13 +18,13 @@ public protocol SendHoldClaim: Sendable {
 /// A message in its undo window, owned by this process: `OutboxUseCase.commit` lets it go at the end of the
 /// window, `OutboxUseCase.undo` takes it back.
 public struct HeldSend: Sendable {
-    public let emailId: Int64
+    public let emailId: EmailID
     public let messageId: String
     public let accountId: Account.ID
     public let until: Date
     let claim: any SendHoldClaim
 
-    public init(emailId: Int64, messageId: String, accountId: Account.ID, until: Date, claim: any SendHoldClaim) {
+    public init(emailId: EmailID, messageId: String, accountId: Account.ID, until: Date, claim: any SendHoldClaim) {
         self.emailId = emailId
         self.messageId = messageId
         self.accountId = accountId

@@ -54,11 +54,11 @@ public actor UndoSendCoordinator {
     let windows: UndoWindowsUseCase
     let clock: any SleepingClock
     let pageGrace: Duration
-    private var holds: [Int64: Hold] = [:]
+    private var holds: [EmailID: Hold] = [:]
     /// Whoever waits for a held send's end (`outcome(of:)`): the outcome, or nil when it went back to its draft.
-    private var waiters: [Int64: [CheckedContinuation<Result<SendOutcome, any Error>?, Never>]] = [:]
+    private var waiters: [EmailID: [CheckedContinuation<Result<SendOutcome, any Error>?, Never>]] = [:]
     /// The latest ends, for a waiter that asks just after (bounded: a long-running server forgets them).
-    private var ended: [(emailId: Int64, result: Result<SendOutcome, any Error>?)] = []
+    private var ended: [(emailId: EmailID, result: Result<SendOutcome, any Error>?)] = []
 
     public init(
         steps: any DraftSendSteps, windows: UndoWindowsUseCase, clock: any SleepingClock = SystemClock(),
@@ -96,7 +96,7 @@ public actor UndoSendCoordinator {
 
     /// The page's countdown ended with the page open: sent now if the window is over, else at its end.
     /// False when the message is no longer held (undone, or given back to its draft).
-    public func confirm(_ emailId: Int64) async -> Bool {
+    public func confirm(_ emailId: EmailID) async -> Bool {
         guard var hold = holds[emailId] else { return false }
         if hold.held.send.until <= clock.now() {
             await commit(emailId)
@@ -108,7 +108,7 @@ public actor UndoSendCoordinator {
     }
 
     /// Undo: the message is its draft again, if its window has not ended (nil: too late, it is being sent).
-    public func undo(_ emailId: Int64) async throws -> Draft? {
+    public func undo(_ emailId: EmailID) async throws -> Draft? {
         guard let hold = holds.removeValue(forKey: emailId) else { return nil }
         do {
             let draft = try await steps.undo(hold.held)
@@ -122,7 +122,7 @@ public actor UndoSendCoordinator {
 
     /// Waits for the held send's end: its outcome once committed, nil when it went back to its draft
     /// (undone, or a page that never confirmed). Nil at once for a message this coordinator does not hold.
-    public func outcome(of emailId: Int64) async throws -> SendOutcome? {
+    public func outcome(of emailId: EmailID) async throws -> SendOutcome? {
         if holds[emailId] == nil {
             return try ended.last(where: { $0.emailId == emailId })?.result?.get()
         }
@@ -131,10 +131,10 @@ public actor UndoSendCoordinator {
     }
 
     /// Whether `emailId` is in its window here.
-    public func isHeld(_ emailId: Int64) -> Bool { holds[emailId] != nil }
+    public func isHeld(_ emailId: EmailID) -> Bool { holds[emailId] != nil }
 
     /// The window ended: let go unless a page must confirm first. True when nothing is left to wait for.
-    private func windowEnded(_ emailId: Int64) async -> Bool {
+    private func windowEnded(_ emailId: EmailID) async -> Bool {
         guard let hold = holds[emailId] else { return true }
         guard !hold.needsConfirmation || hold.confirmed else { return false }
         await commit(emailId)
@@ -142,13 +142,13 @@ public actor UndoSendCoordinator {
     }
 
     /// Still unconfirmed after the grace: the page is gone (closed, crashed, offline), so the message is a draft again.
-    private func graceEnded(_ emailId: Int64) async {
+    private func graceEnded(_ emailId: EmailID) async {
         guard let hold = holds.removeValue(forKey: emailId) else { return }
         _ = try? await steps.undo(hold.held)
         finish(emailId, nil)
     }
 
-    private func commit(_ emailId: Int64) async {
+    private func commit(_ emailId: EmailID) async {
         guard let hold = holds.removeValue(forKey: emailId) else { return }
         let result: Result<SendOutcome, any Error>
         do {
@@ -159,7 +159,7 @@ public actor UndoSendCoordinator {
         finish(emailId, result)
     }
 
-    private func finish(_ emailId: Int64, _ result: Result<SendOutcome, any Error>?) {
+    private func finish(_ emailId: EmailID, _ result: Result<SendOutcome, any Error>?) {
         ended.append((emailId, result))
         if ended.count > 64 { ended.removeFirst(ended.count - 64) }
         for waiter in waiters.removeValue(forKey: emailId) ?? [] { waiter.resume(returning: result) }

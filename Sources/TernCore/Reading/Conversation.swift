@@ -3,7 +3,7 @@ import Foundation
 /// A thread as the Email Detail screen shows it (FR-ED-01): one page of its messages, oldest first,
 /// each with what a front end needs to draw it. Every front end (the CLI, the web app) gets the same.
 public struct Conversation: Sendable, Hashable, Codable {
-    public var threadId: Int64
+    public var threadId: ThreadID
     public var subject: String
     /// Every message of the thread, loaded or not.
     public var messageCount: Int
@@ -14,7 +14,7 @@ public struct Conversation: Sendable, Hashable, Codable {
     /// E-05: bodies that were not stored could not be fetched (the server was not reached).
     public var offline: Bool
 
-    public init(threadId: Int64, subject: String, messageCount: Int, messages: [ConversationMessage], earlierCount: Int, offline: Bool) {
+    public init(threadId: ThreadID, subject: String, messageCount: Int, messages: [ConversationMessage], earlierCount: Int, offline: Bool) {
         self.threadId = threadId
         self.subject = subject
         self.messageCount = messageCount
@@ -26,7 +26,7 @@ public struct Conversation: Sendable, Hashable, Codable {
 
 /// One message of a conversation (FR-ED-01's "Message Content" table).
 public struct ConversationMessage: Sendable, Hashable, Codable, Identifiable {
-    public var id: Int64
+    public var id: EmailID
     /// The Message-ID header.
     public var messageId: String?
     public var subject: String
@@ -55,7 +55,7 @@ public struct ConversationMessage: Sendable, Hashable, Codable, Identifiable {
     public var senderAuthentication = SenderAuthentication(verdict: .unknown, authservId: nil)
 
     public init(
-        id: Int64, messageId: String?, subject: String, from: EmailAddress, senderName: String, avatar: SenderAvatar, to: [EmailAddress],
+        id: EmailID, messageId: String?, subject: String, from: EmailAddress, senderName: String, avatar: SenderAvatar, to: [EmailAddress],
         cc: [EmailAddress], date: Date, isRead: Bool, isStarred: Bool, collapsed: Bool, snippet: String, body: RenderedBody?,
         bodyState: BodyState, attachments: [AttachmentView], folders: [String], sendState: SendState, sendError: String?
     ) {
@@ -141,7 +141,7 @@ public struct SenderAvatar: Sendable, Hashable, Codable {
 
 /// An attachment as the detail screen lists it (FR-ED-03), with the warnings to show before download.
 public struct AttachmentView: Sendable, Hashable, Codable, Identifiable {
-    public var id: Int64
+    public var id: AttachmentID
     public var filename: String
     public var mimeType: String
     public var size: Int64
@@ -149,7 +149,8 @@ public struct AttachmentView: Sendable, Hashable, Codable, Identifiable {
     public var isInline: Bool
     public var warnings: [AttachmentWarning]
 
-    public init(id: Int64, filename: String, mimeType: String, size: Int64, isDownloaded: Bool, isInline: Bool, warnings: [AttachmentWarning]) {
+    public init(id: AttachmentID, filename: String, mimeType: String, size: Int64, isDownloaded: Bool, isInline: Bool, warnings: [AttachmentWarning])
+    {
         self.id = id
         self.filename = filename
         self.mimeType = mimeType

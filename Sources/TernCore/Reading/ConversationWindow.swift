@@ -52,7 +52,7 @@ public struct ConversationWindow: Sendable, Hashable {
 
     /// FR-ED-01: read messages collapsed, unread ones expanded; when every message is read, the latest
     /// is expanded. Decided on the read state *before* opening marked them read.
-    public static func expanded(entries: [ThreadOutline.Entry]) -> Set<Int64> {
+    public static func expanded(entries: [ThreadOutline.Entry]) -> Set<EmailID> {
         let unread = entries.filter { !$0.isRead }.map(\.emailId)
         if !unread.isEmpty { return Set(unread) }
         return entries.last.map { [$0.emailId] } ?? []

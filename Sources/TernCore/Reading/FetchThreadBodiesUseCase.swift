@@ -22,7 +22,7 @@ public struct FetchThreadBodiesUseCase: Sendable {
 
     /// How many bodies were fetched. `only`: just these messages of the thread (the page on screen,
     /// FR-ED-05), so a 500-message thread does not fetch 500 bodies to show 25.
-    public func callAsFunction(threadId: Int64, only emailIds: Set<Int64>? = nil) async throws -> Int {
+    public func callAsFunction(threadId: ThreadID, only emailIds: Set<EmailID>? = nil) async throws -> Int {
         var missing = try await store.missingBodies(threadId: threadId)
         if let emailIds { missing = missing.filter { emailIds.contains($0.request.emailId) } }
         var fetched = 0

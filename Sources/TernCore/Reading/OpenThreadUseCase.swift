@@ -7,7 +7,7 @@ public enum ThreadOpening: Sendable {
     /// the CLI waits for it.
     case opened(Conversation, network: ConversationNetworkWork?)
     /// E-08: a thread without messages ("This conversation appears empty").
-    case empty(threadId: Int64)
+    case empty(threadId: ThreadID)
 }
 
 /// The network side of opening a thread, started after the page was read from the store.
@@ -46,12 +46,12 @@ public struct OpenThreadUseCase: Sendable {
         public var earlierPages = 0
         public var expandAll = false
         /// "Load remote images" for these messages (FR-ED-04).
-        public var loadRemoteImages: Set<Int64> = []
+        public var loadRemoteImages: Set<EmailID> = []
         /// Fetch the page's missing bodies from the server (off: only what is stored).
         public var fetchMissingBodies = true
 
         public init(
-            markRead: Bool = true, earlierPages: Int = 0, expandAll: Bool = false, loadRemoteImages: Set<Int64> = [],
+            markRead: Bool = true, earlierPages: Int = 0, expandAll: Bool = false, loadRemoteImages: Set<EmailID> = [],
             fetchMissingBodies: Bool = true
         ) {
             self.markRead = markRead
@@ -74,7 +74,7 @@ public struct OpenThreadUseCase: Sendable {
         self.attachmentWarnings = attachmentWarnings
     }
 
-    public func callAsFunction(threadId: Int64, options: Options = Options()) async throws -> ThreadOpening {
+    public func callAsFunction(threadId: ThreadID, options: Options = Options()) async throws -> ThreadOpening {
         guard let outline = try await queries.threadOutline(id: threadId) else { throw TernError.notFound("thread \(threadId)") }
         guard !outline.entries.isEmpty else { return .empty(threadId: threadId) }
         let window = ConversationWindow(entries: outline.entries, earlierPages: options.earlierPages)
@@ -118,7 +118,7 @@ public struct OpenThreadUseCase: Sendable {
 
     /// The same page read again from the store (bodies that arrived, remote images now allowed),
     /// with the same messages expanded: the read state no longer says which were new.
-    public func refreshed(_ conversation: Conversation, loadRemoteImages: Set<Int64> = [], offline: Bool = false) async throws -> Conversation {
+    public func refreshed(_ conversation: Conversation, loadRemoteImages: Set<EmailID> = [], offline: Bool = false) async throws -> Conversation {
         let messages = try await queries.threadMessages(ids: conversation.messages.map(\.id))
         let expanded = Set(conversation.messages.filter { !$0.collapsed }.map(\.id))
         var refreshed = conversation
@@ -129,7 +129,7 @@ public struct OpenThreadUseCase: Sendable {
 
     /// FR-ED-05 "Show earlier messages": the `page`th page above the first, oldest first, and how many
     /// older messages remain after it. A failure leaves what the front end has loaded as it is.
-    public func earlier(threadId: Int64, page: Int, loadRemoteImages: Set<Int64> = []) async throws -> (
+    public func earlier(threadId: ThreadID, page: Int, loadRemoteImages: Set<EmailID> = []) async throws -> (
         messages: [ConversationMessage], remaining: Int
     ) {
         guard let outline = try await queries.threadOutline(id: threadId) else { throw TernError.notFound("thread \(threadId)") }
@@ -142,7 +142,7 @@ public struct OpenThreadUseCase: Sendable {
 
     /// One message again, expanded and rendered: a click on a collapsed message, or "Load remote
     /// images". Its body is fetched first when the store lacks it; offline it says so (E-05).
-    public func message(_ emailId: Int64, threadId: Int64, loadRemoteImages: Bool = false) async throws -> ConversationMessage {
+    public func message(_ emailId: EmailID, threadId: ThreadID, loadRemoteImages: Bool = false) async throws -> ConversationMessage {
         guard var message = try await queries.threadMessages(ids: [emailId]).first else { throw TernError.notFound("message m\(emailId)") }
         if !message.bodiesFetched, let bodies {
             if (try? await bodies(threadId: threadId, only: [emailId])) ?? 0 > 0 {
@@ -156,7 +156,7 @@ public struct OpenThreadUseCase: Sendable {
     }
 
     func conversationMessages(
-        _ messages: [ThreadMessage], expanded: Set<Int64>, loadRemoteImages: Set<Int64>,
+        _ messages: [ThreadMessage], expanded: Set<EmailID>, loadRemoteImages: Set<EmailID>,
         fetching: Bool
     ) async throws -> [ConversationMessage] {
         let senders = Set(messages.map { $0.from.address.lowercased() })

@@ -22,15 +22,15 @@ public struct ThreadBodyArrivals: Sendable {
     }
 
     /// Starts listening before the store is read, so nothing that arrives in between is missed.
-    public func listen(threadId: Int64) -> Listener { Listener(threadId: threadId, changes: changes.changes()) }
+    public func listen(threadId: ThreadID) -> Listener { Listener(threadId: threadId, changes: changes.changes()) }
 
     public struct Listener: Sendable {
-        let threadId: Int64
+        let threadId: ThreadID
         let changes: AsyncStream<MailChange>
 
         /// Returns when each of `emailIds` has arrived, when the thread's bodies are reported
         /// unavailable, or after `bound`.
-        public func wait(for emailIds: Set<Int64>, within bound: Duration, clock: any SleepingClock = SystemClock()) async -> Settled {
+        public func wait(for emailIds: Set<EmailID>, within bound: Duration, clock: any SleepingClock = SystemClock()) async -> Settled {
             guard !emailIds.isEmpty else { return .arrived }
             let deadline = clock.now().adding(bound)
             return await withTaskGroup(of: Settled.self) { group in

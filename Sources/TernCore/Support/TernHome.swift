@@ -26,7 +26,7 @@ public struct TernHome: Sendable, Hashable {
     public var temporaryURL: URL { url.appendingPathComponent("tmp", isDirectory: true) }
 
     public func attachmentsURL(for accountID: Account.ID) -> URL {
-        attachmentsURL.appendingPathComponent(accountID, isDirectory: true)
+        attachmentsURL.appendingPathComponent(accountID.rawValue, isDirectory: true)
     }
 
     public func tokenFileURL(for accountID: Account.ID) -> URL {

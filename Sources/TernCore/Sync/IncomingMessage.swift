@@ -43,9 +43,9 @@ public struct StoredBatch: Sendable, Hashable {
     /// Messages already stored (another folder, or seen before) that gained or kept a folder association.
     public var linked = 0
     /// Threads whose metadata was recomputed.
-    public var threadsTouched: Set<Int64> = []
+    public var threadsTouched: Set<ThreadID> = []
     /// Threads merged into others (late parents, subject matches) and removed.
-    public var threadsRemoved: Set<Int64> = []
+    public var threadsRemoved: Set<ThreadID> = []
     /// The new messages, for "new mail" notices.
     public var newMessages: [NewMessage] = []
 
@@ -54,12 +54,12 @@ public struct StoredBatch: Sendable, Hashable {
 
 /// A message that just arrived, as a notice shows it.
 public struct NewMessage: Sendable, Hashable, Codable {
-    public var emailId: Int64
+    public var emailId: EmailID
     public var from: EmailAddress
     public var subject: String
     public var date: Date
 
-    public init(emailId: Int64, from: EmailAddress, subject: String, date: Date) {
+    public init(emailId: EmailID, from: EmailAddress, subject: String, date: Date) {
         self.emailId = emailId
         self.from = from
         self.subject = subject

@@ -31,12 +31,12 @@ public struct ServerFlagState: Sendable, Hashable {
 
 /// A stored message whose bodies are still to fetch (FR-SYNC-01 step 7).
 public struct BodyRequest: Sendable, Hashable {
-    public var emailId: Int64
+    public var emailId: EmailID
     public var uid: Int64
     /// The part tree from BODYSTRUCTURE, as stored (`Email.bodyStructure`, JSON).
     public var bodyStructure: String
 
-    public init(emailId: Int64, uid: Int64, bodyStructure: String) {
+    public init(emailId: EmailID, uid: Int64, bodyStructure: String) {
         self.emailId = emailId
         self.uid = uid
         self.bodyStructure = bodyStructure
@@ -45,7 +45,7 @@ public struct BodyRequest: Sendable, Hashable {
 
 /// Bodies fetched for one message.
 public struct FetchedBodies: Sendable, Hashable {
-    public var emailId: Int64
+    public var emailId: EmailID
     public var plain: String?
     public var html: String?
     public var snippet: String?
@@ -53,7 +53,7 @@ public struct FetchedBodies: Sendable, Hashable {
     /// FR-SYNC-04 Indexing: what search reads when there is no plain body (the HTML's text).
     public var searchText: String?
 
-    public init(emailId: Int64, plain: String?, html: String?, snippet: String?, truncated: Bool, searchText: String? = nil) {
+    public init(emailId: EmailID, plain: String?, html: String?, snippet: String?, truncated: Bool, searchText: String? = nil) {
         self.emailId = emailId
         self.plain = plain
         self.html = html
@@ -75,22 +75,22 @@ public protocol SyncStore: Sendable {
     /// UIDVALIDITY changed (FR-SYNC-02): the folder's associations and cursors go, and the local
     /// changes still waiting on its old UIDs are cancelled (reverted, kept as failed); emails left in
     /// no folder are removed unless `keepOrphans` (Gmail, where they remain in All Mail).
-    func resetFolder(_ folderId: Int64, uidValidity: Int64, keepOrphans: Bool) async throws
+    func resetFolder(_ folderId: FolderID, uidValidity: Int64, keepOrphans: Bool) async throws
     @discardableResult
-    func store(_ messages: [IncomingMessage], folderId: Int64, cursorUID: Int64?, backfillCursorUID: Int64?) async throws -> StoredBatch
-    func localUIDs(folderId: Int64) async throws -> [Int64]
+    func store(_ messages: [IncomingMessage], folderId: FolderID, cursorUID: Int64?, backfillCursorUID: Int64?) async throws -> StoredBatch
+    func localUIDs(folderId: FolderID) async throws -> [Int64]
     /// Messages expunged on the server (FR-SYNC-02 deletions by UID set difference).
-    func removeFromFolder(_ folderId: Int64, uids: [Int64], keepOrphans: Bool) async throws
+    func removeFromFolder(_ folderId: FolderID, uids: [Int64], keepOrphans: Bool) async throws
     /// Messages of the folder without bodies, newest first, received since `since` (all when nil).
-    func emailsNeedingBodies(folderId: Int64, since: Date?, limit: Int) async throws -> [BodyRequest]
+    func emailsNeedingBodies(folderId: FolderID, since: Date?, limit: Int) async throws -> [BodyRequest]
     /// Stores bodies, re-indexes their text and refreshes their threads' snippets.
     func saveBodies(_ bodies: [FetchedBodies]) async throws
     /// Returns how many stored messages changed.
     @discardableResult
-    func applyServerFlags(_ states: [ServerFlagState], folderId: Int64) async throws -> Int
+    func applyServerFlags(_ states: [ServerFlagState], folderId: FolderID) async throws -> Int
     /// The bodies of a thread's messages still to fetch, each with the folder to read it from
     /// (the Inbox when it is there).
-    func missingBodies(threadId: Int64) async throws -> [FolderBodyRequest]
+    func missingBodies(threadId: ThreadID) async throws -> [FolderBodyRequest]
     /// FR-SYNC-04 Indexing: indexes the account's emails that have no search entry (a failed or
     /// interrupted indexing); returns how many.
     func indexMissing(accountId: Account.ID) async throws -> Int
@@ -192,11 +192,11 @@ public protocol MailSynchronizing: Sendable {
 /// A body to fetch and where: the folder the message is read from.
 public struct FolderBodyRequest: Sendable, Hashable {
     public var accountId: Account.ID
-    public var folderId: Int64
+    public var folderId: FolderID
     public var folderPath: String
     public var request: BodyRequest
 
-    public init(accountId: Account.ID, folderId: Int64, folderPath: String, request: BodyRequest) {
+    public init(accountId: Account.ID, folderId: FolderID, folderPath: String, request: BodyRequest) {
         self.accountId = accountId
         self.folderId = folderId
         self.folderPath = folderPath

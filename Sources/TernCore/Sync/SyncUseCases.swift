@@ -60,7 +60,7 @@ public struct SyncAccountsUseCase: Sendable {
     public func retryScheduled(at date: Date, reason: String, account name: String? = nil) async -> [String] {
         let selected = (try? await accounts(named: name).filter(\.isActive)) ?? []
         for account in selected {
-            changes?.publish(.syncState(account: account.name, state: .error, detail: reason))
+            changes?.publish(.syncState(accountId: account.id, state: .error, detail: reason))
             try? await statuses?.record(.state(.error, detail: reason), accountId: account.id, at: Date(), processId: processId)
             try? await statuses?.record(.retryScheduled(at: date, reason: reason), accountId: account.id, at: Date(), processId: processId)
         }
@@ -73,16 +73,16 @@ public struct SyncAccountsUseCase: Sendable {
         return { event in
             progress(event)
             switch event {
-            case .state(let name, let state, let detail): changes.publish(.syncState(account: name, state: state, detail: detail))
+            case .state(_, let state, let detail): changes.publish(.syncState(accountId: account.id, state: state, detail: detail))
             case .firstPageReady, .folderDone: changes.publish(.threadsChanged(accountId: account.id))
-            case .newMail(let name, let messages):
-                changes.publish(.newMail(account: name, count: messages.count))
+            case .newMail(_, let messages):
+                changes.publish(.newMail(accountId: account.id, count: messages.count))
                 changes.publish(.threadsChanged(accountId: account.id))
-            case .pushed(let name, _):
-                changes.publish(.outboxChanged(account: name))
+            case .pushed:
+                changes.publish(.outboxChanged(accountId: account.id))
                 changes.publish(.threadsChanged(accountId: account.id))
-            case .retryScheduled(let name, let date, let reason):
-                changes.publish(.syncState(account: name, state: .error, detail: "\(reason); retrying at \(date.formatted(.iso8601))"))
+            case .retryScheduled(_, let date, let reason):
+                changes.publish(.syncState(accountId: account.id, state: .error, detail: "\(reason); retrying at \(date.formatted(.iso8601))"))
             default: break
             }
         }

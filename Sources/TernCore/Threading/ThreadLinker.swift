@@ -21,7 +21,7 @@ public protocol ThreadNodeStore {
     /// Joins two components; returns the one that remains.
     @discardableResult mutating func union(_ a: Component, _ b: Component) throws -> Component
     /// Threads of the account whose messages share the normalized subject, with their date spans.
-    func subjectCandidates(account: String, subject: String) throws -> [(component: Component, earliest: Date, latest: Date)]
+    func subjectCandidates(account: AccountID, subject: String) throws -> [(component: Component, earliest: Date, latest: Date)]
 }
 
 extension ThreadNodeStore {

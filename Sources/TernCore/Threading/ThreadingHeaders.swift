@@ -3,7 +3,7 @@ import Foundation
 /// What threading reads of one message (FR-SYNC-06 step 1), after dedup (FR-SYNC-01 step 6): one
 /// input per stored Email, however many folders (Sent included) hold it.
 public struct ThreadingHeaders: Sendable, Hashable {
-    public var emailID: Int64
+    public var emailID: EmailID
     public var accountID: Account.ID
     /// The Message-ID header as received (`Email.headerMessageId`), without angle brackets.
     public var messageID: String?
@@ -15,7 +15,7 @@ public struct ThreadingHeaders: Sendable, Hashable {
     public var date: Date
 
     public init(
-        emailID: Int64, accountID: Account.ID, messageID: String?, inReplyTo: [String] = [], references: [String] = [],
+        emailID: EmailID, accountID: Account.ID, messageID: String?, inReplyTo: [String] = [], references: [String] = [],
         subject: String, date: Date
     ) {
         self.emailID = emailID

@@ -72,7 +72,7 @@ struct SecretServiceTokenStore: OAuthTokenStore {
     }
 
     func tokens(for accountID: Account.ID) async throws -> OAuthTokens? {
-        guard let output = try? run(["lookup", "service", "tern", "account", accountID], input: nil), !output.isEmpty else {
+        guard let output = try? run(["lookup", "service", "tern", "account", accountID.rawValue], input: nil), !output.isEmpty else {
             return try await fallback.tokens(for: accountID)
         }
         return try? JSONDecoder.tokens.decode(OAuthTokens.self, from: output)
@@ -81,14 +81,14 @@ struct SecretServiceTokenStore: OAuthTokenStore {
     func save(_ tokens: OAuthTokens, for accountID: Account.ID) async throws {
         let data = try JSONEncoder.tokens.encode(tokens)
         do {
-            _ = try run(["store", "--label", "Tern OAuth token", "service", "tern", "account", accountID], input: data)
+            _ = try run(["store", "--label", "Tern OAuth token", "service", "tern", "account", accountID.rawValue], input: data)
         } catch {
             throw TernError.storageUnavailable("the Secret Service refused the token: \(error)")
         }
     }
 
     func delete(for accountID: Account.ID) async throws {
-        _ = try? run(["clear", "service", "tern", "account", accountID], input: nil)
+        _ = try? run(["clear", "service", "tern", "account", accountID.rawValue], input: nil)
         try await fallback.delete(for: accountID)
     }
 

@@ -475,11 +475,11 @@ function refreshSoon() {
     const list = $("#thread-list");
     const scrolled = list && $("#list-pane").scrollTop > 0 && $$(".thread-row", list).length > 50;
     if (!scrolled) {
-      // Focus stays on the same conversation's row when the list is redrawn under it.
-      const focused = $("#list-pane").contains(document.activeElement) ? document.activeElement.closest("[data-thread-id]")?.dataset.threadId : null;
+      // Focus stays on the same row (a conversation's or a draft's) when the list is redrawn under it.
+      const focused = $("#list-pane").contains(document.activeElement) ? document.activeElement.closest("[data-row]")?.dataset.row : null;
       const fresh = doc.getElementById("list-pane");
       if (fresh) { $("#list-pane")?.replaceWith(fresh); observeLoadMore(); }
-      if (focused) ($(`.thread-row[data-thread-id="${CSS.escape(focused)}"] .thread-link`) ?? $(".thread-link") ?? $("#thread-list"))?.focus();
+      if (focused) ($(`.thread-row[data-row="${CSS.escape(focused)}"] a`) ?? $(".thread-link") ?? $("#thread-list"))?.focus();
     }
   }, 300);
 }

@@ -40,7 +40,7 @@ struct ActionRoutes: Sendable {
     /// discarded. Discarding cannot be undone, so it needs `confirmed=1`: the script asks in a
     /// dialog first; a page without script gets a page that asks.
     func outbox(_ action: String, form: FormFields, scripted: Bool) async throws -> Response {
-        guard let id = form["message"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "message is needed") }
+        guard let id = form["message"].flatMap({ EmailID($0) }) else { throw HTTPError(.badRequest, message: "message is needed") }
         switch action {
         case "retry":
             return try await reply(scripted: scripted, form: form) {
@@ -64,8 +64,8 @@ struct ActionRoutes: Sendable {
     }
 
     func targets(_ form: FormFields) throws -> [MailTarget] {
-        let threads = form.all("thread").compactMap { Int64($0) }.map(MailTarget.thread)
-        let messages = form.all("message").compactMap { Int64($0) }.map(MailTarget.message)
+        let threads = form.all("thread").compactMap { ThreadID($0) }.map(MailTarget.thread)
+        let messages = form.all("message").compactMap { EmailID($0) }.map(MailTarget.message)
         guard !(threads + messages).isEmpty else { throw HTTPError(.badRequest, message: "thread or message is needed") }
         return threads + messages
     }
@@ -109,7 +109,7 @@ struct ActionRoutes: Sendable {
                 return ActionReply(ok: true, toast: undone.threadIds.count == 1 ? "Conversation restored." : "Conversations restored.")
             }
         case "retry":
-            guard let id = form["change"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "change is needed") }
+            guard let id = form["change"].flatMap({ PendingChangeID($0) }) else { throw HTTPError(.badRequest, message: "change is needed") }
             return try await reply(scripted: scripted, form: form) {
                 _ = try await services.mailActions.retry(id)
                 return ActionReply(ok: true, toast: nil)
@@ -154,7 +154,7 @@ enum OlderMailWording {
 
 /// Without script, Discard asks on a page of its own (the script asks in a dialog).
 struct OutboxDiscardPage: Sendable {
-    var messageId: Int64
+    var messageId: EmailID
     var page: PageSecrets
     var returnPath: String?
 

@@ -13,14 +13,14 @@ struct AssistRoutes: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         router.get("fragments/assist/summary") { request, _ in
             let query = FormFields(request.uri.query ?? "")
-            guard let threadId = query["thread"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "thread is needed") }
+            guard let threadId = query["thread"].flatMap({ ThreadID($0) }) else { throw HTTPError(.badRequest, message: "thread is needed") }
             guard let digest = await services.summarizeThread(threadId: threadId) else { return Response(status: .noContent) }
             return WebResponse.html(AssistSummaryView.section(digest))
         }
         router.get("fragments/assist/replies") { request, _ in
             let query = FormFields(request.uri.query ?? "")
-            let threadId = query["thread"].flatMap { Int64($0) }
-            let message = query["message"].flatMap { Int64($0) }
+            let threadId = query["thread"].flatMap { ThreadID($0) }
+            let message = query["message"].flatMap { EmailID($0) }
             let replies: [SmartReply]
             if let threadId {
                 replies = await services.smartReplies(threadId: threadId)

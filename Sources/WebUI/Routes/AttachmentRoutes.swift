@@ -19,7 +19,7 @@ struct AttachmentRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         router.post("attachments/:id/download") { request, context in
-            let id = try context.parameters.require("id", as: Int64.self)
+            let id = try context.parameters.require("id", as: AttachmentID.self)
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
             let check = try await services.downloadAttachment.check(attachmentId: id)
@@ -37,20 +37,20 @@ struct AttachmentRoutes: Sendable {
                 : WebResponse.redirect(to: form["return"])
         }
         router.post("attachments/:id/cancel") { request, context in
-            let id = try context.parameters.require("id", as: Int64.self)
+            let id = try context.parameters.require("id", as: AttachmentID.self)
             let cancelled = state.downloads.cancel(id)
             return WebResponse.json(ActionReply(ok: cancelled, toast: cancelled ? "Download cancelled." : nil))
         }
         router.get("attachments/:id/file") { _, context in
-            try await file(context.parameters.require("id", as: Int64.self), preview: false, context: context)
+            try await file(context.parameters.require("id", as: AttachmentID.self), preview: false, context: context)
         }
         router.get("attachments/:id/preview") { _, context in
-            try await file(context.parameters.require("id", as: Int64.self), preview: true, context: context)
+            try await file(context.parameters.require("id", as: AttachmentID.self), preview: true, context: context)
         }
     }
 
     /// Streamed from the local copy in 128 KiB chunks: a 25 MB attachment is never held whole.
-    func file(_ id: Int64, preview: Bool, context: some RequestContext) async throws -> Response {
+    func file(_ id: AttachmentID, preview: Bool, context: some RequestContext) async throws -> Response {
         let check = try await services.downloadAttachment.check(attachmentId: id)
         guard check.isDownloaded else { throw HTTPError(.conflict, message: "Download the attachment first.") }
         let local = try await services.downloadAttachment.download(attachmentId: id)

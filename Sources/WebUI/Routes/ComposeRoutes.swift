@@ -44,7 +44,7 @@ struct ComposeRoutes: Sendable {
         router.post("compose/undo") { request, _ in
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
-            guard let emailId = form["email"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "email is needed") }
+            guard let emailId = form["email"].flatMap({ EmailID($0) }) else { throw HTTPError(.badRequest, message: "email is needed") }
             guard let draft = try await services.undoSend.undo(emailId) else {
                 return WebResponse.json(ActionReply(ok: false, error: "Too late to undo: the message is being sent."), status: .conflict)
             }
@@ -54,7 +54,7 @@ struct ComposeRoutes: Sendable {
         router.post("compose/commit") { request, _ in
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
-            guard let emailId = form["email"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "email is needed") }
+            guard let emailId = form["email"].flatMap({ EmailID($0) }) else { throw HTTPError(.badRequest, message: "email is needed") }
             guard await services.undoSend.confirm(emailId) else {
                 return WebResponse.json(ActionReply(ok: false, error: "Not sent: the message went back to your drafts."), status: .conflict)
             }
@@ -70,7 +70,7 @@ struct ComposeRoutes: Sendable {
         router.post("compose/discard") { request, _ in
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit * 32)))
-            if let id = form["draft"].flatMap({ Int64($0) }) {
+            if let id = form["draft"].flatMap({ DraftID($0) }) {
                 let draft = try await services.drafts.open(id)
                 try await services.drafts.discard(id)
                 pushInBackground(draft.accountId)
@@ -83,12 +83,12 @@ struct ComposeRoutes: Sendable {
         router.post("compose/keep-local") { request, _ in
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
-            guard let id = form["draft"].flatMap({ Int64($0) }) else { throw HTTPError(.badRequest, message: "draft is needed") }
+            guard let id = form["draft"].flatMap({ DraftID($0) }) else { throw HTTPError(.badRequest, message: "draft is needed") }
             try await services.drafts.acknowledgeServerChange(id)
             return WebResponse.json(ActionReply(ok: true))
         }
         router.get("compose/status") { request, _ in
-            guard let emailId = FormFields(request.uri.query ?? "")["email"].flatMap({ Int64($0) }) else {
+            guard let emailId = FormFields(request.uri.query ?? "")["email"].flatMap({ EmailID($0) }) else {
                 throw HTTPError(.badRequest, message: "email is needed")
             }
             let entry = try await services.outbox.outbox(account: nil).first { $0.emailId == emailId }
@@ -154,7 +154,7 @@ struct ComposeRoutes: Sendable {
         draftId: Draft.ID? = nil
     ) async throws -> Response {
         let status: HTTPResponse.Status = confirm ? .conflict : .unprocessableContent
-        let draftId = draftId ?? form["draft"].flatMap { Int64($0) }
+        let draftId = draftId ?? form["draft"].flatMap { DraftID($0) }
         if scripted { return WebResponse.json(RefusedReply(ok: false, error: reason, draftId: draftId), status: status) }
         var target = ComposeTarget(mode: draft.mode, messageId: draft.originalEmailId)
         target.draftId = draftId
@@ -209,12 +209,12 @@ struct ComposeRoutes: Sendable {
     /// user changed (recipients, subject, body, attachments kept).
     func draft(from form: FormFields) async throws -> (ComposeDraft, Draft.ID?) {
         let mode = form["mode"].flatMap(ComposeMode.init(rawValue:)) ?? .new
-        let draftId = form["draft"].flatMap { Int64($0) }
+        let draftId = form["draft"].flatMap { DraftID($0) }
         let picked = form["account"].flatMap { $0.isEmpty ? nil : $0 }
         var draft: ComposeDraft =
             if let draftId {
                 try await services.drafts.open(draftId).content
-            } else if let original = form["original"].flatMap({ Int64($0) }), mode != .new {
+            } else if let original = form["original"].flatMap({ EmailID($0) }), mode != .new {
                 try await state.prefills.prefill(mode: mode, original: original, account: nil) {
                     try await services.compose.compose(mode, replyingTo: original)
                 }
@@ -226,7 +226,7 @@ struct ComposeRoutes: Sendable {
         var edit = ComposeEdit(
             to: form["to"] ?? "", cc: form["cc"] ?? "", bcc: form["bcc"] ?? "", subject: form["subject"] ?? "",
             body: form["body"] ?? "")
-        let kept = Set(form.all("attachment").compactMap { Int64($0) })
+        let kept = Set(form.all("attachment").compactMap { AttachmentID($0) })
         let keptFiles = Set(form.all("draftfile"))
         edit.keepsAttachment = { attachment in
             switch attachment.source {
@@ -274,8 +274,8 @@ struct ComposeRoutes: Sendable {
 
 struct SentReply: Encodable, Sendable {
     var ok: Bool
-    var emailId: Int64
-    var draftId: Int64
+    var emailId: EmailID
+    var draftId: DraftID
     var undoSeconds: Int
     var state: String
 }
@@ -283,12 +283,12 @@ struct SentReply: Encodable, Sendable {
 struct RefusedReply: Encodable, Sendable {
     var ok: Bool
     var error: String
-    var draftId: Int64?
+    var draftId: DraftID?
 }
 
 struct DraftReply: Encodable, Sendable {
     var ok: Bool
-    var draftId: Int64?
+    var draftId: DraftID?
     var toast: String?
     var uploadsKept: [String: String] = [:]
 }

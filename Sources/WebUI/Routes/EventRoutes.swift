@@ -11,18 +11,24 @@ import TernCore
 /// fails). Graceful shutdown ends every stream, so stopping the server never waits on an open tab.
 struct EventRoutes: Sendable {
     let changes: ChangeFeed
+    /// Changes name accounts by id (issue 33); a new-mail notice says the account's name.
+    let accountNames: @Sendable () async -> [AccountID: String]
     static let heartbeat: Duration = .seconds(20)
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("events") { _, _ in
             let feed = changes.changes()
             let heartbeat = Self.heartbeat
+            let accountNames = accountNames
             var response = Response(
                 status: .ok, headers: [.contentType: "text/event-stream"],
                 body: .init { writer in
                     let (events, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(512))
                     let following = Task {
-                        for await change in feed { if let event = ServerSentEvent(change) { sink.yield(event.text) } }
+                        for await change in feed {
+                            let names = if case .newMail = change { await accountNames() } else { [AccountID: String]() }
+                            if let event = ServerSentEvent(change, accountNames: names) { sink.yield(event.text) }
+                        }
                         sink.finish()
                     }
                     let beating = Task {
@@ -59,24 +65,25 @@ struct ServerSentEvent: Sendable {
         return "event: \(name)\ndata: \(json)\n\n"
     }
 
-    init?(_ change: MailChange) {
+    init?(_ change: MailChange, accountNames: [AccountID: String] = [:]) {
         switch change {
-        case .threadsChanged(let accountId): (name, data) = ("threads", ["account": accountId.map { String($0) } ?? ""])
+        case .threadsChanged(let accountId): (name, data) = ("threads", ["account": accountId?.rawValue ?? ""])
         case .bodyArrived(let emailId, let threadId): (name, data) = ("body", ["email": String(emailId), "thread": threadId.map { String($0) } ?? ""])
         case .bodiesUnavailable(let threadId, let offline):
             (name, data) = ("bodiesunavailable", ["thread": String(threadId), "offline": offline ? "1" : "0"])
         case .syncState(let account, let state, let detail):
             let status = SyncStatus(state: state, detail: detail, date: Date())
-            (name, data) = ("sync", ["account": account, "state": state.rawValue, "kind": status.kind, "text": status.text])
+            (name, data) = ("sync", ["account": account.rawValue, "state": state.rawValue, "kind": status.kind, "text": status.text])
         case .newMail(let account, let count):
+            let accountName = accountNames[account] ?? "your mail"
             (name, data) = (
                 "newmail",
                 [
-                    "account": account, "count": String(count),
-                    "text": count == 1 ? "1 new message in \(account)." : "\(count) new messages in \(account)."
+                    "account": account.rawValue, "count": String(count),
+                    "text": count == 1 ? "1 new message in \(accountName)." : "\(count) new messages in \(accountName)."
                 ]
             )
-        case .outboxChanged(let account): (name, data) = ("outbox", ["account": account])
+        case .outboxChanged(let account): (name, data) = ("outbox", ["account": account.rawValue])
         case .changeFailed(let summary):
             (name, data) = ("failed", ["change": String(summary.id), "text": "Couldn't \(ChangeWording.verb(summary)). Tap to retry."])
         case .removalUndone: (name, data) = ("threads", ["account": ""])

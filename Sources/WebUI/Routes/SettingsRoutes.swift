@@ -73,7 +73,7 @@ struct SettingsRoutes: Sendable {
         var accountRows = HTMLText()
         for account in accounts {
             let lastSync = folders.filter { $0.account == account.name }.compactMap(\.lastSyncDate).max()
-            let status = SyncStatusView(account: account, status: statuses[account.name], lastSync: lastSync).render()
+            let status = SyncStatusView(account: account, status: statuses[account.id], lastSync: lastSync).render()
             let row: HTMLText = "<li><strong>\(account.name)</strong> \(account.emailAddress) \(html: status)</li>"
             accountRows += row
         }

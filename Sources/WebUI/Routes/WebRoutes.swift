@@ -34,20 +34,23 @@ struct WebRoutes: Sendable {
         router.get("bodies/:id") { request, context in
             let query = query(request)
             return try await body(
-                context.parameters.require("id", as: Int64.self), threadId: query["thread"].flatMap { Int64($0) } ?? 0,
+                context.parameters.require("id", as: EmailID.self), threadId: query["thread"].flatMap { ThreadID($0) } ?? 0,
                 remoteImages: query["images"] == "1")
         }
         // NFR-ED-03: a message's "Copy text" (its text as a reader sees it, quotes marked with `>`).
         router.get("texts/:id") { request, context in
             let query = query(request)
-            return try await text(context.parameters.require("id", as: Int64.self), threadId: query["thread"].flatMap { Int64($0) } ?? 0)
+            return try await text(context.parameters.require("id", as: EmailID.self), threadId: query["thread"].flatMap { ThreadID($0) } ?? 0)
         }
         ActionRoutes(services: services, state: state, page: page).register(on: router)
         ComposeRoutes(services: services, state: state, page: page).register(on: router)
         AttachmentRoutes(services: services, state: state, page: page).register(on: router)
         SettingsRoutes(services: services, state: state, page: page).register(on: router)
         AssistRoutes(services: services).register(on: router)
-        EventRoutes(changes: services.changes).register(on: router)
+        let listAccounts = services.listAccounts
+        EventRoutes(changes: services.changes) {
+            Dictionary(((try? await listAccounts()) ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        }.register(on: router)
         AssetRoutes.register(on: router)
     }
 
@@ -104,7 +107,7 @@ struct WebRoutes: Sendable {
             case .search(let text):
                 // Hits are messages: one row per thread, the newest hit first.
                 let hits = try await services.browse.search(text, account: nil, limit: 200)
-                var seen = Set<Int64>()
+                var seen = Set<ThreadID>()
                 rows = hits.filter { $0.threadId != nil && seen.insert($0.threadId!).inserted }.map(ThreadRow.init)
                 return ThreadListView(location: location, rows: rows, hasMore: false, nextCursor: nil)
             }
@@ -215,7 +218,7 @@ struct WebRoutes: Sendable {
 
     /// One message expanded (its body fetched when missing, remote images when asked) or collapsed.
     func messageFragment(_ query: FormFields) async throws -> Response {
-        guard let id = query["id"].flatMap({ Int64($0) }), let threadId = query["thread"].flatMap({ Int64($0) }) else {
+        guard let id = query["id"].flatMap({ EmailID($0) }), let threadId = query["thread"].flatMap({ ThreadID($0) }) else {
             throw HTTPError(.badRequest, message: "id and thread are needed")
         }
         var message = try await services.openThread.message(id, threadId: threadId, loadRemoteImages: query["images"] == "1")
@@ -231,7 +234,7 @@ struct WebRoutes: Sendable {
 
     /// FR-ED-05: the next page above, with the control for the one after it.
     func earlierFragment(_ query: FormFields) async throws -> Response {
-        guard let threadId = query["thread"].flatMap({ Int64($0) }), let page = query["page"].flatMap({ Int($0) }),
+        guard let threadId = query["thread"].flatMap({ ThreadID($0) }), let page = query["page"].flatMap({ Int($0) }),
             MailLocation.earlierPagesRange.contains(page)
         else {
             throw HTTPError(.badRequest, message: "thread and page are needed")
@@ -256,7 +259,7 @@ struct WebRoutes: Sendable {
     }
 
     /// A message's text for the clipboard (issue 34, per-message actions); 404 when it is not downloaded.
-    func text(_ emailId: Int64, threadId: Int64) async throws -> Response {
+    func text(_ emailId: EmailID, threadId: ThreadID) async throws -> Response {
         let message = try await services.openThread.message(emailId, threadId: threadId, loadRemoteImages: false)
         guard let text = message.body?.text, message.bodyState == .available || message.bodyState == .truncated else {
             throw HTTPError(.notFound, message: "This message isn't downloaded yet.")
@@ -265,7 +268,7 @@ struct WebRoutes: Sendable {
     }
 
     /// A message body as its own document (see `BodyDocument`).
-    func body(_ emailId: Int64, threadId: Int64, remoteImages: Bool) async throws -> Response {
+    func body(_ emailId: EmailID, threadId: ThreadID, remoteImages: Bool) async throws -> Response {
         let message: ConversationMessage
         do {
             message = try await services.openThread.message(emailId, threadId: threadId, loadRemoteImages: remoteImages)
@@ -281,7 +284,7 @@ struct WebRoutes: Sendable {
 
 extension ThreadListCursor {
     init?(query: FormFields) {
-        guard let before = query["before"].flatMap({ Double($0) }), let after = query["after"].flatMap({ Int64($0) }) else { return nil }
+        guard let before = query["before"].flatMap({ Double($0) }), let after = query["after"].flatMap({ ThreadID($0) }) else { return nil }
         self.init(latestDate: Date(timeIntervalSince1970: before), threadId: after)
     }
 

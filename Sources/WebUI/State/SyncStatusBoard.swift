@@ -7,13 +7,13 @@ import TernCore
 /// from scratch (a live page follows the same states as server-sent events).
 final class SyncStatusBoard: Sendable {
     let changes: ChangeFeed
-    private let states = Mutex<[String: SyncStatus]>([:])
+    private let states = Mutex<[AccountID: SyncStatus]>([:])
 
     init(changes: ChangeFeed) {
         self.changes = changes
     }
 
-    var current: [String: SyncStatus] { states.withLock { $0 } }
+    var current: [AccountID: SyncStatus] { states.withLock { $0 } }
 
     func record(_ change: MailChange) {
         if case .syncState(let account, let state, let detail) = change {

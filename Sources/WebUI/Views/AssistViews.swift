@@ -5,7 +5,7 @@ import TernCore
 /// summary itself when cached and current; else a placeholder with a subtle loading indicator that
 /// `app.js` fills from `/fragments/assist/summary` or removes (never an error, AC-U-11).
 struct AssistSummaryView: Sendable {
-    var threadId: Int64
+    var threadId: ThreadID
     var panel: SummarizeThreadUseCase.Opening
 
     func render() -> HTMLText {
@@ -40,10 +40,10 @@ struct SmartRepliesView: Sendable {
     }
 
     /// nil in the composer, which knows only the message it replies to.
-    var threadId: Int64?
+    var threadId: ThreadID?
     var place: Place
     /// The message a reply from the thread answers, and where the composer returns to.
-    var replyTo: Int64?
+    var replyTo: EmailID?
     var location: MailLocation?
 
     /// The empty placeholder `app.js` fills.

@@ -6,13 +6,13 @@ import TernCore
 struct ComposeTarget: Sendable, Hashable {
     var mode: ComposeMode
     /// The message replied to or forwarded; nil for a new message.
-    var messageId: Int64?
+    var messageId: EmailID?
     /// New messages: the account to send from (nil: the only one).
     var account: String?
     /// A saved draft resumed (`compose=draft&draft=ID`), or a server draft another client wrote
     /// (`compose=draft&server=EMAILID`), adopted when opened (FR-COMP-01 "Draft lifecycle").
-    var draftId: Int64?
-    var serverDraftId: Int64?
+    var draftId: DraftID?
+    var serverDraftId: EmailID?
     /// AC-U-11: a smart reply chosen in the thread, put above the quote to edit freely.
     var suggestion: String?
 
@@ -20,27 +20,29 @@ struct ComposeTarget: Sendable, Hashable {
         guard let text = query["compose"] else { return nil }
         if text == "draft" {
             mode = .new
-            draftId = query["draft"].flatMap { Int64($0) }
-            serverDraftId = query["server"].flatMap { Int64($0) }
+            draftId = query["draft"].flatMap { DraftID($0) }
+            serverDraftId = query["server"].flatMap { EmailID($0) }
             if draftId == nil, serverDraftId == nil { return nil }
             return
         }
         guard let mode = ComposeMode(rawValue: text) else { return nil }
         self.mode = mode
-        messageId = query["message"].flatMap { Int64($0) }
+        messageId = query["message"].flatMap { EmailID($0) }
         account = query["from"].flatMap { $0.isEmpty ? nil : $0 }
         suggestion = query["suggestion"].map { AssistText.clean($0, maxCharacters: 500) }.flatMap { $0.isEmpty ? nil : $0 }
         if mode != .new, messageId == nil { return nil }
     }
 
-    init(mode: ComposeMode, messageId: Int64?) {
+    init(mode: ComposeMode, messageId: EmailID?) {
         self.mode = mode
         self.messageId = messageId
     }
 
-    init(draftId: Int64) {
+    /// A draft's composer: a local draft, or one synced from the server's Drafts mailbox.
+    init(draftId: DraftID?, serverDraftId: EmailID? = nil) {
         mode = .new
         self.draftId = draftId
+        self.serverDraftId = serverDraftId
     }
 
     var queryItems: [URLQueryItem] {
@@ -77,7 +79,7 @@ struct ComposerView: Sendable {
     /// CO01-M1: every account, offered in a From picker when there are two or more.
     var senders: [Account] = []
     /// The saved draft this composer writes to (autosave, Send and Delete draft name it).
-    var draftId: Int64?
+    var draftId: DraftID?
     var undoSeconds: Int
     var autosaveSeconds = 30
     var errors: [String] = []

@@ -87,11 +87,11 @@ struct ConversationView: Sendable {
 /// the others are forms, so they work without script; `app.js` sends them in the background,
 /// moves on, and shows the Undo toast.
 struct ThreadToolbar: Sendable {
-    var threadId: Int64
+    var threadId: ThreadID
     var location: MailLocation
     var csrfToken: String
     var starred: Bool
-    var latestMessageId: Int64?
+    var latestMessageId: EmailID?
 
     func render() -> HTMLText {
         """
@@ -140,13 +140,13 @@ struct ThreadToolbar: Sendable {
 /// collapsed to a line or expanded with its body frame, notices and attachments.
 struct MessageView: Sendable {
     var message: ConversationMessage
-    var threadId: Int64
+    var threadId: ThreadID
     var location: MailLocation
     var csrfToken: String
     var time: RelativeTime
     /// "Mark unread from here": this message and the later ones of the page (just this one when
     /// drawn alone; the script takes every later message the page shows).
-    var fromHere: [Int64] = []
+    var fromHere: [EmailID] = []
 
     var domId: String { "message-\(message.id)" }
 

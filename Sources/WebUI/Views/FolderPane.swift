@@ -6,7 +6,7 @@ import TernCore
 struct FolderPane: Sendable {
     var accounts: [Account]
     var folders: [FolderSummary]
-    var syncStates: [String: SyncStatus]
+    var syncStates: [AccountID: SyncStatus]
     var location: MailLocation
 
     /// Folders shown in this order first; the rest by name.
@@ -36,7 +36,7 @@ struct FolderPane: Sendable {
             sections += """
                 <section class="account" aria-labelledby="\(headingId)">
                 <h2 id="\(headingId)" class="account-name">\(account.name)</h2>
-                \(html: SyncStatusView(account: account, status: syncStates[account.name], lastSync: lastSync).render())
+                \(html: SyncStatusView(account: account, status: syncStates[account.id], lastSync: lastSync).render())
                 <ul class="folder-list">\(html: accountItems)</ul>
                 </section>
                 """
@@ -95,7 +95,7 @@ struct SyncStatusView: Sendable {
                 ("Not synced yet", "idle")
             }
         return
-            "<p class=\"sync-state sync-\(kind)\" data-account=\"\(account.name)\"><span class=\"icon icon-sync-\(kind)\" aria-hidden=\"true\"></span>\(label)</p>"
+            "<p class=\"sync-state sync-\(kind)\" data-account=\"\(account.id.rawValue)\"><span class=\"icon icon-sync-\(kind)\" aria-hidden=\"true\"></span>\(label)</p>"
     }
 }
 

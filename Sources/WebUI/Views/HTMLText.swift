@@ -1,4 +1,5 @@
 import Foundation
+import TernCore
 
 /// Markup written by the server. Every string that did not come from this module's own literals
 /// goes through `escape` (text) or `attribute` (attribute values): mail, names and subjects are a
@@ -47,6 +48,8 @@ extension HTMLText: ExpressibleByStringInterpolation {
         mutating func appendLiteral(_ literal: String) { markup += literal }
         mutating func appendInterpolation(_ text: some StringProtocol) { markup += HTMLText.escape(text).markup }
         mutating func appendInterpolation(_ number: some BinaryInteger) { markup += String(number) }
+        /// A record id is its plain number, as the routes read it (issue 33).
+        mutating func appendInterpolation(_ id: some RecordID) { markup += String(id.rawValue) }
         mutating func appendInterpolation(html: HTMLText) { markup += html.markup }
         mutating func appendInterpolation(html: [HTMLText]) { for part in html { markup += part.markup } }
     }

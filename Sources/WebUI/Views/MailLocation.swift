@@ -15,18 +15,18 @@ struct MailLocation: Sendable, Hashable {
     }
 
     var source: Source
-    var threadId: Int64?
+    var threadId: ThreadID?
     /// FR-ED-05: "Show earlier messages" pages loaded above the first.
     var earlierPages = 0
     /// The pages a URL may ask for: 25,000 messages above the first page (issue 32).
     static let earlierPagesRange = 1...1_000
     /// Messages the user expanded, and those with "Load remote images".
-    var expanded: Set<Int64> = []
-    var remoteImages: Set<Int64> = []
+    var expanded: Set<EmailID> = []
+    var remoteImages: Set<EmailID> = []
     /// The composer open in the third pane (issue 18).
     var compose: ComposeTarget?
 
-    init(source: Source, threadId: Int64? = nil) {
+    init(source: Source, threadId: ThreadID? = nil) {
         self.source = source
         self.threadId = threadId
     }
@@ -44,15 +44,15 @@ struct MailLocation: Sendable, Hashable {
         } else {
             source = .unifiedInbox
         }
-        threadId = query["thread"].flatMap { Int64($0) }
+        threadId = query["thread"].flatMap { ThreadID($0) }
         earlierPages = min(max(query["earlier"].flatMap { Int($0) } ?? 0, 0), Self.earlierPagesRange.upperBound)
         expanded = Self.ids(query["open"])
         remoteImages = Self.ids(query["images"])
         compose = ComposeTarget(query: query)
     }
 
-    private static func ids(_ text: String?) -> Set<Int64> {
-        Set((text ?? "").split(separator: ",").prefix(500).compactMap { Int64($0) })
+    private static func ids(_ text: String?) -> Set<EmailID> {
+        Set((text ?? "").split(separator: ",").prefix(500).compactMap { EmailID(String($0)) })
     }
 
     /// The account whose folder or view is shown (nil for the unified Inbox and search): a new
@@ -68,7 +68,7 @@ struct MailLocation: Sendable, Hashable {
     /// The list without a thread open (Back, in the one-pane layout).
     var listOnly: MailLocation { MailLocation(source: source) }
 
-    func opening(_ threadId: Int64) -> MailLocation { MailLocation(source: source, threadId: threadId) }
+    func opening(_ threadId: ThreadID) -> MailLocation { MailLocation(source: source, threadId: threadId) }
 
     var queryItems: [URLQueryItem] {
         var items: [URLQueryItem] = []

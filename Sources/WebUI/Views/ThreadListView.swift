@@ -4,7 +4,8 @@ import TernCore
 /// One row of the thread list: who, subject, snippet, when, and unread by weight, a dot and words
 /// (never by colour alone, NFR-ED-03). The row is a link, so it opens without script too.
 struct ThreadRow: Sendable {
-    var id: Int64
+    /// Nil for a draft's row (issue 33: a draft's id is not a thread's).
+    var id: ThreadID?
     var participants: String
     var subject: String
     var snippet: String
@@ -27,7 +28,7 @@ struct ThreadRow: Sendable {
     }
 
     init(_ hit: SearchHit) {
-        id = hit.threadId ?? 0
+        id = hit.threadId
         participants = hit.from.name.flatMap { $0.isEmpty ? nil : $0 } ?? hit.from.address
         subject = hit.subject
         snippet = hit.snippet ?? ""
@@ -38,7 +39,7 @@ struct ThreadRow: Sendable {
     }
 
     init(_ draft: DraftSummary, account: String) {
-        id = draft.id
+        id = nil
         participants = draft.to.isEmpty ? "(no recipient)" : "To " + Self.names(draft.to)
         subject = draft.subject
         snippet = draft.snippet
@@ -46,12 +47,16 @@ struct ThreadRow: Sendable {
         messageCount = 1
         unread = false
         self.account = account
-        var target = ComposeTarget(draftId: draft.id)
-        if draft.origin == .server {
-            target.draftId = nil
-            target.serverDraftId = draft.id
-        }
-        composer = target
+        composer = ComposeTarget(draftId: draft.localDraftId, serverDraftId: draft.serverEmailId)
+    }
+
+    /// The row's identity for the list's script (focus kept across redraws): `data-row` is `t12` for
+    /// a thread and `d5` or `m34` for a draft; only a thread's row carries `data-thread-id`.
+    var rowKey: HTMLText {
+        if let id { return "data-row=\"t\(id)\" data-thread-id=\"\(id)\"" }
+        if let draft = composer?.draftId { return "data-row=\"d\(draft)\"" }
+        if let server = composer?.serverDraftId { return "data-row=\"m\(server)\"" }
+        return ""
     }
 
     static func names(_ people: [EmailAddress]) -> String {
@@ -67,13 +72,14 @@ struct ThreadRow: Sendable {
         let count: HTMLText = messageCount > 1 ? " <span class=\"message-count\">\(messageCount)</span>" : ""
         let state = unread ? "Unread. " : ""
         let label = "\(state)\(participants), \(subjectText), \(time.full(date))" + (messageCount > 1 ? ", \(messageCount) messages" : "")
-        var href = location.opening(id)
+        var href = location.listOnly
         if let composer {
-            href = location.listOnly
             href.compose = composer
+        } else if let id {
+            href = location.opening(id)
         }
         return """
-            <li class="thread-row\(html: unread ? " unread" : "")" data-thread-id="\(id)"><a class="\(composer == nil ? "thread-link" : "compose-link draft-link")" href="\(href.url)" aria-label="\(composer == nil ? label : "Draft. " + label)"\(html: selected ? " aria-current=\"true\"" : "")>\
+            <li class="thread-row\(html: unread ? " unread" : "")" \(html: rowKey)><a class="\(composer == nil ? "thread-link" : "compose-link draft-link")" href="\(href.url)" aria-label="\(composer == nil ? label : "Draft. " + label)"\(html: selected ? " aria-current=\"true\"" : "")>\
             <span class="unread-dot" aria-hidden="true"></span>\
             <span class="participants">\(participants)\(html: count)</span>\
             <span class="subject">\(subjectText)</span>\
