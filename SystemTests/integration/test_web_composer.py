@@ -200,3 +200,22 @@ def test_attachments_added_removed_and_over_the_limit(composer, tmp_path):
     browser.find_element("xpath", "//button[@aria-label='Remove huge.bin']").click()
     assert wait_until(lambda: browser.find_element("xpath", "//button[normalize-space()='Send']").get_attribute("disabled") is None)
     assert not browser.find_elements("xpath", "//ul[@id='compose-attachments']/li[contains(., 'huge.bin')]")
+
+
+def test_a_refused_send_reaches_the_page_through_the_event_stream_without_polling(composer):
+    """CO01-E2, SY07-7 (issue 34): the outcome of a send comes as an event, however late; the page asks the send's status
+    once when it starts watching (and when the stream reconnects), never on a timer."""
+    browser, servers = composer["browser"], composer["servers"]
+    form = open_composer(composer, "Forward")
+    form.find_element("id", "compose-to").send_keys(f"nobody@{servers['TERN_TEST_DOMAIN']},")
+    button = by_xpath(browser, "//form[@aria-labelledby='composer-title']//button[normalize-space()='Send']")
+    assert wait_until(lambda: button.get_attribute("disabled") is None)
+    button.click()
+    toast = by_xpath(browser, "//div[@id='toasts']//*[contains(., \"Couldn't send message. Tap to retry.\")]", timeout=30)
+    assert toast.find_elements("xpath", ".//ancestor-or-self::*//button[normalize-space()='Retry']") or \
+        browser.find_elements("xpath", "//div[@id='toasts']//button[normalize-space()='Retry']")
+    status_requests = "return performance.getEntriesByType('resource').filter(e => e.name.includes('compose/status')).length"
+    asked = browser.execute_script(status_requests)
+    assert asked <= 1, f"the status is asked once at most, not polled ({asked} requests)"
+    time.sleep(6)
+    assert browser.execute_script(status_requests) == asked, "no polling while the page waits"

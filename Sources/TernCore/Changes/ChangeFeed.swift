@@ -17,6 +17,9 @@ public enum MailChange: Sendable, Hashable {
     case newMail(accountId: Account.ID, count: Int)
     /// FR-SYNC-07: the Outbox changed (queued, sent, failed).
     case outboxChanged(accountId: Account.ID)
+    /// FR-SYNC-07, CO01-E2: a queued message was sent, or failed for good, in a pass this process ran
+    /// (the sync engine's retries included), so a page that sent it hears the outcome however late.
+    case sendOutcome(emailId: EmailID, state: SendState, error: String?)
     /// FR-SYNC-05, E-10/E-11: a local change the server refused was reverted: "Couldn't archive. Tap to retry."
     case changeFailed(PendingChangeSummary)
     /// An archive or delete inside its undo window was undone (FR-ED-01).

@@ -78,7 +78,11 @@ public struct SyncAccountsUseCase: Sendable {
             case .newMail(_, let messages):
                 changes.publish(.newMail(accountId: account.id, count: messages.count))
                 changes.publish(.threadsChanged(accountId: account.id))
-            case .pushed:
+            case .pushed(_, let report):
+                for emailId in report.queue.sent { changes.publish(.sendOutcome(emailId: emailId, state: .sent, error: nil)) }
+                for failure in report.queue.failed {
+                    changes.publish(.sendOutcome(emailId: failure.emailId, state: .failed, error: failure.error))
+                }
                 changes.publish(.outboxChanged(accountId: account.id))
                 changes.publish(.threadsChanged(accountId: account.id))
             case .retryScheduled(_, let date, let reason):

@@ -492,7 +492,10 @@ function connectEvents() {
   events.addEventListener("open", () => {
     const conversation = $("#conversation[data-thread-id]");
     if (conversation) refreshBodies(conversation.dataset.threadId);
+    for (const emailId of sendWatchers.keys()) checkSendStatus(emailId);
   });
+  events.addEventListener("sendstate", (event) => { const info = data(event); sendOutcome(info.email ?? "", info.state, info.error); });
+  events.addEventListener("send", (event) => { const info = data(event); sendOutcome(info.email ?? "", info.state, info.error); });
   events.addEventListener("body", (event) => {
     const info = data(event);
     noteBodyNews({ email: info.email ?? "", thread: info.thread ?? "" });
@@ -1218,17 +1221,28 @@ function followSend(reply, composer, returnTo) {
   }
 }
 
-async function watchOutbox(emailId, reopen) {
-  for (let attempt = 0; attempt < 120; attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, attempt < 10 ? 500 : 2000));
-    let status;
-    try { status = await (await fetch(`compose/status?email=${emailId}`, { credentials: "same-origin" })).json(); } catch { continue; }
-    if (status.state === "sent") { toast("Message sent"); return; }
-    if (status.state === "failed") {
-      toast("Couldn't send message. Tap to retry.", { error: true, seconds: 0, action: "Retry", onAction: reopen });
-      return;
-    }
-  }
+// CO01-E2, SY07-7: a sent message's outcome comes through the event stream (the engine's retries
+// included, however late), never by polling; its status is asked once when watching starts and each
+// time the stream (re)connects, for an outcome that landed while no stream was open.
+const sendWatchers = new Map();
+
+function watchOutbox(emailId, reopen) {
+  sendWatchers.set(String(emailId), reopen);
+  checkSendStatus(String(emailId));
+}
+
+async function checkSendStatus(emailId) {
+  let status;
+  try { status = await (await fetch(`compose/status?email=${encodeURIComponent(emailId)}`, { credentials: "same-origin" })).json(); } catch { return; }
+  sendOutcome(emailId, status.state, status.error);
+}
+
+function sendOutcome(emailId, state, error) {
+  const reopen = sendWatchers.get(emailId);
+  if (!reopen || (state !== "sent" && state !== "failed")) return;
+  sendWatchers.delete(emailId);
+  if (state === "sent") { toast("Message sent"); return; }
+  toast("Couldn't send message. Tap to retry.", { error: true, seconds: 0, action: "Retry", onAction: reopen });
 }
 
 // ---- Start (last: every declaration above is initialized) --------------------------------------------

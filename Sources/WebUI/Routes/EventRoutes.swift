@@ -84,6 +84,8 @@ struct ServerSentEvent: Sendable {
                 ]
             )
         case .outboxChanged(let account): (name, data) = ("outbox", ["account": account.rawValue])
+        case .sendOutcome(let emailId, let state, let error):
+            (name, data) = ("sendstate", ["email": String(emailId), "state": state.rawValue, "error": error ?? ""])
         case .changeFailed(let summary):
             (name, data) = ("failed", ["change": String(summary.id), "text": "Couldn't \(ChangeWording.verb(summary)). Tap to retry."])
         case .removalUndone: (name, data) = ("threads", ["account": ""])
