@@ -1,0 +1,204 @@
+import Foundation
+import TernCore
+
+/// Step 1: the shipped provider table. Nothing leaves the machine.
+public struct ProviderTableSource: AccountSettingsSource {
+    public init() {}
+
+    public var step: DiscoveryStep { .providerTable }
+
+    public func lookUp(_ address: DiscoveryAddress, asking: @escaping @Sendable (String) -> Void) async -> DiscoveryStepOutcome {
+        guard let provider = ProviderTable.provider(forDomain: address.domain) else { return .nothing }
+        return DiscoveryStepOutcome(settings: provider.settings(for: address, source: .providerTable(provider: provider.name)))
+    }
+}
+
+/// Step 2: the domain's own clientConfig, at `https://autoconfig.<domain>/mail/config-v1.1.xml`,
+/// then `https://<domain>/.well-known/autoconfig/mail/config-v1.1.xml`. Unlike Thunderbird, Tern
+/// does not add `?emailaddress=…`: the domain learns that someone looks, not who.
+public struct AutoconfigSource: AccountSettingsSource {
+    let fetcher: DiscoveryHTTPFetcher
+
+    public init(fetcher: DiscoveryHTTPFetcher) { self.fetcher = fetcher }
+
+    public var step: DiscoveryStep { .autoconfig }
+
+    public static func urls(for domain: String) -> [URL] {
+        [
+            URL(string: "https://autoconfig.\(domain)/mail/config-v1.1.xml"),
+            URL(string: "https://\(domain)/.well-known/autoconfig/mail/config-v1.1.xml")
+        ].compactMap { $0 }
+    }
+
+    public func lookUp(_ address: DiscoveryAddress, asking: @escaping @Sendable (String) -> Void) async -> DiscoveryStepOutcome {
+        var failures: [DiscoveryStepFailure] = []
+        for url in Self.urls(for: address.domain) {
+            asking(url.absoluteString)
+            switch await ClientConfigDocument.settings(at: url, fetcher: fetcher, address: address, source: .autoconfig(url: url.absoluteString)) {
+            case .success(let settings): return DiscoveryStepOutcome(settings: settings, failures: failures)
+            case .failure(let failure): failures.append(failure)
+            }
+        }
+        return DiscoveryStepOutcome(settings: nil, failures: failures)
+    }
+}
+
+/// Step 4, with consent only: an ISPDB-compatible database, `<base><domain>` (Thunderbird's
+/// `mailnews.auto_config_url`; `TERN_ISPDB_URL`). Only the domain is sent.
+public struct OnlineDatabaseSource: AccountSettingsSource {
+    public static let defaultBaseURL = "https://autoconfig.thunderbird.net/v1.1/"
+
+    let fetcher: DiscoveryHTTPFetcher
+    let baseURL: String
+
+    public init(fetcher: DiscoveryHTTPFetcher, baseURL: String = defaultBaseURL) {
+        self.fetcher = fetcher
+        self.baseURL = baseURL
+    }
+
+    public static func baseURL(environment: [String: String]) -> String {
+        environment["TERN_ISPDB_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultBaseURL
+    }
+
+    public var step: DiscoveryStep { .onlineDatabase }
+
+    public func lookUp(_ address: DiscoveryAddress, asking: @escaping @Sendable (String) -> Void) async -> DiscoveryStepOutcome {
+        guard let url = URL(string: baseURL + address.domain) else {
+            return DiscoveryStepOutcome(settings: nil, failures: [.unreachable(host: baseURL, reason: "not an address")])
+        }
+        asking(url.absoluteString)
+        switch await ClientConfigDocument.settings(at: url, fetcher: fetcher, address: address, source: .onlineDatabase(url: url.absoluteString)) {
+        case .success(let settings): return DiscoveryStepOutcome(settings: settings)
+        case .failure(let failure): return DiscoveryStepOutcome(settings: nil, failures: [failure])
+        }
+    }
+}
+
+enum ClientConfigDocument {
+    static func settings(at url: URL, fetcher: DiscoveryHTTPFetcher, address: DiscoveryAddress, source: DiscoverySource) async
+        -> Result<DiscoveredAccountSettings, DiscoveryStepFailure>
+    {
+        let bytes: [UInt8]
+        switch await fetcher.get(url) {
+        case .success(let body): bytes = body
+        case .failure(let failure): return .failure(failure)
+        }
+        do {
+            let config = try ClientConfig.parse(bytes)
+            return .success(try config.settings(for: address, source: source, what: url.absoluteString))
+        } catch let failure as DiscoveryStepFailure {
+            return .failure(failure)
+        } catch let error as XMLReadError {
+            switch error {
+            case .malformed(let reason), .tooLarge(let reason): return .failure(.malformed(what: url.absoluteString, reason: reason))
+            }
+        } catch {
+            return .failure(.malformed(what: url.absoluteString, reason: String(describing: error)))
+        }
+    }
+}
+
+/// Step 3: DNS. RFC 6186's SRV records (`_imaps._tcp`, then `_imap._tcp` with STARTTLS;
+/// `_submissions._tcp`, then `_submission._tcp` with STARTTLS; a target of "." says there is no
+/// such service), then the MX host: a domain whose mail a provider of the table receives (Google
+/// Workspace, Microsoft 365, …) gets that provider's settings. DNS is unauthenticated here, so
+/// what it names is only ever connected to over TLS checked against the named host.
+public struct DNSSource: AccountSettingsSource {
+    let resolver: DNSResolver
+
+    public init(resolver: DNSResolver) { self.resolver = resolver }
+
+    public var step: DiscoveryStep { .dns }
+
+    static let imapServices: [(prefix: String, security: ConnectionSecurity)] = [("_imaps._tcp", .implicitTLS), ("_imap._tcp", .startTLS)]
+    static let submissionServices: [(prefix: String, security: ConnectionSecurity)] = [
+        ("_submissions._tcp", .implicitTLS), ("_submission._tcp", .startTLS)
+    ]
+
+    public func lookUp(_ address: DiscoveryAddress, asking: @escaping @Sendable (String) -> Void) async -> DiscoveryStepOutcome {
+        var failures: [DiscoveryStepFailure] = []
+        var asked: [String] = []
+        let imap = await firstService(Self.imapServices, domain: address.domain, asking: asking, asked: &asked, failures: &failures)
+        let smtp = await firstService(Self.submissionServices, domain: address.domain, asking: asking, asked: &asked, failures: &failures)
+        if let imap, let smtp {
+            return DiscoveryStepOutcome(
+                settings: DiscoveredAccountSettings(imap: imap, smtp: smtp, username: address.address, source: .srvRecords(asked)),
+                failures: failures)
+        }
+        if imap != nil || smtp != nil {
+            failures.append(.incomplete(what: "the SRV records of \(address.domain)", missing: imap == nil ? .imap : .smtp))
+        }
+        asking("\(address.domain) MX")
+        do throws(DNSLookupError) {
+            let exchanges = try await resolver.lookUp(address.domain, type: .mx).compactMap { record -> (UInt16, String)? in
+                if case .mx(let preference, let exchange) = record.data { return (preference, exchange) }
+                return nil
+            }
+            for (_, host) in exchanges.sorted(by: { $0.0 < $1.0 }) {
+                if let provider = ProviderTable.provider(receivingAt: host) {
+                    let host = host.hasSuffix(".") ? String(host.dropLast()) : host
+                    return DiscoveryStepOutcome(
+                        settings: provider.settings(for: address, source: .mxHost(host: host.lowercased(), provider: provider.name)),
+                        failures: failures)
+                }
+            }
+        } catch {
+            failures.append(Self.failure(error, name: "\(address.domain) MX"))
+        }
+        return DiscoveryStepOutcome(settings: nil, failures: failures)
+    }
+
+    /// The first service of `services` the domain offers, by RFC 2782's choice: lowest priority,
+    /// then highest weight (one client connects to one server; no weighted lottery is needed).
+    func firstService(
+        _ services: [(prefix: String, security: ConnectionSecurity)], domain: String, asking: @Sendable (String) -> Void, asked: inout [String],
+        failures: inout [DiscoveryStepFailure]
+    ) async -> ServerEndpoint? {
+        for service in services {
+            let name = "\(service.prefix).\(domain)"
+            asking("\(name) SRV")
+            asked.append(name)
+            let records: [DNSMessage.Record]
+            do throws(DNSLookupError) { records = try await resolver.lookUp(name, type: .srv) } catch {
+                failures.append(Self.failure(error, name: "\(name) SRV"))
+                continue
+            }
+            let targets = records.compactMap { record -> (priority: UInt16, weight: UInt16, port: Int, host: String)? in
+                guard case .srv(let priority, let weight, let port, let target) = record.data, port != 0, target != "." else { return nil }
+                let host = (target.hasSuffix(".") ? String(target.dropLast()) : target).lowercased()
+                guard DomainName.isHostName(host) else { return nil }
+                return (priority, weight, Int(port), host)
+            }
+            if let best = targets.min(by: { ($0.priority, UInt16.max - $0.weight) < ($1.priority, UInt16.max - $1.weight) }) {
+                return ServerEndpoint(host: best.host, port: best.port, security: service.security)
+            }
+        }
+        return nil
+    }
+
+    static func failure(_ error: DNSLookupError, name: String) -> DiscoveryStepFailure {
+        switch error {
+        case .noServer: .unreachable(host: "DNS", reason: "no DNS server is configured")
+        case .unreachable(let reason): .unreachable(host: "DNS", reason: reason)
+        case .timedOut: .unreachable(host: "DNS", reason: "no answer for \(name)")
+        case .serverError(let code): .unreachable(host: "DNS", reason: "the server answered error \(code) for \(name)")
+        case .malformedAnswer(let reason): .malformed(what: "the DNS answer for \(name)", reason: reason)
+        }
+    }
+}
+
+/// The four steps, configured from the environment: `TERN_DNS_SERVER`, `TERN_ISPDB_URL` and the
+/// test-only `TERN_DISCOVERY_RESOLVE`; `caFile` is trusted besides the system's CAs for HTTPS.
+public enum LiveDiscoverySources {
+    public static func sources(environment: [String: String], caFile: String?) -> [any AccountSettingsSource] {
+        let fetcher = DiscoveryHTTPFetcher(caFile: caFile, loopbackOverrides: DiscoveryHTTPFetcher.loopbackOverrides(environment: environment))
+        return [
+            ProviderTableSource(), AutoconfigSource(fetcher: fetcher),
+            DNSSource(resolver: DNSResolver(configuration: .system(environment: environment))),
+            OnlineDatabaseSource(fetcher: fetcher, baseURL: OnlineDatabaseSource.baseURL(environment: environment))
+        ]
+    }
+
+    /// The ASCII form of an address's domain, for the use case.
+    public static func encodeDomain(_ domain: String) -> String? { DomainName.ascii(domain) }
+}
