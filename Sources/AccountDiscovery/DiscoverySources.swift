@@ -7,7 +7,7 @@ public struct ProviderTableSource: AccountSettingsSource {
 
     public var step: DiscoveryStep { .providerTable }
 
-    public func lookUp(_ address: DiscoveryAddress, asking: @escaping @Sendable (String) -> Void) async -> DiscoveryStepOutcome {
+    public func lookUp(_ address: DiscoveryAddress, report: @escaping @Sendable (DiscoveryStepReport) -> Void) async -> DiscoveryStepOutcome {
         guard let provider = ProviderTable.provider(forDomain: address.domain) else { return .nothing }
         return DiscoveryStepOutcome(settings: provider.settings(for: address, source: .providerTable(provider: provider.name)))
     }
@@ -30,13 +30,15 @@ public struct AutoconfigSource: AccountSettingsSource {
         ].compactMap { $0 }
     }
 
-    public func lookUp(_ address: DiscoveryAddress, asking: @escaping @Sendable (String) -> Void) async -> DiscoveryStepOutcome {
+    public func lookUp(_ address: DiscoveryAddress, report: @escaping @Sendable (DiscoveryStepReport) -> Void) async -> DiscoveryStepOutcome {
         var failures: [DiscoveryStepFailure] = []
         for url in Self.urls(for: address.domain) {
-            asking(url.absoluteString)
+            report(.asking(url.absoluteString))
             switch await ClientConfigDocument.settings(at: url, fetcher: fetcher, address: address, source: .autoconfig(url: url.absoluteString)) {
             case .success(let settings): return DiscoveryStepOutcome(settings: settings, failures: failures)
-            case .failure(let failure): failures.append(failure)
+            case .failure(let failure):
+                report(.failed(failure))
+                failures.append(failure)
             }
         }
         return DiscoveryStepOutcome(settings: nil, failures: failures)
@@ -62,14 +64,16 @@ public struct OnlineDatabaseSource: AccountSettingsSource {
 
     public var step: DiscoveryStep { .onlineDatabase }
 
-    public func lookUp(_ address: DiscoveryAddress, asking: @escaping @Sendable (String) -> Void) async -> DiscoveryStepOutcome {
+    public func lookUp(_ address: DiscoveryAddress, report: @escaping @Sendable (DiscoveryStepReport) -> Void) async -> DiscoveryStepOutcome {
         guard let url = URL(string: baseURL + address.domain) else {
             return DiscoveryStepOutcome(settings: nil, failures: [.unreachable(host: baseURL, reason: "not an address")])
         }
-        asking(url.absoluteString)
+        report(.asking(url.absoluteString))
         switch await ClientConfigDocument.settings(at: url, fetcher: fetcher, address: address, source: .onlineDatabase(url: url.absoluteString)) {
         case .success(let settings): return DiscoveryStepOutcome(settings: settings)
-        case .failure(let failure): return DiscoveryStepOutcome(settings: nil, failures: [failure])
+        case .failure(let failure):
+            report(.failed(failure))
+            return DiscoveryStepOutcome(settings: nil, failures: [failure])
         }
     }
 }
@@ -115,20 +119,36 @@ public struct DNSSource: AccountSettingsSource {
         ("_submissions._tcp", .implicitTLS), ("_submission._tcp", .startTLS)
     ]
 
-    public func lookUp(_ address: DiscoveryAddress, asking: @escaping @Sendable (String) -> Void) async -> DiscoveryStepOutcome {
-        var failures: [DiscoveryStepFailure] = []
+    /// What the step asked and what failed, each said to the use case as it happens.
+    struct StepLog {
+        let report: @Sendable (DiscoveryStepReport) -> Void
         var asked: [String] = []
-        let imap = await firstService(Self.imapServices, domain: address.domain, asking: asking, asked: &asked, failures: &failures)
-        let smtp = await firstService(Self.submissionServices, domain: address.domain, asking: asking, asked: &asked, failures: &failures)
+        var failures: [DiscoveryStepFailure] = []
+
+        mutating func ask(_ name: String, type: String) {
+            report(.asking("\(name) \(type)"))
+            asked.append(name)
+        }
+
+        mutating func fail(_ failure: DiscoveryStepFailure) {
+            report(.failed(failure))
+            failures.append(failure)
+        }
+    }
+
+    public func lookUp(_ address: DiscoveryAddress, report: @escaping @Sendable (DiscoveryStepReport) -> Void) async -> DiscoveryStepOutcome {
+        var log = StepLog(report: report)
+        let imap = await firstService(Self.imapServices, domain: address.domain, log: &log)
+        let smtp = await firstService(Self.submissionServices, domain: address.domain, log: &log)
         if let imap, let smtp {
             return DiscoveryStepOutcome(
-                settings: DiscoveredAccountSettings(imap: imap, smtp: smtp, username: address.address, source: .srvRecords(asked)),
-                failures: failures)
+                settings: DiscoveredAccountSettings(imap: imap, smtp: smtp, username: address.address, source: .srvRecords(log.asked)),
+                failures: log.failures)
         }
         if imap != nil || smtp != nil {
-            failures.append(.incomplete(what: "the SRV records of \(address.domain)", missing: imap == nil ? .imap : .smtp))
+            log.fail(.incomplete(what: "the SRV records of \(address.domain)", missing: imap == nil ? .imap : .smtp))
         }
-        asking("\(address.domain) MX")
+        log.ask(address.domain, type: "MX")
         do throws(DNSLookupError) {
             let exchanges = try await resolver.lookUp(address.domain, type: .mx).compactMap { record -> (UInt16, String)? in
                 if case .mx(let preference, let exchange) = record.data { return (preference, exchange) }
@@ -139,28 +159,24 @@ public struct DNSSource: AccountSettingsSource {
                     let host = host.hasSuffix(".") ? String(host.dropLast()) : host
                     return DiscoveryStepOutcome(
                         settings: provider.settings(for: address, source: .mxHost(host: host.lowercased(), provider: provider.name)),
-                        failures: failures)
+                        failures: log.failures)
                 }
             }
         } catch {
-            failures.append(Self.failure(error, name: "\(address.domain) MX"))
+            log.fail(Self.failure(error, name: "\(address.domain) MX"))
         }
-        return DiscoveryStepOutcome(settings: nil, failures: failures)
+        return DiscoveryStepOutcome(settings: nil, failures: log.failures)
     }
 
     /// The first service of `services` the domain offers, by RFC 2782's choice: lowest priority,
     /// then highest weight (one client connects to one server; no weighted lottery is needed).
-    func firstService(
-        _ services: [(prefix: String, security: ConnectionSecurity)], domain: String, asking: @Sendable (String) -> Void, asked: inout [String],
-        failures: inout [DiscoveryStepFailure]
-    ) async -> ServerEndpoint? {
+    func firstService(_ services: [(prefix: String, security: ConnectionSecurity)], domain: String, log: inout StepLog) async -> ServerEndpoint? {
         for service in services {
             let name = "\(service.prefix).\(domain)"
-            asking("\(name) SRV")
-            asked.append(name)
+            log.ask(name, type: "SRV")
             let records: [DNSMessage.Record]
             do throws(DNSLookupError) { records = try await resolver.lookUp(name, type: .srv) } catch {
-                failures.append(Self.failure(error, name: "\(name) SRV"))
+                log.fail(Self.failure(error, name: "\(name) SRV"))
                 continue
             }
             let targets = records.compactMap { record -> (priority: UInt16, weight: UInt16, port: Int, host: String)? in

@@ -59,6 +59,7 @@ def test_autoconfig_from_the_well_known_path(servers, tmp_path, documents, dns):
     assert documents.requests == [("autoconfig.wellknown.test", AUTOCONFIG), ("wellknown.test", WELL_KNOWN)]
     assert dns.queries == []
     assert "asking https://autoconfig.wellknown.test/mail/config-v1.1.xml" in result.stderr
+    assert "https://autoconfig.wellknown.test/mail/config-v1.1.xml answered HTTP 404" in result.stderr
 
 
 def test_online_database_only_with_consent(servers, tmp_path, documents, dns):

@@ -24,9 +24,10 @@ import Testing
             outcome = DiscoveryStepOutcome(settings: found ? settings : nil, failures: failures)
         }
 
-        func lookUp(_ address: DiscoveryAddress, asking: @escaping @Sendable (String) -> Void) async -> DiscoveryStepOutcome {
+        func lookUp(_ address: DiscoveryAddress, report: @escaping @Sendable (DiscoveryStepReport) -> Void) async -> DiscoveryStepOutcome {
             asked.withLock { $0.append(address.domain) }
-            for place in places { asking(place) }
+            for place in places { report(.asking(place)) }
+            for failure in outcome.failures { report(.failed(failure)) }
             return outcome
         }
 
@@ -74,6 +75,7 @@ import Testing
         #expect(!sources[3].wasAsked)
         #expect(events.all.last == .skipped(.onlineDatabase))
         #expect(events.all.contains(.nothingFound(.autoconfig, [failure])))
+        #expect(events.all.contains(.failed(.autoconfig, failure)))
 
         let found = try? await useCase(sources)(email: "jane@example.org", lookupOnline: true)
         #expect(found?.imap.host == "imap.online-database.test")

@@ -31,8 +31,8 @@ enum DiscoveryOutput {
         switch event {
         case .lookingUp(let step): "Looking up settings: \(name(step))…"
         case .asking(_, let place): "  asking \(place)"
-        case .nothingFound(_, let failures):
-            failures.isEmpty ? "  nothing found" : failures.map { "  nothing found: \($0.message)" }.joined(separator: "\n")
+        case .failed(_, let failure): "  \(failure.message)"
+        case .nothingFound: "  nothing found"
         case .skipped: nil
         case .found(let settings):
             "Settings found in \(settings.source.description): IMAP \(settings.imap.description), SMTP \(settings.smtp.description), user \(settings.username)"

@@ -118,6 +118,8 @@ public enum DiscoveryEvent: Sendable, Hashable {
     case lookingUp(DiscoveryStep)
     /// A place the step asks (a URL, a DNS name): said before any request leaves the machine.
     case asking(DiscoveryStep, String)
+    /// A place the step asked gave nothing usable; the step goes on with its next place, if any.
+    case failed(DiscoveryStep, DiscoveryStepFailure)
     /// The step found nothing and says why, one reason per place it asked.
     case nothingFound(DiscoveryStep, [DiscoveryStepFailure])
     /// The step is not run: the online database without the person's consent.
@@ -153,11 +155,18 @@ public struct DiscoveryAddress: Sendable, Hashable {
     }
 }
 
+/// What a step says while it runs.
+public enum DiscoveryStepReport: Sendable, Hashable {
+    /// Said before any request leaves the machine: a URL, or a DNS name and type.
+    case asking(String)
+    case failed(DiscoveryStepFailure)
+}
+
 /// One discovery step. Implemented outside the core (the `AccountDiscovery` module); a step
-/// reports the places it is about to ask through `asking` before asking them.
+/// reports each place it is about to ask before asking it, and each place's failure as it happens.
 public protocol AccountSettingsSource: Sendable {
     var step: DiscoveryStep { get }
-    func lookUp(_ address: DiscoveryAddress, asking: @escaping @Sendable (String) -> Void) async -> DiscoveryStepOutcome
+    func lookUp(_ address: DiscoveryAddress, report: @escaping @Sendable (DiscoveryStepReport) -> Void) async -> DiscoveryStepOutcome
 }
 
 /// Why discovery gave no settings.
@@ -201,7 +210,12 @@ public struct DiscoverAccountSettingsUseCase: Sendable {
             }
             progress(.lookingUp(source.step))
             let step = source.step
-            let outcome = await source.lookUp(address) { place in progress(.asking(step, place)) }
+            let outcome = await source.lookUp(address) { report in
+                switch report {
+                case .asking(let place): progress(.asking(step, place))
+                case .failed(let failure): progress(.failed(step, failure))
+                }
+            }
             if let settings = outcome.settings {
                 progress(.found(settings))
                 return settings
