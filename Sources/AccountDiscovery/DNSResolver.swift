@@ -10,6 +10,14 @@ public enum DNSLookupError: Error, Sendable, Hashable {
     /// The server answered with an error other than "no such name" (SERVFAIL, REFUSED, …).
     case serverError(UInt8)
     case malformedAnswer(String)
+
+    /// No resolver could be asked or none answered: other questions would fare no better now.
+    public var noResolverAnswers: Bool {
+        switch self {
+        case .noServer, .unreachable, .timedOut: true
+        case .serverError, .malformedAnswer: false
+        }
+    }
 }
 
 /// Where DNS questions go: the system's resolvers (`nameserver` lines of /etc/resolv.conf), or

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOPosix
 import NIOSSL
 import TernCore
 
@@ -51,6 +52,10 @@ public struct DiscoveryHTTPFetcher: Sendable {
             components.port = port
             target = components.url?.absoluteString ?? target
             configuration.dnsOverride = [host: "127.0.0.1"]
+        } else if !(await Self.resolves(host)) {
+            // AsyncHTTPClient retries an unknown host until its connect timeout; most domains have no
+            // `autoconfig.` host, so that answer is taken at once.
+            return .failure(.unreachable(host: host, reason: "no such host"))
         }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let result = await fetch(target, host: host, url: url, client: client)
@@ -74,12 +79,23 @@ public struct DiscoveryHTTPFetcher: Sendable {
         }
     }
 
+    /// The system resolver knows the host (getaddrinfo, on NIO's thread pool as it blocks); any failure is a no.
+    static func resolves(_ host: String) async -> Bool {
+        do {
+            _ = try await NIOThreadPool.singleton.runIfActive { try SocketAddress.makeAddressResolvingHost(host, port: 443) }
+            return true
+        } catch {
+            return false
+        }
+    }
+
     static func reason(_ error: any Error) -> String {
         if let error = error as? HTTPClientError {
             if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout { return "timed out" }
             return String(describing: error)
         }
         if let error = error as? NIOSSLError { return "TLS: \(error)" }
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
         return String(describing: error)
     }
 }

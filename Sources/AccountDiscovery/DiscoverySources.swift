@@ -30,18 +30,38 @@ public struct AutoconfigSource: AccountSettingsSource {
         ].compactMap { $0 }
     }
 
+    /// Both addresses are asked at once (the same domain's, so no one more learns of it; a host that
+    /// does not exist costs its timeout once, not twice); the first address's document wins, as
+    /// Thunderbird's order says, and the other request is cancelled once the winner is known.
     public func lookUp(_ address: DiscoveryAddress, report: @escaping @Sendable (DiscoveryStepReport) -> Void) async -> DiscoveryStepOutcome {
-        var failures: [DiscoveryStepFailure] = []
-        for url in Self.urls(for: address.domain) {
-            report(.asking(url.absoluteString))
-            switch await ClientConfigDocument.settings(at: url, fetcher: fetcher, address: address, source: .autoconfig(url: url.absoluteString)) {
-            case .success(let settings): return DiscoveryStepOutcome(settings: settings, failures: failures)
-            case .failure(let failure):
-                report(.failed(failure))
-                failures.append(failure)
+        let urls = Self.urls(for: address.domain)
+        for url in urls { report(.asking(url.absoluteString)) }
+        return await withTaskGroup(of: (Int, Result<DiscoveredAccountSettings, DiscoveryStepFailure>).self) { group in
+            for (index, url) in urls.enumerated() {
+                group.addTask {
+                    let source = DiscoverySource.autoconfig(url: url.absoluteString)
+                    return (index, await ClientConfigDocument.settings(at: url, fetcher: fetcher, address: address, source: source))
+                }
             }
+            var arrived: [Int: Result<DiscoveredAccountSettings, DiscoveryStepFailure>] = [:]
+            var next = 0
+            var failures: [DiscoveryStepFailure] = []
+            for await (index, result) in group {
+                arrived[index] = result
+                while let result = arrived[next] {
+                    switch result {
+                    case .success(let settings):
+                        group.cancelAll()
+                        return DiscoveryStepOutcome(settings: settings, failures: failures)
+                    case .failure(let failure):
+                        report(.failed(failure))
+                        failures.append(failure)
+                    }
+                    next += 1
+                }
+            }
+            return DiscoveryStepOutcome(settings: nil, failures: failures)
         }
-        return DiscoveryStepOutcome(settings: nil, failures: failures)
     }
 }
 
@@ -124,6 +144,8 @@ public struct DNSSource: AccountSettingsSource {
         let report: @Sendable (DiscoveryStepReport) -> Void
         var asked: [String] = []
         var failures: [DiscoveryStepFailure] = []
+        /// No resolver answered: the step's other questions would only wait as long again.
+        var resolverDown = false
 
         mutating func ask(_ name: String, type: String) {
             report(.asking("\(name) \(type)"))
@@ -148,6 +170,7 @@ public struct DNSSource: AccountSettingsSource {
         if imap != nil || smtp != nil {
             log.fail(.incomplete(what: "the SRV records of \(address.domain)", missing: imap == nil ? .imap : .smtp))
         }
+        guard !log.resolverDown else { return DiscoveryStepOutcome(settings: nil, failures: log.failures) }
         log.ask(address.domain, type: "MX")
         do throws(DNSLookupError) {
             let exchanges = try await resolver.lookUp(address.domain, type: .mx).compactMap { record -> (UInt16, String)? in
@@ -171,12 +194,13 @@ public struct DNSSource: AccountSettingsSource {
     /// The first service of `services` the domain offers, by RFC 2782's choice: lowest priority,
     /// then highest weight (one client connects to one server; no weighted lottery is needed).
     func firstService(_ services: [(prefix: String, security: ConnectionSecurity)], domain: String, log: inout StepLog) async -> ServerEndpoint? {
-        for service in services {
+        for service in services where !log.resolverDown {
             let name = "\(service.prefix).\(domain)"
             log.ask(name, type: "SRV")
             let records: [DNSMessage.Record]
             do throws(DNSLookupError) { records = try await resolver.lookUp(name, type: .srv) } catch {
                 log.fail(Self.failure(error, name: "\(name) SRV"))
+                log.resolverDown = error.noResolverAnswers
                 continue
             }
             let targets = records.compactMap { record -> (priority: UInt16, weight: UInt16, port: Int, host: String)? in

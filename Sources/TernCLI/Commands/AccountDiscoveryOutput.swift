@@ -57,11 +57,9 @@ enum DiscoveryOutput {
         switch error {
         case .invalidAddress: return error.message
         case .nothingFound(let steps, let askedOnline):
-            var line = "no settings found for this address"
-            let reasons = DiscoveryStep.allCases.compactMap { step in
-                steps[step].flatMap { $0.isEmpty ? nil : "\(name(step)): \($0.map(\.message).joined(separator: "; "))" }
-            }
-            if !reasons.isEmpty { line += " (\(reasons.joined(separator: "; ")))" }
+            // Each step's reasons were said as it ran; the line names the steps and what is left to do.
+            let tried = DiscoveryStep.allCases.filter { steps[$0] != nil }.map(name)
+            var line = "no settings found by \(tried.joined(separator: ", "))"
             if !askedOnline {
                 line += "; --lookup-online also asks \(URL(string: onlineDatabase)?.host ?? onlineDatabase)"
             }
