@@ -82,11 +82,13 @@ def test_online_database_only_with_consent(servers, tmp_path, documents, dns):
     assert documents.requests[-1] == ("localhost", "/v1.1/ispdb.test")
 
 
-def test_srv_records_with_the_answer_truncated_over_udp(servers, tmp_path, documents, dns):
+def test_srv_records_with_the_answer_truncated_over_udp_and_forged_answers_ignored(servers, tmp_path, documents, dns):
     dns.records[("_imaps._tcp.srv.test", "SRV")] = [(10, 0, 993, "imap.srv.test."), (0, 5, 10993, "primary.srv.test.")]
     dns.records[("_submissions._tcp.srv.test", "SRV")] = [(0, 0, 0, ".")]
     dns.records[("_submission._tcp.srv.test", "SRV")] = [(0, 1, 587, "smtp.srv.test.")]
     dns.truncate.add("_imaps._tcp.srv.test")
+    # Every answer over UDP comes after a forged one with another id: the client takes only its own.
+    dns.spoof = True
     result = discover(tmp_path, servers, "jane@srv.test", discovery_env(documents, dns, "srv.test"))
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout)

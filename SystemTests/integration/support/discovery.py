@@ -97,14 +97,16 @@ def dns_name(name):
 class DNSServer:
     """RFC 1035 over UDP and TCP on 127.0.0.1: answers from `records` ({(name, "SRV"|"MX"): [record…]}, an SRV record
     (priority, weight, port, target), an MX record (preference, exchange)); other names get NXDOMAIN. Over UDP the names
-    in `truncate` get an empty answer with the TC bit, so the client must ask again over TCP. `queries` lists each
-    (transport, name, type) asked."""
+    in `truncate` get an empty answer with the TC bit, so the client must ask again over TCP. With `spoof`, every UDP
+    answer is preceded by a forged one (another id, pointing MX and SRV at evil.example), which the client must ignore.
+    `queries` lists each (transport, name, type) asked."""
 
     TYPES = {33: "SRV", 15: "MX"}
 
     def __init__(self):
         self.records = {}
         self.truncate = set()
+        self.spoof = False
         self.queries = []
         self.port = self._free_udp_and_tcp_port()
         owner = self
@@ -112,6 +114,9 @@ class DNSServer:
         class UDPHandler(socketserver.BaseRequestHandler):
             def handle(self):
                 data, sock = self.request
+                if owner.spoof:
+                    forged = bytes([data[0] ^ 0xFF, data[1]]) + data[2:]
+                    sock.sendto(owner.answer(forged, "forged", forged=True), self.client_address)
                 sock.sendto(owner.answer(data, "udp"), self.client_address)
 
         class TCPHandler(socketserver.BaseRequestHandler):
@@ -151,7 +156,7 @@ class DNSServer:
         """`TERN_DNS_SERVER`'s value."""
         return f"127.0.0.1:{self.port}"
 
-    def answer(self, query, transport):
+    def answer(self, query, transport, forged=False):
         ident, _flags, qdcount = struct.unpack(">HHH", query[:6])
         labels, offset = [], 12
         while query[offset]:
@@ -161,8 +166,11 @@ class DNSServer:
         qtype = struct.unpack(">H", query[offset + 1:offset + 3])[0]
         question = query[12:offset + 5]
         name, kind = ".".join(labels), self.TYPES.get(qtype, str(qtype))
-        self.queries.append((transport, name, kind))
+        if not forged:
+            self.queries.append((transport, name, kind))
         records = self.records.get((name, kind))
+        if forged:
+            records = [(0, 0, 993, "evil.example.")] if kind == "SRV" else [(0, "evil.example.")]
         if records is None:
             return struct.pack(">HHHHHH", ident, 0x8183, 1, 0, 0, 0) + question
         if transport == "udp" and name in self.truncate:
