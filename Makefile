@@ -19,7 +19,7 @@ help:
 	@echo "make test   - install what is missing, start the test servers, run every test, stop them"
 	@echo "make build  - build tern (.build/debug/tern)"
 	@echo "make format - format the Swift sources as .swift-format says (make test checks it)"
-	@echo "make fuzz-mime|fuzz-authres|fuzz-imap|fuzz-smtp|fuzz-html|fuzz-markdown FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
+	@echo "make fuzz-mime|fuzz-authres|fuzz-imap|fuzz-smtp|fuzz-html|fuzz-markdown|fuzz-clientconfig|fuzz-dns FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
 	@echo "make bench-deps - the peers BENCHMARKS.md measures beside Tern (nh3, bleach, sumy; notmuch when a script needs it)"
 	@echo "make bench-build - the release tern and tern-bench (.build/release) that BENCHMARKS.md's commands run"
 	@echo "make install [PREFIX=~/.local] - tern, shell completions, systemd user units; make uninstall removes them"
@@ -145,7 +145,7 @@ define fuzz
 		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1
 endef
 
-.PHONY: fuzz-mime fuzz-authres fuzz-imap fuzz-smtp fuzz-html fuzz-markdown
+.PHONY: fuzz-mime fuzz-authres fuzz-imap fuzz-smtp fuzz-html fuzz-markdown fuzz-clientconfig fuzz-dns
 fuzz-mime:
 	$(call fuzz,MIMEFuzzer,mime,Tests/MIMETests/Corpus/*.eml Fuzz/MIMEFuzzer/seeds/*,262144)
 
@@ -163,3 +163,9 @@ fuzz-html:
 
 fuzz-markdown:
 	$(call fuzz,MarkdownFuzzer,markdown,Fuzz/MarkdownFuzzer/seeds/*,65536)
+
+fuzz-clientconfig:
+	$(call fuzz,ClientConfigFuzzer,clientconfig,Fuzz/ClientConfigFuzzer/seeds/*,65536)
+
+fuzz-dns:
+	$(call fuzz,DNSMessageFuzzer,dns,Fuzz/DNSMessageFuzzer/seeds/*,4096)

@@ -91,11 +91,21 @@ let package = Package(
         // Thread summaries and smart replies (FR-ED-02, FR-COMP-03): the built-in provider (word
         // lists, offline) and the client of a local OpenAI-compatible server. Pure: HTTP comes from the runtime.
         .target(name: "Assist", dependencies: ["TernCore"], swiftSettings: strict),
+        // Issue 35: an address's IMAP and SMTP settings found privacy first (the shipped provider table, the
+        // domain's autoconfig, DNS SRV and MX, an online database only with consent): the steps of TernCore's
+        // `DiscoverAccountSettingsUseCase`, with their clientConfig XML reader, DNS messages and stub resolver.
+        .target(
+            name: "AccountDiscovery",
+            dependencies: [
+                "TernCore", "IDNA", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "AsyncHTTPClient", package: "async-http-client")
+            ],
+            swiftSettings: strict),
         // Composition root: wires live implementations (store, secrets, later IMAP/SMTP) into use cases.
         .target(
             name: "TernRuntime",
             dependencies: [
-                "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", "HTMLSafety", "Assist", "MailTransport",
+                "TernCore", "MailStore", "IMAP", "SMTP", "MIME", "Sync", "HTMLSafety", "Assist", "MailTransport", "AccountDiscovery",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client")
@@ -153,6 +163,12 @@ let package = Package(
             name: "AuthResultsFuzzer", dependencies: ["MIME", "TernCore", "FuzzSupport"], path: "Fuzz/AuthResultsFuzzer", exclude: ["seeds"],
             swiftSettings: strict),
         .executableTarget(
+            name: "ClientConfigFuzzer", dependencies: ["AccountDiscovery", "TernCore", "FuzzSupport"], path: "Fuzz/ClientConfigFuzzer",
+            exclude: ["seeds"], swiftSettings: strict),
+        .executableTarget(
+            name: "DNSMessageFuzzer", dependencies: ["AccountDiscovery", "FuzzSupport"], path: "Fuzz/DNSMessageFuzzer", exclude: ["seeds"],
+            swiftSettings: strict),
+        .executableTarget(
             name: "MarkdownFuzzer", dependencies: ["TernCore", "HTMLSafety", "FuzzSupport"], path: "Fuzz/MarkdownFuzzer", exclude: ["seeds"],
             swiftSettings: strict),
 
@@ -170,6 +186,12 @@ let package = Package(
             dependencies: [
                 "MailTransport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AccountDiscoveryTests",
+            dependencies: [
+                "AccountDiscovery", "TernCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")
             ],
             swiftSettings: strict),
         .testTarget(name: "AssistTests", dependencies: ["Assist", "TernCore"], swiftSettings: strict),

@@ -6,7 +6,7 @@ import TernRuntime
 struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "account", abstract: "Add, change, list and remove mail accounts.",
-        subcommands: [Add.self, Change.self, Login.self, List.self, Remove.self])
+        subcommands: [Add.self, Discover.self, Change.self, Login.self, List.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -16,6 +16,9 @@ struct AccountCommand: AsyncParsableCommand {
                 password) or reads --password-env each time it connects.
                 Example: tern account add work --email me@example.org --imap imap.example.org:993 \
                 --smtp smtp.example.org:465 --password-command 'pass show mail/work'
+                Without --imap or --smtp the settings are looked up (issue 35): Tern's provider table, the \
+                domain's autoconfig document, DNS (SRV, then MX), and with --lookup-online the public database. \
+                Given flags win over what is found.
                 """)
 
         @Argument(help: "A short name for the account, used on the command line.")
@@ -54,6 +57,8 @@ struct AccountCommand: AsyncParsableCommand {
         var bodies: SyncCommand.BodiesChoice?
         @Option(name: .customLong("authserv-id"), help: Change.authservIdHelp)
         var authservId: String?
+        @Flag(name: .customLong("lookup-online"), help: DiscoveryOutput.lookupOnlineHelp)
+        var lookupOnline = false
         @OptionGroup var output: OutputOptions
 
         var usesOAuth: Bool { oauth || (gmail && passwordCommand == nil && passwordEnv == nil) }
@@ -83,20 +88,33 @@ struct AccountCommand: AsyncParsableCommand {
             } else {
                 credential = .passwordEnvironment(passwordEnv ?? "")
             }
+            let givenIMAP = try imap.map { try ServerEndpoint.parse($0, security: imapStartTLS ? .startTLS : .implicitTLS) }
+            let givenSMTP = try smtp.map { try ServerEndpoint.parse($0, security: smtpStartTLS ? .startTLS : .implicitTLS) }
+            // Issue 35: what is not given is looked up; what is given wins.
+            var discovered: DiscoveredAccountSettings?
+            if !gmail && (givenIMAP == nil || givenSMTP == nil) {
+                let found = try await DiscoveryOutput.discover(email, lookupOnline: lookupOnline, caFile: caFile)
+                if found.needsOAuth && !usesOAuth {
+                    DiscoveryOutput.printProgress("Note: these servers sign in with OAuth 2.0 only; a password may be refused (use --oauth).")
+                }
+                discovered = found
+            }
             var request = NewAccountRequest(
-                name: name, emailAddress: email, displayName: displayName,
-                imap: try imap.map { try ServerEndpoint.parse($0, security: imapStartTLS ? .startTLS : .implicitTLS) },
-                smtp: try smtp.map { try ServerEndpoint.parse($0, security: smtpStartTLS ? .startTLS : .implicitTLS) },
-                username: user, credential: credential, caFile: caFile, gmailPreset: gmail, announceSignIn: SignInPrompt.announce)
+                name: name, emailAddress: email, displayName: displayName, imap: givenIMAP ?? discovered?.imap,
+                smtp: givenSMTP ?? discovered?.smtp, username: user ?? discovered?.username, credential: credential, caFile: caFile,
+                gmailPreset: gmail || discovered?.provider == .gmail, announceSignIn: SignInPrompt.announce)
             request.syncWindowDays = syncWindowDays
             request.bodyHydration = bodies?.policy
             request.aliases = aliases
             var account = try await services().addAccount(request)
             if let authservId { account = try await services().accountSettings.setAuthservId(authservId, accountName: account.name) }
             if output.json {
-                try printJSON(AccountSummary(account))
+                var summary = AccountSummary(account)
+                summary.discovery = discovered.map(DiscoverySummary.init)
+                try printJSON(summary)
             } else {
                 print("Added account '\(account.name)' <\(account.emailAddress)>: IMAP \(account.imap.description), SMTP \(account.smtp.description)")
+                if let discovered { print("Settings from \(discovered.source.description).") }
             }
         }
     }
@@ -194,6 +212,8 @@ struct AccountSummary: Encodable {
     var isActive: Bool
     var createdDate: Date
     var lastSyncDate: Date?
+    /// `account add`: the settings discovery found (issue 35); absent when the servers were given.
+    var discovery: DiscoverySummary?
 
     struct Endpoint: Encodable {
         var host: String

@@ -13,6 +13,8 @@ enum CLIError: Error {
     case downloadCancelled
     /// `tern serve --print-url` with no server running for this `TERN_HOME`.
     case serverNotRunning
+    /// Issue 35: no settings were found for an address (`onlineDatabase`: the database `--lookup-online` asks).
+    case discoveryFailed(DiscoveryError, onlineDatabase: String)
 
     /// 130 for an interrupt, as a shell reports one; 1 otherwise.
     var exitCode: Int32 {
@@ -57,6 +59,7 @@ enum ErrorWording {
         case .confirmationNeeded(let filename, let warnings):
             "\(filename): \(warnings.joined(separator: " ")) Not downloaded: run again with --yes to download it anyway"
         case .downloadDeclined: "not downloaded"
+        case .discoveryFailed(let error, let database): DiscoveryOutput.failureLine(error, onlineDatabase: database)
         case .downloadCancelled: "download cancelled; nothing was kept"
         case .serverNotRunning: "tern serve is not running for this TERN_HOME: start it with 'tern serve'"
         }
