@@ -1,8 +1,8 @@
 import Foundation
 
-/// The large, generated part of the tracker blocklist (`Resources/tracker-domains-easyprivacy.txt`,
-/// written by `scripts/gen_tracker_list.py` from EasyPrivacy): about 46,000 lines of `host`,
-/// `host/path-prefix` or `@host` (an exception), sorted by the host's bytes read from the end.
+/// The generated part of the tracker blocklist (`Resources/tracker-hosts.txt`, written by
+/// `scripts/gen_tracker_list.py` from the permissively licensed lists in `ThirdParty/`): lines of
+/// `host`, `host/path-prefix` or `@host` (an exception), sorted by the host's bytes read from the end.
 ///
 /// Kept as the file's own bytes with one small record per line and searched by bisection on the
 /// host read backwards, so that loading costs a scan of the file (no string, dictionary or
