@@ -8,7 +8,7 @@ import Foundation
 /// host read backwards, so that loading costs a scan of the file (no string, dictionary or
 /// decoder per entry: the list is read at the first sanitize of every `tern` process) and a lookup
 /// costs one bisection per label of the host (`a.b.example` → `a.b.example`, `b.example`, …),
-/// about 16 short comparisons each (docs/decisions.md, "The bundled tracker list").
+/// a few short comparisons each (docs/decisions.md, "The bundled tracker list").
 struct TrackerHostList: Sendable {
     private struct Line: Sendable {
         /// Where the host starts in `text` (after `@`), its length, and the path prefix's length
