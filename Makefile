@@ -56,6 +56,7 @@ test: deps
 	swift format lint --strict --recursive --parallel $(SWIFT_SOURCES) || status=1; \
 	scripts/check-architecture || status=1; \
 	scripts/requirements-map --check || status=1; \
+	scripts/check-data-licences || status=1; \
 	$(TEST_SERVERS) TERN_REQUIRE_TEST_SERVERS=1 swift test --skip-build $(SWIFT_FLAGS) || status=1; \
 	$(TEST_SERVERS) $(PYTHON) -m pytest -q -p no:cacheprovider SystemTests/integration || status=1; \
 	$(TEST_SERVERS) scripts/mailservers stop; \
@@ -109,6 +110,8 @@ SHAREDIR := $(PREFIX)/share
 UNITDIR ?= $(HOME)/.config/systemd/user
 INSTALLED := $(BINDIR)/tern $(SHAREDIR)/bash-completion/completions/tern $(SHAREDIR)/zsh/site-functions/_tern \
 	$(SHAREDIR)/fish/vendor_completions.d/tern.fish $(UNITDIR)/tern-sync.service $(UNITDIR)/tern-serve.service
+# Tern's licence and the notices of the data it ships (NOTICE), which go with every copy.
+DOCDIR := $(SHAREDIR)/doc/tern
 
 # Only what tern needs to build and run: no mail server, no browser (those come with `make test` and `make demo`).
 install:
@@ -116,6 +119,10 @@ install:
 	swift build -c release --product tern $(SWIFT_FLAGS)
 	install -d $(BINDIR) $(SHAREDIR)/bash-completion/completions $(SHAREDIR)/zsh/site-functions $(SHAREDIR)/fish/vendor_completions.d $(UNITDIR)
 	install -m 0755 .build/release/tern $(BINDIR)/tern
+	install -d $(DOCDIR)/ThirdParty
+	install -m 0644 LICENSE NOTICE $(DOCDIR)/
+	for dir in ThirdParty/*/; do name=$$(basename $$dir); install -m 0644 $$dir/LICENSE $(DOCDIR)/ThirdParty/$$name-LICENSE; done
+	install -m 0644 Tests/HTMLSafetyTests/html5lib-tests/LICENSE $(DOCDIR)/ThirdParty/html5lib-tests-LICENSE
 	$(BINDIR)/tern --generate-completion-script bash > $(SHAREDIR)/bash-completion/completions/tern
 	$(BINDIR)/tern --generate-completion-script zsh > $(SHAREDIR)/zsh/site-functions/_tern
 	$(BINDIR)/tern --generate-completion-script fish > $(SHAREDIR)/fish/vendor_completions.d/tern.fish
@@ -126,6 +133,7 @@ install:
 uninstall:
 	-systemctl --user disable --now tern-sync tern-serve 2>/dev/null
 	rm -f $(INSTALLED)
+	rm -rf $(DOCDIR)
 
 clean:
 	scripts/mailservers reset || true

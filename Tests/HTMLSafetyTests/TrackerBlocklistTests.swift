@@ -3,8 +3,8 @@ import Testing
 
 @testable import HTMLSafety
 
-/// Issue 21 (privacy): tracking pixels that loaded with remote images allowed; the bundled list is
-/// now EasyPrivacy's tracking hosts under Tern's curated mail trackers.
+/// Issue 21 (privacy): tracking pixels that loaded with remote images allowed. Issue 37: the bundled
+/// list is Tern's curated mail trackers over the hosts of permissively licensed lists (NOTICE).
 struct TrackerBlocklistTests {
     static func cleanAllowingRemote(_ html: String) -> SanitizedHTML {
         HTMLSanitizer.sanitize(html, options: SanitizeOptions(allowRemoteImages: true))
@@ -68,9 +68,12 @@ struct TrackerBlocklistTests {
 
     @Test func bundledListHasBothParts() {
         let list = TrackerBlocklist.bundled
-        #expect(list.entries.count >= 70)
-        #expect(list.hostList.count > 40_000)
-        #expect(list.match(host: "mktoresp.com", path: "/")?.service == "EasyPrivacy")
+        #expect(list.entries.count >= 80)
+        #expect(list.hostList.count > 300)
+        // From MailTrackerBlocker's rules (a host with a path) and NextDNS's list (a host).
+        #expect(list.match(host: "data-cdn.theatlantic.com", path: "/email.gif?u=1")?.service == TrackerBlocklist.hostListService)
+        #expect(list.match(host: "data-cdn.theatlantic.com", path: "/images/logo.png") == nil)
+        #expect(list.match(host: "x.eulerian.net", path: "/")?.service == TrackerBlocklist.hostListService)
         // The curated entry comes first where both name a host.
         #expect(list.match(host: "t.yesware.com", path: "/t/1")?.service == "Yesware")
     }
@@ -115,7 +118,12 @@ struct TrackerBlocklistTests {
     @Test func everyBundledLineIsFound() throws {
         let url = try #require(TrackerBlocklist.resourceURL(TrackerBlocklist.hostListResource))
         let text = try String(contentsOf: url, encoding: .utf8)
-        #expect(text.contains("Licence: EasyPrivacy is dual licensed GPLv3 or later / CC BY-SA 3.0 or later"))
+        // Issue 37: the header names each upstream list with its revision and licence.
+        #expect(text.contains("MailTrackerBlocker, https://github.com/apparition47/MailTrackerBlocker, commit "))
+        #expect(text.contains("BSD-3-Clause"))
+        #expect(text.contains("NextDNS CNAME Cloaking Blocklist, https://github.com/nextdns/cname-cloaking-blocklist, commit "))
+        #expect(text.contains("MIT"))
+        #expect(!text.lowercased().contains("easyprivacy"))
         let list = TrackerBlocklist.bundled.hostList
         var lines = 0
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {

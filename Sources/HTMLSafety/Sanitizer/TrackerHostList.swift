@@ -1,14 +1,14 @@
 import Foundation
 
-/// The large, generated part of the tracker blocklist (`Resources/tracker-domains-easyprivacy.txt`,
-/// written by `scripts/gen_tracker_list.py` from EasyPrivacy): about 46,000 lines of `host`,
-/// `host/path-prefix` or `@host` (an exception), sorted by the host's bytes read from the end.
+/// The generated part of the tracker blocklist (`Resources/tracker-hosts.txt`, written by
+/// `scripts/gen_tracker_list.py` from the permissively licensed lists in `ThirdParty/`): lines of
+/// `host`, `host/path-prefix` or `@host` (an exception), sorted by the host's bytes read from the end.
 ///
 /// Kept as the file's own bytes with one small record per line and searched by bisection on the
 /// host read backwards, so that loading costs a scan of the file (no string, dictionary or
 /// decoder per entry: the list is read at the first sanitize of every `tern` process) and a lookup
 /// costs one bisection per label of the host (`a.b.example` → `a.b.example`, `b.example`, …),
-/// about 16 short comparisons each (docs/decisions.md, "The bundled tracker list").
+/// a few short comparisons each (docs/decisions.md, "The bundled tracker list").
 struct TrackerHostList: Sendable {
     private struct Line: Sendable {
         /// Where the host starts in `text` (after `@`), its length, and the path prefix's length
