@@ -56,31 +56,21 @@ public struct TrackerBlocklist: Sendable {
         domainKeys = ASCIIKeywordSet(Array(byDomain.keys))
     }
 
-    /// The list shipped in the package; never updated remotely. A resource that cannot be read
-    /// leaves its part empty (the pixel-size and hidden-element checks still apply).
+    /// The list shipped in the binary (embedded at build time, so an installed `tern` needs no
+    /// resource directory beside it); never updated remotely.
     public static let bundled: TrackerBlocklist = {
         struct File: Decodable { var entries: [Entry] }
-        var entries: [Entry] = []
-        if let url = resourceURL(curatedResource), let data = try? Data(contentsOf: url),
-            let file = try? JSONDecoder().decode(File.self, from: data)
-        {
-            entries = file.entries
-        }
-        var hostList = TrackerHostList(text: [])
-        if let url = resourceURL(hostListResource), let data = try? Data(contentsOf: url) {
-            hostList = TrackerHostList(text: [UInt8](data))
-        }
-        return TrackerBlocklist(entries: entries, hostList: hostList)
+        let entries = (try? JSONDecoder().decode(File.self, from: Data(curatedText)))?.entries ?? []
+        return TrackerBlocklist(entries: entries, hostList: TrackerHostList(text: hostListText))
     }()
 
-    static let curatedResource = "tracker-domains.json", hostListResource = "tracker-hosts.txt"
+    /// The curated list, `Resources/tracker-domains.json`.
+    static var curatedText: [UInt8] { PackageResources.tracker_domains_json }
+    /// The generated host list, `Resources/tracker-hosts.txt` (`scripts/gen_tracker_list.py`).
+    static var hostListText: [UInt8] { PackageResources.tracker_hosts_txt }
 
     /// The `service` of an entry from the generated list, which names no service per line.
     public static let hostListService = "Tracker host list"
-
-    static func resourceURL(_ name: String) -> URL? {
-        Bundle.module.url(forResource: (name as NSString).deletingPathExtension, withExtension: (name as NSString).pathExtension)
-    }
 
     /// The entry a URL matches, if any: the first curated one in file order, else the
     /// generated list's entry (`service` `hostListService`, `domain` the listed name).
