@@ -110,7 +110,7 @@ def main():
                         "--bodies", "all"], env=env, check=True, capture_output=True)
         subprocess.run([args.tern, "sync", args.user], env=env, check=True, capture_output=True)
         hits = json.loads(subprocess.run([args.tern, "search", stamp, "--json"], env=env, check=True, capture_output=True).stdout)
-        thread_id = str(hits[0]["threadId"])
+        thread_id = f"t{hits[0]['threadId']}"
         shown = json.loads(subprocess.run([args.tern, "thread", thread_id, "--expand-all", "--json"], env=env, check=True,
                                           capture_output=True).stdout)
         assert shown["messageCount"] == 5 and all(m.get("html") or m.get("text") for m in shown["messages"]), "the thread is cached whole"
