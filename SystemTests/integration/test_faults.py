@@ -10,25 +10,11 @@ from faultproxy import FaultProxy
 
 from support.accounts import NO_SMTP, add_account
 from support.imap import quote
+from support.messages import fill_folder
 from support.servers import user_address
 from support.tern import MAILSERVERS, TERN, json_of, tern
 
 USER = "dave"
-
-
-def fill_folder(servers, dave_server, folder, count, words):
-    """Creates `folder` with `count` messages of `words` random hex words each: bodies that do not compress
-    (COMPRESS=DEFLATE is on, and relays and disks count real bytes)."""
-    client = dave_server.imap()
-    try:
-        assert client.create(quote(folder))[0] == "OK"
-        for index in range(count):
-            body = f"Message {index} of {folder}. " + " ".join(uuid.uuid4().hex for _ in range(words))
-            message = (f"From: zoe@example.org\r\nTo: {user_address(servers, USER)}\r\nSubject: {folder} {index}\r\n"
-                       f"Message-ID: <fill-{index}-{uuid.uuid4().hex}@example.org>\r\n\r\n{body}\r\n")
-            client.append(quote(folder), "", None, message.encode())
-    finally:
-        client.logout()
 
 
 @pytest.mark.parametrize("fault", ["cut", "stall"])

@@ -13,7 +13,7 @@ public struct SQLiteMailQueries: MailQueries {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT a.name AS account, f.path, f.folderType, f.lastSyncDate,
+                    SELECT a.name AS account, f.path, f.folderType, f.lastSyncDate, f.reachedServerHistoryBoundary,
                         (SELECT COUNT(*) FROM emailFolder ef WHERE ef.folderId = f.id) AS messageCount,
                         (SELECT COUNT(*) FROM emailFolder ef JOIN email e ON e.id = ef.emailId WHERE ef.folderId = f.id AND NOT e.isRead) AS unreadCount
                     FROM folder f JOIN account a ON a.id = f.accountId
@@ -23,7 +23,8 @@ public struct SQLiteMailQueries: MailQueries {
             ).map { row in
                 FolderSummary(
                     account: row["account"], path: row["path"], folderType: FolderType(rawValue: row["folderType"]) ?? .custom,
-                    messageCount: row["messageCount"], unreadCount: row["unreadCount"], lastSyncDate: row["lastSyncDate"])
+                    messageCount: row["messageCount"], unreadCount: row["unreadCount"], lastSyncDate: row["lastSyncDate"],
+                    historyComplete: row["reachedServerHistoryBoundary"])
             }
         }
     }

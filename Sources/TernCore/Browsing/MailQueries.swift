@@ -8,14 +8,20 @@ public struct FolderSummary: Sendable, Hashable, Codable {
     public var messageCount: Int
     public var unreadCount: Int
     public var lastSyncDate: Date?
+    /// FR-SYNC-01 step 5: the folder's whole history on the server is stored; nothing older to ask for.
+    public var historyComplete: Bool
 
-    public init(account: String, path: String, folderType: FolderType, messageCount: Int, unreadCount: Int, lastSyncDate: Date?) {
+    public init(
+        account: String, path: String, folderType: FolderType, messageCount: Int, unreadCount: Int, lastSyncDate: Date?,
+        historyComplete: Bool = false
+    ) {
         self.account = account
         self.path = path
         self.folderType = folderType
         self.messageCount = messageCount
         self.unreadCount = unreadCount
         self.lastSyncDate = lastSyncDate
+        self.historyComplete = historyComplete
     }
 }
 

@@ -233,12 +233,16 @@ function insertSuggestion(form, text) {
 }
 
 let loadMoreObserver;
+// The list's end loads the next page when it scrolls into view: the store's next rows, or once
+// they are all shown, older mail from the server (FR-SYNC-01 step 5) until its history is all
+// stored (then the server renders no such form). The button stays for keyboard and no-script use.
 function observeLoadMore() {
   loadMoreObserver?.disconnect();
-  const more = $(".load-more[data-fragment]");
+  const more = $(".load-more[data-fragment]") ?? $("form[data-older]:not([data-stopped])");
   if (!more || !("IntersectionObserver" in window)) return;
   loadMoreObserver = new IntersectionObserver((entries) => {
-    if (entries.some((entry) => entry.isIntersecting)) loadMore(more);
+    if (!entries.some((entry) => entry.isIntersecting)) return;
+    if (more.matches("form")) loadOlder(more); else loadMore(more);
   }, { rootMargin: "200px" });
   loadMoreObserver.observe(more);
 }
@@ -354,14 +358,28 @@ document.addEventListener("submit", async (event) => {
     await startDownload(form);
   } else if (form.dataset.older !== undefined) {
     event.preventDefault();
-    const button = $("button", form);
-    button.disabled = true;
-    button.textContent = "Loading older mail…";
-    const reply = await post(form.action, new FormData(form));
-    toast(reply.toast ?? reply.error, { error: !reply.ok });
-    await navigate(currentLocation(), { push: false });
+    await loadOlder(form, { asked: true });
   }
 });
+
+// Older mail from the server. Asked by scrolling, it is announced only when it fails or when it
+// ends the folder's history; asked by the button, always. A failure stops the scrolling loads
+// until the person asks again.
+async function loadOlder(form, { asked = false } = {}) {
+  if (form.dataset.busy || (!asked && form.hasAttribute("data-stopped"))) return;
+  form.dataset.busy = "1";
+  const button = $("button", form);
+  button.disabled = true;
+  button.textContent = "Loading older mail…";
+  const reply = await post(form.action, new FormData(form));
+  if (asked || !reply.ok || !/older messages? loaded/.test(reply.toast ?? "")) toast(reply.toast ?? reply.error, { error: !reply.ok });
+  const scrolled = $("#list-pane")?.scrollTop ?? 0;
+  await navigate(currentLocation(), { push: false, focus: "none" });
+  const pane = $("#list-pane");
+  if (pane) pane.scrollTop = scrolled;
+  const ended = !reply.ok || /can't be loaded|No more messages|^0 older/.test(reply.toast ?? "");
+  if (ended) $("form[data-older]")?.setAttribute("data-stopped", "");
+}
 
 async function runAction(form) {
   const action = form.dataset.action;

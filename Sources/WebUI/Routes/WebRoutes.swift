@@ -99,7 +99,12 @@ struct WebRoutes: Sendable {
                 let summaries = try await services.browse.threads(source, before: cursor, limit: size + 1)
                 rows = summaries.prefix(size).map(ThreadRow.init)
                 if summaries.count > size, let last = summaries.prefix(size).last { next = ThreadListCursor(after: last) }
-                return ThreadListView(location: location, rows: rows, hasMore: next != nil, nextCursor: next)
+                var view = ThreadListView(location: location, rows: rows, hasMore: next != nil, nextCursor: next)
+                if next == nil, case .folder(let account, let path) = location.source {
+                    view.historyComplete =
+                        try await services.browse.folders(account: account).first { $0.path == path }?.historyComplete ?? false
+                }
+                return view
             case .drafts(let account):
                 let names = Dictionary(try await services.listAccounts().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
                 rows = try await services.drafts.list(account: account).map { ThreadRow($0, account: names[$0.accountId] ?? "") }

@@ -90,8 +90,9 @@ struct ThreadRow: Sendable {
 }
 
 /// The second pane: the list's heading, its rows, and its end: "Load more" while the store has
-/// more, then (a server folder only) "Load older mail from the server" (FR-SYNC-01 step 5), then
-/// "No more messages". Empty lists and failures say so in words.
+/// more, then (a server folder whose history is not all stored) "Load older mail from the server"
+/// (FR-SYNC-01 step 5, fetched by the script when it scrolls into view), then "No more
+/// conversations". Empty lists and failures say so in words.
 struct ThreadListView: Sendable {
     static let pageSize = 50
 
@@ -102,6 +103,8 @@ struct ThreadListView: Sendable {
     /// Where the next page starts (`before=` in the fragment's address).
     var nextCursor: ThreadListCursor?
     var error: String?
+    /// FR-SYNC-01 step 5: the folder's whole server history is stored, so nothing older is offered.
+    var historyComplete = false
 
     func render() -> HTMLText {
         """
@@ -148,7 +151,7 @@ struct ThreadListView: Sendable {
                 <div class="list-footer" id="list-footer"><a class="button load-more" href="\(href)" data-fragment="\(fragment)">Load more conversations</a></div>
                 """
         }
-        if case .folder(let account, let path) = location.source {
+        if case .folder(let account, let path) = location.source, !historyComplete {
             let items = [URLQueryItem(name: "account", value: account), URLQueryItem(name: "folder", value: path)]
             return """
                 <div class="list-footer" id="list-footer"><form method="post" action="actions/load-older" data-older>\

@@ -58,3 +58,21 @@ def thread_id_of(home, stamp):
     hits = json_of(home, "search", stamp, "--limit", "1000")
     assert hits, f"no message with {stamp}"
     return hits[0]["threadId"]
+
+
+def fill_folder(servers, dave_server, folder, count, words, user="dave"):
+    """Creates `folder` with `count` messages of `words` random hex words each: bodies that do not compress
+    (COMPRESS=DEFLATE is on, and relays and disks count real bytes)."""
+    from support.imap import quote
+    from support.servers import user_address
+
+    client = dave_server.imap()
+    try:
+        assert client.create(quote(folder))[0] == "OK"
+        for index in range(count):
+            body = f"Message {index} of {folder}. " + " ".join(uuid.uuid4().hex for _ in range(words))
+            message = (f"From: zoe@example.org\r\nTo: {user_address(servers, user)}\r\nSubject: {folder} {index}\r\n"
+                       f"Message-ID: <fill-{index}-{uuid.uuid4().hex}@example.org>\r\n\r\n{body}\r\n")
+            client.append(quote(folder), "", None, message.encode())
+    finally:
+        client.logout()
