@@ -232,7 +232,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict),
-        .testTarget(name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport", "IMAP", "SMTP"], swiftSettings: strict),
+        .testTarget(
+            name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport", "IMAP", "SMTP", "Sync", "Assist"],
+            swiftSettings: strict),
         .testTarget(
             name: "TernCLITests", dependencies: ["tern", "TernCLI", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict)

@@ -7,6 +7,10 @@ import Synchronization
 /// arrival order, a connection reused until it breaks, a failed connection attempt retried after
 /// each step of `backoff` (a person's operation, `failingFast`, told at the first failure), and
 /// IDLE reconnected after a drop until the pool gives up.
+///
+/// The pool keeps no time of its own: each wait (between attempts, before re-establishing a dropped
+/// IDLE) is recorded and handed to `wait`, which by default returns at once, so the engine's tests
+/// run at the speed of their work and never race a real timer (issue 33).
 public actor InMemoryConnectionPool: SyncConnectionPool {
     public nonisolated let server: InMemoryIMAPServer
     public nonisolated let maxConnections: Int
@@ -22,11 +26,20 @@ public actor InMemoryConnectionPool: SyncConnectionPool {
     public private(set) var connectionsOpened = 0
     /// The waits taken between failed attempts, in order (what a test checks the schedule by).
     public private(set) var waits: [Duration] = []
+    /// The waits taken before re-establishing a dropped IDLE, in order.
+    public private(set) var idleReconnectWaits: [Duration] = []
+    let wait: @Sendable (Duration) async -> Void
 
-    public init(server: InMemoryIMAPServer, maxConnections: Int = 5, backoff: BackoffSchedule = BackoffSchedule([])) {
+    /// `wait` stands for the time a wait takes: at once unless a test passes its own (a clock it
+    /// controls, or a real sleep).
+    public init(
+        server: InMemoryIMAPServer, maxConnections: Int = 5, backoff: BackoffSchedule = BackoffSchedule([]),
+        wait: @escaping @Sendable (Duration) async -> Void = { _ in await Task.yield() }
+    ) {
         self.server = server
         self.maxConnections = max(1, maxConnections)
         self.backoff = backoff
+        self.wait = wait
     }
 
     public nonisolated func withConnection<Result: Sendable>(
@@ -71,7 +84,7 @@ public actor InMemoryConnectionPool: SyncConnectionPool {
                     break
                 } catch let error as IMAPError where error.isRetryable && established.value.withLock({ $0 }) {
                     reconnecting?(error)
-                    try? await Task.sleep(for: backoff.delays.first ?? .zero)
+                    await waitBeforeIdleReconnect()
                 } catch {
                     continuation.finish(throwing: error)
                     return
@@ -81,6 +94,12 @@ public actor InMemoryConnectionPool: SyncConnectionPool {
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+
+    private func waitBeforeIdleReconnect() async {
+        let delay = backoff.delays.first ?? .zero
+        idleReconnectWaits.append(delay)
+        await wait(delay)
     }
 
     /// Logs every connection out; waiting operations fail.
@@ -112,7 +131,7 @@ public actor InMemoryConnectionPool: SyncConnectionPool {
                 return InMemoryIMAPSession(server: server, connection: connection, capabilities: await server.capabilities)
             } catch let error as IMAPError where error.isRetryable && !failingFast && attempt < backoff.delays.count {
                 waits.append(backoff.delays[attempt])
-                try? await Task.sleep(for: backoff.delays[attempt])
+                await wait(backoff.delays[attempt])
                 attempt += 1
             } catch {
                 open -= 1

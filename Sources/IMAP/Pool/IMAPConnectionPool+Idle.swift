@@ -1,6 +1,6 @@
 import NIOConcurrencyHelpers
 
-extension IMAPConnectionPool {
+extension IMAPSessionPool {
     /// FR-SYNC-03: IDLE on `mailbox` as an async stream of its events. The stream is the mailbox's
     /// event handler while it runs. IDLE is re-issued every `reissueAfter` (25 min); silence for
     /// `probeAfterSilence` is probed with NOOP; a dropped or stuck connection is replaced through the
@@ -30,8 +30,7 @@ extension IMAPConnectionPool {
                 do {
                     try await withConnection(holding: true) { session in
                         acquired.withLockedValue { $0 = true }
-                        try await session.select(mailbox, readOnly: true)
-                        try await session.loadSequenceMap()
+                        try await session.prepareIdle(on: mailbox)
                         established.withLockedValue { $0 = true }
                         onEstablished?()
                         while true {

@@ -10,7 +10,11 @@ import NIOCore
 /// session never crosses tasks); operations are sent to it as jobs. A connection whose session broke
 /// (network error, timeout, protocol violation) is closed, never handed out again; the next
 /// operation opens a new one, retrying after 5, 15 and 45 s before failing with a typed error.
-public actor IMAPConnectionPool {
+public typealias IMAPConnectionPool = IMAPSessionPool<IMAPSession>
+
+/// The pool's policy over any session type: `IMAPConnectionPool` on the network, fake sessions in
+/// the unit tests of that policy (issue 33). What a connection is comes from `connect`.
+public actor IMAPSessionPool<Session: PooledIMAPSession> {
     public struct Statistics: Sendable, Hashable {
         /// Connecting, idle or busy connections now.
         public var open: Int
@@ -21,12 +25,22 @@ public actor IMAPConnectionPool {
         public var connectionsOpened: Int
     }
 
-    typealias Job = @Sendable (IMAPSession) async -> Void
+    typealias Job = @Sendable (Session) async -> Void
+
+    /// Opens one connection and logs in, calls `serve` with the session and a probe of whether the
+    /// connection is still up, and closes the connection when `serve` returns (LOGOUT unless the
+    /// session broke). Mailbox events the session sees go to `events`. Throws what connecting or
+    /// logging in threw; the pool tries again on its schedule when that is a retryable `IMAPError`.
+    public typealias Connect =
+        @Sendable (
+            _ events: @escaping @Sendable (_ mailbox: String, _ event: MailboxEvent) -> Void,
+            _ serve: (Session, _ isConnected: @escaping @Sendable () -> Bool) async throws -> Void
+        ) async throws -> Void
 
     final class Connection: Sendable {
         let id: Int
         let jobs: AsyncStream<Job>.Continuation
-        let channel: NIOLockedValueBox<(any Channel)?> = NIOLockedValueBox(nil)
+        let isConnected: NIOLockedValueBox<(@Sendable () -> Bool)?> = NIOLockedValueBox(nil)
         let lastUsed: NIOLockedValueBox<ContinuousClock.Instant> = NIOLockedValueBox(.now)
 
         init(id: Int, jobs: AsyncStream<Job>.Continuation) {
@@ -44,7 +58,7 @@ public actor IMAPConnectionPool {
     }
 
     public nonisolated let server: MailServer
-    let credentials: IMAPCredentialSource
+    let connect: Connect
     public nonisolated let maxConnections: Int
     public nonisolated let backoff: BackoffSchedule
     let maxIdleTime: Duration
@@ -59,7 +73,7 @@ public actor IMAPConnectionPool {
     private var held: Set<Int> = []
     /// Why the last attempt to connect failed, while the pool waits to try again (cleared by a
     /// connection that gets through).
-    private var reconnectFailure: (any Error)?
+    private(set) var reconnectFailure: (any Error)?
     private var waiters: [Waiter] = []
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var nextID = 0
@@ -67,13 +81,13 @@ public actor IMAPConnectionPool {
     private var opened = 0
     private var isShutDown = false
 
+    /// `server` names where `connect` connects (for those who key pools by it).
     public init(
-        server: MailServer, credentials: IMAPCredentialSource, maxConnections: Int = 5,
-        backoff: BackoffSchedule = .standard, maxIdleTime: Duration = .seconds(240),
-        logger: Logger = Logger(label: "tern.imap.pool")
+        server: MailServer, maxConnections: Int = 5, backoff: BackoffSchedule = .standard,
+        maxIdleTime: Duration = .seconds(240), logger: Logger = Logger(label: "tern.imap.pool"), connect: @escaping Connect
     ) {
         self.server = server
-        self.credentials = credentials
+        self.connect = connect
         self.maxConnections = max(1, maxConnections)
         self.backoff = backoff
         self.maxIdleTime = maxIdleTime
@@ -92,7 +106,7 @@ public actor IMAPConnectionPool {
     /// first failed attempt instead of waiting through the reconnect schedule (background work waits).
     public func withConnection<Result: Sendable>(
         failingFast: Bool = false,
-        _ body: @escaping @Sendable (IMAPSession) async throws -> Result
+        _ body: @escaping @Sendable (Session) async throws -> Result
     ) async throws -> Result {
         try await withConnection(holding: false, failingFast: failingFast, body)
     }
@@ -100,7 +114,7 @@ public actor IMAPConnectionPool {
     /// `holding`: the body keeps the connection for a long time (IDLE), see `held`.
     func withConnection<Result: Sendable>(
         holding: Bool, failingFast: Bool = false,
-        _ body: @escaping @Sendable (IMAPSession) async throws -> Result
+        _ body: @escaping @Sendable (Session) async throws -> Result
     ) async throws -> Result {
         let connection = try await acquire(failingFast: failingFast)
         if holding { held.insert(connection.id) }
@@ -154,7 +168,7 @@ public actor IMAPConnectionPool {
         guard !isShutDown else { throw CancellationError() }
         while let connection = idle.popLast() {
             let stale = connection.lastUsed.withLockedValue { ContinuousClock.now - $0 > maxIdleTime }
-            let active = connection.channel.withLockedValue { $0?.isActive ?? false }
+            let active = connection.isConnected.withLockedValue { $0?() ?? false }
             if stale || !active {
                 connection.jobs.finish() // logs out and ends its task
                 continue
@@ -225,15 +239,14 @@ public actor IMAPConnectionPool {
         peakOpen = max(peakOpen, openCount)
         let (jobs, continuation) = AsyncStream<Job>.makeStream()
         let connection = Connection(id: id, jobs: continuation)
-        let server = server
-        let credentials = credentials
+        let connect = connect
         let backoff = backoff
         let logger = logger
         let router = router
         let run: @Sendable () async -> Void = {
             await Self.runConnection(
-                connection, jobs: jobs, server: server, credentials: credentials, backoff: backoff,
-                router: router, logger: logger, pool: self)
+                connection, jobs: jobs, connect: connect, backoff: backoff, router: router, logger: logger,
+                pool: self)
         }
         tasks[id] = inheriting ? Task { await run() } : Task.detached { await run() }
     }
@@ -287,28 +300,22 @@ public actor IMAPConnectionPool {
     /// The life of one connection: connect and log in (retrying with backoff), run jobs until the
     /// pool finishes the job stream or the session breaks, then LOGOUT and close.
     private static func runConnection(
-        _ connection: Connection, jobs: AsyncStream<Job>, server: MailServer,
-        credentials: IMAPCredentialSource, backoff: BackoffSchedule, router: MailboxEventRouter,
-        logger: Logger, pool: IMAPConnectionPool
+        _ connection: Connection, jobs: AsyncStream<Job>, connect: Connect, backoff: BackoffSchedule,
+        router: MailboxEventRouter, logger: Logger, pool: IMAPSessionPool
     ) async {
         var attempt = 0
         var wasReady = false
         var lastError: (any Error)?
         while true {
             do {
-                try await IMAPClient.withSession(to: server, logger: logger) { session in
-                    session.eventSink = { mailbox, event in router.dispatch(event, for: mailbox) }
-                    try await session.authenticate(with: credentials)
-                    // RFC 5161: ENABLE before any SELECT; jobs on this connection may select first.
-                    if session.hasCapability("QRESYNC") { _ = try? await session.enable(["QRESYNC"]) }
-                    connection.channel.withLockedValue { $0 = session.channel }
+                try await connect({ mailbox, event in router.dispatch(event, for: mailbox) }) { session, isConnected in
+                    connection.isConnected.withLockedValue { $0 = isConnected }
                     wasReady = true
                     await pool.connectionReady(connection)
                     for await job in jobs {
                         await job(session)
                         if session.isBroken { return }
                     }
-                    if !session.isBroken { try? await session.logout() }
                 }
                 lastError = nil
             } catch {
@@ -324,6 +331,34 @@ public actor IMAPConnectionPool {
             attempt += 1
         }
         await pool.connectionEnded(connection, error: lastError, wasReady: wasReady)
+    }
+}
+
+extension IMAPSessionPool where Session == IMAPSession {
+    public init(
+        server: MailServer, credentials: IMAPCredentialSource, maxConnections: Int = 5,
+        backoff: BackoffSchedule = .standard, maxIdleTime: Duration = .seconds(240),
+        logger: Logger = Logger(label: "tern.imap.pool")
+    ) {
+        self.init(
+            server: server, maxConnections: maxConnections, backoff: backoff, maxIdleTime: maxIdleTime, logger: logger,
+            connect: Self.networkConnect(to: server, credentials: credentials, logger: logger))
+    }
+
+    /// Connections over the network (`IMAPClient`): logged in with `credentials`, QRESYNC enabled
+    /// where offered, LOGOUT at the end unless the session broke.
+    static func networkConnect(to server: MailServer, credentials: IMAPCredentialSource, logger: Logger) -> Connect {
+        { events, serve in
+            try await IMAPClient.withSession(to: server, logger: logger) { session in
+                session.eventSink = events
+                try await session.authenticate(with: credentials)
+                // RFC 5161: ENABLE before any SELECT; jobs on this connection may select first.
+                if session.hasCapability("QRESYNC") { _ = try? await session.enable(["QRESYNC"]) }
+                let channel = session.channel
+                try await serve(session) { channel.isActive }
+                if !session.isBroken { try? await session.logout() }
+            }
+        }
     }
 }
 

@@ -20,12 +20,18 @@ public actor AccountConnectionPools {
 
     public nonisolated let reconnect: BackoffSchedule
     public nonisolated let maxConnectionsPerAccount: Int
+    /// Opens a pool's connections to `server`, logging in with `credentials`; `nil`: the network.
+    public typealias Connector = @Sendable (_ server: MailServer, _ credentials: IMAPCredentialSource) -> IMAPConnectionPool.Connect
+    let connector: Connector?
     private var pools: [Account.ID: (key: Key, pool: IMAPConnectionPool)] = [:]
     private var isShutDown = false
 
-    public init(reconnect: BackoffSchedule, maxConnectionsPerAccount: Int = 5) {
+    /// `connector`: for tests of what is built on the pools, connections that fail as they say
+    /// without a server (issue 33); the network when `nil`.
+    public init(reconnect: BackoffSchedule, maxConnectionsPerAccount: Int = 5, connector: Connector? = nil) {
         self.reconnect = reconnect
         self.maxConnectionsPerAccount = maxConnectionsPerAccount
+        self.connector = connector
     }
 
     /// The account's pool, made on first use. An account whose server or login changed gets a new
@@ -37,9 +43,16 @@ public actor AccountConnectionPools {
         let key = Key(accountId: accountId, server: server, username: username)
         if let existing = pools[accountId], existing.key == key, !isShutDown { return existing.pool }
         if let replaced = pools[accountId]?.pool { Task { await replaced.shutdown() } }
-        let pool = IMAPConnectionPool(
-            server: server, credentials: credentials.reportingSyncStates(),
-            maxConnections: maxConnectionsPerAccount, backoff: reconnect)
+        let pool =
+            if let connector {
+                IMAPConnectionPool(
+                    server: server, maxConnections: maxConnectionsPerAccount, backoff: reconnect,
+                    connect: connector(server, credentials.reportingSyncStates()))
+            } else {
+                IMAPConnectionPool(
+                    server: server, credentials: credentials.reportingSyncStates(),
+                    maxConnections: maxConnectionsPerAccount, backoff: reconnect)
+            }
         pools[accountId] = (key, pool)
         return pool
     }
