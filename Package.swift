@@ -86,7 +86,10 @@ let package = Package(
         // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
         .target(
             name: "HTMLSafety", dependencies: ["IDNA"],
-            resources: [.copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt")],
+            resources: [
+                .copy("Resources/tracker-domains.json"), .copy("Resources/tracker-domains-easyprivacy.txt"),
+                .copy("Resources/link-tracking.txt")
+            ],
             swiftSettings: strict),
         // Thread summaries and smart replies (FR-ED-02, FR-COMP-03): the built-in provider (word
         // lists, offline) and the client of a local OpenAI-compatible server. Pure: HTTP comes from the runtime.
