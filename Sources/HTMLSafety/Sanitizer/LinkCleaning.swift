@@ -5,7 +5,7 @@ import Foundation
 /// Tracking parameters are taken out of every http(s) link; redirectors whose real destination is
 /// in the link are unwrapped; links through an opaque click tracker of a mailer are marked. Nothing
 /// is ever fetched: what the link holds is all there is to read.
-public struct LinkTrackingRules: Sendable {
+public final class LinkTrackingRules: Sendable {
     /// How a redirector holds its destination.
     enum Form: Sendable {
         /// A query parameter, percent-encoded (Outlook Safe Links, Google, Facebook…).
@@ -197,9 +197,16 @@ public enum LinkCleaner {
         var url = URLPolicy.normalize(bytes: raw)
         var host = initialHost
         var result = CleanedLink()
+        // Most links' hosts are no redirector's and no tracker's: one lookup says so (`candidates`).
+        var tracked = false
         while true {
             var hostBytes = host
-            let unwrapped = hostBytes.withUTF8 { unwrap(url, host: $0, rules: rules) }
+            let unwrapped: Unwrapped? = hostBytes.withUTF8 { hostBytes in
+                guard let candidates = rules.candidates(for: hostBytes) else { return nil }
+                let unwrapped = unwrap(url, host: hostBytes, candidates: candidates, rules: rules)
+                if unwrapped == nil { tracked = isTracked(url, host: hostBytes, candidates: candidates.trackers, rules: rules) }
+                return unwrapped
+            }
             guard let unwrapped else { break }
             guard case .destination(let inner) = unwrapped, result.unwraps < maximumUnwraps else { return CleanedLink() }
             result.unwraps += 1
@@ -218,8 +225,7 @@ public enum LinkCleaner {
         result.bytes = cleaned
         result.parametersRemoved = removed
         result.host = host
-        var hostBytes = host
-        if hostBytes.withUTF8({ isTracked(cleaned, host: $0, rules: rules) }) { result.trackedHost = host }
+        if tracked { result.trackedHost = host }
         return result
     }
 
@@ -232,8 +238,9 @@ public enum LinkCleaner {
     /// The destination a redirector holds, nil when the link is no redirector (or a tracker's
     /// link that names no destination). A tracker's destination parameter is believed only when
     /// it holds an http(s) or mailto URL: it is a guess, and a guess never refuses a link.
-    static func unwrap(_ url: [UInt8], host: UnsafeBufferPointer<UInt8>, rules: LinkTrackingRules) -> Unwrapped? {
-        guard let candidates = rules.candidates(for: host) else { return nil }
+    static func unwrap(
+        _ url: [UInt8], host: UnsafeBufferPointer<UInt8>, candidates: (redirectors: [Int], trackers: [Int]), rules: LinkTrackingRules
+    ) -> Unwrapped? {
         let parts = URLParts(url)
         for position in candidates.redirectors {
             let redirector = rules.redirectors[position]
@@ -355,11 +362,12 @@ public enum LinkCleaner {
 
     static let runLengths = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".unicodeScalars)
 
-    /// Whether the link goes through an opaque click tracker.
-    static func isTracked(_ url: [UInt8], host: UnsafeBufferPointer<UInt8>, rules: LinkTrackingRules) -> Bool {
-        guard let candidates = rules.candidates(for: host), !candidates.trackers.isEmpty else { return false }
+    /// Whether the link goes through an opaque click tracker (`candidates`: those of its host's
+    /// domain). Its path is the same before and after its parameters go.
+    static func isTracked(_ url: [UInt8], host: UnsafeBufferPointer<UInt8>, candidates: [Int], rules: LinkTrackingRules) -> Bool {
+        guard !candidates.isEmpty else { return false }
         let parts = URLParts(url)
-        return candidates.trackers.contains { position in
+        return candidates.contains { position in
             let tracker = rules.trackers[position]
             return tracker.host.matches(host) && parts.pathStarts(with: tracker.path)
         }
@@ -367,24 +375,26 @@ public enum LinkCleaner {
 
     /// The URL without its tracking parameters, and how many went; every other byte is kept as it was.
     static func removingTrackingParameters(from url: [UInt8], rules: LinkTrackingRules) -> ([UInt8], Int) {
+        guard url.contains(63) else { return (url, 0) }
         let parts = URLParts(url)
         guard let query = parts.query, !query.isEmpty else { return (url, 0) }
-        var kept: [ArraySlice<UInt8>] = []
+        func isTracking(_ pair: ArraySlice<UInt8>) -> Bool {
+            let name = pair.prefix { $0 != 61 }
+            guard !name.isEmpty else { return false }
+            guard name.contains(37) else { return rules.isTrackingParameter(name) }
+            return rules.isTrackingParameter(URLPolicy.decodingUnreserved(Array(name))[...])
+        }
+        // Read without building anything first: most links keep every parameter.
         var removed = 0
-        for pair in query.split(separator: 38, omittingEmptySubsequences: false) {
-            var name = pair.prefix { $0 != 61 }
-            var decodedName: [UInt8] = []
-            if name.contains(37) {
-                decodedName = URLPolicy.decodingUnreserved(Array(name))
-                name = decodedName[...]
-            }
-            if !name.isEmpty, rules.isTrackingParameter(name) {
-                removed += 1
-            } else {
-                kept.append(pair)
-            }
+        var start = query.startIndex
+        while start <= query.endIndex {
+            let end = query[start...].firstIndex(of: 38) ?? query.endIndex
+            if isTracking(query[start..<end]) { removed += 1 }
+            start = end + 1
         }
         guard removed > 0 else { return (url, 0) }
+        var kept: [ArraySlice<UInt8>] = []
+        for pair in query.split(separator: 38, omittingEmptySubsequences: false) where !isTracking(pair) { kept.append(pair) }
         var cleaned = Array(url[..<(query.startIndex - 1)])
         if !kept.isEmpty {
             cleaned.append(63)
