@@ -86,7 +86,10 @@ let package = Package(
         // HTML safety: an HTML5 tokenizer and tree builder (WHATWG), sanitizer, trackers, quoted text.
         .target(
             name: "HTMLSafety", dependencies: ["IDNA"],
-            resources: [.embedInCode("Resources/tracker-domains.json"), .embedInCode("Resources/tracker-hosts.txt")],
+            resources: [
+                .embedInCode("Resources/tracker-domains.json"), .embedInCode("Resources/tracker-hosts.txt"),
+                .embedInCode("Resources/link-tracking.txt")
+            ],
             swiftSettings: strict),
         // Thread summaries and smart replies (FR-ED-02, FR-COMP-03): the built-in provider (word
         // lists, offline) and the client of a local OpenAI-compatible server. Pure: HTTP comes from the runtime.

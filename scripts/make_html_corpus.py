@@ -8,6 +8,8 @@ parser = argparse.ArgumentParser()
 parser.add_argument("output")
 parser.add_argument("--count", type=int, default=200)
 parser.add_argument("--seed", type=int, default=1)
+parser.add_argument("--tracking-links", action="store_true",
+                    help="links as mailers write them (issue 37): campaign parameters, Safe Links wrappers, click trackers")
 args = parser.parse_args()
 rng = random.Random(args.seed)
 out = pathlib.Path(args.output)
@@ -61,5 +63,11 @@ def reply(k):
 
 for k in range(args.count):
     document = newsletter(k) if k % 3 else reply(k)
+    if args.tracking_links:
+        # The same documents (the random draws are unchanged), their links rewritten as mailers write them.
+        document = (document
+                    .replace("&amp;id=", "&amp;utm_source=newsletter&amp;utm_medium=email&amp;utm_campaign=week&amp;id=")
+                    .replace('href="https://news.example/go/', 'href="https://nam12.safelinks.protection.outlook.com/?url=https%3A%2F%2Fnews.example%2Fgo%2F')
+                    .replace('href="https://docs.example.org/d/', 'href="https://u4821.ct.sendgrid.net/ls/click?upn=d'))
     (out / f"mail-{k:04}.html").write_text(document)
 print(args.count, "documents in", out)

@@ -192,6 +192,8 @@ extension BenchCommand {
         @Flag var noPeer = false
         @Flag(help: "Also time the tokenizer alone and the parser alone, to show where the time goes.")
         var phases = false
+        @Flag(help: "Also time the sanitizer with link cleaning off (issue 37), alternating with the timed runs.")
+        var compareLinkCleaning = false
         @OptionGroup var output: OutputOptions
 
         struct Report: Encodable {
@@ -260,7 +262,7 @@ extension BenchCommand {
                 return
             }
             for report in reports {
-                let name = report.tool.padding(toLength: 16, withPad: " ", startingAt: 0)
+                let name = report.tool.padding(toLength: max(16, report.tool.count), withPad: " ", startingAt: 0)
                 var line =
                     name
                     + String(
@@ -373,6 +375,8 @@ extension BenchCommand {
         @Flag var noPeer = false
         @Flag(help: "Also time the tokenizer alone and the parser alone, to show where the time goes.")
         var phases = false
+        @Flag(help: "Also time the sanitizer with link cleaning off (issue 37), alternating with the timed runs.")
+        var compareLinkCleaning = false
         @OptionGroup var output: OutputOptions
 
         struct Report: Encodable {
@@ -394,8 +398,15 @@ extension BenchCommand {
             func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18 }
             for document in documents { _ = HTMLSanitizer.sanitize(document) } // warm-up
             var best = Double.infinity
+            var bestWithoutLinkCleaning = Double.infinity
+            let withoutLinkCleaning = SanitizeOptions(cleanLinks: false)
             var perDocument: [Double] = []
             for _ in 0..<max(1, iterations) {
+                if compareLinkCleaning {
+                    let start = clock.now
+                    for document in documents { _ = HTMLSanitizer.sanitize(document, options: withoutLinkCleaning) }
+                    bestWithoutLinkCleaning = min(bestWithoutLinkCleaning, seconds(clock.now - start))
+                }
                 var times: [Double] = []
                 let start = clock.now
                 for document in documents {
@@ -421,6 +432,13 @@ extension BenchCommand {
                     millisecondsPerDocument: best / Double(documents.count) * 1000, p99Milliseconds: p99,
                     peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes())
             ]
+            if compareLinkCleaning {
+                reports.append(
+                    Report(
+                        tool: "tern no link cleaning", documents: documents.count, bytes: bytes, seconds: bestWithoutLinkCleaning,
+                        millisecondsPerDocument: bestWithoutLinkCleaning / Double(documents.count) * 1000, p99Milliseconds: nil,
+                        peakRSSBytes: IMAPFetchBenchmark.peakResidentBytes()))
+            }
             if phases {
                 let tokenizing = bestSeconds(documents) { document in
                     var tokenizer = HTMLTokenizer(document)
@@ -441,7 +459,7 @@ extension BenchCommand {
                 return
             }
             for report in reports {
-                let name = report.tool.padding(toLength: 16, withPad: " ", startingAt: 0)
+                let name = report.tool.padding(toLength: max(16, report.tool.count), withPad: " ", startingAt: 0)
                 var line =
                     name
                     + String(

@@ -23,6 +23,10 @@ extension SanitizedBody {
         self.init(
             html: result.html, trackersBlocked: result.trackersBlocked, trackerHosts: result.trackerHosts,
             remoteImagesBlocked: result.remoteImagesBlocked, hasQuotedText: result.hasQuotedText,
-            sanitizedToNothing: result.fallbackToPlainText, suspiciousLinks: result.suspiciousLinks)
+            sanitizedToNothing: result.fallbackToPlainText, suspiciousLinks: result.suspiciousLinks,
+            privacy: BodyPrivacy(
+                imageTrackers: result.trackerKinds.images, cssTrackers: result.trackerKinds.css, fontTrackers: result.trackerKinds.fonts,
+                linksCleaned: result.links.cleaned, linksUnwrapped: result.links.unwrapped, linksTracked: result.links.tracked,
+                trackedLinkHosts: result.links.trackedHosts))
     }
 }

@@ -91,3 +91,57 @@ def test_allowed_remote_images_load_but_trackers_do_not(browser, tmp_path):
     remote.shutdown()
     pages.shutdown()
     assert Recorder.requests == ["/hero.png"]
+
+
+def css_tracking_page(base):
+    """Issue 37's hidden-style vectors beside one ordinary remote image: a web font, backgrounds on hover, focus and
+    press, `content: url()` in a pseudo-element and inline, and a background in an opened `details`."""
+    return f"""<style>@font-face {{ font-family: Brand; src: url({base}/font.woff2) format("woff2"), url({base}/font.woff); }}
+p.brand {{ font-family: Brand, serif; }}
+a:hover {{ background: url({base}/hover.png); }}
+a:focus {{ background-image: url({base}/focus.png); }}
+td:active {{ background: url({base}/active.png); }}
+p.c::after {{ content: url({base}/content.png); }}
+details[open] p {{ background: url({base}/open.png); }}
+</style><p class="brand">Brand text</p><p class="c" style="content: url({base}/inline-content.png)">c</p>
+<table><tr><td id="cell">press here</td></tr></table><details><summary>More</summary><p>inside</p></details>
+<p><a id="link" href="https://example.org/">a link</a> <img src="{base}/hero.png" width="600"></p>"""
+
+
+def interact(browser):
+    """What a reader does: point at the link, focus it, press on the cell, open the details."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    link = browser.find_element("xpath", "//a[normalize-space()='a link']")
+    ActionChains(browser).move_to_element(link).perform()
+    browser.execute_script("arguments[0].focus()", link)
+    cell = browser.find_element("xpath", "//td[normalize-space()='press here']")
+    ActionChains(browser).click_and_hold(cell).perform()
+    ActionChains(browser).release(cell).perform()
+    browser.find_element("xpath", "//summary[normalize-space()='More']").click()
+    browser.execute_script("return document.fonts.ready.then(() => true)")
+    import time
+    time.sleep(0.5)
+
+
+def test_with_images_allowed_fonts_and_interaction_css_load_nothing(browser, tmp_path):
+    remote = serve_recorder(records=True)
+    pages = serve_recorder()
+    base = f"http://127.0.0.1:{remote.server_address[1]}"
+    # The harness sees these loads when nothing removes them.
+    Recorder.requests.clear()
+    Recorder.pages["/page/raw-css"] = PRELUDE + css_tracking_page(base).replace('<details>', '<details open>')
+    browser.get(f"http://127.0.0.1:{pages.server_address[1]}/page/raw-css")
+    interact(browser)
+    seen = set(Recorder.requests)
+    assert {"/hero.png", "/font.woff2", "/hover.png", "/active.png", "/content.png", "/inline-content.png"} <= seen, seen
+    # Sanitized with remote images allowed: the image loads, nothing else does.
+    result = sanitize(tmp_path, [css_tracking_page(base)], allow_remote=True)[0]
+    assert result["trackerKinds"] == {"images": 0, "css": 6, "fonts": 1}, result
+    assert result["trackersBlocked"] == 7 and result["trackerHosts"] == ["127.0.0.1"]
+    Recorder.requests.clear()
+    Recorder.pages["/page/allowed-css"] = PRELUDE + result["html"]
+    browser.get(f"http://127.0.0.1:{pages.server_address[1]}/page/allowed-css")
+    interact(browser)
+    remote.shutdown()
+    pages.shutdown()
+    assert Recorder.requests == ["/hero.png"], Recorder.requests

@@ -16,6 +16,18 @@ struct CSSSanitizer {
     var allowRemote: Bool
     /// Remote `url()`s dropped (blocked mode) — counted with the blocked images.
     private(set) var remoteReferencesBlocked = 0
+    /// Issue 37: remote loads dropped whatever `allowRemote` says, as trackers. `@font-face` rules
+    /// with a remote source (the app's fonts stand in), and declarations that load on interaction
+    /// (in a rule for `:hover`, `:focus`…: `interactionPseudoClasses`) or fill content (`content: url()`).
+    private(set) var fontTrackersBlocked = 0
+    private(set) var cssTrackersBlocked = 0
+    /// The hosts those would have loaded from.
+    private(set) var trackerHosts: Set<String> = []
+    /// Whether the rule being written applies on interaction.
+    private var appliesOnInteraction = false
+
+    /// Every remote load dropped so far, whatever its kind.
+    var loadsBlocked: Int { remoteReferencesBlocked + fontTrackersBlocked + cssTrackersBlocked }
     /// The top-level rules of the document's sheets that hide what they select (tracker pixels).
     private(set) var hidingRules = HidingStyleRules()
     /// Whether the rule being written kept one of `hidingProperties`.
@@ -66,6 +78,16 @@ struct CSSSanitizer {
         "repeating-radial-gradient", "repeating-conic-gradient", "-webkit-linear-gradient", "-webkit-radial-gradient",
         "-moz-linear-gradient", "-moz-radial-gradient", "url", "rect", "format"
     ])
+
+    /// Pseudo-classes that match once the person does something (points, presses, focuses, opens,
+    /// follows a fragment): a load in their rule tells the sender what was done, and when.
+    static let interactionPseudoClasses = ASCIIKeywordSet([
+        "hover", "active", "focus", "focus-within", "focus-visible", "target", "target-within", "checked", "open", "popover-open",
+        "user-valid", "user-invalid", "-webkit-any-link"
+    ])
+
+    /// Properties that are never kept but whose `url()` would load: counted as trackers when remote.
+    static let loadingProperties = ASCIIKeywordSet(["content"])
 
     /// The properties `HidingStyleRules` reads.
     static let hidingProperties = ASCIIKeywordSet(["display", "visibility", "opacity", "width", "height", "max-width", "max-height"])
@@ -130,9 +152,17 @@ struct CSSSanitizer {
     ) {
         let name = sheet.tokens[declaration.name]
         let property = sheet.bytes(of: name)
-        guard !name.has(CSSToken.Flags.escape), !declaration.value.isEmpty, Self.allowedProperties.index(of: property) != nil,
-            valueTokensPass(declaration.value, of: sheet)
-        else { return }
+        guard !name.has(CSSToken.Flags.escape), !declaration.value.isEmpty, Self.allowedProperties.index(of: property) != nil else {
+            if Self.loadingProperties.index(of: property) != nil {
+                let hosts = sheet.remoteHosts(in: declaration.value)
+                if !hosts.isEmpty {
+                    cssTrackersBlocked += 1
+                    trackerHosts.formUnion(hosts)
+                }
+            }
+            return
+        }
+        guard valueTokensPass(declaration.value, of: sheet) else { return }
         let mark = output.count
         if separated { output += [59, 32] } // "; "
         for byte in property { output.append(URLPolicy.lowercased(byte)) }
@@ -152,6 +182,7 @@ struct CSSSanitizer {
     mutating func valueTokensPass(_ range: Range<Int>, of sheet: CSSSource) -> Bool {
         var depth = 0
         var blocksRemote = false
+        var remoteHosts: [String] = []
         var index = range.lowerBound
         while index < range.upperBound {
             let token = sheet.tokens[index]
@@ -178,7 +209,7 @@ struct CSSSanitizer {
                 if sheet.equals(name, "url") {
                     // `url("…")`: the function form takes one string and nothing else.
                     guard let string = sheet.onlyString(inFunctionAt: index - 1),
-                        allowsURL(sheet.stringContent(of: sheet.tokens[string]), blocksRemote: &blocksRemote)
+                        allowsURL(sheet.stringContent(of: sheet.tokens[string]), blocksRemote: &blocksRemote, remoteHosts: &remoteHosts)
                     else { return false }
                     index = min(token.partner + 1, range.upperBound)
                     continue
@@ -186,11 +217,16 @@ struct CSSSanitizer {
                 depth += 1
                 if depth > Self.maximumNesting { return false }
             case .url:
-                guard allowsURL(sheet.urlContent(of: token), blocksRemote: &blocksRemote) else { return false }
+                guard allowsURL(sheet.urlContent(of: token), blocksRemote: &blocksRemote, remoteHosts: &remoteHosts) else { return false }
             default:
                 // Blocks `{}` and `[]`, colons, semicolons, at-keywords, bad strings and URLs, `<!--`.
                 return false
             }
+        }
+        if appliesOnInteraction, !remoteHosts.isEmpty {
+            cssTrackersBlocked += 1
+            trackerHosts.formUnion(remoteHosts)
+            return false
         }
         if blocksRemote {
             remoteReferencesBlocked += 1
@@ -201,16 +237,13 @@ struct CSSSanitizer {
 
     /// Keeps `url()`s that load nothing remote (data: images) or, when remote content is allowed,
     /// http(s) ones; anything else drops the declaration. A blocked remote one is noted.
-    func allowsURL(_ url: Slice<UnsafeBufferPointer<UInt8>>, blocksRemote: inout Bool) -> Bool {
-        var start = url.startIndex
-        var end = url.endIndex
-        while start < end, ASCIIBytes.isSpace(url[start]) { start += 1 }
-        while end > start, ASCIIBytes.isSpace(url[end - 1]) { end -= 1 }
-        switch URLPolicy.classify(bytes: Array(url[start..<end])) {
+    func allowsURL(_ url: Slice<UnsafeBufferPointer<UInt8>>, blocksRemote: inout Bool, remoteHosts: inout [String]) -> Bool {
+        switch CSSSource.classify(url) {
         case .dataImage:
             return true
-        case .remote:
+        case .remote(let host):
             if !allowRemote { blocksRemote = true }
+            remoteHosts.append(host)
             return true
         default:
             return false
@@ -295,6 +328,13 @@ struct CSSSanitizer {
                 let rule = sheet.endOfAtRule(from: index, limit: range.upperBound)
                 if let block = rule.block, depth < Self.maximumNesting, let name = sheet.groupRuleName(at: index) {
                     writeGroupRule(name, prelude: (index + 1)..<block, of: sheet, depth: depth, into: &output)
+                } else if let block = rule.block, sheet.equals(sheet.bytes(of: sheet.tokens[index]).dropFirst(), "font-face") {
+                    // Dropped as every other at-rule is; a remote source is a tracker (issue 37).
+                    let hosts = sheet.remoteHosts(in: (block + 1)..<min(sheet.tokens[block].partner, rule.end))
+                    if !hosts.isEmpty {
+                        fontTrackersBlocked += 1
+                        trackerHosts.formUnion(hosts)
+                    }
                 }
                 index = rule.end
                 continue
@@ -359,7 +399,9 @@ struct CSSSanitizer {
         output += [32, 123, 32] // " { "
         let declarations = output.count
         wroteHidingProperty = false
+        appliesOnInteraction = sheet.selectsOnInteraction(prelude)
         writeDeclarations(of: sheet, in: block, into: &output)
+        appliesOnInteraction = false
         if output.count == declarations {
             output.removeSubrange(mark...)
             return
@@ -508,6 +550,55 @@ struct CSSSource {
         if equals(name, "media") { return "media" }
         if equals(name, "supports") { return "supports" }
         return nil
+    }
+
+    /// Whether a selector list uses a pseudo-class of `CSSSanitizer.interactionPseudoClasses`, or
+    /// selects on `[open]` (a `details` the person opens), anywhere, nested ones included.
+    func selectsOnInteraction(_ prelude: Range<Int>) -> Bool {
+        var index = prelude.lowerBound
+        while index + 1 < prelude.upperBound {
+            let token = tokens[index]
+            let next = tokens[index + 1]
+            if token.kind == .colon, next.kind == .ident || next.kind == .function {
+                var name = bytes(of: next)
+                if next.kind == .function { name = name.dropLast() }
+                if CSSSanitizer.interactionPseudoClasses.index(of: name) != nil { return true }
+            } else if token.kind == .openSquare, next.kind == .ident || next.kind == .whitespace {
+                var name = index + 1
+                while name < prelude.upperBound, tokens[name].kind == .whitespace { name += 1 }
+                if name < prelude.upperBound, tokens[name].kind == .ident, equals(bytes(of: tokens[name]), "open") { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+
+    /// The hosts of the remote URLs in a range of tokens (`url(…)` tokens and `url("…")` functions),
+    /// nested functions and blocks included.
+    func remoteHosts(in range: Range<Int>) -> [String] {
+        var hosts: [String] = []
+        var index = range.lowerBound
+        while index < range.upperBound {
+            let token = tokens[index]
+            var url: Slice<UnsafeBufferPointer<UInt8>>?
+            if token.kind == .url {
+                url = urlContent(of: token)
+            } else if token.kind == .function, equals(bytes(of: token).dropLast(), "url"), let string = onlyString(inFunctionAt: index) {
+                url = stringContent(of: tokens[string])
+            }
+            if let url, case .remote(let host) = Self.classify(url) { hosts.append(host) }
+            index += 1
+        }
+        return hosts
+    }
+
+    /// A URL of a style sheet, whitespace around it aside, as `URLPolicy` reads it.
+    static func classify(_ url: Slice<UnsafeBufferPointer<UInt8>>) -> URLPolicy {
+        var start = url.startIndex
+        var end = url.endIndex
+        while start < end, ASCIIBytes.isSpace(url[start]) { start += 1 }
+        while end > start, ASCIIBytes.isSpace(url[end - 1]) { end -= 1 }
+        return URLPolicy.classify(bytes: Array(url[start..<end]))
     }
 
     /// The only token inside a function, whitespace aside, when it is a string (`url("…")`).

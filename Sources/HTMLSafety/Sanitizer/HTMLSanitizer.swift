@@ -5,10 +5,55 @@ import Foundation
 public struct SanitizeOptions: Sendable {
     public var allowRemoteImages: Bool
     public var blocklist: TrackerBlocklist
+    /// Issue 37: links lose their tracking parameters, redirectors are unwrapped, opaque click
+    /// trackers are marked (`LinkCleaner`). Off only to measure what it costs.
+    public var cleanLinks: Bool
+    public var linkRules: LinkTrackingRules
 
-    public init(allowRemoteImages: Bool = false, blocklist: TrackerBlocklist = .bundled) {
+    public init(
+        allowRemoteImages: Bool = false, blocklist: TrackerBlocklist = .bundled, cleanLinks: Bool = true,
+        linkRules: LinkTrackingRules = .bundled
+    ) {
         self.allowRemoteImages = allowRemoteImages
         self.blocklist = blocklist
+        self.cleanLinks = cleanLinks
+        self.linkRules = linkRules
+    }
+}
+
+/// Trackers blocked, by what would have loaded them (issue 37); `SanitizedHTML.trackersBlocked` is their sum.
+public struct TrackerKinds: Sendable, Hashable, Codable {
+    /// Pixels and blocklisted images (`img`, `background`).
+    public var images = 0
+    /// Style that loads on interaction (`:hover`, `:active`, `:focus`… backgrounds) or fills in
+    /// content (`content: url()`): blocked even when remote images are allowed.
+    public var css = 0
+    /// `@font-face` rules with a remote source: blocked always, the app's fonts stand in.
+    public var fonts = 0
+
+    public init(images: Int = 0, css: Int = 0, fonts: Int = 0) {
+        self.images = images
+        self.css = css
+        self.fonts = fonts
+    }
+}
+
+/// What link cleaning did to a message's links (issue 37).
+public struct LinkCleaning: Sendable, Hashable, Codable {
+    /// Links that lost tracking parameters.
+    public var cleaned = 0
+    /// Links whose redirector was unwrapped to the destination it held.
+    public var unwrapped = 0
+    /// Links through an opaque click tracker (marked "tracked link: goes through HOST first").
+    public var tracked = 0
+    /// The click trackers those links go through, sorted.
+    public var trackedHosts: [String] = []
+
+    public init(cleaned: Int = 0, unwrapped: Int = 0, tracked: Int = 0, trackedHosts: [String] = []) {
+        self.cleaned = cleaned
+        self.unwrapped = unwrapped
+        self.tracked = tracked
+        self.trackedHosts = trackedHosts
     }
 }
 
@@ -23,6 +68,8 @@ public struct SanitizedHTML: Sendable, Hashable, Codable {
     public var fallbackToPlainText: Bool
     /// Links whose visible text names another host than their destination.
     public var suspiciousLinks: Int
+    public var trackerKinds = TrackerKinds()
+    public var links = LinkCleaning()
 }
 
 /// FR-ED-04's sanitizer, on the tree the WHATWG parser builds (what a browser would build), with an
@@ -59,7 +106,10 @@ public enum HTMLSanitizer {
         return SanitizedHTML(
             html: text, trackersBlocked: first.trackersBlocked, trackerHosts: first.trackerHosts.sorted(),
             remoteImagesBlocked: first.remoteImagesBlocked, hasQuotedText: settled.quotesFound > 0,
-            fallbackToPlainText: fallback, suspiciousLinks: first.suspiciousLinks)
+            fallbackToPlainText: fallback, suspiciousLinks: first.suspiciousLinks, trackerKinds: first.trackerKinds,
+            links: LinkCleaning(
+                cleaned: first.links.cleaned, unwrapped: first.links.unwrapped, tracked: first.links.tracked,
+                trackedHosts: first.trackedLinkHosts.sorted()))
     }
 
     /// Every pass is a whole sanitize, so the output is safe whatever the count; the bound only
@@ -82,6 +132,9 @@ struct SanitizerPass {
     var remoteImagesBlocked = 0
     var quotesFound = 0
     var suspiciousLinks = 0
+    var trackerKinds = TrackerKinds()
+    var links = LinkCleaning()
+    var trackedLinkHosts: Set<String> = []
     /// Text characters and images kept: zero means there is nothing to show.
     var visibleContent = 0
     private var output: [UInt8] = []
@@ -174,6 +227,10 @@ struct SanitizerPass {
             cleanChildren(of: body, in: tree, hidden: hides(body, in: tree), insideQuote: false)
         }
         remoteImagesBlocked += css.remoteReferencesBlocked
+        trackerKinds.css = css.cssTrackersBlocked
+        trackerKinds.fonts = css.fontTrackersBlocked
+        trackersBlocked += css.cssTrackersBlocked + css.fontTrackersBlocked
+        trackerHosts.formUnion(css.trackerHosts)
         return output
     }
 
@@ -485,9 +542,9 @@ struct SanitizerPass {
         if ASCIIBytes.equals(name, "style") {
             let key = StyleKey(attribute.value)
             if let clean = cleanStyles[key] { return clean.isEmpty ? nil : clean }
-            let blockedBefore = css.remoteReferencesBlocked
+            let blockedBefore = css.loadsBlocked
             let clean = css.sanitizeDeclarations(attribute.value[...])
-            if css.remoteReferencesBlocked == blockedBefore { cleanStyles[key] = clean }
+            if css.loadsBlocked == blockedBefore { cleanStyles[key] = clean }
             return clean.isEmpty ? nil : clean
         }
         if ASCIIBytes.equals(name, "background") {
@@ -496,6 +553,7 @@ struct SanitizerPass {
             case .remote(let host):
                 if options.blocklist.matches(url: attribute.value, lowercasedHost: host) {
                     trackersBlocked += 1
+                    trackerKinds.images += 1
                     trackerHosts.insert(host)
                 } else if options.allowRemoteImages {
                     return URLPolicy.normalize(bytes: attribute.value)
@@ -536,6 +594,7 @@ struct SanitizerPass {
             || (srcset.map { Self.candidates($0).contains { options.blocklist.matches(url: $0) } } ?? false)
         if isTracker {
             trackersBlocked += 1
+            trackerKinds.images += 1
             trackerHosts.insert(host)
             return
         }
@@ -632,14 +691,38 @@ struct SanitizerPass {
     }
 
     /// http(s) and mailto links open outside (`target=_blank`, no opener, no referrer) and show
-    /// their real destination; every other scheme loses its href.
+    /// their real destination; every other scheme loses its href. An http(s) link is cleaned of
+    /// its tracking first (issue 37, `LinkCleaner`): the destination shown, and compared with the
+    /// link's text, is the one it has after unwrapping; a link through an opaque click tracker
+    /// names it (`data-tern-tracked-host`, shown by the body's style sheet on hover and focus).
     mutating func writeLinkAttributes(of link: NodeID, in tree: HTMLTree) {
-        guard let href = tree.attributeBytes(link, "href") else {
+        guard var href = tree.attributeBytes(link, "href") else {
             writeCleanAttributes(of: link, in: tree)
             return
         }
+        var policy = URLPolicy.classify(bytes: href)
+        var trackedHost: String?
+        if options.cleanLinks, case .remote(let host) = policy {
+            let cleaned = LinkCleaner.clean(bytes: href, host: host, rules: options.linkRules)
+            guard let url = cleaned.bytes else {
+                // A wrapper around a `javascript:` (or another refused) destination: a dead link.
+                writeCleanAttributes(of: link, in: tree)
+                return
+            }
+            if cleaned.unwraps > 0 {
+                links.unwrapped += 1
+                policy = cleaned.host.map { .remote(host: $0) } ?? .mailto
+            }
+            if cleaned.parametersRemoved > 0 { links.cleaned += 1 }
+            if let tracked = cleaned.trackedHost {
+                links.tracked += 1
+                trackedLinkHosts.insert(tracked)
+                trackedHost = tracked
+            }
+            href = url
+        }
         var realHost: String?
-        switch URLPolicy.classify(bytes: href) {
+        switch policy {
         case .remote(let host):
             var text = shownText // taken out: `appendShownText` reads the pass
             shownText = []
@@ -673,6 +756,7 @@ struct SanitizerPass {
         writeEscapedAttribute(Self.hrefName, escapedURL)
         output += Self.targetAndRel
         writeEscapedAttribute(Self.titleName, escapedURL)
+        if let trackedHost { writeAttribute(Self.trackedHostName, Array(trackedHost.utf8)) }
         guard let realHost else { return }
         suspiciousLinks += 1
         writeAttribute(Self.realHostName, Array(realHost.utf8))
@@ -688,6 +772,7 @@ struct SanitizerPass {
     /// What every http(s) and mailto link gets, written as it is (nothing in it needs escaping).
     static let targetAndRel = Array(#" target="_blank" rel="noopener noreferrer""#.utf8)
     static let titleName = Array("title".utf8), className = Array("class".utf8), realHostName = Array("data-tern-real-host".utf8)
+    static let trackedHostName = Array("data-tern-tracked-host".utf8)
     static let roleName = Array("role".utf8), imageRole = Array("img".utf8), ariaLabelName = Array("aria-label".utf8)
 }
 

@@ -161,6 +161,8 @@ struct ConversationJSON: Encodable {
         let senderVerified: Bool
         let senderAuthentication: SenderCheck
         let hasQuotedText: Bool
+        /// Issue 37: trackers by kind and what link cleaning did (zeros without a body).
+        let privacy: BodyPrivacy
         let folders: [String]
         let sendState: SendState
         let sendError: String?
@@ -169,7 +171,7 @@ struct ConversationJSON: Encodable {
         private enum CodingKeys: String, CodingKey {
             case id, messageId, from, senderName, avatar, to, cc, date, isRead, isStarred, collapsed, snippet, bodyState,
                 bodyTruncated, html, text, trackersBlocked, trackerHosts, remoteImagesBlocked, remoteImagesLoaded, senderTrusted,
-                senderVerified, senderAuthentication, hasQuotedText,
+                senderVerified, senderAuthentication, hasQuotedText, privacy,
                 folders, sendState, sendError, attachments
         }
 
@@ -201,6 +203,7 @@ struct ConversationJSON: Encodable {
             try container.encode(senderVerified, forKey: .senderVerified)
             try container.encode(senderAuthentication, forKey: .senderAuthentication)
             try container.encode(hasQuotedText, forKey: .hasQuotedText)
+            try container.encode(privacy, forKey: .privacy)
             try container.encode(folders, forKey: .folders)
             try container.encode(sendState, forKey: .sendState)
             try container.encode(sendError, forKey: .sendError)
@@ -250,7 +253,8 @@ struct ConversationJSON: Encodable {
                 remoteImagesBlocked: body?.remoteImagesBlocked ?? 0, remoteImagesLoaded: body?.remoteImagesLoaded ?? false,
                 senderTrusted: body?.senderTrusted ?? false, senderVerified: message.senderAuthentication.isVerified,
                 senderAuthentication: SenderCheck(verdict: message.senderAuthentication.verdict, authservId: message.senderAuthentication.authservId),
-                hasQuotedText: body?.hasQuotedText ?? false, folders: message.folders, sendState: message.sendState, sendError: message.sendError,
+                hasQuotedText: body?.hasQuotedText ?? false, privacy: body?.privacy ?? BodyPrivacy(), folders: message.folders,
+                sendState: message.sendState, sendError: message.sendError,
                 attachments: message.attachments.map {
                     Attachment(
                         id: $0.id, filename: $0.filename, mimeType: $0.mimeType, size: $0.size, isDownloaded: $0.isDownloaded,

@@ -22,10 +22,12 @@ public struct RenderedBody: Sendable, Hashable, Codable {
     public var suspiciousLinks: Int
     /// The HTML could not be shown (it sanitized to nothing): this is the plain-text body instead.
     public var fellBackToPlainText: Bool
+    /// Issue 37: trackers by kind, and what link cleaning did.
+    public var privacy: BodyPrivacy
 
     public init(
         html: String?, text: String, hasQuotedText: Bool, trackersBlocked: Int, trackerHosts: [String], remoteImagesBlocked: Int,
-        remoteImagesLoaded: Bool, senderTrusted: Bool, suspiciousLinks: Int, fellBackToPlainText: Bool
+        remoteImagesLoaded: Bool, senderTrusted: Bool, suspiciousLinks: Int, fellBackToPlainText: Bool, privacy: BodyPrivacy = BodyPrivacy()
     ) {
         self.html = html
         self.text = text
@@ -37,6 +39,34 @@ public struct RenderedBody: Sendable, Hashable, Codable {
         self.senderTrusted = senderTrusted
         self.suspiciousLinks = suspiciousLinks
         self.fellBackToPlainText = fellBackToPlainText
+        self.privacy = privacy
+    }
+}
+
+/// Issue 37: what the sanitizer found in a body that would have told the sender about the reader:
+/// trackers blocked by kind (their sum is `trackersBlocked`), and links cleaned of tracking
+/// parameters, unwrapped from redirectors, or going through an opaque click tracker first.
+public struct BodyPrivacy: Sendable, Hashable, Codable {
+    public var imageTrackers: Int
+    public var cssTrackers: Int
+    public var fontTrackers: Int
+    public var linksCleaned: Int
+    public var linksUnwrapped: Int
+    public var linksTracked: Int
+    /// The click trackers of `linksTracked`, sorted.
+    public var trackedLinkHosts: [String]
+
+    public init(
+        imageTrackers: Int = 0, cssTrackers: Int = 0, fontTrackers: Int = 0, linksCleaned: Int = 0, linksUnwrapped: Int = 0,
+        linksTracked: Int = 0, trackedLinkHosts: [String] = []
+    ) {
+        self.imageTrackers = imageTrackers
+        self.cssTrackers = cssTrackers
+        self.fontTrackers = fontTrackers
+        self.linksCleaned = linksCleaned
+        self.linksUnwrapped = linksUnwrapped
+        self.linksTracked = linksTracked
+        self.trackedLinkHosts = trackedLinkHosts
     }
 }
 
@@ -67,10 +97,11 @@ public struct SanitizedBody: Sendable, Hashable {
     public var hasQuotedText: Bool
     public var sanitizedToNothing: Bool
     public var suspiciousLinks: Int
+    public var privacy: BodyPrivacy
 
     public init(
         html: String, trackersBlocked: Int, trackerHosts: [String], remoteImagesBlocked: Int, hasQuotedText: Bool,
-        sanitizedToNothing: Bool, suspiciousLinks: Int
+        sanitizedToNothing: Bool, suspiciousLinks: Int, privacy: BodyPrivacy = BodyPrivacy()
     ) {
         self.html = html
         self.trackersBlocked = trackersBlocked
@@ -79,6 +110,7 @@ public struct SanitizedBody: Sendable, Hashable {
         self.hasQuotedText = hasQuotedText
         self.sanitizedToNothing = sanitizedToNothing
         self.suspiciousLinks = suspiciousLinks
+        self.privacy = privacy
     }
 }
 
@@ -111,7 +143,8 @@ public struct RenderMessageUseCase: Sendable {
                     html: cleaned.html, text: sanitizer.readableText(fromSanitizedHTML: cleaned.html), hasQuotedText: cleaned.hasQuotedText,
                     trackersBlocked: cleaned.trackersBlocked, trackerHosts: cleaned.trackerHosts,
                     remoteImagesBlocked: allowRemote ? 0 : cleaned.remoteImagesBlocked, remoteImagesLoaded: allowRemote,
-                    senderTrusted: senderTrusted, suspiciousLinks: cleaned.suspiciousLinks, fellBackToPlainText: false)
+                    senderTrusted: senderTrusted, suspiciousLinks: cleaned.suspiciousLinks, fellBackToPlainText: false,
+                    privacy: cleaned.privacy)
             }
             return plain(message.bodyPlain ?? "", senderTrusted: senderTrusted, fellBack: true)
         }
