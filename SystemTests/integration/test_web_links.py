@@ -55,7 +55,7 @@ def test_a_tracked_link_names_its_tracker_on_focus_and_the_thread_counts_the_lin
         assert note == f'"tracked link: goes through u4821.ct.sendgrid.net first · {TRACKED}"', note
     finally:
         browser.switch_to.default_content()
-    thread = json_of(app["home"], "thread", str(thread_id_of(app["home"], stamp)), "--keep-unread")
+    thread = json_of(app["home"], "thread", f"t{thread_id_of(app['home'], stamp)}", "--keep-unread")
     [shown] = [m for m in thread["messages"] if stamp in (m["text"] or "")]
     assert shown["privacy"] == {
         "imageTrackers": 0, "cssTrackers": 0, "fontTrackers": 1, "linksCleaned": 2, "linksUnwrapped": 1, "linksTracked": 1,
