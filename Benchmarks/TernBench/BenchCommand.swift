@@ -739,10 +739,10 @@ extension BenchCommand {
         }
 
         func run(with services: TernServices) async throws {
-            let tern = try await services.benchmarkSending(account: account, recipient: to, count: count, sentCopies: sentCopies)
+            let tern = try await services.benchmarkSending(account: AccountName(account), recipient: to, count: count, sentCopies: sentCopies)
             var python: PeerReport?
             if let password = ProcessInfo.processInfo.environment[peerPasswordEnv],
-                let accountInfo = try await services.listAccounts().first(where: { $0.name == account })
+                let accountInfo = try await services.listAccounts().first(where: { $0.name.rawValue == account })
             {
                 python = try PeerProcess.run(
                     PeerReport.self, executable: "/usr/bin/env",

@@ -28,7 +28,7 @@ public struct SendBenchmarkReport: Sendable, Encodable {
 
 extension TernServices {
     public func benchmarkSending(
-        account name: String, recipient: String, count: Int, latencySamples: Int = 20,
+        account name: AccountName, recipient: String, count: Int, latencySamples: Int = 20,
         sentCopies: Bool
     ) async throws -> SendBenchmarkReport {
         guard let account = try await accountRepository.account(named: name) else { throw TernError.notFound("account '\(name)'") }

@@ -18,12 +18,12 @@ public enum SyntheticMailbox {
 
     /// Adds `count` emails to a new account named `accountName`; returns the account id.
     @discardableResult
-    public static func populate(_ database: TernDatabase, count: Int, accountName: String = "bench", seed: UInt64 = 1) async throws -> Account.ID {
+    public static func populate(_ database: TernDatabase, count: Int, accountName: AccountName = "bench", seed: UInt64 = 1) async throws -> Account.ID {
         let account = Account(
             id: .make(), name: accountName, emailAddress: "\(accountName)@example.org", provider: .imap,
             imap: ServerEndpoint(host: "127.0.0.1", port: 993, security: .implicitTLS),
             smtp: ServerEndpoint(host: "127.0.0.1", port: 465, security: .implicitTLS),
-            username: accountName, credential: .passwordEnvironment("UNUSED"))
+            username: accountName.rawValue, credential: .passwordEnvironment("UNUSED"))
         try await database.writer.write { db in
             var state = seed
             func next() -> Int {

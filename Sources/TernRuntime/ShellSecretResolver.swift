@@ -35,7 +35,7 @@ public struct ShellSecretResolver: SecretResolver {
         }
     }
 
-    func run(_ command: String, account: String) async throws -> String {
+    func run(_ command: String, account: AccountName) async throws -> String {
         let what = "the password command of account '\(account)'"
         let result: PasswordCommand.Outcome
         do {

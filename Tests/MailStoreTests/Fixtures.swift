@@ -6,7 +6,7 @@ import TernCore
 
 /// Sample rows for store tests.
 enum Fixtures {
-    static func account(name: String = "work", id: AccountID = .make()) -> Account {
+    static func account(name: AccountName = "work", id: AccountID = .make()) -> Account {
         Account(
             id: id, name: name, emailAddress: "\(name)@example.org", provider: .imap,
             imap: ServerEndpoint(host: "imap.example.org", port: 993, security: .implicitTLS),

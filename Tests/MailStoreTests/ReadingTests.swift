@@ -441,7 +441,7 @@ struct ReadingTests {
         let seen = await subscriber.value
         #expect(seen.contains(.threadsChanged(accountId: account.id)), "mark read on open")
         #expect(seen.contains(.bodyArrived(emailId: emails[1], threadId: threadId)))
-        #expect(seen.contains(.newMail(accountId: account.id, count: 1)))
+        #expect(seen.contains(.newMail(accountId: account.id, accountName: account.name, count: 1)))
         #expect(seen.contains(.syncState(accountId: account.id, state: .syncingFolders, detail: nil)))
     }
 }
@@ -517,7 +517,7 @@ extension AccountCredentials {
 
 struct UnusedAccounts: AccountRepository {
     func allAccounts() async throws -> [Account] { [] }
-    func account(named name: String) async throws -> Account? { nil }
+    func account(named name: AccountName) async throws -> Account? { nil }
     func insert(_ account: Account) async throws {}
     func update(_ account: Account) async throws {}
     func delete(id: Account.ID) async throws -> Bool { false }

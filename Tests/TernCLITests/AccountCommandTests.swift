@@ -106,7 +106,7 @@ import Testing
         let ids = try await database.writer.write { db -> [String: AccountID] in
             var ids: [String: AccountID] = [:]
             for account in try Account.fetchAll(db) {
-                ids[account.name] = account.id
+                ids[account.name.rawValue] = account.id
                 try ContactCacheEntry(accountId: account.id, emailAddress: "ivan@example.ru", lastSeenDate: Date()).insert(db)
                 var folder = Folder(accountId: account.id, path: "INBOX", folderType: .inbox)
                 try folder.insert(db)

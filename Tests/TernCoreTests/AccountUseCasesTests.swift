@@ -8,13 +8,13 @@ import Testing
 actor InMemoryAccounts: AccountRepository {
     var accounts: [Account] = []
     func allAccounts() async throws -> [Account] { accounts }
-    func account(named name: String) async throws -> Account? { accounts.first { $0.name == name } }
+    func account(named name: AccountName) async throws -> Account? { accounts.first { $0.name == name } }
     func insert(_ account: Account) async throws {
-        if accounts.contains(where: { $0.name == account.name }) { throw TernError.alreadyExists(account.name) }
+        if accounts.contains(where: { $0.name == account.name }) { throw TernError.alreadyExists(account.name.rawValue) }
         accounts.append(account)
     }
     func update(_ account: Account) async throws {
-        guard let index = accounts.firstIndex(where: { $0.id == account.id }) else { throw TernError.notFound(account.name) }
+        guard let index = accounts.firstIndex(where: { $0.id == account.id }) else { throw TernError.notFound(account.name.rawValue) }
         accounts[index] = account
     }
     func delete(id: Account.ID) async throws -> Bool {
@@ -42,7 +42,7 @@ final class RecordingFiles: AccountFileStore {
     let endpoint = ServerEndpoint(host: "127.0.0.1", port: 10993, security: .implicitTLS)
 
     func request(
-        name: String = "work", email: String = "me@example.org", gmail: Bool = false,
+        name: AccountName = "work", email: String = "me@example.org", gmail: Bool = false,
         imap: ServerEndpoint? = nil, smtp: ServerEndpoint? = nil
     ) -> NewAccountRequest {
         NewAccountRequest(
@@ -83,7 +83,7 @@ final class RecordingFiles: AccountFileStore {
     @Test(arguments: ["", "has space", "../etc", "-flag", String(repeating: "a", count: 65), "semi;colon"])
     func rejectsBadNames(name: String) async throws {
         let add = AddAccountUseCase(accounts: InMemoryAccounts(), secrets: FixedSecrets())
-        await #expect(throws: TernError.self) { try await add(request(name: name, imap: endpoint, smtp: endpoint)) }
+        await #expect(throws: TernError.self) { try await add(request(name: AccountName(name), imap: endpoint, smtp: endpoint)) }
     }
 
     @Test(arguments: ["no-at-sign", "@example.org", "me@", "a b@example.org", "<me@example.org>"])

@@ -30,12 +30,12 @@ import Testing
         var retries: [Date] { recorded.compactMap { if case .retry(let at, _) = $0 { at } else { nil } } }
         func addAccount() { accounts.withLock { $0 = true } }
 
-        func hasAccounts(named name: String?) async throws -> Bool {
+        func hasAccounts(named name: AccountName?) async throws -> Bool {
             calls.withLock { $0.append(.hasAccounts) }
             return accounts.withLock { $0 }
         }
 
-        func syncOnce(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+        func syncOnce(account name: AccountName?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
             calls.withLock { $0.append(.sync) }
             if syncFailures.withLock({ left in
                 defer { left -= 1 }
@@ -45,7 +45,7 @@ import Testing
             }
         }
 
-        func watchUntilFailure(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+        func watchUntilFailure(account name: AccountName?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
             calls.withLock { $0.append(.watch) }
             if watchFailures.withLock({ left in
                 defer { left -= 1 }
@@ -57,7 +57,7 @@ import Testing
             while true { try await Task.sleep(for: .seconds(3600)) }
         }
 
-        func retryScheduled(at date: Date, reason: String, account name: String?) async -> [String] {
+        func retryScheduled(at date: Date, reason: String, account name: AccountName?) async -> [AccountName] {
             calls.withLock { $0.append(.retry(at: date, reason: reason)) }
             return ["ana"]
         }
@@ -164,12 +164,12 @@ import Testing
 
     @Test func aFailureOnlyThePersonCanMendEndsTheRunWhenAsked() async throws {
         struct SignedOut: SyncEngineWork {
-            func hasAccounts(named name: String?) async throws -> Bool { true }
-            func syncOnce(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+            func hasAccounts(named name: AccountName?) async throws -> Bool { true }
+            func syncOnce(account name: AccountName?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
                 throw TernError.signInRequired(account: "ana")
             }
-            func watchUntilFailure(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {}
-            func retryScheduled(at date: Date, reason: String, account name: String?) async -> [String] { ["ana"] }
+            func watchUntilFailure(account name: AccountName?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {}
+            func retryScheduled(at date: Date, reason: String, account name: AccountName?) async -> [AccountName] { ["ana"] }
         }
         let runner = SyncEngineRunner(work: SignedOut(), clock: clock)
         await #expect(throws: TernError.signInRequired(account: "ana")) {

@@ -7,12 +7,12 @@ import Testing
 /// CO01-M1 (issue 34): with two or more accounts the composer's From is a labelled select of every
 /// account, the draft's own account chosen; with one, it stays text and the account a hidden field.
 @Suite struct ComposerViewTests {
-    func account(_ name: String, displayName: String? = nil) -> Account {
+    func account(_ name: AccountName, displayName: String? = nil) -> Account {
         var account = Account(
             id: AccountID("id-\(name)"), name: name, emailAddress: "\(name)@example.org", provider: .imap,
             imap: ServerEndpoint(host: "imap.example.org", port: 993, security: .implicitTLS),
             smtp: ServerEndpoint(host: "smtp.example.org", port: 587, security: .startTLS),
-            username: name, credential: .passwordEnvironment("TERN_TEST_PW"))
+            username: name.rawValue, credential: .passwordEnvironment("TERN_TEST_PW"))
         account.displayName = displayName
         return account
     }

@@ -108,3 +108,4 @@ extension DraftID: DatabaseValueConvertible, StatementColumnConvertible {}
 extension AttachmentID: DatabaseValueConvertible, StatementColumnConvertible {}
 extension PendingChangeID: DatabaseValueConvertible, StatementColumnConvertible {}
 extension AccountID: DatabaseValueConvertible {}
+extension AccountName: DatabaseValueConvertible {}

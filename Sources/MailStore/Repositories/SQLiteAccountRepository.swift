@@ -15,7 +15,7 @@ public struct SQLiteAccountRepository: AccountRepository {
         }
     }
 
-    public func account(named name: String) async throws -> Account? {
+    public func account(named name: AccountName) async throws -> Account? {
         try await database.writer.read { db in
             try Account.filter(Column("name") == name).fetchOne(db)
         }

@@ -8,7 +8,7 @@ public struct SQLiteMailQueries: MailQueries {
 
     public init(database: TernDatabase) { self.database = database }
 
-    public func folders(account: String?) async throws -> [FolderSummary] {
+    public func folders(account: AccountName?) async throws -> [FolderSummary] {
         try await database.writer.read { db in
             try Row.fetchAll(
                 db,
@@ -29,7 +29,7 @@ public struct SQLiteMailQueries: MailQueries {
         }
     }
 
-    public func threads(account: String?, folder: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary] {
+    public func threads(account: AccountName?, folder: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary] {
         try await database.writer.read { db in
             try Row.fetchAll(
                 db,
@@ -53,7 +53,7 @@ public struct SQLiteMailQueries: MailQueries {
         [cursor?.latestDate, cursor?.latestDate, cursor?.latestDate, cursor?.threadId]
     }
 
-    public func threads(in view: VirtualMailbox, account: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary] {
+    public func threads(in view: VirtualMailbox, account: AccountName?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary] {
         let membership =
             switch view {
             case .archive:
@@ -147,7 +147,7 @@ public struct SQLiteMailQueries: MailQueries {
         }
     }
 
-    public func search(_ query: String, account: String?, limit: Int) async throws -> [SearchHit] {
+    public func search(_ query: String, account: AccountName?, limit: Int) async throws -> [SearchHit] {
         guard let match = Self.ftsQuery(query) else { return [] }
         return try await database.writer.read { db in
             try Row.fetchAll(

@@ -5,11 +5,11 @@ import TernCore
 /// `SyncStateMachine` it holds says where that leads, and each move is reported once. The
 /// integration tests check the sequence a sync reports against the diagram (`SyncState.canMove`).
 final class SyncStateReporter: Sendable {
-    let account: String
+    let account: AccountName
     let progress: @Sendable (SyncProgress) -> Void
     private let machine: Mutex<SyncStateMachine>
 
-    init(account: String, start: SyncState = .idle, progress: @escaping @Sendable (SyncProgress) -> Void) {
+    init(account: AccountName, start: SyncState = .idle, progress: @escaping @Sendable (SyncProgress) -> Void) {
         self.account = account
         self.progress = progress
         machine = Mutex(SyncStateMachine(state: start))

@@ -22,7 +22,7 @@ struct AccountCommand: AsyncParsableCommand {
                 """)
 
         @Argument(help: "A short name for the account, used on the command line.")
-        var name: String
+        var name: AccountName
         @Option(help: "The account's email address.")
         var email: String
         @Option(name: .customLong("display-name"), help: "The name shown on mail you send.")
@@ -135,7 +135,7 @@ struct AccountCommand: AsyncParsableCommand {
             "The host name your provider writes in the Authentication-Results it adds (\"\" for the provider's known one)."
 
         @Argument(help: "The account's name.")
-        var name: String
+        var name: AccountName
         @Option(name: .customLong("authserv-id"), help: authservIdHelp)
         var authservId: String?
         @OptionGroup var output: OutputOptions
@@ -172,7 +172,7 @@ struct AccountCommand: AsyncParsableCommand {
             }
             let rows = accounts.map { account in
                 [
-                    account.name, account.emailAddress, account.imap.description, account.smtp.description,
+                    account.name.rawValue, account.emailAddress, account.imap.description, account.smtp.description,
                     account.credential.kind, account.isActive ? "active" : "inactive"
                 ]
             }
@@ -184,7 +184,7 @@ struct AccountCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove an account and everything Tern stored for it (mail, contacts, attachment files).")
         @Argument(help: "The account's name.")
-        var name: String
+        var name: AccountName
 
         func run() async throws {
             try await services().removeAccount(name: name)
@@ -196,7 +196,7 @@ struct AccountCommand: AsyncParsableCommand {
 /// What `tern account list --json` shows: everything but secrets (which Tern never has).
 struct AccountSummary: Encodable {
     var id: AccountID
-    var name: String
+    var name: AccountName
     var email: String
     var aliases: [String]
     var displayName: String?
@@ -246,7 +246,7 @@ extension AccountCommand {
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Sign in to an OAuth account again in a browser.")
         @Argument(help: "The account's name.")
-        var name: String
+        var name: AccountName
 
         func run() async throws {
             let account = try await services().signIn(accountName: name, announce: SignInPrompt.announce)

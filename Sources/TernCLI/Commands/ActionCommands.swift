@@ -118,7 +118,7 @@ struct ChangesCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List pending and failed changes.")
         @Option(help: "Only this account.")
-        var account: String?
+        var account: AccountName?
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
@@ -126,7 +126,7 @@ struct ChangesCommand: AsyncParsableCommand {
             if output.json { return try printJSON(changes) }
             let rows = changes.map { change in
                 [
-                    change.id.cli, change.account, change.kind.rawValue + (change.flag.map { " \($0)" } ?? ""), change.folder ?? "",
+                    change.id.cli, change.account.rawValue, change.kind.rawValue + (change.flag.map { " \($0)" } ?? ""), change.folder ?? "",
                     change.state.rawValue, String(change.attempts), change.subject, change.lastError ?? ""
                 ]
             }
@@ -158,7 +158,7 @@ struct ChangesCommand: AsyncParsableCommand {
     struct Push: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Push what is due now: pending changes, queued mail, Sent copies.")
         @Option(help: "Only this account.")
-        var account: String?
+        var account: AccountName?
         @Flag(help: "Do not wait for retry delays: try everything now (attempts still count).")
         var now = false
         @Option(help: .hidden)
@@ -177,7 +177,7 @@ struct ChangesCommand: AsyncParsableCommand {
 }
 
 /// Runs the pusher for the account named, or every active one, and prints what happened.
-func pushAll(account name: String?, ignoreBackoff: Bool, json: Bool) async throws {
+func pushAll(account name: AccountName?, ignoreBackoff: Bool, json: Bool) async throws {
     let services = try services()
     var reports: [PushReport] = []
     for account in try await services.syncAccounts.accounts(named: name) {

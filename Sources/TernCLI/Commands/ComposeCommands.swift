@@ -12,7 +12,7 @@ struct ComposeCommand: AsyncParsableCommand {
         commandName: "compose", abstract: "Write a new message (in $EDITOR, or with --to/--subject/--body and --send or --draft).")
 
     @Option(help: "The account to write from (needed when there are several).")
-    var account: String?
+    var account: AccountName?
     @OptionGroup var fields: ComposeFieldOptions
     @OptionGroup var action: ComposeActionOptions
 
@@ -121,7 +121,7 @@ enum ComposedOutput {
         let validation = services.composeValidation.validate(draft)
         if json {
             let account = try await services.listAccounts().first { $0.id == draft.accountId }
-            try printJSON(jsonForm(draft, accountName: account?.name ?? draft.accountId.rawValue, validation: validation))
+            try printJSON(jsonForm(draft, accountName: account?.name.rawValue ?? draft.accountId.rawValue, validation: validation))
             return
         }
         Swift.print(text(draft))

@@ -337,7 +337,7 @@ struct DraftsCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List drafts, newest first.")
         @Option(help: "Only this account.")
-        var account: String?
+        var account: AccountName?
         @OptionGroup var output: OutputOptions
 
         func run() async throws {

@@ -8,7 +8,7 @@ struct SyncCommand: AsyncParsableCommand {
         commandName: "sync", abstract: "Sync mail headers from the server into the local store (every account, or the one named).")
 
     @Argument(help: "The account's name (default: every active account).")
-    var account: String?
+    var account: AccountName?
     @Option(help: "Which bodies to download this time: none, recent (the last 30 days) or all (default: the account's setting).")
     var bodies: BodiesChoice?
     @Flag(help: "After syncing, keep watching the Inbox (IDLE) and show new mail as it arrives, until interrupted.")
@@ -76,20 +76,20 @@ struct SyncCommand: AsyncParsableCommand {
             switch event {
             case .watching(let account):
                 if json {
-                    try? printJSONLine(["event": "watching", "account": account], [NewMessage]())
+                    try? printJSONLine(["event": "watching", "account": account.rawValue], [NewMessage]())
                 } else {
                     Self.printNow("\(account): watching the Inbox for new mail (Ctrl-C to stop)")
                 }
             case .newMail(let account, let messages):
                 if json {
-                    try? printJSONLine(["event": "newMail", "account": account], messages)
+                    try? printJSONLine(["event": "newMail", "account": account.rawValue], messages)
                 } else {
                     for message in messages { Self.printNow(Self.newMailLine(account: account, message: message)) }
                 }
             case .retryScheduled(let account, let date, let reason):
                 if json {
                     try? printJSONLine(
-                        ["event": "retryScheduled", "account": account, "at": date.formatted(.iso8601), "error": reason],
+                        ["event": "retryScheduled", "account": account.rawValue, "at": date.formatted(.iso8601), "error": reason],
                         [NewMessage]())
                 } else {
                     let formatter = DateFormatter()
@@ -101,7 +101,7 @@ struct SyncCommand: AsyncParsableCommand {
                 if let line = Self.progressLine(event) { FileHandle.standardError.write(line) }
             case .pushed(let account, let report):
                 if json {
-                    try? printJSONLine(["event": "pushed", "account": account], report)
+                    try? printJSONLine(["event": "pushed", "account": account.rawValue], report)
                 } else {
                     for id in report.queue.sent { Self.printNow("\(account): sent message \(id)") }
                     for failure in report.queue.failed {
@@ -120,7 +120,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     /// What `--watch` prints for a new message: one line, whatever its sender and subject hold.
-    static func newMailLine(account: String, message: NewMessage) -> String {
+    static func newMailLine(account: AccountName, message: NewMessage) -> String {
         let formatter = DateFormatter()
         formatter.dateFormat = "HH:mm"
         let from = TerminalText.line(message.from.name ?? message.from.address)
@@ -131,7 +131,7 @@ struct SyncCommand: AsyncParsableCommand {
         let fields: [String: String]
         switch event {
         case .state(let account, let state, let detail):
-            fields = ["event": "state", "account": account, "state": state.rawValue].merging(detail.map { ["detail": $0] } ?? [:]) { a, _ in a }
+            fields = ["event": "state", "account": account.rawValue, "state": state.rawValue].merging(detail.map { ["detail": $0] } ?? [:]) { a, _ in a }
         case .connecting: fields = ["event": "connecting"]
         case .discoveredFolders(let count): fields = ["event": "discoveredFolders", "count": String(count)]
         case .selectingFolder(let path): fields = ["event": "selectingFolder", "folder": path]
@@ -204,7 +204,7 @@ struct FoldersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "folders", abstract: "List folders with message and unread counts.")
 
     @Option(help: "Only this account.")
-    var account: String?
+    var account: AccountName?
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
@@ -213,7 +213,7 @@ struct FoldersCommand: AsyncParsableCommand {
             try printJSON(folders)
             return
         }
-        let rows = folders.map { [$0.account, $0.path, $0.folderType.rawValue, String($0.messageCount), String($0.unreadCount)] }
+        let rows = folders.map { [$0.account.rawValue, $0.path, $0.folderType.rawValue, String($0.messageCount), String($0.unreadCount)] }
         print(TextTable(header: ["ACCOUNT", "FOLDER", "TYPE", "MESSAGES", "UNREAD"], rows: rows).rendered)
     }
 }
@@ -224,7 +224,7 @@ struct ThreadsCommand: AsyncParsableCommand {
         commandName: "threads", abstract: "List threads, newest first (default: the unified Inbox of every account).")
 
     @Option(help: "Only this account.")
-    var account: String?
+    var account: AccountName?
     @Option(help: "A folder path (default: Inbox).")
     var folder: String?
     @Flag(help: "The virtual Archive: messages archived out of every synced folder.")
@@ -289,7 +289,7 @@ struct SearchCommand: AsyncParsableCommand {
     @Argument(help: "Words to look for; each must match as a whole word, the last also as the start of one.")
     var words: [String]
     @Option(help: "Only this account.")
-    var account: String?
+    var account: AccountName?
     @Option var limit = 50
     @OptionGroup var output: OutputOptions
 

@@ -10,7 +10,7 @@ struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "send", abstract: "Send a message (queued in the Outbox when it cannot go now).")
 
     @Option(help: "Send from this account (default: the only one).")
-    var account: String?
+    var account: AccountName?
     @Option(help: "Recipients, comma-separated (`Name <a@example.com>` or `a@example.com`); repeatable.")
     var to: [String] = []
     @Option(help: "Copy recipients; repeatable.")
@@ -100,7 +100,7 @@ struct OutboxCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List the Outbox, oldest first.")
         @Option(help: "Only this account.")
-        var account: String?
+        var account: AccountName?
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
@@ -142,7 +142,7 @@ struct OutboxCommand: AsyncParsableCommand {
     struct Flush: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Send what is due now (and push pending changes).")
         @Option(help: "Only this account.")
-        var account: String?
+        var account: AccountName?
         @Flag(help: "Do not wait for retry delays (attempts still count).")
         var now = false
         @OptionGroup var output: OutputOptions

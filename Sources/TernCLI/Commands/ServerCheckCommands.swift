@@ -8,7 +8,7 @@ struct IMAPCheckCommand: AsyncParsableCommand {
         commandName: "imap-check", abstract: "Connect to an account's IMAP server, log in, and list capabilities and folders.")
 
     @Argument(help: "The account's name.")
-    var account: String
+    var account: AccountName
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
@@ -33,7 +33,7 @@ struct SMTPCheckCommand: AsyncParsableCommand {
         commandName: "smtp-check", abstract: "Connect to an account's SMTP server, log in, and list its extensions (sends nothing).")
 
     @Argument(help: "The account's name.")
-    var account: String
+    var account: AccountName
     @OptionGroup var output: OutputOptions
 
     func run() async throws {

@@ -76,3 +76,8 @@ enum MailTargetArgument {
         throw CLIIdentifierSyntax(text: text, expected: [(ThreadID.cliPrefix, ThreadID.cliNoun), (EmailID.cliPrefix, EmailID.cliNoun)])
     }
 }
+
+/// `--account work`, `tern sync work`: the name as typed (issue 33).
+extension AccountName: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}

@@ -31,7 +31,7 @@ enum ErrorWording {
         case .accountNeeded(let available):
             available.isEmpty
                 ? "no account: add one with 'tern account add'"
-                : "several accounts (\(available.joined(separator: ", "))): say which with --account"
+                : "several accounts (\(available.map(\.rawValue).joined(separator: ", "))): say which with --account"
         case .folderNeeded(let target, let folders):
             folders.isEmpty
                 ? "\(target) is in no synced folder (already archived)"

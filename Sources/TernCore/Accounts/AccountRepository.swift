@@ -3,7 +3,7 @@ import Foundation
 /// The store of accounts. Implemented by `MailStore`; use cases depend on this protocol only.
 public protocol AccountRepository: Sendable {
     func allAccounts() async throws -> [Account]
-    func account(named name: String) async throws -> Account?
+    func account(named name: AccountName) async throws -> Account?
     /// Throws `TernError.alreadyExists` when an account with that name exists.
     func insert(_ account: Account) async throws
     /// Replaces the stored account with the same id (activation state, sync window…).
@@ -19,7 +19,7 @@ extension AccountRepository {
     }
 
     /// The account named, or the only one (with several, a name is needed).
-    public func namedOrOnly(_ name: String?) async throws -> Account {
+    public func namedOrOnly(_ name: AccountName?) async throws -> Account {
         if let name {
             guard let account = try await account(named: name) else { throw TernError.notFound("account '\(name)'") }
             return account

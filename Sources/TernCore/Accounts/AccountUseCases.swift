@@ -2,7 +2,7 @@ import Foundation
 
 /// What the user asks for with `tern account add`.
 public struct NewAccountRequest: Sendable {
-    public var name: String
+    public var name: AccountName
     public var emailAddress: String
     public var displayName: String?
     /// With `gmailPreset`, missing endpoints default to Gmail's (imap.gmail.com:993, smtp.gmail.com:465).
@@ -22,7 +22,7 @@ public struct NewAccountRequest: Sendable {
     public var aliases: [String] = []
 
     public init(
-        name: String, emailAddress: String, displayName: String? = nil, imap: ServerEndpoint?, smtp: ServerEndpoint?,
+        name: AccountName, emailAddress: String, displayName: String? = nil, imap: ServerEndpoint?, smtp: ServerEndpoint?,
         username: String? = nil, credential: CredentialSource, caFile: String? = nil, gmailPreset: Bool = false,
         announceSignIn: (@Sendable (URL) -> Void)? = nil
     ) {
@@ -104,8 +104,9 @@ public struct AddAccountUseCase: Sendable {
     }
 
     /// Names are typed on command lines and used in paths: keep them plain.
-    static func validateName(_ name: String) throws {
+    static func validateName(_ name: AccountName) throws {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_."))
+        let name = name.rawValue
         guard !name.isEmpty, name.count <= 64, name.unicodeScalars.allSatisfy(allowed.contains),
             !name.hasPrefix("."), !name.hasPrefix("-")
         else {
@@ -148,7 +149,7 @@ public struct AccountSettingsUseCase: Sendable {
     /// Issue 32: whose `Authentication-Results` say a sender is verified (`Account.authservId`); nil
     /// or empty goes back to the provider's known one (`MailProvider.authservId`). Applies to mail
     /// already synced: the results are stored, the verdict is made when a thread is read.
-    public func setAuthservId(_ authservId: String?, accountName: String) async throws -> Account {
+    public func setAuthservId(_ authservId: String?, accountName: AccountName) async throws -> Account {
         guard var account = try await accounts.account(named: accountName) else { throw TernError.notFound("account '\(accountName)'") }
         let trimmed = authservId?.trimmingCharacters(in: .whitespaces) ?? ""
         // RFC 8601 authserv-id is a `value` (a token or quoted string); in practice a host name.
@@ -173,7 +174,7 @@ public struct RemoveAccountUseCase: Sendable {
         self.files = files
     }
 
-    public func callAsFunction(name: String) async throws {
+    public func callAsFunction(name: AccountName) async throws {
         guard let account = try await accounts.account(named: name) else {
             throw TernError.notFound("no account named '\(name)'")
         }
@@ -195,7 +196,7 @@ public struct SignInUseCase: Sendable {
         self.authorizer = authorizer
     }
 
-    public func callAsFunction(accountName: String, announce: @escaping @Sendable (URL) -> Void) async throws -> Account {
+    public func callAsFunction(accountName: AccountName, announce: @escaping @Sendable (URL) -> Void) async throws -> Account {
         guard let account = try await accounts.account(named: accountName) else {
             throw TernError.notFound("no account named '\(accountName)'")
         }

@@ -65,17 +65,17 @@ public struct CheckServersUseCase: Sendable {
         self.probe = probe
     }
 
-    public func imap(accountName: String) async throws -> IMAPCheckReport {
+    public func imap(accountName: AccountName) async throws -> IMAPCheckReport {
         let account = try await account(named: accountName)
         return try await probe.checkIMAP(account: account, credentials: credentials.supply(for: account))
     }
 
-    public func smtp(accountName: String) async throws -> SMTPCheckReport {
+    public func smtp(accountName: AccountName) async throws -> SMTPCheckReport {
         let account = try await account(named: accountName)
         return try await probe.checkSMTP(account: account, credentials: credentials.supply(for: account))
     }
 
-    private func account(named name: String) async throws -> Account {
+    private func account(named name: AccountName) async throws -> Account {
         guard let account = try await accounts.account(named: name) else {
             throw TernError.notFound("no account named '\(name)'")
         }

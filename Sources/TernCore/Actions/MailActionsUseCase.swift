@@ -120,7 +120,7 @@ public struct MailActionsUseCase: Sendable {
     }
 
     /// Pending and failed changes, for the "Couldn't … Tap to retry" of FR-ED-01.
-    public func changes(account name: String?) async throws -> [PendingChangeSummary] {
+    public func changes(account name: AccountName?) async throws -> [PendingChangeSummary] {
         var accountId: Account.ID?
         if let name {
             guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }

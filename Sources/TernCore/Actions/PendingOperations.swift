@@ -190,7 +190,7 @@ public enum FlagChange: String, Sendable, Hashable, Codable, CaseIterable {
 /// A pending or failed change as the front ends list it (the "Couldn't … Tap to retry" of FR-ED-01).
 public struct PendingChangeSummary: Sendable, Hashable, Codable {
     public var id: PendingChangeID
-    public var account: String
+    public var account: AccountName
     public var kind: PendingOperation.Kind
     public var flag: String?
     public var emailId: EmailID
@@ -202,7 +202,7 @@ public struct PendingChangeSummary: Sendable, Hashable, Codable {
     public var lastError: String?
 
     public init(
-        id: PendingChangeID, account: String, kind: PendingOperation.Kind, flag: String?, emailId: EmailID, subject: String, folder: String?,
+        id: PendingChangeID, account: AccountName, kind: PendingOperation.Kind, flag: String?, emailId: EmailID, subject: String, folder: String?,
         state: PendingOperation.State, attempts: Int, notBefore: Date?, lastError: String?
     ) {
         self.id = id

@@ -3,9 +3,9 @@ import Foundation
 /// Where a list of threads comes from, as a front end names it.
 public enum ThreadListSource: Sendable, Hashable {
     /// Every account's Inbox (`account` nil, `folder` nil), or one folder of one account.
-    case folder(account: String?, path: String?)
+    case folder(account: AccountName?, path: String?)
     /// Archive, Outbox and the other views the store makes up.
-    case virtual(VirtualMailbox, account: String?)
+    case virtual(VirtualMailbox, account: AccountName?)
 }
 
 /// The read side a front end browses (FR-ED-01): the folder pane, a page of a thread list, search.
@@ -18,7 +18,7 @@ public struct BrowseMailUseCase: Sendable {
     }
 
     /// The folders of one account, or of every account.
-    public func folders(account: String?) async throws -> [FolderSummary] { try await queries.folders(account: account) }
+    public func folders(account: AccountName?) async throws -> [FolderSummary] { try await queries.folders(account: account) }
 
     /// One page, newest first, of at most `limit` threads older than `cursor`.
     public func threads(_ source: ThreadListSource, before cursor: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary] {
@@ -29,7 +29,7 @@ public struct BrowseMailUseCase: Sendable {
     }
 
     /// Messages matching `text` (FTS5), best first.
-    public func search(_ text: String, account: String?, limit: Int) async throws -> [SearchHit] {
+    public func search(_ text: String, account: AccountName?, limit: Int) async throws -> [SearchHit] {
         try await queries.search(text, account: account, limit: limit)
     }
 }

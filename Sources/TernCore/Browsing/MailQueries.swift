@@ -2,7 +2,7 @@ import Foundation
 
 /// A folder as `tern folders` lists it.
 public struct FolderSummary: Sendable, Hashable, Codable {
-    public var account: String
+    public var account: AccountName
     public var path: String
     public var folderType: FolderType
     public var messageCount: Int
@@ -12,7 +12,7 @@ public struct FolderSummary: Sendable, Hashable, Codable {
     public var historyComplete: Bool
 
     public init(
-        account: String, path: String, folderType: FolderType, messageCount: Int, unreadCount: Int, lastSyncDate: Date?,
+        account: AccountName, path: String, folderType: FolderType, messageCount: Int, unreadCount: Int, lastSyncDate: Date?,
         historyComplete: Bool = false
     ) {
         self.account = account
@@ -28,7 +28,7 @@ public struct FolderSummary: Sendable, Hashable, Codable {
 /// A row of the thread list (FR-SYNC-06 step 5 metadata, per folder).
 public struct ThreadSummary: Sendable, Hashable, Codable {
     public var id: ThreadID
-    public var account: String
+    public var account: AccountName
     public var subject: String
     public var latestDate: Date
     public var messageCount: Int
@@ -37,7 +37,7 @@ public struct ThreadSummary: Sendable, Hashable, Codable {
     public var snippet: String?
 
     public init(
-        id: ThreadID, account: String, subject: String, latestDate: Date, messageCount: Int, unreadCount: Int,
+        id: ThreadID, account: AccountName, subject: String, latestDate: Date, messageCount: Int, unreadCount: Int,
         participants: [EmailAddress], snippet: String?
     ) {
         self.id = id
@@ -55,13 +55,13 @@ public struct ThreadSummary: Sendable, Hashable, Codable {
 public struct SearchHit: Sendable, Hashable, Codable {
     public var emailId: EmailID
     public var threadId: ThreadID?
-    public var account: String
+    public var account: AccountName
     public var subject: String
     public var from: EmailAddress
     public var date: Date
     public var snippet: String?
 
-    public init(emailId: EmailID, threadId: ThreadID?, account: String, subject: String, from: EmailAddress, date: Date, snippet: String?) {
+    public init(emailId: EmailID, threadId: ThreadID?, account: AccountName, subject: String, from: EmailAddress, date: Date, snippet: String?) {
         self.emailId = emailId
         self.threadId = threadId
         self.account = account
@@ -180,12 +180,12 @@ public enum VirtualMailbox: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// The read side front ends list mail with.
 public protocol MailQueries: Sendable {
-    func folders(account: String?) async throws -> [FolderSummary]
+    func folders(account: AccountName?) async throws -> [FolderSummary]
     /// Newest first. `folder` is a path, or nil for every account's Inbox (the unified inbox);
     /// `before`: the rows after that one (the next page as the user scrolls).
-    func threads(account: String?, folder: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary]
+    func threads(account: AccountName?, folder: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary]
     /// The views that are queries, not IMAP folders (FR-SYNC-07 Outbox, FR-SYNC-10 Archive).
-    func threads(in view: VirtualMailbox, account: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary]
+    func threads(in view: VirtualMailbox, account: AccountName?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary]
     /// A thread's messages, oldest first; nil when there is no such thread.
     func thread(id: ThreadID) async throws -> [ThreadMessage]?
     /// FR-ED-05: what a thread holds, without bodies, oldest first (cheap for 500 messages); nil when
@@ -195,15 +195,15 @@ public protocol MailQueries: Sendable {
     func threadMessages(ids: [EmailID]) async throws -> [ThreadMessage]
     /// Full-text search (FTS5): every word must match, the last as the start of a word (it may still be
     /// being typed), the others whole; newest first.
-    func search(_ query: String, account: String?, limit: Int) async throws -> [SearchHit]
+    func search(_ query: String, account: AccountName?, limit: Int) async throws -> [SearchHit]
 }
 
 extension MailQueries {
-    public func threads(account: String?, folder: String?, limit: Int) async throws -> [ThreadSummary] {
+    public func threads(account: AccountName?, folder: String?, limit: Int) async throws -> [ThreadSummary] {
         try await threads(account: account, folder: folder, before: nil, limit: limit)
     }
 
-    public func threads(in view: VirtualMailbox, account: String?, limit: Int) async throws -> [ThreadSummary] {
+    public func threads(in view: VirtualMailbox, account: AccountName?, limit: Int) async throws -> [ThreadSummary] {
         try await threads(in: view, account: account, before: nil, limit: limit)
     }
 }

@@ -13,8 +13,9 @@ public enum MailChange: Sendable, Hashable {
     case bodiesUnavailable(threadId: ThreadID, offline: Bool)
     /// FR-SYNC-04: an account's sync state.
     case syncState(accountId: Account.ID, state: SyncState, detail: String?)
-    /// New mail arrived (IDLE, or a sync found it).
-    case newMail(accountId: Account.ID, count: Int)
+    /// New mail arrived (IDLE, or a sync found it). The name comes along so that a notice can
+    /// say it without reading the account table for each event.
+    case newMail(accountId: Account.ID, accountName: AccountName, count: Int)
     /// FR-SYNC-07: the Outbox changed (queued, sent, failed).
     case outboxChanged(accountId: Account.ID)
     /// FR-SYNC-07, CO01-E2: a queued message was sent, or failed for good, in a pass this process ran

@@ -25,7 +25,7 @@ public struct ComposeUseCase: Sendable {
     }
 
     /// An empty message from the named account, or the only one.
-    public func new(account name: String?) async throws -> ComposeDraft {
+    public func new(account name: AccountName?) async throws -> ComposeDraft {
         let account = try await accounts.namedOrOnly(name)
         return ComposeDraft(mode: .new, accountId: account.id, from: ComposePrefill.sender(for: account, original: nil))
     }
@@ -33,7 +33,7 @@ public struct ComposeUseCase: Sendable {
     /// CO01-M1: an empty message from the account named (the one picked, or that of the folder
     /// being viewed) when it exists, else from the first account by name, so that a person with
     /// several accounts gets a composer with a From picker rather than a refusal.
-    public func new(preferring name: String?) async throws -> ComposeDraft {
+    public func new(preferring name: AccountName?) async throws -> ComposeDraft {
         let all = try await accounts.allAccounts().sorted { $0.name < $1.name }
         guard let account = all.first(where: { $0.name == name }) ?? all.first else { throw TernError.accountNeeded(available: []) }
         return ComposeDraft(mode: .new, accountId: account.id, from: ComposePrefill.sender(for: account, original: nil))
@@ -42,7 +42,7 @@ public struct ComposeUseCase: Sendable {
     /// CO01-M1: the message sent from another account (the From picker): its sender becomes that
     /// account's name and address; recipients, body and threading headers stay. The same account
     /// leaves the draft as it is, so a reply keeps the alias the original was addressed to.
-    public func sending(_ draft: ComposeDraft, from name: String) async throws -> ComposeDraft {
+    public func sending(_ draft: ComposeDraft, from name: AccountName) async throws -> ComposeDraft {
         guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
         guard account.id != draft.accountId else { return draft }
         var moved = draft

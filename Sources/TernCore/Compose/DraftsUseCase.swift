@@ -58,7 +58,7 @@ public struct DraftsUseCase: Sendable {
 
     /// The Drafts list: local drafts and the drafts other clients left in the server's Drafts
     /// mailbox, newest first, each once.
-    public func list(account name: String? = nil) async throws -> [DraftSummary] {
+    public func list(account name: AccountName? = nil) async throws -> [DraftSummary] {
         var accountId: Account.ID?
         if let name { accountId = try await accounts.namedOrOnly(name).id }
         let local = try await store.drafts(accountId: accountId).map { draft in

@@ -9,7 +9,7 @@ public struct Account: Sendable, Hashable, Codable, Identifiable {
 
     public var id: ID
     /// The short name the user types on the command line (`tern sync work`).
-    public var name: String
+    public var name: AccountName
     public var emailAddress: String
     /// Other addresses that deliver to this account (FR-COMP-01: Reply All leaves out every address
     /// of the user, not only the primary one). Lowercased.
@@ -38,7 +38,7 @@ public struct Account: Sendable, Hashable, Codable, Identifiable {
     public var authservId: String?
 
     public init(
-        id: ID = .make(), name: String, emailAddress: String, displayName: String? = nil,
+        id: ID = .make(), name: AccountName, emailAddress: String, displayName: String? = nil,
         provider: MailProvider, imap: ServerEndpoint, smtp: ServerEndpoint, username: String,
         credential: CredentialSource, caFile: String? = nil, isActive: Bool = true, syncWindowDays: Int = 90,
         bodyHydration: BodyHydrationPolicy = .recent(days: 30), createdDate: Date = Date(), lastSyncDate: Date? = nil,

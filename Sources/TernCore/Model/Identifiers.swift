@@ -104,3 +104,20 @@ public struct AccountID: RawRepresentable, Hashable, Comparable, Sendable, Codab
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { rawValue }
 }
+
+/// The short name a person gives an account and types to pick it (`tern sync work`,
+/// `--account work`). Issue 33: names and ids were both `String`, and the change feed carried
+/// one in some events and the other in the rest; a name is now never taken for an id. Names can
+/// change (`AccountID` does not), so code that keeps an account holds its id and keeps the name
+/// only to show or to look the account up once.
+public struct AccountName: RawRepresentable, Hashable, Comparable, Sendable, Codable, LosslessStringConvertible,
+    ExpressibleByStringLiteral
+{
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { rawValue }
+}

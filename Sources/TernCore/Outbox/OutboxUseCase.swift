@@ -25,7 +25,7 @@ public struct OutboxUseCase: Sendable {
     /// FR-COMP-02: queues `message` held for `window`, owned by this process (`SendHoldOwnership`): nothing reaches
     /// SMTP until `commit`; if the process dies first the message is never sent by itself.
     public func sendHeld(_ message: OutgoingMessage, from account: Account, window: Duration) async throws -> HeldSend {
-        guard account.isActive else { throw TernError.authenticationExpired(account.name) }
+        guard account.isActive else { throw TernError.authenticationExpired(account.name.rawValue) }
         guard let holds else { throw TernError.invalidInput("undo-send needs the process's hold ownership") }
         let now = clock.now()
         let composed = try composer.compose(message, accountId: account.id, at: now)
@@ -59,14 +59,14 @@ public struct OutboxUseCase: Sendable {
     }
 
     /// The account named, or the only one (several accounts need a name).
-    public func sendingAccount(named name: String?) async throws -> Account {
+    public func sendingAccount(named name: AccountName?) async throws -> Account {
         try await accounts.namedOrOnly(name)
     }
 
     /// Queues `message` from `account`. `holdUntil` is the undo window (FR-COMP-02); `attemptNow`
     /// runs the account's queue right away (the message goes now unless something older is waiting).
     public func send(_ message: OutgoingMessage, from account: Account, holdUntil: Date? = nil, attemptNow: Bool = true) async throws -> SendOutcome {
-        guard account.isActive else { throw TernError.authenticationExpired(account.name) }
+        guard account.isActive else { throw TernError.authenticationExpired(account.name.rawValue) }
         let now = clock.now()
         let composed = try composer.compose(message, accountId: account.id, at: now)
         let emailId = try await store.enqueue(composed, holdUntil: holdUntil, at: now)
@@ -92,7 +92,7 @@ public struct OutboxUseCase: Sendable {
             nextAttempt: entry.state == .queued ? entry.notBefore ?? push?.queue.nextDue : nil)
     }
 
-    public func outbox(account name: String?) async throws -> [OutboxEntry] {
+    public func outbox(account name: AccountName?) async throws -> [OutboxEntry] {
         var accountId: Account.ID?
         if let name { accountId = try await sendingAccount(named: name).id }
         return try await store.outbox(accountId: accountId)
@@ -190,7 +190,7 @@ public struct LocalChangesPusher: Sendable {
 }
 
 public struct PushReport: Sendable, Hashable, Codable {
-    public var account: String
+    public var account: AccountName
     public var changes: OperationsReport
     public var queue: SendQueueReport
     public var drafts = DraftSyncReport()

@@ -31,9 +31,9 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The connection dropped or timed out: worth trying again (FR-SYNC-08's retries, the send queue's).
     case connectionLost(String)
     /// The account has no usable sign-in (no OAuth token yet, or it was revoked): sign in again.
-    case signInRequired(account: String)
+    case signInRequired(account: AccountName)
     /// An action needs one account and there are none, or several (`available`).
-    case accountNeeded(available: [String])
+    case accountNeeded(available: [AccountName])
     /// An action on `target` needs the folder it applies to: it is in none of the implied ones
     /// (`inInbox` false: not in the Inbox) or in several.
     case folderNeeded(target: String, folders: [String])
@@ -60,7 +60,7 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
         case .connectionLost(let text): "connection lost: \(text)"
         case .signInRequired(let account): "account '\(account)' must sign in again"
         case .accountNeeded(let available):
-            available.isEmpty ? "there is no account" : "several accounts (\(available.joined(separator: ", "))): which one?"
+            available.isEmpty ? "there is no account" : "several accounts (\(available.map(\.rawValue).joined(separator: ", "))): which one?"
         case .folderNeeded(let target, let folders):
             "\(target) is in \(folders.isEmpty ? "no synced folder" : folders.joined(separator: ", ")): which folder?"
         case .serverMissing(let role): "the \(role.rawValue) server is missing"

@@ -4,7 +4,7 @@ import Foundation
 /// account last synced whole, when an unreachable account is tried again, and what waits to go to
 /// the server. Kept in the store as the engine reports it, so any process can show it.
 public struct AccountSyncStatus: Sendable, Hashable, Codable {
-    public var account: String
+    public var account: AccountName
     /// The last state reported; `nil` before the first sync.
     public var syncState: SyncState?
     public var syncStateDetail: String?
@@ -21,7 +21,7 @@ public struct AccountSyncStatus: Sendable, Hashable, Codable {
     public var waiting: WaitingWork
 
     public init(
-        account: String, syncState: SyncState?, syncStateDetail: String?, syncStateSince: Date?, syncRunning: Bool,
+        account: AccountName, syncState: SyncState?, syncStateDetail: String?, syncStateSince: Date?, syncRunning: Bool,
         lastSuccessfulSync: Date?, lastError: String?, nextRetry: Date?, waiting: WaitingWork
     ) {
         self.account = account

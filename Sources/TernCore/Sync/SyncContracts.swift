@@ -99,7 +99,7 @@ public protocol SyncStore: Sendable {
 /// FR-SYNC-04's states, as the engine reports them.
 public enum SyncProgress: Sendable, Hashable {
     /// FR-SYNC-04: the engine entered this state (for an account).
-    case state(account: String, SyncState, detail: String? = nil)
+    case state(account: AccountName, SyncState, detail: String? = nil)
     case connecting
     case discoveredFolders(Int)
     /// A folder is about to be selected: the order of these shows the stages (FR-SYNC-01).
@@ -109,17 +109,17 @@ public enum SyncProgress: Sendable, Hashable {
     case syncingFolder(path: String, done: Int, total: Int)
     case folderDone(path: String)
     /// `tern sync --watch`: IDLE is established on the Inbox.
-    case watching(account: String)
+    case watching(account: AccountName)
     /// New mail stored by a sync that IDLE triggered (FR-SYNC-03).
-    case newMail(account: String, messages: [NewMessage])
+    case newMail(account: AccountName, messages: [NewMessage])
     /// The watch loop sent queued mail, or gave up on some (FR-SYNC-07).
-    case pushed(account: String, PushReport)
+    case pushed(account: AccountName, PushReport)
     /// FR-SYNC-04 Error → Idle: the account could not be reached after the reconnect schedule;
     /// the watch goes on and tries again at `at`.
-    case retryScheduled(account: String, at: Date, reason: String)
+    case retryScheduled(account: AccountName, at: Date, reason: String)
     /// A sync pass of the account ended (one-shot, or triggered by IDLE); `failedFolders` are those
     /// it could not sync (`tern status`'s last successful sync is one without any).
-    case synced(account: String, failedFolders: [String])
+    case synced(account: AccountName, failedFolders: [String])
 }
 
 public struct FolderSyncReport: Sendable, Hashable, Codable {
@@ -162,7 +162,7 @@ public struct FolderSyncReport: Sendable, Hashable, Codable {
 }
 
 public struct SyncReport: Sendable, Hashable, Codable {
-    public var account: String
+    public var account: AccountName
     public var folders: [FolderSyncReport]
     /// Milliseconds from the start to the first 30 Inbox headers stored (FR-SYNC-01 stage B).
     public var firstPageMilliseconds: Double?
@@ -170,7 +170,7 @@ public struct SyncReport: Sendable, Hashable, Codable {
     /// What went to the server before the pull (pending changes, queued mail).
     public var pushed: PushReport?
 
-    public init(account: String, folders: [FolderSyncReport], firstPageMilliseconds: Double?, seconds: Double) {
+    public init(account: AccountName, folders: [FolderSyncReport], firstPageMilliseconds: Double?, seconds: Double) {
         self.account = account
         self.folders = folders
         self.firstPageMilliseconds = firstPageMilliseconds

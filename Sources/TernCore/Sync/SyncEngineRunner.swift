@@ -5,22 +5,22 @@ import Foundation
 /// without a server.
 public protocol SyncEngineWork: Sendable {
     /// Whether there is an account to sync (none yet: the runner looks again later).
-    func hasAccounts(named name: String?) async throws -> Bool
-    func syncOnce(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws
+    func hasAccounts(named name: AccountName?) async throws -> Bool
+    func syncOnce(account name: AccountName?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws
     /// Until cancelled, or until it fails.
-    func watchUntilFailure(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws
+    func watchUntilFailure(account name: AccountName?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws
     /// Reports the failure and the next try (change feed, `tern status`); the accounts it concerns.
-    func retryScheduled(at date: Date, reason: String, account name: String?) async -> [String]
+    func retryScheduled(at date: Date, reason: String, account name: AccountName?) async -> [AccountName]
 }
 
 extension SyncAccountsUseCase: SyncEngineWork {
-    public func hasAccounts(named name: String?) async throws -> Bool { try await !accounts(named: name).isEmpty }
+    public func hasAccounts(named name: AccountName?) async throws -> Bool { try await !accounts(named: name).isEmpty }
 
-    public func syncOnce(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+    public func syncOnce(account name: AccountName?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
         _ = try await self(account: name, progress: progress)
     }
 
-    public func watchUntilFailure(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+    public func watchUntilFailure(account name: AccountName?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
         try await watch(account: name, progress: progress)
     }
 }
@@ -70,7 +70,7 @@ public struct SyncEngineRunner: Sendable {
     /// front end already ran the first sync (`tern sync` printed its report), so the first pass only
     /// watches. `describe` words a failure for its reports.
     public func run(
-        account name: String?, firstSyncDone: Bool = false, endsOn: @Sendable (any Error) -> Bool = { _ in false },
+        account name: AccountName?, firstSyncDone: Bool = false, endsOn: @Sendable (any Error) -> Bool = { _ in false },
         describe: @escaping @Sendable (any Error) -> String, progress: @escaping @Sendable (SyncProgress) -> Void
     ) async throws {
         var failures = 0

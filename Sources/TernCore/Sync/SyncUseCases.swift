@@ -57,7 +57,7 @@ public struct SyncAccountsUseCase: Sendable {
     /// (FR-SYNC-04 Error → Idle): the error state on the change feed and for `tern status`. The
     /// accounts' names, for the front end's own report.
     @discardableResult
-    public func retryScheduled(at date: Date, reason: String, account name: String? = nil) async -> [String] {
+    public func retryScheduled(at date: Date, reason: String, account name: AccountName? = nil) async -> [AccountName] {
         let selected = (try? await accounts(named: name).filter(\.isActive)) ?? []
         for account in selected {
             changes?.publish(.syncState(accountId: account.id, state: .error, detail: reason))
@@ -76,7 +76,7 @@ public struct SyncAccountsUseCase: Sendable {
             case .state(_, let state, let detail): changes.publish(.syncState(accountId: account.id, state: state, detail: detail))
             case .firstPageReady, .folderDone: changes.publish(.threadsChanged(accountId: account.id))
             case .newMail(_, let messages):
-                changes.publish(.newMail(accountId: account.id, count: messages.count))
+                changes.publish(.newMail(accountId: account.id, accountName: account.name, count: messages.count))
                 changes.publish(.threadsChanged(accountId: account.id))
             case .pushed(_, let report):
                 for emailId in report.queue.sent { changes.publish(.sendOutcome(emailId: emailId, state: .sent, error: nil)) }
@@ -94,11 +94,11 @@ public struct SyncAccountsUseCase: Sendable {
 
     /// `bodies` overrides the accounts' body policy for this run (`tern sync --bodies all`).
     public func callAsFunction(
-        account name: String?, bodies: BodyHydrationPolicy? = nil,
+        account name: AccountName?, bodies: BodyHydrationPolicy? = nil,
         progress: @escaping @Sendable (SyncProgress) -> Void
     ) async throws -> [SyncReport] {
         let selected = try await accounts(named: name)
-        if let inactive = selected.first(where: { !$0.isActive }) { throw TernError.authenticationExpired(inactive.name) }
+        if let inactive = selected.first(where: { !$0.isActive }) { throw TernError.authenticationExpired(inactive.name.rawValue) }
         // Each account has its own engine and connection: they sync at the same time.
         return try await withThrowingTaskGroup(of: (Int, SyncReport).self) { group in
             for (index, selectedAccount) in selected.enumerated() {
@@ -124,14 +124,14 @@ public struct SyncAccountsUseCase: Sendable {
     }
 
     /// The account named, or every active account.
-    public func accounts(named name: String?) async throws -> [Account] {
+    public func accounts(named name: AccountName?) async throws -> [Account] {
         guard let name else { return try await accounts.allAccounts().filter(\.isActive) }
         guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
         return [account]
     }
 
     /// `tern sync --watch`: after the sync, every active account (or the one named) is watched until cancelled.
-    public func watch(account name: String?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
+    public func watch(account name: AccountName?, progress: @escaping @Sendable (SyncProgress) -> Void) async throws {
         let selected = try await accounts(named: name)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for account in selected {
@@ -201,14 +201,14 @@ public struct LoadOlderMailUseCase: Sendable {
 
     /// The context guards come first: no paging in the unified inbox (no account), in a virtual
     /// folder (`folder` nil or a `VirtualMailbox` name), or while searching.
-    public func callAsFunction(account name: String?, folder: String?, searching: Bool = false) async throws -> OlderMailResult {
+    public func callAsFunction(account name: AccountName?, folder: String?, searching: Bool = false) async throws -> OlderMailResult {
         guard let name else { return .notApplicable(reason: "the unified inbox spans accounts: pick one") }
         guard !searching else { return .notApplicable(reason: "search results are not paged from the server") }
         guard let folder, VirtualMailbox(rawValue: folder.lowercased()) == nil else {
             return .notApplicable(reason: "only a server folder has older mail on the server")
         }
         guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
-        guard account.isActive else { throw TernError.authenticationExpired(account.name) }
+        guard account.isActive else { throw TernError.authenticationExpired(account.name.rawValue) }
         // FR-SYNC-01 step 5: a folder whose whole history is stored answers from the store; the
         // server is not asked again (offline too). New mail only ever comes above, by UID.
         if try await folders.folders(accountId: account.id).first(where: { $0.path == folder })?.reachedServerHistoryBoundary == true {

@@ -116,7 +116,7 @@ struct ActionRoutes: Sendable {
             }
         case "load-older":
             return try await reply(scripted: scripted, form: form) {
-                let result = try await services.loadOlderMail(account: form["account"], folder: form["folder"])
+                let result = try await services.loadOlderMail(account: AccountName(field: form["account"]), folder: form["folder"])
                 return ActionReply(ok: true, toast: OlderMailWording.text(result))
             }
         default:

@@ -210,7 +210,7 @@ struct ComposeRoutes: Sendable {
     func draft(from form: FormFields) async throws -> (ComposeDraft, Draft.ID?) {
         let mode = form["mode"].flatMap(ComposeMode.init(rawValue:)) ?? .new
         let draftId = form["draft"].flatMap { DraftID($0) }
-        let picked = form["account"].flatMap { $0.isEmpty ? nil : $0 }
+        let picked = AccountName(field: form["account"])
         var draft: ComposeDraft =
             if let draftId {
                 try await services.drafts.open(draftId).content

@@ -11,23 +11,19 @@ import TernCore
 /// fails). Graceful shutdown ends every stream, so stopping the server never waits on an open tab.
 struct EventRoutes: Sendable {
     let changes: ChangeFeed
-    /// Changes name accounts by id (issue 33); a new-mail notice says the account's name.
-    let accountNames: @Sendable () async -> [AccountID: String]
     static let heartbeat: Duration = .seconds(20)
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("events") { _, _ in
             let feed = changes.changes()
             let heartbeat = Self.heartbeat
-            let accountNames = accountNames
             var response = Response(
                 status: .ok, headers: [.contentType: "text/event-stream"],
                 body: .init { writer in
                     let (events, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(512))
                     let following = Task {
                         for await change in feed {
-                            let names = if case .newMail = change { await accountNames() } else { [AccountID: String]() }
-                            if let event = ServerSentEvent(change, accountNames: names) { sink.yield(event.text) }
+                            if let event = ServerSentEvent(change) { sink.yield(event.text) }
                         }
                         sink.finish()
                     }
@@ -65,7 +61,7 @@ struct ServerSentEvent: Sendable {
         return "event: \(name)\ndata: \(json)\n\n"
     }
 
-    init?(_ change: MailChange, accountNames: [AccountID: String] = [:]) {
+    init?(_ change: MailChange) {
         switch change {
         case .threadsChanged(let accountId): (name, data) = ("threads", ["account": accountId?.rawValue ?? ""])
         case .bodyArrived(let emailId, let threadId): (name, data) = ("body", ["email": String(emailId), "thread": threadId.map { String($0) } ?? ""])
@@ -74,8 +70,7 @@ struct ServerSentEvent: Sendable {
         case .syncState(let account, let state, let detail):
             let status = SyncStatus(state: state, detail: detail, date: Date())
             (name, data) = ("sync", ["account": account.rawValue, "state": state.rawValue, "kind": status.kind, "text": status.text])
-        case .newMail(let account, let count):
-            let accountName = accountNames[account] ?? "your mail"
+        case .newMail(let account, let accountName, let count):
             (name, data) = (
                 "newmail",
                 [

@@ -47,10 +47,7 @@ struct WebRoutes: Sendable {
         AttachmentRoutes(services: services, state: state, page: page).register(on: router)
         SettingsRoutes(services: services, state: state, page: page).register(on: router)
         AssistRoutes(services: services).register(on: router)
-        let listAccounts = services.listAccounts
-        EventRoutes(changes: services.changes) {
-            Dictionary(((try? await listAccounts()) ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        }.register(on: router)
+        EventRoutes(changes: services.changes).register(on: router)
         AssetRoutes.register(on: router)
     }
 
@@ -106,8 +103,9 @@ struct WebRoutes: Sendable {
                 }
                 return view
             case .drafts(let account):
-                let names = Dictionary(try await services.listAccounts().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-                rows = try await services.drafts.list(account: account).map { ThreadRow($0, account: names[$0.accountId] ?? "") }
+                let names: [AccountID: AccountName] = Dictionary(
+                    try await services.listAccounts().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+                rows = try await services.drafts.list(account: account).map { ThreadRow($0, account: names[$0.accountId] ?? AccountName("")) }
                 return ThreadListView(location: location, rows: rows, hasMore: false, nextCursor: nil)
             case .search(let text):
                 // Hits are messages: one row per thread, the newest hit first.
@@ -317,7 +315,7 @@ enum WebErrorText {
             case .accountNeeded(let available):
                 return available.isEmpty
                     ? "There is no account yet: add one with tern account add."
-                    : "Choose the account to send from: \(available.joined(separator: ", "))."
+                    : "Choose the account to send from: \(available.map(\.rawValue).joined(separator: ", "))."
             default: return error.message
             }
         }

@@ -11,7 +11,7 @@ final class ComposePrefillCache: Sendable {
     static let lifetime: TimeInterval = 600
     static let capacity = 32
 
-    func prefill(mode: ComposeMode, original: EmailID?, account: String?, make: () async throws -> ComposeDraft) async throws -> ComposeDraft {
+    func prefill(mode: ComposeMode, original: EmailID?, account: AccountName?, make: () async throws -> ComposeDraft) async throws -> ComposeDraft {
         let key = "\(mode.rawValue)|\(original.map { String($0) } ?? "")|\(account ?? "")"
         if let cached = prefills.withLock({ $0[key] }), cached.made.timeIntervalSinceNow > -Self.lifetime { return cached.draft }
         let draft = try await make()

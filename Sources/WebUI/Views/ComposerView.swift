@@ -8,7 +8,7 @@ struct ComposeTarget: Sendable, Hashable {
     /// The message replied to or forwarded; nil for a new message.
     var messageId: EmailID?
     /// New messages: the account to send from (nil: the only one).
-    var account: String?
+    var account: AccountName?
     /// A saved draft resumed (`compose=draft&draft=ID`), or a server draft another client wrote
     /// (`compose=draft&server=EMAILID`), adopted when opened (FR-COMP-01 "Draft lifecycle").
     var draftId: DraftID?
@@ -28,7 +28,7 @@ struct ComposeTarget: Sendable, Hashable {
         guard let mode = ComposeMode(rawValue: text) else { return nil }
         self.mode = mode
         messageId = query["message"].flatMap { EmailID($0) }
-        account = query["from"].flatMap { $0.isEmpty ? nil : $0 }
+        account = AccountName(field: query["from"])
         suggestion = query["suggestion"].map { AssistText.clean($0, maxCharacters: 500) }.flatMap { $0.isEmpty ? nil : $0 }
         if mode != .new, messageId == nil { return nil }
     }
@@ -50,7 +50,7 @@ struct ComposeTarget: Sendable, Hashable {
         if let serverDraftId { return [URLQueryItem(name: "compose", value: "draft"), URLQueryItem(name: "server", value: String(serverDraftId))] }
         var items = [URLQueryItem(name: "compose", value: mode.rawValue)]
         if let messageId { items.append(URLQueryItem(name: "message", value: String(messageId))) }
-        if let account { items.append(URLQueryItem(name: "from", value: account)) }
+        if let account { items.append(URLQueryItem(name: "from", value: account.rawValue)) }
         if let suggestion { items.append(URLQueryItem(name: "suggestion", value: suggestion)) }
         return items
     }
@@ -75,7 +75,7 @@ struct ComposerView: Sendable {
     var target: ComposeTarget
     var location: MailLocation
     var csrfToken: String
-    var account: String
+    var account: AccountName
     /// CO01-M1: every account, offered in a From picker when there are two or more.
     var senders: [Account] = []
     /// The saved draft this composer writes to (autosave, Send and Delete draft name it).
@@ -101,7 +101,7 @@ struct ComposerView: Sendable {
         var hidden = HTMLText()
         var fields: [(String, String)] =
             [
-                ("csrf", csrfToken), ("mode", draft.mode.rawValue), ("account", account),
+                ("csrf", csrfToken), ("mode", draft.mode.rawValue), ("account", account.rawValue),
                 ("original", draft.originalEmailId.map { String($0) } ?? ""),
                 ("return", location.returnPath), ("draft", draftId.map { String($0) } ?? "")
             ] + (confirmed ? [("confirmed", "1")] : [])

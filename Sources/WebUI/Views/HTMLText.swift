@@ -50,9 +50,18 @@ extension HTMLText: ExpressibleByStringInterpolation {
         mutating func appendInterpolation(_ number: some BinaryInteger) { markup += String(number) }
         /// A record id is its plain number, as the routes read it (issue 33).
         mutating func appendInterpolation(_ id: some RecordID) { markup += String(id.rawValue) }
+        mutating func appendInterpolation(_ name: AccountName) { appendInterpolation(name.rawValue) }
         mutating func appendInterpolation(html: HTMLText) { markup += html.markup }
         mutating func appendInterpolation(html: [HTMLText]) { for part in html { markup += part.markup } }
     }
 
     init(stringInterpolation: StringInterpolation) { markup = stringInterpolation.markup }
+}
+
+extension AccountName {
+    /// A form or query field that picks an account: empty means none was picked.
+    init?(field: String?) {
+        guard let field, !field.isEmpty else { return nil }
+        self.init(field)
+    }
 }

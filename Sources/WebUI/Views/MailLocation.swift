@@ -7,10 +7,10 @@ import TernCore
 struct MailLocation: Sendable, Hashable {
     enum Source: Sendable, Hashable {
         case unifiedInbox
-        case folder(account: String, path: String)
-        case virtual(VirtualMailbox, account: String?)
+        case folder(account: AccountName, path: String)
+        case virtual(VirtualMailbox, account: AccountName?)
         /// FR-COMP-01 "Draft resume": an account's drafts, local and synced, each opening the composer.
-        case drafts(account: String?)
+        case drafts(account: AccountName?)
         case search(String)
     }
 
@@ -32,7 +32,7 @@ struct MailLocation: Sendable, Hashable {
     }
 
     init(query: FormFields) {
-        let account = query["account"].flatMap { $0.isEmpty ? nil : $0 }
+        let account = AccountName(field: query["account"])
         if let text = query["q"], !text.trimmingCharacters(in: .whitespaces).isEmpty {
             source = .search(text)
         } else if query["view"] == "drafts" {
@@ -57,7 +57,7 @@ struct MailLocation: Sendable, Hashable {
 
     /// The account whose folder or view is shown (nil for the unified Inbox and search): a new
     /// message is sent from it unless the From picker says otherwise (CO01-M1).
-    var accountName: String? {
+    var accountName: AccountName? {
         switch source {
         case .folder(let account, _): account
         case .virtual(_, let account), .drafts(let account): account
@@ -74,12 +74,12 @@ struct MailLocation: Sendable, Hashable {
         var items: [URLQueryItem] = []
         switch source {
         case .unifiedInbox: break
-        case .folder(let account, let path): items += [URLQueryItem(name: "account", value: account), URLQueryItem(name: "folder", value: path)]
+        case .folder(let account, let path): items += [URLQueryItem(name: "account", value: account.rawValue), URLQueryItem(name: "folder", value: path)]
         case .virtual(let view, let account):
-            if let account { items.append(URLQueryItem(name: "account", value: account)) }
+            if let account { items.append(URLQueryItem(name: "account", value: account.rawValue)) }
             items.append(URLQueryItem(name: "view", value: view.rawValue))
         case .drafts(let account):
-            if let account { items.append(URLQueryItem(name: "account", value: account)) }
+            if let account { items.append(URLQueryItem(name: "account", value: account.rawValue)) }
             items.append(URLQueryItem(name: "view", value: "drafts"))
         case .search(let text): items.append(URLQueryItem(name: "q", value: text))
         }

@@ -12,7 +12,7 @@ struct ThreadRow: Sendable {
     var date: Date
     var messageCount: Int
     var unread: Bool
-    var account: String
+    var account: AccountName
     /// A draft's row opens the composer instead of a conversation.
     var composer: ComposeTarget?
 
@@ -38,7 +38,7 @@ struct ThreadRow: Sendable {
         account = hit.account
     }
 
-    init(_ draft: DraftSummary, account: String) {
+    init(_ draft: DraftSummary, account: AccountName) {
         id = nil
         participants = draft.to.isEmpty ? "(no recipient)" : "To " + Self.names(draft.to)
         subject = draft.subject
@@ -152,7 +152,7 @@ struct ThreadListView: Sendable {
                 """
         }
         if case .folder(let account, let path) = location.source, !historyComplete {
-            let items = [URLQueryItem(name: "account", value: account), URLQueryItem(name: "folder", value: path)]
+            let items = [URLQueryItem(name: "account", value: account.rawValue), URLQueryItem(name: "folder", value: path)]
             return """
                 <div class="list-footer" id="list-footer"><form method="post" action="actions/load-older" data-older>\
                 \(html: hiddenFields(items))<button type="submit" class="button">Load older mail from the server</button></form></div>
