@@ -236,7 +236,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "TernRuntimeTests", dependencies: ["TernRuntime", "TernCore", "MailTransport", "IMAP", "SMTP", "Sync", "Assist"],
+            name: "TernRuntimeTests",
+            dependencies: ["TernRuntime", "TernCore", "MailTransport", "IMAP", "SMTP", "Sync", "Assist", "ScriptedServers", "MailStore"],
             swiftSettings: strict),
         .testTarget(
             name: "TernCLITests", dependencies: ["tern", "TernCLI", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")],

@@ -18,7 +18,8 @@ public enum SyntheticMailbox {
 
     /// Adds `count` emails to a new account named `accountName`; returns the account id.
     @discardableResult
-    public static func populate(_ database: TernDatabase, count: Int, accountName: AccountName = "bench", seed: UInt64 = 1) async throws -> Account.ID {
+    public static func populate(_ database: TernDatabase, count: Int, accountName: AccountName = "bench", seed: UInt64 = 1) async throws -> Account.ID
+    {
         let account = Account(
             id: .make(), name: accountName, emailAddress: "\(accountName)@example.org", provider: .imap,
             imap: ServerEndpoint(host: "127.0.0.1", port: 993, security: .implicitTLS),

@@ -10,7 +10,7 @@ struct LiveMailSynchronizer: MailSynchronizing {
     let locks: any NamedLocks
     let connections: AccountConnectionPools
     /// FR-SYNC-01 stage D gives way to the person's work (`userWork`), their pause and a metered link.
-    let catchUp: CatchUpGate
+    let catchUp: any CatchUpPausing
     let userWork: UserWorkTracker
 
     func sync(account: Account, credentials: CredentialSupply, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport {

@@ -131,7 +131,9 @@ struct SyncCommand: AsyncParsableCommand {
         let fields: [String: String]
         switch event {
         case .state(let account, let state, let detail):
-            fields = ["event": "state", "account": account.rawValue, "state": state.rawValue].merging(detail.map { ["detail": $0] } ?? [:]) { a, _ in a }
+            fields = ["event": "state", "account": account.rawValue, "state": state.rawValue].merging(detail.map { ["detail": $0] } ?? [:]) { a, _ in
+                a
+            }
         case .connecting: fields = ["event": "connecting"]
         case .discoveredFolders(let count): fields = ["event": "discoveredFolders", "count": String(count)]
         case .selectingFolder(let path): fields = ["event": "selectingFolder", "folder": path]

@@ -74,7 +74,8 @@ struct MailLocation: Sendable, Hashable {
         var items: [URLQueryItem] = []
         switch source {
         case .unifiedInbox: break
-        case .folder(let account, let path): items += [URLQueryItem(name: "account", value: account.rawValue), URLQueryItem(name: "folder", value: path)]
+        case .folder(let account, let path):
+            items += [URLQueryItem(name: "account", value: account.rawValue), URLQueryItem(name: "folder", value: path)]
         case .virtual(let view, let account):
             if let account { items.append(URLQueryItem(name: "account", value: account.rawValue)) }
             items.append(URLQueryItem(name: "view", value: view.rawValue))
