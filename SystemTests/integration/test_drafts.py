@@ -161,6 +161,32 @@ def test_undo_in_the_window_sends_nothing_and_leaves_a_draft(servers, home, bob)
     assert uids_with_subject(bob, "INBOX", subject) == []
 
 
+def process_state(pid):
+    """The state letter of /proc/PID/stat: T while stopped."""
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0]
+
+
+def test_ctrl_z_pauses_the_undo_window_and_fg_resumes_it(servers, home, bob):
+    """FR-COMP-02 "App enters background during undo window: Timer pauses": SIGTSTP (Ctrl-Z) pauses the window before the
+    process stops; nothing is sent while it is stopped, however long; SIGCONT (fg) resumes it from what was left."""
+    subject = f"Stopped in the window {stamp()}"
+    process = sending(home, servers, subject, 5)
+    assert wait_for(lambda: held(home))
+    process.send_signal(signal.SIGTSTP)
+    assert wait_for(lambda: process_state(process.pid) == "T"), "stopped"
+    time.sleep(8)  # longer than the whole window
+    assert uids_with_subject(bob, "INBOX", subject) == []
+    assert held(home), "still held"
+    resumed = time.monotonic()
+    process.send_signal(signal.SIGCONT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert json.loads(out)["state"] == "sent"
+    assert time.monotonic() - resumed >= 1.0, "the window went on from what was left"
+    assert len(wait_for(lambda: uids_with_subject(bob, "INBOX", subject))) == 1
+
+
 def test_a_process_killed_in_its_undo_window_leaves_a_draft_that_nothing_sends(servers, home, tls_context, bob):
     subject = f"Killed in the window {stamp()}"
     process = sending(home, servers, subject, 4)

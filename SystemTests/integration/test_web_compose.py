@@ -15,10 +15,12 @@ import uuid
 
 import pytest
 
+from support.browser import by_xpath, chromium
 from support.imap import imap_for, uids_with_subject
 from support.servers import free_port
 from support.tern import TERN, json_of
-from support.web import csrf_of, sign_in, start_serve
+from support.waiting import wait_until
+from support.web import browser_sign_in, csrf_of, sign_in, start_serve
 
 SENDER, RECIPIENT = "alice", "dave"
 USER = SENDER  # the `home` fixture's account
@@ -184,5 +186,63 @@ def test_an_uploaded_name_with_a_line_break_and_a_path_is_cleaned_and_its_draft_
         assert attachment.get_filename() == "evilX: y.txt"
         assert attachment.get_payload(decode=True) == b"attached bytes"
     finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_a_paused_window_sends_nothing_however_long_and_resumes_from_what_was_left(servers, home):
+    """FR-COMP-02 "App enters background during undo window: Timer pauses. Resumes when app returns to foreground": the
+    page says it was hidden (and again each minute); seen again, it resumes and confirms at the new end."""
+    port = free_port()
+    server = start_serve(home, port, "--no-sync")
+    try:
+        subject = f"Paused window {uuid.uuid4().hex[:10]}"
+        email, web, csrf = compose(port, subject)
+        time.sleep(1)
+        status, paused = post(web, "/compose/pause", {"email": email}, csrf)
+        assert status == 200 and paused["ok"] and 2500 < paused["milliseconds"] <= 4100, paused
+        time.sleep(5 + 10 + 2)  # past the window and the page's grace: a paused window waits
+        status, again = post(web, "/compose/pause", {"email": email}, csrf)
+        assert status == 200 and again["milliseconds"] == paused["milliseconds"], "a refreshed pause keeps what was left"
+        assert delivered(servers, subject) == 0
+        status, resumed = post(web, "/compose/resume", {"email": email}, csrf)
+        assert status == 200 and resumed["ok"] and 2000 < resumed["milliseconds"] <= paused["milliseconds"], resumed
+        time.sleep(resumed["milliseconds"] / 1000 + 0.2)
+        status, reply = post(web, "/compose/commit", {"email": email}, csrf)
+        assert status == 200 and reply["ok"], reply
+        assert wait_until(lambda: delivered(servers, subject) == 1, timeout=30)
+        assert delivered(servers, subject) == 1
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_a_hidden_tab_pauses_its_countdown_in_chromium(servers, home):
+    """The same in Chromium: the composer's tab goes to the background during its 5 s window (another tab in front) for
+    longer than the window; nothing is sent until it is in front again, then the countdown ends and it is sent once."""
+    port = free_port()
+    server = start_serve(home, port, "--no-sync")
+    browser = chromium()
+    try:
+        base = browser_sign_in(browser, port)
+        subject = f"Hidden tab {uuid.uuid4().hex[:10]}"
+        browser.get(f"{base}/mail?account={SENDER}&folder=INBOX&compose=new")
+        by_xpath(browser, "//input[@id='compose-to']").send_keys(f"{RECIPIENT}@tern.test,")
+        browser.find_element("id", "compose-subject").send_keys(subject)
+        browser.find_element("id", "compose-body").send_keys("Sent from a tab that was hidden.")
+        button = by_xpath(browser, "//form[@aria-labelledby='composer-title']//button[normalize-space()='Send']")
+        assert wait_until(lambda: button.get_attribute("disabled") is None)
+        button.click()
+        by_xpath(browser, "//div[@id='toasts']//*[contains(., 'Sending in')]")
+        app_tab = browser.current_window_handle
+        browser.switch_to.new_window("tab")
+        time.sleep(9)
+        assert delivered(servers, subject) == 0, "nothing leaves while the page is hidden"
+        browser.close()
+        browser.switch_to.window(app_tab)
+        by_xpath(browser, "//div[@id='toasts']//*[contains(., 'Message sent')]", timeout=30)
+        assert delivered(servers, subject) == 1
+    finally:
+        browser.quit()
         server.terminate()
         server.wait(timeout=10)

@@ -108,6 +108,75 @@ import Testing
         #expect(try await undo.undo(102) == nil)
     }
 
+    /// Lets the coordinator's timer tasks run after the clock moved.
+    func settle() async { for _ in 0..<200 { await Task.yield() } }
+
+    /// FR-COMP-02 "App enters background during undo window: Timer pauses. Resumes when app returns
+    /// to foreground" (a terminal stopped with Ctrl-Z): nothing goes while paused, however long, and
+    /// the window goes on from what was left.
+    @Test func aPausedWindowSendsNothingAndResumesFromWhatWasLeft() async throws {
+        let steps = RecordingSendSteps(clock: clock)
+        let undo = coordinator(steps)
+        _ = try await undo.send(4, watcher: .none)
+        #expect(await timerSleeps())
+        clock.advance(by: .seconds(2))
+        #expect(await undo.pause(104) == .seconds(3))
+        #expect(await undo.pause(104) == .seconds(3), "pausing again keeps what was left")
+        clock.advance(by: .seconds(600))
+        await settle()
+        #expect(steps.recorded == [.send(4, .seconds(5))])
+        let resumed = try #require(await undo.resume(104))
+        #expect(resumed == clock.now().adding(.seconds(3)))
+        #expect(await eventually { clock.deadlines.contains(resumed) })
+        clock.advance(by: .milliseconds(2_900))
+        await settle()
+        #expect(!steps.recorded.contains(.commit(104)))
+        clock.advance(by: .milliseconds(100))
+        #expect(await eventually { steps.recorded.contains(.commit(104)) })
+        #expect(await undo.pause(104) == nil, "no longer held")
+    }
+
+    /// A hidden page refreshes its pause; one that neither resumes nor pauses again within the
+    /// limit is gone, and its message goes back to its draft, never out.
+    @Test func aPausedPageThatIsNotSeenAgainLeavesADraft() async throws {
+        let steps = RecordingSendSteps(clock: clock)
+        let undo = coordinator(steps)
+        _ = try await undo.send(5, watcher: .page)
+        #expect(await timerSleeps())
+        clock.advance(by: .seconds(1))
+        #expect(await undo.pause(105) == .seconds(4))
+        clock.advance(by: .seconds(299))
+        await settle()
+        #expect(await undo.pause(105) == .seconds(4), "the page is still there: its pause is refreshed")
+        clock.advance(by: .seconds(299))
+        await settle()
+        #expect(await undo.isHeld(105))
+        let waiting = Task { try await undo.outcome(of: 105) }
+        clock.advance(by: .seconds(2))
+        #expect(await eventually { steps.recorded.contains(.undo(105)) })
+        #expect(try await waiting.value == nil)
+        #expect(!steps.recorded.contains(.commit(105)))
+        #expect(await undo.resume(105) == nil)
+    }
+
+    /// A page seen again resumes; its countdown's end confirms and the message goes.
+    @Test func aResumedPageConfirmsAtItsNewEnd() async throws {
+        let steps = RecordingSendSteps(clock: clock)
+        let undo = coordinator(steps)
+        _ = try await undo.send(6, watcher: .page)
+        #expect(await timerSleeps())
+        clock.advance(by: .seconds(4))
+        #expect(await undo.pause(106) == .seconds(1))
+        clock.advance(by: .seconds(120))
+        await settle()
+        let end = try #require(await undo.resume(106))
+        clock.advance(by: .seconds(1))
+        #expect(clock.now() >= end)
+        #expect(await undo.confirm(106))
+        #expect(await eventually { steps.recorded.contains(.commit(106)) })
+        #expect(!steps.recorded.contains(.undo(106)))
+    }
+
     @Test func undoAfterTheWindowIsTooLate() async throws {
         let steps = RecordingSendSteps(clock: clock)
         let undo = coordinator(steps)

@@ -239,13 +239,20 @@ enum SendingCountdown {
     /// shows the countdown and asks it to undo. `undo`: this send's window in seconds (nil: the setting's).
     static func send(draftId: Draft.ID, undo: Int?, services: TernServices, json: Bool) async throws {
         let coordinator = services.undoSend
+        // Listening from before the hold starts: a Ctrl-C or Ctrl-Z that lands while it is being
+        // made still undoes or pauses it, never stops the process with the window running.
+        let signals = CountdownSignals()
+        defer { signals.remove() }
         switch try await coordinator.send(draftId, window: undo.map { .seconds($0) }, watcher: .none) {
         case .sent(let outcome):
             try report(outcome, json: json)
         case .held(let held, _):
             let emailId = held.send.emailId
             let ended = Task { try await coordinator.outcome(of: emailId) }
-            if try await waitOrUndo(until: held.send.until, json: json), let draft = try await coordinator.undo(emailId) {
+            let undone = try await waitOrUndo(
+                until: held.send.until, json: json, signals: signals, pause: { await coordinator.pause(emailId) != nil },
+                resume: { await coordinator.resume(emailId) })
+            if undone, let draft = try await coordinator.undo(emailId) {
                 if json { return try printJSON(UndoneForm(undone: true, draftId: draft.id)) }
                 Swift.print("undone: nothing was sent; the message is draft \(draft.id.cli) (tern drafts edit \(draft.id.cli))")
                 return
@@ -279,17 +286,17 @@ enum SendingCountdown {
         }
     }
 
-    /// True when the user undid it (u, or Ctrl-C / SIGINT) before `until`.
-    static func waitOrUndo(until: Date, json: Bool) async throws -> Bool {
-        let interrupted = Atomic<Bool>(false)
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { interrupted.store(true, ordering: .relaxed) }
-        source.resume()
-        defer {
-            source.cancel()
-            signal(SIGINT, SIG_DFL)
-        }
+    /// True when the user undid it (u, or Ctrl-C / SIGINT) before the window's end.
+    ///
+    /// FR-COMP-02 "App enters background during undo window: Timer pauses": Ctrl-Z (SIGTSTP) pauses
+    /// the window (`pause`) before the process stops, and SIGCONT (`fg`, `bg`) resumes it from what
+    /// was left (`resume` gives the new end); a stopped terminal never lets the message go.
+    static func waitOrUndo(
+        until: Date, json: Bool, signals: CountdownSignals, pause: @escaping @Sendable () async -> Bool,
+        resume: @escaping @Sendable () async -> Date?
+    ) async throws -> Bool {
+        let (interrupted, stopAsked) = (signals.interrupted, signals.stopAsked)
+        var until = until
         let terminal = isatty(STDIN_FILENO) == 1 && !json
         var saved = termios()
         if terminal {
@@ -306,7 +313,29 @@ enum SendingCountdown {
         }
         var shown = -1
         while Date() < until {
-            if interrupted.load(ordering: .relaxed) { return true }
+            if interrupted.isSet { return true }
+            if stopAsked.take() {
+                guard await pause() else { break }
+                if terminal {
+                    tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+                    FileHandle.standardOutput.write(Data("\r\u{1B}[KPaused: nothing is sent while Tern is stopped.\n".utf8))
+                }
+                // SIGSTOP, which no signal mask holds back, stops the process as Ctrl-Z would have.
+                // The stop reaches this thread a moment after `kill` returns: wait for the SIGCONT
+                // that ends it before the window goes on.
+                _ = signals.continued.take()
+                kill(getpid(), SIGSTOP)
+                while !signals.continued.take() { try await Task.sleep(for: .milliseconds(20)) }
+                if terminal {
+                    var raw = saved
+                    raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+                    tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+                    shown = -1
+                }
+                guard let resumed = await resume() else { break }
+                until = resumed
+                continue
+            }
             let left = Int(until.timeIntervalSinceNow.rounded(.up))
             if terminal, left != shown {
                 shown = left
@@ -322,7 +351,46 @@ enum SendingCountdown {
                 try await Task.sleep(for: .milliseconds(100))
             }
         }
-        return interrupted.load(ordering: .relaxed)
+        return interrupted.isSet
+    }
+}
+
+/// SIGINT (Ctrl-C: undo) and SIGTSTP (Ctrl-Z: pause) noted for the countdown instead of their
+/// default actions, and SIGCONT (the end of a stop) noted, from `init` until `remove`.
+final class CountdownSignals {
+    final class Flag: Sendable {
+        private let value = Atomic<Bool>(false)
+        func set() { value.store(true, ordering: .relaxed) }
+        var isSet: Bool { value.load(ordering: .relaxed) }
+        /// Whether it was set, clearing it.
+        func take() -> Bool { value.exchange(false, ordering: .relaxed) }
+    }
+
+    let interrupted = Flag()
+    let stopAsked = Flag()
+    let continued = Flag()
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTSTP, SIG_IGN)
+        let (interrupted, stopAsked, continued) = (interrupted, stopAsked, continued)
+        let onInterrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        onInterrupt.setEventHandler { interrupted.set() }
+        let onStop = DispatchSource.makeSignalSource(signal: SIGTSTP, queue: .global())
+        onStop.setEventHandler { stopAsked.set() }
+        // Caught, SIGCONT still continues the process; the handler only notes it.
+        let onContinue = DispatchSource.makeSignalSource(signal: SIGCONT, queue: .global())
+        onContinue.setEventHandler { continued.set() }
+        sources = [onInterrupt, onStop, onContinue]
+        for source in sources { source.resume() }
+    }
+
+    func remove() {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTSTP, SIG_DFL)
+        signal(SIGCONT, SIG_DFL)
     }
 }
 

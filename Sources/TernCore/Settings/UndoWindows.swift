@@ -25,4 +25,6 @@ public struct UndoWindowsUseCase: Sendable {
 extension Duration {
     /// Whole seconds, as a front end shows a window ("Undo (5)").
     public var wholeSeconds: Int { Int(components.seconds) }
+    /// Whole milliseconds, as a page's timer counts what is left of a paused window.
+    public var wholeMilliseconds: Int { Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000) }
 }

@@ -73,6 +73,7 @@ function toast(text, { action, onAction, seconds = 5, error = false } = {}) {
     setTimeout(() => item.remove(), seconds * 1000);
   }
   region.append(item);
+  return item;
 }
 
 // ---- Navigation: the page's panes swapped from the server's page ------------------------------
@@ -1219,24 +1220,66 @@ function followSend(reply, composer, returnTo) {
   const reopenFailed = async () => { composer.elements.draft.value = ""; $("#delete-draft", composer).hidden = true; await reopen(); };
   const watch = () => watchOutbox(reply.emailId, reopenFailed);
   if (reply.undoSeconds > 0) {
-    heldInPage.add(reply.emailId);
-    toast(`Sending in ${reply.undoSeconds} seconds.`, { action: "Undo", seconds: reply.undoSeconds, onAction: async () => {
-      heldInPage.delete(reply.emailId);
-      const undone = await post("compose/undo", { email: reply.emailId });
-      if (undone.ok) { toast("Sending cancelled. The message is a draft again."); await reopen(); } else toast(undone.error, { error: true });
-    } });
-    // The page confirms at the end of its countdown: a tab closed in the window never sends (the server gives it back to drafts).
-    setTimeout(async () => {
-      if (!heldInPage.delete(reply.emailId)) return;
-      const confirmed = await post("compose/commit", { email: reply.emailId });
-      if (!confirmed.ok) { toast(confirmed.error ?? "Not sent.", { error: true }); return; }
-      toast("Sending…", { seconds: 3 });
-      watch();
-    }, reply.undoSeconds * 1000);
+    undoCountdown(reply.emailId, reply.undoSeconds * 1000, {
+      undone: async () => { toast("Sending cancelled. The message is a draft again."); await reopen(); },
+      confirmed: () => { toast("Sending…", { seconds: 3 }); watch(); },
+    });
   } else {
     toast("Sending…", { seconds: 3 });
     watch();
   }
+}
+
+// The undo window's countdown. The page confirms at its end: a tab closed in the window never sends
+// (the server gives it back to drafts). FR-COMP-02 "App enters background: Timer pauses. Resumes when
+// app returns to foreground": hidden, the page pauses the window on the server (and says so again
+// each minute, as a hidden tab's timers allow); seen again, it resumes from what was left. The
+// steps run one after another, so a quick hide-and-show never resumes before its pause.
+function undoCountdown(email, milliseconds, { undone, confirmed }) {
+  heldInPage.add(email);
+  let timer = null, shown = null, refresh = null, steps = Promise.resolve();
+  const stop = () => {
+    clearTimeout(timer); clearInterval(refresh); shown?.remove();
+    document.removeEventListener("visibilitychange", onVisibility);
+    heldInPage.delete(email);
+  };
+  const gone = (reply) => { stop(); toast(reply.error ?? "Not sent.", { error: true }); };
+  const undo = async () => {
+    stop();
+    const reply = await post("compose/undo", { email });
+    if (reply.ok) await undone(); else toast(reply.error, { error: true });
+  };
+  const run = (left) => {
+    const seconds = Math.max(1, Math.ceil(left / 1000));
+    shown = toast(`Sending in ${seconds} seconds.`, { action: "Undo", seconds: left / 1000, onAction: undo });
+    timer = setTimeout(async () => {
+      if (!heldInPage.has(email)) return;
+      stop();
+      const reply = await post("compose/commit", { email });
+      if (reply.ok) confirmed(); else gone(reply);
+    }, left);
+  };
+  const onVisibility = () => {
+    const hidden = document.hidden;
+    steps = steps.then(async () => {
+      if (!heldInPage.has(email)) return;
+      if (hidden) {
+        clearTimeout(timer); shown?.remove(); shown = null;
+        const reply = await post("compose/pause", { email });
+        if (!reply.ok) return gone(reply);
+        clearInterval(refresh);
+        refresh = setInterval(() => { post("compose/pause", { email }).catch(() => {}); }, 60_000);
+      } else {
+        clearInterval(refresh);
+        const reply = await post("compose/resume", { email });
+        if (!reply.ok) return gone(reply);
+        clearTimeout(timer); shown?.remove();
+        run(reply.milliseconds);
+      }
+    }).catch(() => {});
+  };
+  document.addEventListener("visibilitychange", onVisibility);
+  run(milliseconds);
 }
 
 // CO01-E2, SY07-7: a sent message's outcome comes through the event stream (the engine's retries

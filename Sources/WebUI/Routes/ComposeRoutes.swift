@@ -60,6 +60,22 @@ struct ComposeRoutes: Sendable {
             }
             return WebResponse.json(ActionReply(ok: true))
         }
+        // FR-COMP-02 "App enters background during undo window: Timer pauses": the page was hidden
+        // (and says so again each minute it stays hidden); then seen again, when the countdown goes on.
+        router.post("compose/pause") { request, _ in
+            let emailId = try await Self.emailField(request)
+            guard let remaining = await services.undoSend.pause(emailId) else {
+                return WebResponse.json(WindowReply(ok: false, error: "Not sent: the message went back to your drafts."), status: .conflict)
+            }
+            return WebResponse.json(WindowReply(ok: true, milliseconds: remaining.wholeMilliseconds))
+        }
+        router.post("compose/resume") { request, _ in
+            let emailId = try await Self.emailField(request)
+            guard let until = await services.undoSend.resume(emailId) else {
+                return WebResponse.json(WindowReply(ok: false, error: "Not sent: the message went back to your drafts."), status: .conflict)
+            }
+            return WebResponse.json(WindowReply(ok: true, milliseconds: max(0, Int(until.timeIntervalSinceNow * 1000))))
+        }
         // FR-COMP-01 "Draft Auto-Save Lifecycle": the page's autosave, Ctrl+S, Save draft and Close with content.
         router.post("compose/draft") { request, _ in
             var request = request
@@ -105,6 +121,21 @@ struct ComposeRoutes: Sendable {
     }
 
     static let fileNameHeader = HTTPField.Name("X-File-Name")!
+
+    /// The held message a small form names (`email=34`).
+    static func emailField(_ request: Request) async throws -> EmailID {
+        var request = request
+        let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
+        guard let emailId = form["email"].flatMap({ EmailID($0) }) else { throw HTTPError(.badRequest, message: "email is needed") }
+        return emailId
+    }
+
+    /// What is left of a paused or resumed undo window.
+    struct WindowReply: Encodable, Sendable {
+        var ok: Bool
+        var milliseconds: Int?
+        var error: String?
+    }
 
     /// Send: checked again here (the page's checks are a convenience), the confirmations asked
     /// (`confirmed=1` once the page asked them), attachments made local, then queued with the undo
