@@ -29,6 +29,17 @@ public struct SQLiteMailQueries: MailQueries {
         }
     }
 
+    public func historyComplete(account: AccountName, folder: String) async throws -> Bool {
+        try await database.writer.read { db in
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT f.reachedServerHistoryBoundary FROM folder f JOIN account a ON a.id = f.accountId
+                    WHERE a.name = ? AND f.path = ?
+                    """, arguments: [account, folder]) ?? false
+        }
+    }
+
     public func threads(account: AccountName?, folder: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary] {
         try await database.writer.read { db in
             try Row.fetchAll(

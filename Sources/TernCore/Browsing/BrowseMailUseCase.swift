@@ -28,6 +28,11 @@ public struct BrowseMailUseCase: Sendable {
         }
     }
 
+    /// Whether a folder's list has reached its server history's start (the list's end offers no older mail).
+    public func historyComplete(account: AccountName, folder: String) async throws -> Bool {
+        try await queries.historyComplete(account: account, folder: folder)
+    }
+
     /// Messages matching `text` (FTS5), best first.
     public func search(_ text: String, account: AccountName?, limit: Int) async throws -> [SearchHit] {
         try await queries.search(text, account: account, limit: limit)

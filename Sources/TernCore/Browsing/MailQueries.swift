@@ -196,9 +196,17 @@ public protocol MailQueries: Sendable {
     /// Full-text search (FTS5): every word must match, the last as the start of a word (it may still be
     /// being typed), the others whole; newest first.
     func search(_ query: String, account: AccountName?, limit: Int) async throws -> [SearchHit]
+    /// FR-SYNC-01 step 5: whether the folder's whole history on the server is stored (no older mail
+    /// to fetch). False for a folder that is not there.
+    func historyComplete(account: AccountName, folder: String) async throws -> Bool
 }
 
 extension MailQueries {
+    /// From the folder list, for doubles; the store answers with one indexed read.
+    public func historyComplete(account: AccountName, folder: String) async throws -> Bool {
+        try await folders(account: account).first { $0.path == folder }?.historyComplete ?? false
+    }
+
     public func threads(account: AccountName?, folder: String?, limit: Int) async throws -> [ThreadSummary] {
         try await threads(account: account, folder: folder, before: nil, limit: limit)
     }

@@ -98,8 +98,7 @@ struct WebRoutes: Sendable {
                 if summaries.count > size, let last = summaries.prefix(size).last { next = ThreadListCursor(after: last) }
                 var view = ThreadListView(location: location, rows: rows, hasMore: next != nil, nextCursor: next)
                 if next == nil, case .folder(let account, let path) = location.source {
-                    view.historyComplete =
-                        try await services.browse.folders(account: account).first { $0.path == path }?.historyComplete ?? false
+                    view.historyComplete = try await services.browse.historyComplete(account: account, folder: path)
                 }
                 return view
             case .drafts(let account):
