@@ -122,6 +122,7 @@ public final class TernServices: Sendable {
             warnings: attachmentWarnings)
         let composeValidation = ComposeValidationUseCase(syntax: MIMEMailSyntax())
         let attachmentLoader = LiveComposeAttachmentLoader(downloads: downloadAttachment)
+        let draftFiles = LocalDraftFiles(directory: home.url.appendingPathComponent("drafts"))
         let pusher = LocalChangesPusher(
             credentials: credentials, operations: operations,
             queue: SendQueueProcessor(
@@ -132,7 +133,8 @@ public final class TernServices: Sendable {
             drafts: DraftSyncProcessor(
                 store: draftStore, server: LiveDraftMailbox(connections: connections), coding: DraftMessageCodec(), attachments: attachmentLoader,
                 folders: actionStore, changes: changes,
-                checkInterval: .seconds(environment["TERN_DRAFT_CHECK_SECONDS"].flatMap(Int.init).map { max(1, $0) } ?? 60)),
+                checkInterval: .seconds(environment["TERN_DRAFT_CHECK_SECONDS"].flatMap(Int.init).map { max(1, $0) } ?? 60),
+                files: draftFiles),
             lock: locks)
         let signIn = SignInUseCase(accounts: accounts, tokens: tokens, authorizer: authorizer)
         let mailActions = MailActionsUseCase(
@@ -197,7 +199,7 @@ public final class TernServices: Sendable {
         self.contactsAutocomplete = ContactsAutocompleteUseCase(store: composeStore)
         let drafts = DraftsUseCase(
             accounts: accounts, store: draftStore, coding: DraftMessageCodec(),
-            files: LocalDraftFiles(directory: home.url.appendingPathComponent("drafts")), attachments: attachmentLoader,
+            files: draftFiles, attachments: attachmentLoader,
             validation: composeValidation, outbox: outbox, pusher: pusher, changes: changes)
         self.drafts = drafts
         self.undoSend = UndoSendCoordinator(steps: drafts, windows: undoWindows)

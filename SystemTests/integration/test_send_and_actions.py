@@ -173,6 +173,37 @@ def test_a_refused_recipient_fails_at_once_with_the_servers_text(servers, home):
     assert entry["state"] == "failed" and entry["retryCount"] == 0  # never retried
 
 
+def test_a_failed_message_goes_back_to_its_own_draft_with_its_attachment(servers, home, tmp_path):
+    """CO01-S5, CO02-T7 (issue 34): the draft a message was sent from stays, out of the Drafts list, until the message is
+    sent; a failed one goes back into it whole (the attachment too) and leaves the Outbox, and a discarded one takes its
+    draft with it."""
+    attachment = tmp_path / "plan.pdf"
+    attachment.write_bytes(b"%PDF-1.4 plan " + os.urandom(1024))
+    subject = f"Refused then edited {int(time.time() * 1000)}"
+    result = tern(home, "send", "--to", f"nobody@{servers['TERN_TEST_DOMAIN']}", "--subject", subject, "--body", "See the plan.",
+                  "--attach", str(attachment), "--undo", "0", "--json")
+    assert result.returncode == 1, result.stderr
+    failed = json.loads(result.stdout)["emailId"]
+    assert [d for d in json_of(home, "drafts", "list") if d["subject"] == subject] == [], "not a draft while in the Outbox"
+
+    draft = json_of(home, "outbox", "edit", f"m{failed}")["draftId"]
+    assert all(entry["emailId"] != failed for entry in json_of(home, "outbox")), "no copy left to be retried as well"
+    [listed] = [d for d in json_of(home, "drafts", "list") if d["subject"] == subject]
+    assert listed["id"] == draft
+    shown = json_of(home, "drafts", "show", f"d{draft}")
+    assert [a["filename"] for a in shown["attachments"]] == ["plan.pdf"], shown
+    assert open(shown["attachments"][0]["path"], "rb").read() == attachment.read_bytes(), "the draft's own copy was kept"
+    refused = tern(home, "outbox", "edit", f"m{failed}")
+    assert refused.returncode != 0 and "has not failed" in refused.stderr, refused.stderr
+
+    again = tern(home, "drafts", "send", f"d{draft}", "--undo", "0", "--json")
+    assert again.returncode == 1
+    second = json.loads(again.stdout)["emailId"]
+    tern(home, "outbox", "discard", f"m{second}", check=True)
+    json_of(home, "outbox", "flush", "--now")
+    assert [d for d in json_of(home, "drafts", "list") if d["subject"] == subject] == [], "the discarded message took its draft"
+
+
 def test_a_send_killed_after_the_server_accepted_it_is_not_sent_again(servers, home, bob):
     subject = f"Killed after accept {int(time.time() * 1000)}"
     env = dict(os.environ, TERN_HOME=str(home), TERN_FAULT="kill-after-smtp-accept")

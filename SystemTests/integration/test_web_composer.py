@@ -17,7 +17,7 @@ from support.browser import axe_violations, by_xpath, chromium, open_thread_by_n
 from support.imap import imap_for
 from support.messages import acceptance_message as message
 from support.servers import free_port
-from support.tern import TERN, sync
+from support.tern import TERN, json_of, sync
 from support.waiting import wait_until
 from support.web import browser_sign_in, start_serve
 
@@ -219,3 +219,14 @@ def test_a_refused_send_reaches_the_page_through_the_event_stream_without_pollin
     assert asked <= 1, f"the status is asked once at most, not polled ({asked} requests)"
     time.sleep(6)
     assert browser.execute_script(status_requests) == asked, "no polling while the page waits"
+
+    # "Tap to retry" (issue 34): the failed message itself comes back in the composer, its attachment with it, and
+    # leaves the Outbox; nothing is left there to be sent twice.
+    failed = [entry for entry in json_of(composer["home"], "outbox") if entry["state"] == "failed"]
+    assert len(failed) == 1, failed
+    by_xpath(browser, "//div[@id='toasts']//button[normalize-space()='Retry']").click()
+    form = by_xpath(browser, "//form[@aria-labelledby='composer-title']")
+    assert wait_until(lambda: form.find_element("id", "compose-subject").get_attribute("value") == f"Fwd: Plans {composer['stamp']}")
+    assert "agenda.pdf" in form.text
+    assert form.find_element("xpath", ".//input[@name='draft']").get_attribute("value"), "the message's own draft"
+    assert wait_until(lambda: all(e["emailId"] != failed[0]["emailId"] for e in json_of(composer["home"], "outbox")))

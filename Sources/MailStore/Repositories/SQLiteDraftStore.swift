@@ -149,6 +149,7 @@ public struct SQLiteDraftStore: DraftStore {
                 sql: """
                     SELECT \(Self.columns) FROM draft
                     WHERE accountId = ? AND syncState IN ('pending', 'removing') AND (? OR syncNotBefore IS NULL OR syncNotBefore <= ?)
+                        AND NOT (syncState = 'pending' AND heldEmailId IS NOT NULL)
                     ORDER BY id
                     """, arguments: [accountId, ignoreBackoff, date.stored]
             ).map(Self.draft)

@@ -125,6 +125,7 @@ public struct SQLiteOutboxStore: OutboxStore {
                         sendError = ? WHERE id = ?
                     """, arguments: [note, emailId])
             try db.execute(sql: "UPDATE outgoingMessage SET serverReply = ?, sentDate = ? WHERE emailId = ?", arguments: [reply, date, emailId])
+            try Self.removeDraft(sending: emailId, db: db)
             guard fileSentCopy, let accountId = try AccountID.fetchOne(db, sql: "SELECT accountId FROM email WHERE id = ?", arguments: [emailId])
             else { return }
             var operation = PendingOperation(accountId: accountId, kind: .fileSentCopy, emailId: emailId, createdDate: date)
@@ -176,9 +177,21 @@ public struct SQLiteOutboxStore: OutboxStore {
     public func discard(_ emailId: EmailID) async throws {
         try await database.writer.write { db in
             guard let email = try Email.fetchOne(db, key: emailId) else { return }
+            if email.sendHoldUntil == nil { try Self.removeDraft(sending: emailId, db: db) }
             try SQLiteMessageStore.delete(email, db: db)
             if let thread = email.threadId { try SQLiteMessageStore.refresh(thread: thread, db: db) }
         }
+    }
+
+    /// The draft a message was sent from stays linked to it until the message is sent or discarded
+    /// (issue 34); then it is marked for removal, which the drafts pass finishes (the server's copy,
+    /// the row, the draft's files); a draft marked so is never listed again.
+    static func removeDraft(sending emailId: EmailID, db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE draft SET syncState = 'removing', syncAttempts = 0, syncNotBefore = NULL, syncError = NULL
+                WHERE heldEmailId = ?
+                """, arguments: [emailId])
     }
 
     public func setHold(_ emailId: EmailID, until date: Date?) async throws {

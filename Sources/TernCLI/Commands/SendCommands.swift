@@ -95,7 +95,7 @@ struct SendCommand: AsyncParsableCommand {
 struct OutboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "outbox", abstract: "List messages waiting to be sent or failed; retry, discard or flush them.",
-        subcommands: [List.self, Retry.self, Discard.self, Flush.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Retry.self, Edit.self, Discard.self, Flush.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List the Outbox, oldest first.")
@@ -128,6 +128,21 @@ struct OutboxCommand: AsyncParsableCommand {
             let outcome = try await services().outbox.retry(id)
             if output.json { return try printJSON(outcome) }
             print(outcome.state == .sent ? "sent" : "\(outcome.state.rawValue)\(outcome.error.map { ": \(TerminalText.line($0))" } ?? "")")
+        }
+    }
+
+    /// CO01-S5, CO02-T7 (issue 34): a failed message back in its own draft, to change and send again.
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Take a failed message out of the Outbox and back into the draft it was sent from (attachments included).")
+        @Argument(help: "The failed message (m34, from `tern outbox`).", transform: EmailID.argument)
+        var id: EmailID
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let draft = try await services().drafts.reopenFailed(id)
+            if output.json { return try printJSON(["draftId": draft.id]) }
+            print("draft \(draft.id.cli) (tern drafts edit \(draft.id.cli), then send it again)")
         }
     }
 

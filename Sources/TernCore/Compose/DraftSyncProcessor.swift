@@ -18,6 +18,9 @@ public struct DraftSyncProcessor: Sendable {
     let folders: any MailActionStore
     let changes: ChangeFeed?
     let clock: any WallClock
+    /// The local copies of a draft's attachments, removed with the draft: a sent draft's stay until
+    /// its message is sent (issue 34), and this pass is where it goes.
+    let files: (any DraftFiles)?
 
     /// Synced drafts are compared with the server at most this often per account and process (the
     /// watch loop pushes every 5 s); a new process (`tern sync`) compares at its first pass.
@@ -31,8 +34,9 @@ public struct DraftSyncProcessor: Sendable {
     public init(
         store: any DraftStore, server: any DraftMailboxServer, coding: any DraftMessageCoding, attachments: any ComposeAttachmentLoading,
         folders: any MailActionStore, changes: ChangeFeed? = nil, clock: any WallClock = SystemClock(),
-        checkInterval: Duration = DraftSyncProcessor.defaultCheckInterval
+        checkInterval: Duration = DraftSyncProcessor.defaultCheckInterval, files: (any DraftFiles)? = nil
     ) {
+        self.files = files
         self.checkInterval = checkInterval
         self.store = store
         self.server = server
@@ -94,6 +98,7 @@ public struct DraftSyncProcessor: Sendable {
                 report.uploaded += 1
             case .removed:
                 try await store.delete(id: draft.id)
+                files?.removeAll(key: draft.messageId)
                 report.removed += 1
             case .unchanged:
                 break

@@ -136,10 +136,9 @@ public struct DraftsUseCase: Sendable {
         for attachment in draft.content.attachments { loaded.append(try await attachments.load(attachment)) }
         let message = draft.content.outgoingMessage(date: clock.now(), attachments: loaded)
         guard undoWindow > .zero else {
-            // Removed before the queue runs: a crash between the two leaves a queued message and no draft, never both sent.
+            // Linked before the queue runs, as after an undo window: the draft goes once the message is sent.
             let queued = try await outbox.send(message, from: account, attemptNow: false)
-            try await store.remove(id: id)
-            files.removeAll(key: draft.messageId)
+            try await store.setHeld(id: id, emailId: queued.emailId)
             let outcome = try await outbox.pushNow(queued, account: account)
             changes?.publish(.draftsChanged)
             changes?.publish(.composerSend(ComposerSendUpdate(draftId: id, outcome: outcome)))
@@ -157,14 +156,15 @@ public struct DraftsUseCase: Sendable {
         return .held(HeldDraftSend(draftId: id, draftMessageId: draft.messageId, send: held))
     }
 
-    /// The end of the undo window: the draft is marked for removal first, then the hold lifted. A
-    /// process killed between the two leaves an orphaned hold, which returns the draft (never a
-    /// message sent with its draft gone from nowhere, never one sent twice).
+    /// The end of the undo window: the hold is lifted. The draft stays linked to its message, out of
+    /// the Drafts list, until the message is sent (the outbox store marks it for removal then, and the
+    /// drafts pass removes it and its files) or fails and is reopened (`reopenFailed`, issue 34), so
+    /// a failed message goes back to the composer whole, attachments included. A process killed
+    /// before the hold is lifted leaves an orphaned hold, which returns the draft; after, a queued
+    /// message whose draft goes once it is sent (never one sent twice).
     public func commit(_ held: HeldDraftSend) async throws -> SendOutcome {
-        try await store.remove(id: held.draftId)
         changes?.publish(.composerSend(ComposerSendUpdate(draftId: held.draftId, emailId: held.send.emailId, state: .sending)))
         let outcome = try await outbox.commit(held.send)
-        files.removeAll(key: held.draftMessageId)
         changes?.publish(.draftsChanged)
         changes?.publish(.composerSend(ComposerSendUpdate(draftId: held.draftId, outcome: outcome)))
         return outcome
@@ -177,6 +177,24 @@ public struct DraftsUseCase: Sendable {
         changes?.publish(.draftsChanged)
         changes?.publish(.composerSend(ComposerSendUpdate(draftId: held.draftId, emailId: held.send.emailId, state: .undoCancelled)))
         return try await open(held.draftId)
+    }
+
+    /// CO01-S5, CO02-T7 "Tap to retry" (issue 34): a failed message goes back to the draft it was sent
+    /// from, with every field and attachment, and leaves the Outbox (no copy is left to be retried
+    /// as well). The draft is unlinked first: a process killed between the two leaves the draft and
+    /// the failed message, which is never sent by itself.
+    public func reopenFailed(_ emailId: EmailID) async throws -> Draft {
+        guard let entry = try await outbox.entry(emailId), entry.state == .failed else {
+            throw TernError.invalidInput("message \(emailId) has not failed: only a failed message goes back to its draft")
+        }
+        guard let draft = try await store.draft(holding: emailId) else {
+            throw TernError.notFound("the draft message \(emailId) was sent from (it was sent before Tern kept drafts until sending)")
+        }
+        try await store.setHeld(id: draft.id, emailId: nil)
+        try await outbox.discard(emailId)
+        changes?.publish(.draftsChanged)
+        changes?.publish(.outboxChanged(accountId: draft.accountId))
+        return try await open(draft.id)
     }
 
     /// Pushes the account's drafts (and everything else local) now, for a front end that just saved.

@@ -110,6 +110,8 @@ public protocol OutboxStore: Sendable {
     /// Back to the queue, as new: retries and the 24-hour limit count again from `date`.
     func requeue(_ emailId: EmailID, at date: Date) async throws
     /// Deletes the message entirely (FR-SYNC-07 step 6).
+    /// Deletes the message. Out of its undo window it takes the draft it was sent from (issue 34)
+    /// with it; in the window that draft is the one Undo gives back, and stays.
     func discard(_ emailId: EmailID) async throws
     /// FR-COMP-02: sets or clears the undo hold.
     func setHold(_ emailId: EmailID, until date: Date?) async throws

@@ -98,6 +98,9 @@ public struct OutboxUseCase: Sendable {
         return try await store.outbox(accountId: accountId)
     }
 
+    /// One message of the Outbox; nil when it is not there (sent, discarded).
+    public func entry(_ emailId: EmailID) async throws -> OutboxEntry? { try await store.entry(emailId: emailId) }
+
     /// FR-SYNC-07 step 6: a failed message back in the queue, tried at once.
     public func retry(_ emailId: EmailID) async throws -> SendOutcome {
         guard let entry = try await store.entry(emailId: emailId), entry.state == .failed || entry.state == .queued else {
@@ -112,7 +115,8 @@ public struct OutboxUseCase: Sendable {
             nextAttempt: after?.state == .queued ? after?.notBefore : nil)
     }
 
-    /// FR-SYNC-07 step 6: deletes a failed (or still queued) message entirely.
+    /// FR-SYNC-07 step 6: deletes a failed (or still queued) message entirely, and the draft it was
+    /// sent from with it.
     public func discard(_ emailId: EmailID) async throws {
         guard let entry = try await store.entry(emailId: emailId), entry.state == .failed || entry.state == .queued else {
             throw TernError.invalidInput("message \(emailId) is not failed or queued in the Outbox (a message being sent cannot be discarded)")

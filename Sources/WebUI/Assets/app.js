@@ -1216,8 +1216,24 @@ function followSend(reply, composer, returnTo) {
     startAutosave(composer);
     $("#composer-title", composer)?.focus();
   };
-  // A failed send's draft is gone (the message is in the Outbox): what is sent again is a new draft.
-  const reopenFailed = async () => { composer.elements.draft.value = ""; $("#delete-draft", composer).hidden = true; await reopen(); };
+  // "Tap to retry" (issue 34): the failed message goes back to its own draft, attachments included, and leaves the
+  // Outbox. A message without one (sent before drafts were kept until sending) is written again as a new draft.
+  const reopenFailed = async () => {
+    const back = await post("compose/reopen", { email: reply.emailId });
+    if (back.ok) {
+      const [path, query = ""] = returnTo.split("?");
+      const params = new URLSearchParams(query);
+      params.delete("thread");
+      params.set("compose", "draft");
+      params.set("draft", back.draftId);
+      await navigate(`${path}?${params}`, { focus: "none" });
+      $("#composer-title")?.focus();
+      return;
+    }
+    composer.elements.draft.value = "";
+    $("#delete-draft", composer).hidden = true;
+    await reopen();
+  };
   const watch = () => watchOutbox(reply.emailId, reopenFailed);
   if (reply.undoSeconds > 0) {
     undoCountdown(reply.emailId, reply.undoSeconds * 1000, {

@@ -60,6 +60,16 @@ struct ComposeRoutes: Sendable {
             }
             return WebResponse.json(ActionReply(ok: true))
         }
+        // CO01-S5, CO02-T7 "Tap to retry" (issue 34): the failed message back in its own draft, out of the Outbox.
+        router.post("compose/reopen") { request, _ in
+            let emailId = try await Self.emailField(request)
+            do {
+                let draft = try await services.drafts.reopenFailed(emailId)
+                return WebResponse.json(DraftReply(ok: true, draftId: draft.id))
+            } catch let error as TernError {
+                return WebResponse.json(ActionReply(ok: false, error: WebErrorText.describe(error)), status: .conflict)
+            }
+        }
         // FR-COMP-02 "App enters background during undo window: Timer pauses": the page was hidden
         // (and says so again each minute it stays hidden); then seen again, when the countdown goes on.
         router.post("compose/pause") { request, _ in
