@@ -792,6 +792,18 @@ function splitAddresses(text) {
   return parts;
 }
 
+/** The text with the `-- ` block of signature `old` replaced by that of `next` (as the server's SignatureBlock does). */
+function swapSignature(text, old, next) {
+  const block = (signature) => `-- \n${signature}`;
+  if (old === next || (next && text.includes(block(next)))) return text;
+  if (old && text.includes(block(old))) return text.replace(next ? block(old) : `\n\n${block(old)}`, next ? block(next) : "");
+  if (!next) return text;
+  const lines = text.split("\n");
+  const quote = lines.findIndex((line) => line.startsWith("---------- Forwarded message ----------") || (line.startsWith("On ") && line.endsWith(" wrote:")));
+  if (quote < 0) return `${text.replace(/\n+$/, "")}\n\n${block(next)}`;
+  return `${lines.slice(0, quote).join("\n").replace(/\n+$/, "")}\n\n${block(next)}\n\n${lines.slice(quote).join("\n")}`;
+}
+
 let pendingCheck;
 function initComposer(form) {
   if (!form || form.dataset.ready) return;
@@ -814,6 +826,17 @@ function initComposer(form) {
   });
   body.addEventListener("input", () => { updateBodySize(form); scheduleCheck(form); });
   $("#compose-subject", form).addEventListener("input", () => scheduleCheck(form));
+  // Issue 35: the From picker swaps the signature in the text (each option carries its identity's).
+  const from = $("#compose-from", form);
+  if (from) {
+    let shown = from.selectedOptions[0]?.dataset.signature ?? "";
+    from.addEventListener("change", () => {
+      const next = from.selectedOptions[0]?.dataset.signature ?? "";
+      body.value = swapSignature(body.value, shown, next);
+      shown = next;
+      updateBodySize(form);
+    });
+  }
   form.addEventListener("keydown", (event) => {
     if ((event.ctrlKey || event.metaKey) && event.key === "Enter") { event.preventDefault(); form.requestSubmit($("#send-button", form)); }
     if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") { event.preventDefault(); saveDraft(form).then((ok) => { if (ok) toast("Draft saved"); }); }
