@@ -2,6 +2,8 @@
 name: bob adds the alias the test Postfix delivers to his mailbox, with a name and a signature, and changes it; a reply
 to mail sent to the alias opens from the alias with the signature above the quote, the picker lists both identities and
 swaps the signature; the reply sent reaches dave from the alias. axe-core finds nothing on Settings or the composer."""
+import email
+import email.policy
 import os
 import ssl
 import subprocess
@@ -121,6 +123,8 @@ def test_a_reply_opens_from_the_alias_and_the_picker_lists_identities(app):
     choice.select_by_index([i for i, o in enumerate(choice.options) if alias in o.text][0])
     assert wait_until(lambda: "-- \nBob Example\nSales team" in body.get_attribute("value"))
 
+    from selenium.webdriver.common.keys import Keys
+    body.send_keys(Keys.CONTROL, Keys.HOME)
     body.send_keys("Shipped today.")
     send = by_xpath(browser, "//form[@aria-labelledby='composer-title']//button[normalize-space()='Send']")
     assert wait_until(lambda: send.get_attribute("disabled") is None)
@@ -133,8 +137,6 @@ def test_a_reply_opens_from_the_alias_and_the_picker_lists_identities(app):
         raw = dave.uid("FETCH", uid, "(BODY.PEEK[])")[1][0][1]
     finally:
         dave.logout()
-    import email
-    import email.policy
     copy = email.message_from_bytes(raw, policy=email.policy.default)
     assert copy["From"].addresses[0].addr_spec == alias
     lines = copy.get_body(("plain",)).get_content().splitlines()

@@ -796,7 +796,13 @@ function splitAddresses(text) {
 function swapSignature(text, old, next) {
   const block = (signature) => `-- \n${signature}`;
   if (old === next || (next && text.includes(block(next)))) return text;
-  if (old && text.includes(block(old))) return text.replace(next ? block(old) : `\n\n${block(old)}`, next ? block(next) : "");
+  const at = old ? text.indexOf(block(old)) : -1;
+  if (at >= 0) {
+    if (next) return text.slice(0, at) + block(next) + text.slice(at + block(old).length);
+    // The blank line before the block goes with it.
+    const start = text.slice(0, at).replace(/\n{1,2}$/, "").length;
+    return text.slice(0, start) + text.slice(at + block(old).length);
+  }
   if (!next) return text;
   const lines = text.split("\n");
   const quote = lines.findIndex((line) => line.startsWith("---------- Forwarded message ----------") || (line.startsWith("On ") && line.endsWith(" wrote:")));
@@ -832,7 +838,10 @@ function initComposer(form) {
     let shown = from.selectedOptions[0]?.dataset.signature ?? "";
     from.addEventListener("change", () => {
       const next = from.selectedOptions[0]?.dataset.signature ?? "";
+      // The text above the signature does not move, so neither does the caret in it.
+      const caret = body.selectionStart;
       body.value = swapSignature(body.value, shown, next);
+      body.setSelectionRange(Math.min(caret, body.value.length), Math.min(caret, body.value.length));
       shown = next;
       updateBodySize(form);
     });
