@@ -67,7 +67,8 @@ actor InMemoryIdentities: IdentityRepository {
 
     @Test func deliveredToAndXOriginalToNameABccedOrListedIdentity() {
         // `deliveredTo` holds Delivered-To then X-Original-To (ParsedMessage+Email), the first identity wins.
-        let chosenIdentity = IdentityChoice.forReply(to: original(to: ["list@lists.x.org"], deliveredTo: ["sales@example.org"]), identities: identities)
+        let chosenIdentity = IdentityChoice.forReply(
+            to: original(to: ["list@lists.x.org"], deliveredTo: ["sales@example.org"]), identities: identities)
         #expect(chosenIdentity?.displayName == "Ana (Sales)")
         #expect(chosenIdentity?.signature == "Sales")
     }
@@ -115,13 +116,16 @@ actor InMemoryIdentities: IdentityRepository {
 
     @Test func aForwardsSignatureIsAboveTheForwardedMessage() {
         let forward = "\n\n---------- Forwarded message ----------\nFrom: Zoë <zoe@example.fr>\n\nHello"
-        #expect(SignatureBlock.inserting("Ana", into: forward) == "\n\n-- \nAna\n\n---------- Forwarded message ----------\nFrom: Zoë <zoe@example.fr>\n\nHello")
+        #expect(
+            SignatureBlock.inserting("Ana", into: forward)
+                == "\n\n-- \nAna\n\n---------- Forwarded message ----------\nFrom: Zoë <zoe@example.fr>\n\nHello")
     }
 
     @Test func changingIdentitySwapsTheBlock() {
         let body = "Hi.\n\n-- \nAna\n\nOn Tue, 14 Nov 2023 at 22:13, Zoë wrote:\n> The numbers."
-        #expect(SignatureBlock.replacing("Ana", with: "Ana (Sales)\n+1 555", in: body)
-            == "Hi.\n\n-- \nAna (Sales)\n+1 555\n\nOn Tue, 14 Nov 2023 at 22:13, Zoë wrote:\n> The numbers.")
+        #expect(
+            SignatureBlock.replacing("Ana", with: "Ana (Sales)\n+1 555", in: body)
+                == "Hi.\n\n-- \nAna (Sales)\n+1 555\n\nOn Tue, 14 Nov 2023 at 22:13, Zoë wrote:\n> The numbers.")
         #expect(SignatureBlock.replacing("Ana", with: nil, in: body) == "Hi.\n\nOn Tue, 14 Nov 2023 at 22:13, Zoë wrote:\n> The numbers.")
         // No block before: the new one goes above the quote; already there (the page swapped it): left alone.
         #expect(SignatureBlock.replacing(nil, with: "Sales", in: "Hi." + quote) == "Hi.\n\n-- \nSales" + quote)
@@ -177,12 +181,17 @@ actor InMemoryIdentities: IdentityRepository {
     @Test func addCheckedEditAndRemove() async throws {
         let account = try await addAccount()
         try await store.add(Identity(accountId: account.id, emailAddress: account.emailAddress, displayName: "Ana", isDefault: true))
-        let sales = try await useCase.add(account: "work", emailAddress: " Sales@Example.org ", displayName: nil, signature: "-- \r\nAna\r\nSales\n\n")
+        let sales = try await useCase.add(
+            account: "work", emailAddress: " Sales@Example.org ", displayName: nil, signature: "-- \r\nAna\r\nSales\n\n")
         #expect(sales.emailAddress == "Sales@Example.org")
         #expect(sales.displayName == "Ana", "without a name of its own, the account's")
         #expect(sales.signature == "Ana\nSales", "line breaks as LF, the separator and trailing blank lines dropped")
-        await #expect(throws: TernError.self) { try await useCase.add(account: "work", emailAddress: "sales@example.org", displayName: nil, signature: nil) }
-        await #expect(throws: TernError.self) { try await useCase.add(account: "work", emailAddress: "not an address", displayName: nil, signature: nil) }
+        await #expect(throws: TernError.self) {
+            try await useCase.add(account: "work", emailAddress: "sales@example.org", displayName: nil, signature: nil)
+        }
+        await #expect(throws: TernError.self) {
+            try await useCase.add(account: "work", emailAddress: "not an address", displayName: nil, signature: nil)
+        }
         await #expect(throws: TernError.self) { try await useCase.add(account: "home", emailAddress: "a@b.org", displayName: nil, signature: nil) }
         await #expect(throws: TernError.self) {
             try await useCase.add(account: "work", emailAddress: "x@example.org", displayName: "Evil\r\nBcc: x@y", signature: nil)
@@ -196,7 +205,8 @@ actor InMemoryIdentities: IdentityRepository {
                 signature: String(repeating: "a", count: IdentitiesUseCase.maxSignatureLength + 1))
         }
 
-        let edited = try await useCase.edit(account: "work", emailAddress: "SALES@example.org", IdentityEdit(displayName: "Ana (Sales)", signature: ""))
+        let edited = try await useCase.edit(
+            account: "work", emailAddress: "SALES@example.org", IdentityEdit(displayName: "Ana (Sales)", signature: ""))
         #expect(edited.displayName == "Ana (Sales)")
         #expect(edited.signature == nil, "an empty signature removes it")
         try await useCase.remove(account: "work", emailAddress: "sales@EXAMPLE.org")

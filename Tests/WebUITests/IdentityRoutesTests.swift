@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-@_spi(Tooling) import TernRuntime
 import TernCore
+@_spi(Tooling) import TernRuntime
 import Testing
 
 @testable import WebUI
@@ -46,7 +46,8 @@ extension WebRoutesTests {
             let page = try await client.execute(uri: s.path("/settings"), method: .get, headers: s.headers()) { String(buffer: $0.body) }
             #expect(page.contains("<h2 id=\"identities-title\">Identities and signatures</h2>"))
             #expect(page.contains("<h4 id=\"identity-1-title\">bob@example.org (default)</h4>"))
-            #expect(page.contains("<label for=\"identity-2-signature\">Signature<span class=\"visually-hidden\"> for sales@example.org</span></label>"))
+            #expect(
+                page.contains("<label for=\"identity-2-signature\">Signature<span class=\"visually-hidden\"> for sales@example.org</span></label>"))
             #expect(page.contains("<textarea id=\"identity-2-signature\" name=\"signature\" rows=\"3\">Bob\nSales</textarea>"))
             #expect(page.contains("aria-label=\"Remove sales@example.org\""))
             #expect(!page.contains("aria-label=\"Remove bob@example.org\""))

@@ -39,7 +39,8 @@ public struct SQLiteIdentityRepository: IdentityRepository {
             guard db.changesCount > 0 else { return false }
             // The default identity's name is the account's: the From every older path writes.
             try db.execute(
-                sql: "UPDATE account SET displayName = ? WHERE id = ? AND EXISTS (SELECT 1 FROM identity WHERE accountId = ? AND emailKey = ? AND isDefault)",
+                sql:
+                    "UPDATE account SET displayName = ? WHERE id = ? AND EXISTS (SELECT 1 FROM identity WHERE accountId = ? AND emailKey = ? AND isDefault)",
                 arguments: [identity.displayName, identity.accountId, identity.accountId, identity.key])
             return true
         }
