@@ -141,3 +141,12 @@ def test_reply_all_leaves_out_every_identity_and_from_takes_only_an_identity(ser
     assert stranger.returncode != 0 and "not one of your identities" in stranger.stderr
     plus = tern(identity_home, "reply", message, "--from", f"{USER}+x@{servers['TERN_TEST_DOMAIN']}", "--print")
     assert plus.returncode != 0
+
+
+def test_a_new_message_from_an_identity_has_its_signature_below_the_text(servers, identity_home, alias):
+    new = json_of(identity_home, "compose", "--from", alias.upper(), "--to", user_address(servers, CORRESPONDENT), "--subject", "Hi",
+                  "--body", "Hello Dave.", "--print")
+    assert new["from"] == {"name": "Bob (Sales)", "address": alias}
+    assert new["body"].startswith("Hello Dave.\n") and new["body"].endswith(f"\n-- \n{SIGNATURE}")
+    plain = json_of(identity_home, "compose", "--to", user_address(servers, CORRESPONDENT), "--body", "Hello.", "--print")
+    assert plain["from"]["address"] == user_address(servers, USER) and plain["body"] == "Hello."

@@ -28,7 +28,8 @@ struct ComposeCommand: AsyncParsableCommand {
             prefilled = try await compose.new(account: account)
             if let from { prefilled = try await compose.sending(prefilled, fromAddress: from, accountName: account) }
         }
-        try await ComposeFlow.run(prefilled, fields: fields, action: action, aboveQuote: false)
+        // Issue 35: the text goes above the identity's signature (a new message without one starts empty).
+        try await ComposeFlow.run(prefilled, fields: fields, action: action, aboveQuote: true)
     }
 }
 
