@@ -31,6 +31,8 @@ public final class TernServices: Sendable {
     public let listAccounts: ListAccountsUseCase
     public let removeAccount: RemoveAccountUseCase
     public let accountSettings: AccountSettingsUseCase
+    /// Issue 35: the addresses each account sends from, with names and signatures.
+    public let identities: IdentitiesUseCase
     public let checkServers: CheckServersUseCase
     public let syncAccounts: SyncAccountsUseCase
     /// `tern status`: each account's sync state, last successful sync, next retry and waiting work.
@@ -160,6 +162,8 @@ public final class TernServices: Sendable {
         self.listAccounts = ListAccountsUseCase(accounts: accounts)
         self.removeAccount = RemoveAccountUseCase(accounts: accounts, files: LocalAccountFiles(home: home))
         self.accountSettings = AccountSettingsUseCase(accounts: accounts)
+        let identityStore = SQLiteIdentityRepository(database: database)
+        self.identities = IdentitiesUseCase(accounts: accounts, identities: identityStore)
         self.checkServers = CheckServersUseCase(accounts: accounts, credentials: credentials, probe: LiveServerProbe())
         let syncStatuses = SQLiteSyncStatusStore(database: database)
         let syncAccounts = SyncAccountsUseCase(
@@ -194,7 +198,7 @@ public final class TernServices: Sendable {
         let composeStore = SQLiteComposeStore(database: database)
         self.compose = ComposeUseCase(
             accounts: accounts, store: composeStore, syntax: MIMEMailSyntax(), sanitizer: HTMLSafetyBodySanitizer(),
-            bodies: fetchThreadBodies)
+            bodies: fetchThreadBodies, identities: identityStore)
         self.composeValidation = composeValidation
         self.contactsAutocomplete = ContactsAutocompleteUseCase(store: composeStore)
         let drafts = DraftsUseCase(

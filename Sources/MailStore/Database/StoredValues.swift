@@ -158,3 +158,17 @@ enum AuthenticationResultsJSON {
         return out
     }
 }
+
+/// `email.deliveredTo` as JSON (a list of strings, which the record's decoding reads back), written
+/// directly like the address columns; most messages have one or none (issue 35).
+enum DeliveredToJSON {
+    static func text(_ addresses: [String]) -> String {
+        var out = "["
+        for (index, address) in addresses.enumerated() {
+            if index > 0 { out += "," }
+            AddressJSON.appendString(address, to: &out)
+        }
+        out += "]"
+        return out
+    }
+}

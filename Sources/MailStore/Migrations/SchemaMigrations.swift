@@ -26,6 +26,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v13-folder-archive-and-mailbox-id", migrate: addFolderArchiveAndMailboxId)
         migrator.registerMigration("v14-account-sync-status", migrate: createAccountSyncStatus)
         migrator.registerMigration("v15-sender-authentication", migrate: addSenderAuthentication)
+        migrator.registerMigration("v16-identities", migrate: createIdentities)
         return migrator
     }
 
@@ -471,5 +472,43 @@ public enum SchemaMigrations {
     static func addSenderAuthentication(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE email ADD COLUMN authenticationResults TEXT")
         try db.execute(sql: "ALTER TABLE account ADD COLUMN authservId TEXT")
+    }
+
+    /// Issue 35: the addresses a person sends from, each with a display name and a signature. Every
+    /// account gets its own address as its default identity (with its display name) and one
+    /// identity per alias it had. `emailKey` is the address lowercased, the one comparison.
+    /// `account.aliases` stays: the non-default identities' addresses, written with every change
+    /// of them, as what the rest of the store reads as the person's addresses.
+    /// `email.deliveredTo`: the addresses of `Delivered-To` and `X-Original-To` (JSON), empty for
+    /// mail stored before.
+    static func createIdentities(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE identity (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    emailAddress TEXT NOT NULL,
+                    emailKey TEXT NOT NULL,
+                    displayName TEXT,
+                    signature TEXT,
+                    isDefault BOOLEAN NOT NULL DEFAULT 0,
+                    UNIQUE (accountId, emailKey)
+                );
+                CREATE UNIQUE INDEX identityDefault ON identity(accountId) WHERE isDefault;
+                ALTER TABLE email ADD COLUMN deliveredTo TEXT NOT NULL DEFAULT '[]';
+                """)
+        let accounts = try Row.fetchAll(db, sql: "SELECT id, emailAddress, displayName, aliases FROM account ORDER BY createdDate, name")
+        for account in accounts {
+            let address: String = account["emailAddress"]
+            let aliases = (account["aliases"] as String? ?? "").split(separator: " ").map(String.init)
+            try db.execute(
+                sql: "INSERT INTO identity (accountId, emailAddress, emailKey, displayName, isDefault) VALUES (?, ?, ?, ?, 1)",
+                arguments: [account["id"] as String, address, address.lowercased(), account["displayName"] as String?])
+            for alias in aliases where alias.lowercased() != address.lowercased() {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO identity (accountId, emailAddress, emailKey, displayName) VALUES (?, ?, ?, ?)",
+                    arguments: [account["id"] as String, alias, alias.lowercased(), account["displayName"] as String?])
+            }
+        }
     }
 }

@@ -23,7 +23,11 @@ public struct SQLiteAccountRepository: AccountRepository {
 
     public func insert(_ account: Account) async throws {
         do {
-            try await database.writer.write { db in try account.insert(db) }
+            try await database.writer.write { db in
+                try account.insert(db)
+                // Issue 35: its address (and any alias) as identities from the start.
+                try SQLiteIdentityRepository.insertImplied(by: account, db: db)
+            }
         } catch let error as DatabaseError
             where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
             || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
@@ -32,9 +36,16 @@ public struct SQLiteAccountRepository: AccountRepository {
         }
     }
 
+    /// Every column but those the identities own (`displayName`, `aliases`: issue 35), so an
+    /// account read before an identity changed does not write the old ones back.
     public func update(_ account: Account) async throws {
-        try await database.writer.write { db in try account.update(db) }
+        try await database.writer.write { db in
+            let columns = Set(try account.databaseDictionary.keys).subtracting(Self.identityColumns)
+            try account.update(db, columns: columns)
+        }
     }
+
+    static let identityColumns: Set<String> = ["displayName", "aliases"]
 
     @discardableResult
     public func delete(id: Account.ID) async throws -> Bool {

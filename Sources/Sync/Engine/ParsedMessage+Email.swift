@@ -20,10 +20,30 @@ extension ParsedMessage {
             bodyTruncated: bodyTruncated, bodiesFetched: true, sizeBytes: sizeBytes,
             hasAttachments: attachments.contains { !$0.isInline })
         email.bulkMarkers = BulkMailMarkers.from { headers.first($0.lowercased())?.decodedValue }
+        email.deliveredTo = Self.deliveredTo(headers)
         // Issue 32: whether the user's provider vouched for the From is decided when the thread is read.
         email.authenticationResults = AuthenticationResultsParser.parse(fields: headers.fields).map { AuthenticationResults($0).evidence }
         return email
     }
+
+    /// Issue 35: the addresses of the `Delivered-To` fields, then of the `X-Original-To` fields
+    /// (Postfix writes both; Gmail one `Delivered-To` per hop), each once, at most `maxDeliveredTo`:
+    /// a hostile header section's thousand fields are not stored with every message.
+    static func deliveredTo(_ headers: HeaderSection) -> [String] {
+        var seen = Set<String>()
+        var addresses: [String] = []
+        for name in ["delivered-to", "x-original-to"] {
+            for field in headers.all(name) {
+                for mailbox in AddressParser.parse(field.decodedValue) where mailbox.address.contains("@") {
+                    guard addresses.count < maxDeliveredTo else { return addresses }
+                    if seen.insert(mailbox.address.lowercased()).inserted { addresses.append(mailbox.address) }
+                }
+            }
+        }
+        return addresses
+    }
+
+    static let maxDeliveredTo = 10
 }
 
 extension AuthenticationResults {

@@ -13,12 +13,23 @@ struct ComposeCommand: AsyncParsableCommand {
 
     @Option(help: "The account to write from (needed when there are several).")
     var account: AccountName?
+    @Option(help: "Send from this identity (an address of `tern identity list`); default: the account's own address.")
+    var from: String?
     @OptionGroup var fields: ComposeFieldOptions
     @OptionGroup var action: ComposeActionOptions
 
     func run() async throws {
-        let prefilled = try await services().compose.new(account: account)
-        try await ComposeFlow.run(prefilled, fields: fields, action: action, aboveQuote: false)
+        let compose = try services().compose
+        var prefilled: ComposeDraft
+        if let from, account == nil {
+            // Issue 35: the identity names its account.
+            prefilled = try await compose.sending(try await compose.new(preferring: nil), fromAddress: from)
+        } else {
+            prefilled = try await compose.new(account: account)
+            if let from { prefilled = try await compose.sending(prefilled, fromAddress: from, accountName: account) }
+        }
+        // Issue 35: the text goes above the identity's signature (a new message without one starts empty).
+        try await ComposeFlow.run(prefilled, fields: fields, action: action, aboveQuote: true)
     }
 }
 
@@ -30,11 +41,15 @@ struct ReplyCommand: AsyncParsableCommand {
     var id: EmailID
     @Flag(help: "Reply to all: the original's To and Cc too, but none of your own addresses.")
     var all = false
+    @Option(help: "Send from this identity (an address of `tern identity list`); default: the one the original was addressed to.")
+    var from: String?
     @OptionGroup var fields: ComposeFieldOptions
     @OptionGroup var action: ComposeActionOptions
 
     func run() async throws {
-        let prefilled = try await services().compose.compose(all ? .replyAll : .reply, replyingTo: id)
+        let compose = try services().compose
+        var prefilled = try await compose.compose(all ? .replyAll : .reply, replyingTo: id)
+        if let from { prefilled = try await compose.sending(prefilled, fromAddress: from) }
         try await ComposeFlow.run(prefilled, fields: fields, action: action, aboveQuote: true)
     }
 }
@@ -45,11 +60,15 @@ struct ForwardCommand: AsyncParsableCommand {
 
     @Argument(help: "The message (m34, from `tern thread` or `tern search`).", transform: EmailID.argument)
     var id: EmailID
+    @Option(help: "Send from this identity (an address of `tern identity list`); default: the one the original was addressed to.")
+    var from: String?
     @OptionGroup var fields: ComposeFieldOptions
     @OptionGroup var action: ComposeActionOptions
 
     func run() async throws {
-        let prefilled = try await services().compose.compose(.forward, replyingTo: id)
+        let compose = try services().compose
+        var prefilled = try await compose.compose(.forward, replyingTo: id)
+        if let from { prefilled = try await compose.sending(prefilled, fromAddress: from) }
         try await ComposeFlow.run(prefilled, fields: fields, action: action, aboveQuote: true)
     }
 }

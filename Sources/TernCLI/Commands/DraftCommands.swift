@@ -21,7 +21,7 @@ struct ComposeFieldOptions: ParsableArguments {
     var bcc: [String] = []
     @Option(help: "The subject (replaces the prefilled one).")
     var subject: String?
-    @Option(help: "Your text: above the quote of a reply or forward; the whole text of `drafts edit`.")
+    @Option(help: "Your text: above the signature and the quote of a reply or forward; the whole text of `drafts edit`.")
     var body: String?
     @Option(help: "Read the text from this file ('-' for standard input).")
     var bodyFile: String?

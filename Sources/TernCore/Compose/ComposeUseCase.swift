@@ -9,25 +9,27 @@ public struct ComposeUseCase: Sendable {
     let syntax: any MailSyntax
     let sanitizer: any BodySanitizing
     let bodies: (any OriginalBodyFetching)?
+    /// Issue 35: the accounts' identities (addresses, names, signatures); without them, those each account implies.
+    let identities: (any IdentityRepository)?
     /// The time zone of the attribution line's date ("On [date], …").
     let timeZone: TimeZone
 
     public init(
         accounts: any AccountRepository, store: any ComposeStore, syntax: any MailSyntax, sanitizer: any BodySanitizing,
-        bodies: (any OriginalBodyFetching)? = nil, timeZone: TimeZone = .current
+        bodies: (any OriginalBodyFetching)? = nil, identities: (any IdentityRepository)? = nil, timeZone: TimeZone = .current
     ) {
         self.accounts = accounts
         self.store = store
         self.syntax = syntax
         self.sanitizer = sanitizer
         self.bodies = bodies
+        self.identities = identities
         self.timeZone = timeZone
     }
 
     /// An empty message from the named account, or the only one.
     public func new(account name: AccountName?) async throws -> ComposeDraft {
-        let account = try await accounts.namedOrOnly(name)
-        return ComposeDraft(mode: .new, accountId: account.id, from: ComposePrefill.sender(for: account, original: nil))
+        try await newDraft(from: try await accounts.namedOrOnly(name))
     }
 
     /// CO01-M1: an empty message from the account named (the one picked, or that of the folder
@@ -36,7 +38,16 @@ public struct ComposeUseCase: Sendable {
     public func new(preferring name: AccountName?) async throws -> ComposeDraft {
         let all = try await accounts.allAccounts().sorted { $0.name < $1.name }
         guard let account = all.first(where: { $0.name == name }) ?? all.first else { throw TernError.accountNeeded(available: []) }
-        return ComposeDraft(mode: .new, accountId: account.id, from: ComposePrefill.sender(for: account, original: nil))
+        return try await newDraft(from: account)
+    }
+
+    /// An empty message from the account's default identity, its signature in place (issue 35).
+    func newDraft(from account: Account) async throws -> ComposeDraft {
+        let identity = try await identities(of: account).first(where: \.isDefault)
+        var draft = ComposeDraft(mode: .new, accountId: account.id, from: identity?.sender ?? ComposePrefill.sender(for: account, original: nil))
+        draft.signature = identity?.signature
+        draft.body = SignatureBlock.inserting(identity?.signature, into: "")
+        return draft
     }
 
     /// CO01-M1: the message sent from another account (the From picker): its sender becomes that
@@ -45,10 +56,42 @@ public struct ComposeUseCase: Sendable {
     public func sending(_ draft: ComposeDraft, from name: AccountName) async throws -> ComposeDraft {
         guard let account = try await accounts.account(named: name) else { throw TernError.notFound("account '\(name)'") }
         guard account.id != draft.accountId else { return draft }
+        guard let identity = try await identities(of: account).first(where: \.isDefault) else { return draft }
+        return sending(draft, as: identity)
+    }
+
+    /// Issue 35: the message sent as one of the person's identities (the From picker, `--from`):
+    /// that identity's account, address, name and signature (swapped for the one the body held).
+    /// `accountName` narrows the search to one account; without it, the draft's own account is
+    /// looked in first. An address that is no identity is refused: mail never goes out from an
+    /// address the person does not own.
+    public func sending(_ draft: ComposeDraft, fromAddress address: String, accountName: AccountName? = nil) async throws -> ComposeDraft {
+        let key = address.trimmingCharacters(in: .whitespaces).lowercased()
+        var candidates = try await accounts.allAccounts()
+        if let accountName {
+            candidates = candidates.filter { $0.name == accountName }
+            guard !candidates.isEmpty else { throw TernError.notFound("account '\(accountName)'") }
+        }
+        candidates.sort { ($0.id == draft.accountId ? 0 : 1, $0.name) < ($1.id == draft.accountId ? 0 : 1, $1.name) }
+        for account in candidates {
+            if let identity = try await identities(of: account).first(where: { $0.key == key }) { return sending(draft, as: identity) }
+        }
+        throw TernError.invalidInput("\(address) is not one of your identities (see `tern identity list`)")
+    }
+
+    func sending(_ draft: ComposeDraft, as identity: Identity) -> ComposeDraft {
         var moved = draft
-        moved.accountId = account.id
-        moved.from = ComposePrefill.sender(for: account, original: nil)
+        moved.accountId = identity.accountId
+        moved.from = identity.sender
+        moved.body = SignatureBlock.replacing(draft.signature, with: identity.signature, in: draft.body)
+        moved.signature = identity.signature
         return moved
+    }
+
+    /// The account's identities: stored, else those it implies (`Identity.implied`).
+    public func identities(of account: Account) async throws -> [Identity] {
+        let stored = try await identities?.identities(of: account.id) ?? []
+        return stored.isEmpty ? Identity.implied(by: account) : stored
     }
 
     /// A reply (`.reply`, `.replyAll`) or forward of stored message `emailId`, from the account that
@@ -69,9 +112,12 @@ public struct ComposeUseCase: Sendable {
         if text == nil { notes.append(.originalBodyUnavailable) }
         if original.email.bodyTruncated { notes.append(.originalBodyTruncated) }
         let email = original.email
+        // Issue 35: from the identity the original was addressed to, else the account's own.
+        let identity = IdentityChoice.forReply(to: email, identities: try await identities(of: account))
         var message = ComposeDraft(
-            mode: mode, accountId: account.id, from: ComposePrefill.sender(for: account, original: email),
+            mode: mode, accountId: account.id, from: identity?.sender ?? ComposePrefill.sender(for: account, original: email),
             originalEmailId: emailId, notes: notes)
+        message.signature = identity?.signature
         switch mode {
         case .new:
             break
@@ -95,6 +141,7 @@ public struct ComposeUseCase: Sendable {
                     contentId: attachment.contentId)
             }
         }
+        message.body = SignatureBlock.inserting(message.signature, into: message.body)
         return message
     }
 

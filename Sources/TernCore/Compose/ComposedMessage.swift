@@ -33,6 +33,9 @@ public struct ComposeDraft: Sendable, Hashable, Codable {
     public var originalEmailId: EmailID?
     /// Things the prefill could not do fully (the original's body not downloaded).
     public var notes: [ComposeNote]
+    /// Issue 35: the sending identity's signature the prefill put in `body` (after `-- `), so that
+    /// changing the From swaps it and a body holding only it counts as nothing typed.
+    public var signature: String?
 
     public init(
         mode: ComposeMode, accountId: Account.ID, from: EmailAddress, to: [EmailAddress] = [], cc: [EmailAddress] = [],
@@ -57,7 +60,7 @@ public struct ComposeDraft: Sendable, Hashable, Codable {
     /// Nothing typed: closing such a composer creates no draft (FR-COMP-01, "On dismiss").
     public var isEmpty: Bool {
         to.isEmpty && cc.isEmpty && bcc.isEmpty && subject.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
-            && body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+            && SignatureBlock.replacing(signature, with: nil, in: body).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 }
 

@@ -68,6 +68,10 @@ public struct Email: Sendable, Hashable, Codable, Identifiable {
     public var bodyTruncated: Bool
     /// FR-COMP-03: the headers by which it declares itself bulk or automated (no smart replies).
     public var bulkMarkers: BulkMailMarkers = []
+    /// Issue 35: the addresses of its `Delivered-To` and then `X-Original-To` fields, in field
+    /// order: whom the delivering servers handed it to (mail by Bcc or through a list names the
+    /// person nowhere else). A reply is sent from the identity among them when To and Cc have none.
+    public var deliveredTo: [String] = []
     /// Issue 32: the message's first `Authentication-Results` fields, in field order, with what the
     /// verdict reads (`SenderAuthentication`); nil when they were never recorded (stored before
     /// migration v15, or written here). Kept instead of a verdict so that setting the account's

@@ -26,6 +26,7 @@ public struct OutboxUseCase: Sendable {
     /// SMTP until `commit`; if the process dies first the message is never sent by itself.
     public func sendHeld(_ message: OutgoingMessage, from account: Account, window: Duration) async throws -> HeldSend {
         guard account.isActive else { throw TernError.authenticationExpired(account.name.rawValue) }
+        try Self.checkSender(message, of: account)
         guard let holds else { throw TernError.invalidInput("undo-send needs the process's hold ownership") }
         let now = clock.now()
         let composed = try composer.compose(message, accountId: account.id, at: now)
@@ -39,6 +40,16 @@ public struct OutboxUseCase: Sendable {
         } catch {
             claim.release()
             throw error
+        }
+    }
+
+    /// Issue 35: mail goes out only from one of the account's identities (its address or an alias,
+    /// `Account.ownAddresses`), never from an address the person does not own, whatever a front
+    /// end or a draft edited elsewhere says.
+    static func checkSender(_ message: OutgoingMessage, of account: Account) throws {
+        guard account.ownAddresses.contains(message.from.address.lowercased()) else {
+            throw TernError.invalidInput(
+                "\(message.from.address) is not an identity of account '\(account.name)' (add it with `tern identity add \(account.name) --email …`)")
         }
     }
 
@@ -67,6 +78,7 @@ public struct OutboxUseCase: Sendable {
     /// runs the account's queue right away (the message goes now unless something older is waiting).
     public func send(_ message: OutgoingMessage, from account: Account, holdUntil: Date? = nil, attemptNow: Bool = true) async throws -> SendOutcome {
         guard account.isActive else { throw TernError.authenticationExpired(account.name.rawValue) }
+        try Self.checkSender(message, of: account)
         let now = clock.now()
         let composed = try composer.compose(message, accountId: account.id, at: now)
         let emailId = try await store.enqueue(composed, holdUntil: holdUntil, at: now)

@@ -793,6 +793,24 @@ function splitAddresses(text) {
   return parts;
 }
 
+/** The text with the `-- ` block of signature `old` replaced by that of `next` (as the server's SignatureBlock does). */
+function swapSignature(text, old, next) {
+  const block = (signature) => `-- \n${signature}`;
+  if (old === next || (next && text.includes(block(next)))) return text;
+  const at = old ? text.indexOf(block(old)) : -1;
+  if (at >= 0) {
+    if (next) return text.slice(0, at) + block(next) + text.slice(at + block(old).length);
+    // The blank line before the block goes with it.
+    const start = text.slice(0, at).replace(/\n{1,2}$/, "").length;
+    return text.slice(0, start) + text.slice(at + block(old).length);
+  }
+  if (!next) return text;
+  const lines = text.split("\n");
+  const quote = lines.findIndex((line) => line.startsWith("---------- Forwarded message ----------") || (line.startsWith("On ") && line.endsWith(" wrote:")));
+  if (quote < 0) return `${text.replace(/\n+$/, "")}\n\n${block(next)}`;
+  return `${lines.slice(0, quote).join("\n").replace(/\n+$/, "")}\n\n${block(next)}\n\n${lines.slice(quote).join("\n")}`;
+}
+
 let pendingCheck;
 function initComposer(form) {
   if (!form || form.dataset.ready) return;
@@ -815,6 +833,20 @@ function initComposer(form) {
   });
   body.addEventListener("input", () => { updateBodySize(form); scheduleCheck(form); });
   $("#compose-subject", form).addEventListener("input", () => scheduleCheck(form));
+  // Issue 35: the From picker swaps the signature in the text (each option carries its identity's).
+  const from = $("#compose-from", form);
+  if (from) {
+    let shown = from.selectedOptions[0]?.dataset.signature ?? "";
+    from.addEventListener("change", () => {
+      const next = from.selectedOptions[0]?.dataset.signature ?? "";
+      // The text above the signature does not move, so neither does the caret in it.
+      const caret = body.selectionStart;
+      body.value = swapSignature(body.value, shown, next);
+      body.setSelectionRange(Math.min(caret, body.value.length), Math.min(caret, body.value.length));
+      shown = next;
+      updateBodySize(form);
+    });
+  }
   form.addEventListener("keydown", (event) => {
     if ((event.ctrlKey || event.metaKey) && event.key === "Enter") { event.preventDefault(); form.requestSubmit($("#send-button", form)); }
     if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") { event.preventDefault(); saveDraft(form).then((ok) => { if (ok) toast("Draft saved"); }); }

@@ -238,9 +238,10 @@ struct ComposeRoutes: Sendable {
         let account = accounts.first { $0.id == draft.accountId }?.name ?? ""
         let settings = try await services.settings.current()
         let undoWindow = try await services.undoSend.window()
+        let identities = try await services.identities.list().flatMap(\.identities)
         return ComposerView(
             draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, senders: accounts,
-            draftId: draftId,
+            identities: identities, draftId: draftId,
             undoSeconds: undoWindow.wholeSeconds, autosaveSeconds: state.autosaveSeconds, errors: errors, confirmed: confirmed,
             offersSmartReplies: settings.assistProvider != .off
         ).render()
@@ -251,7 +252,10 @@ struct ComposeRoutes: Sendable {
     func draft(from form: FormFields) async throws -> (ComposeDraft, Draft.ID?) {
         let mode = form["mode"].flatMap(ComposeMode.init(rawValue:)) ?? .new
         let draftId = form["draft"].flatMap { DraftID($0) }
-        let picked = AccountName(field: form["account"])
+        // Issue 35: the picker's value is an account's name, or its name and one of its identities' addresses.
+        let pickedParts = (form["account"] ?? "").split(separator: " ", maxSplits: 1).map(String.init)
+        let picked = pickedParts.first.map { AccountName($0) }
+        let pickedAddress = pickedParts.count > 1 ? pickedParts[1] : nil
         var draft: ComposeDraft =
             if let draftId {
                 try await services.drafts.open(draftId).content
@@ -263,7 +267,12 @@ struct ComposeRoutes: Sendable {
                 try await state.prefills.prefill(mode: .new, original: nil, account: picked) { try await services.compose.new(account: picked) }
             }
         // CO01-M1: the From picker may name another account than the prefill's (a reply sent from another address).
-        if let picked { draft = try await services.compose.sending(draft, from: picked) }
+        let prefilledSignature = draft.signature
+        if let picked, let pickedAddress {
+            draft = try await services.compose.sending(draft, fromAddress: pickedAddress, accountName: picked)
+        } else if let picked {
+            draft = try await services.compose.sending(draft, from: picked)
+        }
         var edit = ComposeEdit(
             to: form["to"] ?? "", cc: form["cc"] ?? "", bcc: form["bcc"] ?? "", subject: form["subject"] ?? "",
             body: form["body"] ?? "")
@@ -280,7 +289,10 @@ struct ComposeRoutes: Sendable {
                 ComposedAttachment(source: .file(path: $0.path), filename: $0.name, mimeType: $0.type, sizeBytes: $0.size, availability: .local)
             }
         }
-        return (services.composeValidation.applying(edit, to: draft), draftId)
+        var edited = services.composeValidation.applying(edit, to: draft)
+        // The text as the page holds it carries the signature it was drawn with: the chosen identity's goes in its place.
+        edited.body = SignatureBlock.replacing(prefilledSignature, with: edited.signature, in: edited.body)
+        return (edited, draftId)
     }
 
     /// Saves the form as its draft (a new one the first time). Uploads become the draft's own files,

@@ -62,6 +62,7 @@ struct SettingsRoutes: Sendable {
         let accounts = try await services.listAccounts()
         let folders = try await services.browse.folders(account: nil)
         let statuses = state.syncStatuses.current
+        let identities = IdentitiesSection(accounts: try await services.identities.list(), csrfToken: csrfToken)
         var senders = HTMLText()
         for sender in trusted {
             senders += """
@@ -110,6 +111,7 @@ struct SettingsRoutes: Sendable {
             \(html: trustedList)
             </section>
             <section aria-labelledby="accounts-title"><h2 id="accounts-title">Accounts</h2><ul class="plain-list">\(html: accountRows)</ul></section>
+            \(html: identities.render())
             </main></body></html>
             """
     }

@@ -46,6 +46,7 @@ struct WebRoutes: Sendable {
         ComposeRoutes(services: services, state: state, page: page).register(on: router)
         AttachmentRoutes(services: services, state: state, page: page).register(on: router)
         SettingsRoutes(services: services, state: state, page: page).register(on: router)
+        IdentityRoutes(services: services, state: state, page: page).register(on: router)
         AssistRoutes(services: services).register(on: router)
         EventRoutes(changes: services.changes).register(on: router)
         AssetRoutes.register(on: router)

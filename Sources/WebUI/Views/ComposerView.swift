@@ -78,6 +78,9 @@ struct ComposerView: Sendable {
     var account: AccountName
     /// CO01-M1: every account, offered in a From picker when there are two or more.
     var senders: [Account] = []
+    /// Issue 35: every account's identities (none given: those the accounts imply); the picker
+    /// offers them all once there are two or more.
+    var identities: [Identity] = []
     /// The saved draft this composer writes to (autosave, Send and Delete draft name it).
     var draftId: DraftID?
     var undoSeconds: Int
@@ -151,18 +154,34 @@ struct ComposerView: Sendable {
             """
     }
 
-    private var offersSenderChoice: Bool { senders.count > 1 }
+    private var offersSenderChoice: Bool { senders.count > 1 || senderIdentities.count > 1 }
 
-    /// The sender: the account's name and address as text, or with several accounts a labelled
-    /// select of every account (CO01-M1), its value the account's name as the form's `account`.
-    /// The chosen one shows the draft's own sender, which may be the alias a reply was addressed to.
+    /// The identities in the picker's order: accounts by name, each account's default first.
+    private var senderIdentities: [Identity] {
+        let given = Dictionary(grouping: identities, by: \.accountId)
+        return senders.sorted(by: { $0.name < $1.name }).flatMap { given[$0.id] ?? Identity.implied(by: $0) }
+    }
+
+    /// The sender: the address as text, or with several identities (issue 35; accounts, CO01-M1) a
+    /// labelled select of every identity as the form's `account`: the account's name alone for an
+    /// account with one identity, the name and the address for one with several. The draft's own
+    /// sender is chosen; one that is no identity of its account (an older draft) shows on its
+    /// account's default. Each option carries its signature, which app.js swaps in the text.
     private func fromField() -> HTMLText {
         guard offersSenderChoice else { return "<p class=\"composer-from\">From <span>\(MessageView.format(draft.from))</span></p>" }
+        let all = senderIdentities
+        let perAccount = Dictionary(grouping: all, by: \.accountId).mapValues(\.count)
+        let fromKey = draft.from.address.lowercased()
+        let draftMatches = all.contains { $0.accountId == draft.accountId && $0.key == fromKey }
         var options = HTMLText()
-        for sender in senders.sorted(by: { $0.name < $1.name }) {
-            let chosen = sender.id == draft.accountId
-            let address = chosen ? draft.from : EmailAddress(name: sender.displayName, address: sender.emailAddress)
-            options += "<option value=\"\(sender.name)\"\(html: chosen ? " selected" : "")>\(MessageView.format(address))</option>"
+        for identity in all {
+            guard let sender = senders.first(where: { $0.id == identity.accountId }) else { continue }
+            let ownAccount = identity.accountId == draft.accountId
+            let chosen = ownAccount && (draftMatches ? identity.key == fromKey : identity.isDefault)
+            let address = chosen && !draftMatches ? draft.from : identity.sender
+            let value = (perAccount[identity.accountId] ?? 1) > 1 ? "\(sender.name) \(identity.emailAddress)" : sender.name.rawValue
+            let signature: HTMLText = identity.signature.map { " data-signature=\"\($0)\"" } ?? ""
+            options += "<option value=\"\(value)\"\(html: chosen ? " selected" : "")\(html: signature)>\(MessageView.format(address))</option>"
         }
         return """
             <p class="composer-field composer-from-choice"><label for="compose-from">From</label>\
