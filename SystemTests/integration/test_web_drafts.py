@@ -288,3 +288,45 @@ def test_a_forwarded_attachment_not_downloaded_yet_can_be_fetched_from_the_compo
     item.find_element("xpath", ".//button[@aria-label='Download contract.pdf now']").click()
     assert wait_until(lambda: "downloaded" in item.text and "not downloaded" not in item.text, timeout=20), item.text
     by_xpath(browser, "//div[@id='toasts']//*[contains(., 'contract.pdf downloaded')]")
+
+
+def test_two_composers_in_two_tabs_keep_their_own_drafts(app):
+    """CO§7-4 (issue 34): two composers open at once, in two tabs, each autosaving its own draft; edits in one never
+    overwrite the other, here or in the server's Drafts."""
+    browser = app["browser"]
+    stamp = uuid.uuid4().hex[:8]
+    first, second = f"First tab {stamp}", f"Second tab {stamp}"
+    write(app, first, "Written in the first tab.")
+    assert wait_until(lambda: status(browser) == "Draft saved", timeout=15)
+    first_tab = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    try:
+        write(app, second, "Written in the second tab.")
+        assert wait_until(lambda: status(browser) == "Draft saved", timeout=15)
+        browser.find_element("xpath", "//textarea[@id='compose-body']").send_keys(" More from the second.")
+        browser.switch_to.window(first_tab)
+        browser.find_element("xpath", "//textarea[@id='compose-body']").send_keys(" More from the first.")
+        assert wait_until(lambda: status(browser) == "Draft saved", timeout=15)
+        time.sleep(3)  # both tabs' autosaves (every 2 s here) have run again
+
+        def drafts():
+            listed = json.loads(subprocess.run([str(TERN), "drafts", "list", "--json"], env=dict(os.environ, TERN_HOME=str(app["home"])),
+                                               check=True, capture_output=True, text=True).stdout)
+            return {d["subject"]: d for d in listed if stamp in d["subject"]}
+        assert wait_until(lambda: set(drafts()) == {first, second}), drafts()
+        bodies = {subject: json.loads(subprocess.run([str(TERN), "drafts", "show", f"d{d['id']}", "--json"],
+                                                     env=dict(os.environ, TERN_HOME=str(app["home"])), check=True,
+                                                     capture_output=True, text=True).stdout)["body"]
+                  for subject, d in drafts().items()}
+        assert bodies[first].strip() == "Written in the first tab. More from the first.", bodies
+        assert bodies[second].strip() == "Written in the second tab. More from the second.", bodies
+        assert wait_until(lambda: len(server_drafts(app["servers"], first)) == 1 and len(server_drafts(app["servers"], second)) == 1,
+                          timeout=20)
+        assert "first tab" in server_drafts(app["servers"], first)[0].get_body(("plain",)).get_content()
+        assert "second tab" in server_drafts(app["servers"], second)[0].get_body(("plain",)).get_content()
+    finally:
+        for handle in browser.window_handles:
+            if handle != first_tab:
+                browser.switch_to.window(handle)
+                browser.close()
+        browser.switch_to.window(first_tab)
