@@ -12,7 +12,8 @@ public struct TernCommand: AsyncParsableCommand {
         discussion: "Data lives in $TERN_HOME (default $XDG_DATA_HOME/tern).",
         version: TernVersion.current,
         subcommands: [
-            AccountCommand.self, IdentityCommand.self, StatusCommand.self, SyncCommand.self, FoldersCommand.self, ThreadsCommand.self, ThreadCommand.self,
+            AccountCommand.self, IdentityCommand.self, StatusCommand.self, SyncCommand.self, FoldersCommand.self, ThreadsCommand.self,
+            ThreadCommand.self,
             SearchCommand.self, AttachmentCommand.self,
             MarkCommand.self, ArchiveCommand.self, DeleteCommand.self, UndoCommand.self, ChangesCommand.self, TrustCommand.self, SettingsCommand.self,
             ComposeCommand.self, ReplyCommand.self, ForwardCommand.self, DraftsCommand.self, ContactsCommand.self, SendCommand.self,

@@ -173,7 +173,8 @@ def test_e10_mark_read_refused_by_the_server_reverts_and_says_so(browser, app):
 
 def test_e11_an_archive_refused_after_going_back_is_undone_and_says_so(browser, servers, tmp_path):
     """tern serve with its engine: the archive reaches the server when the undo window ends and is refused (the
-    folder was deleted by another client): the conversation comes back and the page says "Couldn't archive."."""
+    folder was deleted by another client): the conversation comes back, the page goes back into it (E-11 "Cancel
+    back-navigation") and says "Couldn't archive."."""
     home = tmp_path / "e11-home"
     add_account(home, servers, USER)
     imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), USER)
@@ -197,6 +198,9 @@ def test_e11_an_archive_refused_after_going_back_is_undone_and_says_so(browser, 
         assert toast.find_element("xpath", ".//button[normalize-space()='Retry']")
         assert wait_until(lambda: browser.find_elements(
             "xpath", f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, 'Refused {stamp}')]"), 10), "the conversation is back"
+        # E-11 "Cancel back-navigation": the person is taken back into the conversation they left.
+        assert wait_until(lambda: "thread=" in browser.current_url, 10), browser.current_url
+        by_xpath(browser, f"//main//h2[contains(., 'Refused {stamp}')]")
     finally:
         server.terminate()
         server.wait(timeout=10)

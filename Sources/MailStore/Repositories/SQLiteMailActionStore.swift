@@ -383,7 +383,7 @@ public struct SQLiteMailActionStore: MailActionStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT p.*, a.name AS accountName, e.subject, f.path FROM pendingOperation p
+                    SELECT p.*, a.name AS accountName, e.subject, e.threadId, f.path FROM pendingOperation p
                     JOIN account a ON a.id = p.accountId JOIN email e ON e.id = p.emailId LEFT JOIN folder f ON f.id = p.folderId
                     WHERE (? IS NULL OR p.accountId = ?) ORDER BY p.id
                     """, arguments: [accountId, accountId]
@@ -393,7 +393,7 @@ public struct SQLiteMailActionStore: MailActionStore {
                     kind: PendingOperation.Kind(rawValue: row["kind"]) ?? .addFlag, flag: row["flag"],
                     emailId: row["emailId"], subject: row["subject"], folder: row["path"],
                     state: PendingOperation.State(rawValue: row["state"]) ?? .pending, attempts: row["attempts"],
-                    notBefore: row["notBefore"], lastError: row["lastError"])
+                    notBefore: row["notBefore"], lastError: row["lastError"], threadId: row["threadId"])
             }
         }
     }

@@ -194,6 +194,9 @@ public struct PendingChangeSummary: Sendable, Hashable, Codable {
     public var kind: PendingOperation.Kind
     public var flag: String?
     public var emailId: EmailID
+    /// The message's conversation: a front end that left it for the list (archive, delete) goes back
+    /// to it when the server refuses (E-11).
+    public var threadId: ThreadID?
     public var subject: String
     public var folder: String?
     public var state: PendingOperation.State
@@ -203,8 +206,9 @@ public struct PendingChangeSummary: Sendable, Hashable, Codable {
 
     public init(
         id: PendingChangeID, account: AccountName, kind: PendingOperation.Kind, flag: String?, emailId: EmailID, subject: String, folder: String?,
-        state: PendingOperation.State, attempts: Int, notBefore: Date?, lastError: String?
+        state: PendingOperation.State, attempts: Int, notBefore: Date?, lastError: String?, threadId: ThreadID? = nil
     ) {
+        self.threadId = threadId
         self.id = id
         self.account = account
         self.kind = kind

@@ -382,6 +382,9 @@ async function loadOlder(form, { asked = false } = {}) {
   if (ended) $("form[data-older]")?.setAttribute("data-stopped", "");
 }
 
+// The conversation an archive or delete just left for the list (E-11).
+let leftThread = null;
+
 async function runAction(form) {
   const action = form.dataset.action;
   const fields = new FormData(form);
@@ -404,7 +407,13 @@ async function runAction(form) {
   // Focus is never lost: a list action moves to the list, a star goes back to its (redrawn) button.
   const article = form.closest("article.message")?.id;
   const inToolbar = Boolean(form.closest(".toolbar"));
-  if (reply.navigate) { await navigate(reply.navigate, { focus: "list" }); return; }
+  if (reply.navigate) {
+    const thread = new URLSearchParams(location.search).get("thread");
+    const from = currentLocation();
+    await navigate(reply.navigate, { focus: "list" });
+    leftThread = thread ? { thread, url: from, list: currentLocation() } : null;
+    return;
+  }
   await navigate(currentLocation(), { push: false });
   if (article) { $(`#${CSS.escape(article)} .star-form button`)?.focus(); return; }
   if (inToolbar) {
@@ -539,8 +548,15 @@ function connectEvents() {
       if (icon) icon.className = `icon icon-sync-${info.kind}`;
     }
   });
-  events.addEventListener("failed", (event) => {
+  events.addEventListener("failed", async (event) => {
     const info = data(event);
+    // E-11: the conversation left for the list (archive, delete) comes back when the server refuses, if the
+    // person is still on that list.
+    if (leftThread && info.thread && info.thread === leftThread.thread && currentLocation() === leftThread.list) {
+      const back = leftThread.url;
+      leftThread = null;
+      await navigate(back, { focus: "thread" });
+    }
     toast(info.text, { error: true, seconds: 0, action: "Retry", onAction: async () => {
       const reply = await post("actions/retry", { change: info.change });
       if (!reply.ok) toast(reply.error, { error: true });

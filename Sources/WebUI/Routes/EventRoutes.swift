@@ -82,7 +82,13 @@ struct ServerSentEvent: Sendable {
         case .sendOutcome(let emailId, let state, let error):
             (name, data) = ("sendstate", ["email": String(emailId), "state": state.rawValue, "error": error ?? ""])
         case .changeFailed(let summary):
-            (name, data) = ("failed", ["change": String(summary.id), "text": "Couldn't \(ChangeWording.verb(summary)). Tap to retry."])
+            (name, data) = (
+                "failed",
+                [
+                    "change": String(summary.id), "thread": summary.threadId.map { String($0) } ?? "",
+                    "text": "Couldn't \(ChangeWording.verb(summary)). Tap to retry."
+                ]
+            )
         case .removalUndone: (name, data) = ("threads", ["account": ""])
         case .attachmentProgress(let progress):
             var fields = ["attachment": String(progress.attachmentId), "phase": progress.phase.rawValue, "received": String(progress.receivedBytes)]

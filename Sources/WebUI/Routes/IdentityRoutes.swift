@@ -15,7 +15,8 @@ struct IdentityRoutes: Sendable {
         router.post("settings/identities/add") { request, _ in
             try await change(request) { form in
                 _ = try await services.identities.add(
-                    account: AccountName(form["account"] ?? ""), emailAddress: form["email"] ?? "", displayName: form["name"], signature: form["signature"])
+                    account: AccountName(form["account"] ?? ""), emailAddress: form["email"] ?? "", displayName: form["name"],
+                    signature: form["signature"])
             }
         }
         router.post("settings/identities/edit") { request, _ in
