@@ -25,13 +25,15 @@ DARK = {"background": "rgb(23, 24, 26)", "text": "rgb(232, 234, 237)"}
 
 
 def newsletter_html(stamp):
-    """About 100 KB of a newsletter that paints its own colours: a table of 220 stories."""
+    """About 100 KB of a newsletter that paints its own colours: a table of 220 stories, with the heights in percent
+    that would tie a body to its frame's height."""
     story = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore. " * 3
     rows = "".join(
         f'<tr><td style="padding: 12px; color: #222222; background-color: #f7f3e8; font-family: Georgia, serif; font-size: 15px">'
         f'<h2 style="color: #7a2e00; margin: 0 0 6px">Story {index} of {stamp}</h2><p style="margin: 0">{story}</p></td></tr>'
         for index in range(220))
-    return (f'<table width="100%" bgcolor="#fffdf7" cellpadding="0" cellspacing="0">{rows}</table>'
+    return ('<style>html, body { height: 100% !important; }</style>'
+            f'<p>The newsletter of {stamp}.</p><table width="100%" height="100%" bgcolor="#fffdf7" cellpadding="0" cellspacing="0">{rows}</table>'
             f'<p>The end of {stamp}.</p>')
 
 

@@ -217,9 +217,17 @@ function fitFrame(frame) {
   root.classList.add("tern-sized");
   const measure = () => {
     if (!frame.isConnected) { frameObservers.get(frame)?.disconnect(); return; }
+    // Measured with the frame at no height, so that what the body sizes by its viewport (`100vh`, a
+    // height in percent) cannot hold the frame at the height it had; the margin keeps the page's
+    // own layout, and its scroll position, unchanged meanwhile. All in one task: nothing is painted.
+    frame.style.marginBottom = `${frame.getBoundingClientRect().height}px`;
+    frame.style.height = "0px";
+    const content = root.scrollHeight;
+    frame.style.height = `${content}px`;
+    frame.style.marginBottom = "";
     // The frame's viewport less the document's: a horizontal scrollbar's height, when there is one.
     const scrollbar = Math.max(0, frame.clientHeight - root.clientHeight);
-    frame.style.height = `${Math.ceil(root.getBoundingClientRect().height) + scrollbar}px`;
+    if (scrollbar) frame.style.height = `${content + scrollbar}px`;
     frame.dataset.fitted = "1";
   };
   measure();
