@@ -105,7 +105,7 @@ struct ThreadToolbar: Sendable {
         \(html: button(starred ? "unstar" : "star", starred ? "Unstar" : "Star", key: "s", icon: starred ? "star-filled" : "star",
                        pressed: starred))
         \(html: button("unread", "Mark unread", key: "Shift+U", icon: "unread"))
-        <button type="button" class="button print-button" data-print><span class="icon icon-print" aria-hidden="true"></span>Print</button>
+        <button type="button" class="button print-button" data-print aria-keyshortcuts="Control+P"><span class="icon icon-print" aria-hidden="true"></span>Print</button>
         </div>
         """
     }
