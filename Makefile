@@ -12,12 +12,13 @@ TEST_SERVERS := TERN_MAILSERVERS_DIR=$(CURDIR)/.build/ms-test TERN_IMAP_PORT=111
 DEMO_HOME := $(CURDIR)/.build/demo-home
 TERN := .build/debug/tern
 
-.PHONY: help deps bench-deps bench-build build format test test-swift test-integration demo demo-stop clean install uninstall
+.PHONY: help deps bench-deps bench-build build format test test-swift test-integration demo demo-stop screenshots clean install uninstall
 
 help:
 	@echo "make demo   - local test mail servers with sample mail, a synced Tern account, and the web app on http://127.0.0.1:8025"
 	@echo "make test   - install what is missing, start the test servers, run every test, stop them"
 	@echo "make build  - build tern (.build/debug/tern)"
+	@echo "make screenshots - make demo, then docs/screenshots/ of its web app in the light and dark themes"
 	@echo "make format - format the Swift sources as .swift-format says (make test checks it)"
 	@echo "make fuzz-mime|fuzz-authres|fuzz-imap|fuzz-smtp|fuzz-html|fuzz-markdown|fuzz-clientconfig|fuzz-dns FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
 	@echo "make bench-deps - the peers BENCHMARKS.md measures beside Tern (nh3, bleach, sumy; notmuch when a script needs it)"
@@ -100,6 +101,10 @@ demo: deps build
 demo-stop:
 	scripts/demo-serve stop
 	scripts/mailservers stop
+
+# Issue 39: the README's screenshots, of the demo's web app in each theme.
+screenshots: demo
+	$(PYTHON) scripts/screenshots "$$(cat .build/demo-serve.address)"
 
 # `make install`: the release binary, completions for bash, zsh and fish, and systemd user units for
 # `tern sync --watch` and `tern serve` (as mbsync and offlineimap users expect). Nothing outside PREFIX and the

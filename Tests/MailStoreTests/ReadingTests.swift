@@ -341,6 +341,23 @@ struct ReadingTests {
         #expect(try await settings.list().first { $0.key == .undoSendDelay }?.value == "5")
     }
 
+    /// Issue 39: the appearance settings, stored like the others.
+    @Test func appearanceSettingsAreStoredAndRefuseOtherValues() async throws {
+        let settings = SettingsUseCase(store: SQLiteSettingsStore(database: database), changes: changes)
+        let defaults = try await settings.current()
+        #expect(defaults.theme == .system && defaults.density == .comfortable && defaults.textSize == 100)
+        try await settings.set(.theme, to: "Dark")
+        try await settings.set(.density, to: "compact")
+        try await settings.set(.textSize, to: "200%")
+        let current = try await settings.current()
+        #expect(current.theme == .dark && current.density == .compact && current.textSize == 200)
+        #expect(try await settings.list().first { $0.key == .textSize }?.value == "200")
+        await #expect(throws: TernError.invalidSetting(SettingError(key: .theme, value: "sepia", choices: ["system", "light", "dark"]))) {
+            try await settings.set(.theme, to: "sepia")
+        }
+        await #expect(throws: TernError.self) { try await settings.set(.textSize, to: "90") }
+    }
+
     // MARK: FR-ED-01 Undo
 
     @Test func anArchiveUndoneInsideItsWindowNeverReachesTheServer() async throws {

@@ -241,7 +241,9 @@ import Testing
                 #expect(response.status == .ok)
                 let policy = try #require(response.headers[SecurityHeaders.cspName])
                 #expect(policy.hasPrefix("default-src 'none'; style-src 'unsafe-inline'; img-src data:;"))
-                #expect(policy.contains("sandbox allow-popups allow-popups-to-escape-sandbox"))
+                // Issue 39: the sandbox keeps the app's origin so the page can read the body's height;
+                // it never allows scripts, so nothing in a body runs (decisions.md).
+                #expect(policy.hasSuffix("; sandbox allow-same-origin allow-popups allow-popups-to-escape-sandbox"))
                 #expect(!policy.contains("script"))
                 #expect(response.headers[SecurityHeaders.frameOptionsName] == "SAMEORIGIN")
                 #expect(String(buffer: response.body).contains("This message is no longer here."))
@@ -298,6 +300,58 @@ import Testing
             ) { response in
                 #expect(response.status == .badRequest)
             }
+        }
+    }
+
+    /// Issue 39: theme, density and text size are saved like the other settings and written on the
+    /// root of the app's pages and of message bodies; a value outside the choices is refused.
+    @Test func appearanceSettingsReachEveryPageAndBody() async throws {
+        try await withApp { client, s in
+            try await client.execute(uri: s.path("/mail"), method: .get, headers: s.headers()) { response in
+                let page = String(buffer: response.body)
+                #expect(page.contains("<html lang=\"en\" data-density=\"comfortable\" data-text-size=\"100\">"))
+            }
+            let form = s.headers([.contentType: "application/x-www-form-urlencoded"])
+            try await client.execute(
+                uri: s.path("/settings"), method: .post, headers: form,
+                body: ByteBuffer(string: "csrf=\(s.csrfToken)&theme=dark&density=compact&text-size=150")
+            ) { response in
+                #expect(response.headers[.location] == s.path("/settings?saved=1#appearance-title"))
+            }
+            let root = "<html lang=\"en\" data-theme=\"dark\" data-density=\"compact\" data-text-size=\"150\">"
+            for path in ["/mail", "/settings"] {
+                try await client.execute(uri: s.path(path), method: .get, headers: s.headers()) { response in
+                    #expect(String(buffer: response.body).contains(root), "\(path)")
+                }
+            }
+            try await client.execute(uri: s.path("/settings"), method: .get, headers: s.headers()) { response in
+                let page = String(buffer: response.body)
+                #expect(page.contains("<option value=\"dark\" selected>Dark</option>"))
+                #expect(page.contains("<option value=\"compact\" selected>Compact</option>"))
+                #expect(page.contains("<option value=\"150\" selected>150 %</option>"))
+            }
+            try await client.execute(uri: s.path("/bodies/424242"), method: .get, headers: s.headers()) { response in
+                #expect(String(buffer: response.body).contains("<html data-theme=\"dark\" data-density=\"compact\" data-text-size=\"150\">"))
+            }
+            try await client.execute(
+                uri: s.path("/settings"), method: .post, headers: form, body: ByteBuffer(string: "csrf=\(s.csrfToken)&text-size=400")
+            ) { response in
+                #expect(response.status == .badRequest)
+            }
+        }
+    }
+
+    /// Issue 39: a body that paints its own colours keeps a light surface in the dark theme; one
+    /// that sets none (plain text among them) takes the theme's.
+    @Test func aBodyWithColoursOfItsOwnKeepsALightSurface() {
+        for coloured in [
+            "<table bgcolor=\"#ffcc00\"><tr><td>Sale</td></tr></table>", "<p style=\"color: #333333\">Hi</p>",
+            "<font color=\"red\">Hi</font>", "<style>td { background: #eee; }</style><p>Hi</p>"
+        ] {
+            #expect(BodyColours.setOwn(coloured), "\(coloured)")
+        }
+        for plain in ["<p>Hello</p>", "<pre>My favourite color: blue, background: none</pre>", "<p class=\"tern-quote\">Hi</p>"] {
+            #expect(!BodyColours.setOwn(plain), "\(plain)")
         }
     }
 

@@ -23,6 +23,23 @@ public enum SettingKey: String, Sendable, Hashable, Codable, CaseIterable {
     case catchUp = "catch-up"
     /// FR-SYNC-01 stage D on a metered connection (FR-SYNC-08): pause (the default) or continue.
     case catchUpOnMetered = "catch-up-on-metered"
+    /// Issue 39: the app's appearance: system (follows `prefers-color-scheme`), light or dark.
+    case theme = "theme"
+    /// Issue 39: how much room the list and the conversation take: comfortable or compact.
+    case density = "density"
+    /// Issue 39, the Detail spec's Dynamic Type note: the app's and message bodies' text size, in
+    /// percent of the browser's own size (which 100 keeps).
+    case textSize = "text-size"
+}
+
+/// Issue 39: the app's colour scheme.
+public enum ThemeSetting: String, Sendable, Hashable, Codable, CaseIterable {
+    case system, light, dark
+}
+
+/// Issue 39: the list's and the conversation's spacing.
+public enum DensitySetting: String, Sendable, Hashable, Codable, CaseIterable {
+    case comfortable, compact
 }
 
 /// FR-SYNC-01 stage D, as the person set it.
@@ -48,6 +65,8 @@ public enum MeteredSetting: String, Sendable, Hashable, Codable, CaseIterable {
 /// Every setting with its typed value; defaults for what was never set.
 public struct TernSettings: Sendable, Hashable, Codable {
     public static let undoSendDelayChoices = [0, 5, 10, 15, 30]
+    /// Issue 39: up to 200 %, the size WCAG 1.4.4 asks text to be readable at.
+    public static let textSizeChoices = [100, 115, 130, 150, 175, 200]
 
     public var undoSendDelay = 5
     public var meteredConnection = MeteredSetting.auto
@@ -59,6 +78,9 @@ public struct TernSettings: Sendable, Hashable, Codable {
     public var assistAllowRemote = false
     public var catchUp = CatchUpSetting.on
     public var catchUpOnMetered = MeteredCatchUpSetting.pause
+    public var theme = ThemeSetting.system
+    public var density = DensitySetting.comfortable
+    public var textSize = 100
 
     public init() {}
 
@@ -75,6 +97,9 @@ public struct TernSettings: Sendable, Hashable, Codable {
         case .assistAllowRemote: assistAllowRemote ? "yes" : "no"
         case .catchUp: catchUp.rawValue
         case .catchUpOnMetered: catchUpOnMetered.rawValue
+        case .theme: theme.rawValue
+        case .density: density.rawValue
+        case .textSize: String(textSize)
         }
     }
 
@@ -129,6 +154,13 @@ public struct TernSettings: Sendable, Hashable, Codable {
             }
         case .catchUp: catchUp = try Self.choice(value, of: key, typed: text)
         case .catchUpOnMetered: catchUpOnMetered = try Self.choice(value, of: key, typed: text)
+        case .theme: theme = try Self.choice(value, of: key, typed: text)
+        case .density: density = try Self.choice(value, of: key, typed: text)
+        case .textSize:
+            guard let percent = Int(value.hasSuffix("%") ? String(value.dropLast()) : value), Self.textSizeChoices.contains(percent) else {
+                throw SettingError(key: key, value: text, choices: Self.textSizeChoices.map(String.init))
+            }
+            textSize = percent
         }
     }
 }

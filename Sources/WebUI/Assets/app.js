@@ -1,7 +1,8 @@
 // Tern's web app script: small, no framework, no build step. The server writes every page whole
 // (it works without this file); this keeps it live and fast: fragments instead of reloads, the
 // change feed (server-sent events), the keyboard shortcuts of PLATFORM.md, toasts with Undo, and
-// the attachment warnings as dialogs. It never touches a message body: those live in sandboxed frames.
+// the attachment warnings as dialogs. It never changes a message body: those live in sandboxed
+// frames where nothing runs; it only reads their height, to size each frame to its body (issue 39).
 
 const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 // The per-message menus replace their no-script links (app.css).
@@ -202,6 +203,76 @@ async function refreshBodies(threadId, { unavailable = false, offline = false } 
     }
   } catch { /* the page keeps its placeholders; reload retries */ }
 }
+
+// ---- Message frames sized to their bodies (issue 39) ----------------------------------------------
+// A body's frame keeps the app's origin but runs no script (decisions.md "Message frames sized to
+// their content"), so its document can be measured from here: the frame takes the height of the
+// body's root, and again whenever that changes (images, a quote unfolded, a narrower window). Once
+// sized it never scrolls itself (`tern-sized` in body.css). Without script the server's estimate stays.
+const frameObservers = new WeakMap();
+
+function fitFrame(frame) {
+  let root;
+  try { root = frame.contentDocument?.documentElement; } catch { return; }
+  if (!root || frame.contentDocument.URL === "about:blank" || !frame.contentDocument.body) return;
+  root.classList.add("tern-sized");
+  const measure = () => {
+    if (!frame.isConnected) { frameObservers.get(frame)?.disconnect(); return; }
+    // Measured with the frame at no height, so that what the body sizes by its viewport (`100vh`, a
+    // height in percent) cannot hold the frame at the height it had; the margin keeps the page's
+    // own layout, and its scroll position, unchanged meanwhile. All in one task: nothing is painted.
+    frame.style.marginBottom = `${frame.getBoundingClientRect().height}px`;
+    frame.style.height = "0px";
+    const content = root.scrollHeight;
+    frame.style.height = `${content}px`;
+    frame.style.marginBottom = "";
+    // The frame's viewport less the document's: a horizontal scrollbar's height, when there is one.
+    const scrollbar = Math.max(0, frame.clientHeight - root.clientHeight);
+    if (scrollbar) frame.style.height = `${content + scrollbar}px`;
+    frame.dataset.fitted = "1";
+  };
+  measure();
+  frameObservers.get(frame)?.disconnect();
+  const observer = new ResizeObserver(measure);
+  observer.observe(root);
+  observer.observe(frame.contentDocument.body);
+  frameObservers.set(frame, observer);
+}
+
+document.addEventListener("load", (event) => {
+  if (event.target instanceof HTMLIFrameElement && event.target.matches(".message-body")) fitFrame(event.target);
+}, true);
+
+function fitLoadedFrames() {
+  for (const frame of $$("iframe.message-body")) if (frame.contentDocument?.readyState === "complete") fitFrame(frame);
+}
+
+// ---- Print (issue 39) -----------------------------------------------------------------------------
+// The Print action and Ctrl+P: every message of the page opened first (a collapsed one prints only
+// its line), their frames sized, then the browser's dialog; print CSS leaves the conversation only.
+async function printConversation() {
+  const collapsed = $$("#messages article.message.collapsed");
+  await Promise.all(collapsed.map((article) => {
+    const toggle = $(".expand-toggle[data-fragment]", article);
+    return toggle ? replaceMessage(article, toggle.dataset.fragment, false) : null;
+  }));
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline && $$("#messages iframe.message-body").some((frame) => !frame.dataset.fitted)) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  window.print();
+}
+
+document.addEventListener("click", (event) => {
+  if (event.target.closest?.("[data-print]")) { event.preventDefault(); printConversation(); }
+});
+
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "p" || !(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return;
+  if (!$("#conversation[data-thread-id]")) return;
+  event.preventDefault();
+  printConversation();
+});
 
 // ---- Assist (FR-ED-02, FR-COMP-03) ---------------------------------------------------------------
 // The summary and the smart replies arrive after the conversation or composer is drawn; when there
@@ -1374,3 +1445,4 @@ function sendOutcome(emailId, state, error) {
 showOnline();
 afterRender();
 connectEvents();
+fitLoadedFrames();

@@ -4,7 +4,7 @@ import TernCore
 import TernRuntime
 
 /// Settings (issue 17): trusted senders (list, remove, clear all), the metered override, accounts
-/// with their sync state, and the undo delays. Each change is a form with the CSRF token.
+/// with their sync state, the undo delays, and the appearance (issue 39). Each change is a form with the CSRF token.
 struct SettingsRoutes: Sendable {
     let services: TernServices
     let state: WebState
@@ -19,13 +19,13 @@ struct SettingsRoutes: Sendable {
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
             do {
-                for key in [SettingKey.undoSendDelay, .undoActionWindow, .meteredConnection, .catchUp, .catchUpOnMetered] {
+                for key in [SettingKey.undoSendDelay, .undoActionWindow, .meteredConnection, .catchUp, .catchUpOnMetered] + Self.appearanceKeys {
                     if let value = form[key.rawValue] { try await services.settings.set(key, to: value) }
                 }
             } catch {
                 return WebResponse.html(try await page(notice: WebErrorText.describe(error)), status: .badRequest)
             }
-            return WebResponse.redirect(to: "/settings?saved=1")
+            return WebResponse.redirect(to: "/settings?saved=1" + (form[SettingKey.theme.rawValue] == nil ? "" : "#appearance-title"))
         }
         // Issue 19: who writes summaries and smart replies; a remote endpoint only when allowed.
         router.post("settings/assist") { request, _ in
@@ -55,6 +55,9 @@ struct SettingsRoutes: Sendable {
             return WebResponse.redirect(to: "/settings#trusted-senders")
         }
     }
+
+    /// Issue 39: the Appearance section's settings, saved by the same form route as the others.
+    static let appearanceKeys: [SettingKey] = [.theme, .density, .textSize]
 
     func page(notice: String?) async throws -> HTMLText {
         let settings = try await services.settings.current()
@@ -87,7 +90,7 @@ struct SettingsRoutes: Sendable {
             """
         let noticeMarkup: HTMLText = notice.map { "<p class=\"banner\" role=\"status\">\($0)</p>" } ?? ""
         return """
-            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
+            <!doctype html><html lang="en"\(html: Appearance(settings).rootAttributes)><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
             \(html: page.head)<title>Settings — Tern</title><link rel="stylesheet" href="/assets/app.css">\
             <link rel="icon" href="/assets/icon.svg" type="image/svg+xml"></head>
             <body class="plain-page"><header class="app-header"><a class="brand" href="mail"><img src="/assets/icon.svg" alt="" width="24" height="24"> Tern</a>\
@@ -105,6 +108,7 @@ struct SettingsRoutes: Sendable {
             \(html: select(.catchUpOnMetered, label: "Older mail on a metered connection", value: settings.catchUpOnMetered.rawValue,
                        choices: [("pause", "Wait for an unmetered connection"), ("continue", "Fetch anyway")]))
             <button type="submit" class="button">Save settings</button></form>
+            \(html: appearanceSection(settings))
             \(html: assistSection(settings))
             <section aria-labelledby="trusted-senders"><h2 id="trusted-senders">Trusted senders</h2>\
             <p>Remote images always load for these senders. Trackers are still blocked.</p>
@@ -127,6 +131,22 @@ struct SettingsRoutes: Sendable {
         } catch {
             return "Couldn't connect: \(error)."
         }
+    }
+
+    /// Issue 39: colour scheme, density and text size, applied to the app and to message bodies.
+    func appearanceSection(_ settings: TernSettings) -> HTMLText {
+        """
+        <section aria-labelledby="appearance-title"><h2 id="appearance-title">Appearance</h2>
+        <form method="post" action="settings" class="settings-form"><input type="hidden" name="csrf" value="\(csrfToken)">
+        \(html: select(.theme, label: "Theme", value: settings.theme.rawValue,
+                   choices: [("system", "Same as the system"), ("light", "Light"), ("dark", "Dark")]))
+        \(html: select(.density, label: "Density", value: settings.density.rawValue,
+                   choices: [("comfortable", "Comfortable"), ("compact", "Compact")]))
+        \(html: select(.textSize, label: "Text size", value: String(settings.textSize),
+                   choices: TernSettings.textSizeChoices.map { (String($0), $0 == 100 ? "100 % (the browser's size)" : "\($0) %") }))
+        <button type="submit" class="button">Save appearance</button></form>
+        </section>
+        """
     }
 
     func assistSection(_ settings: TernSettings) -> HTMLText {

@@ -69,7 +69,7 @@ struct WebRoutes: Sendable {
             }
         let layout = PageLayout(
             title: location.title, page: page, location: location, folders: try await folders,
-            list: await list.render(), thread: thread)
+            list: await list.render(), thread: thread, appearance: await appearance())
         return WebResponse.html(layout.render())
     }
 
@@ -273,15 +273,21 @@ struct WebRoutes: Sendable {
     /// A message body as its own document (see `BodyDocument`).
     func body(_ emailId: EmailID, threadId: ThreadID, remoteImages: Bool) async throws -> Response {
         let message: ConversationMessage
+        let appearance = await appearance()
         do {
             message = try await services.openThread.message(emailId, threadId: threadId, loadRemoteImages: remoteImages)
         } catch TernError.notFound {
-            return BodyDocument.response(html: "<p>This message is no longer here.</p>", remoteImages: false)
+            return BodyDocument.response(html: "<p>This message is no longer here.</p>", remoteImages: false, appearance: appearance)
         }
         guard let rendered = message.body, let html = rendered.html else {
-            return BodyDocument.response(html: "<p>Message body not available offline</p>", remoteImages: false)
+            return BodyDocument.response(html: "<p>Message body not available offline</p>", remoteImages: false, appearance: appearance)
         }
-        return BodyDocument.response(html: html, remoteImages: rendered.remoteImagesLoaded)
+        return BodyDocument.response(html: html, remoteImages: rendered.remoteImagesLoaded, appearance: appearance)
+    }
+
+    /// Issue 39: the person's appearance settings; the defaults when the store cannot say.
+    func appearance() async -> Appearance {
+        Appearance((try? await services.settings.current()) ?? TernSettings())
     }
 }
 

@@ -105,6 +105,7 @@ struct ThreadToolbar: Sendable {
         \(html: button(starred ? "unstar" : "star", starred ? "Unstar" : "Star", key: "s", icon: starred ? "star-filled" : "star",
                        pressed: starred))
         \(html: button("unread", "Mark unread", key: "Shift+U", icon: "unread"))
+        <button type="button" class="button print-button" data-print aria-keyshortcuts="Control+P"><span class="icon icon-print" aria-hidden="true"></span>Print</button>
         </div>
         """
     }
@@ -170,6 +171,7 @@ struct MessageView: Sendable {
             <h3 class="sender"><a class="expand-toggle" href="\(toggled.url)" data-fragment="\(fragment)" aria-expanded="\(message.collapsed ? "false" : "true")" aria-controls="\(domId)-content">\(message.senderName)</a>\
             <span class="read-mark" title="\(message.isRead ? "Read" : "Unread")"><span class="visually-hidden">\(message.isRead ? "Read" : "Unread")</span></span></h3>
             \(html: recipients())
+            \(html: printedHeaders())
             </div>
             <time class="date" datetime="\(RelativeTime.iso(message.date))" title="\(time.full(message.date))">\(time.short(message.date))</time>
             \(html: starButton())
@@ -190,11 +192,22 @@ struct MessageView: Sendable {
         let names = (message.to + message.cc).prefix(3).map { $0.name.flatMap { $0.isEmpty ? nil : $0 } ?? $0.address }
         let more = message.to.count + message.cc.count > 3 ? " and \(message.to.count + message.cc.count - 3) more" : ""
         let summary = names.isEmpty ? "no recipients" : "to " + names.joined(separator: ", ") + more
+        return "<details class=\"recipients\"><summary>\(summary)</summary><dl>\(html: headerRows())</dl></details>"
+    }
+
+    private func headerRows() -> HTMLText {
         var rows: HTMLText = "<dt>From</dt><dd>\(Self.format(message.from))</dd>"
         if !message.to.isEmpty { rows += "<dt>To</dt><dd>\(message.to.map(Self.format).joined(separator: ", "))</dd>" }
         if !message.cc.isEmpty { rows += "<dt>Cc</dt><dd>\(message.cc.map(Self.format).joined(separator: ", "))</dd>" }
         rows += "<dt>Date</dt><dd>\(time.full(message.date))</dd>"
-        return "<details class=\"recipients\"><summary>\(summary)</summary><dl>\(html: rows)</dl></details>"
+        return rows
+    }
+
+    /// Issue 39: From, To, Cc and Date as a printed page shows them (the summary above folds them
+    /// away on screen, and a closed `<details>` prints closed). Hidden on screen and from
+    /// assistive technology, which reads the summary.
+    private func printedHeaders() -> HTMLText {
+        "<dl class=\"printed-headers\">\(html: headerRows())</dl>"
     }
 
     static func format(_ address: EmailAddress) -> String {
@@ -377,12 +390,15 @@ struct MessageView: Sendable {
             "<p class=\"sender-not-verified\">\(message.from.address) is a trusted sender, but this message is not verified: \(why), so it may not be from them.</p>"
     }
 
-    /// The body's own document, in a frame without scripts or same-origin rights. Its height is
-    /// estimated from the text: a sandboxed document without script cannot report its size.
+    /// The body's own document, in a frame without scripts (`BodyDocument.sandbox`). Its height is
+    /// first estimated from the text; issue 39: the app's script then sizes the frame to the
+    /// document it shows (the frame keeps the app's origin so that its height can be read), and
+    /// without script the estimate stays. A body with colours of its own keeps a light surface.
     private func frame(_ body: RenderedBody) -> HTMLText {
         let images = body.remoteImagesLoaded && !loadsByTrust(body) ? "&images=1" : ""
+        let surface = body.html.map(BodyColours.setOwn) == true ? " light-surface" : ""
         return """
-            <iframe class="message-body \(Self.heightClass(body.text))" src="bodies/\(message.id)?thread=\(threadId)\(images)" sandbox="allow-popups allow-popups-to-escape-sandbox" \
+            <iframe class="message-body \(Self.heightClass(body.text))\(surface)" src="bodies/\(message.id)?thread=\(threadId)\(images)" sandbox="\(BodyDocument.sandbox)" \
             title="Message from \(message.senderName), \(time.full(message.date))" referrerpolicy="no-referrer"></iframe>
             """
     }

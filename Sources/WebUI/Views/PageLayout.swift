@@ -12,6 +12,7 @@ struct PageLayout: Sendable {
     var folders: HTMLText
     var list: HTMLText
     var thread: HTMLText?
+    var appearance = Appearance()
 
     func render() -> HTMLText {
         let searchValue: String = if case .search(let text) = location.source { text } else { "" }
@@ -21,7 +22,7 @@ struct PageLayout: Sendable {
         let composeURL = composeLocation.url
         return """
             <!doctype html>
-            <html lang="en">
+            <html lang="en"\(html: appearance.rootAttributes)>
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
