@@ -193,12 +193,19 @@ public protocol MailQueries: Sendable {
     func threadOutline(id: ThreadID) async throws -> ThreadOutline?
     /// Whole messages (bodies, folders, attachments) by id, oldest first: one page of a thread.
     func threadMessages(ids: [EmailID]) async throws -> [ThreadMessage]
-    /// Full-text search (FTS5): every word must match, the last as the start of a word (it may still be
-    /// being typed), the others whole; newest first.
-    func search(_ query: String, account: String?, limit: Int) async throws -> [SearchHit]
+    /// The messages matching `query` (issue 36: words, phrases and Gmail's operators), newest first.
+    /// `now` and `calendar` turn `older_than:`, `before:` and their kind into instants.
+    func search(_ query: SearchQuery, account: String?, limit: Int, now: Date, calendar: Calendar) async throws -> [SearchHit]
 }
 
 extension MailQueries {
+    /// `text` read by `SearchQueryParser` and searched now, in the process's calendar; nothing for an
+    /// empty query. Throws `SearchQueryError` for a query that cannot be read.
+    public func search(_ text: String, account: String?, limit: Int) async throws -> [SearchHit] {
+        guard let query = try SearchQueryParser().parse(text).query else { return [] }
+        return try await search(query, account: account, limit: limit, now: Date(), calendar: .current)
+    }
+
     public func threads(account: String?, folder: String?, limit: Int) async throws -> [ThreadSummary] {
         try await threads(account: account, folder: folder, before: nil, limit: limit)
     }

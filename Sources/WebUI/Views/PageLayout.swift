@@ -30,6 +30,7 @@ struct PageLayout: Sendable {
             <link rel="stylesheet" href="/assets/app.css">
             <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
             <script type="module" src="/assets/app.js"></script>
+            <script type="module" src="/assets/search.js"></script>
             </head>
             <body data-pane="\(paneState)">
             <a class="skip-link" href="#thread-list">Skip to the conversation list</a>
@@ -37,7 +38,8 @@ struct PageLayout: Sendable {
             <h1 class="brand-heading"><a class="brand" href="mail"><img src="/assets/icon.svg" alt="" width="24" height="24"> Tern</a></h1>
             <form class="search" role="search" action="mail" method="get">
             <label for="search-input" class="visually-hidden">Search mail</label>
-            <input id="search-input" type="search" name="q" value="\(searchValue)" placeholder="Search mail" autocomplete="off" spellcheck="false">
+            <input id="search-input" type="search" name="q" value="\(searchValue)" placeholder="Search mail" autocomplete="off" spellcheck="false" list="search-operators">
+            \(html: SearchViews.operatorList)
             <button type="submit" class="search-submit">Search</button>
             </form>
             <nav class="app-links" aria-label="App">
