@@ -202,7 +202,7 @@ struct SearchQueryCompilerTests {
         let operators = [
             "is:unread", "is:starred", "has:attachment", "before:2024-01-01", "after:2024-01-01", "newer_than:7d", "older_than:1y",
             "larger:1M", "smaller:10K", "from:alice", "to:alice", "cc:carol", "subject:budget", "filename:pdf", "in:inbox", "in:receipts",
-            "in:archive", "budget"
+            "in:archive", "budget", "budget is:starred", "budget has:attachment newer_than:7d"
         ]
         for text in operators {
             let query = try #require(try SearchQueryParser().parse(text).query)
@@ -212,6 +212,10 @@ struct SearchQueryCompilerTests {
             }
             let scansEmail = plan.contains { $0.hasPrefix("SCAN e") && !$0.contains("INDEX") }
             #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(text) sorts: \(plan)")
+            // A sparse flag beside words walks the flag's partial index and asks FTS5 about each email.
+            if text.hasPrefix("budget "), let flag = text.contains("starred") ? "email_starred" : text.contains("attachment") ? "email_with_attachments" : nil {
+                #expect(plan.contains { $0.contains(flag) }, "\(text): \(plan)")
+            }
             // Folders, dates and sizes walk the email table newest first and stop at the limit (docs/decisions.md).
             let walksToTheLimit = ["in:", "before:", "after:", "newer_than:", "older_than:", "larger:", "smaller:"]
             if !walksToTheLimit.contains(where: text.hasPrefix) {

@@ -38,19 +38,27 @@ struct SearchQueryCompiler {
         var match: String?
         var conditions: [String]
         var arguments: StatementArguments
+        /// A condition only a few emails meet and a partial index lists (`is:starred`, `has:attachment`):
+        /// walking it newest first and asking FTS5 about each email beats walking every match of the words.
+        var hasSparseCondition = false
     }
+
+    /// The conditions of the flags whose partial indexes (v16) list the few emails that have them.
+    static let sparseConditions: Set<String> = ["e.isStarred = 1", "e.hasAttachments = 1"]
 
     func split(_ query: SearchQuery) -> Split {
         var matches: [String] = []
         var exclusions: [String] = []
         var conditions: [String] = []
         var arguments = StatementArguments()
+        var hasSparseCondition = false
         for part in Self.conjunction(lower(query)) {
             if let expression = Self.ftsExpression(part) {
                 matches.append(expression)
             } else if case .not(let inner) = part, let expression = Self.ftsExpression(inner) {
                 exclusions.append(expression)
             } else {
+                if case .sql(let sql, _) = part, Self.sparseConditions.contains(sql) { hasSparseCondition = true }
                 conditions.append(Self.condition(part, &arguments))
             }
         }
@@ -69,12 +77,23 @@ struct SearchQueryCompiler {
             if matches.count > 1 { match = "(\(match))" }
             match += exclusions.map { " NOT \(Self.grouped($0))" }.joined()
         }
-        return Split(match: match, conditions: conditions, arguments: arguments)
+        return Split(match: match, conditions: conditions, arguments: arguments, hasSparseCondition: hasSparseCondition)
     }
 
     func statement(_ query: SearchQuery, account: String?, limit: Int) -> Statement {
         let split = split(query)
         let filters = (["(? IS NULL OR a.name = ?)"] + split.conditions).joined(separator: " AND ")
+        if let match = split.match, split.hasSparseCondition {
+            return Statement(
+                sql: """
+                    \(Self.columns)
+                    FROM email e JOIN account a ON a.id = e.accountId
+                    WHERE \(filters) AND EXISTS (SELECT 1 FROM searchIndex WHERE searchIndex MATCH ? AND searchIndex.rowid = e.id)
+                    ORDER BY e.id DESC
+                    LIMIT ?
+                    """,
+                arguments: [account, account] + split.arguments + [match, limit])
+        }
         guard let match = split.match else {
             return Statement(
                 sql: """
