@@ -87,7 +87,7 @@ struct SearchQueryParserTests {
         #expect(try query("(a b) OR c") == .any([.all([.term(.word("a", prefix: false)), .term(.word("b", prefix: false))]), .term(.word("c", prefix: true))]))
     }
 
-    @Test func malformedFormsNameTheirPart() {
+    @Test func malformedFormsNameTheirPart() throws {
         let cases: [(String, SearchQueryError.Reason, String, Int)] = [
             ("before:2024-13-01", .unreadableDate, "before:2024-13-01", 0),
             ("budget after:2023-02-29", .unreadableDate, "after:2023-02-29", 7),
@@ -121,6 +121,10 @@ struct SearchQueryParserTests {
         }
         #expect(error("before:2024-13-01")?.message.hasPrefix("cannot read the date in before:2024-13-01") == true)
         #expect(error(String(repeating: "(", count: 40) + "a" + String(repeating: ")", count: 40))?.reason == .tooDeep)
+        #expect(error(String(repeating: "-", count: 40) + "a")?.reason == .tooDeep)
+        #expect(error(String(repeating: "-", count: 100_000) + "a")?.reason == .tooManyOperators)
+        #expect(error(Array(repeating: "is:read", count: 201).joined(separator: " OR "))?.reason == .tooManyOperators)
+        #expect(try query(Array(repeating: "word", count: 5_000).joined(separator: " ")) != nil)
     }
 
     @Test func operatorsStandingAloneAreChips() throws {

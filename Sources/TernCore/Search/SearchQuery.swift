@@ -200,8 +200,10 @@ public struct SearchQueryError: Error, Sendable, Hashable, CustomStringConvertib
         case danglingOr
         /// A `-` with nothing after it to leave out.
         case danglingNegation
-        /// More than `SearchQueryParser.maximumDepth` groups inside one another.
+        /// More than `SearchQueryParser.maximumDepth` groups or negations inside one another.
         case tooDeep
+        /// More than `SearchQueryParser.maximumOperators` operators, `OR`s, `-`s and parentheses.
+        case tooManyOperators
     }
 
     public var reason: Reason
@@ -229,7 +231,8 @@ public struct SearchQueryError: Error, Sendable, Hashable, CustomStringConvertib
         case .emptyParentheses: "nothing between the parentheses \(part)"
         case .danglingOr: "OR needs something to look for on both sides"
         case .danglingNegation: "nothing after the - to leave out"
-        case .tooDeep: "too many parentheses inside one another"
+        case .tooDeep: "too many parentheses or - inside one another"
+        case .tooManyOperators: "too many operators: at most \(SearchQueryParser.maximumOperators) (the first one over is \(part))"
         }
     }
 

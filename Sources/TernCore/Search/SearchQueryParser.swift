@@ -12,8 +12,11 @@ import Foundation
 ///
 /// Pure: the same text always gives the same tree or the same `SearchQueryError`.
 public struct SearchQueryParser: Sendable {
-    /// Groups nested deeper than this are refused rather than read by deeper recursion.
+    /// Groups and negations nested deeper than this are refused rather than read by deeper recursion.
     public static let maximumDepth = 32
+    /// More operators, `OR`s, `-`s and parentheses than this are refused: each becomes an SQL condition,
+    /// and SQLite limits a statement's expression depth and bound values.
+    public static let maximumOperators = 200
 
     /// Every operator, as the web app's suggestions offer them.
     public static let operatorNames = [
@@ -111,6 +114,11 @@ public struct SearchQueryParser: Sendable {
                 index = end
             }
         }
+        if let excess = tokens.filter({ if case .word = $0 { false } else if case .phrase = $0 { false } else { true } })
+            .dropFirst(maximumOperators).first
+        {
+            throw SearchQueryError(.tooManyOperators, part: String(characters[excess.offset..<excess.end]), offset: excess.offset)
+        }
         if case .word(let text, let offset, let length, _) = tokens.last {
             tokens[tokens.count - 1] = .word(text, offset: offset, length: length, last: true)
         }
@@ -181,7 +189,9 @@ public struct SearchQueryParser: Sendable {
                 position += 1
                 switch next {
                 case nil, .or, .close: throw SearchQueryError(.danglingNegation, part: "-", offset: offset)
-                default: return .not(try parseUnary(depth: depth))
+                default:
+                    guard depth < SearchQueryParser.maximumDepth else { throw SearchQueryError(.tooDeep, part: "-", offset: offset) }
+                    return .not(try parseUnary(depth: depth + 1))
                 }
             }
             return try parsePrimary(depth: depth)

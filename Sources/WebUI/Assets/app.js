@@ -3,6 +3,9 @@
 // change feed (server-sent events), the keyboard shortcuts of PLATFORM.md, toasts with Undo, and
 // the attachment warnings as dialogs. It never touches a message body: those live in sandboxed frames.
 
+// The search box's operator suggestions and error state (issue 36), a module of its own.
+import "./search.js";
+
 const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 // The per-message menus replace their no-script links (app.css).
 document.documentElement.classList.add("scripted");

@@ -30,7 +30,6 @@ struct PageLayout: Sendable {
             <link rel="stylesheet" href="/assets/app.css">
             <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
             <script type="module" src="/assets/app.js"></script>
-            <script type="module" src="/assets/search.js"></script>
             </head>
             <body data-pane="\(paneState)">
             <a class="skip-link" href="#thread-list">Skip to the conversation list</a>
