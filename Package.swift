@@ -124,7 +124,7 @@ let package = Package(
             ],
             resources: [
                 .embedInCode("Assets/app.css"), .embedInCode("Assets/app.js"), .embedInCode("Assets/body.css"),
-                .embedInCode("Assets/icon.svg")
+                .embedInCode("Assets/icon.svg"), .embedInCode("Assets/search.js")
             ],
             swiftSettings: strict),
         // The command-line front end. Talks to use cases only.

@@ -15,7 +15,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "tern-bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
         subcommands: [
             MIMEBench.self, IMAPBench.self, UIDSetBench.self, ExpungeStormBench.self, SanitizeBench.self, HostileHTMLBench.self, ThreadBench.self,
-            SearchBench.self, SendBench.self, ThreadOpenBench.self, AutocompleteBench.self, DraftsBench.self, AssistBench.self,
+            SearchBench.self, SearchOperatorsBench.self, SendBench.self, ThreadOpenBench.self, AutocompleteBench.self, DraftsBench.self, AssistBench.self,
             AssistEvalOneCommand.self
         ])
 
@@ -882,6 +882,45 @@ extension BenchCommand {
                         + "p99 %.3f ms; both p99 %.3f ms, max %.3f ms", report.threads, report.messagesPerThread, report.averageThreadBytes,
                     report.summaryP50Milliseconds, report.summaryP99Milliseconds, report.repliesP50Milliseconds, report.repliesP99Milliseconds,
                     report.bothP99Milliseconds, report.maxMilliseconds))
+        }
+    }
+}
+
+extension BenchCommand {
+    /// Issue 36: Gmail's search operators with words over a synthetic mailbox with folders, flags, sizes,
+    /// attachments and Cc (goal: p99 under 20 ms for each), beside notmuch on the same mail when given.
+    struct SearchOperatorsBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "search-operators", abstract: "Time search operator queries over a synthetic mailbox (and notmuch's equivalents).")
+
+        @Option var messages = 100_000
+        @Option var iterations = 20
+        @Option(help: "notmuch's path: index the same mail as a Maildir and time `notmuch search` processes.")
+        var notmuch: String?
+        @Option(help: "tern's path: also time whole `tern search` processes on the same store.")
+        var tern: String?
+        @Option(help: "Whole-process runs per query for --notmuch and --tern.")
+        var processRuns = 5
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let report = try await SearchOperatorsBenchmark.run(
+                messages: messages, iterations: iterations, notmuch: notmuch, tern: tern, processRuns: processRuns)
+            if output.json {
+                try printJSON([report])
+                return
+            }
+            print(String(format: "%d messages (stored in %.1f s)", report.messages, report.populateSeconds)
+                + (report.notmuchIndexSeconds.map { String(format: ", notmuch new %.1f s", $0) } ?? ""))
+            for timing in report.timings {
+                var line = timing.query.padding(toLength: max(52, timing.query.count), withPad: " ", startingAt: 0)
+                line += String(format: " %5d hits  p50 %6.2f ms  p99 %6.2f ms", timing.hits, timing.p50Milliseconds, timing.p99Milliseconds)
+                if let process = timing.ternProcessP50Milliseconds { line += String(format: "  tern process p50 %6.1f ms", process) }
+                if let p50 = timing.notmuchP50Milliseconds, let hits = timing.notmuchHits {
+                    line += String(format: "  notmuch %5d hits p50 %6.1f ms", hits, p50)
+                }
+                print(line)
+            }
         }
     }
 }

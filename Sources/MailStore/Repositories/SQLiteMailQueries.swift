@@ -64,16 +64,18 @@ public struct SQLiteMailQueries: MailQueries {
         [cursor?.latestDate, cursor?.latestDate, cursor?.latestDate, cursor?.threadId]
     }
 
+    /// FR-SYNC-10: an email of the Archive view (and of `in:archive`), as a condition on `e`.
+    static let archiveMembership = """
+        e.deletedDate IS NULL AND e.sendState IN ('none', 'sent')
+        AND NOT EXISTS (SELECT 1 FROM emailFolder ef JOIN folder f ON f.id = ef.folderId
+                        WHERE ef.emailId = e.id AND f.folderType <> 'archive')
+        AND NOT EXISTS (SELECT 1 FROM pendingOperation p WHERE p.emailId = e.id AND p.kind = 'fileSentCopy')
+        """
+
     public func threads(in view: VirtualMailbox, account: AccountName?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary] {
         let membership =
             switch view {
-            case .archive:
-                """
-                e.deletedDate IS NULL AND e.sendState IN ('none', 'sent')
-                AND NOT EXISTS (SELECT 1 FROM emailFolder ef JOIN folder f ON f.id = ef.folderId
-                                WHERE ef.emailId = e.id AND f.folderType <> 'archive')
-                AND NOT EXISTS (SELECT 1 FROM pendingOperation p WHERE p.emailId = e.id AND p.kind = 'fileSentCopy')
-                """
+            case .archive: Self.archiveMembership
             case .outbox: "e.sendState IN ('queued', 'sending', 'failed')"
             }
         return try await database.writer.read { db in
@@ -158,39 +160,14 @@ public struct SQLiteMailQueries: MailQueries {
         }
     }
 
-    public func search(_ query: String, account: AccountName?, limit: Int) async throws -> [SearchHit] {
-        guard let match = Self.ftsQuery(query) else { return [] }
+    public func search(_ query: SearchQuery, account: AccountName?, limit: Int, now: Date, calendar: Calendar) async throws -> [SearchHit] {
+        let statement = SearchQueryCompiler(now: now, calendar: calendar).statement(query, account: account, limit: limit)
         return try await database.writer.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT e.id, e.threadId, a.name AS account, e.subject, e.fromName, e.fromAddress,
-                        COALESCE(e.dateSent, e.dateReceived) AS date, e.snippet
-                    FROM searchIndex JOIN email e ON e.id = searchIndex.rowid JOIN account a ON a.id = e.accountId
-                    WHERE searchIndex MATCH ? AND (? IS NULL OR a.name = ?)
-                    ORDER BY searchIndex.rowid DESC
-                    LIMIT ?
-                    """, arguments: [match, account, account, limit]
-            ).map { row in
+            try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).map { row in
                 SearchHit(
                     emailId: row["id"], threadId: row["threadId"], account: row["account"], subject: row["subject"],
                     from: EmailAddress(name: row["fromName"], address: row["fromAddress"]), date: row["date"], snippet: row["snippet"])
             }
         }
-    }
-
-    // Newest first, as mail clients list search results: FTS5 walks its doclists in rowid (arrival)
-    // order and stops at the limit, where ranking by relevance scores every match first (250 ms
-    // against 100,000 messages for common words).
-
-    /// A person's words as an FTS5 query: each word quoted (so `AND`, `-`, `:` and quotes are only
-    /// text) and matched as a prefix; nil when there is nothing to look for.
-    /// Every word must match; the last as the start of a word (it may still be being typed), the
-    /// others whole. A prefix term merges the posting lists of every word it starts, which made
-    /// three common words the slowest queries (BENCHMARKS.md, "Search").
-    static func ftsQuery(_ text: String) -> String? {
-        let words = text.split(whereSeparator: { $0.isWhitespace }).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-        guard let last = words.last else { return nil }
-        return (words.dropLast() + [last + "*"]).joined(separator: " ")
     }
 }

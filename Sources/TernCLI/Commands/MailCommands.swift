@@ -286,9 +286,17 @@ struct ThreadsCommand: AsyncParsableCommand {
 
 /// `tern search QUERY`: full-text search over the stored mail (FTS5), best matches first.
 struct SearchCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "search", abstract: "Search stored mail (subject, people, text), newest first.")
+    static let configuration = CommandConfiguration(
+        commandName: "search", abstract: "Search stored mail (subject, people, text), newest first.",
+        discussion: """
+            Words must each match as a whole word, the last also as the start of one; "a phrase" matches \
+            its words in order. Gmail's operators: from: to: cc: subject: filename: has:attachment \
+            is:unread is:read is:starred in:FOLDER (in:inbox in:sent in:drafts in:trash in:spam in:archive) \
+            before:YYYY-MM-DD after:YYYY-MM-DD older_than:7d newer_than:2m (d, m, y) larger:5M smaller:200K; \
+            OR between two parts, -part to leave one out, (parentheses) to group.
+            """)
 
-    @Argument(help: "Words to look for; each must match as a whole word, the last also as the start of one.")
+    @Argument(help: "What to look for: words, \"phrases\" and operators (see above).")
     var words: [String]
     @Option(help: "Only this account.")
     var account: AccountName?
@@ -296,7 +304,15 @@ struct SearchCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let hits = try await services().mailQueries.search(words.joined(separator: " "), account: account, limit: limit)
+        let query = words.joined(separator: " ")
+        let hits: [SearchHit]
+        do {
+            hits = try await services().browse.search(query, account: account, limit: limit)
+        } catch let error as SearchQueryError {
+            printError("tern: \(TerminalText.line(ErrorWording.line(error)))")
+            printError(Self.pointing(at: error, in: query))
+            throw ExitCode.failure
+        }
         if output.json {
             try printJSON(hits)
             return
@@ -307,6 +323,17 @@ struct SearchCommand: AsyncParsableCommand {
             [hit.threadId?.cli ?? "", hit.emailId.cli, formatter.string(from: hit.date), hit.from.name ?? hit.from.address, hit.subject]
         }
         print(TextTable(header: ["THREAD", "MESSAGE", "DATE", "FROM", "SUBJECT"], rows: rows).rendered)
+    }
+}
+
+extension SearchCommand {
+    /// The query with the part that could not be read underlined (issue 36).
+    static func pointing(at error: SearchQueryError, in query: String) -> String {
+        let characters = Array(query)
+        let start = min(max(0, error.offset), characters.count)
+        let before = TerminalText.line(String(characters[..<start]))
+        let part = TerminalText.line(String(characters[start..<min(characters.count, start + max(1, error.part.count))]))
+        return "  " + TerminalText.line(query) + "\n  " + String(repeating: " ", count: before.count) + String(repeating: "^", count: max(1, part.count))
     }
 }
 

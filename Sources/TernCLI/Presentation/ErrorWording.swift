@@ -46,6 +46,10 @@ enum ErrorWording {
         }
     }
 
+    /// Issue 36: the query's part that could not be read, named; `tern search` prints the query
+    /// below it with the part underlined (`SearchCommand.pointing`).
+    static func line(_ error: SearchQueryError) -> String { error.message }
+
     /// Any error a long-running command reports and goes on after (`tern sync --watch`'s retries).
     static func line(any error: any Error) -> String {
         if let error = error as? TernError { return line(error) }

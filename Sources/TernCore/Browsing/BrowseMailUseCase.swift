@@ -12,9 +12,15 @@ public enum ThreadListSource: Sendable, Hashable {
 /// Front ends call this, never `MailQueries` itself.
 public struct BrowseMailUseCase: Sendable {
     let queries: any MailQueries
+    /// The instant `older_than:` and `newer_than:` count back from.
+    let now: @Sendable () -> Date
+    /// The days `before:` and `after:` name start at midnight in its time zone.
+    let calendar: Calendar
 
-    public init(queries: any MailQueries) {
+    public init(queries: any MailQueries, now: @escaping @Sendable () -> Date = { Date() }, calendar: Calendar = .current) {
         self.queries = queries
+        self.now = now
+        self.calendar = calendar
     }
 
     /// The folders of one account, or of every account.
@@ -33,8 +39,15 @@ public struct BrowseMailUseCase: Sendable {
         try await queries.historyComplete(account: account, folder: folder)
     }
 
-    /// Messages matching `text` (FTS5), best first.
+    /// Messages matching `text` (words, phrases and Gmail's operators, issue 36), newest first.
+    /// Throws `SearchQueryError`, naming the part, for a query that cannot be read.
     public func search(_ text: String, account: AccountName?, limit: Int) async throws -> [SearchHit] {
-        try await queries.search(text, account: account, limit: limit)
+        try await search(SearchQueryParser().parse(text), account: account, limit: limit)
+    }
+
+    /// A query already read (the web app reads it first for its chips).
+    public func search(_ parsed: ParsedSearch, account: AccountName?, limit: Int) async throws -> [SearchHit] {
+        guard let query = parsed.query else { return [] }
+        return try await queries.search(query, account: account, limit: limit, now: now(), calendar: calendar)
     }
 }

@@ -193,9 +193,9 @@ public protocol MailQueries: Sendable {
     func threadOutline(id: ThreadID) async throws -> ThreadOutline?
     /// Whole messages (bodies, folders, attachments) by id, oldest first: one page of a thread.
     func threadMessages(ids: [EmailID]) async throws -> [ThreadMessage]
-    /// Full-text search (FTS5): every word must match, the last as the start of a word (it may still be
-    /// being typed), the others whole; newest first.
-    func search(_ query: String, account: AccountName?, limit: Int) async throws -> [SearchHit]
+    /// The messages matching `query` (issue 36: words, phrases and Gmail's operators), newest first.
+    /// `now` and `calendar` turn `older_than:`, `before:` and their kind into instants.
+    func search(_ query: SearchQuery, account: AccountName?, limit: Int, now: Date, calendar: Calendar) async throws -> [SearchHit]
     /// FR-SYNC-01 step 5: whether the folder's whole history on the server is stored (no older mail
     /// to fetch). False for a folder that is not there.
     func historyComplete(account: AccountName, folder: String) async throws -> Bool
@@ -205,6 +205,13 @@ extension MailQueries {
     /// From the folder list, for doubles; the store answers with one indexed read.
     public func historyComplete(account: AccountName, folder: String) async throws -> Bool {
         try await folders(account: account).first { $0.path == folder }?.historyComplete ?? false
+    }
+
+    /// `text` read by `SearchQueryParser` and searched now, in the process's calendar; nothing for an
+    /// empty query. Throws `SearchQueryError` for a query that cannot be read.
+    public func search(_ text: String, account: AccountName?, limit: Int) async throws -> [SearchHit] {
+        guard let query = try SearchQueryParser().parse(text).query else { return [] }
+        return try await search(query, account: account, limit: limit, now: Date(), calendar: .current)
     }
 
     public func threads(account: AccountName?, folder: String?, limit: Int) async throws -> [ThreadSummary] {

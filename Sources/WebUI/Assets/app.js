@@ -4,6 +4,9 @@
 // the attachment warnings as dialogs. It never changes a message body: those live in sandboxed
 // frames where nothing runs; it only reads their height, to size each frame to its body (issue 39).
 
+// The search box's operator suggestions and error state (issue 36), a module of its own.
+import "./search.js";
+
 const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 // The per-message menus replace their no-script links (app.css).
 document.documentElement.classList.add("scripted");

@@ -109,7 +109,14 @@ struct WebRoutes: Sendable {
                 return ThreadListView(location: location, rows: rows, hasMore: false, nextCursor: nil)
             case .search(let text):
                 // Hits are messages: one row per thread, the newest hit first.
-                let hits = try await services.browse.search(text, account: nil, limit: 200)
+                let hits: [SearchHit]
+                do {
+                    hits = try await services.browse.search(text, account: nil, limit: 200)
+                } catch is SearchQueryError {
+                    var view = ThreadListView(location: location, rows: [], hasMore: false, nextCursor: nil)
+                    view.searchUnreadable = true
+                    return view
+                }
                 var seen = Set<ThreadID>()
                 rows = hits.filter { $0.threadId != nil && seen.insert($0.threadId!).inserted }.map(ThreadRow.init)
                 return ThreadListView(location: location, rows: rows, hasMore: false, nextCursor: nil)

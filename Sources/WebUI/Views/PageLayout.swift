@@ -38,7 +38,8 @@ struct PageLayout: Sendable {
             <h1 class="brand-heading"><a class="brand" href="mail"><img src="/assets/icon.svg" alt="" width="24" height="24"> Tern</a></h1>
             <form class="search" role="search" action="mail" method="get">
             <label for="search-input" class="visually-hidden">Search mail</label>
-            <input id="search-input" type="search" name="q" value="\(searchValue)" placeholder="Search mail" autocomplete="off" spellcheck="false">
+            <input id="search-input" type="search" name="q" value="\(searchValue)" placeholder="Search mail" autocomplete="off" spellcheck="false" list="search-operators">
+            \(html: SearchViews.operatorList)
             <button type="submit" class="search-submit">Search</button>
             </form>
             <nav class="app-links" aria-label="App">

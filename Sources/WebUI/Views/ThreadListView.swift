@@ -105,12 +105,15 @@ struct ThreadListView: Sendable {
     var error: String?
     /// FR-SYNC-01 step 5: the folder's whole server history is stored, so nothing older is offered.
     var historyComplete = false
+    /// Issue 36: the search could not be read (`SearchViews.filters` says which part), so nothing was searched.
+    var searchUnreadable = false
 
     func render() -> HTMLText {
-        """
-        <div class="list-header"><h2 id="list-title">\(location.title)</h2></div>
-        \(html: items())
-        """
+        let filters: HTMLText = if case .search(let text) = location.source { SearchViews.filters(for: text, location: location) } else { "" }
+        return """
+            <div class="list-header"><h2 id="list-title">\(location.title)</h2></div>
+            \(html: filters)\(html: items())
+            """
     }
 
     func items() -> HTMLText {
@@ -120,6 +123,9 @@ struct ThreadListView: Sendable {
                 <div class="list-state" role="alert"><p>Couldn't load conversations: \(error)</p>\
                 <p><a class="button" href="\(location.listOnly.url)">Retry</a></p></div>
                 """
+        }
+        if searchUnreadable {
+            return "<p class=\"list-state\" id=\"thread-list\" tabindex=\"-1\">Nothing was searched: change the search above.</p>"
         }
         if rows.isEmpty {
             let text = location.isSearch ? "No messages match your search." : "No conversations here."
