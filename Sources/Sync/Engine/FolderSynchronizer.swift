@@ -95,10 +95,12 @@ struct FolderSynchronizer {
         var serverUIDs = firstSync ? [] : try await session.uidSearch(.all).map(Int64.init).sorted()
         let newer = firstSync ? Array(inWindowList.suffix(AccountSynchronizer.firstPageSize)) : serverUIDs.filter { $0 > forward }
         var done = 0
+        if firstSync { progress(.headersFetched(path: folder.path, fetched: 0, total: inWindowList.count)) }
         if !newer.isEmpty {
             // The first page of a first sync is the render gate: headers only.
             try await fetchAndStore(newer, folder: folder, report: &report, cursor: .forward, bodies: !firstSync)
             done += newer.count
+            if firstSync { progress(.headersFetched(path: folder.path, fetched: done, total: inWindowList.count)) }
         }
         if folder.folderType == .inbox {
             progress(.firstPageReady(messages: newer.count))
@@ -121,6 +123,7 @@ struct FolderSynchronizer {
                 }
             ) { stored in
                 progress(.syncingFolder(path: folder.path, done: done + stored, total: total))
+                if firstSync { progress(.headersFetched(path: folder.path, fetched: done + stored, total: inWindowList.count)) }
             }
             done += older.count
         }

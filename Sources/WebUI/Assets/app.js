@@ -3,6 +3,9 @@
 // change feed (server-sent events), the keyboard shortcuts of PLATFORM.md, toasts with Undo, and
 // the attachment warnings as dialogs. It never touches a message body: those live in sandboxed frames.
 
+// Issue 35: the "Add account" form, which the page shows while there is no account.
+import "./account.js";
+
 const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 // The per-message menus replace their no-script links (app.css).
 document.documentElement.classList.add("scripted");
@@ -502,6 +505,8 @@ function refreshSoon() {
   }, 300);
 }
 
+let headersRedraw = null;
+
 function connectEvents() {
   if (!("EventSource" in window)) return;
   const events = new EventSource("events");
@@ -537,7 +542,24 @@ function connectEvents() {
       const icon = $(".icon", line);
       if (icon) icon.className = `icon icon-sync-${info.kind}`;
     }
+    if (info.kind !== "busy") for (const bar of $$(`.sync-progress[data-account="${CSS.escape(info.account ?? "")}"]`)) bar.hidden = true;
   });
+  // Issue 35: the first sync's headers fetched of the total; the list fills as batches land.
+  events.addEventListener("headers", (event) => {
+    const info = data(event);
+    for (const line of $$(`.sync-state[data-account="${CSS.escape(info.account ?? "")}"]`)) {
+      line.className = "sync-state sync-busy";
+      line.lastChild.textContent = info.text;
+    }
+    for (const bar of $$(`.sync-progress[data-account="${CSS.escape(info.account ?? "")}"]`)) {
+      bar.max = Math.max(Number(info.total) || 1, 1);
+      bar.value = Number(info.fetched) || 0;
+      bar.hidden = false;
+    }
+    // At most every half second, so that a stream of batches does not keep postponing the redraw.
+    if (!headersRedraw) headersRedraw = setTimeout(() => { headersRedraw = null; refreshSoon(); }, 500);
+  });
+  events.addEventListener("accounts", refreshSoon);
   events.addEventListener("failed", (event) => {
     const info = data(event);
     toast(info.text, { error: true, seconds: 0, action: "Retry", onAction: async () => {

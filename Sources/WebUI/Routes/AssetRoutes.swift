@@ -8,6 +8,7 @@ enum AssetRoutes {
     static let assets: [String: (type: String, bytes: [UInt8])] = [
         "app.css": ("text/css; charset=utf-8", PackageResources.app_css),
         "app.js": ("text/javascript; charset=utf-8", PackageResources.app_js),
+        "account.js": ("text/javascript; charset=utf-8", PackageResources.account_js),
         "icon.svg": ("image/svg+xml", PackageResources.icon_svg)
     ]
 

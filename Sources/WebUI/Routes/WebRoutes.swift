@@ -46,6 +46,7 @@ struct WebRoutes: Sendable {
         ComposeRoutes(services: services, state: state, page: page).register(on: router)
         AttachmentRoutes(services: services, state: state, page: page).register(on: router)
         SettingsRoutes(services: services, state: state, page: page).register(on: router)
+        AccountRoutes(services: services, page: page).register(on: router)
         AssistRoutes(services: services).register(on: router)
         let listAccounts = services.listAccounts
         EventRoutes(changes: services.changes) {
@@ -61,8 +62,12 @@ struct WebRoutes: Sendable {
     func page(_ location: MailLocation) async throws -> Response {
         async let folders = folderPane(location)
         async let list = threadList(location, cursor: nil)
+        // Issue 35: with no account yet, the page opens on "Add account".
+        let firstRun = try await services.listAccounts().isEmpty && location.compose == nil && location.threadId == nil
         let thread: HTMLText? =
-            if let compose = location.compose {
+            if firstRun {
+                AccountRoutes(services: services, page: page).setupView(headingLevel: 2).render()
+            } else if let compose = location.compose {
                 await composerPane(compose, location: location)
             } else if location.threadId != nil {
                 await conversationPane(location, bodiesWait: Self.pageBodiesWait)

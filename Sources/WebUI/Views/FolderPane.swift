@@ -94,8 +94,10 @@ struct SyncStatusView: Sendable {
             } else {
                 ("Not synced yet", "idle")
             }
-        return
+        var line: HTMLText =
             "<p class=\"sync-state sync-\(kind)\" data-account=\"\(account.id.rawValue)\"><span class=\"icon icon-sync-\(kind)\" aria-hidden=\"true\"></span>\(label)</p>"
+        line += HeaderProgressText.bar(account: account, headers: status?.headersText == nil ? nil : status?.headers)
+        return line
     }
 }
 
@@ -104,6 +106,21 @@ struct SyncStatus: Sendable, Hashable {
     var state: SyncState
     var detail: String?
     var date: Date
+    /// Issue 35: the first sync's headers fetched of its total, while it runs.
+    var headers: FolderHeaderProgress?
+
+    static func isBusy(_ state: SyncState) -> Bool {
+        switch state {
+        case .error, .idle, .listening, .paused: false
+        default: true
+        }
+    }
+
+    /// "Fetched 130 of 600 messages (Inbox: 30 of 100)", while the first sync runs.
+    var headersText: String? {
+        guard let headers, Self.isBusy(state) else { return nil }
+        return HeaderProgressText.text(headers)
+    }
 
     var kind: String {
         switch state {
@@ -115,7 +132,8 @@ struct SyncStatus: Sendable, Hashable {
     }
 
     var text: String {
-        switch state {
+        if let headersText { return headersText }
+        return switch state {
         case .idle: "Up to date"
         case .listening: "Up to date, watching for new mail"
         case .connecting: "Connecting…"
@@ -124,5 +142,22 @@ struct SyncStatus: Sendable, Hashable {
         case .paused: "Sync paused"
         case .error: "Couldn't sync" + (detail.map { ": \($0)" } ?? "")
         }
+    }
+}
+
+/// Issue 35: the first sync's progress in words and as a progress bar (FR-SYNC-01's staged
+/// bootstrap made visible); the page's script moves both as `headers` events come.
+enum HeaderProgressText {
+    static func text(_ headers: FolderHeaderProgress) -> String {
+        let folder = FolderNames.display(headers.folderPath)
+        return "Fetched \(headers.accountFetched) of \(headers.accountTotal) messages (\(folder): \(headers.fetched) of \(headers.total))"
+    }
+
+    static func bar(account: Account, headers: FolderHeaderProgress?) -> HTMLText {
+        let hidden: HTMLText = headers == nil ? " hidden" : ""
+        return """
+            <progress class="sync-progress" data-account="\(account.id.rawValue)" max="\(max(headers?.accountTotal ?? 1, 1))" \
+            value="\(headers?.accountFetched ?? 0)" aria-label="Messages fetched for \(account.name)"\(html: hidden)></progress>
+            """
     }
 }
