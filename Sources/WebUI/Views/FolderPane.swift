@@ -94,8 +94,10 @@ struct SyncStatusView: Sendable {
             } else {
                 ("Not synced yet", "idle")
             }
+        // Issue 35: an account never synced is about to be; the page's script looks again once its stream is open.
+        let firstSync: HTMLText = account.isActive && status == nil && lastSync == nil && account.lastSyncDate == nil ? " data-first-sync" : ""
         var line: HTMLText =
-            "<p class=\"sync-state sync-\(kind)\" data-account=\"\(account.id.rawValue)\"><span class=\"icon icon-sync-\(kind)\" aria-hidden=\"true\"></span>\(label)</p>"
+            "<p class=\"sync-state sync-\(kind)\" data-account=\"\(account.id.rawValue)\"\(html: firstSync)><span class=\"icon icon-sync-\(kind)\" aria-hidden=\"true\"></span>\(label)</p>"
         line += HeaderProgressText.bar(account: account, headers: status?.headersText == nil ? nil : status?.headers)
         return line
     }
