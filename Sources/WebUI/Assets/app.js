@@ -513,8 +513,9 @@ function connectEvents() {
   const data = (event) => { try { return JSON.parse(event.data); } catch { return {}; } };
   // What arrived before the stream was open (a page drawn with bodies still loading) is asked for once.
   events.addEventListener("open", () => {
-    // A sync that was running when the page was drawn may have stored more (or finished) before the stream opened.
-    if ($(".sync-state.sync-busy, .sync-state[data-first-sync]")) refreshSoon();
+    // A first sync about to start or running when the page was drawn may have stored more (or finished) before the
+    // stream opened (issue 35).
+    if ($(".sync-state[data-first-sync], .sync-progress:not([hidden])")) refreshSoon();
     const conversation = $("#conversation[data-thread-id]");
     if (conversation) refreshBodies(conversation.dataset.threadId);
     for (const emailId of sendWatchers.keys()) checkSendStatus(emailId);

@@ -83,8 +83,10 @@ struct WebRoutes: Sendable {
     func folderPane(_ location: MailLocation) async throws -> HTMLText {
         async let accounts = services.listAccounts()
         async let folders = services.browse.folders(account: nil)
-        return FolderPane(accounts: try await accounts, folders: try await folders, syncStates: state.syncStatuses.current, location: location)
-            .render()
+        return FolderPane(
+            accounts: try await accounts, folders: try await folders, syncStates: state.syncStatuses.current, location: location,
+            expectsFirstSync: state.syncStatuses.expectsFirstSync
+        ).render()
     }
 
     /// One page of the list; a failure becomes the list's error state, never a broken page.

@@ -8,12 +8,15 @@ import TernCore
 final class SyncStatusBoard: Sendable {
     let changes: ChangeFeed
     private let states = Mutex<[AccountID: SyncStatus]>([:])
+    /// Issue 35: an account was added or removed in this process, so one never synced is about to be.
+    private let accountsChanged = Mutex(false)
 
     init(changes: ChangeFeed) {
         self.changes = changes
     }
 
     var current: [AccountID: SyncStatus] { states.withLock { $0 } }
+    var expectsFirstSync: Bool { accountsChanged.withLock { $0 } }
 
     func record(_ change: MailChange) {
         switch change {
@@ -29,6 +32,7 @@ final class SyncStatusBoard: Sendable {
                 status.headers = progress
                 states[progress.accountId] = status
             }
+        case .accountsChanged: accountsChanged.withLock { $0 = true }
         default: break
         }
     }

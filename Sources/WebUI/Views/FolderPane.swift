@@ -8,6 +8,8 @@ struct FolderPane: Sendable {
     var folders: [FolderSummary]
     var syncStates: [AccountID: SyncStatus]
     var location: MailLocation
+    /// An account never synced is about to be (one was just added here).
+    var expectsFirstSync = false
 
     /// Folders shown in this order first; the rest by name.
     static let order: [FolderType] = [.inbox, .starred, .sent, .drafts, .archive, .spam, .trash]
@@ -36,7 +38,7 @@ struct FolderPane: Sendable {
             sections += """
                 <section class="account" aria-labelledby="\(headingId)">
                 <h2 id="\(headingId)" class="account-name">\(account.name)</h2>
-                \(html: SyncStatusView(account: account, status: syncStates[account.id], lastSync: lastSync).render())
+                \(html: SyncStatusView(account: account, status: syncStates[account.id], lastSync: lastSync, expectsFirstSync: expectsFirstSync).render())
                 <ul class="folder-list">\(html: accountItems)</ul>
                 </section>
                 """
@@ -82,6 +84,7 @@ struct SyncStatusView: Sendable {
     var account: Account
     var status: SyncStatus?
     var lastSync: Date?
+    var expectsFirstSync = false
 
     func render() -> HTMLText {
         let (label, kind): (String, String) =
@@ -95,7 +98,8 @@ struct SyncStatusView: Sendable {
                 ("Not synced yet", "idle")
             }
         // Issue 35: an account never synced is about to be; the page's script looks again once its stream is open.
-        let firstSync: HTMLText = account.isActive && status == nil && lastSync == nil && account.lastSyncDate == nil ? " data-first-sync" : ""
+        let firstSync: HTMLText =
+            expectsFirstSync && account.isActive && status == nil && lastSync == nil && account.lastSyncDate == nil ? " data-first-sync" : ""
         var line: HTMLText =
             "<p class=\"sync-state sync-\(kind)\" data-account=\"\(account.id.rawValue)\"\(html: firstSync)><span class=\"icon icon-sync-\(kind)\" aria-hidden=\"true\"></span>\(label)</p>"
         line += HeaderProgressText.bar(account: account, headers: status?.headersText == nil ? nil : status?.headers)
