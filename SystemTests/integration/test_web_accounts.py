@@ -12,7 +12,6 @@ import sqlite3
 import ssl
 import subprocess
 import threading
-import time
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -21,12 +20,12 @@ import pytest
 from support.accounts import NO_SMTP, add_account
 from support.browser import axe_violations, by_xpath, chromium
 from support.discovery import DNSServer, DocumentServer, client_config, signed_certificate
-from support.imap import imap_for, logout_quietly
+from support.imap import arrived, imap_for, logout_quietly
 from support.messages import raw_message
 from support.servers import free_port, user_address
 from support.tern import TERN, json_of, sync
-from support.waiting import wait_for, wait_until
-from support.web import TOKEN, browser_sign_in, sign_in, start_serve
+from support.waiting import wait_until
+from support.web import browser_sign_in, sign_in, start_serve
 
 WELL_KNOWN = "/.well-known/autoconfig/mail/config-v1.1.xml"
 
@@ -140,20 +139,6 @@ def plant_messages(servers, user, count, stamp):
         logout_quietly(imap)
 
 
-def received(servers, user, subject, timeout=30):
-    imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), user)
-    try:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            imap.select("INBOX")
-            if imap.uid("SEARCH", None, "SUBJECT", f'"{subject}"')[1][0].split():
-                return True
-            time.sleep(0.5)
-        return False
-    finally:
-        logout_quietly(imap)
-
-
 def test_an_account_added_by_address_fills_the_inbox_with_progress_and_sends(site):
     browser, servers, documents = site["browser"], site["servers"], site["documents"]
     documents.documents[("tern.test", WELL_KNOWN)] = client_config(
@@ -208,7 +193,7 @@ def test_an_account_added_by_address_fills_the_inbox_with_progress_and_sends(sit
     button = by_xpath(browser, "//form[@aria-labelledby='composer-title']//button[normalize-space()='Send']")
     assert wait_until(lambda: button.get_attribute("disabled") is None, timeout=10)
     button.click()
-    assert received(servers, "bob", f"Hello from the web {stamp}")
+    assert arrived(servers, "bob", f"Hello from the web {stamp}")
 
 
 def test_an_error_per_step_the_online_database_with_consent_and_typed_settings(site):
