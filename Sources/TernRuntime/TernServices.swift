@@ -30,6 +30,8 @@ public final class TernServices: Sendable {
     public let signIn: SignInUseCase
     public let listAccounts: ListAccountsUseCase
     public let removeAccount: RemoveAccountUseCase
+    /// Issue 35: the web app's "Add account" (discovery, both servers tried, the password kept).
+    public let setUpAccount: SetUpAccountUseCase
     public let accountSettings: AccountSettingsUseCase
     /// Issue 35: the addresses each account sends from, with names and signatures.
     public let identities: IdentitiesUseCase
@@ -158,9 +160,16 @@ public final class TernServices: Sendable {
         self.operations = operations
         self.changes = changes
         self.signIn = signIn
-        self.addAccount = AddAccountUseCase(accounts: accounts, secrets: secrets, signIn: signIn)
+        let addAccount = AddAccountUseCase(accounts: accounts, secrets: secrets, signIn: signIn)
+        self.addAccount = addAccount
         self.listAccounts = ListAccountsUseCase(accounts: accounts)
-        self.removeAccount = RemoveAccountUseCase(accounts: accounts, files: LocalAccountFiles(home: home))
+        let keptPasswords = KeptPasswords(home: home, environment: environment)
+        self.removeAccount = RemoveAccountUseCase(
+            accounts: accounts, files: LocalAccountFiles(home: home), drafts: draftStore,
+            draftFiles: LocalDraftFiles(directory: home.url.appendingPathComponent("drafts")), passwords: keptPasswords, changes: changes)
+        self.setUpAccount = SetUpAccountUseCase(
+            discover: { caFile in Self.liveDiscovery(environment: environment, caFile: caFile) },
+            probe: LiveServerProbe(), accounts: accounts, addAccount: addAccount, passwords: keptPasswords, changes: changes)
         self.accountSettings = AccountSettingsUseCase(accounts: accounts)
         let identityStore = SQLiteIdentityRepository(database: database)
         self.identities = IdentitiesUseCase(accounts: accounts, identities: identityStore)
@@ -208,7 +217,8 @@ public final class TernServices: Sendable {
         self.drafts = drafts
         self.undoSend = UndoSendCoordinator(steps: drafts, windows: undoWindows)
         // FR-SYNC-04 Error → Idle: 5, 15, 45 s, then every 2 min; `TERN_SYNC_RETRY_SCHEDULE` shortens it for fault tests.
-        self.syncRunner = SyncEngineRunner(work: syncAccounts, retryDelays: ConfiguredDelays.parse(environment, "TERN_SYNC_RETRY_SCHEDULE"))
+        self.syncRunner = SyncEngineRunner(
+            work: syncAccounts, retryDelays: ConfiguredDelays.parse(environment, "TERN_SYNC_RETRY_SCHEDULE"), accountChanges: changes)
         // TERN_ASSIST_BUDGET_SECONDS: how long a summary or suggestions may take before their
         // section is hidden (a local model on a laptop CPU needs seconds; tests set less).
         let assistBudget = AssistBudget(seconds: environment["TERN_ASSIST_BUDGET_SECONDS"].flatMap(Double.init).map { max(0.05, $0) } ?? 30)

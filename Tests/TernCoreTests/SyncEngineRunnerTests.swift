@@ -188,3 +188,24 @@ import Testing
         #expect((1...5).map(defaults.delay(afterFailures:)) == [.seconds(5), .seconds(15), .seconds(45), .seconds(120), .seconds(120)])
     }
 }
+
+extension SyncEngineRunnerTests {
+    /// Issue 35: an account added in the web app syncs at once, not at the next look for accounts;
+    /// one added beside others starts the watch over with a first sync that includes it.
+    @Test func anAccountsChangeWakesTheRunnerAndStartsItOver() async throws {
+        let engine = ScriptedEngine(accounts: false)
+        let feed = ChangeFeed()
+        let runner = SyncEngineRunner(work: engine, accountPoll: .seconds(30), clock: clock, accountChanges: feed)
+        let run = Task { try? await runner.run(account: nil, describe: { _ in "refused" }) { _ in } }
+        #expect(await eventually { clock.deadlines.count == 1 })
+        engine.addAccount()
+        feed.publish(.accountsChanged)
+        #expect(await eventually { engine.count(.watch) == 1 })
+        #expect(engine.count(.sync) == 1)
+        feed.publish(.accountsChanged)
+        #expect(await eventually { engine.count(.sync) == 2 && engine.count(.watch) == 2 })
+        #expect(engine.retries.isEmpty)
+        run.cancel()
+        await run.value
+    }
+}

@@ -33,8 +33,11 @@ struct FolderSynchronizer {
             page = try await session.uidSearch(.and([.sequences(low...selected.exists), .since(since)])).map(Int64.init).sorted()
         }
         var newest: [Int64]?
+        var windowCount: Int?
         if page.count < min(pageSize, Int(selected.exists)) {
-            newest = Array(try await session.uidSearch(.since(since)).map(Int64.init).sorted().suffix(max(budget, 0)))
+            let inWindow = try await session.uidSearch(.since(since)).map(Int64.init).sorted()
+            windowCount = inWindow.count
+            newest = Array(inWindow.suffix(max(budget, 0)))
             page = Array(newest!.suffix(pageSize))
         }
         if !page.isEmpty { try await fetchAndStore(page, folder: folder, report: &report, cursor: .forward) }
@@ -53,10 +56,21 @@ struct FolderSynchronizer {
             return
         }
         var window = newest ?? []
-        if newest == nil { window = Array(try await session.uidSearch(.since(since)).map(Int64.init).sorted().suffix(max(budget, 0))) }
+        if newest == nil {
+            let inWindow = try await session.uidSearch(.since(since)).map(Int64.init).sorted()
+            windowCount = inWindow.count
+            window = Array(inWindow.suffix(max(budget, 0)))
+        }
+        // Issue 35: the first sync's progress, headers stored of the sync window's.
+        let total = max(windowCount ?? window.count, page.count)
+        progress(.headersFetched(path: folder.path, fetched: page.count, total: total))
         // Newest batch first, so the backfill cursor only moves down and a crash leaves no gap.
         let rest = Array(window.filter { $0 < (page.first ?? .max) }.suffix(max(0, budget - page.count)))
-        if !rest.isEmpty { try await fetchAndStore(rest, folder: folder, report: &report, cursor: .backfill) }
+        if !rest.isEmpty {
+            try await fetchAndStore(
+                rest, folder: folder, report: &report, cursor: .backfill,
+                stored: { stored in progress(.headersFetched(path: folder.path, fetched: page.count + stored, total: total)) })
+        }
     }
 
     /// SELECT (read-only); a new UIDVALIDITY resets the folder (FR-SYNC-02 step 5). With `qresync`,
@@ -113,6 +127,8 @@ struct FolderSynchronizer {
         let older = serverUIDs.filter { $0 < lowest && inWindow.contains($0) }
         var paused: CatchUpPause?
         if !older.isEmpty {
+            // Issue 35: the history still to fetch (stage D), as the first sync's progress.
+            progress(.headersFetched(path: folder.path, fetched: inWindowList.count - older.count, total: inWindowList.count))
             try await fetchAndStore(
                 older, folder: folder, report: &report, cursor: .backfill, bodies: true,
                 continuing: {
@@ -121,6 +137,7 @@ struct FolderSynchronizer {
                 }
             ) { stored in
                 progress(.syncingFolder(path: folder.path, done: done + stored, total: total))
+                progress(.headersFetched(path: folder.path, fetched: inWindowList.count - older.count + stored, total: inWindowList.count))
             }
             done += older.count
         }

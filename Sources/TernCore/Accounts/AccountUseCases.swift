@@ -20,6 +20,9 @@ public struct NewAccountRequest: Sendable {
     public var bodyHydration: BodyHydrationPolicy?
     /// FR-COMP-01: the account's other addresses (Reply All leaves them out, replies may come from them).
     public var aliases: [String] = []
+    /// The id the account gets; nil makes a new one. The web app's setup keeps the password under
+    /// the account's id before the account is stored (issue 35).
+    public var accountID: Account.ID?
 
     public init(
         name: AccountName, emailAddress: String, displayName: String? = nil, imap: ServerEndpoint?, smtp: ServerEndpoint?,
@@ -75,7 +78,7 @@ public struct AddAccountUseCase: Sendable {
             throw TernError.alreadyExists("an account named '\(request.name)'")
         }
         var account = Account(
-            name: request.name, emailAddress: email, displayName: request.displayName,
+            id: request.accountID ?? .make(), name: request.name, emailAddress: email, displayName: request.displayName,
             provider: request.gmailPreset ? .gmail : .imap, imap: imap, smtp: smtp,
             username: request.username ?? email, credential: request.credential,
             caFile: request.caFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
@@ -163,23 +166,40 @@ public struct AccountSettingsUseCase: Sendable {
     }
 }
 
-/// Removes an account with everything Tern holds for it: synced mail, threads, contact cache
-/// (FR-COMP-04 cascade), attachment files and tokens.
+/// Removes an account with everything Tern holds for it: synced mail, threads, search entries,
+/// queued mail and drafts, contact cache (FR-COMP-04 cascade), attachment files, the drafts' own
+/// files, tokens and a password the web app kept (issue 35).
 public struct RemoveAccountUseCase: Sendable {
     let accounts: any AccountRepository
     let files: any AccountFileStore
+    let drafts: (any DraftStore)?
+    let draftFiles: (any DraftFiles)?
+    let passwords: (any AccountPasswordKeeper)?
+    let changes: ChangeFeed?
 
-    public init(accounts: any AccountRepository, files: any AccountFileStore) {
+    public init(
+        accounts: any AccountRepository, files: any AccountFileStore, drafts: (any DraftStore)? = nil, draftFiles: (any DraftFiles)? = nil,
+        passwords: (any AccountPasswordKeeper)? = nil, changes: ChangeFeed? = nil
+    ) {
         self.accounts = accounts
         self.files = files
+        self.drafts = drafts
+        self.draftFiles = draftFiles
+        self.passwords = passwords
+        self.changes = changes
     }
 
     public func callAsFunction(name: AccountName) async throws {
         guard let account = try await accounts.account(named: name) else {
             throw TernError.notFound("no account named '\(name)'")
         }
+        // The drafts' files are named by their Message-IDs, which go with the rows.
+        let draftKeys = try await drafts?.drafts(accountId: account.id).map(\.messageId) ?? []
         try await accounts.delete(id: account.id)
+        for key in draftKeys { draftFiles?.removeAll(key: key) }
+        await passwords?.forget(for: account.id)
         try files.removeFiles(of: account.id)
+        changes?.publish(.accountsChanged)
     }
 }
 

@@ -35,6 +35,46 @@ public enum MailChange: Sendable, Hashable {
     case draftChangedOnServer(draftId: DraftID)
     /// FR-COMP-02's composer states for a message sent from a draft, as they happen in this process.
     case composerSend(ComposerSendUpdate)
+    /// Issue 35: an account was added or removed (the sync engine of a long-running process starts
+    /// over with the accounts there are now).
+    case accountsChanged
+    /// FR-SYNC-01's staged bootstrap made visible (issue 35): a folder's headers fetched so far of
+    /// those its first sync fetches.
+    case headerProgress(FolderHeaderProgress)
+}
+
+/// How far a folder's first sync is: headers stored of the total it fetches (the sync window's),
+/// with the sums over the account's folders reported so far in this sync (the overall figure).
+public struct FolderHeaderProgress: Sendable, Hashable, Codable {
+    public var accountId: Account.ID
+    public var folderPath: String
+    public var fetched: Int
+    public var total: Int
+    public var accountFetched: Int
+    public var accountTotal: Int
+
+    public init(accountId: Account.ID, folderPath: String, fetched: Int, total: Int, accountFetched: Int, accountTotal: Int) {
+        self.accountId = accountId
+        self.folderPath = folderPath
+        self.fetched = fetched
+        self.total = total
+        self.accountFetched = accountFetched
+        self.accountTotal = accountTotal
+    }
+}
+
+/// The latest header figures of each folder of one account's sync, summed for the overall figure.
+final class HeaderProgressTally: Sendable {
+    private let folders = Mutex<[String: (fetched: Int, total: Int)]>([:])
+
+    func record(accountId: Account.ID, path: String, fetched: Int, total: Int) -> FolderHeaderProgress {
+        folders.withLock { folders in
+            folders[path] = (fetched, total)
+            return FolderHeaderProgress(
+                accountId: accountId, folderPath: path, fetched: fetched, total: total,
+                accountFetched: folders.values.reduce(0) { $0 + $1.fetched }, accountTotal: folders.values.reduce(0) { $0 + $1.total })
+        }
+    }
 }
 
 /// A step of sending a draft (FR-COMP-02's mapping of composer states): the undo window opened,

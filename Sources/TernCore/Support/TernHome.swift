@@ -29,6 +29,11 @@ public struct TernHome: Sendable, Hashable {
         attachmentsURL.appendingPathComponent(accountID.rawValue, isDirectory: true)
     }
 
+    /// A password typed into the web app's "Add account" (issue 35), when no Secret Service keeps it.
+    public func passwordFileURL(for accountID: Account.ID) -> URL {
+        secretsURL.appendingPathComponent("\(accountID).password")
+    }
+
     public func tokenFileURL(for accountID: Account.ID) -> URL {
         secretsURL.appendingPathComponent("\(accountID).json")
     }

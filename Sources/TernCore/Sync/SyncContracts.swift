@@ -107,6 +107,9 @@ public enum SyncProgress: Sendable, Hashable {
     /// FR-SYNC-01 stage B: the newest Inbox headers are stored; the list can be shown.
     case firstPageReady(messages: Int)
     case syncingFolder(path: String, done: Int, total: Int)
+    /// A folder's first sync: headers stored so far of those it fetches (the sync window's), as the
+    /// batches land (issue 35: the first sync's progress in the web app).
+    case headersFetched(path: String, fetched: Int, total: Int)
     case folderDone(path: String)
     /// `tern sync --watch`: IDLE is established on the Inbox.
     case watching(account: AccountName)

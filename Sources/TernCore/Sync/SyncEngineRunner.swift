@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What `SyncEngineRunner` runs: a first sync, then the watch, of every active account or the one
 /// named. `SyncAccountsUseCase` is the live one; the seam lets the runner's schedule be tested
@@ -41,16 +42,20 @@ public struct SyncEngineRunner: Sendable {
     let retryDelays: [Duration]
     let accountPoll: Duration
     let clock: any SleepingClock
+    /// Where `.accountsChanged` is heard (issue 35: an account added in the web app syncs at once,
+    /// a removed one stops); nil: the accounts are looked at again only between passes.
+    let accountChanges: ChangeFeed?
 
     /// `retryDelays`: the delay after the first, second, … failure in a row, the last repeated (empty: the default).
     public init(
         work: any SyncEngineWork, retryDelays: [Duration] = defaultRetryDelays, accountPoll: Duration = defaultAccountPoll,
-        clock: any SleepingClock = SystemClock()
+        clock: any SleepingClock = SystemClock(), accountChanges: ChangeFeed? = nil
     ) {
         self.work = work
         self.retryDelays = retryDelays.isEmpty ? Self.defaultRetryDelays : retryDelays
         self.accountPoll = accountPoll
         self.clock = clock
+        self.accountChanges = accountChanges
     }
 
     /// What only the person can mend (`TernError.needsPerson`: a refused or expired sign-in or TLS; and a
@@ -75,16 +80,30 @@ public struct SyncEngineRunner: Sendable {
     ) async throws {
         var failures = 0
         var syncFirst = !firstSyncDone
+        let signal = accountChanges.map { _ in AccountChangeSignal() }
+        let following = accountChanges.map { feed in
+            let stream = feed.changes()
+            return Task {
+                for await change in stream where change == .accountsChanged { signal?.fire() }
+            }
+        }
+        defer { following?.cancel() }
         while !Task.isCancelled {
+            let seen = signal?.generation ?? 0
             do {
                 guard try await work.hasAccounts(named: name) else {
-                    try await clock.sleep(until: clock.now().adding(accountPoll))
+                    let poll = clock.now().adding(accountPoll)
+                    _ = try await untilAccountsChange(signal, after: seen) { [clock] in try await clock.sleep(until: poll) }
                     continue
                 }
-                if syncFirst { try await work.syncOnce(account: name, progress: progress) }
+                let firstPass = syncFirst
                 syncFirst = true
-                try await work.watchUntilFailure(account: name, progress: progress)
+                let restarted = try await untilAccountsChange(signal, after: seen) { [work] in
+                    if firstPass { try await work.syncOnce(account: name, progress: progress) }
+                    try await work.watchUntilFailure(account: name, progress: progress)
+                }
                 failures = 0
+                if restarted { continue }
             } catch {
                 if error is CancellationError || Task.isCancelled { return }
                 if endsOn(error) { throw error }
@@ -95,11 +114,79 @@ public struct SyncEngineRunner: Sendable {
                     progress(.retryScheduled(account: account, at: retry, reason: reason))
                 }
                 do {
-                    try await clock.sleep(until: retry)
+                    // Accounts that change meanwhile (one added to mend what failed) are tried at once.
+                    _ = try await untilAccountsChange(signal, after: seen) { [clock] in try await clock.sleep(until: retry) }
                 } catch {
                     return
                 }
             }
+        }
+    }
+}
+
+extension SyncEngineRunner {
+    /// Runs `pass` to its end (false), or until the accounts change after `seen` (true: `pass` is
+    /// cancelled, and the runner starts over with the accounts there are now).
+    func untilAccountsChange(
+        _ signal: AccountChangeSignal?, after seen: Int, _ pass: @escaping @Sendable () async throws -> Void
+    ) async throws -> Bool {
+        guard let signal else {
+            try await pass()
+            return false
+        }
+        return try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await pass()
+                return false
+            }
+            group.addTask {
+                await signal.wait(beyond: seen)
+                return true
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? false
+        }
+    }
+}
+
+/// A count of the account changes heard, with waiters for the next one (`SyncEngineRunner`).
+final class AccountChangeSignal: Sendable {
+    private struct State {
+        var generation = 0
+        var nextWaiter = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    var generation: Int { state.withLock { $0.generation } }
+
+    func fire() {
+        let waiters = state.withLock { state in
+            state.generation += 1
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once the generation is past `seen`, or when the task is cancelled.
+    func wait(beyond seen: Int) async {
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    if state.generation > seen || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 }

@@ -70,11 +70,14 @@ public struct SyncAccountsUseCase: Sendable {
     /// The engine's progress for one account, also published on the change feed.
     func reporting(_ account: Account, to progress: @escaping @Sendable (SyncProgress) -> Void) -> @Sendable (SyncProgress) -> Void {
         guard let changes else { return progress }
+        let headers = HeaderProgressTally()
         return { event in
             progress(event)
             switch event {
             case .state(_, let state, let detail): changes.publish(.syncState(accountId: account.id, state: state, detail: detail))
             case .firstPageReady, .folderDone: changes.publish(.threadsChanged(accountId: account.id))
+            case .headersFetched(let path, let fetched, let total):
+                changes.publish(.headerProgress(headers.record(accountId: account.id, path: path, fetched: fetched, total: total)))
             case .newMail(_, let messages):
                 changes.publish(.newMail(accountId: account.id, accountName: account.name, count: messages.count))
                 changes.publish(.threadsChanged(accountId: account.id))

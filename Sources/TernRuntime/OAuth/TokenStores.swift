@@ -93,21 +93,7 @@ struct SecretServiceTokenStore: OAuthTokenStore {
     }
 
     private func run(_ arguments: [String], input: Data?) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/secret-tool")
-        process.arguments = arguments
-        let output = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = output
-        process.standardInput = stdin
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(input) }
-        try stdin.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TernError.secretUnavailable("secret-tool exited with \(process.terminationStatus)") }
-        return data
+        try SecretTool.run(arguments, input: input)
     }
 }
 

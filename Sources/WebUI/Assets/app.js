@@ -7,6 +7,9 @@
 // The search box's operator suggestions and error state (issue 36), a module of its own.
 import "./search.js";
 
+// Issue 35: the "Add account" form, which the page shows while there is no account.
+import "./account.js";
+
 const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 // The per-message menus replace their no-script links (app.css).
 document.documentElement.classList.add("scripted");
@@ -586,12 +589,17 @@ function refreshSoon() {
   }, 300);
 }
 
+let headersRedraw = null;
+
 function connectEvents() {
   if (!("EventSource" in window)) return;
   const events = new EventSource("events");
   const data = (event) => { try { return JSON.parse(event.data); } catch { return {}; } };
   // What arrived before the stream was open (a page drawn with bodies still loading) is asked for once.
   events.addEventListener("open", () => {
+    // A first sync about to start or running when the page was drawn may have stored more (or finished) before the
+    // stream opened (issue 35).
+    if ($(".sync-state[data-first-sync], .sync-progress:not([hidden])")) refreshSoon();
     const conversation = $("#conversation[data-thread-id]");
     if (conversation) refreshBodies(conversation.dataset.threadId);
     for (const emailId of sendWatchers.keys()) checkSendStatus(emailId);
@@ -621,7 +629,24 @@ function connectEvents() {
       const icon = $(".icon", line);
       if (icon) icon.className = `icon icon-sync-${info.kind}`;
     }
+    if (info.kind !== "busy") for (const bar of $$(`.sync-progress[data-account="${CSS.escape(info.account ?? "")}"]`)) bar.hidden = true;
   });
+  // Issue 35: the first sync's headers fetched of the total; the list fills as batches land.
+  events.addEventListener("headers", (event) => {
+    const info = data(event);
+    for (const line of $$(`.sync-state[data-account="${CSS.escape(info.account ?? "")}"]`)) {
+      line.className = "sync-state sync-busy";
+      line.lastChild.textContent = info.text;
+    }
+    for (const bar of $$(`.sync-progress[data-account="${CSS.escape(info.account ?? "")}"]`)) {
+      bar.max = Math.max(Number(info.total) || 1, 1);
+      bar.value = Number(info.fetched) || 0;
+      bar.hidden = false;
+    }
+    // At most every half second, so that a stream of batches does not keep postponing the redraw.
+    if (!headersRedraw) headersRedraw = setTimeout(() => { headersRedraw = null; refreshSoon(); }, 500);
+  });
+  events.addEventListener("accounts", refreshSoon);
   events.addEventListener("failed", async (event) => {
     const info = data(event);
     // E-11: the conversation left for the list (archive, delete) comes back when the server refuses, if the

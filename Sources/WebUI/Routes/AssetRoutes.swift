@@ -9,6 +9,7 @@ enum AssetRoutes {
         "app.css": ("text/css; charset=utf-8", PackageResources.app_css),
         "app.js": ("text/javascript; charset=utf-8", PackageResources.app_js),
         "search.js": ("text/javascript; charset=utf-8", PackageResources.search_js),
+        "account.js": ("text/javascript; charset=utf-8", PackageResources.account_js),
         "icon.svg": ("image/svg+xml", PackageResources.icon_svg)
     ]
 

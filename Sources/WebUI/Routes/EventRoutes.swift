@@ -98,6 +98,15 @@ struct ServerSentEvent: Sendable {
         case .trustedSendersChanged, .settingChanged: (name, data) = ("settings", [:])
         case .draftsChanged: (name, data) = ("drafts", [:])
         case .draftChangedOnServer(let draftId): (name, data) = ("draftconflict", ["draft": String(draftId)])
+        case .accountsChanged: (name, data) = ("accounts", [:])
+        case .headerProgress(let progress):
+            (name, data) = (
+                "headers",
+                [
+                    "account": progress.accountId.rawValue, "fetched": String(progress.accountFetched), "total": String(progress.accountTotal),
+                    "text": HeaderProgressText.text(progress)
+                ]
+            )
         case .composerSend(let update):
             (name, data) = (
                 "send",

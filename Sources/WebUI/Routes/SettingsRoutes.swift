@@ -13,7 +13,9 @@ struct SettingsRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("settings") { request, _ in
-            WebResponse.html(try await page(notice: FormFields(request.uri.query ?? "")["saved"] == "1" ? "Settings saved." : nil))
+            let query = FormFields(request.uri.query ?? "")
+            let notice = query["saved"] == "1" ? "Settings saved." : query["removed"] == "1" ? "The account was removed." : nil
+            return WebResponse.html(try await page(notice: notice))
         }
         router.post("settings") { request, _ in
             var request = request
@@ -74,13 +76,11 @@ struct SettingsRoutes: Sendable {
                 <button type="submit" class="button" aria-label="Remove \(sender.senderEmail)">Remove</button></form></li>
                 """
         }
-        var accountRows = HTMLText()
-        for account in accounts {
-            let lastSync = folders.filter { $0.account == account.name }.compactMap(\.lastSyncDate).max()
-            let status = SyncStatusView(account: account, status: statuses[account.id], lastSync: lastSync).render()
-            let row: HTMLText = "<li><strong>\(account.name)</strong> \(account.emailAddress) \(html: status)</li>"
-            accountRows += row
-        }
+        let accountsSection = AccountSettingsSection(
+            rows: accounts.map { account in
+                let lastSync = folders.filter { $0.account == account.name }.compactMap(\.lastSyncDate).max()
+                return (account, SyncStatusView(account: account, status: statuses[account.id], lastSync: lastSync).render())
+            })
         let trustedList: HTMLText =
             trusted.isEmpty
             ? "<p>No trusted senders.</p>"
@@ -114,7 +114,7 @@ struct SettingsRoutes: Sendable {
             <p>Remote images always load for these senders. Trackers are still blocked.</p>
             \(html: trustedList)
             </section>
-            <section aria-labelledby="accounts-title"><h2 id="accounts-title">Accounts</h2><ul class="plain-list">\(html: accountRows)</ul></section>
+            \(html: accountsSection.render())
             \(html: identities.render())
             </main></body></html>
             """

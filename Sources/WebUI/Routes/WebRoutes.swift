@@ -47,6 +47,7 @@ struct WebRoutes: Sendable {
         AttachmentRoutes(services: services, state: state, page: page).register(on: router)
         SettingsRoutes(services: services, state: state, page: page).register(on: router)
         IdentityRoutes(services: services, state: state, page: page).register(on: router)
+        AccountRoutes(services: services, page: page).register(on: router)
         AssistRoutes(services: services).register(on: router)
         EventRoutes(changes: services.changes).register(on: router)
         AssetRoutes.register(on: router)
@@ -59,8 +60,12 @@ struct WebRoutes: Sendable {
     func page(_ location: MailLocation) async throws -> Response {
         async let folders = folderPane(location)
         async let list = threadList(location, cursor: nil)
+        // Issue 35: with no account yet, the page opens on "Add account".
+        let firstRun = try await services.listAccounts().isEmpty && location.compose == nil && location.threadId == nil
         let thread: HTMLText? =
-            if let compose = location.compose {
+            if firstRun {
+                AccountRoutes(services: services, page: page).setupView(headingLevel: 2).render()
+            } else if let compose = location.compose {
                 await composerPane(compose, location: location)
             } else if location.threadId != nil {
                 await conversationPane(location, bodiesWait: Self.pageBodiesWait)
@@ -76,8 +81,10 @@ struct WebRoutes: Sendable {
     func folderPane(_ location: MailLocation) async throws -> HTMLText {
         async let accounts = services.listAccounts()
         async let folders = services.browse.folders(account: nil)
-        return FolderPane(accounts: try await accounts, folders: try await folders, syncStates: state.syncStatuses.current, location: location)
-            .render()
+        return FolderPane(
+            accounts: try await accounts, folders: try await folders, syncStates: state.syncStatuses.current, location: location,
+            expectsFirstSync: state.syncStatuses.expectsFirstSync
+        ).render()
     }
 
     /// One page of the list; a failure becomes the list's error state, never a broken page.

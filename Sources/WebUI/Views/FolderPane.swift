@@ -8,6 +8,8 @@ struct FolderPane: Sendable {
     var folders: [FolderSummary]
     var syncStates: [AccountID: SyncStatus]
     var location: MailLocation
+    /// An account never synced is about to be (one was just added here).
+    var expectsFirstSync = false
 
     /// Folders shown in this order first; the rest by name.
     static let order: [FolderType] = [.inbox, .starred, .sent, .drafts, .archive, .spam, .trash]
@@ -36,7 +38,7 @@ struct FolderPane: Sendable {
             sections += """
                 <section class="account" aria-labelledby="\(headingId)">
                 <h2 id="\(headingId)" class="account-name">\(account.name)</h2>
-                \(html: SyncStatusView(account: account, status: syncStates[account.id], lastSync: lastSync).render())
+                \(html: SyncStatusView(account: account, status: syncStates[account.id], lastSync: lastSync, expectsFirstSync: expectsFirstSync).render())
                 <ul class="folder-list">\(html: accountItems)</ul>
                 </section>
                 """
@@ -82,6 +84,7 @@ struct SyncStatusView: Sendable {
     var account: Account
     var status: SyncStatus?
     var lastSync: Date?
+    var expectsFirstSync = false
 
     func render() -> HTMLText {
         let (label, kind): (String, String) =
@@ -94,8 +97,13 @@ struct SyncStatusView: Sendable {
             } else {
                 ("Not synced yet", "idle")
             }
-        return
-            "<p class=\"sync-state sync-\(kind)\" data-account=\"\(account.id.rawValue)\"><span class=\"icon icon-sync-\(kind)\" aria-hidden=\"true\"></span>\(label)</p>"
+        // Issue 35: an account never synced is about to be; the page's script looks again once its stream is open.
+        let firstSync: HTMLText =
+            expectsFirstSync && account.isActive && status == nil && lastSync == nil && account.lastSyncDate == nil ? " data-first-sync" : ""
+        var line: HTMLText =
+            "<p class=\"sync-state sync-\(kind)\" data-account=\"\(account.id.rawValue)\"\(html: firstSync)><span class=\"icon icon-sync-\(kind)\" aria-hidden=\"true\"></span>\(label)</p>"
+        line += HeaderProgressText.bar(account: account, headers: status?.headersText == nil ? nil : status?.headers)
+        return line
     }
 }
 
@@ -104,6 +112,21 @@ struct SyncStatus: Sendable, Hashable {
     var state: SyncState
     var detail: String?
     var date: Date
+    /// Issue 35: the first sync's headers fetched of its total, while it runs.
+    var headers: FolderHeaderProgress?
+
+    static func isBusy(_ state: SyncState) -> Bool {
+        switch state {
+        case .error, .idle, .listening, .paused: false
+        default: true
+        }
+    }
+
+    /// "Fetched 130 of 600 messages (Inbox: 30 of 100)", while the first sync runs.
+    var headersText: String? {
+        guard let headers, Self.isBusy(state) else { return nil }
+        return HeaderProgressText.text(headers)
+    }
 
     var kind: String {
         switch state {
@@ -115,7 +138,8 @@ struct SyncStatus: Sendable, Hashable {
     }
 
     var text: String {
-        switch state {
+        if let headersText { return headersText }
+        return switch state {
         case .idle: "Up to date"
         case .listening: "Up to date, watching for new mail"
         case .connecting: "Connecting…"
@@ -124,5 +148,22 @@ struct SyncStatus: Sendable, Hashable {
         case .paused: "Sync paused"
         case .error: "Couldn't sync" + (detail.map { ": \($0)" } ?? "")
         }
+    }
+}
+
+/// Issue 35: the first sync's progress in words and as a progress bar (FR-SYNC-01's staged
+/// bootstrap made visible); the page's script moves both as `headers` events come.
+enum HeaderProgressText {
+    static func text(_ headers: FolderHeaderProgress) -> String {
+        let folder = FolderNames.display(headers.folderPath)
+        return "Fetched \(headers.accountFetched) of \(headers.accountTotal) messages (\(folder): \(headers.fetched) of \(headers.total))"
+    }
+
+    static func bar(account: Account, headers: FolderHeaderProgress?) -> HTMLText {
+        let hidden: HTMLText = headers == nil ? " hidden" : ""
+        return """
+            <progress class="sync-progress" data-account="\(account.id.rawValue)" max="\(max(headers?.accountTotal ?? 1, 1))" \
+            value="\(headers?.accountFetched ?? 0)" aria-label="Messages fetched for \(account.name)"\(html: hidden)></progress>
+            """
     }
 }

@@ -27,6 +27,22 @@ def logout_quietly(imap):
         pass  # a test restarted Dovecot under it
 
 
+def arrived(servers, user, subject, timeout=30):
+    """Whether a message with `subject` reached `user`'s INBOX within `timeout` seconds."""
+    import time
+    imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), user)
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            imap.select("INBOX")
+            if imap.uid("SEARCH", None, "SUBJECT", f'"{subject}"')[1][0].split():
+                return True
+            time.sleep(0.5)
+        return False
+    finally:
+        logout_quietly(imap)
+
+
 def uids_with_message_id(imap, folder, message_id):
     imap.select(f'"{folder}"')
     return imap.uid("SEARCH", None, "HEADER", "Message-ID", message_id)[1][0].split()

@@ -1,0 +1,254 @@
+import Foundation
+import Synchronization
+
+/// Issue 35, "Add account" as a person does it in the web app: an address and a password, the
+/// servers found (or typed), both servers tried with that password, and only then the account kept.
+/// The steps in the order they run, so a front end can say what is being done and which step failed.
+public enum AccountSetupStep: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Discovery (`DiscoverAccountSettingsUseCase`), skipped when the servers were typed.
+    case lookingUp = "looking-up"
+    /// The IMAP server reached and its TLS accepted.
+    case connecting
+    /// The IMAP server accepted the user name and password.
+    case signingIn = "signing-in"
+    /// The SMTP server reached, its TLS accepted, and the same sign-in accepted there.
+    case checkingSending = "checking-sending"
+    /// The password kept (`AccountPasswordKeeper`) and the account stored.
+    case saving
+}
+
+/// What the setup says while it runs.
+public enum AccountSetupEvent: Sendable, Hashable {
+    case started(AccountSetupStep)
+    /// Discovery's own events, inside `.lookingUp`.
+    case discovery(DiscoveryEvent)
+    /// The servers the next steps use: what was found, or what was typed.
+    case servers(AccountServerSettings)
+    case finished(AccountSetupStep)
+}
+
+/// An account's servers as the "Edit server settings" form shows and takes them.
+public struct AccountServerSettings: Sendable, Hashable {
+    public var imap: ServerEndpoint
+    public var smtp: ServerEndpoint
+    public var username: String
+    public var provider: MailProvider
+    /// Where they were found; nil when the person typed them.
+    public var source: DiscoverySource?
+
+    public init(imap: ServerEndpoint, smtp: ServerEndpoint, username: String, provider: MailProvider = .imap, source: DiscoverySource? = nil) {
+        self.imap = imap
+        self.smtp = smtp
+        self.username = username
+        self.provider = provider
+        self.source = source
+    }
+}
+
+/// Why the setup stopped, typed so that a front end words each step's failure itself.
+public enum AccountSetupFailure: Error, Sendable, Equatable {
+    /// What was typed cannot be used (a name taken or not allowed, no address, no password); no step ran.
+    case invalid(TernError)
+    /// Discovery found nothing (or the address has no domain): the person types the servers.
+    case noSettings(DiscoveryError)
+    /// The step failed with the server's (or the store's) error. `.connecting` with `.tlsRefused` is
+    /// where a certificate a person can judge will be offered (issue 35's "Trust this certificate").
+    case step(AccountSetupStep, TernError)
+
+    public var step: AccountSetupStep? {
+        switch self {
+        case .invalid: nil
+        case .noSettings: .lookingUp
+        case .step(let step, _): step
+        }
+    }
+}
+
+/// What the person typed on the "Add account" screen.
+public struct AccountSetupRequest: Sendable {
+    public var name: AccountName
+    public var emailAddress: String
+    public var password: String
+    public var displayName: String?
+    /// The online database may be asked (the person's consent, off by default).
+    public var lookupOnline: Bool
+    /// "Edit server settings": used as they are, and discovery is not run.
+    public var servers: AccountServerSettings?
+    /// An extra CA to trust (a PEM file), as `tern account add --ca-file`: for the autoconfig
+    /// documents and the mail servers.
+    public var caFile: String?
+
+    public init(
+        name: AccountName, emailAddress: String, password: String, displayName: String? = nil, lookupOnline: Bool = false,
+        servers: AccountServerSettings? = nil, caFile: String? = nil
+    ) {
+        self.name = name
+        self.emailAddress = emailAddress
+        self.password = password
+        self.displayName = displayName
+        self.lookupOnline = lookupOnline
+        self.servers = servers
+        self.caFile = caFile
+    }
+}
+
+/// Keeps a password a person typed (the web app has no password manager to point at) and answers
+/// the credential source that gives it back, the same kind `tern account add --password-command`
+/// stores: the runtime keeps it in the Secret Service when there is one, else in a 0600 file under
+/// `$TERN_HOME/secrets/`, and the account reads it through a password command.
+public protocol AccountPasswordKeeper: Sendable {
+    func keep(_ password: String, for accountID: Account.ID) async throws -> CredentialSource
+    /// Forgets the kept password of the account, if any (removal, or a setup that failed after keeping it).
+    func forget(for accountID: Account.ID) async
+}
+
+/// Issue 35: sets up an account from what a person typed, step by step (`AccountSetupStep`), each
+/// step said on `progress` as it starts and ends; nothing is stored unless every step passed, so a
+/// failed setup leaves no half account. The account is then added by `AddAccountUseCase`, as
+/// `tern account add` adds one, and the change feed says the accounts changed (the sync engine of
+/// `tern serve` starts on it at once).
+public struct SetUpAccountUseCase: Sendable {
+    let discover: @Sendable (_ caFile: String?) -> DiscoverAccountSettingsUseCase
+    let probe: any ServerProbe
+    let accounts: any AccountRepository
+    let addAccount: AddAccountUseCase
+    let passwords: any AccountPasswordKeeper
+    let changes: ChangeFeed?
+
+    public init(
+        discover: @escaping @Sendable (_ caFile: String?) -> DiscoverAccountSettingsUseCase, probe: any ServerProbe,
+        accounts: any AccountRepository, addAccount: AddAccountUseCase, passwords: any AccountPasswordKeeper, changes: ChangeFeed?
+    ) {
+        self.discover = discover
+        self.probe = probe
+        self.accounts = accounts
+        self.addAccount = addAccount
+        self.passwords = passwords
+        self.changes = changes
+    }
+
+    public func callAsFunction(
+        _ request: AccountSetupRequest, progress: @escaping @Sendable (AccountSetupEvent) -> Void = { _ in }
+    ) async throws(AccountSetupFailure) -> Account {
+        let email = request.emailAddress.trimmingCharacters(in: .whitespaces)
+        try await validate(request, email: email)
+        let servers = try await settings(for: request, email: email, progress: progress)
+        progress(.servers(servers))
+        let caFile = request.caFile.flatMap { $0.isEmpty ? nil : $0 }
+        let probing = Account(
+            name: request.name, emailAddress: email, provider: servers.provider, imap: servers.imap, smtp: servers.smtp,
+            username: servers.username, credential: .passwordEnvironment(""), caFile: caFile)
+        try await checkIMAP(probing, password: request.password, progress: progress)
+        progress(.started(.checkingSending))
+        do {
+            _ = try await probe.checkSMTP(account: probing, credentials: Self.supply(probing, password: request.password))
+        } catch {
+            throw .step(.checkingSending, Self.ternError(error))
+        }
+        progress(.finished(.checkingSending))
+        progress(.started(.saving))
+        let account = try await save(request, email: email, servers: servers, caFile: caFile, id: probing.id)
+        progress(.finished(.saving))
+        changes?.publish(.accountsChanged)
+        return account
+    }
+
+    func validate(_ request: AccountSetupRequest, email: String) async throws(AccountSetupFailure) {
+        do {
+            try AddAccountUseCase.validateName(request.name)
+            guard AddAccountUseCase.looksLikeAddress(email) else {
+                throw TernError.invalidInput("'\(request.emailAddress)' is not an email address")
+            }
+            guard !request.password.isEmpty else { throw TernError.invalidInput("the password is empty") }
+            if try await accounts.account(named: request.name) != nil { throw TernError.alreadyExists("an account named '\(request.name)'") }
+        } catch {
+            throw .invalid(Self.ternError(error))
+        }
+    }
+
+    func settings(
+        for request: AccountSetupRequest, email: String, progress: @escaping @Sendable (AccountSetupEvent) -> Void
+    ) async throws(AccountSetupFailure) -> AccountServerSettings {
+        if let typed = request.servers {
+            guard !typed.imap.host.isEmpty else { throw .invalid(.serverMissing(.imap)) }
+            guard !typed.smtp.host.isEmpty else { throw .invalid(.serverMissing(.smtp)) }
+            var servers = typed
+            if servers.username.trimmingCharacters(in: .whitespaces).isEmpty { servers.username = email }
+            return servers
+        }
+        progress(.started(.lookingUp))
+        let found: DiscoveredAccountSettings
+        let discovery = discover(request.caFile)
+        do throws(DiscoveryError) {
+            found = try await discovery(email: email, lookupOnline: request.lookupOnline) { progress(.discovery($0)) }
+        } catch {
+            throw .noSettings(error)
+        }
+        progress(.finished(.lookingUp))
+        return AccountServerSettings(imap: found.imap, smtp: found.smtp, username: found.username, provider: found.provider, source: found.source)
+    }
+
+    /// Connecting and signing in are one IMAP session: the step moves to signing in when the session
+    /// asks for the password, which it does once the connection and its TLS stand.
+    func checkIMAP(_ account: Account, password: String, progress: @escaping @Sendable (AccountSetupEvent) -> Void) async throws(AccountSetupFailure) {
+        let signingIn = SignInReached()
+        progress(.started(.connecting))
+        let supply = CredentialSupply(
+            username: account.username,
+            current: {
+                let first = signingIn.reached.withLock { started in
+                    defer { started = true }
+                    return !started
+                }
+                if first {
+                    progress(.finished(.connecting))
+                    progress(.started(.signingIn))
+                }
+                return .password(password)
+            },
+            refreshed: { .password(password) })
+        do {
+            _ = try await probe.checkIMAP(account: account, credentials: supply)
+        } catch {
+            let failure = Self.ternError(error)
+            let reachedSignIn = signingIn.reached.withLock { $0 }
+            if case .authenticationRefused = failure { throw .step(.signingIn, failure) }
+            throw .step(reachedSignIn ? .signingIn : .connecting, failure)
+        }
+        if !signingIn.reached.withLock({ $0 }) { progress(.finished(.connecting)) }
+        progress(.finished(.signingIn))
+    }
+
+    func save(
+        _ request: AccountSetupRequest, email: String, servers: AccountServerSettings, caFile: String?, id: Account.ID
+    ) async throws(AccountSetupFailure) -> Account {
+        do {
+            let credential = try await passwords.keep(request.password, for: id)
+            var new = NewAccountRequest(
+                name: request.name, emailAddress: email, displayName: request.displayName, imap: servers.imap, smtp: servers.smtp,
+                username: servers.username, credential: credential, caFile: caFile, gmailPreset: servers.provider == .gmail)
+            new.accountID = id
+            do {
+                return try await addAccount(new)
+            } catch {
+                await passwords.forget(for: id)
+                throw error
+            }
+        } catch {
+            throw .step(.saving, Self.ternError(error))
+        }
+    }
+
+    static func supply(_ account: Account, password: String) -> CredentialSupply {
+        CredentialSupply(username: account.username, current: { .password(password) }, refreshed: { .password(password) })
+    }
+
+    static func ternError(_ error: any Error) -> TernError {
+        (error as? TernError) ?? .serverFailure(String(describing: error))
+    }
+}
+
+/// Whether the IMAP session asked for the password: the connection and its TLS stood by then.
+final class SignInReached: Sendable {
+    let reached = Mutex(false)
+}

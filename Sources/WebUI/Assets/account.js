@@ -1,0 +1,101 @@
+// Issue 35's "Add account": the form posts as usual without script. With it, the same request asks
+// for the setup's steps as lines of JSON (application/x-ndjson) read as they arrive, so the page says
+// what Tern is doing (the list is a live region) without polling. Every word comes from the server.
+
+const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
+const form = document.getElementById("account-setup");
+
+function stepItem(step) {
+  return document.querySelector(`#setup-steps li[data-step="${CSS.escape(step ?? "")}"]`);
+}
+
+function apply(line) {
+  const progress = document.getElementById("setup-progress");
+  switch (line.type) {
+    case "step": {
+      const item = stepItem(line.step);
+      if (!item) return;
+      item.dataset.state = line.state;
+      item.querySelector(".step-state").textContent = line.text;
+      break;
+    }
+    case "detail": {
+      const item = stepItem(line.step);
+      if (item) item.querySelector(".step-detail").textContent = line.text;
+      break;
+    }
+    case "servers": {
+      // "Edit server settings" shows what was found, to correct when a later step fails.
+      for (const name of ["imap-host", "imap-port", "imap-security", "smtp-host", "smtp-port", "smtp-security", "username"]) {
+        const field = form.elements.namedItem(name);
+        if (field && line[name] !== undefined) field.value = line[name];
+      }
+      document.getElementById("setup-found").textContent = line.text;
+      break;
+    }
+    case "failed": {
+      const error = document.getElementById("setup-error");
+      error.textContent = line.text;
+      error.hidden = false;
+      if (line.step === "looking-up" || line.step === "connecting" || line.step === "signing-in" || line.step === "checking-sending") {
+        document.getElementById("server-settings").open = true;
+      }
+      const field = line.step === "signing-in" || line.step === "checking-sending" ? form.elements.namedItem("password") : null;
+      field?.focus();
+      break;
+    }
+    case "done": {
+      const found = document.getElementById("setup-found");
+      found.textContent = line.text;
+      window.location.assign(line.location);
+      break;
+    }
+  }
+  progress.hidden = false;
+}
+
+function reset() {
+  for (const item of document.querySelectorAll("#setup-steps li")) {
+    item.dataset.state = "waiting";
+    item.querySelector(".step-state").textContent = "not started";
+    item.querySelector(".step-detail").textContent = "";
+  }
+  const error = document.getElementById("setup-error");
+  error.hidden = true;
+  error.textContent = "";
+  document.getElementById("setup-found").textContent = "";
+  document.getElementById("setup-progress").hidden = false;
+}
+
+async function submit(event) {
+  event.preventDefault();
+  const button = form.querySelector('button[type="submit"]');
+  button.disabled = true;
+  reset();
+  try {
+    const response = await fetch(form.action, {
+      method: "POST", credentials: "same-origin", body: new URLSearchParams(new FormData(form)),
+      headers: { "X-CSRF-Token": csrf, "Accept": "application/x-ndjson", "Content-Type": "application/x-www-form-urlencoded" },
+    });
+    if (!response.ok || !response.body) throw new Error(`${response.status}`);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let pending = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      pending += value;
+      let end;
+      while ((end = pending.indexOf("\n")) >= 0) {
+        const text = pending.slice(0, end);
+        pending = pending.slice(end + 1);
+        if (text.trim()) apply(JSON.parse(text));
+      }
+    }
+  } catch {
+    apply({ type: "failed", step: "", text: "Tern could not be reached. Is tern serve still running?" });
+  } finally {
+    button.disabled = false;
+  }
+}
+
+if (form) form.addEventListener("submit", submit);

@@ -1,0 +1,168 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import TernCore
+
+/// Issue 35's "Add account": each step said as it starts and ends, a typed failure per step,
+/// nothing kept unless every step passed, and the accounts' change announced.
+@Suite struct AccountSetupTests {
+    /// A probe whose IMAP check asks for the password (as a session does once connected) unless
+    /// the connection fails first, and whose answers are scripted.
+    final class ScriptedProbe: ServerProbe {
+        let imapFailure: TernError?
+        let failsBeforeSignIn: Bool
+        let smtpFailure: TernError?
+        let passwords = Mutex<[String]>([])
+
+        init(imapFailure: TernError? = nil, failsBeforeSignIn: Bool = false, smtpFailure: TernError? = nil) {
+            self.imapFailure = imapFailure
+            self.failsBeforeSignIn = failsBeforeSignIn
+            self.smtpFailure = smtpFailure
+        }
+
+        func checkIMAP(account: Account, credentials: CredentialSupply) async throws -> IMAPCheckReport {
+            if let imapFailure, failsBeforeSignIn { throw imapFailure }
+            if case .password(let password) = try await credentials.current() { passwords.withLock { $0.append(password) } }
+            if let imapFailure { throw imapFailure }
+            return IMAPCheckReport(server: account.imap.host, greeting: "", capabilities: [], folders: [])
+        }
+
+        func checkSMTP(account: Account, credentials: CredentialSupply) async throws -> SMTPCheckReport {
+            if let smtpFailure { throw smtpFailure }
+            return SMTPCheckReport(server: account.smtp.host, greeting: "", extensions: [], authentication: "PLAIN")
+        }
+    }
+
+    final class KeptPasswords: AccountPasswordKeeper {
+        let kept = Mutex<[Account.ID: String]>([:])
+        func keep(_ password: String, for accountID: Account.ID) async throws -> CredentialSource {
+            kept.withLock { $0[accountID] = password }
+            return .passwordCommand("kept \(accountID)")
+        }
+        func forget(for accountID: Account.ID) async { _ = kept.withLock { $0.removeValue(forKey: accountID) } }
+        var all: [Account.ID: String] { kept.withLock { $0 } }
+    }
+
+    final class Events: Sendable {
+        let list = Mutex<[AccountSetupEvent]>([])
+        func record(_ event: AccountSetupEvent) { list.withLock { $0.append(event) } }
+        var steps: [String] {
+            list.withLock { $0 }.compactMap { event in
+                switch event {
+                case .started(let step): "+\(step.rawValue)"
+                case .finished(let step): "-\(step.rawValue)"
+                default: nil
+                }
+            }
+        }
+    }
+
+    struct FoundSource: AccountSettingsSource {
+        let step = DiscoveryStep.autoconfig
+        let found: Bool
+        func lookUp(_ address: DiscoveryAddress, report: @escaping @Sendable (DiscoveryStepReport) -> Void) async -> DiscoveryStepOutcome {
+            guard found else { return DiscoveryStepOutcome(settings: nil, failures: [.httpStatus(url: "https://\(address.domain)/", status: 404)]) }
+            return DiscoveryStepOutcome(
+                settings: DiscoveredAccountSettings(
+                    imap: ServerEndpoint(host: "imap.\(address.domain)", port: 993, security: .implicitTLS),
+                    smtp: ServerEndpoint(host: "smtp.\(address.domain)", port: 465, security: .implicitTLS), username: address.address,
+                    source: .autoconfig(url: "https://\(address.domain)/config")))
+        }
+    }
+
+    let accounts = InMemoryAccounts()
+    let passwords = KeptPasswords()
+    let changes = ChangeFeed()
+
+    func setUp(_ probe: ScriptedProbe, found: Bool = true) -> SetUpAccountUseCase {
+        SetUpAccountUseCase(
+            discover: { _ in DiscoverAccountSettingsUseCase(sources: [FoundSource(found: found)], encodeDomain: { $0 }) }, probe: probe,
+            accounts: accounts, addAccount: AddAccountUseCase(accounts: accounts, secrets: FixedSecrets()), passwords: passwords,
+            changes: changes)
+    }
+
+    func request(servers: AccountServerSettings? = nil) -> AccountSetupRequest {
+        AccountSetupRequest(name: "work", emailAddress: "jane@example.org", password: "pw", servers: servers)
+    }
+
+    @Test func everyStepInTurnThenTheAccountWithItsPasswordKept() async throws {
+        let probe = ScriptedProbe()
+        let events = Events()
+        var heard = changes.changes().makeAsyncIterator()
+        let account = try await setUp(probe)(request(), progress: events.record)
+        #expect(
+            events.steps == [
+                "+looking-up", "-looking-up", "+connecting", "-connecting", "+signing-in", "-signing-in", "+checking-sending",
+                "-checking-sending", "+saving", "-saving"
+            ])
+        #expect(account.imap.host == "imap.example.org" && account.username == "jane@example.org")
+        #expect(account.credential == .passwordCommand("kept \(account.id)"))
+        #expect(passwords.all == [account.id: "pw"])
+        #expect(probe.passwords.withLock { $0 } == ["pw"])
+        #expect(try await accounts.allAccounts().map(\.name) == ["work"])
+        #expect(await heard.next() == .accountsChanged)
+    }
+
+    @Test func typedServersSkipTheLookUp() async throws {
+        let events = Events()
+        let typed = AccountServerSettings(
+            imap: ServerEndpoint(host: "mail.example.org", port: 143, security: .startTLS),
+            smtp: ServerEndpoint(host: "mail.example.org", port: 587, security: .startTLS), username: "")
+        let account = try await setUp(ScriptedProbe(), found: false)(request(servers: typed), progress: events.record)
+        #expect(!events.steps.contains("+looking-up"))
+        #expect(account.imap == typed.imap && account.username == "jane@example.org")
+    }
+
+    @Test func eachStepFailsWithItsOwnTypedError() async throws {
+        await #expect(throws: AccountSetupFailure.self) { try await setUp(ScriptedProbe(), found: false)(request()) }
+        do {
+            _ = try await setUp(ScriptedProbe(), found: false)(request())
+        } catch {
+            #expect(error.step == .lookingUp)
+        }
+        let cases: [(ScriptedProbe, AccountSetupFailure)] = [
+            (ScriptedProbe(imapFailure: .connectionLost("refused"), failsBeforeSignIn: true), .step(.connecting, .connectionLost("refused"))),
+            (ScriptedProbe(imapFailure: .tlsRefused("untrusted"), failsBeforeSignIn: true), .step(.connecting, .tlsRefused("untrusted"))),
+            (ScriptedProbe(imapFailure: .authenticationRefused("no")), .step(.signingIn, .authenticationRefused("no"))),
+            (ScriptedProbe(smtpFailure: .authenticationRefused("no")), .step(.checkingSending, .authenticationRefused("no")))
+        ]
+        for (probe, expected) in cases {
+            do {
+                _ = try await setUp(probe)(request())
+                Issue.record("\(expected) expected")
+            } catch {
+                #expect(error == expected)
+            }
+        }
+        #expect(try await accounts.allAccounts().isEmpty, "a failed setup keeps nothing")
+        #expect(passwords.all.isEmpty)
+    }
+
+    @Test func whatWasTypedIsCheckedBeforeAnyStep() async throws {
+        let events = Events()
+        _ = try await setUp(ScriptedProbe())(request())
+        for bad in [
+            AccountSetupRequest(name: "work", emailAddress: "jane@example.org", password: "pw"),
+            AccountSetupRequest(name: "-x", emailAddress: "jane@example.org", password: "pw"),
+            AccountSetupRequest(name: "home", emailAddress: "jane", password: "pw"),
+            AccountSetupRequest(name: "home", emailAddress: "jane@example.org", password: "")
+        ] {
+            do {
+                _ = try await setUp(ScriptedProbe())(bad, progress: events.record)
+                Issue.record("\(bad.name) \(bad.emailAddress) should be refused")
+            } catch {
+                guard case .invalid = error else { Issue.record("\(error)"); continue }
+            }
+        }
+        #expect(events.steps.isEmpty)
+    }
+
+    @Test func removalForgetsTheKeptPasswordAndAnnouncesIt() async throws {
+        let account = try await setUp(ScriptedProbe())(request())
+        var heard = changes.changes().makeAsyncIterator()
+        try await RemoveAccountUseCase(accounts: accounts, files: RecordingFiles(), passwords: passwords, changes: changes)(name: "work")
+        #expect(passwords.all[account.id] == nil)
+        #expect(await heard.next() == .accountsChanged)
+    }
+}
