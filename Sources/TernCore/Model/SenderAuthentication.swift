@@ -16,15 +16,16 @@ public struct AuthenticationResults: Sendable, Hashable, Codable {
     }
 
     /// What `SenderAuthentication` reads of the field, and so what is stored with a message: the
-    /// DKIM and DMARC results with their `header.d`, `header.i` and `header.from` (a Gmail field
-    /// also carries SPF, signature fragments and selectors; storing all of it for every message
-    /// would cost a few hundred bytes each for nothing).
+    /// DKIM and DMARC results with their `header.d`, `header.i` and `header.from`, and the SPF
+    /// result with `smtp.mailfrom` for the privacy report (issue 37) (a Gmail field also carries
+    /// signature fragments and selectors; storing all of it for every message would cost a few
+    /// hundred bytes each for nothing).
     public var evidence: AuthenticationResults {
-        let kept: Set<String> = ["header.d", "header.i", "header.from"]
+        let kept: Set<String> = ["header.d", "header.i", "header.from", "smtp.mailfrom"]
         return AuthenticationResults(
             authservId: authservId,
             results: results.compactMap { result in
-                guard result.method == "dkim" || result.method == "dmarc" else { return nil }
+                guard result.method == "dkim" || result.method == "dmarc" || result.method == "spf" else { return nil }
                 return MethodResult(method: result.method, result: result.result, properties: result.properties.filter { kept.contains($0.key) })
             })
     }
@@ -62,6 +63,9 @@ public struct SenderAuthentication: Sendable, Hashable, Codable {
     }
 
     public var verdict: Verdict
+    /// Issue 37's privacy report: what the provider's field said of each check, nil when it said
+    /// nothing (or there is no provider field).
+    public var checks = AuthenticationChecks()
     /// The authserv-id whose result was read: the account's (`Account.verifyingAuthservId`); nil
     /// when Tern knows none for the account, so no message of it can be verified.
     public var authservId: String?
@@ -120,6 +124,7 @@ public struct SenderAuthentication: Sendable, Hashable, Codable {
                 }
             }
         self.init(verdict: vouched ? .verified : .failed, authservId: authservId)
+        checks = AuthenticationChecks(provider)
     }
 
     /// DKIM alignment kept simple (issue 32): the signing domain is the From domain or a parent of
@@ -140,5 +145,25 @@ public struct SenderAuthentication: Sendable, Hashable, Codable {
         domain = domain.trimmingCharacters(in: .whitespaces).lowercased()
         if domain.hasSuffix(".") { domain.removeLast() }
         return domain
+    }
+}
+
+/// Issue 37: the SPF, DKIM and DMARC results of the provider's own `Authentication-Results` field
+/// (the topmost with the account's authserv-id, as `SenderAuthentication` reads it), each the
+/// first result of its method: `pass`, `fail`, `softfail`, `none`, `temperror`, …
+public struct AuthenticationChecks: Sendable, Hashable, Codable {
+    public var spf: String?
+    public var dkim: String?
+    public var dmarc: String?
+
+    public init(spf: String? = nil, dkim: String? = nil, dmarc: String? = nil) {
+        self.spf = spf
+        self.dkim = dkim
+        self.dmarc = dmarc
+    }
+
+    init(_ field: AuthenticationResults) {
+        func first(_ method: String) -> String? { field.results.first { $0.method == method }?.result }
+        self.init(spf: first("spf"), dkim: first("dkim"), dmarc: first("dmarc"))
     }
 }

@@ -23,6 +23,8 @@ public enum SettingKey: String, Sendable, Hashable, Codable, CaseIterable {
     case catchUp = "catch-up"
     /// FR-SYNC-01 stage D on a metered connection (FR-SYNC-08): pause (the default) or continue.
     case catchUpOnMetered = "catch-up-on-metered"
+    /// Issue 37: ask (each request shown with Send receipt and Ignore) or never (all hidden, none sent).
+    case readReceipts = "read-receipts"
 }
 
 /// FR-SYNC-01 stage D, as the person set it.
@@ -59,6 +61,7 @@ public struct TernSettings: Sendable, Hashable, Codable {
     public var assistAllowRemote = false
     public var catchUp = CatchUpSetting.on
     public var catchUpOnMetered = MeteredCatchUpSetting.pause
+    public var readReceipts = ReadReceiptSetting.ask
 
     public init() {}
 
@@ -75,6 +78,7 @@ public struct TernSettings: Sendable, Hashable, Codable {
         case .assistAllowRemote: assistAllowRemote ? "yes" : "no"
         case .catchUp: catchUp.rawValue
         case .catchUpOnMetered: catchUpOnMetered.rawValue
+        case .readReceipts: readReceipts.rawValue
         }
     }
 
@@ -129,6 +133,7 @@ public struct TernSettings: Sendable, Hashable, Codable {
             }
         case .catchUp: catchUp = try Self.choice(value, of: key, typed: text)
         case .catchUpOnMetered: catchUpOnMetered = try Self.choice(value, of: key, typed: text)
+        case .readReceipts: readReceipts = try Self.choice(value, of: key, typed: text)
         }
     }
 }
