@@ -353,4 +353,3 @@ struct DeepNestingTests {
         #expect(result.trackersBlocked == 1)
     }
 }
-

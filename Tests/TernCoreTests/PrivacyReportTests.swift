@@ -22,7 +22,7 @@ import Testing
                 sender: "deals@store.example", receiptRequested: false,
                 facts: MessagePrivacyFacts(emailId: 3, imageTrackers: 1, trackerHosts: ["px.example"], trackedLinkHosts: ["px.example"])),
             PrivacyReportRow(sender: "friend@example.org", receiptRequested: false, facts: MessagePrivacyFacts(emailId: 4)),
-            PrivacyReportRow(sender: "friend@example.org", receiptRequested: false, facts: nil),
+            PrivacyReportRow(sender: "friend@example.org", receiptRequested: false, facts: nil)
         ]
         let report = PrivacyReport(rows: rows, since: nil)
         #expect(report.messages == 5 && report.messagesWithoutBody == 1)

@@ -134,7 +134,8 @@ public struct MessageBuilder: Sendable {
         var machinePart = Array("Content-Type: message/disposition-notification\r\n".utf8)
         machinePart += Array("Content-Transfer-Encoding: \(is7bit ? "7bit" : "8bit")\r\n\r\n".utf8)
         machinePart += Array(fields.utf8)
-        return multipart("report", [textPart(humanText, subtype: "plain", flowed: false), machinePart], parameters: "; report-type=disposition-notification")
+        return multipart(
+            "report", [textPart(humanText, subtype: "plain", flowed: false), machinePart], parameters: "; report-type=disposition-notification")
     }
 
     func multipart(_ subtype: String, _ parts: [[UInt8]], parameters: String = "") -> [UInt8] {

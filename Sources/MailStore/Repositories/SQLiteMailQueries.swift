@@ -142,6 +142,8 @@ public struct SQLiteMailQueries: MailQueries {
                 message.senderAuthentication = SenderAuthentication(
                     headers: email.authenticationResults, authservId: authservIds[email.accountId],
                     fromAddress: email.fromAddress)
+                message.authenticationChecks = AuthenticationChecks(
+                    headers: email.authenticationResults, authservId: authservIds[email.accountId])
                 message.readReceiptTo = email.readReceiptTo
                 message.readReceiptState = email.readReceiptState
                 message.bulkMarkers = email.bulkMarkers

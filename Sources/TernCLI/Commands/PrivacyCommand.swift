@@ -27,16 +27,19 @@ struct PrivacyCommand: AsyncParsableCommand {
         let report = try await services().privacyReport.report(since: since)
         if output.json { return try printJSON(report) }
         let scope = since == nil ? "all stored mail" : "mail received since \(ISO8601DateFormatter().string(from: report.since ?? Date()))"
-        print("\(report.messages) message\(report.messages == 1 ? "" : "s") in \(scope)"
-            + (report.messagesWithoutBody > 0 ? " (\(report.messagesWithoutBody) without a downloaded body, not counted)" : ""))
+        print(
+            "\(report.messages) message\(report.messages == 1 ? "" : "s") in \(scope)"
+                + (report.messagesWithoutBody > 0 ? " (\(report.messagesWithoutBody) without a downloaded body, not counted)" : ""))
         if report.senders.isEmpty { return print("nothing tried to track you") }
         print("")
         print(
             TextTable(
                 header: ["SENDER", "MESSAGES", "PIXELS", "CSS", "FONTS", "REMOTE", "TRACKED LINKS", "RECEIPTS"],
                 rows: report.senders.map {
-                    [$0.sender, "\($0.messages)", "\($0.imageTrackers)", "\($0.cssTrackers)", "\($0.fontTrackers)", "\($0.remoteLoads)",
-                     "\($0.linksTracked)", "\($0.receiptsRequested)"]
+                    [
+                        $0.sender, "\($0.messages)", "\($0.imageTrackers)", "\($0.cssTrackers)", "\($0.fontTrackers)", "\($0.remoteLoads)",
+                        "\($0.linksTracked)", "\($0.receiptsRequested)"
+                    ]
                 }
             ).rendered)
         guard !report.trackingHosts.isEmpty else { return }

@@ -70,7 +70,8 @@ struct ConversationText {
         }
         if let receipt = message.readReceipt, receipt.asks {
             lines.append(
-                "[\(TerminalText.line(message.senderName)) asks for a read receipt: tern receipt send \(message.id.cli), or tern receipt ignore \(message.id.cli)]")
+                "[\(TerminalText.line(message.senderName)) asks for a read receipt: tern receipt send \(message.id.cli), or tern receipt ignore \(message.id.cli)]"
+            )
         }
         lines.append("")
         switch message.bodyState {
@@ -302,8 +303,8 @@ struct ConversationJSON: Encodable {
                 privacy: PrivacyJSON(
                     body: body?.privacy ?? BodyPrivacy(), readReceiptRequested: message.readReceipt != nil,
                     authentication: PrivacyJSON.Authentication(
-                        spf: message.senderAuthentication.checks.spf, dkim: message.senderAuthentication.checks.dkim,
-                        dmarc: message.senderAuthentication.checks.dmarc, verdict: message.senderAuthentication.verdict,
+                        spf: message.authenticationChecks.spf, dkim: message.authenticationChecks.dkim,
+                        dmarc: message.authenticationChecks.dmarc, verdict: message.senderAuthentication.verdict,
                         authservId: message.senderAuthentication.authservId)),
                 readReceipt: message.readReceipt, folders: message.folders,
                 sendState: message.sendState, sendError: message.sendError,

@@ -98,6 +98,8 @@ public struct ThreadMessage: Sendable, Hashable, Codable {
     /// Issue 32: whether the account's provider vouched for `from`, by the results stored with the
     /// message and the account's authserv-id as they are now.
     public var senderAuthentication = SenderAuthentication(verdict: .unknown, authservId: nil)
+    /// Issue 37's privacy report: the provider's SPF, DKIM and DMARC results.
+    public var authenticationChecks = AuthenticationChecks()
     /// Issue 37: the message's read-receipt request and what became of it.
     public var readReceiptTo: [EmailAddress] = []
     public var readReceiptState: ReadReceiptState?

@@ -63,9 +63,6 @@ public struct SenderAuthentication: Sendable, Hashable, Codable {
     }
 
     public var verdict: Verdict
-    /// Issue 37's privacy report: what the provider's field said of each check, nil when it said
-    /// nothing (or there is no provider field).
-    public var checks = AuthenticationChecks()
     /// The authserv-id whose result was read: the account's (`Account.verifyingAuthservId`); nil
     /// when Tern knows none for the account, so no message of it can be verified.
     public var authservId: String?
@@ -101,7 +98,7 @@ public struct SenderAuthentication: Sendable, Hashable, Codable {
             self.init(verdict: .unknown, authservId: nil)
             return
         }
-        guard let provider = headers?.first(where: { $0.authservId == authservId }) else {
+        guard let provider = Self.providerField(in: headers, authservId: authservId) else {
             self.init(verdict: .unknown, authservId: authservId)
             return
         }
@@ -124,7 +121,11 @@ public struct SenderAuthentication: Sendable, Hashable, Codable {
                 }
             }
         self.init(verdict: vouched ? .verified : .failed, authservId: authservId)
-        checks = AuthenticationChecks(provider)
+    }
+
+    /// The provider's own field: the first (topmost) with its authserv-id (lowercased).
+    static func providerField(in headers: [AuthenticationResults]?, authservId: String) -> AuthenticationResults? {
+        headers?.first { $0.authservId == authservId }
     }
 
     /// DKIM alignment kept simple (issue 32): the signing domain is the From domain or a parent of
@@ -162,7 +163,15 @@ public struct AuthenticationChecks: Sendable, Hashable, Codable {
         self.dmarc = dmarc
     }
 
-    init(_ field: AuthenticationResults) {
+    /// Read from the provider's field only, as `SenderAuthentication` reads its verdict; all nil
+    /// without an authserv-id or without its field.
+    public init(headers: [AuthenticationResults]?, authservId: String?) {
+        guard let authservId = authservId?.lowercased(), !authservId.isEmpty,
+            let field = SenderAuthentication.providerField(in: headers, authservId: authservId)
+        else {
+            self.init()
+            return
+        }
         func first(_ method: String) -> String? { field.results.first { $0.method == method }?.result }
         self.init(spf: first("spf"), dkim: first("dkim"), dmarc: first("dmarc"))
     }

@@ -154,7 +154,10 @@ public struct DispositionNotice: Sendable, Hashable {
 
     public static let sentManuallyDisplayed = "manual-action/MDN-sent-manually; displayed"
 
-    public init(reportingUA: String = "Tern", finalRecipient: String, originalMessageId: String?, disposition: String = DispositionNotice.sentManuallyDisplayed) {
+    public init(
+        reportingUA: String = "Tern", finalRecipient: String, originalMessageId: String?,
+        disposition: String = DispositionNotice.sentManuallyDisplayed
+    ) {
         self.reportingUA = reportingUA
         self.finalRecipient = finalRecipient
         self.originalMessageId = originalMessageId

@@ -80,7 +80,8 @@ struct ActionRoutes: Sendable {
                 let to = outcome.to.map(\.address).joined(separator: ", ")
                 switch outcome.state {
                 case .failed: return ActionReply(ok: false, error: outcome.error ?? "The server refused it.")
-                case .queued, .sending: return ActionReply(ok: true, toast: "Read receipt queued: Tern sends it to \(to) as soon as the server can be reached.")
+                case .queued, .sending:
+                    return ActionReply(ok: true, toast: "Read receipt queued: Tern sends it to \(to) as soon as the server can be reached.")
                 case .sent, .none: return ActionReply(ok: true, toast: "Read receipt sent to \(to).")
                 }
             }

@@ -389,7 +389,8 @@ struct MessageView: Sendable {
         var rows = HTMLText()
         let remoteCount = privacy.remoteHosts.reduce(0) { $0 + $1.count }
         let remoteVerb = body.remoteImagesLoaded ? "Remote content loaded" : "Remote content blocked"
-        rows += "<dt>\(remoteVerb)</dt><dd>\(Self.count(remoteCount, "load")) from \(Self.count(privacy.remoteHosts.count, "host"))\(html: list(privacy.remoteHosts.map { "\($0.host) (\($0.count))" }))</dd>"
+        rows +=
+            "<dt>\(remoteVerb)</dt><dd>\(Self.count(remoteCount, "load")) from \(Self.count(privacy.remoteHosts.count, "host"))\(html: list(privacy.remoteHosts.map { "\($0.host) (\($0.count))" }))</dd>"
         rows += """
             <dt>Trackers blocked</dt><dd>\(Self.count(body.trackersBlocked, "tracker")): \(Self.count(privacy.imageTrackers, "pixel")), \
             \(privacy.cssTrackers) CSS, \(Self.count(privacy.fontTrackers, "font"))\(html: list(body.trackerHosts))</dd>
@@ -399,7 +400,8 @@ struct MessageView: Sendable {
             \(html: list(privacy.trackedLinkHosts.map { "goes through \($0) first" }))</dd>
             """
         rows += "<dt>Read receipt</dt><dd>\(Self.receiptText(message.readReceipt))</dd>"
-        rows += "<dt>Sender checked by your provider</dt><dd>\(Self.authenticationText(message.senderAuthentication))</dd>"
+        rows +=
+            "<dt>Sender checked by your provider</dt><dd>\(Self.authenticationText(message.senderAuthentication, message.authenticationChecks))</dd>"
         return """
             <details class="notice privacy-report"><summary><span class="icon icon-shield" aria-hidden="true"></span>Privacy</summary><dl>\(html: rows)</dl></details>
             """
@@ -418,9 +420,8 @@ struct MessageView: Sendable {
     }
 
     /// The provider's own results only (docs/decisions.md, "Whose Authentication-Results count").
-    static func authenticationText(_ authentication: SenderAuthentication) -> String {
+    static func authenticationText(_ authentication: SenderAuthentication, _ checks: AuthenticationChecks) -> String {
         guard let authservId = authentication.authservId else { return "unknown: Tern knows no checks of this account's provider" }
-        let checks = authentication.checks
         guard checks.spf != nil || checks.dkim != nil || checks.dmarc != nil || authentication.verdict != .unknown else {
             return "no result from \(authservId) in this message"
         }
