@@ -27,6 +27,6 @@ extension SanitizedBody {
             privacy: BodyPrivacy(
                 imageTrackers: result.trackerKinds.images, cssTrackers: result.trackerKinds.css, fontTrackers: result.trackerKinds.fonts,
                 linksCleaned: result.links.cleaned, linksUnwrapped: result.links.unwrapped, linksTracked: result.links.tracked,
-                trackedLinkHosts: result.links.trackedHosts))
+                trackedLinkHosts: result.links.trackedHosts, remoteHosts: HostCount.sorted(result.remoteHostCounts)))
     }
 }

@@ -10,6 +10,11 @@ extension OutgoingMIMEMessage {
             bcc: message.bcc.map(MailboxAddress.init), replyTo: message.replyTo.map(MailboxAddress.init), subject: message.subject,
             date: message.date, messageId: message.messageId, inReplyTo: message.inReplyTo, references: message.references,
             bodyPlain: message.bodyPlain, bodyHTML: message.bodyHTML, attachments: message.attachments.map(OutgoingMIMEAttachment.init))
+        dispositionNotification = message.dispositionNotice.map {
+            DispositionNotificationFields(
+                reportingUA: $0.reportingUA, finalRecipient: $0.finalRecipient, originalMessageId: $0.originalMessageId,
+                disposition: $0.disposition)
+        }
     }
 }
 

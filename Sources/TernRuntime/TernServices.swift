@@ -80,6 +80,10 @@ public final class TernServices: Sendable {
     /// FR-ED-02 and FR-COMP-03: summaries and smart replies from the provider the settings choose.
     public let summarizeThread: SummarizeThreadUseCase
     public let smartReplies: SmartReplyUseCase
+    /// Issue 37: Send receipt and Ignore.
+    public let readReceipts: ReadReceiptUseCase
+    /// Issue 37: `tern privacy`.
+    public let privacyReport: PrivacyReportUseCase
 
     /// A store error (SQLite busy, full, damaged) as a `TernError` naming the database file.
     public static func storeError(_ error: any Error, environment: [String: String] = ProcessInfo.processInfo.environment) -> TernError? {
@@ -190,6 +194,10 @@ public final class TernServices: Sendable {
             accounts: accounts, composer: OutgoingMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher,
             holds: holds)
         self.outbox = outbox
+        self.readReceipts = ReadReceiptUseCase(
+            store: SQLiteReadReceiptStore(database: database), accounts: accounts, settings: settingsStore, outbox: outbox,
+            actions: mailActions, changes: changes)
+        self.privacyReport = PrivacyReportUseCase(store: SQLitePrivacyReportStore(database: database), sanitizer: HTMLSafetyBodySanitizer())
         self.mailQueries = queries
         self.browse = BrowseMailUseCase(queries: queries)
         self.bodyArrivals = ThreadBodyArrivals(changes: changes)
@@ -197,7 +205,7 @@ public final class TernServices: Sendable {
         self.renderMessage = renderMessage
         self.openThread = OpenThreadUseCase(
             queries: queries, actions: mailActions, bodies: fetchThreadBodies, renderer: renderMessage,
-            trustedSenders: trustedSenderStore, attachmentWarnings: attachmentWarnings)
+            trustedSenders: trustedSenderStore, attachmentWarnings: attachmentWarnings, settings: settingsStore)
         self.trustedSenders = TrustedSendersUseCase(store: trustedSenderStore, changes: changes)
         let settings = SettingsUseCase(store: settingsStore, changes: changes)
         self.settings = settings

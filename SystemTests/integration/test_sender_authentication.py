@@ -70,6 +70,12 @@ def test_a_spoofed_trusted_sender_loads_no_images_once_the_providers_checks_are_
         assert message["senderVerified"] == (verdict == "verified"), name
         assert message["remoteImagesLoaded"] == loads and (BANNER in message["html"]) == loads, name
         assert message["remoteImagesBlocked"] == (0 if loads else 1), name
+    # Issue 37's privacy report: the provider's topmost field only, never the forged pass below it nor another authserv-id's.
+    checks = {"verified": ("pass", "pass", "pass"), "failed": ("softfail", "none", "fail"), "foreign": (None, None, None),
+              "none": (None, None, None)}
+    for name, (spf, dkim, dmarc) in checks.items():
+        authentication = message_of(home, threads[name])["privacy"]["authentication"]
+        assert authentication == {"spf": spf, "dkim": dkim, "dmarc": dmarc, "verdict": expected[name][0], "authservId": AUTHSERV_ID}, name
     text = tern(home, "thread", f"t{threads['failed']}", "--keep-unread", check=True).stdout
     assert "trusted sender not verified: the sender's domain did not pass your provider's checks" in text
     assert message_of_loaded(home, threads["foreign"])["remoteImagesLoaded"], "the user can still load them for one message"

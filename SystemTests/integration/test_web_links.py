@@ -59,5 +59,6 @@ def test_a_tracked_link_names_its_tracker_on_focus_and_the_thread_counts_the_lin
     [shown] = [m for m in thread["messages"] if stamp in (m["text"] or "")]
     assert shown["privacy"] == {
         "imageTrackers": 0, "cssTrackers": 0, "fontTrackers": 1, "linksCleaned": 2, "linksUnwrapped": 1, "linksTracked": 1,
-        "trackedLinkHosts": ["u4821.ct.sendgrid.net"]}
+        "trackedLinkHosts": ["u4821.ct.sendgrid.net"], "remoteHosts": [], "readReceiptRequested": False,
+        "authentication": {"spf": None, "dkim": None, "dmarc": None, "verdict": "unknown", "authservId": None}}
     assert shown["trackersBlocked"] == 1 and shown["trackerHosts"] == ["fonts.example"]

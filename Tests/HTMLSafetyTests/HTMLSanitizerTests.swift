@@ -337,4 +337,19 @@ struct DeepNestingTests {
         }
         #expect(depth <= HTMLSafety.TreeBuilder.maximumDepth + 2)
     }
+
+    /// Issue 37's privacy report: each remote load that is not a tracker, by host, whether remote
+    /// content is blocked or allowed; trackers and `data:` images are not among them.
+    @Test(arguments: [false, true])
+    func remoteLoadsAreCountedByHost(allowRemote: Bool) {
+        let html = """
+            <p>Hi</p><img src="https://img.shop.example/a.png" width="300" height="200"><img src="https://img.shop.example/b.png" width="300" height="200">
+            <table background="https://cdn.example/bg.png"><tr><td style="background: url(https://cdn.example/cell.png)">x</td>
+            <td style="background: url(https://cdn.example/cell.png)">again</td></tr></table>
+            <img src="https://pixel.example/o.gif" width="1" height="1"><img src="data:image/png;base64,iVBORw0KGgo=" width="30" height="30">
+            """
+        let result = HTMLSanitizerTests.clean(html, allowRemote: allowRemote)
+        #expect(result.remoteHostCounts == ["img.shop.example": 2, "cdn.example": 3], "\(result.remoteHostCounts)")
+        #expect(result.trackersBlocked == 1)
+    }
 }

@@ -28,7 +28,9 @@ import Testing
                 Result(method: "spf", result: "pass", properties: ["smtp.mailfrom": "alice@example.com"]),
                 Result(method: "dmarc", result: "pass", properties: ["header.from": "example.com"])
             ])
-        #expect(AuthenticationResults(header).evidence.results.map(\.method) == ["dkim", "dmarc"], "SPF and signature fragments are not stored")
+        // Issue 37: SPF is kept (with smtp.mailfrom) for the privacy report; signature fragments are not stored.
+        #expect(AuthenticationResults(header).evidence.results.map(\.method) == ["dkim", "spf", "dmarc"])
+        #expect(AuthenticationResults(header).evidence.results[1].properties == ["smtp.mailfrom": "alice@example.com"])
         #expect(AuthenticationResults(header).evidence.results[0].properties == ["header.i": "@example.com"])
     }
 

@@ -198,6 +198,20 @@ import Testing
         #expect(email.snippet == "body text here")
     }
 
+    /// Issue 37: where a read receipt would go is kept with the message: `Disposition-Notification-To`,
+    /// else `Return-Receipt-To`, at most three addresses.
+    @Test func readReceiptRequestsAreKept() {
+        func receiptTo(_ headers: String) -> [String] {
+            MessageParser().parse(Array("From: a@x.org\r\n\(headers)\r\nbody".utf8))
+                .email(accountId: "acc", internalDate: Date(), sizeBytes: 10).readReceiptTo.map(\.address)
+        }
+        #expect(receiptTo("Disposition-Notification-To: Zoe <zoe@x.org>\r\nReturn-Receipt-To: old@x.org\r\n") == ["zoe@x.org"])
+        #expect(receiptTo("Return-Receipt-To: old@x.org\r\n") == ["old@x.org"])
+        #expect(receiptTo("Disposition-Notification-To: a@x.org, b@x.org, c@x.org, d@x.org\r\n") == ["a@x.org", "b@x.org", "c@x.org"])
+        #expect(receiptTo("Disposition-Notification-To: not an address\r\n") == [])
+        #expect(receiptTo("Subject: none\r\n") == [])
+    }
+
     /// Issue 19: the headers that make smart replies stay silent are kept with the message.
     @Test func bulkHeadersBecomeMarkers() {
         let list = MessageParser().parse(Array("From: a@x.org\r\nList-Id: Team <team.x.org>\r\nPrecedence: list\r\n\r\nbody".utf8))

@@ -93,4 +93,20 @@ import Testing
         account.authservId = "mail.example.org"
         #expect(account.verifyingAuthservId == "mail.example.org")
     }
+
+    /// Issue 37's privacy report: SPF, DKIM and DMARC as the provider's topmost field says, never a
+    /// field below it or another authserv-id's (docs/decisions.md, "Whose Authentication-Results count").
+    @Test func theChecksAreTheProvidersTopmostField() {
+        typealias Result = AuthenticationResults.MethodResult
+        let forged = AuthenticationResults(authservId: "mx.google.com", results: [Result(method: "dmarc", result: "pass")])
+        let provider = AuthenticationResults(
+            authservId: "mx.google.com",
+            results: [Result(method: "spf", result: "softfail"), Result(method: "dkim", result: "fail"), Result(method: "dkim", result: "pass")])
+        let other = AuthenticationResults(authservId: "evil.example", results: [Result(method: "spf", result: "pass")])
+        #expect(
+            AuthenticationChecks(headers: [other, provider, forged], authservId: "MX.Google.com")
+                == AuthenticationChecks(spf: "softfail", dkim: "fail", dmarc: nil))
+        #expect(AuthenticationChecks(headers: [other], authservId: "mx.google.com") == AuthenticationChecks())
+        #expect(AuthenticationChecks(headers: [provider], authservId: nil) == AuthenticationChecks())
+    }
 }

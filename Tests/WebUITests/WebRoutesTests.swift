@@ -355,6 +355,37 @@ import Testing
         }
     }
 
+    /// Issue 37: "Never ask" on the Settings page; Send receipt and Ignore refuse what they cannot act on.
+    @Test func readReceiptsSettingAndRoutes() async throws {
+        try await withApp { client, s in
+            let form = s.headers([.contentType: "application/x-www-form-urlencoded"])
+            try await client.execute(
+                uri: s.path("/settings"), method: .post, headers: form, body: ByteBuffer(string: "csrf=\(s.csrfToken)&read-receipts=never")
+            ) { response in
+                #expect(response.status == .seeOther)
+            }
+            try await client.execute(uri: s.path("/settings"), method: .get, headers: s.headers()) { response in
+                #expect(String(buffer: response.body).contains("<option value=\"never\" selected>Never ask</option>"))
+            }
+            try await client.execute(
+                uri: s.path("/receipts/send"), method: .post, headers: form, body: ByteBuffer(string: "csrf=\(s.csrfToken)")
+            ) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await client.execute(
+                uri: s.path("/receipts/ignore"), method: .post, headers: form, body: ByteBuffer(string: "csrf=\(s.csrfToken)&message=99")
+            ) { response in
+                #expect(response.status == .conflict)
+                #expect(String(buffer: response.body).contains("not found: message 99"))
+            }
+            try await client.execute(
+                uri: s.path("/receipts/forward"), method: .post, headers: form, body: ByteBuffer(string: "csrf=\(s.csrfToken)&message=99")
+            ) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+
     @Test func redirectsStayOnThisApp() {
         for hostile in [
             "//evil.example/x", "https://evil.example", "/\\evil.example", "/\t/evil.example", "/ /evil.example", "/\n/evil.example",

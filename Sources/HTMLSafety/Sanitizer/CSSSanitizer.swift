@@ -23,6 +23,10 @@ struct CSSSanitizer {
     private(set) var cssTrackersBlocked = 0
     /// The hosts those would have loaded from.
     private(set) var trackerHosts: Set<String> = []
+    /// Issue 37's privacy report: remote loads that are not trackers, by host, blocked or allowed
+    /// (what the message would contact if allowed).
+    private(set) var remoteHostCounts: [String: Int] = [:]
+    private(set) var remoteLoads = 0
     /// Whether the rule being written applies on interaction.
     private var appliesOnInteraction = false
 
@@ -227,6 +231,10 @@ struct CSSSanitizer {
             cssTrackersBlocked += 1
             trackerHosts.formUnion(remoteHosts)
             return false
+        }
+        for host in remoteHosts {
+            remoteHostCounts[host, default: 0] += 1
+            remoteLoads += 1
         }
         if blocksRemote {
             remoteReferencesBlocked += 1

@@ -70,6 +70,9 @@ public struct SanitizedHTML: Sendable, Hashable, Codable {
     public var suspiciousLinks: Int
     public var trackerKinds = TrackerKinds()
     public var links = LinkCleaning()
+    /// Issue 37: remote loads that are not trackers, by host: blocked ones (what the message would
+    /// contact if allowed) and, when remote images are allowed, the ones kept.
+    public var remoteHostCounts: [String: Int] = [:]
 }
 
 /// FR-ED-04's sanitizer, on the tree the WHATWG parser builds (what a browser would build), with an
@@ -109,7 +112,8 @@ public enum HTMLSanitizer {
             fallbackToPlainText: fallback, suspiciousLinks: first.suspiciousLinks, trackerKinds: first.trackerKinds,
             links: LinkCleaning(
                 cleaned: first.links.cleaned, unwrapped: first.links.unwrapped, tracked: first.links.tracked,
-                trackedHosts: first.trackedLinkHosts.sorted()))
+                trackedHosts: first.trackedLinkHosts.sorted()),
+            remoteHostCounts: first.remoteHostCounts)
     }
 
     /// Every pass is a whole sanitize, so the output is safe whatever the count; the bound only
@@ -135,6 +139,7 @@ struct SanitizerPass {
     var trackerKinds = TrackerKinds()
     var links = LinkCleaning()
     var trackedLinkHosts: Set<String> = []
+    var remoteHostCounts: [String: Int] = [:]
     /// Text characters and images kept: zero means there is nothing to show.
     var visibleContent = 0
     private var output: [UInt8] = []
@@ -231,6 +236,7 @@ struct SanitizerPass {
         trackerKinds.fonts = css.fontTrackersBlocked
         trackersBlocked += css.cssTrackersBlocked + css.fontTrackersBlocked
         trackerHosts.formUnion(css.trackerHosts)
+        remoteHostCounts.merge(css.remoteHostCounts, uniquingKeysWith: +)
         return output
     }
 
@@ -542,9 +548,9 @@ struct SanitizerPass {
         if ASCIIBytes.equals(name, "style") {
             let key = StyleKey(attribute.value)
             if let clean = cleanStyles[key] { return clean.isEmpty ? nil : clean }
-            let blockedBefore = css.loadsBlocked
+            let blockedBefore = css.loadsBlocked + css.remoteLoads
             let clean = css.sanitizeDeclarations(attribute.value[...])
-            if css.loadsBlocked == blockedBefore { cleanStyles[key] = clean }
+            if css.loadsBlocked + css.remoteLoads == blockedBefore { cleanStyles[key] = clean }
             return clean.isEmpty ? nil : clean
         }
         if ASCIIBytes.equals(name, "background") {
@@ -556,8 +562,10 @@ struct SanitizerPass {
                     trackerKinds.images += 1
                     trackerHosts.insert(host)
                 } else if options.allowRemoteImages {
+                    remoteHostCounts[host, default: 0] += 1
                     return URLPolicy.normalize(bytes: attribute.value)
                 } else {
+                    remoteHostCounts[host, default: 0] += 1
                     remoteImagesBlocked += 1
                 }
                 return nil
@@ -598,6 +606,7 @@ struct SanitizerPass {
             trackerHosts.insert(host)
             return
         }
+        remoteHostCounts[host, default: 0] += 1
         guard options.allowRemoteImages else {
             remoteImagesBlocked += 1
             visibleContent += 1

@@ -34,6 +34,12 @@ public struct MessageBuilder: Sendable {
         if let inReplyTo = message.inReplyTo { head += HeaderEncoder.field("In-Reply-To", inReplyTo) }
         if !message.references.isEmpty { head += HeaderEncoder.field("References", message.references.joined(separator: " ")) }
         head += "MIME-Version: 1.0\r\n"
+        if let report = message.dispositionNotification {
+            var bytes = Array(head.utf8)
+            bytes.append(contentsOf: try dispositionReport(report, humanText: message.bodyPlain))
+            try Self.checkLineLengths(bytes)
+            return bytes
+        }
 
         let html = message.bodyHTML ?? Self.minimalHTML(from: message.bodyPlain)
         let plainPart = textPart(message.bodyPlain, subtype: "plain", flowed: true)
@@ -119,12 +125,25 @@ public struct MessageBuilder: Sendable {
         return result
     }
 
-    func multipart(_ subtype: String, _ parts: [[UInt8]]) -> [UInt8] {
+    /// RFC 8098 section 3 (on RFC 6522's `multipart/report`): a human-readable part, then the
+    /// `message/disposition-notification` fields. The third part, the original's header, is
+    /// optional and left out: it would send back what the sender already has.
+    func dispositionReport(_ report: DispositionNotificationFields, humanText: String) throws -> [UInt8] {
+        let fields = try report.encoded()
+        let is7bit = fields.utf8.allSatisfy { $0 < 0x80 }
+        var machinePart = Array("Content-Type: message/disposition-notification\r\n".utf8)
+        machinePart += Array("Content-Transfer-Encoding: \(is7bit ? "7bit" : "8bit")\r\n\r\n".utf8)
+        machinePart += Array(fields.utf8)
+        return multipart(
+            "report", [textPart(humanText, subtype: "plain", flowed: false), machinePart], parameters: "; report-type=disposition-notification")
+    }
+
+    func multipart(_ subtype: String, _ parts: [[UInt8]], parameters: String = "") -> [UInt8] {
         var boundary: String
         repeat {
             boundary = "=_tern_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         } while parts.contains { $0.count >= boundary.utf8.count && contains($0, Array(boundary.utf8)) }
-        var result = Array("Content-Type: multipart/\(subtype); boundary=\"\(boundary)\"\r\n\r\n".utf8)
+        var result = Array("Content-Type: multipart/\(subtype)\(parameters); boundary=\"\(boundary)\"\r\n\r\n".utf8)
         for part in parts {
             result.append(contentsOf: "--\(boundary)\r\n".utf8)
             result.append(contentsOf: part)

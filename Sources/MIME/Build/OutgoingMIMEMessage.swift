@@ -20,6 +20,9 @@ public struct OutgoingMIMEMessage: Sendable, Hashable {
     /// A minimal HTML alternative is generated from the plain text when nil.
     public var bodyHTML: String?
     public var attachments: [OutgoingMIMEAttachment]
+    /// Set for a read receipt (issue 37): the message is RFC 8098's `multipart/report` of
+    /// `bodyPlain` and these fields, with no HTML alternative and no attachments.
+    public var dispositionNotification: DispositionNotificationFields?
 
     public init(
         from: MailboxAddress, to: [MailboxAddress], cc: [MailboxAddress] = [], bcc: [MailboxAddress] = [],

@@ -28,6 +28,8 @@ public enum SchemaMigrations {
         migrator.registerMigration("v15-sender-authentication", migrate: addSenderAuthentication)
         migrator.registerMigration("v16-identities", migrate: createIdentities)
         migrator.registerMigration("v17-search-operator-indexes", migrate: addSearchOperatorIndexes)
+        migrator.registerMigration("v18-read-receipts", migrate: addReadReceipts)
+        migrator.registerMigration("v19-message-privacy", migrate: createMessagePrivacy)
         return migrator
     }
 
@@ -524,6 +526,37 @@ public enum SchemaMigrations {
                 CREATE INDEX email_unread ON email(id) WHERE isRead = 0;
                 CREATE INDEX email_starred ON email(id) WHERE isStarred = 1;
                 CREATE INDEX email_with_attachments ON email(id) WHERE hasAttachments = 1;
+                """)
+    }
+
+    /// Issue 37: `email.readReceiptTo`, where a read receipt would go (the addresses of
+    /// `Disposition-Notification-To` or `Return-Receipt-To`, JSON like the other address columns;
+    /// `[]` for mail stored before, whose requests are not known); `email.readReceiptState`, the
+    /// person's Send receipt (`sent`) or Ignore (`ignored`).
+    static func addReadReceipts(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE email ADD COLUMN readReceiptTo TEXT NOT NULL DEFAULT '[]'")
+        try db.execute(sql: "ALTER TABLE email ADD COLUMN readReceiptState TEXT CHECK (readReceiptState IN ('sent', 'ignored'))")
+    }
+
+    /// Issue 37's `tern privacy`: what each received message's body tried, counted once by the
+    /// sanitizer (`MessagePrivacyFacts`) so a report reads the store instead of sanitizing every
+    /// body again. `version` is the sanitizer counting's (`MessagePrivacyFacts.version`); host lists
+    /// are JSON. Filled by the report itself for the messages that lack a row.
+    static func createMessagePrivacy(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE messagePrivacy (
+                    emailId INTEGER PRIMARY KEY REFERENCES email(id) ON DELETE CASCADE,
+                    version INTEGER NOT NULL,
+                    imageTrackers INTEGER NOT NULL,
+                    cssTrackers INTEGER NOT NULL,
+                    fontTrackers INTEGER NOT NULL,
+                    trackerHosts TEXT NOT NULL,
+                    remoteHosts TEXT NOT NULL,
+                    linksCleaned INTEGER NOT NULL,
+                    linksTracked INTEGER NOT NULL,
+                    trackedLinkHosts TEXT NOT NULL
+                );
                 """)
     }
 }

@@ -99,7 +99,7 @@ public struct SQLiteMailActionStore: MailActionStore {
             let column = ServerFlags.column(for: change.flag)
             var threads: Set<ThreadID> = []
             for emailId in scope.emailIds {
-                try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [change.adds, emailId])
+                if let column { try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [change.adds, emailId]) }
                 if let thread = try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId]) {
                     threads.insert(thread)
                 }
@@ -324,9 +324,10 @@ public struct SQLiteMailActionStore: MailActionStore {
                     arguments: [operation.folderId, operation.imapUID])
                 : nil
             let serverFlags = stored ?? operation.serverFlags ?? ""
-            let column = ServerFlags.column(for: flag)
-            try db.execute(
-                sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [ServerFlags.contains(serverFlags, flag), operation.emailId])
+            if let column = ServerFlags.column(for: flag) {
+                try db.execute(
+                    sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [ServerFlags.contains(serverFlags, flag), operation.emailId])
+            }
         case .archive, .delete:
             if operation.kind == .delete { try db.execute(sql: "UPDATE email SET deletedDate = NULL WHERE id = ?", arguments: [operation.emailId]) }
             guard current, let folderId = operation.folderId, let uid = operation.imapUID else { break }
@@ -350,8 +351,9 @@ public struct SQLiteMailActionStore: MailActionStore {
             guard try Self.isCurrent(operation, db: db) else { throw TernError.invalidInput(PendingOperation.folderResetNote) }
             switch operation.kind {
             case .addFlag, .removeFlag:
-                let column = ServerFlags.column(for: operation.flag ?? "")
-                try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [operation.kind == .addFlag, operation.emailId])
+                if let column = ServerFlags.column(for: operation.flag ?? "") {
+                    try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [operation.kind == .addFlag, operation.emailId])
+                }
             case .archive, .delete:
                 if let folderId = operation.folderId, let uid = operation.imapUID { try Self.removeCopy(folderId: folderId, uid: uid, db: db) }
                 if operation.kind == .delete {
@@ -411,9 +413,12 @@ extension MailTarget {
 /// The space-separated flag list of `emailFolder.serverFlags`, compared without case (RFC 9051
 /// flags are case-insensitive).
 enum ServerFlags {
-    /// The `email` column a pushed flag shows in: `\Seen` is read, `\Flagged` starred.
-    static func column(for flag: String) -> String {
-        flag.caseInsensitiveCompare("\\Seen") == .orderedSame ? "isRead" : "isStarred"
+    /// The `email` column a pushed flag shows in: `\Seen` is read, `\Flagged` starred; a keyword
+    /// (`$MDNSent`, issue 37) has none: its local record is elsewhere.
+    static func column(for flag: String) -> String? {
+        if flag.caseInsensitiveCompare("\\Seen") == .orderedSame { return "isRead" }
+        if flag.caseInsensitiveCompare("\\Flagged") == .orderedSame { return "isStarred" }
+        return nil
     }
 
     static func contains(_ flags: String, _ flag: String) -> Bool {

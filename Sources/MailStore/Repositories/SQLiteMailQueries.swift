@@ -155,6 +155,14 @@ public struct SQLiteMailQueries: MailQueries {
                 message.senderAuthentication = SenderAuthentication(
                     headers: email.authenticationResults, authservId: authservIds[email.accountId],
                     fromAddress: email.fromAddress)
+                message.authenticationChecks = AuthenticationChecks(
+                    headers: email.authenticationResults, authservId: authservIds[email.accountId])
+                message.readReceiptTo = email.readReceiptTo
+                message.readReceiptState = email.readReceiptState
+                message.bulkMarkers = email.bulkMarkers
+                if !email.readReceiptTo.isEmpty {
+                    message.receiptFlaggedOnServer = try SQLiteReadReceiptStore.flaggedSent(email.id ?? 0, db: db)
+                }
                 return message
             }
         }

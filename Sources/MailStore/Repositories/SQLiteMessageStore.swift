@@ -109,8 +109,8 @@ public struct SQLiteMessageStore: Sendable {
                     fromAddress, toAddresses, ccAddresses, bccAddresses, replyTo, dateSent, dateReceived, snippet, bodyPlain, bodyHTML,
                     bodyTruncated, bodiesFetched, bodyStructure, sizeBytes, hasAttachments, isRead, isStarred, isAnswered, isDraft,
                     deletedDate, sendState, sendRetryCount, sendQueuedDate, sendNotBefore, sendHoldUntil, sendAttemptStartedDate,
-                    sendError, createdDate, bulkMarkers, authenticationResults, deliveredTo)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    sendError, createdDate, bulkMarkers, authenticationResults, deliveredTo, readReceiptTo, readReceiptState)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             email.accountId, email.threadId, email.messageId, email.headerMessageId, email.dedupKey, email.inReplyTo, email.references,
@@ -120,7 +120,8 @@ public struct SQLiteMessageStore: Sendable {
             email.bodiesFetched, email.bodyStructure, email.sizeBytes, email.hasAttachments, email.isRead, email.isStarred,
             email.isAnswered, email.isDraft, email.deletedDate.stored, email.sendState.rawValue, email.sendRetryCount, email.sendQueuedDate.stored,
             email.sendNotBefore.stored, email.sendHoldUntil.stored, email.sendAttemptStartedDate.stored, email.sendError, email.createdDate.stored,
-            email.bulkMarkers.rawValue, email.authenticationResults.map(AuthenticationResultsJSON.text), DeliveredToJSON.text(email.deliveredTo)
+            email.bulkMarkers.rawValue, email.authenticationResults.map(AuthenticationResultsJSON.text), DeliveredToJSON.text(email.deliveredTo), json(email.readReceiptTo),
+            email.readReceiptState?.rawValue
         ])
         email.id = EmailID(db.lastInsertedRowID)
     }

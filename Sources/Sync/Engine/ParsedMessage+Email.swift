@@ -23,6 +23,7 @@ extension ParsedMessage {
         email.deliveredTo = Self.deliveredTo(headers)
         // Issue 32: whether the user's provider vouched for the From is decided when the thread is read.
         email.authenticationResults = AuthenticationResultsParser.parse(fields: headers.fields).map { AuthenticationResults($0).evidence }
+        email.readReceiptTo = readReceiptAddresses.map(EmailAddress.init)
         return email
     }
 
@@ -44,6 +45,20 @@ extension ParsedMessage {
     }
 
     static let maxDeliveredTo = 10
+
+    /// Issue 37: where a read receipt would go: `Disposition-Notification-To` (RFC 8098 section
+    /// 2.1), else the older `Return-Receipt-To`; at most `maxReceiptAddresses` (a request naming
+    /// dozens would make a receipt a way to send mail to strangers).
+    var readReceiptAddresses: [MailboxAddress] {
+        for name in ["disposition-notification-to", "return-receipt-to"] {
+            let addresses = headers.all(name).flatMap { AddressParser.parse(String(decoding: $0.rawValue, as: UTF8.self)) }
+                .filter { $0.address.contains("@") }
+            if !addresses.isEmpty { return Array(addresses.prefix(Self.maxReceiptAddresses)) }
+        }
+        return []
+    }
+
+    static let maxReceiptAddresses = 3
 }
 
 extension AuthenticationResults {

@@ -68,6 +68,11 @@ struct ConversationText {
             }
             if !notes.isEmpty { lines.append("[" + notes.joined(separator: "; ") + "]") }
         }
+        if let receipt = message.readReceipt, receipt.asks {
+            lines.append(
+                "[\(TerminalText.line(message.senderName)) asks for a read receipt: tern receipt send \(message.id.cli), or tern receipt ignore \(message.id.cli)]"
+            )
+        }
         lines.append("")
         switch message.bodyState {
         case .unavailableOffline: lines.append("(Message body not available offline)")
@@ -161,8 +166,11 @@ struct ConversationJSON: Encodable {
         let senderVerified: Bool
         let senderAuthentication: SenderCheck
         let hasQuotedText: Bool
-        /// Issue 37: trackers by kind and what link cleaning did (zeros without a body).
-        let privacy: BodyPrivacy
+        /// Issue 37: trackers by kind, remote hosts, what link cleaning did (zeros without a body),
+        /// the read-receipt request and the provider's SPF, DKIM and DMARC results.
+        let privacy: PrivacyJSON
+        /// Issue 37: the read-receipt request (null: none), `{"to": [...], "status": "ask" | "sent" | "ignored" | "refused", "refusal": …}`.
+        let readReceipt: ReadReceiptRequest?
         let folders: [String]
         let sendState: SendState
         let sendError: String?
@@ -171,7 +179,7 @@ struct ConversationJSON: Encodable {
         private enum CodingKeys: String, CodingKey {
             case id, messageId, from, senderName, avatar, to, cc, date, isRead, isStarred, collapsed, snippet, bodyState,
                 bodyTruncated, html, text, trackersBlocked, trackerHosts, remoteImagesBlocked, remoteImagesLoaded, senderTrusted,
-                senderVerified, senderAuthentication, hasQuotedText, privacy,
+                senderVerified, senderAuthentication, hasQuotedText, privacy, readReceipt,
                 folders, sendState, sendError, attachments
         }
 
@@ -204,6 +212,7 @@ struct ConversationJSON: Encodable {
             try container.encode(senderAuthentication, forKey: .senderAuthentication)
             try container.encode(hasQuotedText, forKey: .hasQuotedText)
             try container.encode(privacy, forKey: .privacy)
+            try container.encode(readReceipt, forKey: .readReceipt)
             try container.encode(folders, forKey: .folders)
             try container.encode(sendState, forKey: .sendState)
             try container.encode(sendError, forKey: .sendError)
@@ -223,6 +232,43 @@ struct ConversationJSON: Encodable {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(verdict, forKey: .verdict)
             try container.encode(authservId, forKey: .authservId)
+        }
+    }
+
+    /// The body's `BodyPrivacy` keys, with `readReceiptRequested` and `authentication`
+    /// (`{"spf": "pass" | …, "dkim": …, "dmarc": …, "verdict": …, "authservId": …}`, each null when the
+    /// provider's field said nothing of it).
+    struct PrivacyJSON: Encodable {
+        let body: BodyPrivacy
+        let readReceiptRequested: Bool
+        let authentication: Authentication
+
+        struct Authentication: Encodable {
+            let spf: String?
+            let dkim: String?
+            let dmarc: String?
+            let verdict: SenderAuthentication.Verdict
+            let authservId: String?
+
+            private enum CodingKeys: String, CodingKey { case spf, dkim, dmarc, verdict, authservId }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(spf, forKey: .spf)
+                try container.encode(dkim, forKey: .dkim)
+                try container.encode(dmarc, forKey: .dmarc)
+                try container.encode(verdict, forKey: .verdict)
+                try container.encode(authservId, forKey: .authservId)
+            }
+        }
+
+        private enum CodingKeys: String, CodingKey { case readReceiptRequested, authentication }
+
+        func encode(to encoder: any Encoder) throws {
+            try body.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(readReceiptRequested, forKey: .readReceiptRequested)
+            try container.encode(authentication, forKey: .authentication)
         }
     }
 
@@ -253,7 +299,14 @@ struct ConversationJSON: Encodable {
                 remoteImagesBlocked: body?.remoteImagesBlocked ?? 0, remoteImagesLoaded: body?.remoteImagesLoaded ?? false,
                 senderTrusted: body?.senderTrusted ?? false, senderVerified: message.senderAuthentication.isVerified,
                 senderAuthentication: SenderCheck(verdict: message.senderAuthentication.verdict, authservId: message.senderAuthentication.authservId),
-                hasQuotedText: body?.hasQuotedText ?? false, privacy: body?.privacy ?? BodyPrivacy(), folders: message.folders,
+                hasQuotedText: body?.hasQuotedText ?? false,
+                privacy: PrivacyJSON(
+                    body: body?.privacy ?? BodyPrivacy(), readReceiptRequested: message.readReceipt != nil,
+                    authentication: PrivacyJSON.Authentication(
+                        spf: message.authenticationChecks.spf, dkim: message.authenticationChecks.dkim,
+                        dmarc: message.authenticationChecks.dmarc, verdict: message.senderAuthentication.verdict,
+                        authservId: message.senderAuthentication.authservId)),
+                readReceipt: message.readReceipt, folders: message.folders,
                 sendState: message.sendState, sendError: message.sendError,
                 attachments: message.attachments.map {
                     Attachment(

@@ -42,6 +42,8 @@ enum ErrorWording {
             "authentication failed: \(text); check the account's password command, or sign in again with 'tern account login'"
         case .tlsRefused(let text): "TLS refused: \(text); nothing was sent"
         case .nothingToUndo: "nothing to undo: no archive or delete is still inside its undo window"
+        case .readReceiptRefused(.turnedOff): "no read receipt: read receipts are off ('tern settings set read-receipts ask' turns them on)"
+        case .readReceiptRefused(let refusal): "no read receipt: \(refusal.sentence)"
         default: error.message
         }
     }

@@ -98,6 +98,14 @@ public struct ThreadMessage: Sendable, Hashable, Codable {
     /// Issue 32: whether the account's provider vouched for `from`, by the results stored with the
     /// message and the account's authserv-id as they are now.
     public var senderAuthentication = SenderAuthentication(verdict: .unknown, authservId: nil)
+    /// Issue 37's privacy report: the provider's SPF, DKIM and DMARC results.
+    public var authenticationChecks = AuthenticationChecks()
+    /// Issue 37: the message's read-receipt request and what became of it.
+    public var readReceiptTo: [EmailAddress] = []
+    public var readReceiptState: ReadReceiptState?
+    /// A copy carries `$MDNSent` (RFC 3503).
+    public var receiptFlaggedOnServer = false
+    public var bulkMarkers: BulkMailMarkers = []
 
     public init(
         emailId: EmailID, subject: String, from: EmailAddress, to: [EmailAddress], cc: [EmailAddress], date: Date, isRead: Bool,

@@ -77,6 +77,11 @@ public struct Email: Sendable, Hashable, Codable, Identifiable {
     /// migration v15, or written here). Kept instead of a verdict so that setting the account's
     /// authserv-id later applies to mail already synced.
     public var authenticationResults: [AuthenticationResults]?
+    /// Issue 37: where a read receipt would go (`Disposition-Notification-To`, else
+    /// `Return-Receipt-To`); empty when the message asks for none, or was stored before v16.
+    public var readReceiptTo: [EmailAddress] = []
+    /// Issue 37: the person's Send receipt or Ignore, remembered locally.
+    public var readReceiptState: ReadReceiptState?
     /// Bodies were fetched (both nil after fetching means the message has no text body).
     public var bodiesFetched: Bool
     /// The MIME part tree from BODYSTRUCTURE, as JSON, so bodies and attachments are fetched by part.

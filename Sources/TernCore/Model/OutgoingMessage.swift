@@ -18,6 +18,9 @@ public struct OutgoingMessage: Sendable, Hashable {
     /// A minimal HTML alternative is generated from the plain text when nil.
     public var bodyHTML: String?
     public var attachments: [OutgoingAttachment]
+    /// Issue 37: set for a read receipt, which is written as RFC 8098's `multipart/report` around
+    /// `bodyPlain` instead of the usual alternatives.
+    public var dispositionNotice: DispositionNotice?
 
     public init(
         from: EmailAddress, to: [EmailAddress], cc: [EmailAddress] = [], bcc: [EmailAddress] = [],

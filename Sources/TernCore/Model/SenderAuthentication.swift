@@ -16,15 +16,16 @@ public struct AuthenticationResults: Sendable, Hashable, Codable {
     }
 
     /// What `SenderAuthentication` reads of the field, and so what is stored with a message: the
-    /// DKIM and DMARC results with their `header.d`, `header.i` and `header.from` (a Gmail field
-    /// also carries SPF, signature fragments and selectors; storing all of it for every message
-    /// would cost a few hundred bytes each for nothing).
+    /// DKIM and DMARC results with their `header.d`, `header.i` and `header.from`, and the SPF
+    /// result with `smtp.mailfrom` for the privacy report (issue 37) (a Gmail field also carries
+    /// signature fragments and selectors; storing all of it for every message would cost a few
+    /// hundred bytes each for nothing).
     public var evidence: AuthenticationResults {
-        let kept: Set<String> = ["header.d", "header.i", "header.from"]
+        let kept: Set<String> = ["header.d", "header.i", "header.from", "smtp.mailfrom"]
         return AuthenticationResults(
             authservId: authservId,
             results: results.compactMap { result in
-                guard result.method == "dkim" || result.method == "dmarc" else { return nil }
+                guard result.method == "dkim" || result.method == "dmarc" || result.method == "spf" else { return nil }
                 return MethodResult(method: result.method, result: result.result, properties: result.properties.filter { kept.contains($0.key) })
             })
     }
@@ -97,7 +98,7 @@ public struct SenderAuthentication: Sendable, Hashable, Codable {
             self.init(verdict: .unknown, authservId: nil)
             return
         }
-        guard let provider = headers?.first(where: { $0.authservId == authservId }) else {
+        guard let provider = Self.providerField(in: headers, authservId: authservId) else {
             self.init(verdict: .unknown, authservId: authservId)
             return
         }
@@ -122,6 +123,11 @@ public struct SenderAuthentication: Sendable, Hashable, Codable {
         self.init(verdict: vouched ? .verified : .failed, authservId: authservId)
     }
 
+    /// The provider's own field: the first (topmost) with its authserv-id (lowercased).
+    static func providerField(in headers: [AuthenticationResults]?, authservId: String) -> AuthenticationResults? {
+        headers?.first { $0.authservId == authservId }
+    }
+
     /// DKIM alignment kept simple (issue 32): the signing domain is the From domain or a parent of
     /// it with at least two labels (`example.com` signs for `news.example.com`; `com` signs for
     /// nobody). A signing domain *below* the From domain does not count: a subdomain may be handed
@@ -140,5 +146,33 @@ public struct SenderAuthentication: Sendable, Hashable, Codable {
         domain = domain.trimmingCharacters(in: .whitespaces).lowercased()
         if domain.hasSuffix(".") { domain.removeLast() }
         return domain
+    }
+}
+
+/// Issue 37: the SPF, DKIM and DMARC results of the provider's own `Authentication-Results` field
+/// (the topmost with the account's authserv-id, as `SenderAuthentication` reads it), each the
+/// first result of its method: `pass`, `fail`, `softfail`, `none`, `temperror`, …
+public struct AuthenticationChecks: Sendable, Hashable, Codable {
+    public var spf: String?
+    public var dkim: String?
+    public var dmarc: String?
+
+    public init(spf: String? = nil, dkim: String? = nil, dmarc: String? = nil) {
+        self.spf = spf
+        self.dkim = dkim
+        self.dmarc = dmarc
+    }
+
+    /// Read from the provider's field only, as `SenderAuthentication` reads its verdict; all nil
+    /// without an authserv-id or without its field.
+    public init(headers: [AuthenticationResults]?, authservId: String?) {
+        guard let authservId = authservId?.lowercased(), !authservId.isEmpty,
+            let field = SenderAuthentication.providerField(in: headers, authservId: authservId)
+        else {
+            self.init()
+            return
+        }
+        func first(_ method: String) -> String? { field.results.first { $0.method == method }?.result }
+        self.init(spf: first("spf"), dkim: first("dkim"), dmarc: first("dmarc"))
     }
 }

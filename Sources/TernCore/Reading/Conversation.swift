@@ -53,6 +53,11 @@ public struct ConversationMessage: Sendable, Hashable, Codable, Identifiable {
     /// Issue 32: whether the account's provider vouched for `from`; a trusted sender's remote
     /// images load only when `letsTrustLoadImages`, and the front ends say when it is not verified.
     public var senderAuthentication = SenderAuthentication(verdict: .unknown, authservId: nil)
+    /// Issue 37's privacy report: the provider's SPF, DKIM and DMARC results for `from`.
+    public var authenticationChecks = AuthenticationChecks()
+    /// Issue 37: the message's read-receipt request (nil: it asks for none); the front ends show
+    /// "SENDER asks for a read receipt" with Send receipt and Ignore while it `asks`.
+    public var readReceipt: ReadReceiptRequest?
 
     public init(
         id: EmailID, messageId: String?, subject: String, from: EmailAddress, senderName: String, avatar: SenderAvatar, to: [EmailAddress],

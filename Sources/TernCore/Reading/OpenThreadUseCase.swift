@@ -38,6 +38,8 @@ public struct OpenThreadUseCase: Sendable {
     let renderer: RenderMessageUseCase
     let trustedSenders: any TrustedSenderStore
     let attachmentWarnings: AttachmentWarningsUseCase
+    /// Issue 37: the `read-receipts` setting (nil: ask).
+    let settings: (any SettingsStore)?
 
     public struct Options: Sendable, Hashable {
         /// FR-ED-01: opening marks read; `tern thread --keep-unread` does not.
@@ -64,8 +66,9 @@ public struct OpenThreadUseCase: Sendable {
 
     public init(
         queries: any MailQueries, actions: MailActionsUseCase, bodies: FetchThreadBodiesUseCase?, renderer: RenderMessageUseCase,
-        trustedSenders: any TrustedSenderStore, attachmentWarnings: AttachmentWarningsUseCase
+        trustedSenders: any TrustedSenderStore, attachmentWarnings: AttachmentWarningsUseCase, settings: (any SettingsStore)? = nil
     ) {
+        self.settings = settings
         self.queries = queries
         self.actions = actions
         self.bodies = bodies
@@ -162,6 +165,7 @@ public struct OpenThreadUseCase: Sendable {
         let senders = Set(messages.map { $0.from.address.lowercased() })
         let trusted = try await trustedSenders.trusted(among: senders)
         let metered = await attachmentWarnings.isMetered()
+        let receipts = try await settings?.settings().readReceipts ?? .ask
         return messages.map { message in
             let isExpanded = expanded.contains(message.emailId)
             let state: BodyState =
@@ -191,6 +195,10 @@ public struct OpenThreadUseCase: Sendable {
                 snippet: Self.oneLine(message.snippet ?? message.bodyPlain ?? ""), body: body, bodyState: state, attachments: attachments,
                 folders: message.folders, sendState: message.sendState, sendError: message.sendError)
             conversationMessage.senderAuthentication = message.senderAuthentication
+            conversationMessage.authenticationChecks = message.authenticationChecks
+            conversationMessage.readReceipt = ReadReceiptRequest.judge(
+                to: message.readReceiptTo, state: message.readReceiptState, flaggedSentOnServer: message.receiptFlaggedOnServer,
+                bulkMarkers: message.bulkMarkers, isRead: message.isRead, setting: receipts)
             return conversationMessage
         }
     }

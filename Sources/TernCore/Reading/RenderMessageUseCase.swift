@@ -55,11 +55,15 @@ public struct BodyPrivacy: Sendable, Hashable, Codable {
     public var linksTracked: Int
     /// The click trackers of `linksTracked`, sorted.
     public var trackedLinkHosts: [String]
+    /// Remote loads that are not trackers, per host (most first, then by name): what the message
+    /// would contact if allowed, or did when remote images were allowed.
+    public var remoteHosts: [HostCount]
 
     public init(
         imageTrackers: Int = 0, cssTrackers: Int = 0, fontTrackers: Int = 0, linksCleaned: Int = 0, linksUnwrapped: Int = 0,
-        linksTracked: Int = 0, trackedLinkHosts: [String] = []
+        linksTracked: Int = 0, trackedLinkHosts: [String] = [], remoteHosts: [HostCount] = []
     ) {
+        self.remoteHosts = remoteHosts
         self.imageTrackers = imageTrackers
         self.cssTrackers = cssTrackers
         self.fontTrackers = fontTrackers
@@ -67,6 +71,22 @@ public struct BodyPrivacy: Sendable, Hashable, Codable {
         self.linksUnwrapped = linksUnwrapped
         self.linksTracked = linksTracked
         self.trackedLinkHosts = trackedLinkHosts
+    }
+}
+
+/// A host and how many loads of a message would go to it (issue 37's privacy report).
+public struct HostCount: Sendable, Hashable, Codable {
+    public var host: String
+    public var count: Int
+
+    public init(host: String, count: Int) {
+        self.host = host
+        self.count = count
+    }
+
+    /// Most loads first, then by name.
+    public static func sorted(_ counts: [String: Int]) -> [HostCount] {
+        counts.map { HostCount(host: $0.key, count: $0.value) }.sorted { ($1.count, $0.host) < ($0.count, $1.host) }
     }
 }
 

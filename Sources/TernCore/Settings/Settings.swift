@@ -30,6 +30,8 @@ public enum SettingKey: String, Sendable, Hashable, Codable, CaseIterable {
     /// Issue 39, the Detail spec's Dynamic Type note: the app's and message bodies' text size, in
     /// percent of the browser's own size (which 100 keeps).
     case textSize = "text-size"
+    /// Issue 37: ask (each request shown with Send receipt and Ignore) or never (all hidden, none sent).
+    case readReceipts = "read-receipts"
 }
 
 /// Issue 39: the app's colour scheme.
@@ -81,6 +83,7 @@ public struct TernSettings: Sendable, Hashable, Codable {
     public var theme = ThemeSetting.system
     public var density = DensitySetting.comfortable
     public var textSize = 100
+    public var readReceipts = ReadReceiptSetting.ask
 
     public init() {}
 
@@ -100,6 +103,7 @@ public struct TernSettings: Sendable, Hashable, Codable {
         case .theme: theme.rawValue
         case .density: density.rawValue
         case .textSize: String(textSize)
+        case .readReceipts: readReceipts.rawValue
         }
     }
 
@@ -161,6 +165,7 @@ public struct TernSettings: Sendable, Hashable, Codable {
                 throw SettingError(key: key, value: text, choices: Self.textSizeChoices.map(String.init))
             }
             textSize = percent
+        case .readReceipts: readReceipts = try Self.choice(value, of: key, typed: text)
         }
     }
 }

@@ -43,6 +43,8 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidSetting(SettingError)
     /// Undo found no archive or delete still inside its window.
     case nothingToUndo
+    /// Issue 37: a read receipt that must not be sent (or asked for) for this message.
+    case readReceiptRefused(ReadReceiptRefusal)
 
     public var message: String {
         switch self {
@@ -67,6 +69,7 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidSetting(let error):
             "invalid value '\(error.value)' for \(error.key.rawValue) (one of: \(error.choices.joined(separator: ", ")))"
         case .nothingToUndo: "nothing to undo: no archive or delete is still inside its undo window"
+        case .readReceiptRefused(let refusal): "no read receipt: \(refusal.sentence)"
         }
     }
 

@@ -25,6 +25,12 @@ struct ActionRoutes: Sendable {
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
             return try await outbox(action, form: form, scripted: WebResponse.isScripted(request))
         }
+        router.post("receipts/:action") { request, context in
+            let action = try context.parameters.require("action")
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
+            return try await receipt(action, form: form, scripted: WebResponse.isScripted(request))
+        }
         router.post("trusted-senders") { request, _ in
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
@@ -57,6 +63,32 @@ struct ActionRoutes: Sendable {
             return try await reply(scripted: scripted, form: form) {
                 try await services.outbox.discard(id)
                 return ActionReply(ok: true, toast: "Message discarded.", navigate: form["return"])
+            }
+        default:
+            throw HTTPError(.notFound)
+        }
+    }
+
+    /// Issue 37: Send receipt (an RFC 8098 MDN through the account's send path) or Ignore; the
+    /// use case refuses what must not be sent, and the reply says why.
+    func receipt(_ action: String, form: FormFields, scripted: Bool) async throws -> Response {
+        guard let id = form["message"].flatMap({ EmailID($0) }) else { throw HTTPError(.badRequest, message: "message is needed") }
+        switch action {
+        case "send":
+            return try await reply(scripted: scripted, form: form) {
+                let outcome = try await services.readReceipts.send(id)
+                let to = outcome.to.map(\.address).joined(separator: ", ")
+                switch outcome.state {
+                case .failed: return ActionReply(ok: false, error: outcome.error ?? "The server refused it.")
+                case .queued, .sending:
+                    return ActionReply(ok: true, toast: "Read receipt queued: Tern sends it to \(to) as soon as the server can be reached.")
+                case .sent, .none: return ActionReply(ok: true, toast: "Read receipt sent to \(to).")
+                }
+            }
+        case "ignore":
+            return try await reply(scripted: scripted, form: form) {
+                try await services.readReceipts.ignore(id)
+                return ActionReply(ok: true, toast: "Read receipt request ignored.")
             }
         default:
             throw HTTPError(.notFound)

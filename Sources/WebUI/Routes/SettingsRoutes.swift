@@ -21,7 +21,7 @@ struct SettingsRoutes: Sendable {
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
             do {
-                for key in [SettingKey.undoSendDelay, .undoActionWindow, .meteredConnection, .catchUp, .catchUpOnMetered] + Self.appearanceKeys {
+                for key in [SettingKey.undoSendDelay, .undoActionWindow, .meteredConnection, .catchUp, .catchUpOnMetered, .readReceipts] + Self.appearanceKeys {
                     if let value = form[key.rawValue] { try await services.settings.set(key, to: value) }
                 }
             } catch {
@@ -107,6 +107,8 @@ struct SettingsRoutes: Sendable {
                        choices: [("on", "Keep fetching"), ("paused", "Paused")]))
             \(html: select(.catchUpOnMetered, label: "Older mail on a metered connection", value: settings.catchUpOnMetered.rawValue,
                        choices: [("pause", "Wait for an unmetered connection"), ("continue", "Fetch anyway")]))
+            \(html: select(.readReceipts, label: "Read receipt requests", value: settings.readReceipts.rawValue,
+                       choices: [("ask", "Ask each time"), ("never", "Never ask")]))
             <button type="submit" class="button">Save settings</button></form>
             \(html: appearanceSection(settings))
             \(html: assistSection(settings))

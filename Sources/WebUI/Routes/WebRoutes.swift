@@ -324,6 +324,7 @@ enum WebErrorText {
             switch error {
             case .signInRequired(let account): return "Account \(account) must sign in again (tern account login \(account))."
             case .nothingToUndo: return "Nothing to undo: the undo window has passed."
+            case .readReceiptRefused(let refusal): return "No read receipt was sent: \(refusal.sentence)."
             case .authenticationRefused(let text):
                 return
                     "The server refused the sign-in (\(text)). Nothing is retried until it is fixed: check the password, or sign in again (tern account login)."

@@ -302,6 +302,7 @@ struct MessageView: Sendable {
     private func expandedContent() -> HTMLText {
         var content = HTMLText()
         content += sendState()
+        content += readReceiptPrompt()
         switch message.bodyState {
         case .loading:
             content += "<p class=\"body-state\" data-body-loading=\"\(message.id)\">Loading message…</p>"
@@ -332,6 +333,7 @@ struct MessageView: Sendable {
                 <details class="notice trackers"><summary><span class="icon icon-shield" aria-hidden="true"></span>\(body.trackersBlocked) tracker\(body.trackersBlocked == 1 ? "" : "s") blocked</summary><ul>\(html: hosts)</ul></details>
                 """
         }
+        notices += privacyReport(body)
         if body.remoteImagesBlocked > 0, !body.remoteImagesLoaded {
             var withImages = location
             withImages.expanded.insert(message.id)
@@ -363,6 +365,86 @@ struct MessageView: Sendable {
                 """
         }
         return notices
+    }
+
+    /// Issue 37: "SENDER asks for a read receipt" with Send receipt and Ignore, while the request
+    /// is open (`ReadReceiptRequest.asks`): nothing is sent unless the person presses Send receipt.
+    private func readReceiptPrompt() -> HTMLText {
+        guard let receipt = message.readReceipt, receipt.asks else { return HTMLText() }
+        let to = receipt.to.map(\.address).joined(separator: ", ")
+        let form = { (action: String, verb: String, label: String) -> HTMLText in
+            """
+            <form method="post" action="receipts/\(action)" class="action-form inline-form" data-action="\(verb)">\
+            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">\
+            <input type="hidden" name="return" value="\(location.returnPath)">\
+            <button type="submit" class="button">\(label)</button></form>
+            """
+        }
+        return """
+            <section class="notice read-receipt" aria-labelledby="\(domId)-receipt"><p id="\(domId)-receipt">\(message.senderName) asks for a read receipt\
+            <span class="receipt-address"> (it would go to \(to))</span>.</p>\
+            \(html: form("send", "send the read receipt", "Send receipt")) \(html: form("ignore", "ignore the request", "Ignore"))</section>
+            """
+    }
+
+    /// Issue 37: the message's privacy report, a disclosure beside "N trackers blocked": the
+    /// remote hosts it would contact (with counts), the trackers blocked by kind with their hosts,
+    /// the links cleaned and tracked, a read-receipt request, and what the provider's own
+    /// `Authentication-Results` said of the sender (SPF, DKIM, DMARC).
+    private func privacyReport(_ body: RenderedBody) -> HTMLText {
+        let privacy = body.privacy
+        func list(_ items: [String]) -> HTMLText {
+            guard !items.isEmpty else { return HTMLText() }
+            var entries = HTMLText()
+            for item in items { entries += "<li>\(item)</li>" }
+            return "<ul>\(html: entries)</ul>"
+        }
+        var rows = HTMLText()
+        let remoteCount = privacy.remoteHosts.reduce(0) { $0 + $1.count }
+        let remoteVerb = body.remoteImagesLoaded ? "Remote content loaded" : "Remote content blocked"
+        rows +=
+            "<dt>\(remoteVerb)</dt><dd>\(Self.count(remoteCount, "load")) from \(Self.count(privacy.remoteHosts.count, "host"))\(html: list(privacy.remoteHosts.map { "\($0.host) (\($0.count))" }))</dd>"
+        rows += """
+            <dt>Trackers blocked</dt><dd>\(Self.count(body.trackersBlocked, "tracker")): \(Self.count(privacy.imageTrackers, "pixel")), \
+            \(privacy.cssTrackers) CSS, \(Self.count(privacy.fontTrackers, "font"))\(html: list(body.trackerHosts))</dd>
+            """
+        rows += """
+            <dt>Links</dt><dd>\(privacy.linksCleaned) cleaned of tracking, \(privacy.linksUnwrapped) unwrapped, \(privacy.linksTracked) tracked\
+            \(html: list(privacy.trackedLinkHosts.map { "goes through \($0) first" }))</dd>
+            """
+        rows += "<dt>Read receipt</dt><dd>\(Self.receiptText(message.readReceipt))</dd>"
+        rows +=
+            "<dt>Sender checked by your provider</dt><dd>\(Self.authenticationText(message.senderAuthentication, message.authenticationChecks))</dd>"
+        return """
+            <details class="notice privacy-report"><summary><span class="icon icon-shield" aria-hidden="true"></span>Privacy</summary><dl>\(html: rows)</dl></details>
+            """
+    }
+
+    static func count(_ value: Int, _ noun: String) -> String { "\(value) \(noun)\(value == 1 ? "" : "s")" }
+
+    static func receiptText(_ receipt: ReadReceiptRequest?) -> String {
+        guard let receipt else { return "not requested" }
+        switch receipt.status {
+        case .ask: return "requested: nothing is sent unless you choose Send receipt"
+        case .sent: return "requested, and sent"
+        case .ignored: return "requested, and ignored"
+        case .refused: return "requested, not offered: \(receipt.refusal?.sentence ?? "")"
+        }
+    }
+
+    /// The provider's own results only (docs/decisions.md, "Whose Authentication-Results count").
+    static func authenticationText(_ authentication: SenderAuthentication, _ checks: AuthenticationChecks) -> String {
+        guard let authservId = authentication.authservId else { return "unknown: Tern knows no checks of this account's provider" }
+        guard checks.spf != nil || checks.dkim != nil || checks.dmarc != nil || authentication.verdict != .unknown else {
+            return "no result from \(authservId) in this message"
+        }
+        let verdict =
+            switch authentication.verdict {
+            case .verified: "verified"
+            case .failed: "not verified"
+            case .unknown: "unknown"
+            }
+        return "\(verdict) by \(authservId): SPF \(checks.spf ?? "none"), DKIM \(checks.dkim ?? "none"), DMARC \(checks.dmarc ?? "none")"
     }
 
     /// Issue 32: a trusted sender's images load only when the provider did not contradict the From.
