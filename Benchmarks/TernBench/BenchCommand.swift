@@ -15,7 +15,8 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "tern-bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
         subcommands: [
             MIMEBench.self, IMAPBench.self, UIDSetBench.self, ExpungeStormBench.self, SanitizeBench.self, HostileHTMLBench.self, ThreadBench.self,
-            SearchBench.self, SearchOperatorsBench.self, SendBench.self, ThreadOpenBench.self, AutocompleteBench.self, DraftsBench.self, AssistBench.self,
+            SearchBench.self, SearchOperatorsBench.self, SendBench.self, ThreadOpenBench.self, AutocompleteBench.self, DraftsBench.self,
+            AssistBench.self,
             AssistEvalOneCommand.self
         ])
 
@@ -910,8 +911,9 @@ extension BenchCommand {
                 try printJSON([report])
                 return
             }
-            print(String(format: "%d messages (stored in %.1f s)", report.messages, report.populateSeconds)
-                + (report.notmuchIndexSeconds.map { String(format: ", notmuch new %.1f s", $0) } ?? ""))
+            print(
+                String(format: "%d messages (stored in %.1f s)", report.messages, report.populateSeconds)
+                    + (report.notmuchIndexSeconds.map { String(format: ", notmuch new %.1f s", $0) } ?? ""))
             for timing in report.timings {
                 var line = timing.query.padding(toLength: max(52, timing.query.count), withPad: " ", startingAt: 0)
                 line += String(format: " %5d hits  p50 %6.2f ms  p99 %6.2f ms", timing.hits, timing.p50Milliseconds, timing.p99Milliseconds)

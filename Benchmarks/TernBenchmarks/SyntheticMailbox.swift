@@ -79,7 +79,8 @@ public enum SyntheticMailbox {
                     .execute(arguments: [emailId, subject, "\(sender) \(address)", recipients.joined(separator: ", "), body])
                 if let attachment = more.attachment {
                     try db.cachedStatement(
-                        sql: "INSERT INTO attachment (emailId, partId, filename, mimeType, sizeBytes) VALUES (?, '2', ?, 'application/octet-stream', 1000)"
+                        sql:
+                            "INSERT INTO attachment (emailId, partId, filename, mimeType, sizeBytes) VALUES (?, '2', ?, 'application/octet-stream', 1000)"
                     ).execute(arguments: [emailId, attachment])
                 }
                 if let folderId = folders[more.folder] {
@@ -155,7 +156,8 @@ public enum SyntheticMailbox {
         let manager = FileManager.default
         for folder in Details.Folder.allCases {
             for sub in ["cur", "new", "tmp"] {
-                try manager.createDirectory(at: root.appendingPathComponent(folder.rawValue).appendingPathComponent(sub), withIntermediateDirectories: true)
+                try manager.createDirectory(
+                    at: root.appendingPathComponent(folder.rawValue).appendingPathComponent(sub), withIntermediateDirectories: true)
             }
         }
         let formatter = DateFormatter()
@@ -169,30 +171,33 @@ public enum SyntheticMailbox {
             let more = Details(index: index, seed: seed)
             var headers = "From: \(sender) <\(address(of: sender))>\nTo: \(accountName)@example.org\n"
             if let cc = more.cc { headers += "Cc: \(cc) <\(address(of: cc))>\n" }
-            headers += "Subject: \(subject)\nDate: \(formatter.string(from: date(of: index)))\nMessage-ID: <m\(index)@example.org>\nMIME-Version: 1.0\n"
+            headers +=
+                "Subject: \(subject)\nDate: \(formatter.string(from: date(of: index)))\nMessage-ID: <m\(index)@example.org>\nMIME-Version: 1.0\n"
             let message: String
             if let attachment = more.attachment {
-                message = headers + """
-                    Content-Type: multipart/mixed; boundary="b"
+                message =
+                    headers + """
+                        Content-Type: multipart/mixed; boundary="b"
 
-                    --b
-                    Content-Type: text/plain; charset=utf-8
+                        --b
+                        Content-Type: text/plain; charset=utf-8
 
-                    \(body)
-                    --b
-                    Content-Type: application/octet-stream
-                    Content-Disposition: attachment; filename="\(attachment)"
-                    Content-Transfer-Encoding: base64
+                        \(body)
+                        --b
+                        Content-Type: application/octet-stream
+                        Content-Disposition: attachment; filename="\(attachment)"
+                        Content-Transfer-Encoding: base64
 
-                    AAAA
-                    --b--
+                        AAAA
+                        --b--
 
-                    """
+                        """
             } else {
                 message = headers + "Content-Type: text/plain; charset=utf-8\n\n\(body)\n"
             }
             let flags = (more.starred ? "F" : "") + (more.read ? "S" : "")
-            let file = root.appendingPathComponent(more.folder.rawValue).appendingPathComponent("cur").appendingPathComponent("\(index).bench:2,\(flags)")
+            let file = root.appendingPathComponent(more.folder.rawValue).appendingPathComponent("cur").appendingPathComponent(
+                "\(index).bench:2,\(flags)")
             try Data(message.utf8).write(to: file)
         }
     }

@@ -213,7 +213,9 @@ struct SearchQueryCompilerTests {
             let scansEmail = plan.contains { $0.hasPrefix("SCAN e") && !$0.contains("INDEX") }
             #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(text) sorts: \(plan)")
             // A sparse flag beside words walks the flag's partial index and asks FTS5 about each email.
-            if text.hasPrefix("budget "), let flag = text.contains("starred") ? "email_starred" : text.contains("attachment") ? "email_with_attachments" : nil {
+            if text.hasPrefix("budget "),
+                let flag = text.contains("starred") ? "email_starred" : text.contains("attachment") ? "email_with_attachments" : nil
+            {
                 #expect(plan.contains { $0.contains(flag) }, "\(text): \(plan)")
             }
             // Folders, dates and sizes walk the email table newest first and stop at the limit (docs/decisions.md).

@@ -152,7 +152,10 @@ import Testing
                 _ = try await setUp(ScriptedProbe())(bad, progress: events.record)
                 Issue.record("\(bad.name) \(bad.emailAddress) should be refused")
             } catch {
-                guard case .invalid = error else { Issue.record("\(error)"); continue }
+                guard case .invalid = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
             }
         }
         #expect(events.steps.isEmpty)

@@ -83,8 +83,11 @@ struct SearchQueryParserTests {
                     .any([alice, bob]), .not(.any([.term(.flag(.read)), .term(.hasAttachment)])), .term(.word("x", prefix: true))
                 ]))
         #expect(try query("((a))") == .term(.word("a", prefix: false)))
-        #expect(try query("a OR b OR c") == .any([.term(.word("a", prefix: false)), .term(.word("b", prefix: false)), .term(.word("c", prefix: true))]))
-        #expect(try query("(a b) OR c") == .any([.all([.term(.word("a", prefix: false)), .term(.word("b", prefix: false))]), .term(.word("c", prefix: true))]))
+        #expect(
+            try query("a OR b OR c") == .any([.term(.word("a", prefix: false)), .term(.word("b", prefix: false)), .term(.word("c", prefix: true))]))
+        #expect(
+            try query("(a b) OR c")
+                == .any([.all([.term(.word("a", prefix: false)), .term(.word("b", prefix: false))]), .term(.word("c", prefix: true))]))
     }
 
     @Test func malformedFormsNameTheirPart() throws {
@@ -138,14 +141,14 @@ struct SearchQueryParserTests {
     @Test func datesBecomeInstantsInTheCalendar() {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "Europe/Paris")!
-        let now = Date(timeIntervalSince1970: 1_711_800_000)  // 2024-03-30 12:00 UTC
+        let now = Date(timeIntervalSince1970: 1_711_800_000) // 2024-03-30 12:00 UTC
         let before = SearchDateBound.before(SearchDay(year: 2024, month: 1, day: 15)).instant(now: now, calendar: calendar)
-        #expect(before.isUpperBound && before.instant == Date(timeIntervalSince1970: 1_705_273_200))  // 2024-01-14 23:00 UTC
+        #expect(before.isUpperBound && before.instant == Date(timeIntervalSince1970: 1_705_273_200)) // 2024-01-14 23:00 UTC
         // A calendar month back from March 30 is February 29 (clamped), not 30 days.
         let month = SearchDateBound.newerThan(SearchAge(amount: 1, unit: .month)).instant(now: now, calendar: calendar)
         #expect(!month.isUpperBound && month.instant == Date(timeIntervalSince1970: 1_709_208_000))
         // A day across the DST change (March 31 in Paris) is 23 hours.
-        let later = Date(timeIntervalSince1970: 1_711_886_400)  // 2024-03-31 12:00 UTC
+        let later = Date(timeIntervalSince1970: 1_711_886_400) // 2024-03-31 12:00 UTC
         let day = SearchDateBound.olderThan(SearchAge(amount: 1, unit: .day)).instant(now: later, calendar: calendar)
         #expect(later.timeIntervalSince(day.instant) == 23 * 3600)
     }

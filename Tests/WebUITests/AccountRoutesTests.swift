@@ -3,9 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-import Testing
-
 import TernCore
+import Testing
 
 @testable import WebUI
 

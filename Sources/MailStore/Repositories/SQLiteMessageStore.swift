@@ -120,7 +120,8 @@ public struct SQLiteMessageStore: Sendable {
             email.bodiesFetched, email.bodyStructure, email.sizeBytes, email.hasAttachments, email.isRead, email.isStarred,
             email.isAnswered, email.isDraft, email.deletedDate.stored, email.sendState.rawValue, email.sendRetryCount, email.sendQueuedDate.stored,
             email.sendNotBefore.stored, email.sendHoldUntil.stored, email.sendAttemptStartedDate.stored, email.sendError, email.createdDate.stored,
-            email.bulkMarkers.rawValue, email.authenticationResults.map(AuthenticationResultsJSON.text), DeliveredToJSON.text(email.deliveredTo), json(email.readReceiptTo),
+            email.bulkMarkers.rawValue, email.authenticationResults.map(AuthenticationResultsJSON.text), DeliveredToJSON.text(email.deliveredTo),
+            json(email.readReceiptTo),
             email.readReceiptState?.rawValue
         ])
         email.id = EmailID(db.lastInsertedRowID)

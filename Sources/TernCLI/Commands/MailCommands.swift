@@ -333,7 +333,8 @@ extension SearchCommand {
         let start = min(max(0, error.offset), characters.count)
         let before = TerminalText.line(String(characters[..<start]))
         let part = TerminalText.line(String(characters[start..<min(characters.count, start + max(1, error.part.count))]))
-        return "  " + TerminalText.line(query) + "\n  " + String(repeating: " ", count: before.count) + String(repeating: "^", count: max(1, part.count))
+        return "  " + TerminalText.line(query) + "\n  " + String(repeating: " ", count: before.count)
+            + String(repeating: "^", count: max(1, part.count))
     }
 }
 

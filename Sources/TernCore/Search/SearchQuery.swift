@@ -83,7 +83,9 @@ public struct SearchDay: Sendable, Hashable {
 /// `older_than:` / `newer_than:` amounts: `7d`, `2m`, `1y`.
 public struct SearchAge: Sendable, Hashable {
     public enum Unit: Character, Sendable, Hashable {
-        case day = "d", month = "m", year = "y"
+        case day = "d"
+        case month = "m"
+        case year = "y"
     }
 
     public var amount: Int

@@ -170,12 +170,13 @@ struct AccountRoutes: Sendable {
 
     static func endpoint(host: String, port: String, security: String, role: ServerRole) throws -> ServerEndpoint {
         let mode = ConnectionSecurity(rawValue: security) ?? .implicitTLS
-        let usual = switch (role, mode) {
-        case (.imap, .implicitTLS): 993
-        case (.imap, .startTLS): 143
-        case (.smtp, .implicitTLS): 465
-        case (.smtp, .startTLS): 587
-        }
+        let usual =
+            switch (role, mode) {
+            case (.imap, .implicitTLS): 993
+            case (.imap, .startTLS): 143
+            case (.smtp, .implicitTLS): 465
+            case (.smtp, .startTLS): 587
+            }
         guard let number = port.isEmpty ? usual : Int(port), (1...65535).contains(number) else {
             throw TernError.invalidInput("the \(role.rawValue) port must be a number from 1 to 65535")
         }
@@ -212,7 +213,9 @@ struct SetupLine: Sendable {
         case .started(let step): [.step(step, .running)]
         case .finished(let step): [.step(step, .done)]
         case .discovery(let discovery):
-            AccountSetupWording.discovery(discovery).map { [SetupLine(fields: ["type": "detail", "step": AccountSetupStep.lookingUp.rawValue, "text": $0])] }
+            AccountSetupWording.discovery(discovery).map {
+                [SetupLine(fields: ["type": "detail", "step": AccountSetupStep.lookingUp.rawValue, "text": $0])]
+            }
                 ?? []
         case .servers(let servers):
             [

@@ -21,7 +21,9 @@ struct SettingsRoutes: Sendable {
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
             do {
-                for key in [SettingKey.undoSendDelay, .undoActionWindow, .meteredConnection, .catchUp, .catchUpOnMetered, .readReceipts] + Self.appearanceKeys {
+                for key in [SettingKey.undoSendDelay, .undoActionWindow, .meteredConnection, .catchUp, .catchUpOnMetered, .readReceipts]
+                    + Self.appearanceKeys
+                {
                     if let value = form[key.rawValue] { try await services.settings.set(key, to: value) }
                 }
             } catch {

@@ -66,7 +66,8 @@ struct AccountSetupView: Sendable {
     ]
 
     func render() -> HTMLText {
-        let heading: HTMLText = headingLevel == 1 ? "<h1 id=\"account-setup-title\">Add account</h1>" : "<h2 id=\"account-setup-title\">Add account</h2>"
+        let heading: HTMLText =
+            headingLevel == 1 ? "<h1 id=\"account-setup-title\">Add account</h1>" : "<h2 id=\"account-setup-title\">Add account</h2>"
         let started = !steps.isEmpty || error != nil
         var stepItems = HTMLText()
         for step in AccountSetupStep.allCases {
