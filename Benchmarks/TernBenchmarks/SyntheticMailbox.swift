@@ -113,7 +113,11 @@ public enum SyntheticMailbox {
     /// sequence): 70% read, 3% starred, 10% with an attachment, 2% of 5–15 MB, a Cc on a quarter.
     public struct Details {
         public enum Folder: String, CaseIterable {
-            case inbox = "INBOX", sent = "Sent", receipts = "Receipts", trash = "Trash", archive = "Archive"
+            case inbox = "INBOX"
+            case sent = "Sent"
+            case receipts = "Receipts"
+            case trash = "Trash"
+            case archive = "Archive"
 
             var folderType: FolderType {
                 switch self {
