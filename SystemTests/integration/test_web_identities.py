@@ -10,6 +10,7 @@ import subprocess
 import uuid
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 
 from support.accounts import add_account
 from support.browser import axe_violations, by_xpath, chromium, open_thread_by_name
@@ -59,6 +60,15 @@ def app(servers, tmp_path_factory):
     server.wait(timeout=10)
 
 
+def gone(element):
+    """Whether `element`'s page was replaced (a form's answer loaded)."""
+    try:
+        element.tag_name
+        return False
+    except StaleElementReferenceException:
+        return True
+
+
 def test_settings_add_and_change_an_identity(app):
     browser, alias = app["browser"], app["alias"]
     browser.get(f"{app['base']}/settings")
@@ -77,7 +87,10 @@ def test_settings_add_and_change_an_identity(app):
 
     signature.clear()
     signature.send_keys("Bob Example\nSales team")
+    page = browser.find_element("tag name", "html")
     by_xpath(browser, button(f"Save {alias}")).click()
+    # The page before the save says "Settings saved." too (from the add): wait for the page that answers the save.
+    assert wait_until(lambda: gone(page)), "the save answers with a new page"
     by_xpath(browser, "//p[@role='status'][normalize-space()='Settings saved.']")
     assert by_xpath(browser, labelled(f"Signature for {alias}", "textarea")).get_attribute("value") == "Bob Example\nSales team"
     # The account's own address has no Remove; the alias has.
