@@ -11,6 +11,7 @@ import pytest
 
 from support.accounts import ACCEPTANCE_USER, add_account
 from support.browser import chromium
+from support.discovery import DNSServer
 from support.imap import LayoutServer, imap_for, logout_quietly
 from support.servers import free_port, mailserver_env
 from support.tern import MAILSERVERS, ROOT
@@ -100,3 +101,12 @@ def browser(app):
     assert browser_sign_in(driver, app["port"]) == app["base"]
     yield driver
     driver.quit()
+
+
+@pytest.fixture()
+def dns():
+    """The test's DNS server (SRV, MX, A records the test plants), for account discovery."""
+    server = DNSServer()
+    yield server
+    server.close()
+

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from support.discovery import DNSServer, DocumentServer, client_config, signed_certificate
+from support.discovery import DocumentServer, client_config, signed_certificate
 from support.servers import user_address
 from support.tern import sync, tern
 
@@ -24,13 +24,6 @@ def documents(servers, tmp_path):
     certificate, key = signed_certificate(servers, tmp_path, [name for domain in DOMAINS for name in (domain, f"autoconfig.{domain}")]
                                           + ["autoconfig.tern.test", "tern.test"])
     server = DocumentServer(certificate, key)
-    yield server
-    server.close()
-
-
-@pytest.fixture()
-def dns():
-    server = DNSServer()
     yield server
     server.close()
 

@@ -19,7 +19,7 @@ import pytest
 
 from support.accounts import NO_SMTP, add_account
 from support.browser import axe_violations, by_xpath, chromium
-from support.discovery import DNSServer, DocumentServer, client_config, signed_certificate
+from support.discovery import DocumentServer, client_config, signed_certificate
 from support.imap import arrived, imap_for, logout_quietly
 from support.messages import raw_message
 from support.servers import free_port, user_address
@@ -34,13 +34,6 @@ WELL_KNOWN = "/.well-known/autoconfig/mail/config-v1.1.xml"
 def documents(servers, tmp_path):
     certificate, key = signed_certificate(servers, tmp_path, ["tern.test", "autoconfig.tern.test"])
     server = DocumentServer(certificate, key)
-    yield server
-    server.close()
-
-
-@pytest.fixture()
-def dns():
-    server = DNSServer()
     yield server
     server.close()
 
