@@ -179,9 +179,12 @@ public final class TernServices: Sendable {
         self.identities = IdentitiesUseCase(accounts: accounts, identities: identityStore)
         self.checkServers = CheckServersUseCase(accounts: accounts, credentials: credentials, probe: LiveServerProbe())
         let syncStatuses = SQLiteSyncStatusStore(database: database)
+        // Heard only by the long-running loops, from their first wait for the network on.
+        let networkReturns = NetworkManagerReturnSignal()
         let syncAccounts = SyncAccountsUseCase(
             accounts: accounts, credentials: credentials, synchronizer: synchronizer, pusher: pusher,
-            changes: changes, failedChanges: mailActions, statuses: syncStatuses, processId: getpid())
+            changes: changes, failedChanges: mailActions, statuses: syncStatuses, processId: getpid(),
+            networkReturns: networkReturns)
         self.syncAccounts = syncAccounts
         self.accountStatus = AccountStatusUseCase(accounts: accounts, store: syncStatuses, isRunning: Self.isRunning)
         self.fetchThreadBodies = fetchThreadBodies
@@ -226,7 +229,8 @@ public final class TernServices: Sendable {
         self.undoSend = UndoSendCoordinator(steps: drafts, windows: undoWindows)
         // FR-SYNC-04 Error → Idle: 5, 15, 45 s, then every 2 min; `TERN_SYNC_RETRY_SCHEDULE` shortens it for fault tests.
         self.syncRunner = SyncEngineRunner(
-            work: syncAccounts, retryDelays: ConfiguredDelays.parse(environment, "TERN_SYNC_RETRY_SCHEDULE"), accountChanges: changes)
+            work: syncAccounts, retryDelays: ConfiguredDelays.parse(environment, "TERN_SYNC_RETRY_SCHEDULE"), accountChanges: changes,
+            networkReturns: networkReturns)
         // TERN_ASSIST_BUDGET_SECONDS: how long a summary or suggestions may take before their
         // section is hidden (a local model on a laptop CPU needs seconds; tests set less).
         let assistBudget = AssistBudget(seconds: environment["TERN_ASSIST_BUDGET_SECONDS"].flatMap(Double.init).map { max(0.05, $0) } ?? 30)

@@ -439,6 +439,55 @@ def test_an_outage_longer_than_the_retry_schedule_loses_nothing_and_sends_each_m
         watch.stop()
 
 
+def test_the_network_coming_back_sends_the_queue_at_once_not_at_the_next_recheck(servers, dave_server, tmp_path):
+    """Issue 34 (FR-SYNC-07): the watch hears NetworkManager on the system bus (here a private bus and a stand-in for
+    NetworkManager). A message queued while Postfix cannot be reached waits for its server; when the network comes
+    back (NMState 20, then 70) it goes out at once, well before the queue's own recheck (30 s on the default
+    schedule), and once."""
+    import subprocess
+    import time
+
+    from support.network_manager import FakeNetworkManager
+
+    network = FakeNetworkManager(str(tmp_path))
+    add_account(tmp_path, servers, USER, "--bodies", "none")
+    watch = Watch(tmp_path, *network.environment.items())
+    subject = f"Network back {uuid.uuid4().hex[:8]}"
+    bob = user_address(servers, "bob")
+    try:
+        watch.wait_for(lambda e: e.get("event") == "watching", 120)
+        subprocess.run([str(MAILSERVERS), "stop-postfix"], check=True)
+        network.state(20)
+        tern(tmp_path, "send", "--to", bob, "--subject", subject, "--body", "When the network is back.", "--undo", "0")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # the watch's pass finds the server unreachable and waits 30 s
+            waiting = json_of(tmp_path, "outbox", "list")
+            if waiting and "127.0.0.1" in (waiting[0].get("error") or ""):
+                break
+            time.sleep(0.3)
+        assert waiting and waiting[0]["retryCount"] == 0 and "127.0.0.1" in waiting[0]["error"], waiting
+        subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+        back = time.monotonic()
+        network.state(70)
+        watch.wait_for(lambda e: e.get("event") == "pushed" and e["data"]["queue"]["sent"], 20)
+        print(f"sent {time.monotonic() - back:.2f} s after the network came back")
+        assert time.monotonic() - back < 10, "sent on the network's return, not at the 30 s recheck"
+        deadline = time.monotonic() + 20
+        while not in_mailbox(dave_server, "INBOX", subject, user=bob) and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert len(in_mailbox(dave_server, "INBOX", subject, user=bob)) == 1
+        assert json_of(tmp_path, "outbox", "list") == []
+        watch.stop()
+        deadline = time.monotonic() + 5
+        while network.listeners() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert network.listeners() == [], "the killed watch's `gdbus monitor` ends with it"
+    finally:
+        subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+        watch.stop()
+        network.stop()
+
+
 def test_a_password_command_that_fails_is_named_and_nothing_is_lost(servers, tmp_path):
     """The password command exits 1: the sync ends with one line naming the command's failure, and a message sent
     meanwhile stays queued (a command that hangs is stopped at its time limit: PasswordCommandTests)."""

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
-import TernCore
 import Testing
+
+@testable import TernCore
 
 /// FR-SYNC-04 Error → Idle: the runner's passes, retries and their schedule, on a clock the tests move.
 @Suite struct SyncEngineRunnerTests {
@@ -207,5 +208,40 @@ extension SyncEngineRunnerTests {
         #expect(engine.retries.isEmpty)
         run.cancel()
         await run.value
+    }
+}
+
+extension SyncEngineRunnerTests {
+    /// The platform's network-return signal, fired by the test.
+    final class HeardReturns: NetworkReturnSignal {
+        let signal = GenerationSignal()
+        var returnsHeard: Int { signal.generation }
+        func waitForReturn(beyond seen: Int) async { await signal.wait(beyond: seen) }
+    }
+
+    /// Issue 34: after a failed run, the network coming back ends the wait at once (the 2-minute
+    /// step would otherwise leave a laptop back online without mail for up to two minutes).
+    @Test func theNetworkComingBackCutsTheRetryWaitShort() async throws {
+        let engine = ScriptedEngine(syncFailures: 1)
+        let returns = HeardReturns()
+        let runner = SyncEngineRunner(work: engine, retryDelays: [.seconds(120)], clock: clock, networkReturns: returns)
+        let run = Task { try? await runner.run(account: nil, describe: { _ in "unreachable" }) { _ in } }
+        #expect(await eventually { engine.retries.count == 1 && clock.deadlines.count == 1 })
+        returns.signal.fire()
+        #expect(await eventually { engine.count(.watch) == 1 })
+        #expect(engine.count(.sync) == 2)
+        run.cancel()
+        await run.value
+    }
+
+    /// On the network's return the watch tries at once whatever waits on a backoff, and only then.
+    @Test func theWatchTriesAtOnceOnlyWhatWaitsOnABackoff() {
+        var report = PushReport(account: "ana", changes: OperationsReport(), queue: SendQueueReport())
+        #expect(!SyncAccountsUseCase.waitsOnBackoff(report))
+        report.queue.waiting = 1
+        #expect(SyncAccountsUseCase.waitsOnBackoff(report))
+        report.queue.waiting = 0
+        report.changes.waiting = 2
+        #expect(SyncAccountsUseCase.waitsOnBackoff(report))
     }
 }

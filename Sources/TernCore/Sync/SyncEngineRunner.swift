@@ -45,12 +45,16 @@ public struct SyncEngineRunner: Sendable {
     /// Where `.accountsChanged` is heard (issue 35: an account added in the web app syncs at once,
     /// a removed one stops); nil: the accounts are looked at again only between passes.
     let accountChanges: ChangeFeed?
+    /// Cuts the wait after a failed run short when the network comes back (issue 34).
+    let networkReturns: any NetworkReturnSignal
 
     /// `retryDelays`: the delay after the first, second, … failure in a row, the last repeated (empty: the default).
     public init(
         work: any SyncEngineWork, retryDelays: [Duration] = defaultRetryDelays, accountPoll: Duration = defaultAccountPoll,
-        clock: any SleepingClock = SystemClock(), accountChanges: ChangeFeed? = nil
+        clock: any SleepingClock = SystemClock(), accountChanges: ChangeFeed? = nil,
+        networkReturns: any NetworkReturnSignal = NoNetworkReturnSignal()
     ) {
+        self.networkReturns = networkReturns
         self.work = work
         self.retryDelays = retryDelays.isEmpty ? Self.defaultRetryDelays : retryDelays
         self.accountPoll = accountPoll
@@ -80,7 +84,7 @@ public struct SyncEngineRunner: Sendable {
     ) async throws {
         var failures = 0
         var syncFirst = !firstSyncDone
-        let signal = accountChanges.map { _ in AccountChangeSignal() }
+        let signal = accountChanges.map { _ in GenerationSignal() }
         let following = accountChanges.map { feed in
             let stream = feed.changes()
             return Task {
@@ -108,14 +112,18 @@ public struct SyncEngineRunner: Sendable {
                 if error is CancellationError || Task.isCancelled { return }
                 if endsOn(error) { throw error }
                 failures += 1
+                let returnsSeen = networkReturns.returnsHeard
                 let retry = clock.now().adding(delay(afterFailures: failures))
                 let reason = describe(error)
                 for account in await work.retryScheduled(at: retry, reason: reason, account: name) {
                     progress(.retryScheduled(account: account, at: retry, reason: reason))
                 }
                 do {
-                    // Accounts that change meanwhile (one added to mend what failed) are tried at once.
-                    _ = try await untilAccountsChange(signal, after: seen) { [clock] in try await clock.sleep(until: retry) }
+                    // Accounts that change meanwhile (one added to mend what failed) are tried at once, and
+                    // so are all when the network comes back.
+                    _ = try await untilAccountsChange(signal, after: seen) { [clock, networkReturns] in
+                        _ = try await networkReturns.cutShort({ try await clock.sleep(until: retry) }, onReturnBeyond: returnsSeen)
+                    }
                 } catch {
                     return
                 }
@@ -128,7 +136,7 @@ extension SyncEngineRunner {
     /// Runs `pass` to its end (false), or until the accounts change after `seen` (true: `pass` is
     /// cancelled, and the runner starts over with the accounts there are now).
     func untilAccountsChange(
-        _ signal: AccountChangeSignal?, after seen: Int, _ pass: @escaping @Sendable () async throws -> Void
+        _ signal: GenerationSignal?, after seen: Int, _ pass: @escaping @Sendable () async throws -> Void
     ) async throws -> Bool {
         guard let signal else {
             try await pass()
@@ -145,48 +153,6 @@ extension SyncEngineRunner {
             }
             defer { group.cancelAll() }
             return try await group.next() ?? false
-        }
-    }
-}
-
-/// A count of the account changes heard, with waiters for the next one (`SyncEngineRunner`).
-final class AccountChangeSignal: Sendable {
-    private struct State {
-        var generation = 0
-        var nextWaiter = 0
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-    }
-
-    private let state = Mutex(State())
-
-    var generation: Int { state.withLock { $0.generation } }
-
-    func fire() {
-        let waiters = state.withLock { state in
-            state.generation += 1
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Returns once the generation is past `seen`, or when the task is cancelled.
-    func wait(beyond seen: Int) async {
-        let id = state.withLock { state in
-            state.nextWaiter += 1
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state in
-                    if state.generation > seen || Task.isCancelled { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 }

@@ -16,12 +16,17 @@ public struct SyncAccountsUseCase: Sendable {
     /// `tern status`: the states reported, written for other processes to read.
     let statuses: (any SyncStatusStore)?
     let processId: Int32
+    /// While the send queue waits only for its server, the network coming back makes the watch try
+    /// at once (issue 34, FR-SYNC-07).
+    let networkReturns: any NetworkReturnSignal
 
     public init(
         accounts: any AccountRepository, credentials: AccountCredentials, synchronizer: any MailSynchronizing,
         pusher: LocalChangesPusher? = nil, changes: ChangeFeed? = nil, failedChanges: MailActionsUseCase? = nil,
-        statuses: (any SyncStatusStore)? = nil, processId: Int32 = 0
+        statuses: (any SyncStatusStore)? = nil, processId: Int32 = 0,
+        networkReturns: any NetworkReturnSignal = NoNetworkReturnSignal()
     ) {
+        self.networkReturns = networkReturns
         self.accounts = accounts
         self.credentials = credentials
         self.synchronizer = synchronizer
@@ -146,8 +151,10 @@ public struct SyncAccountsUseCase: Sendable {
                     }
                 }
                 if let pusher {
-                    group.addTask { [failedChanges] in
-                        try await Self.keepPushing(account: account, pusher: pusher, progress: report) { pushed in
+                    group.addTask { [failedChanges, networkReturns] in
+                        try await Self.keepPushing(
+                            account: account, pusher: pusher, networkReturns: networkReturns, progress: report
+                        ) { pushed in
                             await Self.reportFailures(pushed, account: account, to: failedChanges)
                         }
                     }
@@ -158,23 +165,44 @@ public struct SyncAccountsUseCase: Sendable {
     }
 
     /// While watching: local changes and queued mail go out as they become due (retries on their
-    /// schedules), and what another `tern` process queued is picked up within `pollInterval`.
+    /// schedules), and what another `tern` process queued is picked up within `pollInterval`. While
+    /// something waits on a backoff, the network coming back ends the wait and the next pass tries
+    /// at once (issue 34: a message queued offline waited up to its 30 s recheck).
     static func keepPushing(
         account: Account, pusher: LocalChangesPusher, pollInterval: Duration = .seconds(5),
+        networkReturns: any NetworkReturnSignal = NoNetworkReturnSignal(),
         progress: @escaping @Sendable (SyncProgress) -> Void,
         pushed: @Sendable (PushReport) async -> Void = { _ in }
     ) async throws {
+        var networkCameBack = false
         while !Task.isCancelled {
             var wait = pollInterval
-            if let report = try? await pusher.push(account: account) {
+            let returnsSeen = networkReturns.returnsHeard
+            var waitsForNetwork = false
+            if let report = try? await pusher.push(account: account, ignoreBackoff: networkCameBack) {
                 await pushed(report)
                 if !report.queue.sent.isEmpty || !report.queue.failed.isEmpty { progress(.pushed(account: account.name, report)) }
                 if let next = LocalChangesPusher.nextDue(report) {
                     wait = min(wait, .milliseconds(max(10, Int64(next.timeIntervalSinceNow * 1000))))
                 }
+                waitsForNetwork = Self.waitsOnBackoff(report)
             }
-            try await Task.sleep(for: wait)
+            networkCameBack = false
+            if waitsForNetwork {
+                networkCameBack = try await networkReturns.cutShort({ [wait] in try await Task.sleep(for: wait) }, onReturnBeyond: returnsSeen)
+            } else {
+                try await Task.sleep(for: wait)
+            }
         }
+    }
+
+    /// Whether anything waits on a retry's backoff: the queue's head for its server, or for a
+    /// deferral, or a pending change. When the network comes back each is tried at once, as `tern
+    /// outbox flush` does: while it was away any try would have found the server unreachable, which
+    /// costs no delivery attempt, so trying on its return is what the schedule would have done
+    /// next (FR-SYNC-07).
+    static func waitsOnBackoff(_ report: PushReport) -> Bool {
+        report.queue.waiting > 0 || report.changes.waiting > 0
     }
 }
 
