@@ -488,6 +488,69 @@ def test_the_network_coming_back_sends_the_queue_at_once_not_at_the_next_recheck
         network.stop()
 
 
+def test_a_forward_queued_with_dovecot_down_downloads_its_attachment_when_back_and_goes_once(servers, dave_server, tmp_path):
+    """Issue 34 (CO01-15): a forward is sent while its original's attachment is not downloaded and Dovecot cannot be
+    reached. It is queued (no SMTP transaction: nothing reaches bob), marked as waiting for its attachments; once
+    Dovecot is back, `tern outbox flush` downloads the attachment and sends the forward once, with the attachment's
+    bytes exactly the original's and the Message-ID it was queued with."""
+    import email
+    import email.policy
+    import imaplib
+    import ssl
+    import subprocess
+    import time
+    from email.message import EmailMessage
+
+    stamp = uuid.uuid4().hex[:8]
+    pdf = b"%PDF-1.4\n" + uuid.uuid4().bytes * 4096
+    original = EmailMessage()
+    original["From"] = "Zoe <zoe@example.org>"
+    original["To"] = user_address(servers, USER)
+    original["Subject"] = f"Plan {stamp}"
+    original.set_content("The plan is attached.")
+    original.add_attachment(pdf, maintype="application", subtype="pdf", filename="plan.pdf")
+    client = dave_server.imap()
+    try:
+        client.append("INBOX", None, None, original.as_bytes())
+    finally:
+        client.logout()
+    add_account(tmp_path, servers, USER, "--bodies", "none")
+    assert tern(tmp_path, "sync", USER).returncode == 0
+    [hit] = json_of(tmp_path, "search", stamp)
+    original_id = f"m{hit['emailId']}"
+    bob = user_address(servers, "bob")
+    try:
+        subprocess.run([str(MAILSERVERS), "stop-dovecot"], check=True)
+        sent = tern(tmp_path, "forward", original_id, "--to", bob, "--body", "See the plan.", "--send", "--undo", "0")
+        assert sent.returncode == 0, sent.stderr[-2000:]
+        [queued] = json_of(tmp_path, "outbox", "list")
+        assert queued["awaitingAttachments"] is True and queued["state"] == "queued" and queued["retryCount"] == 0, queued
+        assert "attachments cannot be downloaded yet" in queued["error"], queued
+        subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+        assert not in_mailbox(dave_server, "INBOX", f"Fwd: Plan {stamp}", user=bob), "no SMTP transaction before"
+        flushed = tern(tmp_path, "outbox", "flush")
+        assert flushed.returncode == 0, flushed.stderr[-2000:]
+        assert json_of(tmp_path, "outbox", "list") == [], (flushed.stdout, flushed.stderr)
+        deadline = time.monotonic() + 20
+        while not in_mailbox(dave_server, "INBOX", f"Fwd: Plan {stamp}", user=bob) and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert len(in_mailbox(dave_server, "INBOX", f"Fwd: Plan {stamp}", user=bob)) == 1
+        reader = imaplib.IMAP4_SSL("127.0.0.1", dave_server.port, ssl_context=ssl.create_default_context(cafile=dave_server.ca))
+        try:
+            reader.login(bob, dave_server.password)
+            reader.select("INBOX", readonly=True)
+            [uid] = reader.uid("SEARCH", None, "SUBJECT", f'"Fwd: Plan {stamp}"')[1][0].split()
+            raw = reader.uid("FETCH", uid, "(BODY.PEEK[])")[1][0][1]
+        finally:
+            reader.logout()
+        delivered = email.message_from_bytes(raw, policy=email.policy.default)
+        [attachment] = list(delivered.iter_attachments())
+        assert attachment.get_filename() == "plan.pdf" and attachment.get_content() == pdf
+        assert delivered["Message-ID"] == queued["messageId"] or queued["messageId"] in delivered["Message-ID"]
+    finally:
+        subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+
+
 def test_a_password_command_that_fails_is_named_and_nothing_is_lost(servers, tmp_path):
     """The password command exits 1: the sync ends with one line naming the command's failure, and a message sent
     meanwhile stays queued (a command that hangs is stopped at its time limit: PasswordCommandTests)."""

@@ -335,3 +335,96 @@ final class MemoryHolds: SendHoldOwnership {
 
     func isOrphaned(messageId: String) -> Bool { !owned.withLock { $0.contains(messageId) } }
 }
+
+/// Issue 34: `tern outbox flush` and the network's return skip only the rechecks of a server that
+/// could not be reached; a forward queued offline (CO01-15) downloads its attachments first.
+extension SendQueueProcessorTests {
+    /// Completes a queued forward from a script: a failure to throw, or the bytes to write.
+    final class ScriptedCompletion: QueuedAttachmentCompleting {
+        let store: SQLiteOutboxStore
+        let failure = Mutex<TernError?>(nil)
+        let calls = Mutex(0)
+
+        init(store: SQLiteOutboxStore) { self.store = store }
+
+        func complete(_ entry: OutboxEntry, account: Account) async throws {
+            calls.withLock { $0 += 1 }
+            if let failure = failure.withLock({ $0 }) { throw failure }
+            var email = Fixtures.email(accountId: account.id, messageId: entry.messageId ?? "")
+            email.subject = entry.subject
+            let raw = Array("Message-ID: \(entry.messageId ?? "")\r\nSubject: \(entry.subject)\r\n\r\nWith the attachment.\r\n".utf8)
+            try await store.completeAttachments(
+                entry.emailId,
+                with: ComposedMessage(raw: raw, email: email, envelope: MessageEnvelope(sender: "a@example.org", recipients: ["b@example.org"])))
+        }
+    }
+
+    @Test func aFlushTriesAnUnreachableServerAtOnceButKeepsARefusalsBackoff() async throws {
+        let submitter = ScriptedSubmitter()
+        submitter.serverUnreachable.withLock { $0 = true }
+        let queue = queue(submitter)
+        let waiting = try await enqueue("Waiting for the server")
+        _ = try await queue.process(account: account, credentials: .unused)
+        #expect(try await state(waiting).waitingForServer)
+        let sessionsBefore = submitter.sessionCount
+        clock.advance(seconds: 1)
+        _ = try await queue.process(account: account, credentials: .unused)
+        #expect(submitter.sessionCount == sessionsBefore, "the recheck's 30 s are kept by a plain pass")
+        submitter.serverUnreachable.withLock { $0 = false }
+        let report = try await queue.process(account: account, credentials: .unused, retryUnreachableNow: true)
+        #expect(report.sent == [waiting])
+
+        let refusing = ScriptedSubmitter(otherwise: .transient("451 4.3.0 try later"))
+        let deferredQueue = self.queue(refusing)
+        let deferred = try await enqueue("Deferred")
+        _ = try await deferredQueue.process(account: account, credentials: .unused)
+        #expect(try await state(deferred).retryCount == 1)
+        #expect(try await !state(deferred).waitingForServer)
+        clock.advance(seconds: 1)
+        _ = try await deferredQueue.process(account: account, credentials: .unused, retryUnreachableNow: true)
+        #expect(refusing.submitted == [deferred], "a refusal's backoff is not skipped")
+    }
+
+    @Test func aForwardQueuedOfflineWaitsForItsAttachmentsThenGoesWithThem() async throws {
+        let submitter = ScriptedSubmitter()
+        let completion = ScriptedCompletion(store: store)
+        completion.failure.withLock { $0 = .connectionLost("127.0.0.1:993: connection refused") }
+        let queue = SendQueueProcessor(
+            store: store, submitter: submitter, server: ScriptedServer(), folders: SQLiteMailActionStore(database: database), clock: clock,
+            attachments: completion)
+        let id = "<\(UUID().uuidString)@example.org>"
+        let email = Fixtures.email(accountId: account.id, messageId: id)
+        let forward = try await store.enqueue(
+            ComposedMessage(
+                raw: Array("Message-ID: \(id)\r\n\r\nStand-in.\r\n".utf8), email: email,
+                envelope: MessageEnvelope(sender: "a@example.org", recipients: ["b@example.org"])),
+            holdUntil: nil, awaitingAttachments: true, at: clock.now())
+        let later = try await enqueue("Queued after the forward")
+        for _ in 0..<3 {
+            let report = try await queue.process(account: account, credentials: .unused, retryUnreachableNow: true)
+            #expect(report.serverUnreachable)
+            #expect(submitter.submitted.isEmpty, "no SMTP transaction before every attachment is local, nothing overtakes it")
+            clock.advance(seconds: 60)
+        }
+        #expect(try await state(forward).awaitingAttachments)
+        #expect(try await state(forward).retryCount == 0)
+        completion.failure.withLock { $0 = nil }
+        var sent: [UInt8] = []
+        let report = try await queue.process(account: account, credentials: .unused)
+        #expect(report.sent == [forward, later])
+        sent = try #require(try await store.submission(emailId: forward)).raw
+        #expect(String(decoding: sent, as: UTF8.self).contains("With the attachment."))
+        #expect(String(decoding: sent, as: UTF8.self).hasPrefix("Message-ID: \(id)"))
+
+        completion.failure.withLock { $0 = .notFound("attachment 7") }
+        let gone = try await store.enqueue(
+            ComposedMessage(
+                raw: Array("Message-ID: <gone@example.org>\r\n\r\nStand-in.\r\n".utf8),
+                email: Fixtures.email(accountId: account.id, messageId: "<gone@example.org>"),
+                envelope: MessageEnvelope(sender: "a@example.org", recipients: ["b@example.org"])),
+            holdUntil: nil, awaitingAttachments: true, at: clock.now())
+        let failed = try await queue.process(account: account, credentials: .unused)
+        #expect(failed.failed.map(\.emailId) == [gone])
+        #expect(try await state(gone).error?.contains("attachment 7") == true)
+    }
+}

@@ -30,6 +30,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v17-search-operator-indexes", migrate: addSearchOperatorIndexes)
         migrator.registerMigration("v18-read-receipts", migrate: addReadReceipts)
         migrator.registerMigration("v19-message-privacy", migrate: createMessagePrivacy)
+        migrator.registerMigration("v20-queued-forward-attachments", migrate: addAwaitingAttachments)
         return migrator
     }
 
@@ -558,5 +559,15 @@ public enum SchemaMigrations {
                     trackedLinkHosts TEXT NOT NULL
                 );
                 """)
+    }
+
+    /// Issue 34. `awaitingAttachments` (CO01-15): a forward queued while its original's attachments
+    /// are not local; its `rawMessage` is a stand-in until the queue downloads them and writes the
+    /// real bytes (with the same Message-ID), and no SMTP transaction starts while it is set.
+    /// `waitingForServer` (FR-SYNC-07): the message's backoff is a recheck for a server that could not
+    /// be reached, not a retry after a refusal: `tern outbox flush` and the network's return skip it.
+    static func addAwaitingAttachments(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE outgoingMessage ADD COLUMN awaitingAttachments INTEGER NOT NULL DEFAULT 0")
+        try db.execute(sql: "ALTER TABLE outgoingMessage ADD COLUMN waitingForServer INTEGER NOT NULL DEFAULT 0")
     }
 }

@@ -9,7 +9,7 @@ public struct SQLiteOutboxStore: OutboxStore {
 
     public init(database: TernDatabase) { self.database = database }
 
-    public func enqueue(_ message: ComposedMessage, holdUntil: Date?, at date: Date) async throws -> EmailID {
+    public func enqueue(_ message: ComposedMessage, holdUntil: Date?, awaitingAttachments: Bool = false, at date: Date) async throws -> EmailID {
         try await database.writer.write { db in
             var email = message.email
             email.id = nil
@@ -33,15 +33,18 @@ public struct SQLiteOutboxStore: OutboxStore {
             let recipients = String(decoding: try JSONEncoder().encode(message.envelope.recipients), as: UTF8.self)
             try db.execute(
                 sql: """
-                    INSERT INTO outgoingMessage (emailId, rawMessage, envelopeSender, envelopeRecipients) VALUES (?, ?, ?, ?)
-                    """, arguments: [email.id, Data(message.raw), message.envelope.sender, recipients])
+                    INSERT INTO outgoingMessage (emailId, rawMessage, envelopeSender, envelopeRecipients, awaitingAttachments)
+                    VALUES (?, ?, ?, ?, ?)
+                    """, arguments: [email.id, Data(message.raw), message.envelope.sender, recipients, awaitingAttachments])
             return email.id!
         }
     }
 
     static let entryColumns = """
         id, accountId, messageId, subject, toAddresses, sendState, sendQueuedDate, sendNotBefore, sendHoldUntil, sendRetryCount,
-        sendAttemptStartedDate, sendError
+        sendAttemptStartedDate, sendError,
+        COALESCE((SELECT awaitingAttachments FROM outgoingMessage WHERE outgoingMessage.emailId = email.id), 0) AS awaitingAttachments,
+        COALESCE((SELECT waitingForServer FROM outgoingMessage WHERE outgoingMessage.emailId = email.id), 0) AS waitingForServer
         """
 
     static func entry(_ row: Row) -> OutboxEntry {
@@ -50,7 +53,8 @@ public struct SQLiteOutboxStore: OutboxStore {
             emailId: row["id"], accountId: row["accountId"], messageId: row["messageId"], subject: row["subject"], to: to,
             state: SendState(rawValue: row["sendState"]) ?? .failed, queuedDate: row["sendQueuedDate"],
             notBefore: row["sendNotBefore"], holdUntil: row["sendHoldUntil"], retryCount: row["sendRetryCount"],
-            attemptStartedDate: row["sendAttemptStartedDate"], error: row["sendError"])
+            attemptStartedDate: row["sendAttemptStartedDate"], error: row["sendError"], awaitingAttachments: row["awaitingAttachments"],
+            waitingForServer: row["waitingForServer"])
     }
 
     public func pending(accountId: Account.ID) async throws -> [OutboxEntry] {
@@ -81,6 +85,18 @@ public struct SQLiteOutboxStore: OutboxStore {
         try await database.writer.read { db in
             try Row.fetchOne(db, sql: "SELECT \(Self.entryColumns) FROM email WHERE id = ? AND sendState != 'none'", arguments: [emailId]).map(
                 Self.entry)
+        }
+    }
+
+    public func completeAttachments(_ emailId: EmailID, with message: ComposedMessage) async throws {
+        let recipients = String(decoding: try JSONEncoder().encode(message.envelope.recipients), as: UTF8.self)
+        try await database.writer.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE outgoingMessage SET rawMessage = ?, envelopeSender = ?, envelopeRecipients = ?, awaitingAttachments = 0
+                    WHERE emailId = ?
+                    """, arguments: [Data(message.raw), message.envelope.sender, recipients, emailId])
+            try db.execute(sql: "UPDATE email SET sizeBytes = ? WHERE id = ?", arguments: [message.raw.count, emailId])
         }
     }
 
@@ -133,13 +149,14 @@ public struct SQLiteOutboxStore: OutboxStore {
         }
     }
 
-    public func scheduleRetry(_ emailId: EmailID, retryCount: Int, notBefore: Date, error: String) async throws {
+    public func scheduleRetry(_ emailId: EmailID, retryCount: Int, notBefore: Date, error: String, waitingForServer: Bool = false) async throws {
         try await database.writer.write { db in
             try db.execute(
                 sql: """
                     UPDATE email SET sendState = 'queued', sendRetryCount = ?, sendNotBefore = ?, sendError = ?, sendAttemptStartedDate = NULL
                     WHERE id = ?
                     """, arguments: [retryCount, notBefore, error, emailId])
+            try db.execute(sql: "UPDATE outgoingMessage SET waitingForServer = ? WHERE emailId = ?", arguments: [waitingForServer, emailId])
         }
     }
 

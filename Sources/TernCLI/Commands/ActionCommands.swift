@@ -177,11 +177,13 @@ struct ChangesCommand: AsyncParsableCommand {
 }
 
 /// Runs the pusher for the account named, or every active one, and prints what happened.
-func pushAll(account name: AccountName?, ignoreBackoff: Bool, json: Bool) async throws {
+/// `retryUnreachableNow`: queued mail waiting only for its server is tried at once (`tern outbox flush`).
+func pushAll(account name: AccountName?, ignoreBackoff: Bool, retryUnreachableNow: Bool = false, json: Bool) async throws {
     let services = try services()
     var reports: [PushReport] = []
     for account in try await services.syncAccounts.accounts(named: name) {
-        reports.append(try await services.pusher.push(account: account, ignoreBackoff: ignoreBackoff))
+        reports.append(
+            try await services.pusher.push(account: account, ignoreBackoff: ignoreBackoff, retryUnreachableNow: retryUnreachableNow))
     }
     if json { return try printJSON(reports) }
     for report in reports {

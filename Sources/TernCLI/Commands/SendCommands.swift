@@ -155,7 +155,8 @@ struct OutboxCommand: AsyncParsableCommand {
     }
 
     struct Flush: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Send what is due now (and push pending changes).")
+        static let configuration = CommandConfiguration(
+            abstract: "Send what is due now, and what waits only for its server to be reachable (and push pending changes).")
         @Option(help: "Only this account.")
         var account: AccountName?
         @Flag(help: "Do not wait for retry delays (attempts still count).")
@@ -163,7 +164,7 @@ struct OutboxCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            try await pushAll(account: account, ignoreBackoff: now, json: output.json)
+            try await pushAll(account: account, ignoreBackoff: now, retryUnreachableNow: true, json: output.json)
         }
     }
 }

@@ -132,19 +132,18 @@ public struct DraftsUseCase: Sendable {
             throw TernError.invalidInput(reasons.joined(separator: "; "))
         }
         guard let account = try await accounts.account(id: draft.accountId) else { throw TernError.notFound("the account of draft \(id)") }
-        var loaded: [OutgoingAttachment] = []
-        for attachment in draft.content.attachments { loaded.append(try await attachments.load(attachment)) }
+        let (loaded, awaiting) = try await loadAttachments(of: draft)
         let message = draft.content.outgoingMessage(date: clock.now(), attachments: loaded)
         guard undoWindow > .zero else {
             // Linked before the queue runs, as after an undo window: the draft goes once the message is sent.
-            let queued = try await outbox.send(message, from: account, attemptNow: false)
+            let queued = try await outbox.send(message, from: account, attemptNow: false, awaitingAttachments: awaiting)
             try await store.setHeld(id: id, emailId: queued.emailId)
             let outcome = try await outbox.pushNow(queued, account: account)
             changes?.publish(.draftsChanged)
             changes?.publish(.composerSend(ComposerSendUpdate(draftId: id, outcome: outcome)))
             return .sent(outcome)
         }
-        let held = try await outbox.sendHeld(message, from: account, window: undoWindow)
+        let held = try await outbox.sendHeld(message, from: account, window: undoWindow, awaitingAttachments: awaiting)
         do {
             try await store.setHeld(id: id, emailId: held.emailId)
         } catch {
@@ -154,6 +153,24 @@ public struct DraftsUseCase: Sendable {
         changes?.publish(.draftsChanged)
         changes?.publish(.composerSend(ComposerSendUpdate(draftId: id, emailId: held.emailId, state: .undoWindow, until: held.until)))
         return .held(HeldDraftSend(draftId: id, draftMessageId: draft.messageId, send: held))
+    }
+
+    /// The attachments' bytes, and whether a forwarded original's could not be downloaded now
+    /// because its server cannot be reached: then the message is queued without them, as a
+    /// stand-in the queue completes when it can (CO01-15: a forward may be queued offline, and no
+    /// SMTP transaction starts before every attachment is local).
+    func loadAttachments(of draft: Draft) async throws -> ([OutgoingAttachment], awaiting: Bool) {
+        var loaded: [OutgoingAttachment] = []
+        var awaiting = false
+        for attachment in draft.content.attachments {
+            do {
+                loaded.append(try await attachments.load(attachment))
+            } catch let error as TernError where error.isRetryable {
+                guard case .storedAttachment = attachment.source else { throw error }
+                awaiting = true
+            }
+        }
+        return (loaded, awaiting)
     }
 
     /// The end of the undo window: the hold is lifted. The draft stays linked to its message, out of

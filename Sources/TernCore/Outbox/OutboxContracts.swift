@@ -65,11 +65,20 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
     /// server may have accepted it.
     public var attemptStartedDate: Date?
     public var error: String?
+    /// CO01-15: a forward whose original attachments are not local yet; the queue downloads them
+    /// before its SMTP transaction.
+    public var awaitingAttachments: Bool
+    /// Its backoff waits for a server that could not be reached (no attempt counted), not for a
+    /// retry after a refusal: `tern outbox flush` and the network's return try it at once.
+    public var waitingForServer: Bool
 
     public init(
         emailId: EmailID, accountId: Account.ID, messageId: String?, subject: String, to: [EmailAddress], state: SendState,
-        queuedDate: Date?, notBefore: Date?, holdUntil: Date?, retryCount: Int, attemptStartedDate: Date?, error: String?
+        queuedDate: Date?, notBefore: Date?, holdUntil: Date?, retryCount: Int, attemptStartedDate: Date?, error: String?,
+        awaitingAttachments: Bool = false, waitingForServer: Bool = false
     ) {
+        self.waitingForServer = waitingForServer
+        self.awaitingAttachments = awaitingAttachments
         self.emailId = emailId
         self.accountId = accountId
         self.messageId = messageId
@@ -89,7 +98,11 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
 /// message in exactly one state (FR-SYNC-07, NFR-SYNC-03).
 public protocol OutboxStore: Sendable {
     /// Stores the Email (threaded and searchable at once) with `sendState = .queued` and its bytes.
-    func enqueue(_ message: ComposedMessage, holdUntil: Date?, at date: Date) async throws -> EmailID
+    /// `awaitingAttachments`: `message` is a stand-in without the forwarded attachments that are not
+    /// local yet (CO01-15); `completeAttachments` replaces it.
+    func enqueue(_ message: ComposedMessage, holdUntil: Date?, awaitingAttachments: Bool, at date: Date) async throws -> EmailID
+    /// The queued message's real bytes, its attachments all local: same Message-ID, flag cleared.
+    func completeAttachments(_ emailId: EmailID, with message: ComposedMessage) async throws
     /// Queued and sending messages of an account, oldest first: the order they are sent in.
     func pending(accountId: Account.ID) async throws -> [OutboxEntry]
     /// The Outbox: queued, sending and failed; every account when nil.
@@ -101,7 +114,8 @@ public protocol OutboxStore: Sendable {
     func markAttemptStarted(_ emailId: EmailID, at date: Date) async throws
     /// Accepted by the server. Schedules the Sent copy (a `fileSentCopy` operation) in the same write.
     func markSent(_ emailId: EmailID, reply: String, note: String?, fileSentCopy: Bool, at date: Date) async throws
-    func scheduleRetry(_ emailId: EmailID, retryCount: Int, notBefore: Date, error: String) async throws
+    /// `waitingForServer`: the server could not be reached (the backoff is a recheck, see `OutboxEntry`).
+    func scheduleRetry(_ emailId: EmailID, retryCount: Int, notBefore: Date, error: String, waitingForServer: Bool) async throws
     /// The attempt failed after the content started: the message stays in `sending` with its
     /// exactly-once marker (set at `date` if it somehow is not), for recovery (the Sent search)
     /// from `notBefore`.

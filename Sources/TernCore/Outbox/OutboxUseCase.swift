@@ -24,7 +24,9 @@ public struct OutboxUseCase: Sendable {
 
     /// FR-COMP-02: queues `message` held for `window`, owned by this process (`SendHoldOwnership`): nothing reaches
     /// SMTP until `commit`; if the process dies first the message is never sent by itself.
-    public func sendHeld(_ message: OutgoingMessage, from account: Account, window: Duration) async throws -> HeldSend {
+    public func sendHeld(
+        _ message: OutgoingMessage, from account: Account, window: Duration, awaitingAttachments: Bool = false
+    ) async throws -> HeldSend {
         guard account.isActive else { throw TernError.authenticationExpired(account.name.rawValue) }
         try Self.checkSender(message, of: account)
         guard let holds else { throw TernError.invalidInput("undo-send needs the process's hold ownership") }
@@ -35,7 +37,7 @@ public struct OutboxUseCase: Sendable {
         let claim = try holds.claim(messageId: messageId)
         let until = now.adding(window)
         do {
-            let emailId = try await store.enqueue(composed, holdUntil: until, at: now)
+            let emailId = try await store.enqueue(composed, holdUntil: until, awaitingAttachments: awaitingAttachments, at: now)
             return HeldSend(emailId: emailId, messageId: messageId, accountId: account.id, until: until, claim: claim)
         } catch {
             claim.release()
@@ -75,13 +77,16 @@ public struct OutboxUseCase: Sendable {
     }
 
     /// Queues `message` from `account`. `holdUntil` is the undo window (FR-COMP-02); `attemptNow`
-    /// runs the account's queue right away (the message goes now unless something older is waiting).
-    public func send(_ message: OutgoingMessage, from account: Account, holdUntil: Date? = nil, attemptNow: Bool = true) async throws -> SendOutcome {
+    /// runs the account's queue right away (the message goes now unless something older is waiting);
+    /// `awaitingAttachments`: a forward's stand-in, completed by the queue (CO01-15).
+    public func send(
+        _ message: OutgoingMessage, from account: Account, holdUntil: Date? = nil, attemptNow: Bool = true, awaitingAttachments: Bool = false
+    ) async throws -> SendOutcome {
         guard account.isActive else { throw TernError.authenticationExpired(account.name.rawValue) }
         try Self.checkSender(message, of: account)
         let now = clock.now()
         let composed = try composer.compose(message, accountId: account.id, at: now)
-        let emailId = try await store.enqueue(composed, holdUntil: holdUntil, at: now)
+        let emailId = try await store.enqueue(composed, holdUntil: holdUntil, awaitingAttachments: awaitingAttachments, at: now)
         var push: PushReport?
         if attemptNow, holdUntil.map({ $0 <= now }) ?? true {
             push = try await pusher.push(account: account)
@@ -170,16 +175,19 @@ public struct LocalChangesPusher: Sendable {
     /// One pusher per account at a time, across processes (`tern send` while `tern sync --watch`
     /// runs): two would both take the same queued message. Holding the lock also makes a message
     /// found in `sending` certainly orphaned by a process that died.
-    public func push(account: Account, ignoreBackoff: Bool = false) async throws -> PushReport {
+    /// `retryUnreachableNow`: queued mail waiting only for its server is tried at once (`tern outbox
+    /// flush`, the network's return); `ignoreBackoff`: every backoff is skipped (`--now`).
+    public func push(account: Account, ignoreBackoff: Bool = false, retryUnreachableNow: Bool = false) async throws -> PushReport {
         try await lock.withLock("push-\(account.id)") {
-            try await pushLocked(account: account, ignoreBackoff: ignoreBackoff)
+            try await pushLocked(account: account, ignoreBackoff: ignoreBackoff, retryUnreachableNow: retryUnreachableNow)
         }
     }
 
-    func pushLocked(account: Account, ignoreBackoff: Bool) async throws -> PushReport {
+    func pushLocked(account: Account, ignoreBackoff: Bool, retryUnreachableNow: Bool = false) async throws -> PushReport {
         let supply = credentials.supply(for: account)
         let before = try await operations.process(account: account, credentials: supply, ignoreBackoff: ignoreBackoff)
-        let queue = try await queue.process(account: account, credentials: supply, ignoreBackoff: ignoreBackoff)
+        let queue = try await queue.process(
+            account: account, credentials: supply, ignoreBackoff: ignoreBackoff, retryUnreachableNow: retryUnreachableNow)
         // After the queue: a message sent in this pass has its draft removed in the same pass.
         var drafts = DraftSyncReport()
         if let processor = self.drafts {

@@ -19,6 +19,8 @@ public struct SendQueueProcessor: Sendable {
     let holds: (any SendHoldOwnership)?
     /// Where an orphaned held message goes back to being a draft (FR-COMP-02, PLATFORM.md).
     let drafts: (any DraftStore)?
+    /// Downloads a queued forward's pending attachments before it is sent (CO01-15).
+    let attachments: (any QueuedAttachmentCompleting)?
 
     /// FR-SYNC-07 step 4: after transient failures, retries at 30 s, 2 min and 8 min; then failed.
     public static let retryDelays: [Duration] = [.seconds(30), .seconds(120), .seconds(480)]
@@ -39,8 +41,9 @@ public struct SendQueueProcessor: Sendable {
     public init(
         store: any OutboxStore, submitter: any MessageSubmitting, server: any ServerMailActions, folders: any MailActionStore,
         clock: any WallClock = SystemClock(), holds: (any SendHoldOwnership)? = nil, drafts: (any DraftStore)? = nil,
-        retryDelays: [Duration] = SendQueueProcessor.retryDelays
+        retryDelays: [Duration] = SendQueueProcessor.retryDelays, attachments: (any QueuedAttachmentCompleting)? = nil
     ) {
+        self.attachments = attachments
         self.retryDelays = retryDelays.isEmpty ? Self.retryDelays : retryDelays
         self.store = store
         self.submitter = submitter
@@ -54,13 +57,20 @@ public struct SendQueueProcessor: Sendable {
     /// Sends what is due, on one SMTP connection for the whole pass (opened only when a message is
     /// to go). A transient failure stops the pass, so nothing overtakes the message that failed
     /// (FIFO); a held message (the undo window) is passed over without stopping it.
-    public func process(account: Account, credentials: CredentialSupply, ignoreBackoff: Bool = false) async throws -> SendQueueReport {
+    /// `retryUnreachableNow`: a message waiting only for its server to be reachable is tried at once
+    /// (`tern outbox flush`, the network's return); `ignoreBackoff`: every backoff is skipped.
+    public func process(
+        account: Account, credentials: CredentialSupply, ignoreBackoff: Bool = false, retryUnreachableNow: Bool = false
+    ) async throws -> SendQueueReport {
         var report = SendQueueReport()
         let entries = try await store.pending(accountId: account.id)
         var index = 0
         // Up to the first message to send, nothing needs a connection.
         triage: while index < entries.count {
-            switch try await triage(entries[index], account: account, credentials: credentials, ignoreBackoff: ignoreBackoff, report: &report) {
+            switch try await triage(
+                entries[index], account: account, credentials: credentials, ignoreBackoff: ignoreBackoff,
+                retryUnreachableNow: retryUnreachableNow, report: &report)
+            {
             case .handled: index += 1
             case .stop: return report
             case .send: break triage
@@ -79,7 +89,7 @@ public struct SendQueueProcessor: Sendable {
                     } else {
                         decision = try await triage(
                             entry, account: account, credentials: credentials, ignoreBackoff: ignoreBackoff,
-                            report: &report)
+                            retryUnreachableNow: retryUnreachableNow, report: &report)
                     }
                     switch decision {
                     case .handled: break
@@ -101,7 +111,7 @@ public struct SendQueueProcessor: Sendable {
     /// What to do with a queued message now, doing it unless it is a send.
     func triage(
         _ entry: OutboxEntry, account: Account, credentials: CredentialSupply, ignoreBackoff: Bool,
-        report: inout SendQueueReport
+        retryUnreachableNow: Bool = false, report: inout SendQueueReport
     ) async throws -> Triage {
         let now = clock.now()
         if let queued = entry.queuedDate, now.timeIntervalSince(queued) > Self.maximumAge.inSeconds, entry.attemptStartedDate == nil {
@@ -131,7 +141,7 @@ public struct SendQueueProcessor: Sendable {
         }
         // Before recovery too: a send that failed after its content is looked for in Sent only after
         // its backoff, so a server still filing it has the time to.
-        if let notBefore = entry.notBefore, notBefore > now, !ignoreBackoff {
+        if let notBefore = entry.notBefore, notBefore > now, !ignoreBackoff, !(retryUnreachableNow && entry.waitingForServer) {
             report.waiting = try await store.pending(accountId: account.id).count { $0.holdUntil.map { $0 <= now } ?? true }
             report.nextDue = min(report.nextDue ?? notBefore, notBefore)
             return .stop
@@ -139,7 +149,29 @@ public struct SendQueueProcessor: Sendable {
         if entry.state == .sending, entry.attemptStartedDate != nil {
             return try await recover(entry, account: account, credentials: credentials, report: &report)
         }
+        if entry.awaitingAttachments {
+            return try await completeAttachments(entry, account: account, report: &report)
+        }
         return .send
+    }
+
+    /// CO01-15: the forward's pending attachments are downloaded before its SMTP transaction. Not
+    /// reachable yet, or its sign-in to be mended: it waits in its place, as for an unreachable SMTP
+    /// server (no attempt counted). An attachment gone from the server fails it, with the reason.
+    func completeAttachments(_ entry: OutboxEntry, account: Account, report: inout SendQueueReport) async throws -> Triage {
+        do {
+            guard let attachments else { throw TernError.invalidInput("this process cannot download a queued forward's attachments") }
+            try await attachments.complete(entry, account: account)
+            return .send
+        } catch let error as TernError where error.isRetryable || error.needsPerson {
+            _ = try await waitForServer(entry, "the forwarded attachments cannot be downloaded yet (\(error))", report: &report)
+            return .stop
+        } catch {
+            let text = "a forwarded attachment could not be downloaded: \(error)"
+            try await store.markFailed(entry.emailId, error: text)
+            report.failed.append(FailedSend(emailId: entry.emailId, error: text))
+            return .handled
+        }
     }
 
     /// One attempt. False when the queue must stop here (a transient failure to be retried).
@@ -189,7 +221,7 @@ public struct SendQueueProcessor: Sendable {
             return true
         }
         let next = clock.now().adding(retryDelays[retries - 1])
-        try await store.scheduleRetry(entry.emailId, retryCount: retries, notBefore: next, error: text)
+        try await store.scheduleRetry(entry.emailId, retryCount: retries, notBefore: next, error: text, waitingForServer: false)
         report.waiting = try await store.pending(accountId: entry.accountId).count
         report.nextDue = min(report.nextDue ?? next, next)
         report.lastError = text
@@ -201,7 +233,7 @@ public struct SendQueueProcessor: Sendable {
     /// were; it waits, and everything behind it, until the server answers or the 24 hours pass.
     func waitForServer(_ entry: OutboxEntry, _ text: String, report: inout SendQueueReport) async throws -> Bool {
         let next = clock.now().adding(unreachableRecheck)
-        try await store.scheduleRetry(entry.emailId, retryCount: entry.retryCount, notBefore: next, error: text)
+        try await store.scheduleRetry(entry.emailId, retryCount: entry.retryCount, notBefore: next, error: text, waitingForServer: true)
         report.waiting = try await store.pending(accountId: entry.accountId).count
         report.nextDue = min(report.nextDue ?? next, next)
         report.lastError = text

@@ -166,8 +166,8 @@ public struct SyncAccountsUseCase: Sendable {
 
     /// While watching: local changes and queued mail go out as they become due (retries on their
     /// schedules), and what another `tern` process queued is picked up within `pollInterval`. While
-    /// something waits on a backoff, the network coming back ends the wait and the next pass tries
-    /// at once (issue 34: a message queued offline waited up to its 30 s recheck).
+    /// queued mail waits on a backoff, the network coming back ends the wait and the next pass tries
+    /// at once what waits only for its server (issue 34: it waited up to its 30 s recheck).
     static func keepPushing(
         account: Account, pusher: LocalChangesPusher, pollInterval: Duration = .seconds(5),
         networkReturns: any NetworkReturnSignal = NoNetworkReturnSignal(),
@@ -179,7 +179,7 @@ public struct SyncAccountsUseCase: Sendable {
             var wait = pollInterval
             let returnsSeen = networkReturns.returnsHeard
             var waitsForNetwork = false
-            if let report = try? await pusher.push(account: account, ignoreBackoff: networkCameBack) {
+            if let report = try? await pusher.push(account: account, retryUnreachableNow: networkCameBack) {
                 await pushed(report)
                 if !report.queue.sent.isEmpty || !report.queue.failed.isEmpty { progress(.pushed(account: account.name, report)) }
                 if let next = LocalChangesPusher.nextDue(report) {
@@ -196,13 +196,10 @@ public struct SyncAccountsUseCase: Sendable {
         }
     }
 
-    /// Whether anything waits on a retry's backoff: the queue's head for its server, or for a
-    /// deferral, or a pending change. When the network comes back each is tried at once, as `tern
-    /// outbox flush` does: while it was away any try would have found the server unreachable, which
-    /// costs no delivery attempt, so trying on its return is what the schedule would have done
-    /// next (FR-SYNC-07).
+    /// Whether queued mail waits on a backoff: when the network comes back, what waits only for its
+    /// server is tried at once (as `tern outbox flush` does); a retry after a refusal keeps its time.
     static func waitsOnBackoff(_ report: PushReport) -> Bool {
-        report.queue.waiting > 0 || report.changes.waiting > 0
+        report.queue.waiting > 0
     }
 }
 
