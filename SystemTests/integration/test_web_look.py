@@ -51,6 +51,10 @@ def site(servers, tmp_path_factory):
     assert 95_000 < len(html) < 130_000, len(html)
     imap.append("INBOX", "(\\Seen)", None, raw_message(to, f"Newsletter {stamp}", text=f"The newsletter {stamp}", html=html,
                                                        sender="news@example.net", minutes_ago=2))
+    hero = (f'<div style="height: 100vh; background-color: #eeeeff"><h1>Hero of {stamp}</h1></div>'
+            f'<section style="min-height: 50dvh"><p>Below the hero.</p></section><p>After the hero {stamp}.</p>')
+    imap.append("INBOX", "(\\Seen)", None, raw_message(to, f"Hero {stamp}", text=f"Hero {stamp}", html=hero,
+                                                       sender="hero@example.net", minutes_ago=4))
     plant_thread(servers, imap, 3, stamp=stamp, to=USER, attachments=[(f"minutes-{stamp}.txt", b"The minutes.")])
     subprocess.run([str(TERN), "sync", USER], env=dict(os.environ, TERN_HOME=str(home)), check=True, capture_output=True, timeout=180)
     port = free_port()
@@ -190,6 +194,23 @@ def test_a_long_newsletters_frame_shows_it_whole_without_an_inner_scrollbar(brow
         "const f = arguments[0]; const e = [...f.contentDocument.querySelectorAll('p')].pop();"
         "return [e.getBoundingClientRect().bottom, f.clientHeight];", frame_of(browser, "news@example.net"))
     assert 0 < end[0] <= end[1], end
+
+
+def test_a_body_sized_in_the_viewports_height_is_shown_whole_at_the_nominal_size(browser, site):
+    """Issue 39: `height: 100vh` inside a frame as tall as its content would follow the frame; the sanitizer writes it
+    as 800 px (and `50dvh` as 400 px), so the frame settles and the text after it is inside."""
+    open_thread_by_name(browser, site, f"Hero {site['stamp']}")
+    frame = frame_of(browser, "hero@example.net")
+    state = frame_state(browser, frame)
+    heights = browser.execute_script(
+        "const d = arguments[0].contentDocument; return [d.querySelector('div').getBoundingClientRect().height,"
+        " d.querySelector('section').getBoundingClientRect().height];", frame)
+    assert heights == [800, 400], heights
+    assert abs(state["frame"] - state["content"]) <= 1 and state["scrollHeight"] <= state["clientHeight"], state
+    end = browser.execute_script(
+        "const f = arguments[0]; const e = [...f.contentDocument.querySelectorAll('p')].pop();"
+        "return [e.textContent, e.getBoundingClientRect().bottom, f.clientHeight];", frame)
+    assert end[0] == f"After the hero {site['stamp']}." and 0 < end[1] <= end[2], end
 
 
 def test_the_frame_runs_nothing_though_the_page_can_measure_it(browser, site):

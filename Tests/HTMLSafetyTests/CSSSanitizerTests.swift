@@ -39,7 +39,7 @@ struct CSSSanitizerTests {
         }
         // A browser reads the rest of the text as the `a` rule's declarations (the function
         // swallows the `}`, the bad string ends at the line's end): those allowed stay in it.
-        #expect(once.contains("a\(Self.exclusion) { width: 100vw; height: 100vh }"), "\(once)")
+        #expect(once.contains("a\(Self.exclusion) { width: 100vw; height: 800px }"), "\(once)")
         #expect(once.contains("b\(Self.exclusion) { color: red }"), "\(once)")
         #expect(Self.clean(once) == once)
     }
@@ -251,5 +251,27 @@ struct CSSSanitizerTests {
         let result = HTMLSanitizer.sanitize(html, options: SanitizeOptions(allowRemoteImages: true))
         #expect(result.trackersBlocked == 0, "\(html)")
         #expect(result.html.contains("src=\"https://news.example/a.png\""), "\(result.html)")
+    }
+}
+
+/// Issue 39: a body frame is as tall as its content, so lengths in the viewport's height are
+/// written as pixels of a nominal 800 px viewport; widths keep following the frame.
+extension CSSSanitizerTests {
+    @Test func viewportHeightsBecomePixelsOfTheNominalViewport() {
+        #expect(Self.declarations("height: 100vh") == "height: 800px")
+        #expect(Self.declarations("min-height: 50.5svh; max-height: 10DVH") == "min-height: 404px; max-height: 80px")
+        #expect(Self.declarations("height: calc(100vh - 2rem)") == "height: calc(800px - 2rem)")
+        #expect(Self.declarations("width: 100vw; height: 12.345vmin") == "width: 100vw; height: 98.76px")
+        #expect(Self.declarations("margin-top: -10vh") == "margin-top: -80px")
+        #expect(Self.declarations("height: 1e2vh") == "height: 1e2vh")
+        #expect(Self.sheet("div { height: 100lvh }").contains("height: 800px"))
+        #expect(Self.clean(#"<div style="height: 100vh">x</div>"#).contains("height: 800px"))
+    }
+
+    @Test func onlyAViewportUnitIsRead() {
+        #expect(ViewportLengths.pixels(forDimension: ArraySlice("100px".utf8)) == nil)
+        #expect(ViewportLengths.pixels(forDimension: ArraySlice("vh".utf8)) == nil)
+        #expect(ViewportLengths.pixels(forDimension: ArraySlice("99999999vh".utf8)) == nil)
+        #expect(ViewportLengths.pixels(forDimension: ArraySlice("+25vh".utf8)) == Array("200px".utf8))
     }
 }

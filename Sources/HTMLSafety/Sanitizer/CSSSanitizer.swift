@@ -638,8 +638,8 @@ struct CSSSource {
 
     /// Writes tokens as they were written, each whitespace run as one space and a comment that
     /// joined two tokens as `/**/`; closes a string, URL, block or function the input's end
-    /// closed, so the output holds no open construct. Runs of tokens that need none of that are
-    /// copied at once.
+    /// closed, so the output holds no open construct; a length in the viewport's height becomes
+    /// pixels (`ViewportLengths`). Runs of tokens that need none of that are copied at once.
     func write(_ range: Range<Int>, into output: inout [UInt8]) {
         guard !range.isEmpty else { return }
         var unclosed: [CSSToken.Kind] = []
@@ -661,6 +661,12 @@ struct CSSSource {
             } else if token.has(CSSToken.Flags.unterminated) {
                 output += bytes[run..<token.end]
                 output.append(token.kind == .string ? bytes[token.start] : 41)
+                run = token.end
+            } else if token.kind == .dimension, !token.has(CSSToken.Flags.escape),
+                let pixels = ViewportLengths.pixels(forDimension: bytes[token.start..<token.end])
+            {
+                output += bytes[run..<token.start]
+                output += pixels
                 run = token.end
             }
             if token.isOpener, token.partner >= range.upperBound { unclosed.append(token.kind) }
