@@ -12,7 +12,8 @@ extension OutgoingMIMEMessage {
             bodyPlain: message.bodyPlain, bodyHTML: message.bodyHTML, attachments: message.attachments.map(OutgoingMIMEAttachment.init))
         dispositionNotification = message.dispositionNotice.map {
             DispositionNotificationFields(
-                reportingUA: $0.reportingUA, finalRecipient: $0.finalRecipient, originalMessageId: $0.originalMessageId,
+                reportingUA: $0.reportingUA, originalRecipient: $0.originalRecipient, finalRecipient: $0.finalRecipient,
+                originalMessageId: $0.originalMessageId,
                 disposition: $0.disposition)
         }
     }

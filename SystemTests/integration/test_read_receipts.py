@@ -194,3 +194,33 @@ def test_the_request_and_the_privacy_report_in_the_web_app(servers, tls_context,
     shown = message_of(home, subject)
     assert shown["readReceipt"]["status"] == "ignored"
     assert shown["privacy"]["remoteHosts"] == [{"host": "images.shop.example", "count": 2}]
+
+
+def test_send_receipt_clicked_in_the_web_app_sends_one_mdn_repeating_the_original_recipient(
+        servers, tls_context, home, alice, bob, web):
+    """Issue 37: Send receipt, pressed in Chromium, sends exactly one MDN; the original's `Original-Recipient` field
+    (an MTA's record of the envelope's ORCPT) is repeated in it, as RFC 8098 section 3.2.3 requires."""
+    stamp = uuid.uuid4().hex[:8]
+    subject = f"Clicked plans {stamp}"
+    bob_address = user_address(servers, "bob")
+    message_id = send_as_alice(servers, tls_context, subject, headers={
+        "Disposition-Notification-To": user_address(servers, "alice"), "Original-Recipient": f"rfc822;{bob_address}"})
+    assert arrived(bob, message_id)
+    sync(home, USER)
+    browser, base = web["browser"], web["base"]
+    browser.get(f"{base}/mail")
+    by_xpath(browser, f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, '{subject}')]").click()
+    region = by_xpath(browser, "//main//*[@role='region' or self::section][starts-with(normalize-space(), 'Alice asks for a read receipt')]")
+    region.find_element("xpath", ".//button[normalize-space()='Send receipt']").click()
+    assert wait_until(lambda: not browser.find_elements("xpath", "//main//button[normalize-space()='Send receipt']"), 15)
+    assert axe_violations(browser) == []
+    assert wait_until(lambda: len(receipts_for(alice, subject)) == 1, 20)
+    [receipt] = receipts_for(alice, subject)
+    _, machine = receipt.get_payload()
+    fields = machine.as_bytes().decode()
+    assert f"Original-Recipient: rfc822;{bob_address}" in fields, fields
+    assert f"Final-Recipient: rfc822;{bob_address}" in fields, fields
+    assert wait_until(lambda: "$MDNSent" in flags_of(bob, "INBOX", message_id), 10)
+    assert message_of(home, subject)["readReceipt"]["status"] == "sent"
+    time.sleep(1)
+    assert len(receipts_for(alice, subject)) == 1

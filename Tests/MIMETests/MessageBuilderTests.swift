@@ -212,6 +212,24 @@ import Testing
         #expect(receiptTo("Subject: none\r\n") == [])
     }
 
+    /// Issue 37: an `Original-Recipient` field is kept for the MDN to repeat (RFC 8098 section
+    /// 3.2.3), only as one plain rfc822 address, and only when a receipt is asked for.
+    @Test func theOriginalRecipientIsKeptForAReceiptRequest() {
+        func kept(_ field: String, asking: Bool = true) -> String? {
+            let ask = asking ? "Disposition-Notification-To: zoe@x.org\r\n" : ""
+            return MessageParser().parse(Array("From: a@x.org\r\n\(ask)Original-Recipient: \(field)\r\n\r\nbody".utf8))
+                .email(accountId: "acc", internalDate: Date(), sizeBytes: 10).originalRecipient
+        }
+        #expect(kept("rfc822;bob@x.org") == "bob@x.org")
+        #expect(kept(" RFC822 ; bob@x.org ") == "bob@x.org")
+        #expect(kept("rfc822;bob@x.org", asking: false) == nil)
+        #expect(kept("x400;c=us;a=b") == nil)
+        #expect(kept("rfc822;bob@x.org, eve@x.org") == nil)
+        #expect(kept("rfc822;<bob@x.org>") == nil)
+        #expect(kept("rfc822;no-at-sign") == nil)
+        #expect(kept("rfc822;" + String(repeating: "a", count: 300) + "@x.org") == nil)
+    }
+
     /// Issue 19: the headers that make smart replies stay silent are kept with the message.
     @Test func bulkHeadersBecomeMarkers() {
         let list = MessageParser().parse(Array("From: a@x.org\r\nList-Id: Team <team.x.org>\r\nPrecedence: list\r\n\r\nbody".utf8))

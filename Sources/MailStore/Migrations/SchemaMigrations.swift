@@ -31,6 +31,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v18-read-receipts", migrate: addReadReceipts)
         migrator.registerMigration("v19-message-privacy", migrate: createMessagePrivacy)
         migrator.registerMigration("v20-queued-forward-attachments", migrate: addAwaitingAttachments)
+        migrator.registerMigration("v21-original-recipient", migrate: addOriginalRecipient)
         return migrator
     }
 
@@ -569,5 +570,11 @@ public enum SchemaMigrations {
     static func addAwaitingAttachments(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE outgoingMessage ADD COLUMN awaitingAttachments INTEGER NOT NULL DEFAULT 0")
         try db.execute(sql: "ALTER TABLE outgoingMessage ADD COLUMN waitingForServer INTEGER NOT NULL DEFAULT 0")
+    }
+
+    /// Issue 37: `email.originalRecipient`, the address of a receipt-requesting message's
+    /// `Original-Recipient` field, repeated in its MDN (RFC 8098 section 3.2.3).
+    static func addOriginalRecipient(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE email ADD COLUMN originalRecipient TEXT")
     }
 }

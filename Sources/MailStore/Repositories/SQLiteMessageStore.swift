@@ -109,8 +109,9 @@ public struct SQLiteMessageStore: Sendable {
                     fromAddress, toAddresses, ccAddresses, bccAddresses, replyTo, dateSent, dateReceived, snippet, bodyPlain, bodyHTML,
                     bodyTruncated, bodiesFetched, bodyStructure, sizeBytes, hasAttachments, isRead, isStarred, isAnswered, isDraft,
                     deletedDate, sendState, sendRetryCount, sendQueuedDate, sendNotBefore, sendHoldUntil, sendAttemptStartedDate,
-                    sendError, createdDate, bulkMarkers, authenticationResults, deliveredTo, readReceiptTo, readReceiptState)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    sendError, createdDate, bulkMarkers, authenticationResults, deliveredTo, readReceiptTo, readReceiptState,
+                    originalRecipient)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             email.accountId, email.threadId, email.messageId, email.headerMessageId, email.dedupKey, email.inReplyTo, email.references,
@@ -122,7 +123,7 @@ public struct SQLiteMessageStore: Sendable {
             email.sendNotBefore.stored, email.sendHoldUntil.stored, email.sendAttemptStartedDate.stored, email.sendError, email.createdDate.stored,
             email.bulkMarkers.rawValue, email.authenticationResults.map(AuthenticationResultsJSON.text), DeliveredToJSON.text(email.deliveredTo),
             json(email.readReceiptTo),
-            email.readReceiptState?.rawValue
+            email.readReceiptState?.rawValue, email.originalRecipient
         ])
         email.id = EmailID(db.lastInsertedRowID)
     }

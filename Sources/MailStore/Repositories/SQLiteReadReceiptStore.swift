@@ -19,7 +19,8 @@ public struct SQLiteReadReceiptStore: ReadReceiptStore {
                 emailId: emailId, accountId: email.accountId, messageId: email.headerMessageId, subject: email.subject,
                 from: EmailAddress(name: email.fromName, address: email.fromAddress), to: email.toAddresses, cc: email.ccAddresses,
                 date: email.displayDate, isRead: email.isRead, bulkMarkers: email.bulkMarkers, receiptTo: email.readReceiptTo,
-                state: email.readReceiptState, flaggedSentOnServer: try Self.flaggedSent(emailId, db: db))
+                state: email.readReceiptState, flaggedSentOnServer: try Self.flaggedSent(emailId, db: db),
+                originalRecipient: email.originalRecipient)
         }
     }
 

@@ -24,7 +24,24 @@ extension ParsedMessage {
         // Issue 32: whether the user's provider vouched for the From is decided when the thread is read.
         email.authenticationResults = AuthenticationResultsParser.parse(fields: headers.fields).map { AuthenticationResults($0).evidence }
         email.readReceiptTo = readReceiptAddresses.map(EmailAddress.init)
+        if !email.readReceiptTo.isEmpty { email.originalRecipient = originalRecipient }
         return email
+    }
+
+    /// Issue 37: the address of an `Original-Recipient: rfc822;ADDRESS` field (RFC 8098 section
+    /// 2.3, written by an MTA from the envelope's ORCPT), for the MDN to repeat; nil for any other
+    /// address type, or a value that is no single plain address.
+    var originalRecipient: String? {
+        guard let field = headers.first("original-recipient") else { return nil }
+        let value = String(decoding: field.rawValue, as: UTF8.self)
+        guard let semicolon = value.firstIndex(of: ";"),
+            value[..<semicolon].trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == "rfc822"
+        else { return nil }
+        let address = value[value.index(after: semicolon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        guard address.contains("@"), address.utf8.count <= 254,
+            address.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 && !"<>()[]\\,;:\"".unicodeScalars.contains($0) })
+        else { return nil }
+        return address
     }
 
     /// Issue 35: the addresses of the `Delivered-To` fields, then of the `X-Original-To` fields

@@ -82,6 +82,9 @@ public struct Email: Sendable, Hashable, Codable, Identifiable {
     public var readReceiptTo: [EmailAddress] = []
     /// Issue 37: the person's Send receipt or Ignore, remembered locally.
     public var readReceiptState: ReadReceiptState?
+    /// Issue 37: the `rfc822` address of the message's `Original-Recipient` field, which an MDN
+    /// must repeat (RFC 8098 section 3.2.3); kept only for a message that asks for a receipt.
+    public var originalRecipient: String?
     /// Bodies were fetched (both nil after fetching means the message has no text body).
     public var bodiesFetched: Bool
     /// The MIME part tree from BODYSTRUCTURE, as JSON, so bodies and attachments are fetched by part.

@@ -105,12 +105,15 @@ public struct ReadReceiptSubject: Sendable, Hashable {
     public var state: ReadReceiptState?
     /// A copy carries `$MDNSent` (RFC 3503): another client, or this one, sent the receipt.
     public var flaggedSentOnServer: Bool
+    /// The original's `Original-Recipient` address, repeated in the MDN (RFC 8098 section 3.2.3).
+    public var originalRecipient: String?
 
     public init(
         emailId: EmailID, accountId: Account.ID, messageId: String?, subject: String, from: EmailAddress, to: [EmailAddress],
         cc: [EmailAddress], date: Date, isRead: Bool, bulkMarkers: BulkMailMarkers, receiptTo: [EmailAddress], state: ReadReceiptState?,
-        flaggedSentOnServer: Bool
+        flaggedSentOnServer: Bool, originalRecipient: String? = nil
     ) {
+        self.originalRecipient = originalRecipient
         self.emailId = emailId
         self.accountId = accountId
         self.messageId = messageId
@@ -145,6 +148,9 @@ public struct DispositionNotice: Sendable, Hashable {
     /// `Reporting-UA`: the product only, no host name or version (they would tell the sender more
     /// than that the message was displayed).
     public var reportingUA: String
+    /// `Original-Recipient: rfc822;` when the original carried the field (RFC 8098 section 3.2.3:
+    /// then it must be repeated).
+    public var originalRecipient: String?
     /// `Final-Recipient: rfc822;` the address the original reached: the identity it was addressed to.
     public var finalRecipient: String
     /// `Original-Message-ID`, when the original had one.
@@ -155,9 +161,10 @@ public struct DispositionNotice: Sendable, Hashable {
     public static let sentManuallyDisplayed = "manual-action/MDN-sent-manually; displayed"
 
     public init(
-        reportingUA: String = "Tern", finalRecipient: String, originalMessageId: String?,
+        reportingUA: String = "Tern", originalRecipient: String? = nil, finalRecipient: String, originalMessageId: String?,
         disposition: String = DispositionNotice.sentManuallyDisplayed
     ) {
+        self.originalRecipient = originalRecipient
         self.reportingUA = reportingUA
         self.finalRecipient = finalRecipient
         self.originalMessageId = originalMessageId
@@ -279,7 +286,8 @@ public struct ReadReceiptUseCase: Sendable {
             """
         var message = OutgoingMessage(
             from: identity, to: subject.receiptTo, subject: "Read: \(subjectLine)", bodyPlain: text)
-        message.dispositionNotice = DispositionNotice(finalRecipient: identity.address, originalMessageId: subject.messageId)
+        message.dispositionNotice = DispositionNotice(
+            originalRecipient: subject.originalRecipient, finalRecipient: identity.address, originalMessageId: subject.messageId)
         return message
     }
 }
