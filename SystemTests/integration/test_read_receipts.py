@@ -157,6 +157,17 @@ def web(home):
     server.wait(timeout=10)
 
 
+def open_request_in_the_web_app(home, bob, web, message_id, subject):
+    """Once the message reached bob: synced, opened from the list, and its receipt request's region."""
+    assert arrived(bob, message_id)
+    sync(home, USER)
+    browser = web["browser"]
+    browser.get(f"{web['base']}/mail")
+    by_xpath(browser, f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, '{subject}')]").click()
+    return browser, by_xpath(
+        browser, "//main//*[@role='region' or self::section][starts-with(normalize-space(), 'Alice asks for a read receipt')]")
+
+
 def test_the_request_and_the_privacy_report_in_the_web_app(servers, tls_context, home, alice, bob, web):
     stamp = uuid.uuid4().hex[:8]
     subject = f"Web plans {stamp}"
@@ -166,12 +177,7 @@ def test_the_request_and_the_privacy_report_in_the_web_app(servers, tls_context,
             "<p><a href='https://shop.example/sale?utm_source=mail&id=4'>Sale</a></p>")
     message_id = send_as_alice(servers, tls_context, subject, headers={"Disposition-Notification-To": user_address(servers, "alice")},
                                html=html)
-    assert arrived(bob, message_id)
-    sync(home, USER)
-    browser, base = web["browser"], web["base"]
-    browser.get(f"{base}/mail")
-    by_xpath(browser, f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, '{subject}')]").click()
-    region = by_xpath(browser, "//main//*[@role='region' or self::section][starts-with(normalize-space(), 'Alice asks for a read receipt')]")
+    browser, region = open_request_in_the_web_app(home, bob, web, message_id, subject)
     assert region.accessible_name.startswith("Alice asks for a read receipt"), region.accessible_name
     send = region.find_element("xpath", ".//button[normalize-space()='Send receipt']")
     ignore = region.find_element("xpath", ".//button[normalize-space()='Ignore']")
@@ -205,12 +211,7 @@ def test_send_receipt_clicked_in_the_web_app_sends_one_mdn_repeating_the_origina
     bob_address = user_address(servers, "bob")
     message_id = send_as_alice(servers, tls_context, subject, headers={
         "Disposition-Notification-To": user_address(servers, "alice"), "Original-Recipient": f"rfc822;{bob_address}"})
-    assert arrived(bob, message_id)
-    sync(home, USER)
-    browser, base = web["browser"], web["base"]
-    browser.get(f"{base}/mail")
-    by_xpath(browser, f"//ul[@aria-labelledby='list-title']//a[contains(@aria-label, '{subject}')]").click()
-    region = by_xpath(browser, "//main//*[@role='region' or self::section][starts-with(normalize-space(), 'Alice asks for a read receipt')]")
+    browser, region = open_request_in_the_web_app(home, bob, web, message_id, subject)
     region.find_element("xpath", ".//button[normalize-space()='Send receipt']").click()
     assert wait_until(lambda: not browser.find_elements("xpath", "//main//button[normalize-space()='Send receipt']"), 15)
     assert axe_violations(browser) == []
