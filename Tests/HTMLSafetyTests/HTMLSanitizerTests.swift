@@ -287,6 +287,29 @@ struct PlainTextRendererTests {
         #expect(!html.contains("javascript"))
     }
 
+    /// Issue 37: a plain-text body's links are cleaned as an HTML body's are; the text stays as written.
+    @Test func plainTextLinksAreCleanedOfTheirTracking() {
+        let google = "https://www.google.com/url?q=https%3A%2F%2Fshop.example%2Fitem%3Fid%3D9%26utm_source%3Dmail&sa=D"
+        let text = """
+            Sale: https://shop.example/sale?id=4&utm_source=mail&fbclid=X.
+            Wrapped: \(google)
+            Tracked: https://u1.ct.sendgrid.net/ls/click?upn=abc
+            Refused: https://www.google.com/url?q=javascript%3Aalert(1)
+            > Quoted https://a.example/?utm_medium=m
+            """
+        let result = PlainTextRenderer.render(text)
+        let html = result.html
+        #expect(html.contains(#"<a href="https://shop.example/sale?id=4" target="_blank" rel="noopener noreferrer" title="https://shop.example/sale?id=4">"#))
+        #expect(html.contains(">https://shop.example/sale?id=4&amp;utm_source=mail&amp;fbclid=X</a>."), "the text as written")
+        #expect(html.contains(#"<a href="https://shop.example/item?id=9""#))
+        #expect(html.contains(#"data-tern-tracked-host="u1.ct.sendgrid.net""#))
+        #expect(!html.contains("javascript%3A") || !html.contains(#"href="https://www.google.com/url?q=javascript"#))
+        #expect(!html.contains(#"href="javascript"#))
+        #expect(html.contains(#"<a href="https://a.example/""#))
+        #expect(result.links == LinkCleaning(cleaned: 3, unwrapped: 1, tracked: 1, trackedHosts: ["u1.ct.sendgrid.net"]))
+        #expect(!PlainTextRenderer.render(text, linkRules: nil).html.contains(#"<a href="https://shop.example/sale?id=4""#))
+    }
+
     @Test func quotedLinesFold() {
         let result = PlainTextRenderer.render("Sure.\n\nOn Mon, Bob wrote:\n> first\n>> second\nBye")
         #expect(result.hasQuotedText)

@@ -1,18 +1,22 @@
 import Foundation
 
 /// Plain-text bodies as HTML (FR-ED-01): escaped, line breaks kept, http(s)/mailto/www links
-/// clickable (opening outside, like the sanitizer's), `>` quoted lines folded as HTML quotes are.
+/// clickable (opening outside, like the sanitizer's) and cleaned of their tracking as HTML links
+/// are (issue 37), `>` quoted lines folded as HTML quotes are.
 public enum PlainTextRenderer {
-    public static func render(_ text: String) -> SanitizedHTML {
+    public static func render(_ text: String, linkRules: LinkTrackingRules? = .bundled) -> SanitizedHTML {
         let lines = text.replacingLineBreaks.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var html = "<div class=\"tern-plain\">"
         var quoted: [String] = []
         var quotes = 0
+        var links = LinkCleaning()
+        var trackedHosts = Set<String>()
+        func linked(_ line: String) -> String { linkify(escape(line), rules: linkRules, links: &links, trackedHosts: &trackedHosts) }
         func flushQuote() {
             guard !quoted.isEmpty else { return }
             quotes += 1
             html += "<details class=\"tern-quote\"><summary>Show quoted text</summary><blockquote>"
-            html += quoted.map { linkify(escape($0)) }.joined(separator: "<br>")
+            html += quoted.map(linked).joined(separator: "<br>")
             html += "</blockquote></details>"
             quoted = []
         }
@@ -26,14 +30,15 @@ public enum PlainTextRenderer {
             }
             flushQuote()
             if !first { html += "<br>" }
-            html += linkify(escape(line))
+            html += linked(line)
             first = false
         }
         flushQuote()
         html += "</div>"
+        links.trackedHosts = trackedHosts.sorted()
         return SanitizedHTML(
             html: html, trackersBlocked: 0, trackerHosts: [], remoteImagesBlocked: 0, hasQuotedText: quotes > 0,
-            fallbackToPlainText: false, suspiciousLinks: 0)
+            fallbackToPlainText: false, suspiciousLinks: 0, links: links)
     }
 
     static func escape(_ text: String) -> String {
@@ -64,7 +69,12 @@ public enum PlainTextRenderer {
     /// Links in escaped text: `https://…`, `http://…`, `mailto:…`, `www.…` (shown as written), each
     /// starting a word and running to a space, tab or `<`. One pass over the bytes: a search of the
     /// rest of the text for each link (after lowercasing it) made a long line of links quadratic.
-    static func linkify(_ escaped: String) -> String {
+    /// With `rules`, an http(s) link's destination is cleaned (`LinkCleaner`): the text stays as the
+    /// sender wrote it, the link and its title go to the destination without tracking, a click
+    /// tracker is named as in HTML bodies, and a wrapper around a refused scheme links nowhere.
+    static func linkify(
+        _ escaped: String, rules: LinkTrackingRules? = nil, links: inout LinkCleaning, trackedHosts: inout Set<String>
+    ) -> String {
         let bytes = Array(escaped.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
@@ -88,8 +98,31 @@ public enum PlainTextRenderer {
             let shown = String(decoding: bytes[index..<end], as: UTF8.self)
             let target = startsLowercased(bytes, at: index, with: linkPrefixes[3]) ? "https://" + shown : shown
             output += bytes[copied..<index]
-            switch URLPolicy.classify(target.replacingEntities) {
-            case .remote, .mailto:
+            let written = target.replacingEntities
+            switch URLPolicy.classify(written) {
+            case .remote(let host):
+                guard let rules else {
+                    output += "<a href=\"\(target)\" target=\"_blank\" rel=\"noopener noreferrer\" title=\"\(target)\">\(shown)</a>".utf8
+                    break
+                }
+                let cleaned = LinkCleaner.clean(bytes: Array(written.utf8), host: host, rules: rules)
+                guard let url = cleaned.url else {
+                    output += shown.utf8
+                    break
+                }
+                if cleaned.parametersRemoved > 0 { links.cleaned += 1 }
+                if cleaned.unwraps > 0 { links.unwrapped += 1 }
+                let destination = escape(url)
+                var tracked = ""
+                if let host = cleaned.trackedHost {
+                    links.tracked += 1
+                    trackedHosts.insert(host)
+                    tracked = " data-tern-tracked-host=\"\(escape(host))\""
+                }
+                output +=
+                    "<a href=\"\(destination)\" target=\"_blank\" rel=\"noopener noreferrer\" title=\"\(destination)\"\(tracked)>\(shown)</a>"
+                    .utf8
+            case .mailto:
                 output += "<a href=\"\(target)\" target=\"_blank\" rel=\"noopener noreferrer\" title=\"\(target)\">\(shown)</a>".utf8
             default:
                 output += shown.utf8
