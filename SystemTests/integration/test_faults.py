@@ -394,49 +394,82 @@ def test_postfix_stopped_under_the_watch_keeps_the_message_queued_and_sends_it_o
         watch.stop()
 
 
+def queue_through_a_postfix_outage(servers, dave_server, home):
+    """Stops Postfix, queues two messages with `tern send`, and checks that many times the (shortened) retry schedule
+    later both still wait, in order, with no attempt counted; then starts Postfix and checks that the running engine
+    sends each once, in the order queued."""
+    import re
+    import subprocess
+    import time
+
+    stamp = uuid.uuid4().hex[:8]
+    subjects = [f"Outage first {stamp}", f"Outage second {stamp}"]
+    bob = user_address(servers, "bob")
+    subprocess.run([str(MAILSERVERS), "stop-postfix"], check=True)
+    for subject in subjects:
+        sent = tern(home, "send", "--to", bob, "--subject", subject, "--body", "Later.", "--undo", "0")
+        assert sent.returncode == 0, sent.stderr[-2000:]
+    time.sleep(10)  # 1 + 1 + 1 s of retries, three times over and more
+    waiting = json_of(home, "outbox", "list")
+    assert [m["subject"] for m in waiting] == subjects, waiting
+    assert all(m["state"] == "queued" and m["retryCount"] == 0 for m in waiting), waiting
+    assert "127.0.0.1" in waiting[0]["error"], waiting  # what the Outbox tells: the server could not be reached
+    subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+    deadline = time.monotonic() + 45
+    while json_of(home, "outbox", "list") and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert json_of(home, "outbox", "list") == []
+    deadline = time.monotonic() + 20
+    while len(in_mailbox(dave_server, "INBOX", stamp, user=bob)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.3)
+    delivered = in_mailbox(dave_server, "INBOX", stamp, user=bob)
+    assert len(delivered) == 2, delivered
+    [first], [second] = (in_mailbox(dave_server, "INBOX", subject, user=bob) for subject in subjects)
+    uid = lambda fetched: int(re.search(r"UID (\d+)", fetched).group(1))  # noqa: E731
+    assert uid(first) < uid(second), "sent in the order queued"
+
+
 def test_an_outage_longer_than_the_retry_schedule_loses_nothing_and_sends_each_message_once_in_order(
         servers, dave_server, tmp_path, monkeypatch):
     """Issue 34 (FR-SYNC-07, NFR-SYNC-03): with the retry schedule shortened to 1, 1 and 1 s, Postfix stays down for
     many times the whole schedule. Connections that cannot be made use up no retry: both messages stay queued (not
     failed, no attempt counted), and once Postfix is back the watch sends each once, in the order they were queued."""
     import subprocess
-    import time
 
     monkeypatch.setenv("TERN_SEND_RETRY_SCHEDULE", "1,1,1")
     add_account(tmp_path, servers, USER, "--bodies", "none")
     watch = Watch(tmp_path)
-    stamp = uuid.uuid4().hex[:8]
-    subjects = [f"Outage first {stamp}", f"Outage second {stamp}"]
-    bob = user_address(servers, "bob")
     try:
         watch.wait_for(lambda e: e.get("event") == "watching", 120)
-        subprocess.run([str(MAILSERVERS), "stop-postfix"], check=True)
-        for subject in subjects:
-            sent = tern(tmp_path, "send", "--to", bob, "--subject", subject, "--body", "Later.", "--undo", "0")
-            assert sent.returncode == 0, sent.stderr[-2000:]
-        time.sleep(10)  # 1 + 1 + 1 s of retries, three times over and more
-        waiting = json_of(tmp_path, "outbox", "list")
-        assert [m["subject"] for m in waiting] == subjects, waiting
-        assert all(m["state"] == "queued" and m["retryCount"] == 0 for m in waiting), waiting
-        assert "127.0.0.1" in waiting[0]["error"], waiting  # what the Outbox tells: the server could not be reached
-        subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
-        deadline = time.monotonic() + 30
-        while json_of(tmp_path, "outbox", "list") and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert json_of(tmp_path, "outbox", "list") == []
-        deadline = time.monotonic() + 20
-        while len(in_mailbox(dave_server, "INBOX", stamp, user=bob)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.3)
-        delivered = in_mailbox(dave_server, "INBOX", stamp, user=bob)
-        assert len(delivered) == 2, delivered
-        import re
-        [first], [second] = (in_mailbox(dave_server, "INBOX", subject, user=bob) for subject in subjects)
-        uid = lambda fetched: int(re.search(r"UID (\d+)", fetched).group(1))  # noqa: E731
-        assert uid(first) < uid(second), "sent in the order queued"
+        queue_through_a_postfix_outage(servers, dave_server, tmp_path)
         assert watch.running()
     finally:
         subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
         watch.stop()
+
+
+def test_an_outage_longer_than_the_retry_schedule_under_tern_serve_loses_nothing_and_sends_once_in_order(
+        servers, dave_server, tmp_path, monkeypatch):
+    """Issue 34 (FR-SYNC-07): the same outage with `tern serve` running its sync engine instead of the watch."""
+    import subprocess
+    import time
+
+    from support.servers import free_port
+    from support.web import start_serve
+
+    monkeypatch.setenv("TERN_SEND_RETRY_SCHEDULE", "1,1,1")
+    add_account(tmp_path, servers, USER, "--bodies", "none")
+    server = start_serve(tmp_path, free_port())
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not json_of(tmp_path, "status")["accounts"][0].get("syncRunning"):
+            time.sleep(0.5)
+        queue_through_a_postfix_outage(servers, dave_server, tmp_path)
+        assert server.poll() is None
+    finally:
+        subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+        server.terminate()
+        server.wait(timeout=10)
 
 
 def test_the_network_coming_back_sends_the_queue_at_once_not_at_the_next_recheck(servers, dave_server, tmp_path):
