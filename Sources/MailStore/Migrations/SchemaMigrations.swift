@@ -30,6 +30,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v17-search-operator-indexes", migrate: addSearchOperatorIndexes)
         migrator.registerMigration("v18-read-receipts", migrate: addReadReceipts)
         migrator.registerMigration("v19-message-privacy", migrate: createMessagePrivacy)
+        migrator.registerMigration("v20-list-unsubscriptions", migrate: createListUnsubscriptions)
         return migrator
     }
 
@@ -556,6 +557,25 @@ public enum SchemaMigrations {
                     linksCleaned INTEGER NOT NULL,
                     linksTracked INTEGER NOT NULL,
                     trackedLinkHosts TEXT NOT NULL
+                );
+                """)
+    }
+
+    /// Issue 36: the person's unsubscribes (RFC 2369, RFC 8058), one row per account and list (the
+    /// `List-Id`, else the address the request went to), the last result kept: what a front end
+    /// shows when the person looks at the list's mail again.
+    static func createListUnsubscriptions(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE listUnsubscription (
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    listKey TEXT NOT NULL,
+                    method TEXT NOT NULL CHECK (method IN ('one-click', 'mail')),
+                    target TEXT NOT NULL,
+                    outcome TEXT NOT NULL CHECK (outcome IN ('unsubscribed', 'mail-sent', 'mail-queued', 'refused', 'failed')),
+                    detail TEXT NOT NULL,
+                    date DATETIME NOT NULL,
+                    PRIMARY KEY (accountId, listKey)
                 );
                 """)
     }
