@@ -1,9 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import MIME
+import MailTransport
 import NIOCore
 import NIOHTTP1
-import MailTransport
 import Sync
 import TernCore
 

@@ -203,7 +203,8 @@ public final class TernServices: Sendable {
         self.unsubscribe = UnsubscribeUseCase(
             store: originalStore, accounts: accounts, credentials: credentials, headers: sourceFetcher,
             poster: HTTPOneClickPoster(environment: environment), outbox: outbox)
-        self.originalMessage = OriginalMessageUseCase(store: originalStore, accounts: accounts, credentials: credentials, fetcher: sourceFetcher, headers: MIMEMessageHeaderReader())
+        self.originalMessage = OriginalMessageUseCase(
+            store: originalStore, accounts: accounts, credentials: credentials, fetcher: sourceFetcher, headers: MIMEMessageHeaderReader())
         self.readReceipts = ReadReceiptUseCase(
             store: SQLiteReadReceiptStore(database: database), accounts: accounts, settings: settingsStore, outbox: outbox,
             actions: mailActions, changes: changes)

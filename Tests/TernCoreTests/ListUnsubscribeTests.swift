@@ -27,7 +27,8 @@ import Testing
     }
 
     @Test func foldedURIsAndCommentsAreRead() throws {
-        let folded = try #require(parse("(comment) <https://lists.example.org/u/\r\n ab\tc>,\r\n\t<mailto:x@y.example>", post: "List-Unsubscribe=One-Click"))
+        let folded = try #require(
+            parse("(comment) <https://lists.example.org/u/\r\n ab\tc>,\r\n\t<mailto:x@y.example>", post: "List-Unsubscribe=One-Click"))
         #expect(folded.oneClick?.absoluteString == "https://lists.example.org/u/abc")
         #expect(folded.mailto?.address == "x@y.example")
         #expect(parse("no brackets at all") == nil)

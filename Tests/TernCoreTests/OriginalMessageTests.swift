@@ -7,9 +7,12 @@ import Testing
 @Suite struct OriginalMessageTests {
     @Test func receivedFieldsAreLaidOutOldestFirstWithDelays() throws {
         let fields = [
-            HeaderLine(name: "Received", value: "from mx.example.org (mx.example.org [192.0.2.1]) (using TLSv1.3 with cipher X) by mail.tern.test (Postfix) with ESMTPS id 4AB for <bob@tern.test>; Tue, 3 Mar 2026 10:00:05 +0000"),
+            HeaderLine(
+                name: "Received",
+                value: "from mx.example.org (mx.example.org [192.0.2.1]) (using TLSv1.3 with cipher X) by mail.tern.test (Postfix) "
+                    + "with ESMTPS id 4AB for <bob@tern.test>; Tue, 3 Mar 2026 10:00:05 +0000"),
             HeaderLine(name: "Subject", value: "x"),
-            HeaderLine(name: "received", value: "from [10.0.0.2] by mx.example.org with ESMTPSA; Tue, 3 Mar 2026 11:00:00 +0100"),
+            HeaderLine(name: "received", value: "from [10.0.0.2] by mx.example.org with ESMTPSA; Tue, 3 Mar 2026 11:00:00 +0100")
         ]
         let hops = ReceivedHop.path(fields)
         #expect(hops.count == 2)

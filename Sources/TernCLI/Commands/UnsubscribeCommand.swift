@@ -40,10 +40,12 @@ struct UnsubscribeCommand: AsyncParsableCommand {
     static func question(_ offer: UnsubscribeOffer) -> String {
         var text = ""
         if let previous = offer.previous {
-            text += "You unsubscribed from \(offer.listLabel) on \(previous.date.formatted(date: .abbreviated, time: .shortened)) (\(previous.detail)). "
+            let date = previous.date.formatted(date: .abbreviated, time: .shortened)
+            text += "You unsubscribed from \(offer.listLabel) on \(date) (\(previous.detail)). "
         }
         switch offer.methods.preferred {
-        case .oneClick(let url)?: text += "Unsubscribe from \(offer.listLabel)? Tern will send the list's one-click request to \(url.host ?? "its server")."
+        case .oneClick(let url)?:
+            text += "Unsubscribe from \(offer.listLabel)? Tern will send the list's one-click request to \(url.host ?? "its server")."
         case .mailto(let mail)?:
             text += "Unsubscribe from \(offer.listLabel)? Tern will send a mail from your account to \(mail.address) (subject \"\(mail.subject)\")."
         case nil: text += "Unsubscribe from \(offer.listLabel)?"

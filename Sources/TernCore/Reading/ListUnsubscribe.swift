@@ -171,7 +171,9 @@ public struct ListUnsubscribeMethods: Sendable, Hashable {
     static func isPlainAddress(_ text: String) -> Bool {
         guard text.count <= 254, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else { return false }
         let pieces = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard pieces.count == 2, !pieces[0].isEmpty, pieces[1].contains("."), !pieces[1].hasPrefix("."), !pieces[1].hasSuffix(".") else { return false }
+        guard pieces.count == 2, !pieces[0].isEmpty, pieces[1].contains("."), !pieces[1].hasPrefix("."), !pieces[1].hasSuffix(".") else {
+            return false
+        }
         return !text.contains(where: { "<>()[]\\,;:\"".contains($0) })
     }
 

@@ -64,7 +64,10 @@ public struct NewMessage: Sendable, Hashable, Codable {
     public var isRead: Bool
     public var inInbox: Bool
 
-    public init(emailId: EmailID, from: EmailAddress, subject: String, date: Date, threadId: ThreadID? = nil, isRead: Bool = false, inInbox: Bool = false) {
+    public init(
+        emailId: EmailID, from: EmailAddress, subject: String, date: Date, threadId: ThreadID? = nil, isRead: Bool = false,
+        inInbox: Bool = false
+    ) {
         self.emailId = emailId
         self.from = from
         self.subject = subject

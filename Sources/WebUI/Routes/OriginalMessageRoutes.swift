@@ -153,7 +153,9 @@ struct OriginalMessageRoutes: Sendable {
         for results in report.authentication {
             for result in results.results {
                 let detail = result.properties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-                summary += "<tr><th scope=\"row\">\(result.method.uppercased())</th><td>\(result.result.uppercased()) \(detail) (\(results.authservId))</td></tr>"
+                summary += """
+                    <tr><th scope="row">\(result.method.uppercased())</th><td>\(result.result.uppercased()) \(detail) (\(results.authservId))</td></tr>
+                    """
             }
         }
         var hops = HTMLText()

@@ -199,13 +199,15 @@ struct MessageView: Sendable {
     private func unsubscribeLink() -> HTMLText {
         guard message.offersUnsubscribe else { return HTMLText() }
         let url = MailLocation.url(
-            path: "unsubscribe", items: [URLQueryItem(name: "message", value: String(message.id)), URLQueryItem(name: "return", value: location.returnPath)])
+            path: "unsubscribe",
+            items: [URLQueryItem(name: "message", value: String(message.id)), URLQueryItem(name: "return", value: location.returnPath)])
         return "<a class=\"button unsubscribe-link\" href=\"\(url)\" aria-label=\"Unsubscribe (\(whose))\">Unsubscribe</a> "
     }
 
     private var originalURL: String {
         MailLocation.url(
-            path: "original", items: [URLQueryItem(name: "message", value: String(message.id)), URLQueryItem(name: "return", value: location.returnPath)])
+            path: "original",
+            items: [URLQueryItem(name: "message", value: String(message.id)), URLQueryItem(name: "return", value: location.returnPath)])
     }
 
     private var downloadURL: String { "original/\(message.id.rawValue)/message.eml" }
@@ -548,7 +550,8 @@ struct AttachmentListView: Sendable {
     /// `DownloadURL`'s `type:name:url` is split at colons: the type keeps only a MIME type's
     /// characters, and the name has its colons (and controls) replaced.
     static func dragType(_ mimeType: String) -> String {
-        let type = mimeType.lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber || "/.+-".contains($0)) }
+        let essence = mimeType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+        let type = essence.lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber || "/.+-".contains($0)) }
         return type.contains("/") ? type : "application/octet-stream"
     }
 
