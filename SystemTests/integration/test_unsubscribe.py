@@ -6,16 +6,13 @@ another host is not followed; the result is remembered for the list. The mailto 
 through bob's own Postfix, which delivers it to the list's address (alice's INBOX, read with a second IMAP client)."""
 import email
 import email.policy
-import http.server
 import json
-import pathlib
-import ssl
-import threading
 import uuid
 
 import pytest
 
 from support.imap import uids_with_subject
+from support.list_server import start_list_server
 from support.messages import raw_message
 from support.servers import user_address
 from support.tern import json_of, sync, tern
@@ -24,38 +21,9 @@ from support.waiting import wait_until
 USER = "bob"
 
 
-class ListServer(http.server.BaseHTTPRequestHandler):
-    """Records every request (method, path, headers, body); `/moved` answers 307 to another host, `/gone` 404."""
-
-    def log_message(self, *args):
-        pass
-
-    def handle_any(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
-        self.server.requests.append({"method": self.command, "path": self.path, "headers": dict(self.headers.items()), "body": body})
-        if self.path.startswith("/moved"):
-            self.send_response(307)
-            self.send_header("Location", "https://127.0.0.2:9/elsewhere")
-        elif self.path.startswith("/gone"):
-            self.send_response(404)
-        else:
-            self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_GET = do_POST = do_HEAD = handle_any
-
-
 @pytest.fixture()
 def list_server(servers):
-    tls = pathlib.Path(servers["TERN_MAILSERVERS_DIR"]) / "tls"
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ListServer)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(tls / "server.crt", tls / "server.key")
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    server.requests = []
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = start_list_server(servers)
     yield server
     server.shutdown()
 

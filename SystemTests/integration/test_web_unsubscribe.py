@@ -3,10 +3,7 @@ where the request goes, and nothing reaches the list's recording HTTPS server un
 one RFC 8058 POST arrives and the result is shown. Show original lays out the authentication results and the path
 through servers as tables, with the source as text (a script in it is never run); Download message answers the
 server's bytes as an attachment. axe-core finds nothing on either page."""
-import http.server
-import pathlib
 import ssl
-import threading
 import urllib.request
 import uuid
 
@@ -15,38 +12,18 @@ import pytest
 from support.accounts import add_account
 from support.browser import axe_violations, by_xpath, chromium, open_thread_by_name
 from support.imap import imap_for
+from support.list_server import start_list_server
 from support.messages import raw_message
 from support.servers import free_port, user_address
 from support.tern import sync
-from support.waiting import wait_until
 from support.web import browser_sign_in, start_serve
 
 USER = "carol"
 
 
-class ListServer(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        self.server.requests.append((self.command, self.path, self.rfile.read(length) if length else b""))
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_GET = do_POST
-
-
 @pytest.fixture(scope="module")
 def site(servers, tmp_path_factory):
-    tls = pathlib.Path(servers["TERN_MAILSERVERS_DIR"]) / "tls"
-    list_server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ListServer)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(tls / "server.crt", tls / "server.key")
-    list_server.socket = context.wrap_socket(list_server.socket, server_side=True)
-    list_server.requests = []
-    threading.Thread(target=list_server.serve_forever, daemon=True).start()
+    list_server = start_list_server(servers)
 
     home = tmp_path_factory.mktemp("web-unsubscribe-home")
     add_account(home, servers, USER)
@@ -93,7 +70,8 @@ def test_unsubscribe_asks_first_then_posts_once(site):
     browser.find_element("xpath", "//button[normalize-space()='Unsubscribe']").click()
     by_xpath(browser, "//h1[normalize-space()='Unsubscribed']", timeout=15)
     assert by_xpath(browser, "//p[@role='status']").text.startswith("The list confirmed the request")
-    assert site["list"].requests == [("POST", f"/u/{site['stamp']}", b"List-Unsubscribe=One-Click")]
+    assert [(r["method"], r["path"], r["body"]) for r in site["list"].requests] == [
+        ("POST", f"/u/{site['stamp']}", b"List-Unsubscribe=One-Click")]
     assert axe_violations(browser) == []
     browser.find_element("xpath", "//a[normalize-space()='Back to mail' and contains(@class, 'button')]").click()
     open_thread_by_name(browser, site, f"Digest {site['stamp']}")

@@ -13,6 +13,7 @@ public struct SQLiteOriginalMessageStore: MessageSourceStore, ListUnsubscribeSto
         try await database.writer.read { db in try Self.location(emailId, db: db) }
     }
 
+    /// One folder holding the message on the server, the Inbox first (also where its attachments are fetched from).
     static func location(_ emailId: EmailID, db: Database) throws -> MessageSourceLocation? {
         guard
             let row = try Row.fetchOne(
