@@ -20,7 +20,7 @@ help:
 	@echo "make build  - build tern (.build/debug/tern)"
 	@echo "make screenshots - make demo, then docs/screenshots/ of its web app in the light and dark themes"
 	@echo "make format - format the Swift sources as .swift-format says (make test checks it)"
-	@echo "make fuzz-mime|fuzz-authres|fuzz-imap|fuzz-smtp|fuzz-html|fuzz-markdown|fuzz-clientconfig|fuzz-dns FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
+	@echo "make fuzz-mime|fuzz-authres|fuzz-imap|fuzz-smtp|fuzz-html|fuzz-markdown|fuzz-clientconfig|fuzz-dns|fuzz-unsubscribe FUZZ_SECONDS=600 - libFuzzer runs of the parsers"
 	@echo "make bench-deps - the peers BENCHMARKS.md measures beside Tern (nh3, bleach, sumy; notmuch when a script needs it)"
 	@echo "make bench-build - the release tern and tern-bench (.build/release) that BENCHMARKS.md's commands run"
 	@echo "make install [PREFIX=~/.local] - tern, shell completions, systemd user units; make uninstall removes them"
@@ -158,7 +158,7 @@ define fuzz
 		-rss_limit_mb=4096 -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1
 endef
 
-.PHONY: fuzz-mime fuzz-authres fuzz-imap fuzz-smtp fuzz-html fuzz-markdown fuzz-clientconfig fuzz-dns
+.PHONY: fuzz-mime fuzz-authres fuzz-imap fuzz-smtp fuzz-html fuzz-markdown fuzz-clientconfig fuzz-dns fuzz-unsubscribe
 fuzz-mime:
 	$(call fuzz,MIMEFuzzer,mime,Tests/MIMETests/Corpus/*.eml Fuzz/MIMEFuzzer/seeds/*,262144)
 
@@ -182,3 +182,6 @@ fuzz-clientconfig:
 
 fuzz-dns:
 	$(call fuzz,DNSMessageFuzzer,dns,Fuzz/DNSMessageFuzzer/seeds/*,4096)
+
+fuzz-unsubscribe:
+	$(call fuzz,ListUnsubscribeFuzzer,unsubscribe,Fuzz/ListUnsubscribeFuzzer/seeds/*,16384)

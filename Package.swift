@@ -124,7 +124,8 @@ let package = Package(
             ],
             resources: [
                 .embedInCode("Assets/app.css"), .embedInCode("Assets/app.js"), .embedInCode("Assets/account.js"), .embedInCode("Assets/body.css"),
-                .embedInCode("Assets/icon.svg"), .embedInCode("Assets/search.js")
+                .embedInCode("Assets/icon.svg"), .embedInCode("Assets/search.js"),
+                .embedInCode("Assets/notifications.js")
             ],
             swiftSettings: strict),
         // The command-line front end. Talks to use cases only.
@@ -170,6 +171,9 @@ let package = Package(
             exclude: ["seeds"], swiftSettings: strict),
         .executableTarget(
             name: "DNSMessageFuzzer", dependencies: ["AccountDiscovery", "FuzzSupport"], path: "Fuzz/DNSMessageFuzzer", exclude: ["seeds"],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "ListUnsubscribeFuzzer", dependencies: ["TernCore", "FuzzSupport"], path: "Fuzz/ListUnsubscribeFuzzer", exclude: ["seeds"],
             swiftSettings: strict),
         .executableTarget(
             name: "MarkdownFuzzer", dependencies: ["TernCore", "HTMLSafety", "FuzzSupport"], path: "Fuzz/MarkdownFuzzer", exclude: ["seeds"],

@@ -21,13 +21,20 @@ public enum TLSPolicy {
         return context
     }
 
-    static func makeContext(caFile: String?) throws(TransportFailure) -> NIOSSLContext {
+    /// The same rules for HTTPS (issue 36's one-click unsubscribe): TLS 1.2 at least, full
+    /// verification against the system's roots plus an optional CA file.
+    public static func clientConfiguration(caFile: String?) -> TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
         configuration.certificateVerification = .fullVerification
         if let caFile {
             configuration.additionalTrustRoots = [.file(caFile)]
         }
+        return configuration
+    }
+
+    static func makeContext(caFile: String?) throws(TransportFailure) -> NIOSSLContext {
+        let configuration = clientConfiguration(caFile: caFile)
         do {
             return try NIOSSLContext(configuration: configuration)
         } catch {

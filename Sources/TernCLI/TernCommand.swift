@@ -19,7 +19,7 @@ public struct TernCommand: AsyncParsableCommand {
             ComposeCommand.self, ReplyCommand.self, ForwardCommand.self, DraftsCommand.self, ContactsCommand.self, SendCommand.self,
             OutboxCommand.self, IMAPCheckCommand.self,
             SMTPCheckCommand.self, ServeCommand.self, ParseCommand.self, SanitizeCommand.self, BenchMovedCommand.self, SummarizeCommand.self,
-            SuggestCommand.self, ReceiptCommand.self, PrivacyCommand.self
+            SuggestCommand.self, ReceiptCommand.self, PrivacyCommand.self, UnsubscribeCommand.self, ExportCommand.self
         ])
 
     public init() {}

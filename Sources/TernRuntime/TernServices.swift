@@ -84,6 +84,10 @@ public final class TernServices: Sendable {
     public let readReceipts: ReadReceiptUseCase
     /// Issue 37: `tern privacy`.
     public let privacyReport: PrivacyReportUseCase
+    /// Issue 36: one-click unsubscribe (RFC 8058) and the mailto form (RFC 2369).
+    public let unsubscribe: UnsubscribeUseCase
+    /// Issue 36: a message's original bytes from the server (`tern export`, Show original, Download message).
+    public let originalMessage: OriginalMessageUseCase
 
     /// A store error (SQLite busy, full, damaged) as a `TernError` naming the database file.
     public static func storeError(_ error: any Error, environment: [String: String] = ProcessInfo.processInfo.environment) -> TernError? {
@@ -200,6 +204,13 @@ public final class TernServices: Sendable {
             accounts: accounts, composer: OutgoingMessageComposer(), store: SQLiteOutboxStore(database: database), pusher: pusher,
             holds: holds)
         self.outbox = outbox
+        let originalStore = SQLiteOriginalMessageStore(database: database)
+        let sourceFetcher = LiveMessageSourceFetcher(connections: connections, userWork: userWork)
+        self.unsubscribe = UnsubscribeUseCase(
+            store: originalStore, accounts: accounts, credentials: credentials, headers: sourceFetcher,
+            poster: HTTPOneClickPoster(environment: environment), outbox: outbox)
+        self.originalMessage = OriginalMessageUseCase(
+            store: originalStore, accounts: accounts, credentials: credentials, fetcher: sourceFetcher, headers: MIMEMessageHeaderReader())
         self.readReceipts = ReadReceiptUseCase(
             store: SQLiteReadReceiptStore(database: database), accounts: accounts, settings: settingsStore, outbox: outbox,
             actions: mailActions, changes: changes)

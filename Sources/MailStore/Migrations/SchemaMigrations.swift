@@ -32,6 +32,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v19-message-privacy", migrate: createMessagePrivacy)
         migrator.registerMigration("v20-queued-forward-attachments", migrate: addAwaitingAttachments)
         migrator.registerMigration("v21-original-recipient", migrate: addOriginalRecipient)
+        migrator.registerMigration("v22-list-unsubscriptions", migrate: createListUnsubscriptions)
         return migrator
     }
 
@@ -576,5 +577,24 @@ public enum SchemaMigrations {
     /// `Original-Recipient` field, repeated in its MDN (RFC 8098 section 3.2.3).
     static func addOriginalRecipient(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE email ADD COLUMN originalRecipient TEXT")
+    }
+
+    /// Issue 36: the person's unsubscribes (RFC 2369, RFC 8058), one row per account and list (the
+    /// `List-Id`, else the address the request went to), the last result kept: what a front end
+    /// shows when the person looks at the list's mail again.
+    static func createListUnsubscriptions(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE listUnsubscription (
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    listKey TEXT NOT NULL,
+                    method TEXT NOT NULL CHECK (method IN ('one-click', 'mail')),
+                    target TEXT NOT NULL,
+                    outcome TEXT NOT NULL CHECK (outcome IN ('unsubscribed', 'mail-sent', 'mail-queued', 'refused', 'failed')),
+                    detail TEXT NOT NULL,
+                    date DATETIME NOT NULL,
+                    PRIMARY KEY (accountId, listKey)
+                );
+                """)
     }
 }

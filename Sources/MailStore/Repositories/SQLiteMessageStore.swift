@@ -77,7 +77,8 @@ public struct SQLiteMessageStore: Sendable {
         result.newMessages.append(
             NewMessage(
                 emailId: emailId, from: EmailAddress(name: incoming.fromName, address: incoming.fromAddress),
-                subject: incoming.subject, date: incoming.dateSent ?? incoming.dateReceived))
+                subject: incoming.subject, date: incoming.dateSent ?? incoming.dateReceived, threadId: incoming.threadId,
+                isRead: incoming.isRead))
     }
 
     /// What every new Email gets, synced or composed here: its thread (FR-SYNC-06). Its search row

@@ -314,16 +314,11 @@ public struct SQLiteAttachmentStore: AttachmentStore {
 
     public func location(ofAttachment id: AttachmentID) async throws -> AttachmentLocation? {
         try await database.writer.read { db in
+            // Where its message is on the server, found as the original message is (issue 36).
             guard let attachment = try Attachment.fetchOne(db, key: id),
-                let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT e.accountId, f.path, ef.imapUID FROM email e
-                        JOIN emailFolder ef ON ef.emailId = e.id JOIN folder f ON f.id = ef.folderId
-                        WHERE e.id = ? ORDER BY f.folderType = 'inbox' DESC, ef.id LIMIT 1
-                        """, arguments: [attachment.emailId])
+                let message = try SQLiteOriginalMessageStore.location(attachment.emailId, db: db)
             else { return nil }
-            return AttachmentLocation(attachment: attachment, accountId: row["accountId"], folderPath: row["path"], uid: row["imapUID"])
+            return AttachmentLocation(attachment: attachment, accountId: message.accountId, folderPath: message.folderPath, uid: message.uid)
         }
     }
 

@@ -171,7 +171,13 @@ public struct AccountSynchronizer: Sendable {
                         apply(.syncFailed(reason: String(describing: error)))
                         continue
                     }
-                    let new = report.folders.flatMap(\.newMessages)
+                    let new = report.folders.flatMap { folder in
+                        folder.newMessages.map { message in
+                            var message = message
+                            message.inInbox = folder.folderType == .inbox
+                            return message
+                        }
+                    }
                     for effect in loop.handle(.syncFinished(newMessages: new.count)) {
                         switch effect {
                         case .state(let event, let detail): states.handle(event, detail: detail)

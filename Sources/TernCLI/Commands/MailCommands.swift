@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TernCore
+import TernRuntime
 
 /// `tern sync [ACCOUNT]`: brings the server's mail into the local store (headers; FR-SYNC-01, 02).
 struct SyncCommand: AsyncParsableCommand {
@@ -13,7 +14,13 @@ struct SyncCommand: AsyncParsableCommand {
     var bodies: BodiesChoice?
     @Flag(help: "After syncing, keep watching the Inbox (IDLE) and show new mail as it arrives, until interrupted.")
     var watch = false
+    @Flag(help: "With --watch: also show new Inbox mail as desktop notifications (notify-send), where the desktop has them.")
+    var notify = false
     @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if notify, !watch { throw ValidationError("--notify is for --watch") }
+    }
 
     enum BodiesChoice: String, ExpressibleByArgument, CaseIterable {
         case none, recent, all
@@ -66,6 +73,8 @@ struct SyncCommand: AsyncParsableCommand {
             return
         }
         fflush(nil) // the report above, before the first watch line
+        // Issue 36: the desktop's notices, where there is a notification service; quietly none otherwise.
+        let notifier = notify ? DesktopNotifier.find() : nil
         // The core's runner, as in `tern serve`: the watch, and after a failure of the whole run the
         // sync and watch again on its schedule (FR-SYNC-04 Error → Idle), until interrupted; what
         // only the person can mend (a refused sign-in) ends the command instead.
@@ -81,6 +90,7 @@ struct SyncCommand: AsyncParsableCommand {
                     Self.printNow("\(account): watching the Inbox for new mail (Ctrl-C to stop)")
                 }
             case .newMail(let account, let messages):
+                notifier?.notify(account: account, messages: messages)
                 if json {
                     try? printJSONLine(["event": "newMail", "account": account.rawValue], messages)
                 } else {

@@ -13,6 +13,9 @@ enum CLIError: Error {
     case downloadCancelled
     /// `tern serve --print-url` with no server running for this `TERN_HOME`.
     case serverNotRunning
+    /// Issue 36: an unsubscribe nobody could confirm (no terminal, or `--json`), or declined.
+    case unsubscribeConfirmationNeeded(question: String)
+    case unsubscribeDeclined
     /// Issue 35: no settings were found for an address (`onlineDatabase`: the database `--lookup-online` asks).
     case discoveryFailed(DiscoveryError, onlineDatabase: String)
 
@@ -68,6 +71,8 @@ enum ErrorWording {
         case .discoveryFailed(let error, let database): DiscoveryOutput.failureLine(error, onlineDatabase: database)
         case .downloadCancelled: "download cancelled; nothing was kept"
         case .serverNotRunning: "tern serve is not running for this TERN_HOME: start it with 'tern serve'"
+        case .unsubscribeConfirmationNeeded(let question): "\(question) Not unsubscribed: run again with --yes to unsubscribe"
+        case .unsubscribeDeclined: "not unsubscribed"
         }
     }
 }

@@ -16,6 +16,9 @@ public enum MailChange: Sendable, Hashable {
     /// New mail arrived (IDLE, or a sync found it). The name comes along so that a notice can
     /// say it without reading the account table for each event.
     case newMail(accountId: Account.ID, accountName: AccountName, count: Int)
+    /// Issue 36: the new messages of that arrival that reached the Inbox unread, for the web app's
+    /// notifications (sender, subject and thread; mail already read elsewhere is left out).
+    case inboxArrivals(accountId: Account.ID, messages: [NewMessage])
     /// FR-SYNC-07: the Outbox changed (queued, sent, failed).
     case outboxChanged(accountId: Account.ID)
     /// FR-SYNC-07, CO01-E2: a queued message was sent, or failed for good, in a pass this process ran

@@ -58,6 +58,9 @@ public struct ConversationMessage: Sendable, Hashable, Codable, Identifiable {
     /// Issue 37: the message's read-receipt request (nil: it asks for none); the front ends show
     /// "SENDER asks for a read receipt" with Send receipt and Ignore while it `asks`.
     public var readReceipt: ReadReceiptRequest?
+    /// Issue 36: it carries `List-Unsubscribe`, so the front ends offer Unsubscribe (what the list
+    /// offers is read from the server only when the person asks).
+    public var offersUnsubscribe = false
 
     public init(
         id: EmailID, messageId: String?, subject: String, from: EmailAddress, senderName: String, avatar: SenderAvatar, to: [EmailAddress],

@@ -199,6 +199,7 @@ public struct OpenThreadUseCase: Sendable {
             conversationMessage.readReceipt = ReadReceiptRequest.judge(
                 to: message.readReceiptTo, state: message.readReceiptState, flaggedSentOnServer: message.receiptFlaggedOnServer,
                 bulkMarkers: message.bulkMarkers, isRead: message.isRead, setting: receipts)
+            conversationMessage.offersUnsubscribe = message.bulkMarkers.contains(.listUnsubscribe)
             return conversationMessage
         }
     }

@@ -45,6 +45,8 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
     case nothingToUndo
     /// Issue 37: a read receipt that must not be sent (or asked for) for this message.
     case readReceiptRefused(ReadReceiptRefusal)
+    /// Issue 36: the message offers no unsubscribe Tern carries out (RFC 2369, RFC 8058).
+    case unsubscribeUnavailable(UnsubscribeUnavailable)
 
     public var message: String {
         switch self {
@@ -70,6 +72,7 @@ public enum TernError: Error, Sendable, Equatable, CustomStringConvertible {
             "invalid value '\(error.value)' for \(error.key.rawValue) (one of: \(error.choices.joined(separator: ", ")))"
         case .nothingToUndo: "nothing to undo: no archive or delete is still inside its undo window"
         case .readReceiptRefused(let refusal): "no read receipt: \(refusal.sentence)"
+        case .unsubscribeUnavailable(let reason): "cannot unsubscribe: \(reason.sentence)"
         }
     }
 

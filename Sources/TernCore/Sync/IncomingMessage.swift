@@ -58,11 +58,22 @@ public struct NewMessage: Sendable, Hashable, Codable {
     public var from: EmailAddress
     public var subject: String
     public var date: Date
+    /// Issue 36's notifications: the thread a click opens, whether it was read elsewhere before it
+    /// arrived here (no notice then), and whether it arrived in the Inbox (the only folder notified).
+    public var threadId: ThreadID?
+    public var isRead: Bool
+    public var inInbox: Bool
 
-    public init(emailId: EmailID, from: EmailAddress, subject: String, date: Date) {
+    public init(
+        emailId: EmailID, from: EmailAddress, subject: String, date: Date, threadId: ThreadID? = nil, isRead: Bool = false,
+        inInbox: Bool = false
+    ) {
         self.emailId = emailId
         self.from = from
         self.subject = subject
         self.date = date
+        self.threadId = threadId
+        self.isRead = isRead
+        self.inInbox = inInbox
     }
 }

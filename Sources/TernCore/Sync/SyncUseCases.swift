@@ -85,6 +85,8 @@ public struct SyncAccountsUseCase: Sendable {
                 changes.publish(.headerProgress(headers.record(accountId: account.id, path: path, fetched: fetched, total: total)))
             case .newMail(_, let messages):
                 changes.publish(.newMail(accountId: account.id, accountName: account.name, count: messages.count))
+                let unread = messages.filter { $0.inInbox && !$0.isRead }
+                if !unread.isEmpty { changes.publish(.inboxArrivals(accountId: account.id, messages: unread)) }
                 changes.publish(.threadsChanged(accountId: account.id))
             case .pushed(_, let report):
                 for emailId in report.queue.sent { changes.publish(.sendOutcome(emailId: emailId, state: .sent, error: nil)) }

@@ -10,6 +10,9 @@ import "./search.js";
 // Issue 35: the "Add account" form, which the page shows while there is no account.
 import "./account.js";
 
+// Issue 36: notifications of new Inbox mail, as the person chose in Settings.
+import { notifyNewMail } from "./notifications.js";
+
 const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 // The per-message menus replace their no-script links (app.css).
 document.documentElement.classList.add("scripted");
@@ -591,6 +594,16 @@ function refreshSoon() {
 
 let headersRedraw = null;
 
+// Issue 34, ED§7-4: a downloaded attachment dragged out of the page lands on the desktop or in a file
+// manager as the file, with its name and type (Chromium's `DownloadURL`: "type:name:absolute URL").
+document.addEventListener("dragstart", (event) => {
+  const link = event.target.closest?.("a[data-drag-name]");
+  if (!link || !event.dataTransfer) return;
+  const url = new URL(link.getAttribute("href"), document.baseURI).href;
+  event.dataTransfer.setData("DownloadURL", `${link.dataset.dragType}:${link.dataset.dragName}:${url}`);
+  event.dataTransfer.effectAllowed = "copy";
+});
+
 function connectEvents() {
   if (!("EventSource" in window)) return;
   const events = new EventSource("events");
@@ -620,6 +633,7 @@ function connectEvents() {
   events.addEventListener("drafts", () => { if (currentLocation().includes("view=drafts")) refreshSoon(); });
   events.addEventListener("draftconflict", (event) => draftChangedOnServer(data(event).draft));
   events.addEventListener("newmail", (event) => { toast(data(event).text); refreshSoon(); });
+  events.addEventListener("newmessages", (event) => notifyNewMail(data(event), (url) => location.assign(new URL(url, document.baseURI))));
   events.addEventListener("sync", (event) => {
     const info = data(event);
     for (const line of $$(`.sync-state[data-account]`)) {

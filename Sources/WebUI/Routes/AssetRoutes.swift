@@ -10,6 +10,7 @@ enum AssetRoutes {
         "app.js": ("text/javascript; charset=utf-8", PackageResources.app_js),
         "search.js": ("text/javascript; charset=utf-8", PackageResources.search_js),
         "account.js": ("text/javascript; charset=utf-8", PackageResources.account_js),
+        "notifications.js": ("text/javascript; charset=utf-8", PackageResources.notifications_js),
         "icon.svg": ("image/svg+xml", PackageResources.icon_svg)
     ]
 

@@ -78,6 +78,16 @@ struct ServerSentEvent: Sendable {
                     "text": count == 1 ? "1 new message in \(accountName)." : "\(count) new messages in \(accountName)."
                 ]
             )
+        case .inboxArrivals(let account, let messages):
+            // Issue 36: what a notification shows; the page decides (the person's choice) how much of it.
+            let list = messages.prefix(20).map { message in
+                [
+                    "thread": message.threadId.map { String($0) } ?? "", "from": message.from.displayName,
+                    "subject": String(message.subject.prefix(200))
+                ]
+            }
+            let json = (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+            (name, data) = ("newmessages", ["account": account.rawValue, "count": String(messages.count), "messages": json])
         case .outboxChanged(let account): (name, data) = ("outbox", ["account": account.rawValue])
         case .sendOutcome(let emailId, let state, let error):
             (name, data) = ("sendstate", ["email": String(emailId), "state": state.rawValue, "error": error ?? ""])

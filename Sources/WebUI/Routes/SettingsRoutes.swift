@@ -60,6 +60,18 @@ struct SettingsRoutes: Sendable {
         }
     }
 
+    /// Issue 36: notifications of new Inbox mail (`notifications.js`): the choice and the browser's
+    /// permission both belong to the browser, so the form is the script's, kept in the browser.
+    static let notificationsSection: HTMLText = """
+        <section id="notifications-settings" aria-labelledby="notifications-title"><h2 id="notifications-title">Notifications</h2>
+        <p data-needs-script>Notifications of new mail need the page's script.</p>
+        <form class="settings-form" data-with-script hidden><label for="notifications-choice">New mail in the Inbox</label>
+        <select id="notifications-choice" name="notifications"><option value="off">Off</option>\
+        <option value="full">Notify with sender and subject</option><option value="private">Notify “New mail” only</option></select>
+        <button type="submit" class="button">Save notifications</button></form>
+        <p data-notification-status role="status"></p></section>
+        """
+
     /// Issue 39: the Appearance section's settings, saved by the same form route as the others.
     static let appearanceKeys: [SettingKey] = [.theme, .density, .textSize]
 
@@ -94,7 +106,7 @@ struct SettingsRoutes: Sendable {
         return """
             <!doctype html><html lang="en"\(html: Appearance(settings).rootAttributes)><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
             \(html: page.head)<title>Settings — Tern</title><link rel="stylesheet" href="/assets/app.css">\
-            <link rel="icon" href="/assets/icon.svg" type="image/svg+xml"></head>
+            <link rel="icon" href="/assets/icon.svg" type="image/svg+xml"><script type="module" src="/assets/notifications.js"></script></head>
             <body class="plain-page"><header class="app-header"><a class="brand" href="mail"><img src="/assets/icon.svg" alt="" width="24" height="24"> Tern</a>\
             <nav class="app-links" aria-label="App"><a href="mail">Back to mail</a></nav></header>
             <main class="settings"><h1>Settings</h1>\(html: noticeMarkup)
@@ -113,6 +125,7 @@ struct SettingsRoutes: Sendable {
                        choices: [("ask", "Ask each time"), ("never", "Never ask")]))
             <button type="submit" class="button">Save settings</button></form>
             \(html: appearanceSection(settings))
+            \(html: Self.notificationsSection)
             \(html: assistSection(settings))
             <section aria-labelledby="trusted-senders"><h2 id="trusted-senders">Trusted senders</h2>\
             <p>Remote images always load for these senders. Trackers are still blocked.</p>

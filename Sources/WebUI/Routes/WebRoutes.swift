@@ -49,6 +49,7 @@ struct WebRoutes: Sendable {
         IdentityRoutes(services: services, state: state, page: page).register(on: router)
         AccountRoutes(services: services, page: page).register(on: router)
         AssistRoutes(services: services).register(on: router)
+        OriginalMessageRoutes(services: services, page: page).register(on: router)
         EventRoutes(changes: services.changes).register(on: router)
         AssetRoutes.register(on: router)
     }

@@ -172,6 +172,7 @@ struct MessageView: Sendable {
             <span class="read-mark" title="\(message.isRead ? "Read" : "Unread")"><span class="visually-hidden">\(message.isRead ? "Read" : "Unread")</span></span></h3>
             \(html: recipients())
             \(html: printedHeaders())
+            \(html: messageLinks())
             </div>
             <time class="date" datetime="\(RelativeTime.iso(message.date))" title="\(time.full(message.date))">\(time.short(message.date))</time>
             \(html: starButton())
@@ -182,6 +183,34 @@ struct MessageView: Sendable {
             </article>
             """
     }
+
+    /// Issue 36: Show original (the source laid out as Gmail does) and Download message (`.eml`)
+    /// of a message the server holds, with Unsubscribe before them for list mail.
+    private func messageLinks() -> HTMLText {
+        guard !message.collapsed, message.sendState == .none || message.sendState == .sent else { return HTMLText() }
+        return """
+            <p class="message-source">\(html: unsubscribeLink())<a href="\(originalURL)" aria-label="Show original (\(whose))">Show original</a> \
+            <a href="\(downloadURL)" download aria-label="Download message (\(whose))">Download message</a></p>
+            """
+    }
+
+    /// Issue 36: Unsubscribe for a message with `List-Unsubscribe`; a question page comes first,
+    /// and nothing reaches the list before its Unsubscribe.
+    private func unsubscribeLink() -> HTMLText {
+        guard message.offersUnsubscribe else { return HTMLText() }
+        let url = MailLocation.url(
+            path: "unsubscribe",
+            items: [URLQueryItem(name: "message", value: String(message.id)), URLQueryItem(name: "return", value: location.returnPath)])
+        return "<a class=\"button unsubscribe-link\" href=\"\(url)\" aria-label=\"Unsubscribe (\(whose))\">Unsubscribe</a> "
+    }
+
+    private var originalURL: String {
+        MailLocation.url(
+            path: "original",
+            items: [URLQueryItem(name: "message", value: String(message.id)), URLQueryItem(name: "return", value: location.returnPath)])
+    }
+
+    private var downloadURL: String { "original/\(message.id.rawValue)/message.eml" }
 
     private func collapsedLine() -> HTMLText {
         "<p class=\"snippet\">\(message.snippet)</p>"
@@ -518,6 +547,19 @@ struct AttachmentListView: Sendable {
         return String(format: "%.1f MB", Double(bytes) / 1_048_576)
     }
 
+    /// `DownloadURL`'s `type:name:url` is split at colons: the type keeps only a MIME type's
+    /// characters, and the name has its colons (and controls) replaced.
+    static func dragType(_ mimeType: String) -> String {
+        let essence = mimeType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+        let type = essence.lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber || "/.+-".contains($0)) }
+        return type.contains("/") ? type : "application/octet-stream"
+    }
+
+    static func dragName(_ filename: String) -> String {
+        let name = AttachmentFilename.visible(filename).map { $0 == ":" || $0 == "/" || $0 == "\\" ? "_" : $0 }
+        return name.isEmpty ? "attachment" : String(name)
+    }
+
     static func isPreviewable(_ mimeType: String) -> Bool {
         let type = mimeType.lowercased()
         return ["image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"].contains(type)
@@ -527,7 +569,12 @@ struct AttachmentListView: Sendable {
         let warnings = attachment.warnings.map(\.text).joined(separator: "\n")
         let actions: HTMLText
         if attachment.isDownloaded {
-            var links: HTMLText = "<a class=\"button\" href=\"attachments/\(attachment.id)/file\" download>Save</a>"
+            // Issue 34, ED§7-4: dragged to the desktop or a file manager as the file itself (`app.js`
+            // sets Chromium's `DownloadURL` from these on dragstart).
+            var links: HTMLText = """
+                <a class="button" href="attachments/\(attachment.id)/file" download draggable="true" data-drag-type="\(Self.dragType(attachment.mimeType))" \
+                data-drag-name="\(Self.dragName(attachment.filename))">Save</a>
+                """
             if Self.isPreviewable(attachment.mimeType) {
                 links +=
                     " <a class=\"button\" href=\"attachments/\(attachment.id)/preview\" target=\"_blank\" rel=\"noopener noreferrer\">Preview</a>"
