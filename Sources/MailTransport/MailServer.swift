@@ -32,11 +32,16 @@ public struct MailServer: Sendable, Hashable {
     /// 4.5.3.2.6), since the server may scan the message first. Giving up sooner leaves a message
     /// it may still accept (the queue then treats it as possibly delivered, never sends it again).
     public var dataTerminationTimeout: Duration
+    /// Issue 35: the system's verification, or the one certificate a person trusted for this host
+    /// and port (`CertificateTrust`).
+    public var certificateTrust: CertificateTrust
+    /// What the server presented on a connection with a custom check: what a refusal names.
+    public let presentedCertificate = PresentedCertificateRecord()
 
     public init(
         host: String, port: Int, security: TransportSecurity, caFile: String? = nil, connectTimeout: Duration = .seconds(30),
         commandTimeout: Duration? = nil, watchdogInterval: Duration = .seconds(1), ignoredCapabilities: Set<String> = [],
-        dataTerminationTimeout: Duration = .seconds(600)
+        dataTerminationTimeout: Duration = .seconds(600), certificateTrust: CertificateTrust = .verified
     ) {
         self.host = host
         self.port = port
@@ -47,6 +52,7 @@ public struct MailServer: Sendable, Hashable {
         self.watchdogInterval = watchdogInterval
         self.ignoredCapabilities = ignoredCapabilities
         self.dataTerminationTimeout = dataTerminationTimeout
+        self.certificateTrust = certificateTrust
     }
 
     /// `host:port`, as errors name the server.

@@ -30,6 +30,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v17-search-operator-indexes", migrate: addSearchOperatorIndexes)
         migrator.registerMigration("v18-read-receipts", migrate: addReadReceipts)
         migrator.registerMigration("v19-message-privacy", migrate: createMessagePrivacy)
+        migrator.registerMigration("v20-account-pinned-certificates", migrate: addAccountPinnedCertificates)
         return migrator
     }
 
@@ -558,5 +559,10 @@ public enum SchemaMigrations {
                     trackedLinkHosts TEXT NOT NULL
                 );
                 """)
+    }
+
+    /// Issue 35: certificates a person trusted by fingerprint, one line `host port sha256` each.
+    static func addAccountPinnedCertificates(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE account ADD COLUMN pinnedCertificates TEXT NOT NULL DEFAULT ''")
     }
 }

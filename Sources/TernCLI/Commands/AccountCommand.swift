@@ -45,6 +45,10 @@ struct AccountCommand: AsyncParsableCommand {
         var passwordEnv: String?
         @Option(name: .customLong("ca-file"), help: "A PEM file of an extra CA to trust for this account's servers.")
         var caFile: String?
+        @Option(
+            name: .customLong("trust-certificate"),
+            help: "Trust the server certificate with this fingerprint (SHA256:<hex>, repeatable), for the account's servers that present it.")
+        var trustCertificates: [String] = []
         @Flag(help: "Use the Gmail preset (imap.gmail.com:993, smtp.gmail.com:465); signs in with OAuth 2.0 unless a password option is given.")
         var gmail = false
         @Flag(help: "Sign in with OAuth 2.0 in a browser (XOAUTH2) instead of a password.")
@@ -69,6 +73,9 @@ struct AccountCommand: AsyncParsableCommand {
             }
             if oauth && (passwordCommand != nil || passwordEnv != nil) {
                 throw ValidationError("--oauth signs in without a password; drop --password-command/--password-env")
+            }
+            for text in trustCertificates where CertificateFingerprint(text) == nil {
+                throw ValidationError("'\(text)' is not a SHA-256 fingerprint: give SHA256: and 64 hex digits (colons allowed)")
             }
             if !usesOAuth && passwordCommand == nil && passwordEnv == nil {
                 throw ValidationError(
@@ -106,6 +113,10 @@ struct AccountCommand: AsyncParsableCommand {
             request.syncWindowDays = syncWindowDays
             request.bodyHydration = bodies?.policy
             request.aliases = aliases
+            if let imap = request.imap, let smtp = request.smtp {
+                request.pinnedCertificates = try await services().trustCertificates.pins(
+                    for: trustCertificates.compactMap(CertificateFingerprint.init), imap: imap, smtp: smtp, caFile: caFile)
+            }
             var account = try await services().addAccount(request)
             if let authservId { account = try await services().accountSettings.setAuthservId(authservId, accountName: account.name) }
             if output.json {
@@ -138,14 +149,31 @@ struct AccountCommand: AsyncParsableCommand {
         var name: AccountName
         @Option(name: .customLong("authserv-id"), help: authservIdHelp)
         var authservId: String?
+        @Option(name: .customLong("forget-certificate"), help: "Stop trusting the certificate pinned for this HOST:PORT.")
+        var forgetCertificate: String?
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
-            if authservId == nil { throw ValidationError("nothing to change: give --authserv-id") }
+            if authservId == nil && forgetCertificate == nil {
+                throw ValidationError("nothing to change: give --authserv-id or --forget-certificate")
+            }
         }
 
         func run() async throws {
-            let account = try await services().accountSettings.setAuthservId(authservId, accountName: name)
+            var account: Account
+            if let forgetCertificate {
+                let place = try ServerEndpoint.parse(forgetCertificate, security: .implicitTLS)
+                account = try await services().accountSettings.removePinnedCertificate(host: place.host, port: place.port, accountName: name)
+                guard authservId != nil else {
+                    if output.json {
+                        try printJSON(AccountSummary(account))
+                    } else {
+                        print("'\(account.name)': the certificate of \(forgetCertificate) is no longer trusted.")
+                    }
+                    return
+                }
+            }
+            account = try await services().accountSettings.setAuthservId(authservId, accountName: name)
             if output.json {
                 try printJSON(AccountSummary(account))
             } else if let verifying = account.verifyingAuthservId {
@@ -207,6 +235,8 @@ struct AccountSummary: Encodable {
     var auth: String
     var credentialSource: String
     var caFile: String?
+    /// Issue 35: certificates trusted by fingerprint, each for one server.
+    var trustedCertificates: [TrustedCertificate]
     /// Issue 32: whose Authentication-Results verify senders (the setting, else the provider's); null: none known.
     var authservId: String?
     var isActive: Bool
@@ -219,6 +249,12 @@ struct AccountSummary: Encodable {
         var host: String
         var port: Int
         var security: String
+    }
+
+    struct TrustedCertificate: Encodable {
+        var host: String
+        var port: Int
+        var fingerprint: String
     }
 
     init(_ account: Account) {
@@ -234,6 +270,9 @@ struct AccountSummary: Encodable {
         auth = account.credential.kind
         credentialSource = account.credential.reference
         caFile = account.caFile
+        trustedCertificates = account.pinnedCertificates.map {
+            TrustedCertificate(host: $0.host, port: $0.port, fingerprint: $0.fingerprint.description)
+        }
         authservId = account.verifyingAuthservId
         isActive = account.isActive
         createdDate = account.createdDate

@@ -36,6 +36,9 @@ public struct Account: Sendable, Hashable, Codable, Identifiable {
     /// adds to delivered mail (RFC 8601 section 2.5), set by the user for a provider Tern has no
     /// entry for; nil uses `MailProvider.authservId`. Lowercased.
     public var authservId: String?
+    /// Issue 35: certificates the person trusted by their fingerprint, each for one host and port
+    /// (a server whose certificate does not chain to the system's roots or `caFile`).
+    public var pinnedCertificates: [PinnedCertificate] = []
 
     public init(
         id: ID = .make(), name: AccountName, emailAddress: String, displayName: String? = nil,
@@ -67,6 +70,11 @@ public struct Account: Sendable, Hashable, Codable, Identifiable {
     /// account's setting, else the provider's known authserv-id; nil when Tern knows none.
     public var verifyingAuthservId: String? {
         authservId ?? provider.authservId
+    }
+
+    /// The fingerprint trusted for `endpoint`, if the person trusted one.
+    public func pinnedCertificate(for endpoint: ServerEndpoint) -> CertificateFingerprint? {
+        pinnedCertificates.first { $0.host.lowercased() == endpoint.host.lowercased() && $0.port == endpoint.port }?.fingerprint
     }
 
     /// The primary address and the aliases, lowercased: every address that is the user's own.
