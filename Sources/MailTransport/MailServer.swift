@@ -1,10 +1,12 @@
-/// How TLS begins on a connection. There is no plaintext choice: Tern never logs in or sends in
-/// the clear (NFR-SYNC-05).
+/// How TLS begins on a connection. NFR-SYNC-05: always, except `plaintext`, which the application
+/// uses only for a server the person chose to reach without encryption after a warning (issue 35).
 public enum TransportSecurity: String, Sendable, Hashable, CaseIterable {
     /// TLS from the first byte (IMAP 993, SMTP 465).
     case implicitTLS
     /// Plain connect, then STARTTLS before anything else is sent (IMAP 143, SMTP 587).
     case startTLS
+    /// Plain TCP throughout: no TLS, no STARTTLS (IMAP 143, SMTP 25 or 587).
+    case plaintext
 }
 
 /// Where and how to reach a mail server, IMAP or SMTP (issue 33: one type for both). Certificate

@@ -41,6 +41,7 @@ extension TransportSecurity {
         switch security {
         case .implicitTLS: self = .implicitTLS
         case .startTLS: self = .startTLS
+        case .plaintext: self = .plaintext
         }
     }
 }

@@ -8,13 +8,10 @@ import hashlib
 import sqlite3
 import ssl
 
-import pytest
-
-from support.browser import axe_violations, by_xpath, chromium, fill
-from support.servers import free_port, user_address
+from support.browser import axe_violations, by_xpath, fill
+from support.servers import user_address
 from support.tern import json_of, tern
 from support.waiting import wait_until
-from support.web import browser_sign_in, start_serve
 
 
 def server_fingerprint(servers):
@@ -65,20 +62,6 @@ def test_the_cli_pins_what_the_servers_present_and_refuses_a_changed_certificate
     assert untrusted.returncode == 1 and "not trusted" in untrusted.stderr
 
 
-@pytest.fixture()
-def site(servers, tmp_path):
-    home = tmp_path / "home"
-    home.mkdir()
-    port = free_port()
-    server = start_serve(home, port, "--no-sync")
-    driver = chromium(page_load_timeout=20)
-    base = browser_sign_in(driver, port)
-    yield {"home": home, "base": base, "browser": driver}
-    driver.quit()
-    server.terminate()
-    server.wait(timeout=10)
-
-
 def certificate_region(browser, place, timeout=30):
     """The certificate shown for `place` (host:port), by its heading."""
     return by_xpath(browser, f"//section[not(@hidden) and @aria-labelledby='setup-certificate-title']"
@@ -89,12 +72,12 @@ def shown(region, term):
     return region.find_element("xpath", f".//dt[normalize-space()='{term}']/following-sibling::dd[1]").text
 
 
-def test_a_certificate_judged_and_trusted_on_the_add_account_screen(servers, site):
-    browser, home = site["browser"], site["home"]
+def test_a_certificate_judged_and_trusted_on_the_add_account_screen(servers, empty_site):
+    browser, home = empty_site["browser"], empty_site["home"]
     fingerprint = server_fingerprint(servers)
     imap_place = f"127.0.0.1:{servers['TERN_IMAPS_PORT']}"
     smtp_place = f"127.0.0.1:{servers['TERN_SMTPS_PORT']}"
-    browser.get(f"{site['base']}/accounts/new")
+    browser.get(f"{empty_site['base']}/accounts/new")
     by_xpath(browser, "//h1[normalize-space()='Add account']")
     fill(browser, "Account name", "work")
     fill(browser, "Email address", user_address(servers, "bob"))
@@ -125,7 +108,7 @@ def test_a_certificate_judged_and_trusted_on_the_add_account_screen(servers, sit
     assert sorted(f"{pin['host']}:{pin['port']}" for pin in account["trustedCertificates"]) == sorted([imap_place, smtp_place])
 
     # Shown in Settings, and removable there.
-    browser.get(f"{site['base']}/settings")
+    browser.get(f"{empty_site['base']}/settings")
     accounts = by_xpath(browser, "//section[@aria-labelledby='accounts-title']")
     assert fingerprint in accounts.text
     assert axe_violations(browser) == []

@@ -31,6 +31,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v18-read-receipts", migrate: addReadReceipts)
         migrator.registerMigration("v19-message-privacy", migrate: createMessagePrivacy)
         migrator.registerMigration("v20-account-pinned-certificates", migrate: addAccountPinnedCertificates)
+        migrator.registerMigration("v21-account-plaintext-security", migrate: allowAccountPlaintextSecurity)
         return migrator
     }
 
@@ -564,5 +565,21 @@ public enum SchemaMigrations {
     /// Issue 35: certificates a person trusted by fingerprint, one line `host port sha256` each.
     static func addAccountPinnedCertificates(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE account ADD COLUMN pinnedCertificates TEXT NOT NULL DEFAULT ''")
+    }
+
+    /// Issue 35: `none`, a server the person chose to reach without encryption, joins the allowed
+    /// securities. SQLite cannot change a CHECK, so the table is rebuilt from its own current
+    /// definition (every column added since v1 kept, in order), as SQLite's ALTER TABLE page
+    /// describes; foreign keys are checked by the migrator after it.
+    static func allowAccountPlaintextSecurity(_ db: Database) throws {
+        guard let definition = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'account'") else {
+            return
+        }
+        let relaxed = definition.replacingOccurrences(of: "IN ('tls', 'starttls')", with: "IN ('tls', 'starttls', 'none')")
+        guard let name = relaxed.range(of: "account") else { return }
+        try db.execute(sql: relaxed.replacingCharacters(in: name, with: "newAccount"))
+        try db.execute(sql: "INSERT INTO newAccount SELECT * FROM account")
+        try db.execute(sql: "DROP TABLE account")
+        try db.execute(sql: "ALTER TABLE newAccount RENAME TO account")
     }
 }

@@ -37,6 +37,12 @@ struct AccountCommand: AsyncParsableCommand {
         var imapStartTLS = false
         @Flag(name: .customLong("smtp-starttls"), help: "Connect to SMTP in plain text and upgrade with STARTTLS.")
         var smtpStartTLS = false
+        @Flag(
+            name: .customLong("insecure-plaintext"),
+            help: ArgumentHelp(
+                "Connect to the given --imap and --smtp servers without any encryption.",
+                discussion: "Your password and your mail then cross the network readable by anyone on the way."))
+        var insecurePlaintext = false
         @Option(help: "Login name (default: the email address).")
         var user: String?
         @Option(name: .customLong("password-command"), help: "A shell command that prints the password.")
@@ -74,6 +80,9 @@ struct AccountCommand: AsyncParsableCommand {
             if oauth && (passwordCommand != nil || passwordEnv != nil) {
                 throw ValidationError("--oauth signs in without a password; drop --password-command/--password-env")
             }
+            if insecurePlaintext && (imap == nil || smtp == nil || imapStartTLS || smtpStartTLS) {
+                throw ValidationError("--insecure-plaintext needs --imap and --smtp, and no --imap-starttls or --smtp-starttls")
+            }
             for text in trustCertificates where CertificateFingerprint(text) == nil {
                 throw ValidationError("'\(text)' is not a SHA-256 fingerprint: give SHA256: and 64 hex digits (colons allowed)")
             }
@@ -95,8 +104,12 @@ struct AccountCommand: AsyncParsableCommand {
             } else {
                 credential = .passwordEnvironment(passwordEnv ?? "")
             }
-            let givenIMAP = try imap.map { try ServerEndpoint.parse($0, security: imapStartTLS ? .startTLS : .implicitTLS) }
-            let givenSMTP = try smtp.map { try ServerEndpoint.parse($0, security: smtpStartTLS ? .startTLS : .implicitTLS) }
+            let plain: ConnectionSecurity? = insecurePlaintext ? .plaintext : nil
+            let givenIMAP = try imap.map { try ServerEndpoint.parse($0, security: plain ?? (imapStartTLS ? .startTLS : .implicitTLS)) }
+            let givenSMTP = try smtp.map { try ServerEndpoint.parse($0, security: plain ?? (smtpStartTLS ? .startTLS : .implicitTLS)) }
+            if insecurePlaintext {
+                FileHandle.standardError.write(Data("Warning: \(ConnectionSecurity.plaintextWarning)\n".utf8))
+            }
             // Issue 35: what is not given is looked up; what is given wins.
             var discovered: DiscoveredAccountSettings?
             if !gmail && (givenIMAP == nil || givenSMTP == nil) {

@@ -101,12 +101,22 @@ public enum MailProvider: String, Sendable, Hashable, Codable, CaseIterable {
     }
 }
 
-/// How a connection is secured. There is deliberately no plaintext case (NFR-SYNC-05).
+/// How a connection is secured. NFR-SYNC-05 secures every connection; `plaintext` is the one
+/// exception, only for a server the person typed and only after they confirmed the warning (issue
+/// 35: `--insecure-plaintext`, the web form's checkbox). Discovery never yields it.
 public enum ConnectionSecurity: String, Sendable, Hashable, Codable, CaseIterable {
     /// TLS from the first byte (IMAP 993, SMTP 465).
     case implicitTLS = "tls"
     /// Plain connect, then STARTTLS before anything else is sent (IMAP 143, SMTP 587).
     case startTLS = "starttls"
+    /// No encryption at all: the password and the mail cross the network readable by anyone on the
+    /// way (IMAP 143, SMTP 25 or 587 without STARTTLS).
+    case plaintext = "none"
+
+    /// The warning a person confirms before `plaintext` is used.
+    public static let plaintextWarning =
+        "Without encryption, your password and your mail cross the network readable by anyone on the way. "
+        + "Use it only for a server on this computer or a network you control."
 }
 
 public struct ServerEndpoint: Sendable, Hashable, Codable {
@@ -139,7 +149,13 @@ public struct ServerEndpoint: Sendable, Hashable, Codable {
 
     public var description: String {
         let hostPart = host.contains(":") ? "[\(host)]" : host
-        return "\(hostPart):\(port) (\(security == .implicitTLS ? "TLS" : "STARTTLS"))"
+        let mode =
+            switch security {
+            case .implicitTLS: "TLS"
+            case .startTLS: "STARTTLS"
+            case .plaintext: "no encryption"
+            }
+        return "\(hostPart):\(port) (\(mode))"
     }
 }
 

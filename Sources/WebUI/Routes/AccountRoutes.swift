@@ -159,6 +159,7 @@ struct AccountRoutes: Sendable {
         values.smtpSecurity = field("smtp-security")
         values.username = field("username")
         values.caFile = field("ca-file")
+        values.plaintextConfirmed = form["insecure-plaintext"] == "yes"
         values.trustedCertificates = form.all("trusted-certificate").compactMap(CertificateJudgementView.pin(fieldValue:))
         return values
     }
@@ -172,6 +173,10 @@ struct AccountRoutes: Sendable {
             guard !values.smtpHost.isEmpty else { throw TernError.serverMissing(.smtp) }
             let imap = try endpoint(host: values.imapHost, port: values.imapPort, security: values.imapSecurity, role: .imap)
             let smtp = try endpoint(host: values.smtpHost, port: values.smtpPort, security: values.smtpSecurity, role: .smtp)
+            // Issue 35: no encryption only once the person confirmed the warning next to the choice.
+            if (imap.security == .plaintext || smtp.security == .plaintext) && !values.plaintextConfirmed {
+                throw TernError.invalidInput("to connect without encryption, confirm the warning under Edit server settings")
+            }
             servers = AccountServerSettings(imap: imap, smtp: smtp, username: values.username)
         }
         var request = AccountSetupRequest(
@@ -189,6 +194,8 @@ struct AccountRoutes: Sendable {
             case (.imap, .startTLS): 143
             case (.smtp, .implicitTLS): 465
             case (.smtp, .startTLS): 587
+            case (.imap, .plaintext): 143
+            case (.smtp, .plaintext): 587
             }
         guard let number = port.isEmpty ? usual : Int(port), (1...65535).contains(number) else {
             throw TernError.invalidInput("the \(role.rawValue) port must be a number from 1 to 65535")

@@ -14,6 +14,8 @@ struct AccountSetupFormValues: Sendable, Hashable {
     var smtpSecurity = ConnectionSecurity.implicitTLS.rawValue
     var username = ""
     var caFile = ""
+    /// The person confirmed the warning about connecting without encryption.
+    var plaintextConfirmed = false
     /// Certificates the person trusted on this screen ("Trust this certificate"), carried from one
     /// attempt to the next.
     var trustedCertificates: [PinnedCertificate] = []
@@ -111,6 +113,9 @@ struct AccountSetupView: Sendable {
             <p id="account-username-hint" class="hint">Empty: your email address.</p>
             <p><label for="account-ca-file">Extra certificate authority (PEM file)</label> <input id="account-ca-file" name="ca-file" type="text" \
             value="\(values.caFile)" autocomplete="off" spellcheck="false" aria-describedby="account-ca-file-hint"></p>
+            <p><input id="account-insecure-plaintext" name="insecure-plaintext" type="checkbox" value="yes"\(html: values.plaintextConfirmed ? " checked" : "") \
+            aria-describedby="account-insecure-plaintext-warning"> <label for="account-insecure-plaintext">Allow "No encryption"</label></p>
+            <p id="account-insecure-plaintext-warning" class="notice notice-warning">\(ConnectionSecurity.plaintextWarning)</p>
             <p id="account-ca-file-hint" class="hint">Only for a server whose certificate a private authority signed: the path of that authority's certificate on this computer.</p>
             </details>
             <p><button type="submit" class="button primary">Continue</button></p>
@@ -126,12 +131,14 @@ struct AccountSetupView: Sendable {
             """
     }
 
-    // Issue 35 names only TLS and STARTTLS here: the transports have no plaintext mode to offer
-    // (NFR-SYNC-05). A server whose certificate the person may judge is offered below the steps
-    // (`CertificateJudgementView`).
+    // Issue 35: "No encryption" is offered last and used only with the warning's checkbox ticked. A
+    // server whose certificate the person may judge is offered below the steps (`CertificateJudgementView`).
     private func serverFields(role: String, legend: String, host: String, port: String, security: String) -> HTMLText {
         var options = HTMLText()
-        for (value, label) in [(ConnectionSecurity.implicitTLS.rawValue, "SSL/TLS"), (ConnectionSecurity.startTLS.rawValue, "STARTTLS")] {
+        for (value, label) in [
+            (ConnectionSecurity.implicitTLS.rawValue, "SSL/TLS"), (ConnectionSecurity.startTLS.rawValue, "STARTTLS"),
+            (ConnectionSecurity.plaintext.rawValue, "No encryption")
+        ] {
             options += "<option value=\"\(value)\"\(html: value == security ? " selected" : "")>\(label)</option>"
         }
         return """
