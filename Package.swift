@@ -57,7 +57,8 @@ let package = Package(
             dependencies: [
                 "CZlib",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             swiftSettings: strict),
         // IMAP: response framing and grammar (pure), then the SwiftNIO client.

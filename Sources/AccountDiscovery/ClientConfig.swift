@@ -101,6 +101,8 @@ public struct ClientConfig: Sendable, Hashable {
         case (.imap, .startTLS): 143
         case (.smtp, .implicitTLS): 465
         case (.smtp, .startTLS): 587
+        case (.imap, .plaintext): 143
+        case (.smtp, .plaintext): 587
         }
     }
 

@@ -152,15 +152,17 @@ public enum STARTTLS {
     /// waiting for the session: responses the server, or someone on the path, sent in the same
     /// packets as the greeting or an earlier answer would otherwise be read as the server's
     /// answers over TLS (the finding of issue 21; CVE-2011-0411 is the server-side twin).
-    /// `messagesRead` counts the messages the session has taken from the channel.
+    /// `messagesRead` counts the messages the session has taken from the channel. `server`'s
+    /// certificate trust applies as on an implicit TLS connection.
     public static func addTLS<Framer: StreamFramer>(
         to channel: any Channel, framer: Framer.Type, messagesRead: Int, context: NIOSSLContext, serverHostname: String?,
-        watch: NIOLockedValueBox<ConnectionWatch>
+        server: MailServer, watch: NIOLockedValueBox<ConnectionWatch>
     ) async throws {
         try await channel.eventLoop.submit {
             let framing = try channel.pipeline.syncOperations.handler(type: FramingHandler<Framer>.self)
             try framing.requireDrained(messagesRead: messagesRead)
-            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverHostname), position: .first)
+            try channel.pipeline.syncOperations.addHandler(
+                TLSPolicy.clientHandler(context: context, serverHostname: serverHostname, server: server), position: .first)
             watch.withLockedValue { $0.plaintextClosed = false }
         }.get()
     }

@@ -36,7 +36,8 @@ public struct MailConnection<Message: Sendable>: Sendable {
                 .connect(host: server.host, port: server.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         if server.security == .implicitTLS {
-                            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: sni))
+                            try channel.pipeline.syncOperations.addHandler(
+                                TLSPolicy.clientHandler(context: tlsContext, serverHostname: sni, server: server))
                         }
                         try channel.pipeline.syncOperations.addHandler(FramingHandler(framer: framer(), tickInterval: tick, watch: watch))
                         return try NIOAsyncChannel<TransportEvent<Message>, ByteBuffer>(wrappingChannelSynchronously: channel)
@@ -58,7 +59,13 @@ extension TLSPolicy {
 
 extension TransportFailure {
     /// `classify` for a connection to `server`.
+    /// A refused pinned certificate is worded with both fingerprints (issue 35).
     public static func classify(_ error: any Error, server: MailServer) -> TransportFailure {
-        classify(error, host: server.host, port: server.port, connectTimeout: server.connectTimeout)
+        if case .tlsRefused = classify(error, host: server.host, port: server.port, connectTimeout: server.connectTimeout),
+            let refusal = TLSPolicy.pinnedRefusal(server: server)
+        {
+            return .tlsRefused(refusal)
+        }
+        return classify(error, host: server.host, port: server.port, connectTimeout: server.connectTimeout)
     }
 }

@@ -1,10 +1,12 @@
-/// How TLS begins on a connection. There is no plaintext choice: Tern never logs in or sends in
-/// the clear (NFR-SYNC-05).
+/// How TLS begins on a connection. NFR-SYNC-05: always, except `plaintext`, which the application
+/// uses only for a server the person chose to reach without encryption after a warning (issue 35).
 public enum TransportSecurity: String, Sendable, Hashable, CaseIterable {
     /// TLS from the first byte (IMAP 993, SMTP 465).
     case implicitTLS
     /// Plain connect, then STARTTLS before anything else is sent (IMAP 143, SMTP 587).
     case startTLS
+    /// Plain TCP throughout: no TLS, no STARTTLS (IMAP 143, SMTP 25 or 587).
+    case plaintext
 }
 
 /// Where and how to reach a mail server, IMAP or SMTP (issue 33: one type for both). Certificate
@@ -32,11 +34,16 @@ public struct MailServer: Sendable, Hashable {
     /// 4.5.3.2.6), since the server may scan the message first. Giving up sooner leaves a message
     /// it may still accept (the queue then treats it as possibly delivered, never sends it again).
     public var dataTerminationTimeout: Duration
+    /// Issue 35: the system's verification, or the one certificate a person trusted for this host
+    /// and port (`CertificateTrust`).
+    public var certificateTrust: CertificateTrust
+    /// What the server presented on a connection with a custom check: what a refusal names.
+    public let presentedCertificate = PresentedCertificateRecord()
 
     public init(
         host: String, port: Int, security: TransportSecurity, caFile: String? = nil, connectTimeout: Duration = .seconds(30),
         commandTimeout: Duration? = nil, watchdogInterval: Duration = .seconds(1), ignoredCapabilities: Set<String> = [],
-        dataTerminationTimeout: Duration = .seconds(600)
+        dataTerminationTimeout: Duration = .seconds(600), certificateTrust: CertificateTrust = .verified
     ) {
         self.host = host
         self.port = port
@@ -47,6 +54,7 @@ public struct MailServer: Sendable, Hashable {
         self.watchdogInterval = watchdogInterval
         self.ignoredCapabilities = ignoredCapabilities
         self.dataTerminationTimeout = dataTerminationTimeout
+        self.certificateTrust = certificateTrust
     }
 
     /// `host:port`, as errors name the server.

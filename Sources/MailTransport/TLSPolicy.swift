@@ -72,6 +72,12 @@ public enum TransportFailure: Error, Sendable, Hashable, CustomStringConvertible
             || error is DeflateFailure || error is NIOConnectionError
     }
 
+    /// The words of a refusal of a certificate no trusted root vouches for: the one refusal a person
+    /// may overrule by trusting the certificate's fingerprint (issue 35).
+    static let untrustedChain = "the server's certificate is not trusted"
+
+    public static func isUntrustedChain(_ detail: String) -> Bool { detail.contains(untrustedChain) }
+
     /// Turns NIO and BoringSSL errors into failures that say what happened.
     public static func classify(_ error: any Error, host: String, port: Int, connectTimeout: Duration) -> TransportFailure {
         if let failure = error as? TransportFailure { return failure }
@@ -79,9 +85,7 @@ public enum TransportFailure: Error, Sendable, Hashable, CustomStringConvertible
         let place = "\(host):\(port)"
         if error is NIOSSLError || error is BoringSSLError || text.contains("SSL") || text.contains("certificate") {
             if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
-                return .tlsRefused(
-                    "\(place): the server's certificate is not trusted (self-signed, or signed by an unknown CA); use --ca-file to trust a private CA"
-                )
+                return .tlsRefused("\(place): \(untrustedChain) (self-signed, or signed by an unknown CA); use --ca-file to trust a private CA")
             }
             if text.contains("UNSUPPORTED_PROTOCOL") || text.contains("unsupported protocol") || text.contains("TLSV1_ALERT_PROTOCOL_VERSION")
                 || text.contains("WRONG_VERSION_NUMBER")

@@ -56,7 +56,7 @@ final class SMTPConnection {
         do {
             try await STARTTLS.addTLS(
                 to: channel, framer: SMTPReplyFramer.self, messagesRead: repliesRead, context: tlsContext,
-                serverHostname: sni, watch: watch)
+                serverHostname: sni, server: server, watch: watch)
         } catch {
             startTLSFailed = true
             throw SMTPClient.classify(error, server: server)

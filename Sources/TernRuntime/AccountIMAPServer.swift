@@ -6,9 +6,16 @@ import TernCore
 
 /// Issue 33: the account's settings (TernCore) become the transport's types here and nowhere else.
 extension MailServer {
-    /// `endpoint` with the account's CA file.
-    init(_ endpoint: ServerEndpoint, caFile: String?) {
-        self.init(host: endpoint.host, port: endpoint.port, security: TransportSecurity(endpoint.security), caFile: caFile)
+    /// `endpoint` with the account's CA file, and the certificate the person trusted for it (issue 35).
+    init(_ endpoint: ServerEndpoint, caFile: String?, pinned: CertificateFingerprint? = nil) {
+        self.init(
+            host: endpoint.host, port: endpoint.port, security: TransportSecurity(endpoint.security), caFile: caFile,
+            certificateTrust: pinned.map { .pinned(sha256: $0.hex) } ?? .verified)
+    }
+
+    /// The account's SMTP server.
+    init(smtpOf account: Account) {
+        self.init(account.smtp, caFile: account.caFile, pinned: account.pinnedCertificate(for: account.smtp))
     }
 
     /// The account's IMAP server. `TERN_IMAP_DISABLE_CAPABILITIES` (comma-separated, e.g.
@@ -18,7 +25,7 @@ extension MailServer {
     /// command may wait with no byte from the server before the connection counts as stuck (60 s):
     /// longer for a very slow link, shorter for the fault tests that stall one.
     init(imapOf account: Account, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.init(account.imap, caFile: account.caFile)
+        self.init(account.imap, caFile: account.caFile, pinned: account.pinnedCertificate(for: account.imap))
         if let seconds = environment["TERN_IMAP_COMMAND_TIMEOUT"].flatMap(Double.init), seconds >= 0.5, seconds <= 3600 {
             commandTimeout = .milliseconds(Int(seconds * 1000))
             watchdogInterval = min(watchdogInterval, .milliseconds(Int(seconds * 250)))
@@ -34,6 +41,7 @@ extension TransportSecurity {
         switch security {
         case .implicitTLS: self = .implicitTLS
         case .startTLS: self = .startTLS
+        case .plaintext: self = .plaintext
         }
     }
 }

@@ -31,7 +31,7 @@ struct LiveMessageSubmitter: MessageSubmitting {
         account: Account, credentials: CredentialSupply,
         _ body: (any SubmissionSession) async throws -> Result
     ) async throws -> Result {
-        let server = MailServer(account.smtp, caFile: account.caFile)
+        let server = MailServer(smtpOf: account)
         let kill = killAfterAccept
         func attempt(_ secret: AccountSecret) async throws -> Result {
             try await SMTPClient.withSession(server: server, credential: MailCredential(secret, username: credentials.username)) { session in

@@ -25,7 +25,7 @@ struct LiveServerProbe: ServerProbe {
     }
 
     func checkSMTP(account: Account, credentials: CredentialSupply) async throws -> SMTPCheckReport {
-        let server = MailServer(account.smtp, caFile: account.caFile)
+        let server = MailServer(smtpOf: account)
         func check(_ secret: AccountSecret) async throws -> SMTPCheckResult {
             try await SMTPClient.check(server: server, credential: MailCredential(secret, username: credentials.username))
         }
@@ -40,6 +40,31 @@ struct LiveServerProbe: ServerProbe {
                 server: "\(account.smtp.host):\(account.smtp.port)", greeting: result.greeting.text,
                 extensions: result.extensions, authentication: result.authenticatedWith)
         }
+    }
+}
+
+extension LiveServerProbe {
+    /// Issue 35: a second connection that accepts no certificate and records the one presented
+    /// (`CertificateTrust.inspect`), through the protocol's own client so STARTTLS is reached as
+    /// in use. Only after a refusal of a certificate no trusted root vouches for.
+    func certificateToJudge(of endpoint: ServerEndpoint, role: ServerRole, caFile: String?, refusal: TernError) async -> ServerCertificate? {
+        guard case .tlsRefused(let detail) = refusal, TransportFailure.isUntrustedChain(detail) else { return nil }
+        return await presentedCertificate(of: endpoint, role: role, caFile: caFile)
+    }
+
+    func presentedCertificate(of endpoint: ServerEndpoint, role: ServerRole, caFile: String?) async -> ServerCertificate? {
+        var server = MailServer(endpoint, caFile: caFile)
+        server.certificateTrust = .inspect
+        switch role {
+        case .imap: _ = try? await IMAPClient.withSession(to: server) { _ in }
+        case .smtp: _ = try? await SMTPClient.check(server: server, credential: .password(username: "", password: ""))
+        }
+        guard let presented = server.presentedCertificate.certificate, let fingerprint = CertificateFingerprint(presented.sha256) else {
+            return nil
+        }
+        return ServerCertificate(
+            host: endpoint.host, port: endpoint.port, subject: presented.subject, issuer: presented.issuer,
+            notValidBefore: presented.notValidBefore, notValidAfter: presented.notValidAfter, fingerprint: fingerprint)
     }
 }
 

@@ -36,6 +36,8 @@ public final class TernServices: Sendable {
     /// Issue 35: the addresses each account sends from, with names and signatures.
     public let identities: IdentitiesUseCase
     public let checkServers: CheckServersUseCase
+    /// Issue 35: `tern account add --trust-certificate`.
+    public let trustCertificates: TrustCertificatesUseCase
     public let syncAccounts: SyncAccountsUseCase
     /// `tern status`: each account's sync state, last successful sync, next retry and waiting work.
     public let accountStatus: AccountStatusUseCase
@@ -185,6 +187,7 @@ public final class TernServices: Sendable {
         let identityStore = SQLiteIdentityRepository(database: database)
         self.identities = IdentitiesUseCase(accounts: accounts, identities: identityStore)
         self.checkServers = CheckServersUseCase(accounts: accounts, credentials: credentials, probe: LiveServerProbe())
+        self.trustCertificates = TrustCertificatesUseCase(probe: LiveServerProbe())
         let syncStatuses = SQLiteSyncStatusStore(database: database)
         // Heard only by the long-running loops, from their first wait for the network on.
         let networkReturns = NetworkManagerReturnSignal()

@@ -110,3 +110,17 @@ def dns():
     yield server
     server.close()
 
+
+@pytest.fixture()
+def empty_site(servers, tmp_path):
+    """`tern serve --no-sync` on an empty home (issue 35's add-account screens); Chromium signed in."""
+    home = tmp_path / "home"
+    home.mkdir()
+    port = free_port()
+    server = start_serve(home, port, "--no-sync")
+    driver = chromium(page_load_timeout=20)
+    base = browser_sign_in(driver, port)
+    yield {"home": home, "base": base, "browser": driver}
+    driver.quit()
+    server.terminate()
+    server.wait(timeout=10)

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from support.accounts import NO_SMTP, add_account
-from support.browser import axe_violations, by_xpath, chromium
+from support.browser import axe_violations, by_xpath, chromium, field, fill
 from support.discovery import DocumentServer, client_config, signed_certificate
 from support.imap import arrived, imap_for, logout_quietly
 from support.messages import raw_message
@@ -55,17 +55,6 @@ def site(servers, tmp_path, documents, dns):
     driver.quit()
     server.terminate()
     server.wait(timeout=10)
-
-
-def field(browser, label):
-    """The form control whose label reads `label`."""
-    return by_xpath(browser, f"//*[@id=//label[normalize-space()='{label}']/@for]")
-
-
-def fill(browser, label, value):
-    control = field(browser, label)
-    control.clear()
-    control.send_keys(value)
 
 
 def step_state(browser, name):

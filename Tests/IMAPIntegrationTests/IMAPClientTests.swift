@@ -31,6 +31,20 @@ enum TestServers {
 
 @Suite(.enabled(if: TestServers.available, "needs the test mail servers (make test)"), .serialized, .timeLimit(.minutes(1)))
 struct IMAPClientTests {
+    /// Issue 35: "No encryption", chosen by the person after a warning: plain TCP to the STARTTLS
+    /// port, no STARTTLS sent, the login accepted (Dovecot allows it from this machine).
+    @Test func plaintextLoginWithoutSTARTTLS() async throws {
+        let server = TestServers.server(security: .plaintext, ca: nil)
+        #expect(server.port == TestServers.imapPort)
+        let listed = try await IMAPClient.withSession(to: server) { session in
+            try await session.login(username: "bob@tern.test", password: TestServers.password)
+            let listings = try await session.listMailboxes()
+            try await session.logout()
+            return listings.map(\.name)
+        }
+        #expect(listed.contains("INBOX"))
+    }
+
     @Test func implicitTLSLoginAndSpecialUseMapping() async throws {
         let folders = try await IMAPClient.withSession(to: TestServers.server()) { session in
             try await session.login(username: "bob@tern.test", password: TestServers.password)

@@ -26,7 +26,7 @@ enum Fixtures {
     /// An account row as the first schema held it: without the columns later migrations added
     /// (v10 `aliases`, v15 `authservId`).
     static func insertAsOfV1(_ account: Account, _ db: Database) throws {
-        let values = try account.databaseDictionary.filter { $0.key != "aliases" && $0.key != "authservId" }
+        let values = try account.databaseDictionary.filter { !["aliases", "authservId", "pinnedCertificates"].contains($0.key) }
         let columns = values.keys.sorted()
         try db.execute(
             sql: "INSERT INTO account (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",

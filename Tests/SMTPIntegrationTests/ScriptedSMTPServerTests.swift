@@ -28,6 +28,22 @@ struct ScriptedSMTPServerTests {
         }
     }
 
+    /// Issue 35: a server the person chose to reach without encryption is spoken to over plain TCP
+    /// throughout, even when it offers STARTTLS: no TLS, the login and the message in the clear.
+    @Test func aPlaintextServerIsUsedWithoutTLS() async throws {
+        let server = try await ScriptedSMTPServer.start(tls: false) { command in
+            command.uppercased().hasPrefix("EHLO")
+                ? "250-hi\r\n250-STARTTLS\r\n250 AUTH PLAIN\r\n" : Self.submission(contentReply: "250 queued\r\n")(command)
+        }
+        defer { server.stop() }
+        var smtpServer = server.smtpServer
+        smtpServer.security = .plaintext
+        _ = try await SMTPClient.send(Self.message, envelope: Self.envelope, server: smtpServer, credential: MailServers.credential("dave"))
+        let commands = server.commands
+        #expect(commands.contains { $0.uppercased().hasPrefix("AUTH PLAIN") } && commands.contains("DATA"))
+        #expect(!commands.contains { $0.uppercased() == "STARTTLS" } && server.commandsOverTLS.isEmpty)
+    }
+
     @Test func repliesQueuedBeforeSTARTTLSAreRefusedAndNothingIsSentOverTLS() async throws {
         // The EHLO reply's packet carries a forged STARTTLS answer, the EHLO reply after TLS and a login.
         let server = try await ScriptedSMTPServer.start(tls: false, silentSTARTTLS: true) { command in

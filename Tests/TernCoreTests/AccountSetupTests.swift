@@ -14,14 +14,31 @@ import Testing
         let failsBeforeSignIn: Bool
         let smtpFailure: TernError?
         let passwords = Mutex<[String]>([])
+        /// Issue 35: what the servers present that no trusted root vouches for; a pin for it lets the check pass.
+        let untrusted: ServerCertificate?
 
-        init(imapFailure: TernError? = nil, failsBeforeSignIn: Bool = false, smtpFailure: TernError? = nil) {
+        init(imapFailure: TernError? = nil, failsBeforeSignIn: Bool = false, smtpFailure: TernError? = nil, untrusted: ServerCertificate? = nil) {
             self.imapFailure = imapFailure
             self.failsBeforeSignIn = failsBeforeSignIn
             self.smtpFailure = smtpFailure
+            self.untrusted = untrusted
+        }
+
+        func certificateToJudge(of endpoint: ServerEndpoint, role: ServerRole, caFile: String?, refusal: TernError) async -> ServerCertificate? {
+            guard var untrusted else { return nil }
+            untrusted.host = endpoint.host
+            untrusted.port = endpoint.port
+            return untrusted
+        }
+
+        func refuseUnpinned(_ account: Account, _ endpoint: ServerEndpoint) throws {
+            if let untrusted, account.pinnedCertificate(for: endpoint) != untrusted.fingerprint {
+                throw TernError.tlsRefused("the server's certificate is not trusted")
+            }
         }
 
         func checkIMAP(account: Account, credentials: CredentialSupply) async throws -> IMAPCheckReport {
+            try refuseUnpinned(account, account.imap)
             if let imapFailure, failsBeforeSignIn { throw imapFailure }
             if case .password(let password) = try await credentials.current() { passwords.withLock { $0.append(password) } }
             if let imapFailure { throw imapFailure }
@@ -29,6 +46,7 @@ import Testing
         }
 
         func checkSMTP(account: Account, credentials: CredentialSupply) async throws -> SMTPCheckReport {
+            try refuseUnpinned(account, account.smtp)
             if let smtpFailure { throw smtpFailure }
             return SMTPCheckReport(server: account.smtp.host, greeting: "", extensions: [], authentication: "PLAIN")
         }
@@ -137,6 +155,60 @@ import Testing
         }
         #expect(try await accounts.allAccounts().isEmpty, "a failed setup keeps nothing")
         #expect(passwords.all.isEmpty)
+    }
+
+    /// Issue 35: a certificate no trusted root vouches for is offered at the step that met it, with
+    /// its details; trusted for the IMAP server, it is offered again for the SMTP server; trusted
+    /// for both, the account keeps the two pins; an expired one is refused as before.
+    @Test func anUntrustedCertificateIsOfferedPerServerAndKeptOncePinned() async throws {
+        let fingerprint = try #require(CertificateFingerprint("SHA256:" + String(repeating: "ab", count: 32)))
+        let now = Date()
+        let certificate = ServerCertificate(
+            host: "", port: 0, subject: "CN=localhost", issuer: "CN=Private CA", notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: now.addingTimeInterval(3600), fingerprint: fingerprint)
+        let probe = ScriptedProbe(untrusted: certificate)
+        var setup = request()
+        do {
+            _ = try await setUp(probe)(setup)
+            Issue.record("the certificate should be offered")
+        } catch {
+            guard case .untrustedCertificate(.connecting, let offered) = error else { throw error }
+            #expect(offered.host == "imap.example.org" && offered.port == 993 && offered.issuer == "CN=Private CA")
+            setup.trustedCertificates.append(offered.pin)
+        }
+        do {
+            _ = try await setUp(probe)(setup)
+            Issue.record("the SMTP server's certificate should be offered")
+        } catch {
+            guard case .untrustedCertificate(.checkingSending, let offered) = error else { throw error }
+            #expect(offered.host == "smtp.example.org" && offered.port == 465)
+            setup.trustedCertificates.append(offered.pin)
+        }
+        setup.trustedCertificates.append(PinnedCertificate(host: "elsewhere.example.org", port: 993, fingerprint: fingerprint))
+        let account = try await setUp(probe)(setup)
+        #expect(account.pinnedCertificates.map { "\($0.host):\($0.port)" } == ["imap.example.org:993", "smtp.example.org:465"])
+        #expect(try await accounts.allAccounts().first?.pinnedCertificates.count == 2)
+
+        var expired = certificate
+        expired.notValidAfter = now.addingTimeInterval(-60)
+        do {
+            _ = try await setUp(ScriptedProbe(untrusted: expired))(AccountSetupRequest(name: "old", emailAddress: "o@example.org", password: "pw"))
+            Issue.record("an expired certificate is refused")
+        } catch {
+            #expect(error == .step(.connecting, .tlsRefused("the server's certificate is not trusted")))
+        }
+    }
+
+    @Test func aFingerprintIsReadWithOrWithoutColonsAndShownWithThem() throws {
+        let hex = String(repeating: "0f", count: 32)
+        let plain = try #require(CertificateFingerprint("SHA256:" + hex.uppercased()))
+        let pairs = Array(repeating: "0f", count: 32).joined(separator: ":")
+        let colons = try #require(CertificateFingerprint("sha256:" + pairs))
+        #expect(plain == colons && plain.hex == hex)
+        #expect(plain.description.hasPrefix("SHA256:0F:0F:") && plain.description.count == 7 + 64 + 31)
+        #expect(CertificateFingerprint("SHA256:abc") == nil && CertificateFingerprint("SHA256:" + String(repeating: "zz", count: 32)) == nil)
+        let pins = [PinnedCertificate(host: "mail.example.org", port: 993, fingerprint: plain)]
+        #expect(PinnedCertificate.decodeList(PinnedCertificate.encodeList(pins)) == pins)
     }
 
     @Test func whatWasTypedIsCheckedBeforeAnyStep() async throws {

@@ -137,7 +137,7 @@ public final class IMAPSession {
             do {
                 try await STARTTLS.addTLS(
                     to: channel, framer: IMAPStreamFramer.self, messagesRead: messagesRead, context: tlsContext,
-                    serverHostname: sniHostname, watch: watch)
+                    serverHostname: sniHostname, server: server, watch: watch)
             } catch {
                 isBroken = true
                 throw IMAPClient.classify(error, server: server)

@@ -33,6 +33,8 @@ public enum SchemaMigrations {
         migrator.registerMigration("v20-queued-forward-attachments", migrate: addAwaitingAttachments)
         migrator.registerMigration("v21-original-recipient", migrate: addOriginalRecipient)
         migrator.registerMigration("v22-list-unsubscriptions", migrate: createListUnsubscriptions)
+        migrator.registerMigration("v23-account-pinned-certificates", migrate: addAccountPinnedCertificates)
+        migrator.registerMigration("v24-account-plaintext-security", migrate: allowAccountPlaintextSecurity)
         return migrator
     }
 
@@ -596,5 +598,26 @@ public enum SchemaMigrations {
                     PRIMARY KEY (accountId, listKey)
                 );
                 """)
+    }
+
+    /// Issue 35: certificates a person trusted by fingerprint, one line `host port sha256` each.
+    static func addAccountPinnedCertificates(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE account ADD COLUMN pinnedCertificates TEXT NOT NULL DEFAULT ''")
+    }
+
+    /// Issue 35: `none`, a server the person chose to reach without encryption, joins the allowed
+    /// securities. SQLite cannot change a CHECK, so the table is rebuilt from its own current
+    /// definition (every column added since v1 kept, in order), as SQLite's ALTER TABLE page
+    /// describes; foreign keys are checked by the migrator after it.
+    static func allowAccountPlaintextSecurity(_ db: Database) throws {
+        guard let definition = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'account'") else {
+            return
+        }
+        let relaxed = definition.replacingOccurrences(of: "IN ('tls', 'starttls')", with: "IN ('tls', 'starttls', 'none')")
+        guard let name = relaxed.range(of: "account") else { return }
+        try db.execute(sql: relaxed.replacingCharacters(in: name, with: "newAccount"))
+        try db.execute(sql: "INSERT INTO newAccount SELECT * FROM account")
+        try db.execute(sql: "DROP TABLE account")
+        try db.execute(sql: "ALTER TABLE newAccount RENAME TO account")
     }
 }

@@ -59,6 +59,7 @@ extension Account: FetchableRecord, PersistableRecord {
             syncWindowDays: row["syncWindowDays"], bodyHydration: BodyHydrationPolicy(storedValue: row["bodyHydration"]),
             createdDate: row["createdDate"], lastSyncDate: row["lastSyncDate"],
             aliases: (row["aliases"] as String? ?? "").split(separator: " ").map(String.init), authservId: row["authservId"])
+        pinnedCertificates = PinnedCertificate.decodeList(row["pinnedCertificates"] as String? ?? "")
     }
 
     public func encode(to container: inout PersistenceContainer) throws {
@@ -84,6 +85,7 @@ extension Account: FetchableRecord, PersistableRecord {
         container["lastSyncDate"] = lastSyncDate
         container["aliases"] = aliases.joined(separator: " ")
         container["authservId"] = authservId
+        container["pinnedCertificates"] = PinnedCertificate.encodeList(pinnedCertificates)
     }
 }
 

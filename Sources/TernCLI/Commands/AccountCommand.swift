@@ -37,6 +37,12 @@ struct AccountCommand: AsyncParsableCommand {
         var imapStartTLS = false
         @Flag(name: .customLong("smtp-starttls"), help: "Connect to SMTP in plain text and upgrade with STARTTLS.")
         var smtpStartTLS = false
+        @Flag(
+            name: .customLong("insecure-plaintext"),
+            help: ArgumentHelp(
+                "Connect to the given --imap and --smtp servers without any encryption.",
+                discussion: "Your password and your mail then cross the network readable by anyone on the way."))
+        var insecurePlaintext = false
         @Option(help: "Login name (default: the email address).")
         var user: String?
         @Option(name: .customLong("password-command"), help: "A shell command that prints the password.")
@@ -45,6 +51,10 @@ struct AccountCommand: AsyncParsableCommand {
         var passwordEnv: String?
         @Option(name: .customLong("ca-file"), help: "A PEM file of an extra CA to trust for this account's servers.")
         var caFile: String?
+        @Option(
+            name: .customLong("trust-certificate"),
+            help: "Trust the server certificate with this fingerprint (SHA256:<hex>, repeatable), for the account's servers that present it.")
+        var trustCertificates: [String] = []
         @Flag(help: "Use the Gmail preset (imap.gmail.com:993, smtp.gmail.com:465); signs in with OAuth 2.0 unless a password option is given.")
         var gmail = false
         @Flag(help: "Sign in with OAuth 2.0 in a browser (XOAUTH2) instead of a password.")
@@ -70,6 +80,12 @@ struct AccountCommand: AsyncParsableCommand {
             if oauth && (passwordCommand != nil || passwordEnv != nil) {
                 throw ValidationError("--oauth signs in without a password; drop --password-command/--password-env")
             }
+            if insecurePlaintext && (imap == nil || smtp == nil || imapStartTLS || smtpStartTLS) {
+                throw ValidationError("--insecure-plaintext needs --imap and --smtp, and no --imap-starttls or --smtp-starttls")
+            }
+            for text in trustCertificates where CertificateFingerprint(text) == nil {
+                throw ValidationError("'\(text)' is not a SHA-256 fingerprint: give SHA256: and 64 hex digits (colons allowed)")
+            }
             if !usesOAuth && passwordCommand == nil && passwordEnv == nil {
                 throw ValidationError(
                     "give --password-command CMD or --password-env VAR, or --oauth (for Gmail: --gmail alone signs in with OAuth)")
@@ -88,8 +104,12 @@ struct AccountCommand: AsyncParsableCommand {
             } else {
                 credential = .passwordEnvironment(passwordEnv ?? "")
             }
-            let givenIMAP = try imap.map { try ServerEndpoint.parse($0, security: imapStartTLS ? .startTLS : .implicitTLS) }
-            let givenSMTP = try smtp.map { try ServerEndpoint.parse($0, security: smtpStartTLS ? .startTLS : .implicitTLS) }
+            let plain: ConnectionSecurity? = insecurePlaintext ? .plaintext : nil
+            let givenIMAP = try imap.map { try ServerEndpoint.parse($0, security: plain ?? (imapStartTLS ? .startTLS : .implicitTLS)) }
+            let givenSMTP = try smtp.map { try ServerEndpoint.parse($0, security: plain ?? (smtpStartTLS ? .startTLS : .implicitTLS)) }
+            if insecurePlaintext {
+                FileHandle.standardError.write(Data("Warning: \(ConnectionSecurity.plaintextWarning)\n".utf8))
+            }
             // Issue 35: what is not given is looked up; what is given wins.
             var discovered: DiscoveredAccountSettings?
             if !gmail && (givenIMAP == nil || givenSMTP == nil) {
@@ -106,6 +126,10 @@ struct AccountCommand: AsyncParsableCommand {
             request.syncWindowDays = syncWindowDays
             request.bodyHydration = bodies?.policy
             request.aliases = aliases
+            if let imap = request.imap, let smtp = request.smtp {
+                request.pinnedCertificates = try await services().trustCertificates.pins(
+                    for: trustCertificates.compactMap(CertificateFingerprint.init), imap: imap, smtp: smtp, caFile: caFile)
+            }
             var account = try await services().addAccount(request)
             if let authservId { account = try await services().accountSettings.setAuthservId(authservId, accountName: account.name) }
             if output.json {
@@ -138,14 +162,31 @@ struct AccountCommand: AsyncParsableCommand {
         var name: AccountName
         @Option(name: .customLong("authserv-id"), help: authservIdHelp)
         var authservId: String?
+        @Option(name: .customLong("forget-certificate"), help: "Stop trusting the certificate pinned for this HOST:PORT.")
+        var forgetCertificate: String?
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
-            if authservId == nil { throw ValidationError("nothing to change: give --authserv-id") }
+            if authservId == nil && forgetCertificate == nil {
+                throw ValidationError("nothing to change: give --authserv-id or --forget-certificate")
+            }
         }
 
         func run() async throws {
-            let account = try await services().accountSettings.setAuthservId(authservId, accountName: name)
+            var account: Account
+            if let forgetCertificate {
+                let place = try ServerEndpoint.parse(forgetCertificate, security: .implicitTLS)
+                account = try await services().accountSettings.removePinnedCertificate(host: place.host, port: place.port, accountName: name)
+                guard authservId != nil else {
+                    if output.json {
+                        try printJSON(AccountSummary(account))
+                    } else {
+                        print("'\(account.name)': the certificate of \(forgetCertificate) is no longer trusted.")
+                    }
+                    return
+                }
+            }
+            account = try await services().accountSettings.setAuthservId(authservId, accountName: name)
             if output.json {
                 try printJSON(AccountSummary(account))
             } else if let verifying = account.verifyingAuthservId {
@@ -207,6 +248,8 @@ struct AccountSummary: Encodable {
     var auth: String
     var credentialSource: String
     var caFile: String?
+    /// Issue 35: certificates trusted by fingerprint, each for one server.
+    var trustedCertificates: [TrustedCertificate]
     /// Issue 32: whose Authentication-Results verify senders (the setting, else the provider's); null: none known.
     var authservId: String?
     var isActive: Bool
@@ -219,6 +262,12 @@ struct AccountSummary: Encodable {
         var host: String
         var port: Int
         var security: String
+    }
+
+    struct TrustedCertificate: Encodable {
+        var host: String
+        var port: Int
+        var fingerprint: String
     }
 
     init(_ account: Account) {
@@ -234,6 +283,9 @@ struct AccountSummary: Encodable {
         auth = account.credential.kind
         credentialSource = account.credential.reference
         caFile = account.caFile
+        trustedCertificates = account.pinnedCertificates.map {
+            TrustedCertificate(host: $0.host, port: $0.port, fingerprint: $0.fingerprint.description)
+        }
         authservId = account.verifyingAuthservId
         isActive = account.isActive
         createdDate = account.createdDate

@@ -54,12 +54,15 @@ public enum AccountSetupFailure: Error, Sendable, Equatable {
     /// The step failed with the server's (or the store's) error. `.connecting` with `.tlsRefused` is
     /// where a certificate a person can judge will be offered (issue 35's "Trust this certificate").
     case step(AccountSetupStep, TernError)
+    /// The server at that step presented a certificate that does not chain to a trusted root: the
+    /// person may judge it and trust it by its fingerprint (`AccountSetupRequest.trustedCertificates`).
+    case untrustedCertificate(AccountSetupStep, ServerCertificate)
 
     public var step: AccountSetupStep? {
         switch self {
         case .invalid: nil
         case .noSettings: .lookingUp
-        case .step(let step, _): step
+        case .step(let step, _), .untrustedCertificate(let step, _): step
         }
     }
 }
@@ -77,6 +80,8 @@ public struct AccountSetupRequest: Sendable {
     /// An extra CA to trust (a PEM file), as `tern account add --ca-file`: for the autoconfig
     /// documents and the mail servers.
     public var caFile: String?
+    /// Certificates the person trusted ("Trust this certificate"), each for its host and port.
+    public var trustedCertificates: [PinnedCertificate] = []
 
     public init(
         name: AccountName, emailAddress: String, password: String, displayName: String? = nil, lookupOnline: Bool = false,
@@ -135,15 +140,16 @@ public struct SetUpAccountUseCase: Sendable {
         let servers = try await settings(for: request, email: email, progress: progress)
         progress(.servers(servers))
         let caFile = request.caFile.flatMap { $0.isEmpty ? nil : $0 }
-        let probing = Account(
+        var probing = Account(
             name: request.name, emailAddress: email, provider: servers.provider, imap: servers.imap, smtp: servers.smtp,
             username: servers.username, credential: .passwordEnvironment(""), caFile: caFile)
+        probing.pinnedCertificates = AddAccountUseCase.pins(request.trustedCertificates, for: servers.imap, servers.smtp)
         try await checkIMAP(probing, password: request.password, progress: progress)
         progress(.started(.checkingSending))
         do {
             _ = try await probe.checkSMTP(account: probing, credentials: Self.supply(probing, password: request.password))
         } catch {
-            throw .step(.checkingSending, Self.ternError(error))
+            throw await judgeable(.checkingSending, Self.ternError(error), endpoint: probing.smtp, role: .smtp, caFile: caFile)
         }
         progress(.finished(.checkingSending))
         progress(.started(.saving))
@@ -214,10 +220,23 @@ public struct SetUpAccountUseCase: Sendable {
             let failure = Self.ternError(error)
             let reachedSignIn = signingIn.reached.withLock { $0 }
             if case .authenticationRefused = failure { throw .step(.signingIn, failure) }
-            throw .step(reachedSignIn ? .signingIn : .connecting, failure)
+            if reachedSignIn { throw .step(.signingIn, failure) }
+            throw await judgeable(.connecting, failure, endpoint: account.imap, role: .imap, caFile: account.caFile)
         }
         if !signingIn.reached.withLock({ $0 }) { progress(.finished(.connecting)) }
         progress(.finished(.signingIn))
+    }
+
+    /// A refused certificate the person may judge becomes `.untrustedCertificate`; any other
+    /// failure, an expired certificate included, stays the step's error.
+    func judgeable(_ step: AccountSetupStep, _ failure: TernError, endpoint: ServerEndpoint, role: ServerRole, caFile: String?) async
+        -> AccountSetupFailure
+    {
+        guard case .tlsRefused = failure,
+            let certificate = await probe.certificateToJudge(of: endpoint, role: role, caFile: caFile, refusal: failure),
+            certificate.isValid(at: Date())
+        else { return .step(step, failure) }
+        return .untrustedCertificate(step, certificate)
     }
 
     func save(
@@ -229,6 +248,7 @@ public struct SetUpAccountUseCase: Sendable {
                 name: request.name, emailAddress: email, displayName: request.displayName, imap: servers.imap, smtp: servers.smtp,
                 username: servers.username, credential: credential, caFile: caFile, gmailPreset: servers.provider == .gmail)
             new.accountID = id
+            new.pinnedCertificates = request.trustedCertificates
             do {
                 return try await addAccount(new)
             } catch {

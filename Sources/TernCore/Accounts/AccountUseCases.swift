@@ -20,6 +20,9 @@ public struct NewAccountRequest: Sendable {
     public var bodyHydration: BodyHydrationPolicy?
     /// FR-COMP-01: the account's other addresses (Reply All leaves them out, replies may come from them).
     public var aliases: [String] = []
+    /// Issue 35: certificates the person trusted by fingerprint; those for the account's IMAP or
+    /// SMTP host and port are kept with it.
+    public var pinnedCertificates: [PinnedCertificate] = []
     /// The id the account gets; nil makes a new one. The web app's setup keeps the password under
     /// the account's id before the account is stored (issue 35).
     public var accountID: Account.ID?
@@ -88,6 +91,7 @@ public struct AddAccountUseCase: Sendable {
         }
         if let bodies = request.bodyHydration { account.bodyHydration = bodies }
         account.aliases = try Self.validatedAliases(request.aliases, primary: email)
+        account.pinnedCertificates = Self.pins(request.pinnedCertificates, for: imap, smtp)
         // The secret is fetched once to prove the source works; it is not kept.
         if case .oauth2 = request.credential {
             guard let signIn else { throw TernError.invalidInput("OAuth sign-in is not available here") }
@@ -104,6 +108,16 @@ public struct AddAccountUseCase: Sendable {
         _ = try await secrets.secret(for: account)
         try await accounts.insert(account)
         return account
+    }
+
+    /// The pins for `imap` or `smtp`, one per host and port (the last given wins).
+    static func pins(_ pins: [PinnedCertificate], for imap: ServerEndpoint, _ smtp: ServerEndpoint) -> [PinnedCertificate] {
+        var kept: [PinnedCertificate] = []
+        for pin in pins where pin.isFor(imap) || pin.isFor(smtp) {
+            kept.removeAll { $0.host.lowercased() == pin.host.lowercased() && $0.port == pin.port }
+            kept.append(pin)
+        }
+        return kept
     }
 
     /// Names are typed on command lines and used in paths: keep them plain.
@@ -161,6 +175,19 @@ public struct AccountSettingsUseCase: Sendable {
                 "'\(trimmed)' is not an authserv-id: give the host name your provider writes first in Authentication-Results")
         }
         account.authservId = trimmed.isEmpty ? nil : trimmed.lowercased()
+        try await accounts.update(account)
+        return account
+    }
+
+    /// Issue 35: forgets the certificate trusted for `host` and `port`; the server must then chain
+    /// to a trusted root again (or be trusted anew).
+    public func removePinnedCertificate(host: String, port: Int, accountName: AccountName) async throws -> Account {
+        guard var account = try await accounts.account(named: accountName) else { throw TernError.notFound("account '\(accountName)'") }
+        let place = ServerEndpoint(host: host, port: port, security: .implicitTLS)
+        guard account.pinnedCertificates.contains(where: { $0.isFor(place) }) else {
+            throw TernError.notFound("a trusted certificate for \(host):\(port) in account '\(accountName)'")
+        }
+        account.pinnedCertificates.removeAll { $0.isFor(place) }
         try await accounts.update(account)
         return account
     }

@@ -50,6 +50,24 @@ public struct SMTPCheckReport: Sendable, Codable, Hashable {
 public protocol ServerProbe: Sendable {
     func checkIMAP(account: Account, credentials: CredentialSupply) async throws -> IMAPCheckReport
     func checkSMTP(account: Account, credentials: CredentialSupply) async throws -> SMTPCheckReport
+    /// Issue 35: after `refusal`, the certificate `endpoint` presents, for a person to judge; nil
+    /// unless the refusal was of a certificate that does not chain to a trusted root (an expired
+    /// one, a host name mismatch or an old TLS version is refused as it is).
+    func certificateToJudge(of endpoint: ServerEndpoint, role: ServerRole, caFile: String?, refusal: TernError) async -> ServerCertificate?
+    /// The certificate `endpoint` presents, trusted or not; nil when none could be had.
+    func presentedCertificate(of endpoint: ServerEndpoint, role: ServerRole, caFile: String?) async -> ServerCertificate?
+}
+
+extension ServerProbe {
+    public func presentedCertificate(of endpoint: ServerEndpoint, role: ServerRole, caFile: String?) async -> ServerCertificate? {
+        nil
+    }
+
+    public func certificateToJudge(of endpoint: ServerEndpoint, role: ServerRole, caFile: String?, refusal: TernError) async
+        -> ServerCertificate?
+    {
+        nil
+    }
 }
 
 /// `tern imap-check ACCOUNT` / `tern smtp-check ACCOUNT`: prove the settings work before any sync,

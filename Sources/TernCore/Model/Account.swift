@@ -36,6 +36,9 @@ public struct Account: Sendable, Hashable, Codable, Identifiable {
     /// adds to delivered mail (RFC 8601 section 2.5), set by the user for a provider Tern has no
     /// entry for; nil uses `MailProvider.authservId`. Lowercased.
     public var authservId: String?
+    /// Issue 35: certificates the person trusted by their fingerprint, each for one host and port
+    /// (a server whose certificate does not chain to the system's roots or `caFile`).
+    public var pinnedCertificates: [PinnedCertificate] = []
 
     public init(
         id: ID = .make(), name: AccountName, emailAddress: String, displayName: String? = nil,
@@ -69,6 +72,11 @@ public struct Account: Sendable, Hashable, Codable, Identifiable {
         authservId ?? provider.authservId
     }
 
+    /// The fingerprint trusted for `endpoint`, if the person trusted one.
+    public func pinnedCertificate(for endpoint: ServerEndpoint) -> CertificateFingerprint? {
+        pinnedCertificates.first { $0.host.lowercased() == endpoint.host.lowercased() && $0.port == endpoint.port }?.fingerprint
+    }
+
     /// The primary address and the aliases, lowercased: every address that is the user's own.
     public var ownAddresses: Set<String> {
         Set([emailAddress.lowercased()] + aliases)
@@ -93,12 +101,22 @@ public enum MailProvider: String, Sendable, Hashable, Codable, CaseIterable {
     }
 }
 
-/// How a connection is secured. There is deliberately no plaintext case (NFR-SYNC-05).
+/// How a connection is secured. NFR-SYNC-05 secures every connection; `plaintext` is the one
+/// exception, only for a server the person typed and only after they confirmed the warning (issue
+/// 35: `--insecure-plaintext`, the web form's checkbox). Discovery never yields it.
 public enum ConnectionSecurity: String, Sendable, Hashable, Codable, CaseIterable {
     /// TLS from the first byte (IMAP 993, SMTP 465).
     case implicitTLS = "tls"
     /// Plain connect, then STARTTLS before anything else is sent (IMAP 143, SMTP 587).
     case startTLS = "starttls"
+    /// No encryption at all: the password and the mail cross the network readable by anyone on the
+    /// way (IMAP 143, SMTP 25 or 587 without STARTTLS).
+    case plaintext = "none"
+
+    /// The warning a person confirms before `plaintext` is used.
+    public static let plaintextWarning =
+        "Without encryption, your password and your mail cross the network readable by anyone on the way. "
+        + "Use it only for a server on this computer or a network you control."
 }
 
 public struct ServerEndpoint: Sendable, Hashable, Codable {
@@ -131,7 +149,13 @@ public struct ServerEndpoint: Sendable, Hashable, Codable {
 
     public var description: String {
         let hostPart = host.contains(":") ? "[\(host)]" : host
-        return "\(hostPart):\(port) (\(security == .implicitTLS ? "TLS" : "STARTTLS"))"
+        let mode =
+            switch security {
+            case .implicitTLS: "TLS"
+            case .startTLS: "STARTTLS"
+            case .plaintext: "no encryption"
+            }
+        return "\(hostPart):\(port) (\(mode))"
     }
 }
 

@@ -44,6 +44,16 @@ function apply(line) {
       field?.focus();
       break;
     }
+    case "certificate": {
+      // Issue 35: the certificate to judge; "Trust this certificate" sends the form again with it pinned.
+      const section = document.getElementById("setup-certificate");
+      for (const name of ["place", "subject", "issuer", "not-before", "not-after", "fingerprint"]) {
+        section.querySelector(`[data-field="${name}"]`).textContent = line[name];
+      }
+      section.querySelector('button[name="trusted-certificate"]').value = line.value;
+      section.hidden = false;
+      break;
+    }
     case "done": {
       const found = document.getElementById("setup-found");
       found.textContent = line.text;
@@ -64,11 +74,25 @@ function reset() {
   error.hidden = true;
   error.textContent = "";
   document.getElementById("setup-found").textContent = "";
+  document.getElementById("setup-certificate").hidden = true;
   document.getElementById("setup-progress").hidden = false;
+}
+
+// A certificate trusted on this screen stays trusted for the next attempts (IMAP's, then SMTP's).
+function keepTrusted(submitter) {
+  if (submitter?.name !== "trusted-certificate" || !submitter.value) return;
+  const fields = form.querySelectorAll('input[type="hidden"][name="trusted-certificate"]');
+  if ([...fields].some((input) => input.value === submitter.value)) return;
+  const input = document.createElement("input");
+  input.type = "hidden";
+  input.name = "trusted-certificate";
+  input.value = submitter.value;
+  form.append(input);
 }
 
 async function submit(event) {
   event.preventDefault();
+  keepTrusted(event.submitter);
   const button = form.querySelector('button[type="submit"]');
   button.disabled = true;
   reset();

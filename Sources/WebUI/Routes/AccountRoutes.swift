@@ -41,6 +41,14 @@ struct AccountRoutes: Sendable {
             if streaming { return streamSetup(setup) }
             return await completeSetup(setup, values: values)
         }
+        router.post("accounts/forget-certificate") { request, _ in
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
+            guard let port = Int(form["port"] ?? "") else { throw HTTPError(.badRequest, message: "No port.") }
+            _ = try await services.accountSettings.removePinnedCertificate(
+                host: form["host"] ?? "", port: port, accountName: AccountName(form["account"] ?? ""))
+            return WebResponse.redirect(to: "/settings?certificate-forgotten=1#accounts-title")
+        }
         router.get("accounts/remove") { request, _ in
             let name = AccountName(FormFields(request.uri.query ?? "")["account"] ?? "")
             return WebResponse.html(try await removal(name, error: nil).render(head: page.head))
@@ -100,6 +108,7 @@ struct AccountRoutes: Sendable {
                         sink.yield(SetupLine.step(error.step ?? .lookingUp, .failed).text)
                         let text = AccountSetupWording.failure(error, servers: seen.servers, onlineDatabaseHost: onlineHost)
                         sink.yield(SetupLine.failed(step: error.step, text: text).text)
+                        if case .untrustedCertificate(_, let certificate) = error { sink.yield(SetupLine.certificate(certificate).text) }
                     }
                     sink.finish()
                 }
@@ -131,6 +140,7 @@ struct AccountRoutes: Sendable {
             view.found = seen.found
             view.openServerSettings = view.openServerSettings || seen.servers != nil || error.step == .lookingUp
             view.error = AccountSetupWording.failure(error, servers: seen.servers, onlineDatabaseHost: onlineDatabaseHost)
+            if case .untrustedCertificate(_, let certificate) = error { view.certificate = certificate }
             return WebResponse.html(AccountSetupView.page(view, head: page.head), status: .unprocessableContent)
         }
     }
@@ -149,6 +159,8 @@ struct AccountRoutes: Sendable {
         values.smtpSecurity = field("smtp-security")
         values.username = field("username")
         values.caFile = field("ca-file")
+        values.plaintextConfirmed = form["insecure-plaintext"] == "yes"
+        values.trustedCertificates = form.all("trusted-certificate").compactMap(CertificateJudgementView.pin(fieldValue:))
         return values
     }
 
@@ -161,11 +173,17 @@ struct AccountRoutes: Sendable {
             guard !values.smtpHost.isEmpty else { throw TernError.serverMissing(.smtp) }
             let imap = try endpoint(host: values.imapHost, port: values.imapPort, security: values.imapSecurity, role: .imap)
             let smtp = try endpoint(host: values.smtpHost, port: values.smtpPort, security: values.smtpSecurity, role: .smtp)
+            // Issue 35: no encryption only once the person confirmed the warning next to the choice.
+            if (imap.security == .plaintext || smtp.security == .plaintext) && !values.plaintextConfirmed {
+                throw TernError.invalidInput("to connect without encryption, confirm the warning under Edit server settings")
+            }
             servers = AccountServerSettings(imap: imap, smtp: smtp, username: values.username)
         }
-        return AccountSetupRequest(
+        var request = AccountSetupRequest(
             name: AccountName(values.name), emailAddress: values.email, password: form["password"] ?? "", lookupOnline: values.lookupOnline,
             servers: servers, caFile: values.caFile.isEmpty ? nil : values.caFile)
+        request.trustedCertificates = values.trustedCertificates
+        return request
     }
 
     static func endpoint(host: String, port: String, security: String, role: ServerRole) throws -> ServerEndpoint {
@@ -176,6 +194,8 @@ struct AccountRoutes: Sendable {
             case (.imap, .startTLS): 143
             case (.smtp, .implicitTLS): 465
             case (.smtp, .startTLS): 587
+            case (.imap, .plaintext): 143
+            case (.smtp, .plaintext): 587
             }
         guard let number = port.isEmpty ? usual : Int(port), (1...65535).contains(number) else {
             throw TernError.invalidInput("the \(role.rawValue) port must be a number from 1 to 65535")
@@ -202,6 +222,16 @@ struct SetupLine: Sendable {
 
     static func failed(step: AccountSetupStep?, text: String) -> SetupLine {
         SetupLine(fields: ["type": "failed", "step": step?.rawValue ?? "", "text": text])
+    }
+
+    /// A certificate to judge (`CertificateJudgementView` on the page).
+    static func certificate(_ certificate: ServerCertificate) -> SetupLine {
+        SetupLine(fields: [
+            "type": "certificate", "place": "\(certificate.host):\(certificate.port)", "subject": certificate.subject,
+            "issuer": certificate.issuer, "not-before": CertificateJudgementView.date(certificate.notValidBefore),
+            "not-after": CertificateJudgementView.date(certificate.notValidAfter), "fingerprint": certificate.fingerprint.description,
+            "value": CertificateJudgementView.fieldValue(certificate.pin)
+        ])
     }
 
     static func done(location: String) -> SetupLine {

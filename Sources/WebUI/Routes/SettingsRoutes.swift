@@ -14,7 +14,11 @@ struct SettingsRoutes: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         router.get("settings") { request, _ in
             let query = FormFields(request.uri.query ?? "")
-            let notice = query["saved"] == "1" ? "Settings saved." : query["removed"] == "1" ? "The account was removed." : nil
+            let notice =
+                query["saved"] == "1"
+                ? "Settings saved."
+                : query["removed"] == "1"
+                    ? "The account was removed." : query["certificate-forgotten"] == "1" ? "The certificate is no longer trusted." : nil
             return WebResponse.html(try await page(notice: notice))
         }
         router.post("settings") { request, _ in
@@ -94,7 +98,7 @@ struct SettingsRoutes: Sendable {
             rows: accounts.map { account in
                 let lastSync = folders.filter { $0.account == account.name }.compactMap(\.lastSyncDate).max()
                 return (account, SyncStatusView(account: account, status: statuses[account.id], lastSync: lastSync).render())
-            })
+            }, csrfToken: csrfToken)
         let trustedList: HTMLText =
             trusted.isEmpty
             ? "<p>No trusted senders.</p>"

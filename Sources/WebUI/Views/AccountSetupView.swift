@@ -14,6 +14,11 @@ struct AccountSetupFormValues: Sendable, Hashable {
     var smtpSecurity = ConnectionSecurity.implicitTLS.rawValue
     var username = ""
     var caFile = ""
+    /// The person confirmed the warning about connecting without encryption.
+    var plaintextConfirmed = false
+    /// Certificates the person trusted on this screen ("Trust this certificate"), carried from one
+    /// attempt to the next.
+    var trustedCertificates: [PinnedCertificate] = []
 
     /// The servers found or used, written into "Edit server settings".
     mutating func fill(_ servers: AccountServerSettings) {
@@ -59,6 +64,8 @@ struct AccountSetupView: Sendable {
     var openServerSettings = false
     /// 1 on a page of its own, 2 inside the mail page.
     var headingLevel = 1
+    /// A server's certificate no trusted root vouches for, shown for the person to judge (issue 35).
+    var certificate: ServerCertificate?
 
     static let stepNames: [AccountSetupStep: String] = [
         .lookingUp: "Looking up settings", .connecting: "Connecting to the incoming mail server", .signingIn: "Signing in",
@@ -77,12 +84,16 @@ struct AccountSetupView: Sendable {
                 <span class="step-state">\(state.words)</span> <span class="step-detail"></span></li>
                 """
         }
+        var trusted = HTMLText()
+        for pin in values.trustedCertificates {
+            trusted += "<input type=\"hidden\" name=\"trusted-certificate\" value=\"\(CertificateJudgementView.fieldValue(pin))\">"
+        }
         let consentHint = "If nothing else finds your settings, Tern asks \(onlineDatabaseHost), which then learns your address's domain."
         return """
             <section class="account-setup" aria-labelledby="account-setup-title">\(html: heading)
             <p>Tern finds your mail servers from your address, then checks that it can read and send your mail.</p>
             <form method="post" action="accounts/new" id="account-setup" class="settings-form">
-            <input type="hidden" name="csrf" value="\(csrfToken)">
+            <input type="hidden" name="csrf" value="\(csrfToken)">\(html: trusted)
             <p><label for="account-name">Account name</label> <input id="account-name" name="name" type="text" required maxlength="64" \
             value="\(values.name)" autocomplete="off" spellcheck="false" aria-describedby="account-name-hint"></p>
             <p id="account-name-hint" class="hint">A short name such as work or home: letters, digits, "-", "_" or ".".</p>
@@ -102,6 +113,9 @@ struct AccountSetupView: Sendable {
             <p id="account-username-hint" class="hint">Empty: your email address.</p>
             <p><label for="account-ca-file">Extra certificate authority (PEM file)</label> <input id="account-ca-file" name="ca-file" type="text" \
             value="\(values.caFile)" autocomplete="off" spellcheck="false" aria-describedby="account-ca-file-hint"></p>
+            <p><input id="account-insecure-plaintext" name="insecure-plaintext" type="checkbox" value="yes"\(html: values.plaintextConfirmed ? " checked" : "") \
+            aria-describedby="account-insecure-plaintext-warning"> <label for="account-insecure-plaintext">Allow "No encryption"</label></p>
+            <p id="account-insecure-plaintext-warning" class="notice notice-warning">\(ConnectionSecurity.plaintextWarning)</p>
             <p id="account-ca-file-hint" class="hint">Only for a server whose certificate a private authority signed: the path of that authority's certificate on this computer.</p>
             </details>
             <p><button type="submit" class="button primary">Continue</button></p>
@@ -111,17 +125,20 @@ struct AccountSetupView: Sendable {
             <ol class="setup-steps" id="setup-steps" aria-labelledby="setup-steps-title" aria-live="polite">\(html: stepItems)</ol>
             <p id="setup-found" class="hint">\(found ?? "")</p>
             <p id="setup-error" class="notice notice-warning" role="alert"\(html: error == nil ? " hidden" : "")>\(error ?? "")</p>
+            \(html: CertificateJudgementView(certificate: certificate, headingLevel: headingLevel + 1).render())
             </div>
             </section>
             """
     }
 
-    // Issue 35 names only TLS and STARTTLS here: the transports have no plaintext mode to offer
-    // (NFR-SYNC-05). A server whose certificate the person may judge ("Trust this certificate",
-    // later work) is offered below the steps, after the connecting step failed on TLS.
+    // Issue 35: "No encryption" is offered last and used only with the warning's checkbox ticked. A
+    // server whose certificate the person may judge is offered below the steps (`CertificateJudgementView`).
     private func serverFields(role: String, legend: String, host: String, port: String, security: String) -> HTMLText {
         var options = HTMLText()
-        for (value, label) in [(ConnectionSecurity.implicitTLS.rawValue, "SSL/TLS"), (ConnectionSecurity.startTLS.rawValue, "STARTTLS")] {
+        for (value, label) in [
+            (ConnectionSecurity.implicitTLS.rawValue, "SSL/TLS"), (ConnectionSecurity.startTLS.rawValue, "STARTTLS"),
+            (ConnectionSecurity.plaintext.rawValue, "No encryption")
+        ] {
             options += "<option value=\"\(value)\"\(html: value == security ? " selected" : "")>\(label)</option>"
         }
         return """
@@ -177,6 +194,9 @@ enum AccountSetupWording {
             return "\(smtp) did not offer a secure connection Tern accepts (\(text)). Nothing was sent to it."
         case .step(.checkingSending, let error): return "Couldn't check sending with \(smtp): \(detail(error))."
         case .step(.lookingUp, let error), .step(.saving, let error): return "Couldn't save the account: \(detail(error))."
+        case .untrustedCertificate(_, let certificate):
+            return "The certificate of \(certificate.host):\(certificate.port) is not signed by an authority this computer trusts. "
+                + "Nothing was sent to it. Check the certificate below before you trust it."
         }
     }
 
@@ -211,9 +231,11 @@ enum AccountSetupWording {
     }
 }
 
-/// Settings → Accounts: each account with its sync state and Remove, and Add account (issue 35).
+/// Settings → Accounts: each account with its sync state and Remove, the certificates trusted for
+/// it with "Stop trusting", and Add account (issue 35).
 struct AccountSettingsSection: Sendable {
     var rows: [(account: Account, status: HTMLText)]
+    var csrfToken = ""
 
     func render() -> HTMLText {
         var items = HTMLText()
@@ -221,13 +243,32 @@ struct AccountSettingsSection: Sendable {
             let remove = MailLocation.url(path: "accounts/remove", items: [URLQueryItem(name: "account", value: account.name.rawValue)])
             items += """
                 <li><strong>\(account.name)</strong> \(account.emailAddress) \(html: status) \
-                <a class="button" href="\(remove)" aria-label="Remove account \(account.name)">Remove…</a></li>
+                <a class="button" href="\(remove)" aria-label="Remove account \(account.name)">Remove…</a>\(html: pins(of: account))</li>
                 """
         }
         return """
             <section aria-labelledby="accounts-title"><h2 id="accounts-title">Accounts</h2><ul class="plain-list">\(html: items)</ul>
             <p><a class="button" href="accounts/new">Add account</a></p></section>
             """
+    }
+}
+
+extension AccountSettingsSection {
+    /// The certificates trusted by fingerprint for the account's servers, each with its removal.
+    func pins(of account: Account) -> HTMLText {
+        guard !account.pinnedCertificates.isEmpty else { return "" }
+        var items = HTMLText()
+        for pin in account.pinnedCertificates {
+            let place = "\(pin.host):\(pin.port)"
+            items += """
+                <li>\(place): <span class="fingerprint">\(pin.fingerprint.description)</span> \
+                <form method="post" action="accounts/forget-certificate" class="inline-form"><input type="hidden" name="csrf" value="\(csrfToken)">\
+                <input type="hidden" name="account" value="\(account.name)"><input type="hidden" name="host" value="\(pin.host)">\
+                <input type="hidden" name="port" value="\(String(pin.port))">\
+                <button type="submit" class="button" aria-label="Stop trusting the certificate of \(place) for \(account.name)">Stop trusting</button></form></li>
+                """
+        }
+        return "<p>Certificates trusted by their fingerprint:</p><ul class=\"plain-list\">\(html: items)</ul>"
     }
 }
 

@@ -96,3 +96,15 @@ def serve_recorder(records=False):
     server.records = records
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
+
+
+def field(driver, label):
+    """The form control whose label reads `label`."""
+    return by_xpath(driver, f"//*[@id=//label[normalize-space()='{label}']/@for]")
+
+
+def fill(driver, label, value):
+    """Types `value` into the control labelled `label`, replacing what it held."""
+    control = field(driver, label)
+    control.clear()
+    control.send_keys(value)
