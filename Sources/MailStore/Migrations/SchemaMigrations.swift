@@ -30,6 +30,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v17-search-operator-indexes", migrate: addSearchOperatorIndexes)
         migrator.registerMigration("v18-read-receipts", migrate: addReadReceipts)
         migrator.registerMigration("v19-message-privacy", migrate: createMessagePrivacy)
+        migrator.registerMigration("v20-scheduled-send", migrate: addScheduledSend)
         return migrator
     }
 
@@ -558,5 +559,11 @@ public enum SchemaMigrations {
                     trackedLinkHosts TEXT NOT NULL
                 );
                 """)
+    }
+
+    /// Issue 36, Send later: `email.sendScheduledAt`, the time a queued message may go (never before
+    /// it); NULL for a message sent now.
+    static func addScheduledSend(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE email ADD COLUMN sendScheduledAt DATETIME")
     }
 }

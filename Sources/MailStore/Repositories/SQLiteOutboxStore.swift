@@ -9,7 +9,7 @@ public struct SQLiteOutboxStore: OutboxStore {
 
     public init(database: TernDatabase) { self.database = database }
 
-    public func enqueue(_ message: ComposedMessage, holdUntil: Date?, at date: Date) async throws -> EmailID {
+    public func enqueue(_ message: ComposedMessage, holdUntil: Date?, scheduledAt: Date?, at date: Date) async throws -> EmailID {
         try await database.writer.write { db in
             var email = message.email
             email.id = nil
@@ -35,13 +35,14 @@ public struct SQLiteOutboxStore: OutboxStore {
                 sql: """
                     INSERT INTO outgoingMessage (emailId, rawMessage, envelopeSender, envelopeRecipients) VALUES (?, ?, ?, ?)
                     """, arguments: [email.id, Data(message.raw), message.envelope.sender, recipients])
+            if let scheduledAt { try db.execute(sql: "UPDATE email SET sendScheduledAt = ? WHERE id = ?", arguments: [scheduledAt, email.id]) }
             return email.id!
         }
     }
 
     static let entryColumns = """
         id, accountId, messageId, subject, toAddresses, sendState, sendQueuedDate, sendNotBefore, sendHoldUntil, sendRetryCount,
-        sendAttemptStartedDate, sendError
+        sendAttemptStartedDate, sendError, sendScheduledAt
         """
 
     static func entry(_ row: Row) -> OutboxEntry {
@@ -50,7 +51,7 @@ public struct SQLiteOutboxStore: OutboxStore {
             emailId: row["id"], accountId: row["accountId"], messageId: row["messageId"], subject: row["subject"], to: to,
             state: SendState(rawValue: row["sendState"]) ?? .failed, queuedDate: row["sendQueuedDate"],
             notBefore: row["sendNotBefore"], holdUntil: row["sendHoldUntil"], retryCount: row["sendRetryCount"],
-            attemptStartedDate: row["sendAttemptStartedDate"], error: row["sendError"])
+            attemptStartedDate: row["sendAttemptStartedDate"], error: row["sendError"], scheduledAt: row["sendScheduledAt"])
     }
 
     public func pending(accountId: Account.ID) async throws -> [OutboxEntry] {
@@ -168,7 +169,7 @@ public struct SQLiteOutboxStore: OutboxStore {
             try db.execute(
                 sql: """
                     UPDATE email SET sendState = 'queued', sendRetryCount = 0, sendNotBefore = NULL, sendQueuedDate = ?, sendError = NULL,
-                        sendAttemptStartedDate = NULL, sendHoldUntil = NULL
+                        sendAttemptStartedDate = NULL, sendHoldUntil = NULL, sendScheduledAt = NULL
                     WHERE id = ? AND sendState IN ('queued', 'failed')
                     """, arguments: [date, emailId])
         }

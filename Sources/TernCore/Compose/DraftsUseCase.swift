@@ -124,16 +124,7 @@ public struct DraftsUseCase: Sendable {
     /// Without one the draft goes at once. Front ends check and confirm first (`ComposeValidationUseCase`);
     /// this refuses only what cannot be sent.
     public func send(_ id: Draft.ID, undoWindow: Duration) async throws -> DraftSending {
-        let draft = try await open(id)
-        guard draft.heldEmailId == nil else { throw TernError.invalidInput("draft \(id) is being sent already") }
-        let check = validation.validate(draft.content)
-        guard check.canSend else {
-            let reasons = check.invalidRecipients.map { "\($0.text): \($0.reason)" } + check.warnings.filter(\.blocksSending).map(\.message)
-            throw TernError.invalidInput(reasons.joined(separator: "; "))
-        }
-        guard let account = try await accounts.account(id: draft.accountId) else { throw TernError.notFound("the account of draft \(id)") }
-        var loaded: [OutgoingAttachment] = []
-        for attachment in draft.content.attachments { loaded.append(try await attachments.load(attachment)) }
+        let (draft, account, loaded) = try await readyToSend(id)
         let message = draft.content.outgoingMessage(date: clock.now(), attachments: loaded)
         guard undoWindow > .zero else {
             // Linked before the queue runs, as after an undo window: the draft goes once the message is sent.
@@ -154,6 +145,40 @@ public struct DraftsUseCase: Sendable {
         changes?.publish(.draftsChanged)
         changes?.publish(.composerSend(ComposerSendUpdate(draftId: id, emailId: held.emailId, state: .undoWindow, until: held.until)))
         return .held(HeldDraftSend(draftId: id, draftMessageId: draft.messageId, send: held))
+    }
+
+    /// A draft that can go: not being sent already, nothing that blocks sending, its account, its
+    /// attachments loaded (downloaded first when they are not local).
+    func readyToSend(_ id: Draft.ID) async throws -> (Draft, Account, [OutgoingAttachment]) {
+        let draft = try await open(id)
+        guard draft.heldEmailId == nil else { throw TernError.invalidInput("draft \(id) is being sent already") }
+        let check = validation.validate(draft.content)
+        guard check.canSend else {
+            let reasons = check.invalidRecipients.map { "\($0.text): \($0.reason)" } + check.warnings.filter(\.blocksSending).map(\.message)
+            throw TernError.invalidInput(reasons.joined(separator: "; "))
+        }
+        guard let account = try await accounts.account(id: draft.accountId) else { throw TernError.notFound("the account of draft \(id)") }
+        var loaded: [OutgoingAttachment] = []
+        for attachment in draft.content.attachments { loaded.append(try await attachments.load(attachment)) }
+        return (draft, account, loaded)
+    }
+
+    /// Send later (issue 36): draft `id` waits in the Outbox until `time`, linked to its draft as a sent
+    /// one is, so `reopen` gives it back to edit and `tern outbox discard` cancels it. No undo window:
+    /// until its time it can be taken back whole.
+    public func schedule(_ id: Draft.ID, at time: Date) async throws -> SendOutcome {
+        try OutboxUseCase.checkScheduledTime(time, now: clock.now())
+        let (draft, account, loaded) = try await readyToSend(id)
+        let outcome = try await outbox.schedule(draft.content.outgoingMessage(date: time, attachments: loaded), from: account, at: time)
+        do {
+            try await store.setHeld(id: id, emailId: outcome.emailId)
+        } catch {
+            try? await outbox.discard(outcome.emailId)
+            throw error
+        }
+        changes?.publish(.draftsChanged)
+        changes?.publish(.outboxChanged(accountId: account.id))
+        return outcome
     }
 
     /// The end of the undo window: the hold is lifted. The draft stays linked to its message, out of
@@ -183,9 +208,13 @@ public struct DraftsUseCase: Sendable {
     /// from, with every field and attachment, and leaves the Outbox (no copy is left to be retried
     /// as well). The draft is unlinked first: a process killed between the two leaves the draft and
     /// the failed message, which is never sent by itself.
+    ///
+    /// Send later (issue 36): a message still waiting for its time goes back to its draft the same way
+    /// (Edit in the Outbox), unscheduled.
     public func reopenFailed(_ emailId: EmailID) async throws -> Draft {
-        guard let entry = try await outbox.entry(emailId), entry.state == .failed else {
-            throw TernError.invalidInput("message \(emailId) has not failed: only a failed message goes back to its draft")
+        guard let entry = try await outbox.entry(emailId), entry.state == .failed || entry.isScheduled(after: clock.now()) else {
+            throw TernError.invalidInput(
+                "message \(emailId) has not failed and is not waiting for its time: only those go back to their draft")
         }
         guard let draft = try await store.draft(holding: emailId) else {
             throw TernError.notFound("the draft message \(emailId) was sent from (it was sent before Tern kept drafts until sending)")

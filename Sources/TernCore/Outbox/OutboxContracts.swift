@@ -65,10 +65,14 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
     /// server may have accepted it.
     public var attemptStartedDate: Date?
     public var error: String?
+    /// Send later (issue 36): the message waits in the Outbox until this time, passed over without
+    /// holding up the others, and never goes before it.
+    public var scheduledAt: Date?
 
     public init(
         emailId: EmailID, accountId: Account.ID, messageId: String?, subject: String, to: [EmailAddress], state: SendState,
-        queuedDate: Date?, notBefore: Date?, holdUntil: Date?, retryCount: Int, attemptStartedDate: Date?, error: String?
+        queuedDate: Date?, notBefore: Date?, holdUntil: Date?, retryCount: Int, attemptStartedDate: Date?, error: String?,
+        scheduledAt: Date? = nil
     ) {
         self.emailId = emailId
         self.accountId = accountId
@@ -82,14 +86,20 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
         self.retryCount = retryCount
         self.attemptStartedDate = attemptStartedDate
         self.error = error
+        self.scheduledAt = scheduledAt
     }
+
+    /// Waiting for its Send later time at `now`.
+    public func isScheduled(after now: Date) -> Bool { scheduledAt.map { $0 > now } ?? false }
 }
 
 /// The send queue's persistence. Every transition is one write, so a killed process leaves each
 /// message in exactly one state (FR-SYNC-07, NFR-SYNC-03).
 public protocol OutboxStore: Sendable {
-    /// Stores the Email (threaded and searchable at once) with `sendState = .queued` and its bytes.
-    func enqueue(_ message: ComposedMessage, holdUntil: Date?, at date: Date) async throws -> EmailID
+    /// Stores the Email (threaded and searchable at once) with `sendState = .queued` and its bytes;
+    /// `scheduledAt` (Send later, issue 36) is written in the same transaction, so no queue runner
+    /// ever sees the message unscheduled.
+    func enqueue(_ message: ComposedMessage, holdUntil: Date?, scheduledAt: Date?, at date: Date) async throws -> EmailID
     /// Queued and sending messages of an account, oldest first: the order they are sent in.
     func pending(accountId: Account.ID) async throws -> [OutboxEntry]
     /// The Outbox: queued, sending and failed; every account when nil.
@@ -115,6 +125,12 @@ public protocol OutboxStore: Sendable {
     func discard(_ emailId: EmailID) async throws
     /// FR-COMP-02: sets or clears the undo hold.
     func setHold(_ emailId: EmailID, until date: Date?) async throws
+}
+
+extension OutboxStore {
+    public func enqueue(_ message: ComposedMessage, holdUntil: Date?, at date: Date) async throws -> EmailID {
+        try await enqueue(message, holdUntil: holdUntil, scheduledAt: nil, at: date)
+    }
 }
 
 /// Why a submission failed, as the queue must treat it (FR-SYNC-07 error handling).

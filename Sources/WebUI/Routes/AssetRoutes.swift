@@ -10,6 +10,7 @@ enum AssetRoutes {
         "app.js": ("text/javascript; charset=utf-8", PackageResources.app_js),
         "search.js": ("text/javascript; charset=utf-8", PackageResources.search_js),
         "account.js": ("text/javascript; charset=utf-8", PackageResources.account_js),
+        "settings.js": ("text/javascript; charset=utf-8", PackageResources.settings_js),
         "icon.svg": ("image/svg+xml", PackageResources.icon_svg)
     ]
 
