@@ -1,3 +1,4 @@
+import Foundation
 import ServiceLifecycle
 import TernCore
 import TernRuntime
@@ -49,12 +50,14 @@ struct ScheduledSendService: Service {
         journal(report)
     }
 
-    /// Issue 36: a message whose time passed while no Tern process ran went out late: said on standard output, the journal.
+    /// Issue 36: a message whose time passed while no Tern process ran went out late: said on standard output, the journal
+    /// (written through at once: a buffered line would be lost if the service manager kills the server).
     static func journal(_ report: PushReport) {
         for late in report.queue.sentLate {
-            print(
+            let line =
                 "\(report.account): message m\(late.emailId.rawValue) scheduled for \(RelativeTime.iso(late.scheduledAt)) was sent late, "
-                    + "at \(RelativeTime.iso(late.sentAt)): no Tern process was running at its time")
+                + "at \(RelativeTime.iso(late.sentAt)): no Tern process was running at its time\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
         }
     }
 }
