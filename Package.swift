@@ -124,7 +124,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log")
             ],
             resources: [
-                .embedInCode("Assets/app.css"), .embedInCode("Assets/app.js"), .embedInCode("Assets/account.js"), .embedInCode("Assets/body.css"),
+                .embedInCode("Assets/app.css"), .embedInCode("Assets/app.js"), .embedInCode("Assets/account.js"), .embedInCode("Assets/settings.js"),
+                .embedInCode("Assets/body.css"),
                 .embedInCode("Assets/icon.svg"), .embedInCode("Assets/search.js"),
                 .embedInCode("Assets/notifications.js")
             ],

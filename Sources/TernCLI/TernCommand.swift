@@ -38,6 +38,7 @@ public struct TernCommand: AsyncParsableCommand {
                 await closeServices()
                 throw error
             }
+            await sendDueScheduled(after: command)
             await closeServices()
             Foundation.exit(0)
         } catch let error as TernError {
@@ -81,6 +82,16 @@ func services(longRunning: Bool = false) throws -> TernServices {
         opened = services
         return services
     }
+}
+
+/// Send later (issue 36): a scheduled message goes at its time from whichever Tern process runs,
+/// `tern serve` and `tern sync --watch` on their own; a one-shot command that opened the store sends
+/// the ones whose time has come before it exits.
+private func sendDueScheduled(after command: any ParsableCommand) async {
+    if command is ServeCommand { return }
+    if let sync = command as? SyncCommand, sync.watch { return }
+    guard let services = openedServices.withLock({ $0 }) else { return }
+    await ScheduledSendWording.sendDue(services.outbox)
 }
 
 /// Logs out of the servers the command used.

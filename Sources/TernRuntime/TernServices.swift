@@ -144,6 +144,8 @@ public final class TernServices: Sendable {
                 server: LiveServerMailActions(connections: connections), folders: actionStore, holds: holds, drafts: draftStore,
                 // FR-SYNC-07's 30 s, 2 min, 8 min; `TERN_SEND_RETRY_SCHEDULE` shortens it for fault tests.
                 retryDelays: ConfiguredDelays.parse(environment, "TERN_SEND_RETRY_SCHEDULE"),
+                // Issue 36: when a Send later message counts as sent late; `TERN_SEND_LATE_AFTER` shortens it for tests.
+                lateAfter: ConfiguredDelays.parse(environment, "TERN_SEND_LATE_AFTER").first,
                 attachments: QueuedForwardCompletion(
                     drafts: draftStore, attachments: attachmentLoader, composer: OutgoingMessageComposer(),
                     outbox: SQLiteOutboxStore(database: database))),

@@ -110,7 +110,8 @@ public struct TernWebServer: Sendable {
         let app = Application(
             responder: responder(port: configuration.port),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-            services: [state.syncStatuses.follower] + (configuration.runSync ? [SyncEngineService(services: services)] : []),
+            services: ([state.syncStatuses.follower, ScheduledSendService(services: services)] as [any Service])
+                + (configuration.runSync ? [SyncEngineService(services: services)] : []),
             onServerRunning: { _ in onReady() },
             logger: logger)
         try await app.runService()

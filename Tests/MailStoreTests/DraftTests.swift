@@ -206,6 +206,35 @@ struct DraftTests {
         #expect(states == [.undoWindow, .undoCancelled, .undoWindow, .sending, .sent])
     }
 
+    /// Issue 36, Send later: the draft waits in the Outbox for its time; Edit gives it back whole and
+    /// unscheduled; scheduled again it goes once at its time, and its draft goes with it.
+    @Test func aScheduledDraftWaitsForItsTimeGoesBackToEditAndIsSentOnce() async throws {
+        let saved = try #require(try await drafts.save(message("Later")))
+        await #expect(throws: TernError.self) { try await drafts.schedule(saved.draftId, at: clock.now().addingTimeInterval(-1)) }
+        let time = clock.now().addingTimeInterval(600.4)
+        let scheduled = try await drafts.schedule(saved.draftId, at: time)
+        #expect(scheduled.state == .queued && scheduled.scheduledAt == clock.now().addingTimeInterval(601), "rounded up to the second")
+        #expect(try await drafts.list().isEmpty, "a scheduled draft is in the Outbox, not in Drafts")
+        _ = try await push()
+        #expect(submitter.submitted.isEmpty)
+
+        let back = try await drafts.reopenFailed(scheduled.emailId)
+        #expect(back.content.subject == "Later" && back.heldEmailId == nil)
+        #expect(try await SQLiteOutboxStore(database: database).outbox(accountId: nil).isEmpty, "edited: unscheduled")
+
+        let again = try await drafts.schedule(saved.draftId, at: clock.now().addingTimeInterval(60))
+        clock.advance(seconds: 59)
+        _ = try await push()
+        #expect(submitter.submitted.isEmpty, "not a second before its time")
+        clock.advance(seconds: 1)
+        mailbox.answer { _ in .removed }
+        let report = try await push()
+        #expect(report.queue.sent == [again.emailId] && report.queue.sentLate.isEmpty)
+        _ = try await push()
+        #expect(submitter.submitted == [again.emailId], "exactly once")
+        await #expect(throws: TernError.self) { try await drafts.reopenFailed(again.emailId) }
+    }
+
     @Test func aHeldMessageWhoseOwnerDiedReturnsToItsDraftAndIsNeverSent() async throws {
         let saved = try #require(try await drafts.save(message("Killed")))
         guard case .held(let held) = try await drafts.send(saved.draftId, undoWindow: .seconds(5)) else {

@@ -32,14 +32,14 @@ struct SendQueueProcessorTests {
     }
 
     @discardableResult
-    func enqueue(_ subject: String, holdUntil: Date? = nil) async throws -> EmailID {
+    func enqueue(_ subject: String, holdUntil: Date? = nil, scheduledAt: Date? = nil) async throws -> EmailID {
         let id = "<\(UUID().uuidString)@example.org>"
         var email = Fixtures.email(accountId: account.id, messageId: id)
         email.subject = subject
         let raw = Array("Message-ID: \(id)\r\nSubject: \(subject)\r\n\r\nHello.\r\n".utf8)
         return try await store.enqueue(
             ComposedMessage(raw: raw, email: email, envelope: MessageEnvelope(sender: "a@example.org", recipients: ["b@example.org"])),
-            holdUntil: holdUntil, at: clock.now())
+            holdUntil: holdUntil, scheduledAt: scheduledAt, at: clock.now())
     }
 
     func state(_ id: EmailID) async throws -> OutboxEntry { try #require(try await store.entry(emailId: id)) }
@@ -111,6 +111,49 @@ struct SendQueueProcessorTests {
         }
         #expect(try await state(stuck).state == .failed)
         #expect(try await state(stuck).error == SendQueueProcessor.timeoutError)
+    }
+
+    /// Issue 36, Send later: a scheduled message never goes a second before its time, goes once at it,
+    /// and holds up none of the messages queued after it.
+    @Test func aScheduledMessageGoesAtItsTimeOnceAndHoldsUpNothing() async throws {
+        let submitter = ScriptedSubmitter()
+        let queue = queue(submitter)
+        let time = clock.now().addingTimeInterval(3600)
+        let later = try await enqueue("Later", scheduledAt: time)
+        let now = try await enqueue("Now")
+        var report = try await queue.process(account: account, credentials: .unused)
+        #expect(report.sent == [now] && report.scheduled == 1 && report.nextDue == time)
+        #expect(try await state(later).scheduledAt == time)
+        #expect(try await state(later).isScheduled(after: clock.now()))
+        clock.advance(seconds: 3599)
+        report = try await queue.process(account: account, credentials: .unused)
+        #expect(report.sent.isEmpty && report.scheduled == 1)
+        clock.advance(seconds: 0.5)
+        report = try await queue.process(account: account, credentials: .unused)
+        #expect(report.sent.isEmpty, "never a moment before its time")
+        clock.advance(seconds: 0.5)
+        report = try await queue.process(account: account, credentials: .unused)
+        #expect(report.sent == [later] && report.sentLate.isEmpty)
+        report = try await queue.process(account: account, credentials: .unused)
+        #expect(report.sent.isEmpty)
+        #expect(submitter.submitted == [now, later])
+    }
+
+    /// Issue 36: a time that passed while no Tern process ran: sent at the next pass, and said so,
+    /// in the report and on the sent message; the 24 hours count from the scheduled time.
+    @Test func aScheduledTimeMissedWhileNothingRanIsSentLateAndSaysSo() async throws {
+        let submitter = ScriptedSubmitter()
+        let queue = queue(submitter)
+        let time = clock.now().addingTimeInterval(2 * 86_400)
+        let missed = try await enqueue("Missed", scheduledAt: time)
+        clock.advance(seconds: 2 * 86_400 + 3 * 3600)
+        let report = try await queue.process(account: account, credentials: .unused)
+        #expect(report.sent == [missed])
+        #expect(report.sentLate.map(\.emailId) == [missed] && report.sentLate.first?.scheduledAt == time)
+        let note = try await database.writer.read { db in
+            try String.fetchOne(db, sql: "SELECT sendError FROM email WHERE id = ?", arguments: [missed])
+        }
+        #expect(note?.contains("sent late") == true)
     }
 
     @Test func aShortenedScheduleIsUsed() async throws {

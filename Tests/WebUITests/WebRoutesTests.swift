@@ -235,6 +235,39 @@ import Testing
         }
     }
 
+    /// Issue 36: the mailto: handler's address opens a new message with the link; the cross-site
+    /// navigation a handler makes is answered with a page that only carries the link on, re-encoded.
+    @Test func aMailtoLinkOpensANewMessageAndTheHandlersCrossSiteNavigationIsHandedOn() async throws {
+        try await withApp { client, s in
+            let link = #"mailto:bob@example.org?subject="><script>x</script>"#
+            let encoded = try #require(link.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            try await client.execute(uri: s.path("/compose?mailto=\(encoded)"), method: .get, headers: s.headers()) { response in
+                #expect(response.status == .seeOther)
+                let location = try #require(response.headers[.location])
+                #expect(location.hasPrefix(s.path("/mail?")) && location.contains("compose=new") && location.contains("mailto=mailto"), "\(location)")
+            }
+            try await client.execute(
+                uri: s.path("/compose?mailto=\(encoded)"), method: .get, headers: [SecurityHeaders.secFetchSiteName: "cross-site"]
+            ) { response in
+                #expect(response.status == .ok)
+                let body = String(buffer: response.body)
+                let refresh = #"content="0; url=compose?mailto=mailto%3Abob%40example.org%3Fsubject%3D%22%3E%3Cscript%3Ex%3C%2Fscript%3E">"#
+                #expect(body.contains(#"<meta http-equiv="refresh" "# + refresh), "\(body)")
+                #expect(!body.contains("<script"))
+                #expect(response.headers[SecurityHeaders.cspName] != nil)
+            }
+            for headers: HTTPFields in [
+                [SecurityHeaders.secFetchSiteName: "cross-site", SecurityHeaders.originName: "http://evil.example"],
+                [SecurityHeaders.secFetchSiteName: "cross-site"]
+            ] {
+                try await client.execute(uri: s.path("/compose/schedule"), method: .post, headers: headers) { #expect($0.status == .forbidden) }
+            }
+            try await client.execute(uri: s.path("/mail"), method: .get, headers: s.headers([SecurityHeaders.secFetchSiteName: "cross-site"])) {
+                #expect($0.status == .forbidden)
+            }
+        }
+    }
+
     @Test func aMessageBodyIsADocumentWithItsOwnPolicy() async throws {
         try await withApp { client, s in
             try await client.execute(uri: s.path("/bodies/424242"), method: .get, headers: s.headers()) { response in

@@ -35,6 +35,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v22-list-unsubscriptions", migrate: createListUnsubscriptions)
         migrator.registerMigration("v23-account-pinned-certificates", migrate: addAccountPinnedCertificates)
         migrator.registerMigration("v24-account-plaintext-security", migrate: allowAccountPlaintextSecurity)
+        migrator.registerMigration("v25-scheduled-send", migrate: addScheduledSend)
         return migrator
     }
 
@@ -619,5 +620,11 @@ public enum SchemaMigrations {
         try db.execute(sql: "INSERT INTO newAccount SELECT * FROM account")
         try db.execute(sql: "DROP TABLE account")
         try db.execute(sql: "ALTER TABLE newAccount RENAME TO account")
+    }
+
+    /// Issue 36, Send later: `email.sendScheduledAt`, the time a queued message may go (never before
+    /// it); NULL for a message sent now.
+    static func addScheduledSend(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE email ADD COLUMN sendScheduledAt DATETIME")
     }
 }

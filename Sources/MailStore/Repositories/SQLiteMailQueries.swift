@@ -149,6 +149,9 @@ public struct SQLiteMailQueries: MailQueries {
                     bodiesFetched: email.bodiesFetched, folders: folders, attachments: attachments)
                 message.sendState = email.sendState
                 message.sendError = email.sendError
+                if email.sendState == .queued {
+                    message.scheduledAt = try Date.fetchOne(db, sql: "SELECT sendScheduledAt FROM email WHERE id = ?", arguments: [email.id])
+                }
                 message.messageId = email.headerMessageId
                 message.snippet = email.snippet
                 message.bodyTruncated = email.bodyTruncated

@@ -9,7 +9,9 @@ public struct SQLiteOutboxStore: OutboxStore {
 
     public init(database: TernDatabase) { self.database = database }
 
-    public func enqueue(_ message: ComposedMessage, holdUntil: Date?, awaitingAttachments: Bool = false, at date: Date) async throws -> EmailID {
+    public func enqueue(
+        _ message: ComposedMessage, holdUntil: Date?, scheduledAt: Date? = nil, awaitingAttachments: Bool = false, at date: Date
+    ) async throws -> EmailID {
         try await database.writer.write { db in
             var email = message.email
             email.id = nil
@@ -36,13 +38,14 @@ public struct SQLiteOutboxStore: OutboxStore {
                     INSERT INTO outgoingMessage (emailId, rawMessage, envelopeSender, envelopeRecipients, awaitingAttachments)
                     VALUES (?, ?, ?, ?, ?)
                     """, arguments: [email.id, Data(message.raw), message.envelope.sender, recipients, awaitingAttachments])
+            if let scheduledAt { try db.execute(sql: "UPDATE email SET sendScheduledAt = ? WHERE id = ?", arguments: [scheduledAt, email.id]) }
             return email.id!
         }
     }
 
     static let entryColumns = """
         id, accountId, messageId, subject, toAddresses, sendState, sendQueuedDate, sendNotBefore, sendHoldUntil, sendRetryCount,
-        sendAttemptStartedDate, sendError,
+        sendAttemptStartedDate, sendError, sendScheduledAt,
         COALESCE((SELECT awaitingAttachments FROM outgoingMessage WHERE outgoingMessage.emailId = email.id), 0) AS awaitingAttachments,
         COALESCE((SELECT waitingForServer FROM outgoingMessage WHERE outgoingMessage.emailId = email.id), 0) AS waitingForServer
         """
@@ -54,7 +57,7 @@ public struct SQLiteOutboxStore: OutboxStore {
             state: SendState(rawValue: row["sendState"]) ?? .failed, queuedDate: row["sendQueuedDate"],
             notBefore: row["sendNotBefore"], holdUntil: row["sendHoldUntil"], retryCount: row["sendRetryCount"],
             attemptStartedDate: row["sendAttemptStartedDate"], error: row["sendError"], awaitingAttachments: row["awaitingAttachments"],
-            waitingForServer: row["waitingForServer"])
+            waitingForServer: row["waitingForServer"], scheduledAt: row["sendScheduledAt"])
     }
 
     public func pending(accountId: Account.ID) async throws -> [OutboxEntry] {
@@ -185,7 +188,7 @@ public struct SQLiteOutboxStore: OutboxStore {
             try db.execute(
                 sql: """
                     UPDATE email SET sendState = 'queued', sendRetryCount = 0, sendNotBefore = NULL, sendQueuedDate = ?, sendError = NULL,
-                        sendAttemptStartedDate = NULL, sendHoldUntil = NULL
+                        sendAttemptStartedDate = NULL, sendHoldUntil = NULL, sendScheduledAt = NULL
                     WHERE id = ? AND sendState IN ('queued', 'failed')
                     """, arguments: [date, emailId])
         }

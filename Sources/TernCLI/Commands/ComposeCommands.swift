@@ -15,11 +15,23 @@ struct ComposeCommand: AsyncParsableCommand {
     var account: AccountName?
     @Option(help: "Send from this identity (an address of `tern identity list`); default: the account's own address.")
     var from: String?
+    @Option(
+        help: """
+            Prefill from a mailto: link (RFC 6068: to, cc, bcc, subject, body; other fields are ignored).             Nothing is sent without --send or the editor's send.
+            """)
+    var mailto: String?
     @OptionGroup var fields: ComposeFieldOptions
     @OptionGroup var action: ComposeActionOptions
 
+    func validate() throws {
+        if let mailto {
+            do { _ = try MailtoURI(mailto) } catch { throw ValidationError("--mailto: \(error)") }
+        }
+    }
+
     func run() async throws {
-        let compose = try services().compose
+        let services = try services()
+        let compose = services.compose
         var prefilled: ComposeDraft
         if let from, account == nil {
             // Issue 35: the identity names its account.
@@ -27,6 +39,15 @@ struct ComposeCommand: AsyncParsableCommand {
         } else {
             prefilled = try await compose.new(account: account)
             if let from { prefilled = try await compose.sending(prefilled, fromAddress: from, accountName: account) }
+        }
+        if let mailto {
+            // Issue 36: the link's fields first; the flags given beside it still win.
+            let link = try MailtoURI(mailto)
+            prefilled = services.composeValidation.applying(link.edit, to: prefilled)
+            if !link.ignoredFields.isEmpty {
+                let ignored = link.ignoredFields.joined(separator: ", ")
+                printError("note: the link's \(ignored) field(s) ignored: a link sets only to, cc, bcc, subject and body")
+            }
         }
         // Issue 35: the text goes above the identity's signature (a new message without one starts empty).
         try await ComposeFlow.run(prefilled, fields: fields, action: action, aboveQuote: true)

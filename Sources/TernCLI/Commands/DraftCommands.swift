@@ -78,6 +78,8 @@ struct ComposeActionOptions: ParsableArguments {
     var send = false
     @Option(help: "The undo delay for this send, in seconds (default: the undo-send-delay setting).")
     var undo: Int?
+    @Option(help: "With --send: send later, at an ISO time, 'tomorrow 08:00', 'mon 9:00' or 'in 2h' (issue 36).")
+    var at: String?
     @Flag(help: "Send even without a subject or text (otherwise refused without a terminal to ask on).")
     var yes = false
     @Flag(name: .long, help: "Print JSON instead of text.")
@@ -86,6 +88,10 @@ struct ComposeActionOptions: ParsableArguments {
     func validate() throws {
         if [print, draft, send].filter({ $0 }).count > 1 { throw ValidationError("give one of --print, --draft or --send") }
         if let undo, undo < 0 || undo > 300 { throw ValidationError("--undo takes 0 to 300 seconds") }
+        if let at {
+            guard send, undo == nil else { throw ValidationError("--at goes with --send, without --undo") }
+            _ = try ScheduledSendWording.time(at)
+        }
     }
 }
 
@@ -99,6 +105,10 @@ enum ComposeFlow {
         if action.send {
             try confirm(message, services: services, assumeYes: action.yes)
             guard let saved = try await services.drafts.save(message) else { throw TernError.invalidInput("the message is empty") }
+            if let at = action.at {
+                return try await SendingCountdown.schedule(
+                    draftId: saved.draftId, at: ScheduledSendWording.time(at), services: services, json: action.json)
+            }
             return try await SendingCountdown.send(draftId: saved.draftId, undo: action.undo, services: services, json: action.json)
         }
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
@@ -260,6 +270,13 @@ enum SendingCountdown {
             guard let outcome = try await ended.value else { throw TernError.invalidInput("the message went back to draft d\(held.draftId)") }
             try report(outcome, json: json)
         }
+    }
+
+    /// Send later (issue 36): the draft waits in the Outbox for `time`; nothing to count down.
+    static func schedule(draftId: Draft.ID, at time: Date, services: TernServices, json: Bool) async throws {
+        let outcome = try await services.drafts.schedule(draftId, at: time)
+        if json { return try printJSON(outcome) }
+        Swift.print(ScheduledSendWording.scheduled(outcome))
     }
 
     struct UndoneForm: Encodable {
@@ -464,14 +481,27 @@ struct DraftsCommand: AsyncParsableCommand {
         var id: DraftReference
         @Option(help: "The undo delay for this send, in seconds.")
         var undo: Int?
+        @Option(help: "Send later: an ISO time, 'tomorrow 08:00', 'mon 9:00' or 'in 2h' (issue 36).")
+        var at: String?
         @Flag(help: "Send even without a subject or text.")
         var yes = false
         @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            if let at {
+                guard undo == nil else { throw ValidationError("--at sends later: it takes no --undo") }
+                _ = try ScheduledSendWording.time(at)
+            }
+        }
 
         func run() async throws {
             let services = try services()
             let draft = try await id.open(services)
             try ComposeFlow.confirm(draft.content, services: services, assumeYes: yes)
+            if let at {
+                let time = try ScheduledSendWording.time(at)
+                return try await SendingCountdown.schedule(draftId: draft.id, at: time, services: services, json: output.json)
+            }
             try await SendingCountdown.send(draftId: draft.id, undo: undo, services: services, json: output.json)
         }
     }

@@ -114,6 +114,7 @@ struct SyncCommand: AsyncParsableCommand {
                     try? printJSONLine(["event": "pushed", "account": account.rawValue], report)
                 } else {
                     for id in report.queue.sent { Self.printNow("\(account): sent message \(id)") }
+                    for late in report.queue.sentLate { Self.printNow("\(account): \(ScheduledSendWording.late(late))") }
                     for failure in report.queue.failed {
                         Self.printNow("\(account): message \(failure.emailId.cli) failed: \(TerminalText.line(failure.error))")
                     }

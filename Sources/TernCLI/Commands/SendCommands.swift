@@ -28,12 +28,19 @@ struct SendCommand: AsyncParsableCommand {
     var queueOnly = false
     @Option(help: "The undo delay for this send, in seconds (default: the undo-send-delay setting); u or Ctrl-C undoes it into a draft.")
     var undo: Int?
+    @Option(
+        help: """
+            Send later: an ISO time (2026-12-01T08:00), 'tomorrow 08:00', 'mon 9:00', '17:30' or 'in 2h'.             The message waits in the Outbox until then.
+            """)
+    var at: String?
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
         guard (body == nil) != (bodyFile == nil) else { throw ValidationError("give the text with exactly one of --body or --body-file") }
         guard !(to + cc + bcc).isEmpty else { throw ValidationError("give at least one recipient (--to, --cc or --bcc)") }
         if let undo, undo < 0 || undo > 300 { throw ValidationError("--undo takes 0 to 300 seconds") }
+        if at != nil, queueOnly || undo != nil { throw ValidationError("--at sends later: it takes neither --queue-only nor --undo") }
+        if let at { _ = try ScheduledSendWording.time(at) }
     }
 
     func run() async throws {
@@ -66,6 +73,10 @@ struct SendCommand: AsyncParsableCommand {
             attachments: try attach.map(ComposeFieldOptions.attachment))
         try ComposeFlow.confirm(message, services: services, assumeYes: true)
         guard let saved = try await services.drafts.save(message) else { throw TernError.invalidInput("the message is empty") }
+        if let at {
+            let time = try ScheduledSendWording.time(at)
+            return try await SendingCountdown.schedule(draftId: saved.draftId, at: time, services: services, json: output.json)
+        }
         try await SendingCountdown.send(draftId: saved.draftId, undo: undo, services: services, json: output.json)
     }
 
@@ -108,13 +119,15 @@ struct OutboxCommand: AsyncParsableCommand {
             if output.json { return try printJSON(entries) }
             let formatter = DateFormatter()
             formatter.dateFormat = "yyyy-MM-dd HH:mm"
+            let now = Date()
             let rows = entries.map { entry in
                 [
-                    entry.emailId.cli, entry.queuedDate.map(formatter.string) ?? "", entry.state.rawValue, String(entry.retryCount),
-                    entry.to.map(\.address).joined(separator: ", "), entry.subject, entry.error ?? ""
+                    entry.emailId.cli, entry.queuedDate.map(formatter.string) ?? "",
+                    entry.isScheduled(after: now) ? "scheduled" : entry.state.rawValue, entry.scheduledAt.map(formatter.string) ?? "",
+                    String(entry.retryCount), entry.to.map(\.address).joined(separator: ", "), entry.subject, entry.error ?? ""
                 ]
             }
-            print(TextTable(header: ["ID", "QUEUED", "STATE", "RETRIES", "TO", "SUBJECT", "ERROR"], rows: rows).rendered)
+            print(TextTable(header: ["ID", "QUEUED", "STATE", "SEND AT", "RETRIES", "TO", "SUBJECT", "ERROR"], rows: rows).rendered)
         }
     }
 
@@ -131,11 +144,13 @@ struct OutboxCommand: AsyncParsableCommand {
         }
     }
 
-    /// CO01-S5, CO02-T7 (issue 34): a failed message back in its own draft, to change and send again.
+    /// CO01-S5, CO02-T7 (issue 34): a failed message back in its own draft, to change and send again;
+    /// a Send later message waiting for its time too (issue 36).
     struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Take a failed message out of the Outbox and back into the draft it was sent from (attachments included).")
-        @Argument(help: "The failed message (m34, from `tern outbox`).", transform: EmailID.argument)
+            abstract:
+                "Take a failed or scheduled message out of the Outbox and back into the draft it was sent from (attachments included).")
+        @Argument(help: "The failed or scheduled message (m34, from `tern outbox`).", transform: EmailID.argument)
         var id: EmailID
         @OptionGroup var output: OutputOptions
 
@@ -147,7 +162,7 @@ struct OutboxCommand: AsyncParsableCommand {
     }
 
     struct Discard: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a failed or queued message for good.")
+        static let configuration = CommandConfiguration(abstract: "Delete a failed or queued message for good (a scheduled one is cancelled).")
         @Argument(help: "The message (m34, from `tern outbox`).", transform: EmailID.argument)
         var id: EmailID
 

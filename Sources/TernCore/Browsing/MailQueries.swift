@@ -90,6 +90,8 @@ public struct ThreadMessage: Sendable, Hashable, Codable {
     /// FR-SYNC-07: where a message written here is in the send pipeline (`none` for received mail).
     public var sendState: SendState = .none
     public var sendError: String?
+    /// Send later (issue 36): the time a queued message waits for.
+    public var scheduledAt: Date?
     /// The Message-ID header as received (FR-COMP-01 replies quote it in In-Reply-To).
     public var messageId: String?
     public var snippet: String?

@@ -124,15 +124,7 @@ public struct DraftsUseCase: Sendable {
     /// Without one the draft goes at once. Front ends check and confirm first (`ComposeValidationUseCase`);
     /// this refuses only what cannot be sent.
     public func send(_ id: Draft.ID, undoWindow: Duration) async throws -> DraftSending {
-        let draft = try await open(id)
-        guard draft.heldEmailId == nil else { throw TernError.invalidInput("draft \(id) is being sent already") }
-        let check = validation.validate(draft.content)
-        guard check.canSend else {
-            let reasons = check.invalidRecipients.map { "\($0.text): \($0.reason)" } + check.warnings.filter(\.blocksSending).map(\.message)
-            throw TernError.invalidInput(reasons.joined(separator: "; "))
-        }
-        guard let account = try await accounts.account(id: draft.accountId) else { throw TernError.notFound("the account of draft \(id)") }
-        let (loaded, awaiting) = try await loadAttachments(of: draft)
+        let (draft, account, loaded, awaiting) = try await readyToSend(id)
         let message = draft.content.outgoingMessage(date: clock.now(), attachments: loaded)
         guard undoWindow > .zero else {
             // Linked before the queue runs, as after an undo window: the draft goes once the message is sent.
@@ -155,11 +147,20 @@ public struct DraftsUseCase: Sendable {
         return .held(HeldDraftSend(draftId: id, draftMessageId: draft.messageId, send: held))
     }
 
-    /// The attachments' bytes, and whether a forwarded original's could not be downloaded now
-    /// because its server cannot be reached: then the message is queued without them, as a
-    /// stand-in the queue completes when it can (CO01-15: a forward may be queued offline, and no
-    /// SMTP transaction starts before every attachment is local).
-    func loadAttachments(of draft: Draft) async throws -> ([OutgoingAttachment], awaiting: Bool) {
+    /// A draft that can go: not being sent already, nothing that blocks sending, its account, its
+    /// attachments loaded (downloaded first when they are not local), and whether a forwarded
+    /// original's could not be downloaded now because its server cannot be reached: then the
+    /// message is queued without them, as a stand-in the queue completes when it can (CO01-15: a
+    /// forward may be queued offline, and no SMTP transaction starts before every attachment is local).
+    func readyToSend(_ id: Draft.ID) async throws -> (Draft, Account, [OutgoingAttachment], awaiting: Bool) {
+        let draft = try await open(id)
+        guard draft.heldEmailId == nil else { throw TernError.invalidInput("draft \(id) is being sent already") }
+        let check = validation.validate(draft.content)
+        guard check.canSend else {
+            let reasons = check.invalidRecipients.map { "\($0.text): \($0.reason)" } + check.warnings.filter(\.blocksSending).map(\.message)
+            throw TernError.invalidInput(reasons.joined(separator: "; "))
+        }
+        guard let account = try await accounts.account(id: draft.accountId) else { throw TernError.notFound("the account of draft \(id)") }
         var loaded: [OutgoingAttachment] = []
         var awaiting = false
         for attachment in draft.content.attachments {
@@ -170,7 +171,26 @@ public struct DraftsUseCase: Sendable {
                 awaiting = true
             }
         }
-        return (loaded, awaiting)
+        return (draft, account, loaded, awaiting)
+    }
+
+    /// Send later (issue 36): draft `id` waits in the Outbox until `time`, linked to its draft as a sent
+    /// one is, so `reopen` gives it back to edit and `tern outbox discard` cancels it. No undo window:
+    /// until its time it can be taken back whole.
+    public func schedule(_ id: Draft.ID, at time: Date) async throws -> SendOutcome {
+        try OutboxUseCase.checkScheduledTime(time, now: clock.now())
+        let (draft, account, loaded, awaiting) = try await readyToSend(id)
+        let outcome = try await outbox.schedule(
+            draft.content.outgoingMessage(date: time, attachments: loaded), from: account, at: time, awaitingAttachments: awaiting)
+        do {
+            try await store.setHeld(id: id, emailId: outcome.emailId)
+        } catch {
+            try? await outbox.discard(outcome.emailId)
+            throw error
+        }
+        changes?.publish(.draftsChanged)
+        changes?.publish(.outboxChanged(accountId: account.id))
+        return outcome
     }
 
     /// The end of the undo window: the hold is lifted. The draft stays linked to its message, out of
@@ -200,9 +220,13 @@ public struct DraftsUseCase: Sendable {
     /// from, with every field and attachment, and leaves the Outbox (no copy is left to be retried
     /// as well). The draft is unlinked first: a process killed between the two leaves the draft and
     /// the failed message, which is never sent by itself.
+    ///
+    /// Send later (issue 36): a message still waiting for its time goes back to its draft the same way
+    /// (Edit in the Outbox), unscheduled.
     public func reopenFailed(_ emailId: EmailID) async throws -> Draft {
-        guard let entry = try await outbox.entry(emailId), entry.state == .failed else {
-            throw TernError.invalidInput("message \(emailId) has not failed: only a failed message goes back to its draft")
+        guard let entry = try await outbox.entry(emailId), entry.state == .failed || entry.isScheduled(after: clock.now()) else {
+            throw TernError.invalidInput(
+                "message \(emailId) has not failed and is not waiting for its time: only those go back to their draft")
         }
         guard let draft = try await store.draft(holding: emailId) else {
             throw TernError.notFound("the draft message \(emailId) was sent from (it was sent before Tern kept drafts until sending)")

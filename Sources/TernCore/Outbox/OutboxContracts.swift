@@ -71,11 +71,14 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
     /// Its backoff waits for a server that could not be reached (no attempt counted), not for a
     /// retry after a refusal: `tern outbox flush` and the network's return try it at once.
     public var waitingForServer: Bool
+    /// Send later (issue 36): the message waits in the Outbox until this time, passed over without
+    /// holding up the others, and never goes before it.
+    public var scheduledAt: Date?
 
     public init(
         emailId: EmailID, accountId: Account.ID, messageId: String?, subject: String, to: [EmailAddress], state: SendState,
         queuedDate: Date?, notBefore: Date?, holdUntil: Date?, retryCount: Int, attemptStartedDate: Date?, error: String?,
-        awaitingAttachments: Bool = false, waitingForServer: Bool = false
+        awaitingAttachments: Bool = false, waitingForServer: Bool = false, scheduledAt: Date? = nil
     ) {
         self.waitingForServer = waitingForServer
         self.awaitingAttachments = awaitingAttachments
@@ -91,16 +94,22 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
         self.retryCount = retryCount
         self.attemptStartedDate = attemptStartedDate
         self.error = error
+        self.scheduledAt = scheduledAt
     }
+
+    /// Waiting for its Send later time at `now`.
+    public func isScheduled(after now: Date) -> Bool { scheduledAt.map { $0 > now } ?? false }
 }
 
 /// The send queue's persistence. Every transition is one write, so a killed process leaves each
 /// message in exactly one state (FR-SYNC-07, NFR-SYNC-03).
 public protocol OutboxStore: Sendable {
-    /// Stores the Email (threaded and searchable at once) with `sendState = .queued` and its bytes.
-    /// `awaitingAttachments`: `message` is a stand-in without the forwarded attachments that are not
-    /// local yet (CO01-15); `completeAttachments` replaces it.
-    func enqueue(_ message: ComposedMessage, holdUntil: Date?, awaitingAttachments: Bool, at date: Date) async throws -> EmailID
+    /// Stores the Email (threaded and searchable at once) with `sendState = .queued` and its bytes;
+    /// `scheduledAt` (Send later, issue 36) is written in the same transaction, so no queue runner
+    /// ever sees the message unscheduled. `awaitingAttachments`: `message` is a stand-in without
+    /// the forwarded attachments that are not local yet (CO01-15); `completeAttachments` replaces it.
+    func enqueue(_ message: ComposedMessage, holdUntil: Date?, scheduledAt: Date?, awaitingAttachments: Bool, at date: Date) async throws
+        -> EmailID
     /// The queued message's real bytes, its attachments all local: same Message-ID, flag cleared.
     func completeAttachments(_ emailId: EmailID, with message: ComposedMessage) async throws
     /// Queued and sending messages of an account, oldest first: the order they are sent in.
@@ -129,6 +138,14 @@ public protocol OutboxStore: Sendable {
     func discard(_ emailId: EmailID) async throws
     /// FR-COMP-02: sets or clears the undo hold.
     func setHold(_ emailId: EmailID, until date: Date?) async throws
+}
+
+extension OutboxStore {
+    public func enqueue(
+        _ message: ComposedMessage, holdUntil: Date?, scheduledAt: Date? = nil, awaitingAttachments: Bool = false, at date: Date
+    ) async throws -> EmailID {
+        try await enqueue(message, holdUntil: holdUntil, scheduledAt: scheduledAt, awaitingAttachments: awaitingAttachments, at: date)
+    }
 }
 
 /// Why a submission failed, as the queue must treat it (FR-SYNC-07 error handling).

@@ -94,6 +94,52 @@ public struct OutboxUseCase: Sendable {
         return try await outcome(emailId: emailId, messageId: composed.email.messageId, after: push)
     }
 
+    /// Send later (issue 36): queues `message` to go at `time`, not a second before, from whichever
+    /// Tern process runs then (or the first one to start after). Its Date header is that time.
+    /// `awaitingAttachments`: a forward's stand-in, completed by the queue (CO01-15).
+    public func schedule(
+        _ message: OutgoingMessage, from account: Account, at time: Date, awaitingAttachments: Bool = false
+    ) async throws -> SendOutcome {
+        guard account.isActive else { throw TernError.authenticationExpired(account.name.rawValue) }
+        try Self.checkSender(message, of: account)
+        let now = clock.now()
+        // Whole seconds, rounded up: the store keeps milliseconds, and a time cut down would let it go early.
+        let time = Date(timeIntervalSince1970: time.timeIntervalSince1970.rounded(.up))
+        try Self.checkScheduledTime(time, now: now)
+        let composed = try composer.compose(message, accountId: account.id, at: time)
+        let emailId = try await store.enqueue(
+            composed, holdUntil: nil, scheduledAt: time, awaitingAttachments: awaitingAttachments, at: now)
+        return SendOutcome(emailId: emailId, messageId: composed.email.messageId, state: .queued, error: nil, nextAttempt: time, scheduledAt: time)
+    }
+
+    /// A Send later time is still to come, and within the year `WhenExpression` allows.
+    public static func checkScheduledTime(_ time: Date, now: Date) throws {
+        guard time > now else {
+            throw TernError.invalidInput("the time to send, \(ISO8601DateFormatter().string(from: time)), has passed: choose a time to come")
+        }
+        guard time.timeIntervalSince(now) <= TimeInterval(WhenExpression.longestDelaySeconds) else {
+            throw TernError.invalidInput("the time to send is more than a year away")
+        }
+    }
+
+    /// Send later from a front end that just started (issue 36): the scheduled messages whose time has
+    /// come go now, through each account's queue. Reports only the accounts that had one.
+    public func sendDueScheduled() async throws -> [PushReport] {
+        let now = clock.now()
+        let due = try await store.outbox(accountId: nil).filter { $0.state == .queued && ($0.scheduledAt.map { $0 <= now } ?? false) }
+        var reports: [PushReport] = []
+        for accountId in Set(due.map(\.accountId)).sorted(by: { $0.rawValue < $1.rawValue }) {
+            guard let account = try await accounts.account(id: accountId), account.isActive else { continue }
+            reports.append(try await pusher.push(account: account))
+        }
+        return reports
+    }
+
+    /// The earliest time a Send later message waits for (nil: none waits), for a loop that wakes for it.
+    public func nextScheduledTime() async throws -> Date? {
+        try await store.outbox(accountId: nil).filter { $0.state == .queued }.compactMap(\.scheduledAt).min()
+    }
+
     /// Runs the account's queue for a message `send` queued with `attemptNow: false`.
     public func pushNow(_ queued: SendOutcome, account: Account) async throws -> SendOutcome {
         return try await outcome(emailId: queued.emailId, messageId: queued.messageId, after: try? await pusher.push(account: account))
@@ -106,7 +152,7 @@ public struct OutboxUseCase: Sendable {
         }
         return SendOutcome(
             emailId: emailId, messageId: entry.messageId, state: entry.state, error: entry.error ?? push?.queue.lastError,
-            nextAttempt: entry.state == .queued ? entry.notBefore ?? push?.queue.nextDue : nil)
+            nextAttempt: entry.state == .queued ? entry.notBefore ?? push?.queue.nextDue : nil, scheduledAt: entry.scheduledAt)
     }
 
     public func outbox(account name: AccountName?) async throws -> [OutboxEntry] {
@@ -149,6 +195,19 @@ public struct SendOutcome: Sendable, Hashable, Codable {
     public var state: SendState
     public var error: String?
     public var nextAttempt: Date?
+    /// Send later (issue 36): the time it waits for.
+    public var scheduledAt: Date?
+
+    public init(
+        emailId: EmailID, messageId: String?, state: SendState, error: String? = nil, nextAttempt: Date? = nil, scheduledAt: Date? = nil
+    ) {
+        self.emailId = emailId
+        self.messageId = messageId
+        self.state = state
+        self.error = error
+        self.nextAttempt = nextAttempt
+        self.scheduledAt = scheduledAt
+    }
 }
 
 /// Pushes everything local to the server for an account: pending changes, then the send queue,

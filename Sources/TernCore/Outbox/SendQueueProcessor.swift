@@ -32,6 +32,18 @@ public struct SendQueueProcessor: Sendable {
     /// FR-SYNC-07 step 5.
     public static let maximumAge: Duration = .seconds(24 * 3600)
     public static let timeoutError = "send timeout"
+    /// A scheduled message sent this long after its time went late (no Tern process ran at the time):
+    /// the running ones look at the queue every 5 s and wake for a scheduled time.
+    public static let lateAfter: Duration = .seconds(60)
+    /// The threshold in force: `TERN_SEND_LATE_AFTER` (seconds) shortens it for tests.
+    let lateAfter: Duration
+
+    /// Whether a sent message's note says it went late (the front ends show it with the message).
+    public static func saysSentLate(_ note: String) -> Bool { note.contains(" and sent late: ") }
+
+    static func lateNote(scheduled: Date) -> String {
+        "scheduled for \(ISO8601DateFormatter().string(from: scheduled)) and sent late: no Tern process was running at that time"
+    }
     public static let uncertainDeliveryError = """
         Sending was interrupted after the message's content went to the server (Tern stopped, or the connection failed \
         before the server's answer), and it is not in Sent: it may have been delivered. \
@@ -41,10 +53,12 @@ public struct SendQueueProcessor: Sendable {
     public init(
         store: any OutboxStore, submitter: any MessageSubmitting, server: any ServerMailActions, folders: any MailActionStore,
         clock: any WallClock = SystemClock(), holds: (any SendHoldOwnership)? = nil, drafts: (any DraftStore)? = nil,
-        retryDelays: [Duration] = SendQueueProcessor.retryDelays, attachments: (any QueuedAttachmentCompleting)? = nil
+        retryDelays: [Duration] = SendQueueProcessor.retryDelays, lateAfter: Duration? = nil,
+        attachments: (any QueuedAttachmentCompleting)? = nil
     ) {
         self.attachments = attachments
         self.retryDelays = retryDelays.isEmpty ? Self.retryDelays : retryDelays
+        self.lateAfter = lateAfter ?? Self.lateAfter
         self.store = store
         self.submitter = submitter
         self.server = server
@@ -114,7 +128,15 @@ public struct SendQueueProcessor: Sendable {
         retryUnreachableNow: Bool = false, report: inout SendQueueReport
     ) async throws -> Triage {
         let now = clock.now()
-        if let queued = entry.queuedDate, now.timeIntervalSince(queued) > Self.maximumAge.inSeconds, entry.attemptStartedDate == nil {
+        // Send later (issue 36): passed over, never holding up the others, until its time; the 24
+        // hours count from that time, not from when it was written.
+        if let scheduled = entry.scheduledAt, scheduled > now, entry.state == .queued {
+            report.scheduled += 1
+            report.nextDue = min(report.nextDue ?? scheduled, scheduled)
+            return .handled
+        }
+        let queuedSince = [entry.queuedDate, entry.scheduledAt].compactMap { $0 }.max()
+        if let queued = queuedSince, now.timeIntervalSince(queued) > Self.maximumAge.inSeconds, entry.attemptStartedDate == nil {
             try await store.markFailed(entry.emailId, error: Self.timeoutError)
             report.failed.append(FailedSend(emailId: entry.emailId, error: Self.timeoutError))
             return .handled
@@ -187,8 +209,15 @@ public struct SendQueueProcessor: Sendable {
             let receipt = try await session.submit(submission) {
                 try await store.markAttemptStarted(submission.emailId, at: clock.now())
             }
-            let note = receipt.refusedRecipients.isEmpty ? nil : "not delivered to: " + receipt.refusedRecipients.joined(separator: "; ")
-            try await store.markSent(entry.emailId, reply: receipt.reply, note: note, fileSentCopy: true, at: clock.now())
+            let sentAt = clock.now()
+            var notes = receipt.refusedRecipients.isEmpty ? [] : ["not delivered to: " + receipt.refusedRecipients.joined(separator: "; ")]
+            if let scheduled = entry.scheduledAt, sentAt.timeIntervalSince(scheduled) > lateAfter.inSeconds {
+                // Issue 36: its time passed while no Tern process ran; it goes now, and says so.
+                report.sentLate.append(LateScheduledSend(emailId: entry.emailId, scheduledAt: scheduled, sentAt: sentAt))
+                notes.append(Self.lateNote(scheduled: scheduled))
+            }
+            let note = notes.isEmpty ? nil : notes.joined(separator: "; ")
+            try await store.markSent(entry.emailId, reply: receipt.reply, note: note, fileSentCopy: true, at: sentAt)
             report.sent.append(entry.emailId)
             return true
         } catch let error as SubmissionError {
@@ -292,6 +321,10 @@ public struct SendQueueReport: Sendable, Hashable, Codable {
     public var held = 0
     /// Held messages whose owner died, returned to their drafts (FR-COMP-02).
     public var returnedToDrafts = 0
+    /// Send later (issue 36): messages waiting for their time.
+    public var scheduled = 0
+    /// Scheduled messages sent in this pass well after their time (no Tern process ran then).
+    public var sentLate: [LateScheduledSend] = []
     /// When the next attempt is due.
     public var nextDue: Date?
     /// The transient error that stopped the pass.
@@ -305,4 +338,11 @@ public struct SendQueueReport: Sendable, Hashable, Codable {
 public struct FailedSend: Sendable, Hashable, Codable {
     public var emailId: EmailID
     public var error: String
+}
+
+/// A Send later message that went out at a later start, its time having passed while nothing ran (issue 36).
+public struct LateScheduledSend: Sendable, Hashable, Codable {
+    public var emailId: EmailID
+    public var scheduledAt: Date
+    public var sentAt: Date
 }

@@ -50,6 +50,8 @@ public struct ConversationMessage: Sendable, Hashable, Codable, Identifiable {
     public var folders: [String]
     public var sendState: SendState
     public var sendError: String?
+    /// Send later (issue 36): the time a queued message waits for.
+    public var scheduledAt: Date?
     /// Issue 32: whether the account's provider vouched for `from`; a trusted sender's remote
     /// images load only when `letsTrustLoadImages`, and the front ends say when it is not verified.
     public var senderAuthentication = SenderAuthentication(verdict: .unknown, authservId: nil)

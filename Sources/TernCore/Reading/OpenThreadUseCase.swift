@@ -195,6 +195,7 @@ public struct OpenThreadUseCase: Sendable {
                 snippet: Self.oneLine(message.snippet ?? message.bodyPlain ?? ""), body: body, bodyState: state, attachments: attachments,
                 folders: message.folders, sendState: message.sendState, sendError: message.sendError)
             conversationMessage.senderAuthentication = message.senderAuthentication
+            conversationMessage.scheduledAt = message.scheduledAt
             conversationMessage.authenticationChecks = message.authenticationChecks
             conversationMessage.readReceipt = ReadReceiptRequest.judge(
                 to: message.readReceiptTo, state: message.readReceiptState, flaggedSentOnServer: message.receiptFlaggedOnServer,

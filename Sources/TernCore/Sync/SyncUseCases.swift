@@ -116,10 +116,12 @@ public struct SyncAccountsUseCase: Sendable {
                 if let bodies { account.bodyHydration = bodies }
                 let supply = credentials.supply(for: account)
                 let report = reporting(account, to: progress)
-                group.addTask { [synchronizer, pusher, failedChanges] in
+                group.addTask { [synchronizer, pusher, failedChanges, announce = report] in
                     var pushed: PushReport?
                     if let pusher { pushed = try? await pusher.push(account: account) }
                     if let pushed { await Self.reportFailures(pushed, account: account, to: failedChanges) }
+                    // Issue 36: Send later messages whose time passed while nothing ran went out in this push: said.
+                    if let pushed, !pushed.queue.sentLate.isEmpty { announce(.pushed(account: account.name, pushed)) }
                     var report = try await recording(account, report) { progress in
                         try await synchronizer.sync(account: account, credentials: supply, progress: progress)
                     }

@@ -1004,6 +1004,7 @@ function initComposer(form) {
     event.preventDefault();
     if (event.submitter?.id === "save-draft") { if (await saveDraft(form)) toast("Draft saved"); }
     else if (event.submitter?.id === "delete-draft") deleteDraft(form);
+    else if (event.submitter?.dataset.schedule !== undefined) scheduleComposer(form, event.submitter);
     else sendComposer(form);
   });
   // Autosave: at the first meaningful edit, then every 30 seconds while the content changes.
@@ -1035,7 +1036,7 @@ function composerHasContent(form) {
 // ---- Drafts (FR-COMP-01 "Draft Auto-Save Lifecycle") -------------------------------------------------
 function draftState(form) {
   const fields = new FormData(form);
-  for (const name of ["csrf", "confirmed", "return", "draft"]) fields.delete(name);
+  for (const name of ["csrf", "confirmed", "return", "draft", "at"]) fields.delete(name);
   return new URLSearchParams(fields).toString();
 }
 
@@ -1355,6 +1356,29 @@ async function sendComposer(form, confirmed = false) {
   const returnTo = form.elements.return.value;
   await navigate(returnTo, { focus: "thread" });
   followSend(reply, composer, returnTo);
+}
+
+// Send later (issue 36): the same checks as Send, then the message waits in the Outbox for the time
+// chosen. The picker's value is the browser's local time: it goes as an ISO time with its offset.
+async function scheduleComposer(form, button) {
+  const fields = new FormData(form);
+  fields.set("when", button.value);
+  if (button.value === "picker") {
+    const picked = form.elements.at.value;
+    if (!picked) { toast("Choose a date and time to send it.", { error: true }); form.elements.at.focus(); return; }
+    fields.set("at", new Date(picked).toISOString());
+  }
+  const check = await checkComposer(form);
+  if (!check) { toast("Couldn't check the message. Is tern serve running?", { error: true }); return; }
+  if (!check.canSend) { $("#composer-errors", form).focus?.(); ($(".token.invalid .token-remove", form) ?? $(".token-input", form))?.focus(); return; }
+  for (const question of check.confirmations) if (!(await ask(question, "Schedule"))) return;
+  fields.set("confirmed", "1");
+  const reply = await post("compose/schedule", fields);
+  if (reply.draftId) adoptDraftId(form, reply.draftId);
+  if (!reply.ok) { toast(reply.error ?? "Couldn't schedule the message.", { error: true }); return; }
+  clearInterval(form.autosave);
+  await navigate(form.elements.return.value, { focus: "thread" });
+  toast(reply.toast);
 }
 
 // Messages in their undo window from this page: leaving the page undoes them (issue 18, FR-COMP-02).

@@ -55,6 +55,14 @@ struct ActionRoutes: Sendable {
                 return ActionReply(
                     ok: true, toast: outcome.state == .sent ? "Message sent." : "Queued: Tern sends it as soon as the server can be reached.")
             }
+        case "edit":
+            // Send later (issue 36): a scheduled (or failed) message back in its draft, opened in the composer.
+            return try await reply(scripted: scripted, form: form) {
+                let draft = try await services.drafts.reopenFailed(id)
+                var location = MailLocation(query: FormFields(URLComponents(string: form["return"] ?? "/mail")?.percentEncodedQuery ?? ""))
+                location.compose = ComposeTarget(draftId: draft.id)
+                return ActionReply(ok: true, toast: "Not scheduled any more: the message is a draft again.", navigate: location.returnPath)
+            }
         case "discard":
             guard form["confirmed"] == "1" else {
                 if scripted { return WebResponse.json(ActionReply(ok: false, error: "Discarding needs confirmation."), status: .conflict) }

@@ -11,6 +11,7 @@ enum AssetRoutes {
         "search.js": ("text/javascript; charset=utf-8", PackageResources.search_js),
         "account.js": ("text/javascript; charset=utf-8", PackageResources.account_js),
         "notifications.js": ("text/javascript; charset=utf-8", PackageResources.notifications_js),
+        "settings.js": ("text/javascript; charset=utf-8", PackageResources.settings_js),
         "icon.svg": ("image/svg+xml", PackageResources.icon_svg)
     ]
 

@@ -25,6 +25,16 @@ struct ComposeRoutes: Sendable {
             location.compose = nil
             return WebResponse.html(try await composer(target, location: location))
         }
+        // Issue 36: the address the browser opens for a mailto: link once Tern is its handler
+        // (`navigator.registerProtocolHandler`, offered in Settings): a new message prefilled, in the app.
+        router.get("compose") { request, _ in
+            let link = FormFields(request.uri.query ?? "")["mailto"] ?? ""
+            var location = MailLocation(query: FormFields(""))
+            var target = ComposeTarget(mode: .new, messageId: nil)
+            target.mailto = link.isEmpty ? nil : link
+            location.compose = target
+            return WebResponse.redirect(to: location.returnPath)
+        }
         router.get("contacts") { request, _ in
             let query = FormFields(request.uri.query ?? "")["q"] ?? ""
             let suggestions = try await state.contacts.index(services.contactsAutocomplete).suggestions(for: query, limit: 8)
@@ -40,6 +50,11 @@ struct ComposeRoutes: Sendable {
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit * 32)))
             return try await send(form, scripted: WebResponse.isScripted(request))
+        }
+        router.post("compose/schedule") { request, _ in
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit * 32)))
+            return try await schedule(form, scripted: WebResponse.isScripted(request))
         }
         router.post("compose/undo") { request, _ in
             var request = request
@@ -152,17 +167,7 @@ struct ComposeRoutes: Sendable {
     /// delay (FR-COMP-02) for the send queue.
     func send(_ form: FormFields, scripted: Bool) async throws -> Response {
         let (draft, draftId) = try await draft(from: form)
-        let validation = services.composeValidation.validate(draft)
-        guard validation.canSend else {
-            let check = ComposeCheck(validation)
-            let problems = check.blocking + check.invalid.map { "\($0.text): \($0.reason)" }
-            return try await refuse(problems.joined(separator: " "), form: form, draft: draft, scripted: scripted)
-        }
-        if !validation.confirmations.isEmpty, form["confirmed"] != "1" {
-            return try await refuse(
-                validation.confirmations.map(\.question).joined(separator: " ") + " Send again to confirm.",
-                form: form, draft: draft, scripted: scripted, confirm: true)
-        }
+        if let refusal = try await refusal(of: draft, form: form, scripted: scripted, again: "Send") { return refusal }
         // Sent through its draft: Undo, or this server dying in the window, leaves the draft (FR-COMP-02).
         guard let saved = try await services.drafts.save(draft, id: draftId) else {
             return try await refuse("The message is empty.", form: form, draft: draft, scripted: scripted)
@@ -187,6 +192,57 @@ struct ComposeRoutes: Sendable {
         for id in form.all("upload") { state.uploads.remove(id: id) }
         guard scripted else { return WebResponse.redirect(to: form["return"]) }
         return WebResponse.json(reply)
+    }
+
+    /// Send later (issue 36): the same checks as Send, then the draft waits in the Outbox for the time
+    /// chosen: a common choice (`when`, a `WhenExpression` read in the server's time zone) or the
+    /// picker's (`at`: an ISO time with its offset from the page's script, or the bare local value
+    /// of a page without script, read in the server's time zone, which is the browser's on this machine).
+    func schedule(_ form: FormFields, scripted: Bool) async throws -> Response {
+        let (draft, draftId) = try await draft(from: form)
+        let choice = form["when"] ?? ""
+        let text = choice == "picker" ? form["at"] ?? "" : choice
+        let time: Date
+        do {
+            time = try WhenExpression(text).date(now: Date(), calendar: .current)
+        } catch {
+            let reason = text.isEmpty ? "Choose a date and time to send it." : "Couldn't read the time: \(error)."
+            return try await refuse(reason, form: form, draft: draft, scripted: scripted)
+        }
+        if let refusal = try await refusal(of: draft, form: form, scripted: scripted, again: "Schedule") { return refusal }
+        guard let saved = try await services.drafts.save(draft, id: draftId) else {
+            return try await refuse("The message is empty.", form: form, draft: draft, scripted: scripted)
+        }
+        let outcome: SendOutcome
+        do {
+            outcome = try await services.drafts.schedule(saved.draftId, at: time)
+        } catch let error as TernError {
+            return try await refuse(
+                "\(WebErrorText.describe(error)) The message is saved as a draft.", form: form, draft: draft, scripted: scripted,
+                draftId: saved.draftId)
+        }
+        for id in form.all("upload") { state.uploads.remove(id: id) }
+        guard scripted else { return WebResponse.redirect(to: form["return"]) }
+        let when = outcome.scheduledAt.map { RelativeTime().full($0) } ?? ""
+        return WebResponse.json(
+            ScheduledReply(ok: true, emailId: outcome.emailId, draftId: saved.draftId, toast: "Scheduled to send \(when). It waits in the Outbox."))
+    }
+
+    /// What stops Send or Schedule (checked again here: the page's checks are a convenience), or the
+    /// confirmations not yet asked (`confirmed=1` once the page asked them); nil when it may go.
+    private func refusal(of draft: ComposeDraft, form: FormFields, scripted: Bool, again verb: String) async throws -> Response? {
+        let validation = services.composeValidation.validate(draft)
+        guard validation.canSend else {
+            let check = ComposeCheck(validation)
+            let problems = check.blocking + check.invalid.map { "\($0.text): \($0.reason)" }
+            return try await refuse(problems.joined(separator: " "), form: form, draft: draft, scripted: scripted)
+        }
+        if !validation.confirmations.isEmpty, form["confirmed"] != "1" {
+            return try await refuse(
+                validation.confirmations.map(\.question).joined(separator: " ") + " \(verb) again to confirm.",
+                form: form, draft: draft, scripted: scripted, confirm: true)
+        }
+        return nil
     }
 
     /// The composer again, with everything typed and what stops it (no script), or the reason as JSON.
@@ -234,6 +290,20 @@ struct ComposeRoutes: Sendable {
                 }
             }
         if typed == nil, draftId == nil, let suggestion = target.suggestion { draft.body = suggestion + draft.body }
+        var mailtoNotes: [String] = []
+        if typed == nil, draftId == nil, let link = target.mailto {
+            // Issue 36: a link prefills, never sends; what it may not set is said, and a hostile one refused.
+            do {
+                let mailto = try MailtoURI(link)
+                draft = services.composeValidation.applying(mailto.edit, to: draft)
+                if !mailto.ignoredFields.isEmpty {
+                    let ignored = mailto.ignoredFields.joined(separator: ", ")
+                    mailtoNotes.append("The link also tried to set \(ignored): ignored. A link sets only To, Cc, Bcc, Subject and the text.")
+                }
+            } catch {
+                mailtoNotes.append("This email link was not used: \(error).")
+            }
+        }
         let accounts = try await services.listAccounts()
         let account = accounts.first { $0.id == draft.accountId }?.name ?? ""
         let settings = try await services.settings.current()
@@ -243,7 +313,7 @@ struct ComposeRoutes: Sendable {
             draft: draft, target: target, location: location, csrfToken: csrfToken, account: account, senders: accounts,
             identities: identities, draftId: draftId,
             undoSeconds: undoWindow.wholeSeconds, autosaveSeconds: state.autosaveSeconds, errors: errors, confirmed: confirmed,
-            offersSmartReplies: settings.assistProvider != .off
+            offersSmartReplies: settings.assistProvider != .off, mailtoNotes: mailtoNotes
         ).render()
     }
 
@@ -331,6 +401,13 @@ struct SentReply: Encodable, Sendable {
     var draftId: DraftID
     var undoSeconds: Int
     var state: String
+}
+
+struct ScheduledReply: Encodable, Sendable {
+    var ok: Bool
+    var emailId: EmailID
+    var draftId: DraftID
+    var toast: String
 }
 
 struct RefusedReply: Encodable, Sendable {

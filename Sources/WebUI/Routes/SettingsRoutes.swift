@@ -110,7 +110,8 @@ struct SettingsRoutes: Sendable {
         return """
             <!doctype html><html lang="en"\(html: Appearance(settings).rootAttributes)><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
             \(html: page.head)<title>Settings — Tern</title><link rel="stylesheet" href="/assets/app.css">\
-            <link rel="icon" href="/assets/icon.svg" type="image/svg+xml"><script type="module" src="/assets/notifications.js"></script></head>
+            <link rel="icon" href="/assets/icon.svg" type="image/svg+xml"><script type="module" src="/assets/notifications.js"></script>
+            <script type="module" src="/assets/settings.js"></script></head>
             <body class="plain-page"><header class="app-header"><a class="brand" href="mail"><img src="/assets/icon.svg" alt="" width="24" height="24"> Tern</a>\
             <nav class="app-links" aria-label="App"><a href="mail">Back to mail</a></nav></header>
             <main class="settings"><h1>Settings</h1>\(html: noticeMarkup)
@@ -130,6 +131,7 @@ struct SettingsRoutes: Sendable {
             <button type="submit" class="button">Save settings</button></form>
             \(html: appearanceSection(settings))
             \(html: Self.notificationsSection)
+            \(html: emailLinksSection)
             \(html: assistSection(settings))
             <section aria-labelledby="trusted-senders"><h2 id="trusted-senders">Trusted senders</h2>\
             <p>Remote images always load for these senders. Trackers are still blocked.</p>
@@ -152,6 +154,18 @@ struct SettingsRoutes: Sendable {
         } catch {
             return "Couldn't connect: \(error)."
         }
+    }
+
+    /// Issue 36: Tern as the browser's handler for `mailto:` links; `settings.js` shows the button
+    /// where the browser offers `registerProtocolHandler` and says what came of it.
+    var emailLinksSection: HTMLText {
+        """
+        <section aria-labelledby="email-links-title"><h2 id="email-links-title">Email links</h2>\
+        <p>Open mailto: links from web pages in Tern's composer, filled in from the link. Nothing is sent until you press Send.</p>\
+        <p><button type="button" class="button" id="register-mailto" data-handler="compose?mailto=%s" hidden>Use Tern for email links</button></p>\
+        <p id="mailto-status" role="status"></p>\
+        <noscript><p>Turning this on needs JavaScript in this page.</p></noscript></section>
+        """
     }
 
     /// Issue 39: colour scheme, density and text size, applied to the app and to message bodies.

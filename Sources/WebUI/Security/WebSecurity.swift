@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import TernCore
 
 /// The headers every answer of the app carries: its own pages run only its own script and style
 /// (no inline script, nothing remote), are never framed, never sniffed, never cached, and send no
@@ -60,6 +61,7 @@ struct LoopbackGuardMiddleware<Context: RequestContext>: RouterMiddleware {
         // `same-site` is refused too: another program's page on 127.0.0.1 at another port is the
         // same site as this one.
         if let site = request.headers[SecurityHeaders.secFetchSiteName]?.lowercased(), site != "same-origin", site != "none" {
+            if let handoff = MailtoHandoff.page(for: request) { return handoff }
             return WebErrorPage.refusal(.forbidden, "Requests from other sites are refused.")
         }
         if let origin = request.headers[SecurityHeaders.originName]?.lowercased(), !allowedOrigins.contains(origin) {
@@ -183,5 +185,34 @@ struct FormFields: Sendable {
     static func decode(_ text: Substring) -> String {
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
+    }
+}
+
+/// Issue 36: a `mailto:` link clicked on another site reaches Tern, its registered handler, as a
+/// navigation from that site: refused by the guard like any cross-site request, and without the
+/// SameSite=Strict session cookie. Only that navigation, a GET of `…/compose` with no Origin, is
+/// answered instead with this page, which reads nothing, changes nothing and shows nothing of the
+/// person's: it carries the link, re-encoded, on to the same address from Tern's own origin (a
+/// refresh, or the link for a person who disabled refreshes), where the session applies and the
+/// composer opens prefilled. Nothing is sent without Send.
+enum MailtoHandoff {
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    static func page(for request: Request) -> Response? {
+        guard request.method == .get, request.headers[SecurityHeaders.originName] == nil, request.uri.path.hasSuffix("/compose") else { return nil }
+        let link = FormFields(request.uri.query ?? "")["mailto"] ?? ""
+        guard link.utf8.count <= MailtoURI.maximumLength, let encoded = link.addingPercentEncoding(withAllowedCharacters: unreserved) else {
+            return WebErrorPage.refusal(.forbidden, "This email link is too long.")
+        }
+        // Only unreserved characters and `%`: nothing here can end the attribute or the refresh's URL.
+        let target = "compose?mailto=\(encoded)"
+        var response = WebResponse.html(
+            """
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=\(target)">\
+            <title>Opening Tern</title></head><body><main><h1>Opening Tern</h1>\
+            <p><a href="\(target)">Write the message in Tern</a></p></main></body></html>
+            """)
+        SecurityHeaders.apply(to: &response)
+        return response
     }
 }

@@ -15,6 +15,8 @@ struct ComposeTarget: Sendable, Hashable {
     var serverDraftId: EmailID?
     /// AC-U-11: a smart reply chosen in the thread, put above the quote to edit freely.
     var suggestion: String?
+    /// Issue 36: a `mailto:` link followed (the browser's handler for email links), prefilling a new message.
+    var mailto: String?
 
     init?(query: FormFields) {
         guard let text = query["compose"] else { return nil }
@@ -30,6 +32,7 @@ struct ComposeTarget: Sendable, Hashable {
         messageId = query["message"].flatMap { EmailID($0) }
         account = AccountName(field: query["from"])
         suggestion = query["suggestion"].map { AssistText.clean($0, maxCharacters: 500) }.flatMap { $0.isEmpty ? nil : $0 }
+        if mode == .new { mailto = query["mailto"].flatMap { $0.isEmpty ? nil : $0 } }
         if mode != .new, messageId == nil { return nil }
     }
 
@@ -52,6 +55,7 @@ struct ComposeTarget: Sendable, Hashable {
         if let messageId { items.append(URLQueryItem(name: "message", value: String(messageId))) }
         if let account { items.append(URLQueryItem(name: "from", value: account.rawValue)) }
         if let suggestion { items.append(URLQueryItem(name: "suggestion", value: suggestion)) }
+        if let mailto { items.append(URLQueryItem(name: "mailto", value: mailto)) }
         return items
     }
 
@@ -90,6 +94,11 @@ struct ComposerView: Sendable {
     var confirmed = false
     /// Assist is on in the settings.
     var offersSmartReplies = false
+    /// Issue 36: a mailto: link's fields it did not take, or why it was refused.
+    var mailtoNotes: [String] = []
+    /// The clock and calendar the Schedule send choices are worded in (the server's, as the lists' dates are).
+    var now = Date()
+    var calendar = Calendar.current
 
     /// FR-COMP-03: smart replies for a new reply (not a resumed draft, not one started from a
     /// suggestion), filled in by the page when they are ready.
@@ -129,6 +138,7 @@ struct ComposerView: Sendable {
             \(html: hidden)
             \(html: fromField())
             \(html: notes)
+            \(html: mailtoNotes.map { "<p class=\"notice\" role=\"status\">\($0)</p>" as HTMLText })
             \(html: recipientField("to", "To", draft.to, shown: true))
             <div class="reveal-fields">\(html: showCc ? "" : "<button type=\"button\" class=\"link-button\" data-reveal=\"cc\">Add Cc</button>")\
             \(html: showBcc ? "" : " <button type=\"button\" class=\"link-button\" data-reveal=\"bcc\">Add Bcc</button>")</div>
@@ -148,10 +158,43 @@ struct ComposerView: Sendable {
             \(html: attachments())
             <div class="composer-errors" id="composer-errors" role="alert">\(html: errorList)</div>
             <div class="composer-actions"><button type="submit" class="button primary" id="send-button" aria-keyshortcuts="Control+Enter">Send</button>\
+            \(html: scheduleSend())\
             <button type="submit" class="button" formaction="compose/draft" id="save-draft" aria-keyshortcuts="Control+S">Save draft</button>\
             <button type="submit" class="button" formaction="compose/discard" id="delete-draft"\(html: draftId == nil ? " hidden" : "")>Delete draft</button></div>
             </form>
             """
+    }
+
+    /// Send later (issue 36): "Schedule send" beside Send, a disclosure (it works without script)
+    /// holding Gmail's common choices, each with the day and time it means, and a date-time picker.
+    /// Each is a submit button of the composer to `compose/schedule` with its `when`; the picker's
+    /// value is local to the browser, which app.js sends as an ISO time with its offset.
+    private func scheduleSend() -> HTMLText {
+        var buttons = HTMLText()
+        for choice in ScheduleChoice.common(now: now, calendar: calendar) {
+            buttons += """
+                <button type="submit" class="button schedule-choice" formaction="compose/schedule" name="when" value="\(choice.expression)" \
+                data-schedule>\(choice.label)</button>
+                """
+        }
+        let earliest = Self.pickerValue(now.addingTimeInterval(60), calendar: calendar)
+        return """
+            <details class="schedule-send" id="schedule-send"><summary class="button">Schedule send</summary>\
+            <div class="schedule-panel" role="group" aria-labelledby="schedule-title"><p id="schedule-title" class="schedule-title">Send later</p>\
+            \(html: buttons)\
+            <p class="schedule-picker"><label for="schedule-at">Date and time</label> \
+            <input id="schedule-at" name="at" type="datetime-local" min="\(earliest)" step="60"> \
+            <button type="submit" class="button" formaction="compose/schedule" name="when" value="picker" data-schedule id="schedule-picked">Schedule</button></p>\
+            </div></details>
+            """
+    }
+
+    static func pickerValue(_ date: Date, calendar: Calendar) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = calendar.timeZone
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm"
+        return formatter.string(from: date)
     }
 
     private var offersSenderChoice: Bool { senders.count > 1 || senderIdentities.count > 1 }
@@ -235,5 +278,20 @@ struct ComposerView: Sendable {
             <input id="compose-files" type="file" multiple class="visually-hidden"> <span class="hint">or drop files here</span></p>\
             <p id="attachments-size" class="notice notice-error" role="status" hidden></p></section>
             """
+    }
+}
+
+/// A common Send later choice (issue 36), as Gmail offers them: tomorrow morning, tomorrow afternoon,
+/// Monday morning; each is a `WhenExpression` the server reads again, with the moment it means shown.
+struct ScheduleChoice: Sendable, Hashable {
+    var expression: String
+    var label: String
+
+    static func common(now: Date, calendar: Calendar) -> [ScheduleChoice] {
+        [("tomorrow 08:00", "Tomorrow morning"), ("tomorrow 13:00", "Tomorrow afternoon"), ("mon 08:00", "Monday morning")].compactMap {
+            (expression: String, name: String) -> ScheduleChoice? in
+            guard let date = try? WhenExpression(expression).date(now: now, calendar: calendar) else { return nil }
+            return ScheduleChoice(expression: expression, label: "\(name), \(RelativeTime(now: now, calendar: calendar).full(date))")
+        }
     }
 }

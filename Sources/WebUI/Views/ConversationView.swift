@@ -305,6 +305,7 @@ struct MessageView: Sendable {
     /// offers Retry (the same message queued again: never a second copy) and Discard (confirmed); a
     /// queued one that could not go yet says it waits and that Tern tries again by itself.
     private func sendState() -> HTMLText {
+        if message.sendState == .queued, let time = message.scheduledAt, time > Date() { return scheduled(time) }
         guard let sendError = message.sendError else { return HTMLText() }
         switch message.sendState {
         case .failed:
@@ -323,9 +324,21 @@ struct MessageView: Sendable {
                 """
         case .queued, .sending:
             return "<p class=\"notice\" role=\"status\">Waiting to send: \(sendError). Tern tries again by itself.</p>"
+        case .sent where SendQueueProcessor.saysSentLate(sendError):
+            // Issue 36: a Send later message that went out at a later start says so.
+            return "<p class=\"notice\" role=\"status\">Sent late: \(sendError).</p>"
         case .none, .sent:
             return HTMLText()
         }
+    }
+
+    /// Send later (issue 36): when it goes, with Edit (back to its draft, unscheduled) and Cancel
+    /// sending (the message discarded, confirmed first).
+    private func scheduled(_ time: Date) -> HTMLText {
+        let list = location.listOnly.returnPath
+        return """
+            <div class="send-scheduled" role="group" aria-label="Scheduled send">            <p class="notice" role="status">Scheduled to send <time datetime="\(RelativeTime.iso(time))">\(RelativeTime().full(time))</time>.</p>            <form method="post" action="outbox/edit" class="action-form inline-form" data-action="edit the scheduled message">            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">            <input type="hidden" name="return" value="\(list)">            <button type="submit" class="button">Edit</button></form>             <form method="post" action="outbox/discard" class="action-form inline-form" data-action="cancel sending"             data-confirm="Cancel sending this message? It will not be sent, and it cannot be brought back.">            <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="message" value="\(message.id)">            <input type="hidden" name="return" value="\(list)">            <button type="submit" class="button">Cancel sending</button></form></div>
+            """
     }
 
     private func expandedContent() -> HTMLText {
