@@ -4,25 +4,16 @@ their window without reaching the server; folders are created, renamed (their me
 deleted on the server, and the account's special folders are refused."""
 import time
 import uuid
-from datetime import datetime, timezone
 
 from support.imap import uids_with_message_id
-from support.servers import user_address
+from support.messages import plant_one
 from support.tern import json_of, tern
 
 USER = "alice"
 
 
 def plant(servers, imap, home):
-    """A message another client put in alice's INBOX, synced: its Message-ID, Tern's email id and thread id."""
-    stamp = uuid.uuid4().hex[:12]
-    message_id = f"<folders-{stamp}@example.org>"
-    raw = (f"From: Zoe <zoe@example.org>\r\nTo: {user_address(servers, USER)}\r\nSubject: Folders {stamp}\r\n"
-           f"Date: {datetime.now(timezone.utc).strftime('%a, %d %b %Y %H:%M:%S +0000')}\r\nMessage-ID: {message_id}\r\n\r\nHello.\r\n")
-    imap.append("INBOX", None, None, raw.encode())
-    json_of(home, "sync", USER)
-    [hit] = json_of(home, "search", stamp)
-    return message_id, hit["emailId"], hit["threadId"]
+    return plant_one(servers, imap, home, USER, "Folders")
 
 
 def folders_of(home, thread, email):

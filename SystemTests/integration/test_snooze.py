@@ -4,26 +4,18 @@ that time; when the time comes (here: another client moves the keyword into the 
 the account, wakes it: back in the Inbox, unread, without the keyword, and out of Snoozed."""
 import re
 import time
-import uuid
-from datetime import datetime, timezone
+from datetime import datetime
 
 from support.accounts import add_account
 from support.imap import uids_with_message_id
-from support.servers import user_address
+from support.messages import plant_one
 from support.tern import json_of, tern
 
 USER = "alice"
 
 
 def plant(servers, imap, home):
-    stamp = uuid.uuid4().hex[:12]
-    message_id = f"<snooze-{stamp}@example.org>"
-    raw = (f"From: Zoe <zoe@example.org>\r\nTo: {user_address(servers, USER)}\r\nSubject: Snooze {stamp}\r\n"
-           f"Date: {datetime.now(timezone.utc).strftime('%a, %d %b %Y %H:%M:%S +0000')}\r\nMessage-ID: {message_id}\r\n\r\nLater.\r\n")
-    imap.append("INBOX", "(\\Seen)", None, raw.encode())
-    json_of(home, "sync", USER)
-    [hit] = json_of(home, "search", stamp)
-    return message_id, hit["emailId"], hit["threadId"]
+    return plant_one(servers, imap, home, USER, "Snooze", flags="(\\Seen)")
 
 
 def server_flags(imap, folder, message_id):

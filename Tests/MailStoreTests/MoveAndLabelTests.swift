@@ -31,13 +31,7 @@ struct MoveAndLabelTests {
 
     /// One message in the Inbox (UID 7); its thread and email ids.
     func message() async throws -> (thread: ThreadID, email: EmailID) {
-        let incoming = IncomingMessage(email: Fixtures.email(accountId: account.id, messageId: "<move@example.org>"), uid: 7, serverFlags: ["\\Seen"])
-        let stored = try await SQLiteMessageStore(database: database).store([incoming], folderId: inbox.id!)
-        let emailId = try #require(stored.newMessages.first?.emailId)
-        let thread = try await database.writer.read { db in
-            try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId])
-        }
-        return (try #require(thread), emailId)
+        try await Fixtures.storedMessage(database, account: account, folder: inbox, messageId: "<move@example.org>", uid: 7, flags: ["\\Seen"])
     }
 
     var actions: MailActionsUseCase {

@@ -112,7 +112,7 @@ public struct SnoozeUseCase: Sendable {
         let wake: Date
         do {
             wake = try WhenExpression(parsing: when).date(after: clock.now(), calendar: calendar)
-        } catch let error as WhenExpressionError {
+        } catch {
             throw TernError.invalidInput(error.reason)
         }
         return try await snooze(targets, until: wake, folder: folder, undoWindow: undoWindow)
