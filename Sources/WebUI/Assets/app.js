@@ -690,7 +690,9 @@ function decorateFolders() {
     if (!to || to === path) return;
     params.set("folder", to);
     params.delete("thread");
-    await changeFolder("folder-rename", { account, path, to }, { navigateTo: `mail?${params}` });
+    // Percent-encoded (the server reads a "+" as itself, not as a space).
+    const query = [...params].map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join("&");
+    await changeFolder("folder-rename", { account, path, to }, { navigateTo: `mail?${query}` });
   });
   remove.addEventListener("click", async () => {
     if (!(await confirmDialog(`Delete the folder ${path}?`, ["The server deletes the messages in it too (on Gmail, only the label)."], "Delete folder"))) return;
@@ -814,6 +816,7 @@ function refreshSoon() {
       if (fresh) { $("#list-pane")?.replaceWith(fresh); observeLoadMore(); }
       if (focused) ($(`.thread-row[data-row="${CSS.escape(focused)}"] a`) ?? $(".thread-link") ?? $("#thread-list"))?.focus();
     }
+    decorateFolders();
   }, 300);
 }
 
