@@ -16,6 +16,7 @@ public struct TernCommand: AsyncParsableCommand {
             ThreadCommand.self,
             SearchCommand.self, AttachmentCommand.self,
             MarkCommand.self, ArchiveCommand.self, DeleteCommand.self, UndoCommand.self, ChangesCommand.self, TrustCommand.self, SettingsCommand.self,
+            MoveCommand.self, LabelCommand.self, FolderCommand.self, SnoozeCommand.self, SnoozedCommand.self,
             ComposeCommand.self, ReplyCommand.self, ForwardCommand.self, DraftsCommand.self, ContactsCommand.self, SendCommand.self,
             OutboxCommand.self, IMAPCheckCommand.self,
             SMTPCheckCommand.self, ServeCommand.self, ParseCommand.self, SanitizeCommand.self, BenchMovedCommand.self, SummarizeCommand.self,

@@ -102,3 +102,14 @@ struct LiveServerMailActions: ServerMailActions {
         IMAPMailActions(connections: await connections.pool(for: account, credentials: credentials))
     }
 }
+
+/// Issue 36: `ServerFolderChanges` on the Sync module's IMAP folder commands.
+struct LiveServerFolderChanges: ServerFolderChanges {
+    let connections: AccountConnectionPools
+
+    func apply(_ change: FolderChange, account: Account, credentials: CredentialSupply) async throws -> [DiscoveredFolder] {
+        try await translatingMailFailures {
+            try await IMAPFolderChanges(connections: await connections.pool(for: account, credentials: credentials)).apply(change)
+        }
+    }
+}

@@ -49,6 +49,10 @@ public final class TernServices: Sendable {
     public let pusher: LocalChangesPusher
     /// FR-SYNC-10, FR-ED-01: mark, star, archive and delete with undo.
     public let mailActions: MailActionsUseCase
+    /// Issue 36: create, rename and delete folders on the server.
+    public let folderChanges: FolderChangesUseCase
+    /// Issue 36: snooze a conversation until a time, and list what is snoozed.
+    public let snooze: SnoozeUseCase
     /// FR-SYNC-07: send and the Outbox.
     public let outbox: OutboxUseCase
     public let mailQueries: any MailQueries
@@ -154,7 +158,7 @@ public final class TernServices: Sendable {
                 folders: actionStore, changes: changes,
                 checkInterval: .seconds(environment["TERN_DRAFT_CHECK_SECONDS"].flatMap(Int.init).map { max(1, $0) } ?? 60),
                 files: draftFiles),
-            lock: locks)
+            lock: locks, snoozes: SnoozeWaker(store: actionStore, folders: actionStore, changes: changes))
         let signIn = SignInUseCase(accounts: accounts, tokens: tokens, authorizer: authorizer)
         let mailActions = MailActionsUseCase(
             accounts: accounts, credentials: credentials, store: actionStore, processor: operations,
@@ -174,6 +178,11 @@ public final class TernServices: Sendable {
         self.locks = locks
         self.operations = operations
         self.changes = changes
+        let folderChanges = FolderChangesUseCase(
+            accounts: accounts, credentials: credentials, store: syncStore, server: LiveServerFolderChanges(connections: connections),
+            changes: changes)
+        self.folderChanges = folderChanges
+        self.snooze = SnoozeUseCase(accounts: accounts, actions: mailActions, folderChanges: folderChanges, store: actionStore)
         self.signIn = signIn
         let addAccount = AddAccountUseCase(accounts: accounts, secrets: secrets, signIn: signIn)
         self.addAccount = addAccount

@@ -13,7 +13,7 @@ import MIME
 public actor InMemoryIMAPServer {
     /// The commands a session sends, as the log names them.
     public enum Command: String, Sendable, Hashable, CaseIterable {
-        case connect, select, examine, search, fetch, store, append, copy, move, expunge, list, status, create, namespace, idle
+        case connect, select, examine, search, fetch, store, append, copy, move, expunge, list, status, create, rename, delete, namespace, idle
     }
 
     /// A failure to inject: the next command of its kind (or the next connection) fails so.
@@ -337,6 +337,20 @@ public actor InMemoryIMAPServer {
         try check(.create, mailbox: name, detail: "")
         guard mailboxes[name] == nil else { throw IMAPError.server(status: .no, text: "Mailbox already exists") }
         addMailbox(name)
+    }
+
+    func rename(_ name: String, to newName: String) throws {
+        try check(.rename, mailbox: name, detail: newName)
+        guard var box = mailboxes[name] else { throw IMAPError.server(status: .no, text: "Mailbox doesn't exist") }
+        guard mailboxes[newName] == nil else { throw IMAPError.server(status: .no, text: "Mailbox already exists") }
+        mailboxes[name] = nil
+        box.name = newName
+        mailboxes[newName] = box
+    }
+
+    func delete(_ name: String) throws {
+        try check(.delete, mailbox: name, detail: "")
+        guard mailboxes.removeValue(forKey: name) != nil else { throw IMAPError.server(status: .no, text: "Mailbox doesn't exist") }
     }
 
     func list() throws -> [MailboxListing] {

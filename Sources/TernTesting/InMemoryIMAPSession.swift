@@ -126,6 +126,14 @@ public final class InMemoryIMAPSession: SyncSession, Sendable {
         try await command { try await server.create(mailbox.name) }
     }
 
+    public func rename(_ mailbox: MailboxPath, to newName: MailboxPath) async throws {
+        try await command { try await server.rename(mailbox.name, to: newName.name) }
+    }
+
+    public func delete(_ mailbox: MailboxPath) async throws {
+        try await command { try await server.delete(mailbox.name) }
+    }
+
     public func listMailboxes() async throws -> [MailboxListing] {
         try await command { try await server.list() }
     }

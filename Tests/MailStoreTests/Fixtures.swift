@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import TernCore
+import Testing
 
 @testable import MailStore
 
@@ -35,5 +36,20 @@ enum Fixtures {
 
     static func temporaryHome() -> TernHome {
         TernHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("tern-store-\(UUID().uuidString)"))
+    }
+}
+
+extension Fixtures {
+    /// One message stored in `folder` under `uid` (issue 36's move, label and snooze tests): its thread and email ids.
+    static func storedMessage(
+        _ database: TernDatabase, account: Account, folder: Folder, messageId: String, uid: Int64, flags: [String]
+    ) async throws -> (thread: ThreadID, email: EmailID) {
+        let incoming = IncomingMessage(email: email(accountId: account.id, messageId: messageId), uid: uid, serverFlags: flags)
+        let stored = try await SQLiteMessageStore(database: database).store([incoming], folderId: folder.id!)
+        let emailId = try #require(stored.newMessages.first?.emailId)
+        let thread = try await database.writer.read { db in
+            try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [emailId])
+        }
+        return (try #require(thread), emailId)
     }
 }

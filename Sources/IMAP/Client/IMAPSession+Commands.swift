@@ -113,6 +113,11 @@ extension IMAPSession {
         try await execute("DELETE \(try Self.mailboxArgument(mailbox))")
     }
 
+    /// RFC 9051 section 6.3.6: the mailboxes below it are renamed with it.
+    public func rename(_ mailbox: MailboxPath, to newName: MailboxPath) async throws {
+        try await execute("RENAME \(try Self.mailboxArgument(mailbox)) \(try Self.mailboxArgument(newName))")
+    }
+
     public func listSubscribed() async throws -> [MailboxListing] {
         let result = try await execute("LSUB \"\" \"*\"")
         return result.untagged.compactMap { if case .lsub(let listing) = $0 { listing } else { nil } }

@@ -36,6 +36,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v23-account-pinned-certificates", migrate: addAccountPinnedCertificates)
         migrator.registerMigration("v24-account-plaintext-security", migrate: allowAccountPlaintextSecurity)
         migrator.registerMigration("v25-scheduled-send", migrate: addScheduledSend)
+        migrator.registerMigration("v26-pending-move-and-copy", migrate: addPendingMoveAndCopy)
         return migrator
     }
 
@@ -626,5 +627,48 @@ public enum SchemaMigrations {
     /// it); NULL for a message sent now.
     static func addScheduledSend(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE email ADD COLUMN sendScheduledAt DATETIME")
+    }
+
+    /// Issue 36: a move to any folder and a copy ("Label as…") wait for the server like archive,
+    /// naming the folder they go to. SQLite cannot widen a CHECK in place, so the table is rebuilt
+    /// with every column it has and its indexes (https://sqlite.org/lang_altertable.html, "other
+    /// kinds of table schema changes").
+    static func addPendingMoveAndCopy(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE pendingOperation_v20 (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL CHECK (kind IN ('addFlag', 'removeFlag', 'archive', 'delete', 'fileSentCopy', 'move', 'copy')),
+                    flag TEXT,
+                    emailId INTEGER NOT NULL REFERENCES email(id) ON DELETE CASCADE,
+                    folderId INTEGER REFERENCES folder(id) ON DELETE CASCADE,
+                    imapUID INTEGER,
+                    serverFlags TEXT,
+                    modSeq INTEGER,
+                    state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'failed')),
+                    attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+                    notBefore DATETIME,
+                    lastError TEXT,
+                    createdDate DATETIME NOT NULL,
+                    uidValidity INTEGER,
+                    undoToken TEXT,
+                    -- move and copy: the destination; its deletion leaves the change to fail at its push.
+                    targetFolderId INTEGER REFERENCES folder(id) ON DELETE SET NULL
+                );
+                INSERT INTO pendingOperation_v20 (
+                    id, accountId, kind, flag, emailId, folderId, imapUID, serverFlags, modSeq, state, attempts, notBefore,
+                    lastError, createdDate, uidValidity, undoToken)
+                SELECT id, accountId, kind, flag, emailId, folderId, imapUID, serverFlags, modSeq, state, attempts, notBefore,
+                    lastError, createdDate, uidValidity, undoToken
+                FROM pendingOperation;
+                DROP TABLE pendingOperation;
+                ALTER TABLE pendingOperation_v20 RENAME TO pendingOperation;
+                CREATE INDEX pendingOperation_due ON pendingOperation(accountId, state, notBefore);
+                CREATE INDEX pendingOperation_by_copy ON pendingOperation(folderId, imapUID);
+                CREATE INDEX pendingOperation_by_email ON pendingOperation(emailId);
+                CREATE INDEX pendingOperation_by_undo ON pendingOperation(undoToken) WHERE undoToken IS NOT NULL;
+                CREATE INDEX pendingOperation_by_target ON pendingOperation(targetFolderId) WHERE targetFolderId IS NOT NULL;
+                """)
     }
 }

@@ -144,6 +144,36 @@ public struct SQLiteMailActionStore: MailActionStore {
         }
     }
 
+    public func applyTransfer(
+        _ kind: PendingOperation.Kind, of copies: [EmailCopy], to target: FolderID, at date: Date, undo: UndoHold?, keyword: String?
+    ) async throws {
+        try await database.writer.write { db in
+            var threads: Set<ThreadID> = []
+            for copy in copies {
+                guard let stored = try Self.storedCopy(copy, db: db) else { continue }
+                if kind.removesCopy { try Self.removeCopy(folderId: copy.folderId, uid: copy.uid, db: db) }
+                if let keyword {
+                    // Pushed before the move (flag changes go first in a batch), so the keyword travels with it.
+                    var mark = PendingOperation(
+                        accountId: copy.accountId, kind: .addFlag, flag: keyword, emailId: copy.emailId, folderId: copy.folderId,
+                        imapUID: copy.uid, uidValidity: stored.uidValidity, serverFlags: copy.serverFlags, modSeq: copy.modSeq,
+                        notBefore: undo?.until, createdDate: date, undoToken: undo?.token)
+                    try mark.insert(db)
+                }
+                // The move's `flag`: the keyword its new copy arrives with (recorded on it at `complete`).
+                var operation = PendingOperation(
+                    accountId: copy.accountId, kind: kind, flag: keyword, emailId: copy.emailId, folderId: copy.folderId,
+                    imapUID: copy.uid, uidValidity: stored.uidValidity, serverFlags: copy.serverFlags,
+                    modSeq: copy.modSeq, notBefore: undo?.until, createdDate: date, undoToken: undo?.token, targetFolderId: target)
+                try operation.insert(db)
+                if let thread = try ThreadID.fetchOne(db, sql: "SELECT threadId FROM email WHERE id = ?", arguments: [copy.emailId]) {
+                    threads.insert(thread)
+                }
+            }
+            for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
+        }
+    }
+
     public func undoRemoval(token: String, now: Date) async throws -> [ThreadID] {
         try await database.writer.write { db in
             // Only what is still inside its window and was never tried: nothing of it reached the server.
@@ -151,7 +181,9 @@ public struct SQLiteMailActionStore: MailActionStore {
                 db,
                 sql: """
                     SELECT * FROM pendingOperation
-                    WHERE undoToken = ? AND state = 'pending' AND attempts = 0 AND kind IN ('archive', 'delete') AND notBefore > ?
+                    WHERE undoToken = ? AND state = 'pending' AND attempts = 0
+                        AND kind IN ('archive', 'delete', 'move', 'copy', 'addFlag', 'removeFlag')
+                        AND notBefore > ?
                     """, arguments: [token, now])
             var threads: Set<ThreadID> = []
             for operation in operations {
@@ -242,14 +274,19 @@ public struct SQLiteMailActionStore: MailActionStore {
                         sql: "UPDATE emailFolder SET serverFlags = ? WHERE folderId = ? AND imapUID = ?",
                         arguments: [ServerFlags.setting(flags, flag, operation.kind == .addFlag), folderId, uid])
                 }
-            case .archive, .delete:
+            case .archive, .delete, .move, .copy:
                 guard let email = try Email.fetchOne(db, key: operation.emailId) else { return }
                 if let targetFolderId, let newUID, let target = try Folder.fetchOne(db, key: targetFolderId), target.folderType.isSyncable {
-                    // FR-SYNC-10: the moved copy is where the server says (COPYUID), so Trash shows it before its next sync.
+                    // FR-SYNC-10: the moved copy is where the server says (COPYUID), so Trash (or the
+                    // folder moved or labelled to, issue 36) shows it before its next sync; a move's
+                    // `flag` is the keyword it was given on the way (snooze's wake time).
+                    let flags =
+                        operation.kind == .move && operation.flag != nil
+                        ? ServerFlags.setting(operation.serverFlags ?? "", operation.flag!, true) : operation.serverFlags ?? ""
                     try db.execute(
                         sql: """
                             INSERT INTO emailFolder (emailId, folderId, imapUID, serverFlags) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
-                            """, arguments: [email.id, targetFolderId, newUID, operation.serverFlags ?? ""])
+                            """, arguments: [email.id, targetFolderId, newUID, flags])
                 } else if targetFolderId == nil, operation.kind == .delete {
                     // Deleted from Trash: permanent. Gone locally once no synced folder holds it.
                     let remaining = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder WHERE emailId = ?", arguments: [email.id]) ?? 0
@@ -328,7 +365,10 @@ public struct SQLiteMailActionStore: MailActionStore {
                 try db.execute(
                     sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [ServerFlags.contains(serverFlags, flag), operation.emailId])
             }
-        case .archive, .delete:
+        case .copy:
+            // Nothing changed locally before the server made the copy.
+            break
+        case .archive, .delete, .move:
             if operation.kind == .delete { try db.execute(sql: "UPDATE email SET deletedDate = NULL WHERE id = ?", arguments: [operation.emailId]) }
             guard current, let folderId = operation.folderId, let uid = operation.imapUID else { break }
             try db.execute(
@@ -354,12 +394,12 @@ public struct SQLiteMailActionStore: MailActionStore {
                 if let column = ServerFlags.column(for: operation.flag ?? "") {
                     try db.execute(sql: "UPDATE email SET \(column) = ? WHERE id = ?", arguments: [operation.kind == .addFlag, operation.emailId])
                 }
-            case .archive, .delete:
+            case .archive, .delete, .move:
                 if let folderId = operation.folderId, let uid = operation.imapUID { try Self.removeCopy(folderId: folderId, uid: uid, db: db) }
                 if operation.kind == .delete {
                     try db.execute(sql: "UPDATE email SET deletedDate = ? WHERE id = ?", arguments: [Date(), operation.emailId])
                 }
-            case .fileSentCopy:
+            case .fileSentCopy, .copy:
                 break
             }
             operation.state = .pending
@@ -429,5 +469,63 @@ enum ServerFlags {
         var list = flags.split(separator: " ").map(String.init).filter { $0.caseInsensitiveCompare(flag) != .orderedSame }
         if present { list.append(flag) }
         return list.joined(separator: " ")
+    }
+}
+
+/// Issue 36 Snooze: the wake keywords of the Snoozed folder's copies, and the wake itself.
+extension SQLiteMailActionStore: SnoozeStore {
+    public func snoozedMessages(folderId: FolderID) async throws -> [SnoozedMessage] {
+        try await database.writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT ef.emailId, e.accountId, ef.folderId, f.path, f.folderType, ef.imapUID, ef.serverFlags, ef.modSeq,
+                        e.threadId, e.subject
+                    FROM emailFolder ef JOIN email e ON e.id = ef.emailId JOIN folder f ON f.id = ef.folderId
+                    WHERE ef.folderId = ? AND ef.serverFlags LIKE '%$SnoozedUntil%'
+                        AND NOT EXISTS (
+                            SELECT 1 FROM pendingOperation p WHERE p.folderId = ef.folderId AND p.imapUID = ef.imapUID AND p.state = 'pending')
+                    """, arguments: [folderId]
+            ).compactMap { row -> SnoozedMessage? in
+                let flags: String = row["serverFlags"]
+                guard let wake = SnoozeKeyword.wake(in: flags) else { return nil }
+                let copy = EmailCopy(
+                    emailId: row["emailId"], accountId: row["accountId"], folderId: row["folderId"], folderPath: row["path"],
+                    folderType: FolderType(rawValue: row["folderType"]) ?? .custom, uid: row["imapUID"], serverFlags: flags,
+                    modSeq: row["modSeq"])
+                let keywords = flags.split(separator: " ").filter { SnoozeKeyword.wake(in: String($0)) != nil }
+                return SnoozedMessage(
+                    copy: copy, threadId: row["threadId"], subject: row["subject"], wake: wake, keyword: keywords.joined(separator: " "))
+            }
+        }
+    }
+
+    public func applyWake(_ messages: [SnoozedMessage], to inbox: FolderID, at date: Date) async throws {
+        try await database.writer.write { db in
+            var threads: Set<ThreadID> = []
+            for message in messages {
+                let copy = message.copy
+                guard let stored = try Self.storedCopy(copy, db: db) else { continue }
+                try Self.removeCopy(folderId: copy.folderId, uid: copy.uid, db: db)
+                var removed = message.keyword.split(separator: " ").map(String.init)
+                if ServerFlags.contains(copy.serverFlags, "\\Seen") { removed.append("\\Seen") }
+                var arriving = copy.serverFlags
+                for flag in removed { arriving = ServerFlags.setting(arriving, flag, false) }
+                // The flags go first (a batch stores before it moves): the copy arrives unread, without its keyword.
+                for flag in removed {
+                    var operation = PendingOperation(
+                        accountId: copy.accountId, kind: .removeFlag, flag: flag, emailId: copy.emailId, folderId: copy.folderId,
+                        imapUID: copy.uid, uidValidity: stored.uidValidity, serverFlags: copy.serverFlags, modSeq: copy.modSeq, createdDate: date)
+                    try operation.insert(db)
+                }
+                var move = PendingOperation(
+                    accountId: copy.accountId, kind: .move, emailId: copy.emailId, folderId: copy.folderId, imapUID: copy.uid,
+                    uidValidity: stored.uidValidity, serverFlags: arriving, modSeq: copy.modSeq, createdDate: date, targetFolderId: inbox)
+                try move.insert(db)
+                try db.execute(sql: "UPDATE email SET isRead = 0 WHERE id = ?", arguments: [copy.emailId])
+                if let thread = message.threadId { threads.insert(thread) }
+            }
+            for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
+        }
     }
 }

@@ -3,7 +3,7 @@ import GRDB
 import TernCore
 
 /// `SyncStore` on the local database.
-public struct SQLiteSyncStore: SyncStore {
+public struct SQLiteSyncStore: SyncStore, FolderChangeStore {
     let database: TernDatabase
     let messages: SQLiteMessageStore
 
@@ -84,6 +84,26 @@ public struct SQLiteSyncStore: SyncStore {
         try db.execute(sql: "DELETE FROM folder WHERE id = ?", arguments: [folderId])
     }
 
+    public func renameFolder(accountId: Account.ID, from: String, to: String) async throws {
+        try await database.writer.write { db in
+            let folders = try Folder.filter(Column("accountId") == accountId).fetchAll(db)
+            guard let renamed = folders.first(where: { $0.path == from }) else { return }
+            // RFC 9051 section 6.3.6: the folders below it are renamed with it.
+            let prefix = renamed.delimiter.map { from + $0 }
+            for var folder in folders {
+                if folder.path == from {
+                    folder.path = to
+                } else if let prefix, folder.path.hasPrefix(prefix) {
+                    folder.path = to + folder.path.dropFirst(from.count)
+                } else {
+                    continue
+                }
+                folder.displayName = Folder.lastComponent(of: folder.path, delimiter: folder.delimiter)
+                try folder.update(db)
+            }
+        }
+    }
+
     public func updateFolderState(_ folder: Folder) async throws {
         try await database.writer.write { db in try folder.update(db) }
     }
@@ -116,7 +136,7 @@ public struct SQLiteSyncStore: SyncStore {
                 sql: """
                     SELECT imapUID FROM emailFolder WHERE folderId = ?
                     UNION SELECT p.imapUID FROM pendingOperation p JOIN folder f ON f.id = p.folderId
-                    WHERE p.folderId = ? AND p.kind IN ('archive', 'delete') AND p.state = 'pending' AND p.imapUID IS NOT NULL
+                    WHERE p.folderId = ? AND p.kind IN ('archive', 'delete', 'move') AND p.state = 'pending' AND p.imapUID IS NOT NULL
                         AND p.uidValidity IS f.uidValidity
                     ORDER BY 1
                     """, arguments: [folderId, folderId])

@@ -78,12 +78,14 @@ public struct IMAPMailActions: Sendable {
     enum Batch {
         case store(mailbox: String, flag: String, add: Bool, targets: [Target])
         case move(mailbox: String, to: String, createTarget: Bool, targets: [Target])
+        case copy(mailbox: String, to: String, targets: [Target])
         case expunge(mailbox: String, targets: [Target])
         case fileSentCopy(id: PendingChangeID, message: OutgoingSubmission, sentMailbox: String?, confirmOnly: Bool)
 
         var ids: [PendingChangeID] {
             switch self {
-            case .store(_, _, _, let targets), .move(_, _, _, let targets), .expunge(_, let targets): targets.map(\.id)
+            case .store(_, _, _, let targets), .move(_, _, _, let targets), .copy(_, _, let targets), .expunge(_, let targets):
+                targets.map(\.id)
             case .fileSentCopy(let id, _, _, _): [id]
             }
         }
@@ -100,7 +102,7 @@ public struct IMAPMailActions: Sendable {
         /// Changes come before Sent copies; batches of one mailbox follow each other (one SELECT).
         var order: (Int, String) {
             switch self {
-            case .store(let mailbox, _, _, _), .move(let mailbox, _, _, _), .expunge(let mailbox, _): (0, mailbox)
+            case .store(let mailbox, _, _, _), .move(let mailbox, _, _, _), .copy(let mailbox, _, _), .expunge(let mailbox, _): (0, mailbox)
             case .fileSentCopy(_, _, let sent, _): (1, sent ?? "")
             }
         }
@@ -109,6 +111,7 @@ public struct IMAPMailActions: Sendable {
     static func batches(_ operations: [ServerOperation]) -> [Batch] {
         var stores: [String: [Target]] = [:]
         var moves: [String: [Target]] = [:]
+        var copies: [String: [Target]] = [:]
         var expunges: [String: [Target]] = [:]
         var keys: [String: (mailbox: String, flag: String, add: Bool, target: String, create: Bool)] = [:]
         var batches: [Batch] = []
@@ -122,6 +125,10 @@ public struct IMAPMailActions: Sendable {
                 let key = "\(mailbox)\u{0}\(target)"
                 keys[key] = (mailbox, "", false, target, create)
                 moves[key, default: []].append(Target(id: operation.id, uid: uid, uidValidity: operation.uidValidity))
+            case .copy(let mailbox, let uid, let target):
+                let key = "\(mailbox)\u{0}\(target)"
+                keys["copy\u{0}" + key] = (mailbox, "", false, target, false)
+                copies["copy\u{0}" + key, default: []].append(Target(id: operation.id, uid: uid, uidValidity: operation.uidValidity))
             case .expunge(let mailbox, let uid):
                 expunges[mailbox, default: []].append(Target(id: operation.id, uid: uid, uidValidity: operation.uidValidity))
             case .fileSentCopy(let message, let sent, let confirmOnly):
@@ -135,6 +142,10 @@ public struct IMAPMailActions: Sendable {
         for (key, targets) in moves {
             let k = keys[key]!
             batches.append(.move(mailbox: k.mailbox, to: k.target, createTarget: k.create, targets: targets))
+        }
+        for (key, targets) in copies {
+            let k = keys[key]!
+            batches.append(.copy(mailbox: k.mailbox, to: k.target, targets: targets))
         }
         for (mailbox, targets) in expunges { batches.append(.expunge(mailbox: mailbox, targets: targets)) }
         // Flag changes before moves, so a message marked read and then archived arrives read.
@@ -193,6 +204,12 @@ public struct IMAPMailActions: Sendable {
             }
             let moved = mapping?.destinations(of: current.map { UInt32($0.uid) }) ?? [:]
             for target in current { outcomes[target.id] = .done(newUID: moved[UInt32(target.uid)].map(Int64.init)) }
+        case .copy(let mailbox, let destination, let targets):
+            let current = try await select(mailbox, for: targets, session: session, outcomes: &outcomes)
+            guard !current.isEmpty else { return }
+            let mapping = try await session.uidCopy(Self.set(current), to: MailboxPath(destination))
+            let copied = mapping?.destinations(of: current.map { UInt32($0.uid) }) ?? [:]
+            for target in current { outcomes[target.id] = .done(newUID: copied[UInt32(target.uid)].map(Int64.init)) }
         case .expunge(let mailbox, let targets):
             guard session.hasCapability("UIDPLUS") else {
                 for target in targets { outcomes[target.id] = .refused("the server lacks UIDPLUS: Tern cannot delete only these messages for good") }

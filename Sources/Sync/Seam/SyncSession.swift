@@ -39,6 +39,8 @@ public protocol SyncSession: AnyObject {
     @discardableResult
     func append(to mailbox: MailboxPath, message: [UInt8], flags: [String], date: Date?) async throws -> UIDMapping?
     func create(_ mailbox: MailboxPath) async throws
+    func rename(_ mailbox: MailboxPath, to newName: MailboxPath) async throws
+    func delete(_ mailbox: MailboxPath) async throws
     func listMailboxes() async throws -> [MailboxListing]
     func namespaces() async throws -> Namespaces?
     /// STATUS of each mailbox, by the mailbox's name.

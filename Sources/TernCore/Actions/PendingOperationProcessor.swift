@@ -135,6 +135,18 @@ public struct PendingOperationProcessor: Sendable {
             return .perform(
                 .move(mailbox: source.path, uid: uid, to: trash?.path ?? "Trash", createTarget: trash == nil),
                 targetFolderId: trash?.id)
+        case .move, .copy:
+            guard let source, let uid = operation.imapUID else { return .nothingToDo }
+            // Issue 36: the destination was deleted (here or by another client) since the change was made.
+            guard let target = operation.targetFolderId.flatMap({ mailboxes.byId[$0] }) else {
+                return .impossible("the destination folder no longer exists")
+            }
+            if source.id == target.id { return .nothingToDo }
+            let action: ServerOperation.Action =
+                operation.kind == .move
+                ? .move(mailbox: source.path, uid: uid, to: target.path, createTarget: false)
+                : .copy(mailbox: source.path, uid: uid, to: target.path)
+            return .perform(action, targetFolderId: target.id)
         case .fileSentCopy:
             guard let message = try await store.sentMessage(emailId: operation.emailId) else { return .nothingToDo }
             let sent = mailboxes.sent

@@ -6,6 +6,14 @@ import Foundation
 public struct PendingOperation: Sendable, Hashable, Codable, Identifiable {
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         case addFlag, removeFlag, archive, delete, fileSentCopy
+        /// Issue 36: to another folder (`targetFolderId`), like archive: the copy leaves its folder.
+        case move
+        /// Issue 36: a label added where the layout is labels (Gmail): a copy in `targetFolderId`,
+        /// the source copy stays.
+        case copy
+
+        /// Whether the copy leaves its folder locally at once (and comes back on revert or undo).
+        public var removesCopy: Bool { self == .archive || self == .delete || self == .move }
     }
 
     public enum State: String, Sendable, Hashable, Codable {
@@ -38,6 +46,8 @@ public struct PendingOperation: Sendable, Hashable, Codable, Identifiable {
     /// FR-ED-01: the archive or delete this operation belongs to, while it can be undone (it waits
     /// for the server until `notBefore`, the end of its undo window).
     public var undoToken: String?
+    /// Issue 36: the folder a `move` or `copy` goes to.
+    public var targetFolderId: FolderID?
 
     /// Why a change made before its folder's UIDVALIDITY changed was cancelled (`lastError`).
     public static let folderResetNote = "the folder was reset on the server (new UIDVALIDITY), so the change was not made; make it again"
@@ -45,8 +55,10 @@ public struct PendingOperation: Sendable, Hashable, Codable, Identifiable {
     public init(
         id: PendingChangeID? = nil, accountId: Account.ID, kind: Kind, flag: String? = nil, emailId: EmailID, folderId: FolderID? = nil,
         imapUID: Int64? = nil, uidValidity: Int64? = nil, serverFlags: String? = nil, modSeq: Int64? = nil, state: State = .pending,
-        attempts: Int = 0, notBefore: Date? = nil, lastError: String? = nil, createdDate: Date, undoToken: String? = nil
+        attempts: Int = 0, notBefore: Date? = nil, lastError: String? = nil, createdDate: Date, undoToken: String? = nil,
+        targetFolderId: FolderID? = nil
     ) {
+        self.targetFolderId = targetFolderId
         self.id = id
         self.accountId = accountId
         self.kind = kind
@@ -87,6 +99,8 @@ public struct ServerOperation: Sendable, Hashable {
         /// Archive and delete to Trash: `UID MOVE`, or `COPY` + `\Deleted` + `UID EXPUNGE`.
         /// `createTarget`: the server has no such mailbox yet (an IMAP server without `\All`).
         case move(mailbox: String, uid: Int64, to: String, createTarget: Bool)
+        /// Issue 36 "Label as…": `UID COPY`, the source copy stays.
+        case copy(mailbox: String, uid: Int64, to: String)
         /// Delete from Trash: `\Deleted` + `UID EXPUNGE` of only this UID.
         case expunge(mailbox: String, uid: Int64)
         /// FR-SYNC-07: the copy in Sent. `confirmOnly`: look for it by Message-ID and do not append
@@ -239,6 +253,13 @@ public protocol MailActionStore: Sendable {
     /// set `deletedDate` so the message is not in the virtual Archive.
     /// `undo`: the operations wait for the end of the undo window and carry its token.
     func applyRemoval(_ kind: PendingOperation.Kind, of copies: [EmailCopy], at date: Date, undo: UndoHold?) async throws
+    /// Issue 36: a `move` (the copies leave their folder locally, as archive) or `copy` (nothing
+    /// changes locally until the server says where the new copy is) to `target`, with its
+    /// operations, in one transaction. `keyword`: set on each copy before it moves (snooze's wake
+    /// time, issue 36), so the copy arrives with it.
+    func applyTransfer(
+        _ kind: PendingOperation.Kind, of copies: [EmailCopy], to target: FolderID, at date: Date, undo: UndoHold?, keyword: String?
+    ) async throws
     /// FR-ED-01 Undo: the operations of `token` that are still waiting inside their window (`now`
     /// before their `notBefore`, never attempted) are removed and their local change reverted.
     /// Returns the threads restored; empty when the window has passed.

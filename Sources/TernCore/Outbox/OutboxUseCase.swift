@@ -219,11 +219,14 @@ public struct LocalChangesPusher: Sendable {
     let queue: SendQueueProcessor
     let drafts: DraftSyncProcessor?
     let lock: any NamedLocks
+    /// Issue 36: snoozes that are due wake at the start of each pass.
+    let snoozes: (any SnoozeWaking)?
 
     public init(
         credentials: AccountCredentials, operations: PendingOperationProcessor, queue: SendQueueProcessor,
-        drafts: DraftSyncProcessor? = nil, lock: any NamedLocks
+        drafts: DraftSyncProcessor? = nil, lock: any NamedLocks, snoozes: (any SnoozeWaking)? = nil
     ) {
+        self.snoozes = snoozes
         self.credentials = credentials
         self.operations = operations
         self.queue = queue
@@ -244,6 +247,7 @@ public struct LocalChangesPusher: Sendable {
 
     func pushLocked(account: Account, ignoreBackoff: Bool, retryUnreachableNow: Bool = false) async throws -> PushReport {
         let supply = credentials.supply(for: account)
+        try await snoozes?.wakeDue(account: account)
         let before = try await operations.process(account: account, credentials: supply, ignoreBackoff: ignoreBackoff)
         let queue = try await queue.process(
             account: account, credentials: supply, ignoreBackoff: ignoreBackoff, retryUnreachableNow: retryUnreachableNow)

@@ -166,6 +166,7 @@ window.addEventListener("popstate", () => navigate(currentLocation(), { push: fa
 // ---- After each render: observers ------------------------------------------------------------
 function afterRender() {
   initComposer($("#composer"));
+  decorateFolders();
   for (const placeholder of $$("[data-assist-summary], [data-assist-replies]")) loadAssist(placeholder);
   observeLoadMore();
 }
@@ -473,6 +474,16 @@ async function runAction(form) {
     if (!(await confirmDialog(form.dataset.confirm, [], form.querySelector("button")?.textContent ?? "OK"))) return;
     fields.set("confirmed", "1");
   }
+  // Issue 36: Move to… and Label as… ask for the folder first.
+  if (form.dataset.pickFolder !== undefined && action === "snooze") {
+    const until = await pickSnooze();
+    if (!until) return;
+    fields.set("until", until);
+  } else if (form.dataset.pickFolder !== undefined) {
+    const to = await pickFolder(action, fields.get("folder"));
+    if (!to) return;
+    fields.set("to", to);
+  }
   const reply = await post(form.action, fields);
   if (!reply.ok) {
     toast(`Couldn't ${actionVerb(action)}. ${reply.error ?? ""}`.trim(), { error: true, action: "Retry", onAction: () => runAction(form) });
@@ -503,7 +514,7 @@ async function runAction(form) {
 }
 
 function actionVerb(action) {
-  return { archive: "archive", delete: "delete", star: "star", unstar: "unstar", unread: "mark unread", trust: "trust this sender",
+  return { archive: "archive", delete: "delete", move: "move it", label: "label it", snooze: "snooze it", star: "star", unstar: "unstar", unread: "mark unread", trust: "trust this sender",
     "retry sending": "send it", discard: "discard it" }[action] ?? action;
 }
 
@@ -513,6 +524,225 @@ async function undo(token) {
   lastUndo = null;
   await navigate(currentLocation(), { push: false, focus: "list" });
 }
+
+// ---- Folders (issue 36): Move to… / Label as… with type-ahead, drag and drop, folder changes ----
+
+// The folders messages can go to, from the folder pane (each account's, once per name).
+function folderChoices(exclude) {
+  const names = [];
+  for (const link of $$(".folder-link[data-folder-path]")) {
+    const path = link.dataset.folderPath;
+    if (path !== exclude && !names.includes(path)) names.push(path);
+  }
+  return names;
+}
+
+// A dialog naming the folders, narrowed as the person types; Enter takes the first one shown.
+function pickFolder(action, current) {
+  return new Promise((resolve) => {
+    const dialog = document.createElement("dialog");
+    dialog.setAttribute("aria-labelledby", "pick-folder-title");
+    dialog.className = "pick-folder";
+    const form = Object.assign(document.createElement("form"), { method: "dialog" });
+    const title = Object.assign(document.createElement("h2"), { id: "pick-folder-title", textContent: action === "label" ? "Label as" : "Move to" });
+    const label = Object.assign(document.createElement("label"), { htmlFor: "pick-folder-input", textContent: "Folder name" });
+    const input = Object.assign(document.createElement("input"), { id: "pick-folder-input", type: "text", autocomplete: "off" });
+    input.setAttribute("aria-describedby", "pick-folder-count");
+    const count = Object.assign(document.createElement("p"), { id: "pick-folder-count", className: "visually-hidden" });
+    count.setAttribute("aria-live", "polite");
+    const list = Object.assign(document.createElement("ul"), { className: "folder-choices" });
+    list.setAttribute("aria-label", "Folders");
+    let answer = null;
+    for (const name of folderChoices(action === "move" ? current : null)) {
+      const item = document.createElement("li");
+      const choice = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: name });
+      choice.addEventListener("click", () => { answer = name; dialog.close(); });
+      item.append(choice);
+      list.append(item);
+    }
+    const shown = () => $$("li", list).filter((item) => !item.hidden);
+    const narrow = () => {
+      const typed = input.value.trim().toLowerCase();
+      for (const item of $$("li", list)) item.hidden = typed !== "" && !item.textContent.toLowerCase().includes(typed);
+      const n = shown().length;
+      count.textContent = n === 1 ? "1 folder" : `${n} folders`;
+    };
+    input.addEventListener("input", narrow);
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "ArrowDown") { event.preventDefault(); $("button", shown()[0] ?? list)?.focus(); }
+    });
+    list.addEventListener("keydown", (event) => {
+      if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+      event.preventDefault();
+      const buttons = shown().map((item) => $("button", item));
+      const index = buttons.indexOf(document.activeElement) + (event.key === "ArrowDown" ? 1 : -1);
+      (index < 0 ? input : buttons[Math.min(index, buttons.length - 1)])?.focus();
+    });
+    form.addEventListener("submit", () => {
+      const typed = input.value.trim();
+      const exact = shown().find((item) => item.textContent === typed);
+      answer = (exact ?? shown()[0])?.textContent ?? null;
+    });
+    const actions = Object.assign(document.createElement("div"), { className: "dialog-actions" });
+    const cancel = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Cancel" });
+    cancel.addEventListener("click", () => dialog.close());
+    actions.append(cancel);
+    form.append(title, label, input, count, list, actions);
+    dialog.append(form);
+    document.body.append(dialog);
+    dialog.addEventListener("close", () => { dialog.remove(); resolve(answer); });
+    narrow();
+    dialog.showModal();
+    input.focus();
+  });
+}
+
+// Snooze (issue 36): the common choices, or a date and time picked; the answer is what the server
+// reads (a WhenExpression: "today 18:00", "tomorrow 08:00", "mon 08:00", or the picker's ISO time).
+function pickSnooze() {
+  return new Promise((resolve) => {
+    const dialog = document.createElement("dialog");
+    dialog.setAttribute("aria-labelledby", "snooze-title");
+    const title = Object.assign(document.createElement("h2"), { id: "snooze-title", textContent: "Snooze until" });
+    const list = Object.assign(document.createElement("ul"), { className: "snooze-choices" });
+    list.setAttribute("aria-label", "Snooze choices");
+    let answer = null;
+    const hour = new Date().getHours();
+    const choices = [
+      [hour < 17 ? "Later today (18:00)" : "Later today (in 3 hours)", hour < 17 ? "today 18:00" : "in 3h"],
+      ["Tomorrow (08:00)", "tomorrow 08:00"],
+      ["Next week (Monday 08:00)", "mon 08:00"],
+    ];
+    for (const [label, value] of choices) {
+      const item = document.createElement("li");
+      const choice = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: label });
+      choice.addEventListener("click", () => { answer = value; dialog.close(); });
+      item.append(choice);
+      list.append(item);
+    }
+    const form = Object.assign(document.createElement("form"), { method: "dialog", className: "snooze-pick" });
+    const label = Object.assign(document.createElement("label"), { htmlFor: "snooze-at", textContent: "Date and time" });
+    const input = Object.assign(document.createElement("input"), { id: "snooze-at", type: "datetime-local", required: true });
+    const pad = (n) => String(n).padStart(2, "0");
+    const now = new Date();
+    input.min = `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}T${pad(now.getHours())}:${pad(now.getMinutes())}`;
+    const ok = Object.assign(document.createElement("button"), { type: "submit", className: "button primary", textContent: "Snooze" });
+    form.addEventListener("submit", () => { answer = input.value || null; });
+    const field = document.createElement("div");
+    field.append(label, input);
+    form.append(field, ok);
+    const actions = Object.assign(document.createElement("div"), { className: "dialog-actions" });
+    const cancel = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Cancel" });
+    cancel.addEventListener("click", () => dialog.close());
+    actions.append(cancel);
+    dialog.append(title, list, form, actions);
+    document.body.append(dialog);
+    dialog.addEventListener("close", () => { dialog.remove(); resolve(answer); });
+    dialog.showModal();
+    $("button", list).focus();
+  });
+}
+
+// A name typed into a dialog (a new folder, a folder's new name); null when cancelled.
+function askFolderName(question, initial = "") {
+  return new Promise((resolve) => {
+    const dialog = document.createElement("dialog");
+    dialog.setAttribute("aria-labelledby", "folder-name-title");
+    const form = Object.assign(document.createElement("form"), { method: "dialog" });
+    const title = Object.assign(document.createElement("h2"), { id: "folder-name-title", textContent: question });
+    const label = Object.assign(document.createElement("label"), { htmlFor: "folder-name-input", textContent: "Folder name" });
+    const input = Object.assign(document.createElement("input"), { id: "folder-name-input", type: "text", value: initial, required: true });
+    const actions = Object.assign(document.createElement("div"), { className: "dialog-actions" });
+    const cancel = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Cancel" });
+    const ok = Object.assign(document.createElement("button"), { type: "submit", className: "button primary", textContent: initial ? "Rename" : "Create" });
+    actions.append(cancel, ok);
+    form.append(title, label, input, actions);
+    dialog.append(form);
+    document.body.append(dialog);
+    let answer = null;
+    form.addEventListener("submit", () => { answer = input.value.trim() || null; });
+    cancel.addEventListener("click", () => dialog.close());
+    dialog.addEventListener("close", () => { dialog.remove(); resolve(answer); });
+    dialog.showModal();
+    input.focus();
+    input.select();
+  });
+}
+
+async function changeFolder(action, fields, { navigateTo } = {}) {
+  const reply = await post(`actions/${action}`, fields);
+  toast(reply.ok ? reply.toast : `Couldn't change the folder. ${reply.error ?? ""}`.trim(), { error: !reply.ok });
+  if (reply.ok) await navigate(navigateTo ?? currentLocation(), { push: Boolean(navigateTo), focus: "list" });
+}
+
+// The folder list's own buttons: New folder per account; Rename and Delete for the person's own
+// folder being viewed, in the list's header.
+function decorateFolders() {
+  for (const button of $$("[data-new-folder]")) button.hidden = false;
+  const params = new URLSearchParams(location.search);
+  const path = params.get("folder"), account = params.get("account");
+  const header = $(".list-header");
+  if (!path || !header || $(".folder-actions", header)) return;
+  const own = $$(".folder-link[data-own-folder]").some((link) => link.dataset.folderPath === path && link.dataset.account === account);
+  if (!own) return;
+  const actions = Object.assign(document.createElement("div"), { className: "folder-actions" });
+  const rename = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Rename folder" });
+  const remove = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Delete folder" });
+  rename.addEventListener("click", async () => {
+    const to = await askFolderName(`Rename ${path}`, path);
+    if (!to || to === path) return;
+    params.set("folder", to);
+    params.delete("thread");
+    // Percent-encoded (the server reads a "+" as itself, not as a space).
+    const query = [...params].map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join("&");
+    await changeFolder("folder-rename", { account, path, to }, { navigateTo: `mail?${query}` });
+  });
+  remove.addEventListener("click", async () => {
+    if (!(await confirmDialog(`Delete the folder ${path}?`, ["The server deletes the messages in it too (on Gmail, only the label)."], "Delete folder"))) return;
+    await changeFolder("folder-delete", { account, path }, { navigateTo: "mail" });
+  });
+  actions.append(rename, remove);
+  header.append(actions);
+}
+
+document.addEventListener("click", async (event) => {
+  const button = event.target.closest?.("[data-new-folder]");
+  if (!button) return;
+  const path = await askFolderName("New folder");
+  if (path) await changeFolder("folder-create", { account: button.dataset.newFolder, path });
+});
+
+// Drag a conversation from the list onto a folder: moved there, with Undo as Move to… gives it.
+const threadDragType = "application/x-tern-thread";
+document.addEventListener("dragstart", (event) => {
+  const row = event.target.closest?.(".thread-row[data-thread-id]");
+  if (!row || !event.dataTransfer) return;
+  event.dataTransfer.setData(threadDragType, row.dataset.threadId);
+  event.dataTransfer.effectAllowed = "move";
+});
+document.addEventListener("dragover", (event) => {
+  const target = event.target.closest?.(".folder-link[data-folder-path]");
+  if (!target || !event.dataTransfer?.types.includes(threadDragType)) return;
+  event.preventDefault();
+  event.dataTransfer.dropEffect = "move";
+  target.classList.add("drop-target");
+});
+document.addEventListener("dragleave", (event) => event.target.closest?.(".folder-link")?.classList.remove("drop-target"));
+document.addEventListener("drop", async (event) => {
+  const target = event.target.closest?.(".folder-link[data-folder-path]");
+  const thread = event.dataTransfer?.getData(threadDragType);
+  if (!target || !thread) return;
+  event.preventDefault();
+  target.classList.remove("drop-target");
+  const here = new URLSearchParams(location.search);
+  const fields = { thread, to: target.dataset.folderPath, folder: here.get("folder") ?? "", return: "/" + listOnlyURL() };
+  const reply = await post("actions/move", fields);
+  if (!reply.ok) { toast(`Couldn't move it. ${reply.error ?? ""}`.trim(), { error: true }); return; }
+  lastUndo = reply.undoToken ?? null;
+  if (reply.undoToken) toast(reply.toast, { action: "Undo", seconds: reply.undoSeconds ?? 5, onAction: () => undo(reply.undoToken) });
+  else toast(reply.toast);
+  await navigate(here.get("thread") === thread ? listOnlyURL() : currentLocation(), { push: false, focus: "list" });
+});
 
 // FR-ED-03: the warnings first (stacked when both apply), then the download with progress.
 async function startDownload(form) {
@@ -589,6 +819,7 @@ function refreshSoon() {
       if (fresh) { $("#list-pane")?.replaceWith(fresh); observeLoadMore(); }
       if (focused) ($(`.thread-row[data-row="${CSS.escape(focused)}"] a`) ?? $(".thread-link") ?? $("#thread-list"))?.focus();
     }
+    decorateFolders();
   }, 300);
 }
 
@@ -758,6 +989,9 @@ document.addEventListener("keydown", (event) => {
       case "U": return clickToolbar("unread");
       case "e": return clickToolbar("archive");
       case "#": return clickToolbar("delete");
+      case "v": return clickToolbar("move");
+      case "l": return clickToolbar("label");
+      case "b": return clickToolbar("snooze");
       case "s": return clickToolbar("star") || clickToolbar("unstar");
       case "z": if (lastUndo) { undo(lastUndo); return true; } return false;
       case "c": case "r": case "a": case "f": {

@@ -128,6 +128,58 @@ struct ActionRoutes: Sendable {
                     undoToken: result.undo?.token, undoSeconds: result.undo == nil ? nil : window.wholeSeconds,
                     navigate: form["return"])
             }
+        case "move", "label":
+            // Issue 36: "Move to…" (`v`, drag and drop) and "Label as…" (`l`), undone like archive.
+            let targets = try targets(form)
+            guard let destination = form["to"], !destination.isEmpty else { throw HTTPError(.badRequest, message: "to is needed") }
+            let window = try await services.undoWindows.action()
+            return try await reply(scripted: scripted, form: form) {
+                let folder = form["folder"].flatMap { $0.isEmpty ? nil : $0 }
+                let result =
+                    action == "move"
+                    ? try await services.mailActions.move(targets, to: destination, folder: folder, undoWindow: window)
+                    : try await services.mailActions.label(targets, adding: destination, folder: folder, undoWindow: window)
+                let threads = targets.filter { if case .thread = $0 { true } else { false } }.count
+                let noun = threads > 1 ? "Conversations" : threads == 1 ? "Conversation" : result.action.messages == 1 ? "Message" : "Messages"
+                return ActionReply(
+                    ok: true, toast: action == "move" ? "\(noun) moved to \(destination)." : "\(noun) labelled \(destination).",
+                    undoToken: result.undo?.token, undoSeconds: result.undo == nil ? nil : window.wholeSeconds,
+                    navigate: action == "move" ? form["return"] : nil)
+            }
+        case "snooze":
+            // Issue 36: Snooze (`b`): a choice of the menu or the picker's time, undone like archive.
+            let targets = try targets(form)
+            guard let until = form["until"], !until.isEmpty else { throw HTTPError(.badRequest, message: "until is needed") }
+            let window = try await services.undoWindows.action()
+            return try await reply(scripted: scripted, form: form) {
+                let folder = form["folder"].flatMap { $0.isEmpty ? nil : $0 }
+                let result = try await services.snooze.snooze(targets, until: until, folder: folder, undoWindow: window)
+                let wake = result.wake.formatted(.dateTime.weekday(.abbreviated).day().month(.abbreviated).hour().minute())
+                return ActionReply(
+                    ok: true, toast: "Snoozed until \(wake).", undoToken: result.removal.undo?.token,
+                    undoSeconds: result.removal.undo == nil ? nil : window.wholeSeconds, navigate: form["return"])
+            }
+        case "folder-create", "folder-rename", "folder-delete":
+            // Issue 36: the folder list's own changes, made on the server at once.
+            guard let path = form["path"], !path.isEmpty else { throw HTTPError(.badRequest, message: "path is needed") }
+            let change: FolderChange
+            switch action {
+            case "folder-create": change = .create(path: path)
+            case "folder-rename":
+                guard let newPath = form["to"], !newPath.isEmpty else { throw HTTPError(.badRequest, message: "to is needed") }
+                change = .rename(from: path, to: newPath)
+            default: change = .delete(path: path)
+            }
+            return try await reply(scripted: scripted, form: form) {
+                _ = try await services.folderChanges.apply(change, account: AccountName(field: form["account"]))
+                let toast =
+                    switch change {
+                    case .create: "Folder \(path) created."
+                    case .rename(_, let to): "Folder renamed to \(to)."
+                    case .delete: "Folder \(path) deleted."
+                    }
+                return ActionReply(ok: true, toast: toast, navigate: form["return"])
+            }
         case "star", "unstar", "read", "unread":
             let targets = try targets(form)
             let change = FlagChange(rawValue: action)!

@@ -136,6 +136,8 @@ enum ChangeWording {
         case (.archive, _): "archive"
         case (.delete, _): "delete"
         case (.fileSentCopy, _): "file the Sent copy"
+        case (.move, _): "move"
+        case (.copy, _): "label"
         case (.addFlag, "\\Seen"): "mark as read"
         case (.removeFlag, "\\Seen"): "mark as unread"
         case (.addFlag, "\\Flagged"): "star"

@@ -92,7 +92,7 @@ struct WebRoutes: Sendable {
     func threadList(_ location: MailLocation, cursor: ThreadListCursor?) async -> ThreadListView {
         let size = ThreadListView.pageSize
         do {
-            let rows: [ThreadRow]
+            var rows: [ThreadRow]
             var next: ThreadListCursor?
             switch location.source {
             case .unifiedInbox, .folder, .virtual:
@@ -104,6 +104,14 @@ struct WebRoutes: Sendable {
                     }
                 let summaries = try await services.browse.threads(source, before: cursor, limit: size + 1)
                 rows = summaries.prefix(size).map(ThreadRow.init)
+                if case .folder(let account, let path) = location.source, path == "Snoozed" || path.hasSuffix(".Snoozed") {
+                    // Issue 36: each snoozed conversation says when it comes back.
+                    var wakes: [ThreadID: Date] = [:]
+                    for item in try await services.snooze.list(account: account) {
+                        if let thread = item.threadId { wakes[thread] = min(wakes[thread] ?? item.wake, item.wake) }
+                    }
+                    for index in rows.indices { rows[index].wake = rows[index].id.flatMap { wakes[$0] } }
+                }
                 if summaries.count > size, let last = summaries.prefix(size).last { next = ThreadListCursor(after: last) }
                 var view = ThreadListView(location: location, rows: rows, hasMore: next != nil, nextCursor: next)
                 if next == nil, case .folder(let account, let path) = location.source {

@@ -102,6 +102,9 @@ struct ThreadToolbar: Sendable {
         \(html: composeLink(.forward, "Forward", key: "f", icon: "forward"))
         \(html: button("archive", "Archive", key: "e", icon: "archive"))
         \(html: button("delete", "Delete", key: "#", icon: "trash"))
+        \(html: button("move", "Move to…", key: "v", icon: "folder", picksFolder: true))
+        \(html: button("label", "Label as…", key: "l", icon: "label", picksFolder: true))
+        \(html: button("snooze", "Snooze", key: "b", icon: "snooze", picksFolder: true))
         \(html: button(starred ? "unstar" : "star", starred ? "Unstar" : "Star", key: "s", icon: starred ? "star-filled" : "star",
                        pressed: starred))
         \(html: button("unread", "Mark unread", key: "Shift+U", icon: "unread"))
@@ -126,10 +129,14 @@ struct ThreadToolbar: Sendable {
             """
     }
 
-    private func button(_ action: String, _ label: String, key: String, icon: String, pressed: Bool? = nil) -> HTMLText {
-        let pressedAttribute: HTMLText = pressed.map { " aria-pressed=\"\($0 ? "true" : "false")\"" as HTMLText } ?? ""
+    /// `picksFolder`: issue 36's Move to… and Label as…, whose script asks for the folder in a
+    /// dialog with type-ahead before the form is sent.
+    private func button(_ action: String, _ label: String, key: String, icon: String, pressed: Bool? = nil, picksFolder: Bool = false) -> HTMLText {
+        var pressedAttribute: HTMLText = pressed.map { " aria-pressed=\"\($0 ? "true" : "false")\"" as HTMLText } ?? ""
+        if picksFolder { pressedAttribute += " aria-haspopup=\"dialog\"" }
+        let pickAttribute: HTMLText = picksFolder ? " data-pick-folder" : ""
         return """
-            <form method="post" action="actions/\(action)" class="action-form" data-action="\(action)">\
+            <form method="post" action="actions/\(action)" class="action-form" data-action="\(action)"\(html: pickAttribute)>\
             <input type="hidden" name="csrf" value="\(csrfToken)"><input type="hidden" name="thread" value="\(threadId)">\
             <input type="hidden" name="return" value="\(location.listOnly.returnPath)">\(html: folderField)\
             <button type="submit" class="button" aria-keyshortcuts="\(key)"\(html: pressedAttribute)><span class="icon icon-\(icon)" aria-hidden="true"></span>\(label)</button></form>

@@ -31,7 +31,8 @@ struct FolderPane: Sendable {
                     ? .drafts(account: account.name) : .folder(account: account.name, path: folder.path)
                 accountItems += link(
                     title: FolderNames.display(folder.path), unread: folder.folderType == .drafts ? 0 : folder.unreadCount,
-                    target: MailLocation(source: source), icon: icon(folder.folderType))
+                    target: MailLocation(source: source), icon: icon(folder.folderType),
+                    destination: folder.folderType == .drafts ? nil : (account.name, folder.path, folder.folderType == .custom))
             }
             let headingId = "account-\(account.id)"
             let lastSync = own.compactMap(\.lastSyncDate).max() ?? account.lastSyncDate
@@ -40,6 +41,8 @@ struct FolderPane: Sendable {
                 <h2 id="\(headingId)" class="account-name">\(account.name)</h2>
                 \(html: SyncStatusView(account: account, status: syncStates[account.id], lastSync: lastSync, expectsFirstSync: expectsFirstSync).render())
                 <ul class="folder-list">\(html: accountItems)</ul>
+                <button type="button" class="button new-folder" data-new-folder="\(account.name.rawValue)" hidden>\
+                <span class="icon icon-folder" aria-hidden="true"></span>New folder<span class="visually-hidden"> in \(account.name)</span></button>
                 </section>
                 """
         }
@@ -51,11 +54,20 @@ struct FolderPane: Sendable {
             """
     }
 
-    private func link(title: String, unread: Int, target: MailLocation, icon: String) -> HTMLText {
+    /// `destination`: a folder messages can be moved to (issue 36: the Move dialog's choices and
+    /// drop targets), with whether it is the person's own (renamed and deleted from its list).
+    private func link(
+        title: String, unread: Int, target: MailLocation, icon: String, destination: (AccountName, String, Bool)? = nil
+    ) -> HTMLText {
         let current = target.source == location.source
         let count: HTMLText = unread > 0 ? "<span class=\"unread-count\">\(unread)<span class=\"visually-hidden\"> unread</span></span>" : ""
+        var data = HTMLText()
+        if let destination {
+            let (account, path, own) = destination
+            data = " data-account=\"\(account.rawValue)\" data-folder-path=\"\(path)\"\(html: own ? " data-own-folder" : "")"
+        }
         return """
-            <li><a class="folder-link" href="\(target.url)"\(html: current ? " aria-current=\"page\"" : "")><span class="icon icon-\(icon)" aria-hidden="true"></span><span class="folder-name">\(title)</span>\(html: count)</a></li>
+            <li><a class="folder-link" href="\(target.url)"\(html: current ? " aria-current=\"page\"" : "")\(html: data)><span class="icon icon-\(icon)" aria-hidden="true"></span><span class="folder-name">\(title)</span>\(html: count)</a></li>
             """
     }
 

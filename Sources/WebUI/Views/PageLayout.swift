@@ -71,7 +71,8 @@ enum ShortcutHelp {
     static let shortcuts: [(keys: String, action: String)] = [
         ("c", "Compose"), ("r", "Reply"), ("a", "Reply all"), ("f", "Forward"), ("Ctrl+Enter", "Send"),
         ("j / k", "Next / previous conversation"), ("Enter or o", "Open conversation or expand message"), ("u", "Back to the list"),
-        ("e", "Archive"), ("#", "Delete"), ("s", "Star or unstar"), ("Shift+u", "Mark unread"), ("/", "Search"),
+        ("e", "Archive"), ("#", "Delete"), ("v", "Move to…"), ("l", "Label as…"), ("b", "Snooze"), ("s", "Star or unstar"),
+        ("Shift+u", "Mark unread"), ("/", "Search"),
         ("?", "Show these shortcuts"), ("Escape", "Close a dialog")
     ]
 

@@ -15,6 +15,8 @@ struct ThreadRow: Sendable {
     var account: AccountName
     /// A draft's row opens the composer instead of a conversation.
     var composer: ComposeTarget?
+    /// Issue 36: in Snoozed, when the conversation comes back to the Inbox.
+    var wake: Date?
 
     init(_ summary: ThreadSummary) {
         id = summary.id
@@ -71,7 +73,11 @@ struct ThreadRow: Sendable {
         let subjectText = subject.isEmpty ? "(no subject)" : subject
         let count: HTMLText = messageCount > 1 ? " <span class=\"message-count\">\(messageCount)</span>" : ""
         let state = unread ? "Unread. " : ""
-        let label = "\(state)\(participants), \(subjectText), \(time.full(date))" + (messageCount > 1 ? ", \(messageCount) messages" : "")
+        let wakeText = wake.map { "Snoozed until \(time.full($0))" }
+        let label =
+            "\(state)\(participants), \(subjectText), \(time.full(date))" + (messageCount > 1 ? ", \(messageCount) messages" : "")
+            + (wakeText.map { ", \($0)" } ?? "")
+        let wakeLine: HTMLText = wakeText.map { text -> HTMLText in "<span class=\"snooze-wake\">\(text). </span>" } ?? ""
         var href = location.listOnly
         if let composer {
             href.compose = composer
@@ -83,7 +89,7 @@ struct ThreadRow: Sendable {
             <span class="unread-dot" aria-hidden="true"></span>\
             <span class="participants">\(participants)\(html: count)</span>\
             <span class="subject">\(subjectText)</span>\
-            <span class="snippet">\(snippet)</span>\
+            <span class="snippet">\(html: wakeLine)\(snippet)</span>\
             <time class="date" datetime="\(RelativeTime.iso(date))" title="\(time.full(date))">\(time.short(date))</time></a></li>
             """
     }

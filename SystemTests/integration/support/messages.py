@@ -53,6 +53,17 @@ def plant_thread(servers, imap, count, *, unread=(), stamp=None, to="dave", **kw
     return stamp, root
 
 
+def plant_one(servers, imap, home, user, word, flags=None):
+    """One message from Zoe put in `user`'s INBOX by another client (`flags`: an IMAP flag list such as "(\\Seen)"), then
+    synced into `home`: its Message-ID, Tern's email id and thread id."""
+    stamp = uuid.uuid4().hex[:12]
+    message_id = f"<{word.lower()}-{stamp}@example.org>"
+    imap.append("INBOX", flags, None, raw_message(f"{user}@{servers['TERN_TEST_DOMAIN']}", f"{word} {stamp}", message_id=message_id))
+    json_of(home, "sync", user)
+    [hit] = json_of(home, "search", stamp)
+    return message_id, hit["emailId"], hit["threadId"]
+
+
 def thread_id_of(home, stamp):
     """The thread of the first message Tern finds by `stamp`."""
     hits = json_of(home, "search", stamp, "--limit", "1000")
