@@ -368,7 +368,7 @@ POOL = None
 
 
 def main():
-    global POOL  # made once before the workers fork, shared by them
+    global POOL, OWN  # made once before the workers fork, shared by them
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--user", default="dave")
     parser.add_argument("--count", type=int, required=True, help="messages to write (a label's second copies add about 2%% more files)")
@@ -379,6 +379,7 @@ def main():
     parser.add_argument("--max-attachment-kb", type=int, default=3072)
     parser.add_argument("--dump", help="write the Maildir here instead of into the test Dovecot")
     args = parser.parse_args()
+    OWN = (OWN[0], f"{args.user}@tern.test")
     now = int(dt.datetime.strptime(args.now, "%Y-%m-%d").replace(tzinfo=dt.timezone.utc).timestamp())
     started = time.perf_counter()
     owner = None
