@@ -36,7 +36,7 @@ def series(rows):
 
 
 def table(curves):
-    lines = ["| messages | sync | tern s | mbsync s | tern ÷ mbsync | tern µs/msg | tern peak RSS | mbsync peak RSS | tern store / msg | runs |",
+    lines = ["| messages | sync | tern s | mbsync s | mbsync ÷ tern | tern µs/msg | tern peak RSS | mbsync peak RSS | tern store / msg | runs |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     tern = curves.get(("full", "tern"), {})
     mbsync = curves.get(("full", "mbsync"), {})
@@ -84,11 +84,13 @@ def svg(curves, title):
         out.append(f'<rect x="{left}" y="{top}" width="{panel}" height="{bottom - top}" fill="none" stroke="#888"/>')
         out.append(f'<text x="{left + panel / 2}" y="{top - 6}" text-anchor="middle">{name}</text>')
         for decade in range(y_low, y_high + 1):
-            value = 10 ** decade
-            out.append(f'<line x1="{left}" x2="{left + panel}" y1="{y(value):.1f}" y2="{y(value):.1f}" stroke="#e0e0e0"/>')
-            out.append(f'<text x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{value:g}</text>')
-        for decade in range(math.ceil(x_low), math.floor(x_high) + 1):
-            value = 10 ** decade
+            for step in (1, 2, 5):
+                value = step * 10 ** decade
+                if value > 10 ** y_high:
+                    break
+                out.append(f'<line x1="{left}" x2="{left + panel}" y1="{y(value):.1f}" y2="{y(value):.1f}" stroke="#e0e0e0"/>')
+                out.append(f'<text x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{value:g}</text>')
+        for value in sorted(points := set(points)):
             out.append(f'<line x1="{x(value):.1f}" x2="{x(value):.1f}" y1="{top}" y2="{bottom}" stroke="#e0e0e0"/>')
             out.append(f'<text x="{x(value):.1f}" y="{bottom + 16}" text-anchor="middle">{value:,.0f}</text>')
         out.append(f'<text x="{left + panel / 2}" y="{bottom + 34}" text-anchor="middle">messages</text>')

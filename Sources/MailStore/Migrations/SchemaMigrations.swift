@@ -30,6 +30,8 @@ public enum SchemaMigrations {
         migrator.registerMigration("v17-search-operator-indexes", migrate: addSearchOperatorIndexes)
         migrator.registerMigration("v18-read-receipts", migrate: addReadReceipts)
         migrator.registerMigration("v19-message-privacy", migrate: createMessagePrivacy)
+        migrator.registerMigration("v20-thread-list-order", migrate: orderThreadListIndexByThread)
+        migrator.registerMigration("v21-pending-bodies-and-unindexed-emails", migrate: indexPendingBodiesAndUnindexedEmails)
         return migrator
     }
 
@@ -557,6 +559,28 @@ public enum SchemaMigrations {
                     linksTracked INTEGER NOT NULL,
                     trackedLinkHosts TEXT NOT NULL
                 );
+                """)
+    }
+
+    /// Issue 38: the thread list's order is (latestDate DESC, threadId DESC); the index now holds both, so a
+    /// page is a walk of one folder's range that stops at the limit. It held (latestDate DESC) with the key's
+    /// threadId ascending after it, which could not give that order: SQLite sorted every row of the folder.
+    static func orderThreadListIndexByThread(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DROP INDEX threadFolder_by_folder_date;
+                CREATE INDEX threadFolder_by_folder_date ON threadFolder(folderId, latestDate DESC, threadId DESC);
+                """)
+    }
+
+    /// Issue 38: what every sync asks about the whole store, as partial indexes of the few rows concerned: the
+    /// emails whose text is still to fetch by date (a folder's hydration walks back from the newest to the
+    /// policy's cutoff), and the search rows that failed. Both questions read every email before.
+    static func indexPendingBodiesAndUnindexedEmails(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE INDEX email_needing_bodies ON email(dateReceived) WHERE bodiesFetched = 0 AND bodyStructure IS NOT NULL;
+                CREATE INDEX searchIndexState_unindexed ON searchIndexState(emailId) WHERE indexedDate IS NULL;
                 """)
     }
 }
