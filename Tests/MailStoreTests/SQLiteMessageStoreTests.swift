@@ -53,6 +53,20 @@ struct SQLiteMessageStoreTests {
         #expect(try count("SELECT forwardCursorUID FROM folder WHERE path = 'INBOX'") == 1)
     }
 
+    @Test func manyFlagStatesAreMatchedByTheUIDRangeTheySpan() async throws {
+        // Issue 38: past the by-UID lookup's limit the stored rows of the states' UID range are read (not the
+        // whole folder's); every state in it is applied and a message outside it is left as it was.
+        let total = SQLiteSyncStore.flagLookupByUIDLimit + 200
+        let messages = (1...total).map { message(Int64($0), id: "m\($0)@x") }
+        try await store.store(messages, folderId: inbox.id!, cursorUID: Int64(total))
+        let states = (101...total).map { ServerFlagState(uid: Int64($0), flags: $0 % 2 == 0 ? ["\\Seen"] : []) }
+        #expect(states.count > SQLiteSyncStore.flagLookupByUIDLimit)
+        let changed = try await SQLiteSyncStore(database: database).applyServerFlags(states, folderId: inbox.id!)
+        #expect(changed == states.filter { !$0.flags.isEmpty }.count)
+        #expect(try count("SELECT COUNT(*) FROM email WHERE isRead") == changed)
+        #expect(try count("SELECT COUNT(*) FROM emailFolder WHERE serverFlags = '\\Seen' AND imapUID <= 100") == 0)
+    }
+
     @Test func aDuplicateMessageIDOnADifferentMessageKeepsBothApart() async throws {
         try await store.store(
             [

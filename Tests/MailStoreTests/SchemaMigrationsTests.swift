@@ -169,4 +169,20 @@ import Testing
         }
         #expect(plan.contains(index), "plan: \(plan)")
     }
+
+    /// Issue 38: what every sync asks of a folder walks the partial index of emails still needing their text,
+    /// newest first, with no sort (a read of every email of the folder before).
+    @Test func pendingBodiesAreWalkedFromTheirPartialIndexWithoutSorting() throws {
+        let database = try TernDatabase.temporary()
+        let plans = try database.writer.read { db in
+            let statements: [(String, StatementArguments)] = [
+                (SQLiteSyncStore.needingBodiesSQL, [1, 1]), (SQLiteSyncStore.needingBodiesSinceSQL, [Date(), 1, 1])
+            ]
+            return try statements.map { sql, arguments in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }.joined(separator: "; ")
+            }
+        }
+        for plan in plans { #expect(plan.contains("email_needing_bodies") && !plan.contains("TEMP B-TREE"), "\(plan)") }
+        #expect(plans[1].contains("dateReceived>?"), "\(plans[1])")
+    }
 }

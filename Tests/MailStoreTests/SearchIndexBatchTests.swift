@@ -62,17 +62,21 @@ struct SearchIndexBatchTests {
         #expect(noted?.hasPrefix("text not indexed") == true)
     }
 
+    /// `count` messages "SUBJECT n" whose text holds the word "WORDn".
+    func numbered(_ count: Int, subject: String, word: String) -> [IncomingMessage] {
+        (1...count).map { uid in
+            var email = Fixtures.email(accountId: account.id, messageId: "\(subject)\(uid)@x", dedupKey: "\(subject)-\(uid)")
+            email.subject = "\(subject) \(uid)"
+            email.bodyPlain = "The \(word)\(uid) figures."
+            return IncomingMessage(email: email, uid: Int64(uid), searchText: "The \(word)\(uid) figures.")
+        }
+    }
+
     /// Issue 20, FR-SYNC-04 Indexing: messages whose search entry is missing (an indexing that
     /// failed or was interrupted) are indexed again from what is stored by the sync's Indexing step
     /// and found afterwards; the others are left alone.
     @Test func missingEntriesAreIndexedAgainAndFound() async throws {
-        let messages = (1...3).map { uid in
-            var email = Fixtures.email(accountId: account.id, messageId: "r\(uid)@x", dedupKey: "repair-\(uid)")
-            email.subject = "Repair \(uid)"
-            email.bodyPlain = "The quarterly\(uid) figures."
-            return IncomingMessage(email: email, uid: Int64(uid), searchText: "The quarterly\(uid) figures.")
-        }
-        try await store.store(messages, folderId: inbox.id!)
+        try await store.store(numbered(3, subject: "Repair", word: "quarterly"), folderId: inbox.id!)
         // Two entries lost, as a killed indexing leaves them.
         try await database.writer.write { db in
             let lost = "SELECT id FROM email WHERE subject IN ('Repair 1', 'Repair 2')"
@@ -87,5 +91,32 @@ struct SearchIndexBatchTests {
             #expect(try await queries.search("quarterly\(uid)", account: nil, limit: 10).map(\.subject) == ["Repair \(uid)"])
         }
         #expect(try await sync.indexMissing(accountId: account.id) == 0, "nothing left to repair")
+    }
+
+    /// Issue 38: with a state row for every email, only the rows that failed are read (not every email), and
+    /// they are indexed again; a row failed too often is left.
+    @Test func failedEntriesAreIndexedAgainWithoutReadingEveryEmail() async throws {
+        try await store.store(numbered(4, subject: "Failed", word: "annual"), folderId: inbox.id!)
+        try await database.writer.write { db in
+            try db.execute(sql: "DELETE FROM searchIndex WHERE rowid IN (SELECT id FROM email WHERE subject IN ('Failed 1', 'Failed 2'))")
+            let failed = "UPDATE searchIndexState SET indexedDate = NULL, failureCount = ? WHERE emailId = (SELECT id FROM email WHERE subject = ?)"
+            try db.execute(sql: failed, arguments: [1, "Failed 1"])
+            try db.execute(sql: failed, arguments: [SearchIndexBatch.maximumAttempts, "Failed 2"])
+        }
+        let sync = SQLiteSyncStore(database: database)
+        #expect(try await sync.indexMissing(accountId: account.id) == 1)
+        let queries = SQLiteMailQueries(database: database)
+        #expect(try await queries.search("annual1", account: nil, limit: 10).map(\.subject) == ["Failed 1"])
+        #expect(try await queries.search("annual2", account: nil, limit: 10).isEmpty, "given up after the last attempt")
+        let plan = try await database.writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    EXPLAIN QUERY PLAN SELECT e.* FROM searchIndexState s CROSS JOIN email e ON e.id = s.emailId
+                    WHERE e.accountId = 'a' AND s.indexedDate IS NULL AND s.failureCount < 5 LIMIT 5000
+                    """
+            ).map { $0["detail"] as String }.joined(separator: "; ")
+        }
+        #expect(plan.contains("searchIndexState_unindexed"), "\(plan)")
     }
 }

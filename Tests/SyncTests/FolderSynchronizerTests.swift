@@ -83,6 +83,22 @@ import Testing
         #expect(log.contains { $0.hasPrefix("FETCH") && $0.contains("CHANGEDSINCE \(known)") }, "\(log)")
     }
 
+    @Test func aFirstSyncAsksAgainOnlyForTheFlagsOfWhatAnEarlierSelectFetched() async throws {
+        // Issue 38: the history's flags came with its headers, after this SELECT; only the bootstrap's
+        // (stage C: 301:600, under an earlier SELECT) are asked again, not the whole folder.
+        let fixture = try await SyncFixture()
+        await fixture.server.deliver(SyncFixture.messages(600, daysAgo: 10))
+        try await fixture.sync()
+        let flagFetches = await fixture.server.commands(.fetch).map(\.detail).filter { $0.hasSuffix("[IMAP.FetchItem.flags]") }
+        #expect(flagFetches == ["301:600 [IMAP.FetchItem.flags]"], "\(flagFetches)")
+        #expect(try await fixture.storedUIDs() == Array(1...600))
+        // A flag another client changes after the first sync is still read by the next (CHANGEDSINCE).
+        await fixture.server.setFlags(["\\Seen"], uid: 7)
+        let report = try await fixture.sync()
+        #expect(report.folders.first { $0.path == "INBOX" }?.flagChanges == 1)
+        #expect(try await fixture.readUIDs() == [7])
+    }
+
     @Test func withoutCondstoreEveryStoredMessagesFlagsAreRead() async throws {
         let server = InMemoryIMAPServer(capabilities: ["IMAP4REV1", "UIDPLUS"])
         let fixture = try await SyncFixture(server: server)

@@ -37,6 +37,8 @@ public enum SchemaMigrations {
         migrator.registerMigration("v24-account-plaintext-security", migrate: allowAccountPlaintextSecurity)
         migrator.registerMigration("v25-scheduled-send", migrate: addScheduledSend)
         migrator.registerMigration("v26-pending-move-and-copy", migrate: addPendingMoveAndCopy)
+        migrator.registerMigration("v27-thread-list-order", migrate: orderThreadListIndexByThread)
+        migrator.registerMigration("v28-pending-bodies-and-unindexed-emails", migrate: indexPendingBodiesAndUnindexedEmails)
         return migrator
     }
 
@@ -669,6 +671,28 @@ public enum SchemaMigrations {
                 CREATE INDEX pendingOperation_by_email ON pendingOperation(emailId);
                 CREATE INDEX pendingOperation_by_undo ON pendingOperation(undoToken) WHERE undoToken IS NOT NULL;
                 CREATE INDEX pendingOperation_by_target ON pendingOperation(targetFolderId) WHERE targetFolderId IS NOT NULL;
+                """)
+    }
+
+    /// Issue 38: the thread list's order is (latestDate DESC, threadId DESC); the index now holds both, so a
+    /// page is a walk of one folder's range that stops at the limit. It held (latestDate DESC) with the key's
+    /// threadId ascending after it, which could not give that order: SQLite sorted every row of the folder.
+    static func orderThreadListIndexByThread(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DROP INDEX threadFolder_by_folder_date;
+                CREATE INDEX threadFolder_by_folder_date ON threadFolder(folderId, latestDate DESC, threadId DESC);
+                """)
+    }
+
+    /// Issue 38: what every sync asks about the whole store, as partial indexes of the few rows concerned: the
+    /// emails whose text is still to fetch by date (a folder's hydration walks back from the newest to the
+    /// policy's cutoff), and the search rows that failed. Both questions read every email before.
+    static func indexPendingBodiesAndUnindexedEmails(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE INDEX email_needing_bodies ON email(dateReceived) WHERE bodiesFetched = 0 AND bodyStructure IS NOT NULL;
+                CREATE INDEX searchIndexState_unindexed ON searchIndexState(emailId) WHERE indexedDate IS NULL;
                 """)
     }
 }

@@ -10,12 +10,16 @@ public struct SQLiteMailQueries: MailQueries {
 
     public func folders(account: AccountName?) async throws -> [FolderSummary] {
         try await database.writer.read { db in
-            try Row.fetchAll(
+            // Issue 38: unread copies counted from the unread emails (the `email_unread` index), one statement
+            // for every folder; counted per folder through each copy's email, the page's folder list read
+            // every email of the store (a million lookups at 1,000,000 messages).
+            var unread: [Int64: Int] = [:]
+            for row in try Row.fetchAll(db, sql: Self.unreadByFolderSQL) { unread[row[0] as Int64] = row[1] as Int }
+            return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT a.name AS account, f.path, f.folderType, f.lastSyncDate, f.reachedServerHistoryBoundary,
-                        (SELECT COUNT(*) FROM emailFolder ef WHERE ef.folderId = f.id) AS messageCount,
-                        (SELECT COUNT(*) FROM emailFolder ef JOIN email e ON e.id = ef.emailId WHERE ef.folderId = f.id AND NOT e.isRead) AS unreadCount
+                    SELECT a.name AS account, f.id, f.path, f.folderType, f.lastSyncDate, f.reachedServerHistoryBoundary,
+                        (SELECT COUNT(*) FROM emailFolder ef WHERE ef.folderId = f.id) AS messageCount
                     FROM folder f JOIN account a ON a.id = f.accountId
                     WHERE (? IS NULL OR a.name = ?)
                     ORDER BY a.name, f.path
@@ -23,11 +27,17 @@ public struct SQLiteMailQueries: MailQueries {
             ).map { row in
                 FolderSummary(
                     account: row["account"], path: row["path"], folderType: FolderType(rawValue: row["folderType"]) ?? .custom,
-                    messageCount: row["messageCount"], unreadCount: row["unreadCount"], lastSyncDate: row["lastSyncDate"],
+                    messageCount: row["messageCount"], unreadCount: unread[row["id"] as Int64] ?? 0, lastSyncDate: row["lastSyncDate"],
                     historyComplete: row["reachedServerHistoryBoundary"])
             }
         }
     }
+
+    /// Unread copies per folder, walked from the unread emails (`CROSS JOIN` keeps that order: SQLite chose to
+    /// walk every copy otherwise; `SQLiteMailQueriesTests` checks the plan).
+    static let unreadByFolderSQL = """
+        SELECT ef.folderId, COUNT(*) FROM email e CROSS JOIN emailFolder ef ON ef.emailId = e.id WHERE e.isRead = 0 GROUP BY ef.folderId
+        """
 
     public func historyComplete(account: AccountName, folder: String) async throws -> Bool {
         try await database.writer.read { db in
@@ -42,22 +52,54 @@ public struct SQLiteMailQueries: MailQueries {
 
     public func threads(account: AccountName?, folder: String?, before: ThreadListCursor?, limit: Int) async throws -> [ThreadSummary] {
         try await database.writer.read { db in
-            try Row.fetchAll(
+            // Issue 38: each folder's threads are walked newest first along its own range of
+            // `threadFolder_by_folder_date`, at most `limit` of them, and merged here. One statement over
+            // every Inbox scanned and sorted all their rows (half a million at 1,000,000 messages).
+            let folderIds = try FolderID.fetchAll(
                 db,
                 sql: """
-                    SELECT t.id, a.name AS account, t.subject, tf.latestDate, tf.messageCount, tf.unreadCount, t.participants, t.snippet
-                    FROM threadFolder tf
-                    JOIN folder f ON f.id = tf.folderId
-                    JOIN thread t ON t.id = tf.threadId
-                    JOIN account a ON a.id = t.accountId
+                    SELECT f.id FROM folder f JOIN account a ON a.id = f.accountId
                     WHERE (? IS NULL OR a.name = ?) AND (CASE WHEN ? IS NULL THEN f.folderType = 'inbox' ELSE f.path = ? END)
-                        AND (? IS NULL OR tf.latestDate < ? OR (tf.latestDate = ? AND tf.threadId < ?))
-                    ORDER BY tf.latestDate DESC, tf.threadId DESC
-                    LIMIT ?
-                    """, arguments: [account, account, folder, folder] + Self.cursorArguments(before) + [limit]
-            ).map(Self.summary)
+                    """, arguments: [account, account, folder, folder])
+            var rows: [Row] = []
+            for folderId in folderIds {
+                let statement = try db.cachedStatement(sql: before == nil ? Self.threadListSQL : Self.threadListAfterCursorSQL)
+                let arguments: StatementArguments =
+                    if let before { [folderId, before.latestDate, before.threadId, limit] } else { [folderId, limit] }
+                rows += try Row.fetchAll(statement, arguments: arguments)
+            }
+            if folderIds.count > 1 {
+                rows.sort { a, b in
+                    let (dateA, dateB): (Date, Date) = (a["latestDate"], b["latestDate"])
+                    return dateA != dateB ? dateA > dateB : (a["id"] as Int64) > (b["id"] as Int64)
+                }
+            }
+            return rows.prefix(limit).map(Self.summary)
         }
     }
+
+    /// One folder's page of the thread list, newest first: a walk of `threadFolder_by_folder_date` that
+    /// stops at the limit (no sort; `SQLiteMailQueriesTests` checks the plan).
+    static let threadListSQL = """
+        SELECT t.id, a.name AS account, t.subject, tf.latestDate, tf.messageCount, tf.unreadCount, t.participants, t.snippet
+        FROM threadFolder tf
+        JOIN thread t ON t.id = tf.threadId
+        JOIN account a ON a.id = t.accountId
+        WHERE tf.folderId = ?
+        ORDER BY tf.latestDate DESC, tf.threadId DESC
+        LIMIT ?
+        """
+
+    /// The page after a cursor: the same walk, begun at the cursor's place in the index.
+    static let threadListAfterCursorSQL = """
+        SELECT t.id, a.name AS account, t.subject, tf.latestDate, tf.messageCount, tf.unreadCount, t.participants, t.snippet
+        FROM threadFolder tf
+        JOIN thread t ON t.id = tf.threadId
+        JOIN account a ON a.id = t.accountId
+        WHERE tf.folderId = ? AND (tf.latestDate, tf.threadId) < (?, ?)
+        ORDER BY tf.latestDate DESC, tf.threadId DESC
+        LIMIT ?
+        """
 
     /// The four arguments of a `before` condition (all NULL without a cursor).
     static func cursorArguments(_ cursor: ThreadListCursor?) -> StatementArguments {

@@ -173,16 +173,31 @@ public struct SQLiteSyncStore: SyncStore, FolderChangeStore {
 
     public func emailsNeedingBodies(folderId: FolderID, since: Date?, limit: Int) async throws -> [BodyRequest] {
         try await database.writer.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT e.id, ef.imapUID, e.bodyStructure FROM emailFolder ef JOIN email e ON e.id = ef.emailId
-                    WHERE ef.folderId = ? AND NOT e.bodiesFetched AND e.bodyStructure IS NOT NULL AND (? IS NULL OR e.dateReceived >= ?)
-                    ORDER BY e.dateReceived DESC LIMIT ?
-                    """, arguments: [folderId, since, since, limit]
-            ).map { BodyRequest(emailId: $0["id"], uid: $0["imapUID"], bodyStructure: $0["bodyStructure"]) }
+            // Issue 38: walked from `email_needing_bodies` (v28), newest first, stopping at the window's start:
+            // through the folder's copies it read every email of the folder, on every sync of every folder
+            // (0.6 s a folder at 128,000 messages).
+            let statement = try db.cachedStatement(sql: since == nil ? Self.needingBodiesSQL : Self.needingBodiesSinceSQL)
+            let arguments: StatementArguments = if let since { [since, folderId, limit] } else { [folderId, limit] }
+            return try Row.fetchAll(statement, arguments: arguments).map {
+                BodyRequest(emailId: $0["id"], uid: $0["imapUID"], bodyStructure: $0["bodyStructure"])
+            }
         }
     }
+
+    /// A folder's emails whose text the hydration policy still wants, newest first (`CROSS JOIN` keeps the
+    /// walk on the partial index; `SchemaMigrationsTests` checks the plan).
+    static let needingBodiesSQL = """
+        SELECT e.id, ef.imapUID, e.bodyStructure FROM email e CROSS JOIN emailFolder ef ON ef.emailId = e.id
+        WHERE e.bodiesFetched = 0 AND e.bodyStructure IS NOT NULL AND ef.folderId = ?
+        ORDER BY e.dateReceived DESC LIMIT ?
+        """
+
+    /// The same from the newest back to `since` (the index's range ends there).
+    static let needingBodiesSinceSQL = """
+        SELECT e.id, ef.imapUID, e.bodyStructure FROM email e CROSS JOIN emailFolder ef ON ef.emailId = e.id
+        WHERE e.bodiesFetched = 0 AND e.bodyStructure IS NOT NULL AND e.dateReceived >= ? AND ef.folderId = ?
+        ORDER BY e.dateReceived DESC LIMIT ?
+        """
 
     public func saveBodies(_ bodies: [FetchedBodies]) async throws {
         guard !bodies.isEmpty else { return }
@@ -240,9 +255,19 @@ public struct SQLiteSyncStore: SyncStore, FolderChangeStore {
 
     public func indexMissing(accountId: Account.ID) async throws -> Int {
         try await database.writer.write { db in
+            // Issue 38: every sync asked this of every email (2.4 s at 1,000,000). A state row is written with
+            // each email's batch and goes with its email (a foreign key), so as many rows as emails means none
+            // is missing, and only the failed ones (`searchIndexState_unindexed`, v28, walked first: `CROSS JOIN`) are retried.
+            let emails = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM email") ?? 0
+            let states = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM searchIndexState") ?? 0
             let missing = try Email.fetchAll(
                 db,
-                sql: """
+                sql: emails == states
+                    ? """
+                    SELECT e.* FROM searchIndexState s CROSS JOIN email e ON e.id = s.emailId
+                    WHERE e.accountId = ? AND s.indexedDate IS NULL AND s.failureCount < ? LIMIT 5000
+                    """
+                    : """
                     SELECT e.* FROM email e LEFT JOIN searchIndexState s ON s.emailId = e.id
                     WHERE e.accountId = ? AND (s.emailId IS NULL OR (s.indexedDate IS NULL AND s.failureCount < ?)) LIMIT 5000
                     """, arguments: [accountId, SearchIndexBatch.maximumAttempts])
@@ -253,7 +278,7 @@ public struct SQLiteSyncStore: SyncStore, FolderChangeStore {
         }
     }
 
-    /// Up to this many flag states, their stored rows are read by UID; beyond, the folder's are read whole.
+    /// Up to this many flag states, their stored rows are read by UID; beyond, the rows of the UID range they span.
     static let flagLookupByUIDLimit = 2_000
 
     public func applyServerFlags(_ states: [ServerFlagState], folderId: FolderID) async throws -> Int {
@@ -277,11 +302,13 @@ public struct SQLiteSyncStore: SyncStore, FolderChangeStore {
                                 SELECT imapUID, emailId, serverFlags FROM emailFolder WHERE folderId = ? AND imapUID IN (\(databaseQuestionMarks(count: chunk.count)))
                                 """, arguments: StatementArguments([folderId] + chunk)))
                 }
-            } else {
+            } else if let low = states.map(\.uid).min(), let high = states.map(\.uid).max() {
+                // Issue 38: the range the states span, not the whole folder (a chunk of 50,000 of a million).
                 try read(
                     Row.fetchCursor(
-                        db.cachedStatement(sql: "SELECT imapUID, emailId, serverFlags FROM emailFolder WHERE folderId = ?"),
-                        arguments: [folderId]))
+                        db.cachedStatement(
+                            sql: "SELECT imapUID, emailId, serverFlags FROM emailFolder WHERE folderId = ? AND imapUID BETWEEN ? AND ?"),
+                        arguments: [folderId, low, high]))
             }
             // Flags changed locally and not yet pushed (FR-SYNC-10), by email.
             var pushing: [EmailID: Set<String>] = [:]

@@ -103,7 +103,6 @@ struct FolderSynchronizer {
         // (a scan of the whole folder on Dovecot) is then skipped.
         let caughtUp = !firstSync && folder.catchUpStatus == .completed && folder.backfillCursorUID != nil
         let inWindowList = caughtUp ? [] : try await session.uidSearch(.since(since)).map(Int64.init).sorted()
-        let inWindow = Set(inWindowList)
         // Above the forward cursor: new mail. On a first sync the window's newest come first, before the
         // full UID list is even asked for (stage B: the first page is the render gate).
         var serverUIDs = firstSync ? [] : try await session.uidSearch(.all).map(Int64.init).sorted()
@@ -124,7 +123,8 @@ struct FolderSynchronizer {
         progress(.syncingFolder(path: folder.path, done: done, total: total))
         // History below the backfill cursor, newest first, back to the sync window (stage D).
         let lowest = min(backfill, newer.first ?? backfill)
-        let older = serverUIDs.filter { $0 < lowest && inWindow.contains($0) }
+        // Issue 38: the sorted lists searched by bisection, not copied into sets (tens of MB at 1,000,000 UIDs).
+        let older = serverUIDs.filter { $0 < lowest && Self.sortedContains(inWindowList, $0) }
         var paused: CatchUpPause?
         if !older.isEmpty {
             // Issue 35: the history still to fetch (stage D), as the first sync's progress.
@@ -144,13 +144,12 @@ struct FolderSynchronizer {
         report.catchUpPaused = paused
         // Deletions (UID set difference) and the server's flags for what is stored (FR-SYNC-02, 05).
         let local = try await store.localUIDs(folderId: folder.id!)
-        let serverSet = Set(serverUIDs)
         // FR-SYNC-01: a message an earlier sync failed to fetch was skipped (the folder noted it), and
         // the cursors moved past it; it is one in the window that the server has between those cursors
         // and the store lacks (UIDs do not follow dates: older mail outside the window lies between
         // them too). Fetched again here; the cursors only ever widen, so they stay where they are.
         if folder.lastSyncError != nil, let low = folder.backfillCursorUID, let high = folder.forwardCursorUID {
-            let window = caughtUp ? Set(try await session.uidSearch(.since(since)).map(Int64.init)) : inWindow
+            let window = caughtUp ? Set(try await session.uidSearch(.since(since)).map(Int64.init)) : Set(inWindowList)
             let stored = Set(local)
             let skipped = serverUIDs.filter { $0 >= low && $0 <= high && window.contains($0) && !stored.contains($0) }
                 .suffix(AccountSynchronizer.batchSize)
@@ -160,23 +159,35 @@ struct FolderSynchronizer {
                 report.retriedMessages = skipped.count - (report.failedMessages - failedBefore)
             }
         }
-        let gone = local.filter { !serverSet.contains($0) }
+        let gone = local.filter { !Self.sortedContains(serverUIDs, $0) }
         try await store.removeFromFolder(folder.id!, uids: gone, keepOrphans: keepOrphans)
         report.removed = gone.count
-        let kept = local.filter { serverSet.contains($0) }
+        // Issue 38: the flags of the messages this pass fetched came with their headers, after this SELECT; a
+        // change since has a mod-sequence above the SELECT's HIGHESTMODSEQ, which `complete` stores for the next
+        // sync's CHANGEDSINCE (or QRESYNC), and a server without CONDSTORE has every flag read again next time.
+        // So only messages stored before this pass are asked: a first sync of 1,000,000 messages asked for every
+        // flag again and held them all.
+        let kept = local.filter {
+            Self.sortedContains(serverUIDs, $0) && !Self.sortedContains(older, $0) && !Self.sortedContains(newer, $0)
+        }
         // With CONDSTORE (RFC 7162; Gmail and Dovecot have it) an unchanged HIGHESTMODSEQ means no flag
         // changed since the last sync, and otherwise only what changed is fetched (CHANGEDSINCE).
         let knownModSeq = folder.highestModSeq.map { UInt64(clamping: $0) }
         let unchanged = knownModSeq != nil && knownModSeq == selected.highestModSeq
         if !kept.isEmpty, !unchanged {
-            var states: [ServerFlagState] = []
             let changedSince = selected.highestModSeq == nil ? nil : knownModSeq
-            try await session.uidFetch(UIDSet(uids: kept.map { UInt32($0) }), items: [.flags], changedSince: changedSince) { message in
-                if let uid = message.uid, let flags = message.flags {
-                    states.append(ServerFlagState(uid: Int64(uid), flags: flags, modSeq: message.modSeq.map { Int64(clamping: $0) }))
+            // In chunks, each applied before the next is asked: memory stays flat in the folder's size (a sync
+            // resumed after a kill has up to the whole folder stored before this pass).
+            for start in stride(from: 0, to: kept.count, by: Self.flagChunkSize) {
+                var states: [ServerFlagState] = []
+                let chunk = kept[start..<min(start + Self.flagChunkSize, kept.count)]
+                try await session.uidFetch(UIDSet(uids: chunk.map { UInt32($0) }), items: [.flags], changedSince: changedSince) { message in
+                    if let uid = message.uid, let flags = message.flags {
+                        states.append(ServerFlagState(uid: Int64(uid), flags: flags, modSeq: message.modSeq.map { Int64(clamping: $0) }))
+                    }
                 }
+                report.flagChanges += try await store.applyServerFlags(states, folderId: folder.id!)
             }
-            report.flagChanges = try await store.applyServerFlags(states, folderId: folder.id!)
         }
         // Background bodies (step 7's policy) wait with the history.
         if paused == nil { report.bodiesFetched += try await hydrateBodies(folder) }
@@ -185,6 +196,20 @@ struct FolderSynchronizer {
             state.catchUpStatus = paused == nil ? .completed : .paused
             state.reachedServerHistoryBoundary = paused == nil && older.count == serverUIDs.filter { $0 < lowest }.count
         }
+    }
+
+    /// UIDs per flag FETCH of stored messages (issue 38: bounded memory at any folder size).
+    static let flagChunkSize = 50_000
+
+    /// Whether ascending `uids` holds `uid` (binary search: the lists are a folder's whole history).
+    static func sortedContains(_ uids: [Int64], _ uid: Int64) -> Bool {
+        var low = 0
+        var high = uids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if uids[middle] < uid { low = middle + 1 } else { high = middle }
+        }
+        return low < uids.count && uids[low] == uid
     }
 
     /// The end of a folder's sync: the server's state as this SELECT saw it, what could not be
