@@ -137,7 +137,7 @@ struct SMTPClientTests {
         }
     }
 
-    @Test func idleSeesAMessageDeliveredThroughPostfixWithinASecond() async throws {
+    @Test func idleSeesAMessageDeliveredThroughPostfix() async throws {
         let pool = IMAPConnectionPool(
             server: MailServers.imap, credentials: .fixed(.password(username: "dave@tern.test", password: MailServers.password)))
         let watcher = Task { () -> ContinuousClock.Instant? in
@@ -151,7 +151,9 @@ struct SMTPClientTests {
         let sent = ContinuousClock.now
         _ = try await SMTPClient.send(bytes, envelope: envelope, server: MailServers.submission, credential: MailServers.credential("alice"))
         let seen = try #require(try await watcher.value)
-        #expect(seen - sent < .seconds(1), "IDLE saw the delivery after \(seen - sent)")
+        // A push, not a later look: nothing here looks again for minutes. How soon is a benchmark's
+        // question (it took about 0.1 s on a quiet machine and up to 1.03 s on a loaded one).
+        #expect(seen - sent < .seconds(10), "IDLE saw the delivery after \(seen - sent)")
         await pool.shutdown()
     }
 }
