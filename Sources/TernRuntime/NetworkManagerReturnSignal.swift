@@ -41,7 +41,7 @@ public final class NetworkManagerReturnSignal: NetworkReturnSignal {
         return nil
     }
 
-    private func startListening() {
+    public func startListening() {
         let first = started.withLock { started in
             defer { started = true }
             return !started

@@ -13,6 +13,7 @@ from support.imap import quote
 from support.messages import fill_folder
 from support.servers import user_address
 from support.tern import MAILSERVERS, TERN, json_of, tern
+from support.waiting import wait_until
 
 USER = "dave"
 
@@ -500,6 +501,9 @@ def test_the_network_coming_back_sends_the_queue_at_once_not_at_the_next_recheck
             time.sleep(0.3)
         assert waiting and waiting[0]["retryCount"] == 0 and "127.0.0.1" in waiting[0]["error"], waiting
         subprocess.run([str(MAILSERVERS), "start"], check=True, capture_output=True)
+        # The watch listens from its start; its `gdbus monitor` is on the bus before the return is told.
+        assert wait_until(lambda: network.listeners(), 10), "the watch listens for NetworkManager"
+        time.sleep(1)
         back = time.monotonic()
         network.state(70)
         watch.wait_for(lambda e: e.get("event") == "pushed" and e["data"]["queue"]["sent"], 20)

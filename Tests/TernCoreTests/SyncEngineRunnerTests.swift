@@ -216,6 +216,7 @@ extension SyncEngineRunnerTests {
     final class HeardReturns: NetworkReturnSignal {
         let signal = GenerationSignal()
         var returnsHeard: Int { signal.generation }
+        func startListening() {}
         func waitForReturn(beyond seen: Int) async { await signal.wait(beyond: seen) }
     }
 

@@ -7,6 +7,9 @@
 public protocol NetworkReturnSignal: Sendable {
     /// How many times the network has come back since listening began (0 before).
     var returnsHeard: Int { get }
+    /// Begins listening, if it has not begun: a long-running loop calls it as it starts, so a
+    /// return that comes before its first wait is heard too.
+    func startListening()
     /// Returns once more than `seen` returns have been heard (listening from the first call), or
     /// when the task is cancelled. Where the platform cannot tell, only cancellation ends it.
     func waitForReturn(beyond seen: Int) async
@@ -16,6 +19,7 @@ public protocol NetworkReturnSignal: Sendable {
 public struct NoNetworkReturnSignal: NetworkReturnSignal {
     public init() {}
     public var returnsHeard: Int { 0 }
+    public func startListening() {}
     public func waitForReturn(beyond seen: Int) async {
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
     }

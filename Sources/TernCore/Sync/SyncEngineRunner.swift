@@ -84,6 +84,7 @@ public struct SyncEngineRunner: Sendable {
     ) async throws {
         var failures = 0
         var syncFirst = !firstSyncDone
+        networkReturns.startListening()
         let signal = accountChanges.map { _ in GenerationSignal() }
         let following = accountChanges.map { feed in
             let stream = feed.changes()

@@ -179,6 +179,7 @@ public struct SyncAccountsUseCase: Sendable {
         pushed: @Sendable (PushReport) async -> Void = { _ in }
     ) async throws {
         var networkCameBack = false
+        networkReturns.startListening()
         while !Task.isCancelled {
             var wait = pollInterval
             let returnsSeen = networkReturns.returnsHeard
