@@ -39,6 +39,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v26-pending-move-and-copy", migrate: addPendingMoveAndCopy)
         migrator.registerMigration("v27-thread-list-order", migrate: orderThreadListIndexByThread)
         migrator.registerMigration("v28-pending-bodies-and-unindexed-emails", migrate: indexPendingBodiesAndUnindexedEmails)
+        migrator.registerMigration("v29-scheduled-send-index", migrate: indexScheduledSends)
         return migrator
     }
 
@@ -694,5 +695,12 @@ public enum SchemaMigrations {
                 CREATE INDEX email_needing_bodies ON email(dateReceived) WHERE bodiesFetched = 0 AND bodyStructure IS NOT NULL;
                 CREATE INDEX searchIndexState_unindexed ON searchIndexState(emailId) WHERE indexedDate IS NULL;
                 """)
+    }
+
+    /// Issue 36: every one-shot command looks for Send later messages whose time came; without an
+    /// index that question read every email (the Outbox's index starts with the account).
+    static func indexScheduledSends(_ db: Database) throws {
+        try db.execute(
+            sql: "CREATE INDEX email_scheduled_send ON email(sendScheduledAt) WHERE sendScheduledAt IS NOT NULL AND sendState = 'queued'")
     }
 }

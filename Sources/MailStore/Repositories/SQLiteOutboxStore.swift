@@ -84,6 +84,27 @@ public struct SQLiteOutboxStore: OutboxStore {
         }
     }
 
+    /// Along `email_scheduled_send` (v29): the few queued Send later messages, not the store.
+    public func dueScheduled(at date: Date) async throws -> [OutboxEntry] {
+        try await database.writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.entryColumns) FROM email
+                    WHERE sendScheduledAt IS NOT NULL AND sendState = 'queued' AND sendScheduledAt <= ?
+                    ORDER BY sendScheduledAt, id
+                    """, arguments: [date]
+            ).map(Self.entry)
+        }
+    }
+
+    public func earliestScheduled() async throws -> Date? {
+        try await database.writer.read { db in
+            try Date.fetchOne(
+                db, sql: "SELECT MIN(sendScheduledAt) FROM email WHERE sendScheduledAt IS NOT NULL AND sendState = 'queued'")
+        }
+    }
+
     public func entry(emailId: EmailID) async throws -> OutboxEntry? {
         try await database.writer.read { db in
             try Row.fetchOne(db, sql: "SELECT \(Self.entryColumns) FROM email WHERE id = ? AND sendState != 'none'", arguments: [emailId]).map(

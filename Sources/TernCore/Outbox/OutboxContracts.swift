@@ -110,6 +110,10 @@ public protocol OutboxStore: Sendable {
     /// the forwarded attachments that are not local yet (CO01-15); `completeAttachments` replaces it.
     func enqueue(_ message: ComposedMessage, holdUntil: Date?, scheduledAt: Date?, awaitingAttachments: Bool, at date: Date) async throws
         -> EmailID
+    /// Send later messages whose time has come (`at` or before), still queued, every account.
+    func dueScheduled(at date: Date) async throws -> [OutboxEntry]
+    /// The earliest time a queued Send later message waits for; nil when none waits.
+    func earliestScheduled() async throws -> Date?
     /// The queued message's real bytes, its attachments all local: same Message-ID, flag cleared.
     func completeAttachments(_ emailId: EmailID, with message: ComposedMessage) async throws
     /// Queued and sending messages of an account, oldest first: the order they are sent in.

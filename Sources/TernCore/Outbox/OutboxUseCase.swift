@@ -126,7 +126,8 @@ public struct OutboxUseCase: Sendable {
     /// come go now, through each account's queue. Reports only the accounts that had one.
     public func sendDueScheduled() async throws -> [PushReport] {
         let now = clock.now()
-        let due = try await store.outbox(accountId: nil).filter { $0.state == .queued && ($0.scheduledAt.map { $0 <= now } ?? false) }
+        // Run after every one-shot command: read from its partial index, never by a walk of the store.
+        let due = try await store.dueScheduled(at: now)
         var reports: [PushReport] = []
         for accountId in Set(due.map(\.accountId)).sorted(by: { $0.rawValue < $1.rawValue }) {
             guard let account = try await accounts.account(id: accountId), account.isActive else { continue }
@@ -137,7 +138,7 @@ public struct OutboxUseCase: Sendable {
 
     /// The earliest time a Send later message waits for (nil: none waits), for a loop that wakes for it.
     public func nextScheduledTime() async throws -> Date? {
-        try await store.outbox(accountId: nil).filter { $0.state == .queued }.compactMap(\.scheduledAt).min()
+        try await store.earliestScheduled()
     }
 
     /// Runs the account's queue for a message `send` queued with `attemptNow: false`.
