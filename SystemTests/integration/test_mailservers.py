@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from support.servers import user_address
+from support.servers import free_port, user_address
 from support.tern import MAILSERVERS
 
 
@@ -183,7 +183,8 @@ def test_mx_port_delivers_without_auth(servers, tls_context):
 def test_stop_leaves_no_process_behind():
     tmp_path = tempfile.mkdtemp(prefix="tern-ms-")  # short: unix socket paths are limited
     env = dict(os.environ, TERN_MAILSERVERS_DIR=tmp_path, TERN_IMAP_PORT="12143",
-               TERN_IMAPS_PORT="12993", TERN_SMTP_PORT="12025", TERN_SUBMISSION_PORT="12587", TERN_SMTPS_PORT="12465")
+               TERN_IMAPS_PORT="12993", TERN_SMTP_PORT="12025", TERN_SUBMISSION_PORT="12587", TERN_SMTPS_PORT="12465",
+               TERN_OAUTH_PORT="12080")
     try:
         subprocess.run([str(MAILSERVERS), "start"], check=True, env=env, capture_output=True)
         running = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
@@ -192,7 +193,27 @@ def test_stop_leaves_no_process_behind():
         subprocess.run([str(MAILSERVERS), "stop"], check=True, env=env, capture_output=True)
     left = subprocess.run(["pgrep", "-af", str(tmp_path)], capture_output=True, text=True).stdout
     assert left == "", f"processes left behind:\n{left}"
-    for port in (12143, 12993, 12025, 12587, 12465):
+    for port in (12143, 12993, 12025, 12587, 12465, 12080):
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
     shutil.rmtree(tmp_path)
+
+
+def test_start_names_whoever_holds_a_port_instead_of_failing_on_a_bind():
+    """A developer's own servers left up on the CI's ports used to stop `make test` with Dovecot's
+    "Address already in use" in a log: the start now refuses at once, naming the port and its holder."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    state = tempfile.mkdtemp(prefix="tern-ms-")  # short: unix socket paths are limited
+    env = dict(os.environ, TERN_MAILSERVERS_DIR=state, TERN_IMAP_PORT=str(free_port()),
+               TERN_IMAPS_PORT=str(port))
+    try:
+        started = subprocess.run([str(MAILSERVERS), "start"], env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        taken.close()
+        subprocess.run([str(MAILSERVERS), "stop"], env=env, capture_output=True)
+        shutil.rmtree(state, ignore_errors=True)
+    assert started.returncode != 0
+    assert f"127.0.0.1:{port} is already taken by python" in started.stdout + started.stderr
