@@ -142,7 +142,7 @@ public enum MarkdownSubset {
                         if let known = knownClose, known.at > index + 1 { known.at } else { closingBracket(from: index + 2, hi) }
                     if let close, close != imageFailedAt {
                         if let end = imageEnd(close: close, hi, &imageURLs) {
-                            appendImage(alt: (index + 2)..<close, contentId: (close + 6)..<end)
+                            appendImage(alt: (index + 2)..<close, contentId: (close + 2 + Self.cidScheme.count)..<end)
                             index = end + 1
                             knownClose = nil
                             continue
