@@ -14,7 +14,8 @@ public struct DraftMessageCodec: DraftMessageCoding {
     public func encode(_ draft: ComposeDraft, messageId: String, attachments: [OutgoingAttachment], date: Date) throws -> [UInt8] {
         // Half-typed addresses stay in the local draft; the server copy carries only what is an address.
         func addresses(_ list: [EmailAddress]) -> [EmailAddress] { list.filter { MessageBuilder.isValidAddress($0.address) } }
-        let rendered = MarkdownSubset.render(draft.body)
+        // CO01-16: the HTML shows the inline images; the text part keeps their `![name](cid:…)` as typed.
+        let rendered = draft.renderedBody
         let message = OutgoingMessage(
             from: draft.from, to: addresses(draft.to), cc: addresses(draft.cc), bcc: addresses(draft.bcc), subject: draft.subject, date: date,
             messageId: messageId, inReplyTo: draft.inReplyTo.flatMap { MessageID.isValid($0) ? $0 : nil },
@@ -32,7 +33,8 @@ public struct DraftMessageCodec: DraftMessageCoding {
             from: parsed.from.first.map(EmailAddress.init), to: parsed.to.map(EmailAddress.init), cc: parsed.cc.map(EmailAddress.init),
             bcc: parsed.bcc.map(EmailAddress.init), subject: parsed.subject,
             body: parsed.bodyPlain ?? "", inReplyTo: parsed.inReplyTo.first, references: parsed.references,
-            attachmentNames: parsed.attachments.filter { !$0.isInline }.map(\.filename))
+            // Inline images too (CO01-16): a draft's pasted images stay when another device's version replaces it.
+            attachmentNames: parsed.attachments.map(\.filename))
     }
 
     public func newMessageId(for sender: EmailAddress) -> String {

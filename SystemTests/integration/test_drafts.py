@@ -322,6 +322,35 @@ def test_a_linked_attachment_is_sent_as_it_was_when_attached(servers, home, tmp_
     assert attachment.get_content() in ("as attached", b"as attached")
 
 
+def test_an_inline_image_from_the_cli_goes_where_the_text_names_it(servers, home, tmp_path, bob):
+    """CO01-16 (issue 34): `--inline-image` puts the file in the draft with a Content-ID, in place of the text's
+    `![](cid:FILE-NAME)`; the draft shows it, and the message sent has it in the HTML's multipart/related."""
+    subject = f"Inline from the CLI {stamp()}"
+    chart = tmp_path / "chart.png"
+    chart.write_bytes(b"\x89PNG\r\n\x1a\n" + os.urandom(600))
+    saved = json_of(home, "compose", "--draft", "--to", user_address(servers, RECIPIENT), "--subject", subject,
+                    "--body", "The chart: ![](cid:chart.png) as promised.", "--inline-image", str(chart))
+    shown = json_of(home, "drafts", "show", f"d{saved['draftId']}")
+    [image] = shown["attachments"]
+    assert image["filename"] == "chart.png" and image["mimeType"] == "image/png" and image["contentId"].endswith("@tern.invalid")
+    assert f"The chart: ![](cid:{image['contentId']}) as promised." in shown["body"]
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not an image")
+    refused = tern(home, "compose", "--draft", "--to", user_address(servers, RECIPIENT), "--subject", subject, "--inline-image", str(notes))
+    assert refused.returncode != 0 and "not a PNG, JPEG, GIF or WebP" in refused.stderr
+
+    outcome = json_of(home, "drafts", "send", f"d{saved['draftId']}", "--undo", "0")
+    assert outcome["state"] == "sent", outcome
+    [uid] = wait_for(lambda: uids_with_subject(bob, "INBOX", subject))
+    message = fetch(bob, uid)
+    [related] = [part for part in message.walk() if part.get_content_type() == "multipart/related"]
+    html, part = related.get_payload()
+    assert part["Content-ID"] == f"<{image['contentId']}>" and part.get_content_disposition() == "inline"
+    assert part.get_content() == chart.read_bytes()
+    assert f'<img src="cid:{image["contentId"]}" alt="chart.png">' in html.get_content()
+    assert "The chart: [image: chart.png] as promised." in message.get_body(preferencelist=("plain",)).get_content()
+
+
 def test_a_reply_sent_from_the_cli_threads_for_tern_and_for_the_recipient(servers, home, tls_context, bob):
     original_id = f"<question-{stamp()}@tern.test>"
     subject = f"Question {stamp()}"

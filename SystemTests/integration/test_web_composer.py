@@ -14,7 +14,7 @@ import pytest
 
 from support.accounts import ACCEPTANCE_USER, add_account
 from support.browser import axe_violations, by_xpath, chromium, open_thread_by_name
-from support.imap import imap_for
+from support.imap import imap_for, newest_with_subject
 from support.messages import acceptance_message as message
 from support.servers import free_port
 from support.tern import TERN, json_of, sync
@@ -52,19 +52,7 @@ def composer(servers, tmp_path_factory):
 
 def received(servers, user, subject, timeout=30):
     """The message as the recipient's mailbox holds it, once it arrived."""
-    imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), user)
-    try:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            imap.select("INBOX")
-            uids = imap.uid("SEARCH", None, "SUBJECT", f'"{subject}"')[1][0].split()
-            if uids:
-                data = imap.uid("FETCH", uids[-1], "(BODY.PEEK[])")[1][0][1]
-                return email.message_from_bytes(data, policy=policy.default), len(uids)
-            time.sleep(0.5)
-        return None, 0
-    finally:
-        imap.logout()
+    return newest_with_subject(servers, user, subject, timeout=timeout)
 
 
 def open_composer(app, label):

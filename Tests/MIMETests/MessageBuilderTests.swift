@@ -108,6 +108,73 @@ import Testing
         #expect(parsed.bodyHTML == "<img src=\"cid:pic@tern\">")
     }
 
+    /// CO01-16 (issue 34): the composer's inline images. RFC 2387: a `multipart/related` whose root, the HTML,
+    /// comes first and is named by `type`, inside the alternative (so a plain reader never sees the images),
+    /// inside the `mixed` of ordinary attachments; each image `inline` with its file name and a Content-ID
+    /// (RFC 2392) the HTML's `cid:` resolves to; base64 in lines of 76; every boundary its own and in no part.
+    @Test func inlineImagesAreRelatedPartsOfTheHTMLAlternative() throws {
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<3000).map { UInt8($0 % 251) })
+        let jpeg = Data([0xFF, 0xD8, 0xFF] + (0..<100).map { UInt8($0) })
+        let html = "<div>Look: <img src=\"cid:image.1@tern.invalid\" alt=\"chart.png\"><br>\n<img src=\"cid:image.2@tern.invalid\" alt=\"p\"></div>"
+        let (bytes, parsed) = try build(
+            OutgoingMIMEMessage(
+                from: alice, to: [bob], subject: "inline", bodyPlain: "Look: [image: chart.png]\n[image: p]", bodyHTML: html,
+                attachments: [
+                    OutgoingMIMEAttachment(filename: "chart.png", mimeType: "image/png", data: png, contentId: "image.1@tern.invalid"),
+                    OutgoingMIMEAttachment(filename: "report.pdf", mimeType: "application/pdf", data: Data("%PDF-1.4".utf8)),
+                    OutgoingMIMEAttachment(filename: "photo ü.jpg", mimeType: "image/jpeg", data: jpeg, contentId: "image.2@tern.invalid")
+                ]))
+        #expect(parsed.problems.isEmpty, "\(parsed.problems)")
+        let root = parsed.structure
+        #expect(root.contentType == "multipart/mixed")
+        #expect(root.children.map(\.contentType) == ["multipart/alternative", "application/pdf"])
+        let alternative = root.children[0]
+        #expect(alternative.children.map(\.contentType) == ["text/plain", "multipart/related"])
+        let related = alternative.children[1]
+        #expect(related.parameters["type"] == "text/html")
+        #expect(related.children.map(\.contentType) == ["text/html", "image/png", "image/jpeg"])
+        let images = Array(related.children.dropFirst())
+        #expect(images.map(\.contentId) == ["image.1@tern.invalid", "image.2@tern.invalid"])
+        #expect(images.allSatisfy { $0.disposition == "inline" && $0.transferEncoding == "base64" })
+        #expect(images.map(\.filename) == ["chart.png", "photo ü.jpg"])
+        #expect(root.children[1].disposition == "attachment" && root.children[1].contentId == nil)
+        // Every cid: of the HTML names one of the related parts.
+        let sources = parsed.bodyHTML?.components(separatedBy: "src=\"cid:").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        #expect(sources == images.compactMap(\.contentId))
+        #expect(parsed.bodyPlain == "Look: [image: chart.png]\n[image: p]")
+        #expect(parsed.content(ofPart: images[0].partId) == [UInt8](png))
+        #expect(parsed.content(ofPart: images[1].partId) == [UInt8](jpeg))
+        // The header of each image, as written.
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains("Content-ID: <image.1@tern.invalid>\r\nContent-Disposition: inline; filename=\"chart.png\"\r\n"))
+        #expect(text.contains("multipart/related; type=\"text/html\"; boundary="))
+        // Base64 in lines of at most 76 characters (RFC 2045 section 6.8).
+        let lines = text.components(separatedBy: "\r\n")
+        let imageStart = try #require(lines.firstIndex { $0.hasPrefix("Content-ID: <image.1") }) + 3
+        let base64 = lines[imageStart...].prefix { !$0.isEmpty && !$0.hasPrefix("--") }
+        #expect(base64.count == ((png.count + 2) / 3 * 4 + 75) / 76 && base64.allSatisfy { $0.count <= 76 })
+        #expect(base64.dropLast().allSatisfy { $0.count == 76 })
+        // Three boundaries, each different, none inside a part.
+        let boundaries = lines.compactMap { line -> String? in
+            guard let range = line.range(of: "boundary=\"") else { return nil }
+            return String(line[range.upperBound...].prefix { $0 != "\"" })
+        }
+        #expect(Set(boundaries).count == 3)
+        for boundary in boundaries {
+            let delimiters = lines.filter { $0.contains(boundary) && !$0.contains("boundary=") }
+            #expect(delimiters.allSatisfy { $0 == "--\(boundary)" || $0 == "--\(boundary)--" })
+        }
+    }
+
+    /// RFC 2392: a Content-ID is a msg-id's inside; anything else would write a header no reader resolves.
+    @Test(arguments: ["no-at-sign", "two words@x", "@x", "x@", "a<b@x", "a@b>"])
+    func contentIdsThatAreNoMsgIdAreRefused(_ contentId: String) {
+        let message = OutgoingMIMEMessage(
+            from: alice, to: [bob], subject: "s", bodyPlain: "x",
+            attachments: [OutgoingMIMEAttachment(filename: "a.png", mimeType: "image/png", data: Data([1]), contentId: contentId)])
+        #expect(throws: MessageBuildError.invalidContentID(contentId)) { try MessageBuilder().build(message) }
+    }
+
     /// RFC 3676 section 4.5: a reply's quotes are quote depth, not text that starts with ">": a flowed reader
     /// shows them as quotes, and a long quoted line wraps with its marks on every piece.
     @Test func quotesAreQuoteDepthInFormatFlowed() throws {

@@ -206,6 +206,60 @@ struct DraftTests {
         #expect(states == [.undoWindow, .undoCancelled, .undoWindow, .sending, .sent])
     }
 
+    /// CO01-16 (issue 34): a pasted image is a draft file with a Content-ID. It survives a save and reopening,
+    /// goes to the server's Drafts as a related part with the Markdown source kept as the text, survives an
+    /// undone send, and the message queued carries it in `multipart/related` with the HTML's `cid:` resolving to it.
+    @Test func anInlineImageSurvivesTheDraftItsServerCopyAndAnUndoneSend() async throws {
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<500).map { UInt8($0 % 256) })
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("inline-\(UUID().uuidString).png")
+        try png.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let contentId = InlineImage.newContentId()
+        var content = message("Picture", body: "Here: \(MarkdownSubset.imageReference(name: "shot.png", contentId: contentId))")
+        content.attachments = [
+            ComposedAttachment(
+                source: .file(path: file.path), filename: "shot.png", mimeType: "image/png", sizeBytes: Int64(png.count),
+                availability: .local, contentId: contentId)
+        ]
+        let saved = try #require(try await drafts.save(content))
+        #expect(try await drafts.open(saved.draftId).content.attachments.map(\.contentId) == [contentId])
+
+        mailbox.answer { request in
+            if case .upload = request.action { return .uploaded(DraftServerCopy(mailbox: "Drafts", uid: 9, uidValidity: 1)) }
+            return .unchanged
+        }
+        _ = try await push()
+        guard case .upload(let raw, _, _) = mailbox.requests.last?.action else {
+            Issue.record("no upload")
+            return
+        }
+        let copy = MessageParser().parse(raw)
+        #expect(copy.attachments.first { $0.contentId == contentId }?.isInline == true)
+        #expect(copy.bodyHTML?.contains("<img src=\"cid:\(contentId)\" alt=\"shot.png\">") == true)
+        let decoded = DraftMessageCodec().decode(raw)
+        #expect(decoded.body.contains("](cid:\(contentId))") && decoded.attachmentNames == ["shot.png"])
+
+        guard case .held(let held) = try await drafts.send(saved.draftId, undoWindow: .seconds(5)) else {
+            Issue.record("not held")
+            return
+        }
+        let back = try await drafts.undo(held)
+        #expect(back.content.attachments.map(\.contentId) == [contentId], "an undone send gives the image back")
+        guard case .held(let again) = try await drafts.send(saved.draftId, undoWindow: .seconds(5)) else {
+            Issue.record("not held")
+            return
+        }
+        let queued = try #require(try await SQLiteOutboxStore(database: database).submission(emailId: again.send.emailId))
+        let sent = MessageParser().parse(queued.raw)
+        let related = try #require(sent.structure.flattened().first { $0.contentType == "multipart/related" })
+        #expect(related.children.map(\.contentType) == ["text/html", "image/png"])
+        #expect(related.children[1].contentId == contentId && related.children[1].disposition == "inline")
+        #expect(sent.content(ofPart: related.children[1].partId) == [UInt8](png))
+        #expect(sent.bodyPlain == "Here: [image: shot.png]")
+        mailbox.answer { _ in .removed }
+        #expect(try await drafts.commit(again).state == .sent)
+    }
+
     /// Issue 36, Send later: the draft waits in the Outbox for its time; Edit gives it back whole and
     /// unscheduled; scheduled again it goes once at its time, and its draft goes with it.
     @Test func aScheduledDraftWaitsForItsTimeGoesBackToEditAndIsSentOnce() async throws {
@@ -281,6 +335,7 @@ struct FileAttachments: ComposeAttachmentLoading {
     func load(_ attachment: ComposedAttachment) async throws -> OutgoingAttachment {
         guard case .file(let path) = attachment.source else { throw TernError.notFound(attachment.filename) }
         return OutgoingAttachment(
-            filename: attachment.filename, mimeType: attachment.mimeType, data: try Data(contentsOf: URL(fileURLWithPath: path)))
+            filename: attachment.filename, mimeType: attachment.mimeType, data: try Data(contentsOf: URL(fileURLWithPath: path)),
+            contentId: attachment.contentId)
     }
 }

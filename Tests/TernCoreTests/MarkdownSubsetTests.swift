@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TernCore
@@ -78,6 +79,76 @@ import Testing
         #expect(message.inReplyTo == "<m@x>" && message.references == ["<r@x>", "<m@x>"])
     }
 
+    /// CO01-16: `![name](cid:id)` is an image only for a Content-ID the draft has; the alt is the name,
+    /// else the file's; the plain text says `[image: …]`.
+    @Test(arguments: [
+        ("![chart](cid:image.1@tern.invalid)", "<img src=\"cid:image.1@tern.invalid\" alt=\"chart\">", "[image: chart]"),
+        ("a ![](cid:image.1@tern.invalid) b", "a <img src=\"cid:image.1@tern.invalid\" alt=\"q3 chart.png\"> b", "a [image: q3 chart.png] b"),
+        (
+            "![\\[x\\] \"<b>\"](cid:image.1@tern.invalid)", "<img src=\"cid:image.1@tern.invalid\" alt=\"[x] &quot;&lt;b&gt;&quot;\">",
+            "[image: [x] \"<b>\"]"
+        ),
+        ("**![x](cid:image.1@tern.invalid)**", "<b><img src=\"cid:image.1@tern.invalid\" alt=\"x\"></b>", "*[image: x]*"),
+        ("![x](cid:other@tern.invalid)", "![x](cid:other@tern.invalid)", "![x](cid:other@tern.invalid)"),
+        ("![x](cid:image.1@tern.invalid", "![x](cid:image.1@tern.invalid", "![x](cid:image.1@tern.invalid"),
+        ("![x] (cid:image.1@tern.invalid)", "![x] (cid:image.1@tern.invalid)", "![x] (cid:image.1@tern.invalid)"),
+        ("[x](cid:image.1@tern.invalid)", "[x](cid:image.1@tern.invalid)", "[x](cid:image.1@tern.invalid)"),
+        ("\\![x](cid:image.1@tern.invalid)", "\\<img src=\"cid:image.1@tern.invalid\" alt=\"x\">", "\\[image: x]"),
+        ("![x](https://a.example/i.png)", "!<a href=\"https://a.example/i.png\">x</a>", "!x <https://a.example/i.png>")
+    ])
+    func inlineImages(_ input: String, _ expectedHTML: String, _ expectedPlain: String) {
+        let rendered = MarkdownSubset.render(input, images: ["image.1@tern.invalid": "q3 chart.png"])
+        #expect(rendered.html == expectedHTML)
+        #expect(rendered.plain == expectedPlain)
+        #expect(rendered.imageContentIds == (expectedHTML.contains("<img") ? ["image.1@tern.invalid"] : []))
+    }
+
+    /// Without the draft's images nothing is an image: the text renders as before CO01-16.
+    @Test func noImagesWithoutContentIds() {
+        #expect(html("![x](cid:image.1@tern.invalid)") == "![x](cid:image.1@tern.invalid)")
+    }
+
+    /// RFC 2392's URL is the id percent-encoded: whatever a forwarded original's Content-ID holds, the attribute stays closed.
+    @Test func contentIdsArePercentEncodedInTheURL() {
+        let rendered = MarkdownSubset.render("![x](cid:a'b&c%d@x)", images: ["a'b&c%d@x": "f"])
+        #expect(rendered.html == "<img src=\"cid:a%27b%26c%25d@x\" alt=\"x\">")
+    }
+
+    /// What the composer inserts reads back as the image, whatever the file's name.
+    @Test(arguments: ["shot.png", "a [b] c\\d.png", "two\nlines.png", "*x* **y**.gif"])
+    func insertedReferencesRender(_ name: String) {
+        let reference = MarkdownSubset.imageReference(name: name, contentId: "image.9@tern.invalid")
+        let rendered = MarkdownSubset.render("Hi \(reference) there", images: ["image.9@tern.invalid": name])
+        #expect(rendered.imageContentIds == ["image.9@tern.invalid"])
+        #expect(rendered.plain == "Hi [image: \(name.replacingOccurrences(of: "\n", with: " "))] there")
+    }
+
+    /// CO01-16, docs/decisions.md: a pasted image whose reference was deleted from the text is not sent;
+    /// a forwarded original's inline parts go as before; the HTML shows the images the text keeps.
+    @Test func outgoingMessageKeepsOnlyTheImagesTheTextShows() {
+        func file(_ name: String, _ contentId: String?) -> ComposedAttachment {
+            ComposedAttachment(
+                source: .file(path: "/tmp/\(name)"), filename: name, mimeType: "image/png", sizeBytes: 3, availability: .local,
+                contentId: contentId)
+        }
+        var draft = ComposeDraft(
+            mode: .forward, accountId: "a", from: EmailAddress(address: "me@example.org"), to: [EmailAddress(address: "ana@example.com")],
+            subject: "Fwd: x", body: "See ![](cid:kept@tern.invalid)")
+        draft.attachments = [
+            file("kept.png", "kept@tern.invalid"), file("gone.png", "gone@tern.invalid"), file("plain.pdf", nil),
+            ComposedAttachment(
+                source: .storedAttachment(id: 7), filename: "logo.png", mimeType: "image/png", sizeBytes: 3, availability: .local,
+                contentId: "logo@original")
+        ]
+        let loaded = draft.attachments.map {
+            OutgoingAttachment(filename: $0.filename, mimeType: $0.mimeType, data: Data([1]), contentId: $0.contentId)
+        }
+        let message = draft.outgoingMessage(date: .distantPast, attachments: loaded)
+        #expect(message.attachments.map(\.filename) == ["kept.png", "plain.pdf", "logo.png"])
+        #expect(message.bodyHTML?.contains("<img src=\"cid:kept@tern.invalid\" alt=\"kept.png\">") == true)
+        #expect(message.bodyPlain == "See [image: kept.png]")
+    }
+
     /// Unclosed marks in bulk: every failed search is remembered, so this is linear. Before the
     /// URL scans were remembered, `[x](` repeated took 130 s here; a generous bound in a debug build.
     @Test func hostileRunsStayLinear() {
@@ -85,6 +156,12 @@ import Testing
         for mark in ["[", "*", "**", "[x]", "[x](", "[x](https://", "[x](https://\"", "*a", "**a ", "[x](https://a)\\"] {
             let input = String(repeating: mark, count: 200_000 / mark.count)
             let elapsed = clock.measure { #expect(!html(input).isEmpty) }
+            #expect(elapsed < .seconds(20), "\(mark)")
+        }
+        // CO01-16's images: every `![` before one `]` or one long `(cid:…` is looked at once.
+        for mark in ["![", "![x](cid:", "![x](cid:aaaaaaaa", "![![x](cid:i@x", "![x](cid:i@x)"] {
+            let input = String(repeating: mark, count: 200_000 / mark.count) + "](cid:" + String(repeating: "a", count: 100_000) + ")"
+            let elapsed = clock.measure { #expect(!MarkdownSubset.render(input, images: ["i@x": "i.png"]).html.isEmpty) }
             #expect(elapsed < .seconds(20), "\(mark)")
         }
     }

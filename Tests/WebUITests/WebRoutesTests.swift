@@ -498,6 +498,23 @@ import Testing
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body).contains("\"name\":\"evilX: y.txt\""))
             }
+            // CO01-16: pasted into the text, a PNG (by its bytes, whatever the page says) gets a Content-ID; text does not.
+            scripted[ComposeRoutes.inlineImageHeader] = "1"
+            scripted[ComposeRoutes.fileNameHeader] = "image.png"
+            scripted[.contentType] = "application/octet-stream"
+            let png = ByteBuffer(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+            try await client.execute(uri: s.path("/compose/attachments"), method: .post, headers: scripted, body: png) { response in
+                #expect(response.status == .ok)
+                let body = String(buffer: response.body)
+                #expect(body.contains("\"type\":\"image\\/png\"") || body.contains("\"type\":\"image/png\""), "\(body)")
+                #expect(body.contains("\"contentId\":\"image.") && body.contains("@tern.invalid\""), "\(body)")
+            }
+            scripted[.contentType] = "image/png"
+            try await client.execute(uri: s.path("/compose/attachments"), method: .post, headers: scripted, body: ByteBuffer(string: "not a png")) {
+                response in
+                #expect(response.status == .ok)
+                #expect(!String(buffer: response.body).contains("contentId"))
+            }
             try await client.execute(uri: s.path("/compose/undo"), method: .post, headers: scripted, body: ByteBuffer(string: "email=99")) {
                 response in
                 #expect(response.status == .conflict)

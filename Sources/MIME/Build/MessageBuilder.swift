@@ -47,7 +47,8 @@ public struct MessageBuilder: Sendable {
         let inline = message.attachments.filter { $0.contentId != nil }
         let attached = message.attachments.filter { $0.contentId == nil }
         if !inline.isEmpty {
-            htmlPart = multipart("related", [htmlPart] + inline.map(attachmentPart))
+            // RFC 2387 section 3.1: `type` names the root (the HTML, first), which the images' `cid:` URLs are resolved from.
+            htmlPart = multipart("related", [htmlPart] + inline.map(attachmentPart), parameters: "; type=\"text/html\"")
         }
         var body = multipart("alternative", [plainPart, htmlPart])
         if !attached.isEmpty {
@@ -182,7 +183,10 @@ public struct MessageBuilder: Sendable {
         for attachment in message.attachments {
             try checkText(attachment.filename, "attachment filename")
             try checkText(attachment.mimeType, "attachment type")
-            if let contentId = attachment.contentId { try checkText(contentId, "content id") }
+            if let contentId = attachment.contentId {
+                try checkText(contentId, "content id")
+                guard MessageID.isValidContentID(contentId) else { throw MessageBuildError.invalidContentID(contentId) }
+            }
         }
         let ids = [("Message-ID", message.messageId), ("In-Reply-To", message.inReplyTo)] + message.references.map { ("References", $0) }
         for case (let field, let id?) in ids {

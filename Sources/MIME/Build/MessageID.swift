@@ -27,6 +27,17 @@ public enum MessageID {
         return at > inner.startIndex && at + 1 < inner.endIndex
     }
 
+    /// A Content-ID as `OutgoingMIMEAttachment.contentId` holds it, without its angle brackets (RFC 2392:
+    /// the `cid:` URL names it so): a msg-id's inside by `isValid`'s rule. Its length is not limited
+    /// here: an id too long for its header line is refused by the line check, with what it was.
+    public static func isValidContentID(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard bytes.allSatisfy({ $0 > 32 && $0 < 127 && $0 != ASCII.lessThan && $0 != ASCII.greaterThan }),
+            let at = bytes.lastIndex(of: ASCII.at)
+        else { return false }
+        return at > 0 && at + 1 < bytes.count
+    }
+
     /// IDNA's ASCII form of a domain: labels split at the dots IDNA reads as dots (also the
     /// ideographic ones), case folded and composed (NFC), non-ASCII labels written as `xn--`
     /// Punycode (RFC 5891 section 4.4). The id needs ASCII, not a registrable name, so this skips

@@ -150,6 +150,8 @@ enum ComposedOutput {
         var mimeType: String
         var sizeBytes: Int64
         var availability: ComposedAttachment.Availability
+        /// CO01-16: an inline image's, which the text shows as `![name](cid:…)`.
+        var contentId: String?
     }
 
     struct WarningForm: Encodable {
@@ -177,7 +179,7 @@ enum ComposedOutput {
             attachments: draft.attachments.map { attachment in
                 var form = AttachmentForm(
                     filename: attachment.filename, mimeType: attachment.mimeType, sizeBytes: attachment.sizeBytes,
-                    availability: attachment.availability)
+                    availability: attachment.availability, contentId: attachment.contentId)
                 switch attachment.source {
                 case .storedAttachment(let id): form.attachmentId = id
                 case .file(let path): form.path = path

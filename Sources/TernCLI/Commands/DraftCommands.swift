@@ -29,9 +29,16 @@ struct ComposeFieldOptions: ParsableArguments {
     var attach: [String] = []
     @Option(help: "Remove the attachment with this file name (a forwarded one too; as shown, or as it is); repeatable.")
     var removeAttachment: [String] = []
+    @Option(
+        help: """
+            Show this image (PNG, JPEG, GIF or WebP) in the message: where the text has ![](cid:NAME), NAME its file name; \
+            else after your --body text, else at the end; repeatable.
+            """)
+    var inlineImage: [String] = []
 
     var isEmpty: Bool {
         to.isEmpty && cc.isEmpty && bcc.isEmpty && subject == nil && body == nil && bodyFile == nil && attach.isEmpty && removeAttachment.isEmpty
+            && inlineImage.isEmpty
     }
 
     func validate() throws {
@@ -46,7 +53,34 @@ struct ComposeFieldOptions: ParsableArguments {
         let removed = Set(removeAttachment)
         edit.keepsAttachment = { !removed.contains($0.filename) && !removed.contains(AttachmentFilename.visible($0.filename)) }
         edit.addedAttachments = try attach.map(Self.attachment)
-        return services.composeValidation.applying(edit, to: draft)
+        var edited = services.composeValidation.applying(edit, to: draft)
+        for path in inlineImage { try Self.addInlineImage(path, to: &edited, after: edit.body) }
+        return edited
+    }
+
+    /// CO01-16: the image as one of the draft's files with a new Content-ID, and its `![name](cid:…)`
+    /// in the text: in place of a `(cid:NAME)` the text names it by, else after `text`, else at the end.
+    static func addInlineImage(_ path: String, to draft: inout ComposeDraft, after text: String?) throws {
+        var image = try attachment(path)
+        let head = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: 16)) ?? nil
+        guard let type = InlineImage.mediaType(of: [UInt8](head ?? Data()), declared: image.mimeType) else {
+            throw TernError.invalidInput("--inline-image \(path): not a PNG, JPEG, GIF or WebP image (attach it with --attach)")
+        }
+        let contentId = InlineImage.newContentId()
+        image.mimeType = type
+        image.contentId = contentId
+        draft.attachments.append(image)
+        let placeholder = "(cid:\(image.filename))"
+        if draft.body.contains(placeholder) {
+            draft.body = draft.body.replacingOccurrences(of: placeholder, with: "(cid:\(contentId))")
+            return
+        }
+        let reference = MarkdownSubset.imageReference(name: image.filename, contentId: contentId)
+        if let text, !text.isEmpty, let range = draft.body.range(of: text) {
+            draft.body.insert(contentsOf: "\n\n" + reference, at: range.upperBound)
+        } else {
+            draft.body += (draft.body.isEmpty || draft.body.hasSuffix("\n") ? "" : "\n\n") + reference
+        }
     }
 
     func bodyText() throws -> String? {

@@ -138,7 +138,8 @@ public struct ComposeUseCase: Sendable {
                 ComposedAttachment(
                     source: .storedAttachment(id: attachment.id ?? 0), filename: attachment.filename, mimeType: attachment.mimeType,
                     sizeBytes: attachment.sizeBytes, availability: attachment.isDownloaded && attachment.localPath != nil ? .local : .pending,
-                    contentId: attachment.contentId)
+                    // A Content-ID the builder would refuse (a stranger's) makes the part an ordinary attachment, never an unsendable forward.
+                    contentId: attachment.contentId.flatMap { syntax.isValidMessageID("<\($0)>") ? $0 : nil })
             }
         }
         message.body = SignatureBlock.inserting(message.signature, into: message.body)

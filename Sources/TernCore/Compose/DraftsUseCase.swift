@@ -89,16 +89,19 @@ public struct DraftsUseCase: Sendable {
         let account = try await accounts.account(id: email.accountId)
         let from = EmailAddress(
             name: email.fromName ?? account?.displayName, address: email.fromAddress.isEmpty ? account?.emailAddress ?? "" : email.fromAddress)
+        let body = email.bodyPlain ?? ""
+        // CO01-16: an inline image stays when the text refers to it (a draft Tern wrote elsewhere), with its Content-ID.
+        func isShown(_ attachment: Attachment) -> Bool { attachment.contentId.map { body.contains("(cid:\($0))") } ?? false }
         let content = ComposeDraft(
             mode: email.inReplyTo == nil ? .new : .reply, accountId: email.accountId, from: from, to: email.toAddresses,
-            cc: email.ccAddresses, bcc: email.bccAddresses, subject: email.subject, body: email.bodyPlain ?? "",
+            cc: email.ccAddresses, bcc: email.bccAddresses, subject: email.subject, body: body,
             inReplyTo: email.inReplyTo, references: (email.references ?? "").split(separator: " ").map(String.init),
-            attachments: original.attachments.filter { !$0.isInline }.compactMap { attachment in
+            attachments: original.attachments.filter { !$0.isInline || isShown($0) }.compactMap { attachment in
                 attachment.id.map {
                     ComposedAttachment(
                         source: .storedAttachment(id: $0), filename: attachment.filename,
                         mimeType: attachment.mimeType, sizeBytes: attachment.sizeBytes,
-                        availability: attachment.isDownloaded ? .local : .pending)
+                        availability: attachment.isDownloaded ? .local : .pending, contentId: isShown(attachment) ? attachment.contentId : nil)
                 }
             })
         let id = try await store.adopt(accountId: email.accountId, messageId: messageId, content: content, copy: copy, at: clock.now())

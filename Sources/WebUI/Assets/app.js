@@ -1195,6 +1195,21 @@ function initComposer(form) {
     if (format) { event.preventDefault(); formatSelection(body, format); }
   });
   body.addEventListener("input", () => { updateBodySize(form); scheduleCheck(form); });
+  // CO01-16 (issue 34): an image pasted or dropped into the text goes into the message at the caret;
+  // any other file dropped there is attached, as in the attachments' drop zone.
+  body.addEventListener("paste", (event) => {
+    const files = [...(event.clipboardData?.files ?? [])];
+    if (!files.length) return;
+    event.preventDefault();
+    insertFiles(form, body, files);
+  });
+  body.addEventListener("dragover", (event) => { if (event.dataTransfer?.types?.includes("Files")) event.preventDefault(); });
+  body.addEventListener("drop", (event) => {
+    const files = [...(event.dataTransfer?.files ?? [])];
+    if (!files.length) return;
+    event.preventDefault();
+    insertFiles(form, body, files);
+  });
   $("#compose-subject", form).addEventListener("input", () => scheduleCheck(form));
   // Issue 35: the From picker swaps the signature in the text (each option carries its identity's).
   const from = $("#compose-from", form);
@@ -1224,7 +1239,7 @@ function initComposer(form) {
     const download = event.target.closest("[data-download-attachment]");
     if (download) downloadForComposer(download);
     const remove = event.target.closest("[data-remove-attachment]");
-    if (remove) { const item = remove.closest("li"); const next = item.nextElementSibling ?? $("#compose-files", form); item.remove(); next?.focus?.(); scheduleCheck(form); }
+    if (remove) { const item = remove.closest("li"); if (item.dataset.contentId) removeImageReferences(body, item.dataset.contentId); const next = item.nextElementSibling ?? $("#compose-files", form); item.remove(); next?.focus?.(); scheduleCheck(form); }
   });
   // FR-COMP-01 "On dismiss": content is saved as a draft ("Draft saved"); an empty composer leaves nothing.
   $("[data-discard]", form)?.addEventListener("click", async (event) => {
@@ -1496,32 +1511,76 @@ async function formatSelection(body, format) {
   body.dispatchEvent(new Event("input"));
 }
 
-async function uploadFiles(form, files) {
+// CO01-16: the types that go inline (the server checks the bytes again); the rest stay attachments.
+const inlineImageTypes = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/** Files pasted or dropped into the text: images uploaded as inline images, each `![name](cid:…)` put where the caret was. */
+async function insertFiles(form, body, files) {
+  const images = files.filter((file) => inlineImageTypes.includes(file.type));
+  const others = files.filter((file) => !images.includes(file));
+  if (others.length) uploadFiles(form, others);
+  for (const file of images) {
+    const [start, end, text] = [body.selectionStart, body.selectionEnd, body.value];
+    const [upload] = await uploadFiles(form, [file], { inline: true });
+    if (!upload?.contentId) continue;
+    const reference = `![${upload.name.replace(/[\\[\]]/g, "\\$&").replace(/[\r\n]+/g, " ")}](cid:${upload.contentId})`;
+    // Typing meanwhile moved the caret: the image goes where it is now.
+    const [from, to] = body.value === text ? [start, end] : [body.selectionStart, body.selectionEnd];
+    body.focus();
+    body.setRangeText(reference, from, to, "end");
+    body.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+}
+
+/** Every `![…](cid:id)` of an inline image taken out of the text, when the image is removed from the list. */
+function removeImageReferences(body, contentId) {
+  const escaped = contentId.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const next = body.value.replace(new RegExp(`!\\[(?:[^\\]\\\\]|\\\\.)*\\]\\(cid:${escaped}\\)`, "g"), "");
+  if (next !== body.value) { body.value = next; body.dispatchEvent(new Event("input", { bubbles: true })); }
+}
+
+/** A name no file in the list has yet (two pasted screenshots are both "image.png"), so each stays its own draft file. */
+function unusedName(form, name) {
+  const taken = new Set($$("#compose-attachments .attachment-name", form).map((item) => item.textContent));
+  if (!taken.has(name)) return name;
+  const dot = name.lastIndexOf(".");
+  const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ""];
+  for (let count = 2; ; count++) { const next = `${stem} (${count})${extension}`; if (!taken.has(next)) return next; }
+}
+
+async function uploadFiles(form, files, { inline = false } = {}) {
   const list = $("#compose-attachments", form);
+  const uploads = [];
   for (const file of files) {
     const item = document.createElement("li");
     item.className = "attachment";
-    item.textContent = `Attaching ${file.name}…`;
+    const fileName = inline ? unusedName(form, file.name || "image") : file.name;
+    item.textContent = `Attaching ${fileName}…`;
     list.append(item);
     try {
-      const response = await fetch("compose/attachments", { method: "POST", credentials: "same-origin", body: file,
-        headers: { "X-CSRF-Token": csrf, "Content-Type": file.type || "application/octet-stream", "X-File-Name": encodeURIComponent(file.name) } });
+      const headers = { "X-CSRF-Token": csrf, "Content-Type": file.type || "application/octet-stream", "X-File-Name": encodeURIComponent(fileName) };
+      if (inline) headers["X-Inline-Image"] = "1";
+      const response = await fetch("compose/attachments", { method: "POST", credentials: "same-origin", body: file, headers });
       if (!response.ok) throw new Error(String(response.status));
       const upload = await response.json();
+      uploads.push(upload);
       item.replaceChildren();
+      if (upload.contentId) item.dataset.contentId = upload.contentId;
       const name = Object.assign(document.createElement("span"), { className: "attachment-name", textContent: upload.name });
-      const meta = Object.assign(document.createElement("span"), { className: "attachment-meta", textContent: ` ${formatSize(upload.size)}` });
+      const meta = Object.assign(document.createElement("span"), { className: "attachment-meta",
+        textContent: ` ${formatSize(upload.size)}${upload.contentId ? ", inline image" : ""}` });
       const hidden = Object.assign(document.createElement("input"), { type: "hidden", name: "upload", value: upload.id });
       const remove = Object.assign(document.createElement("button"), { type: "button", className: "button", textContent: "Remove" });
       remove.dataset.removeAttachment = "";
       remove.setAttribute("aria-label", `Remove ${upload.name}`);
       item.append(name, meta, hidden, remove);
     } catch {
-      item.textContent = `Couldn't attach ${file.name}.`;
+      item.textContent = `Couldn't attach ${fileName}.`;
       item.classList.add("notice-error");
     }
   }
   scheduleCheck(form);
+  return uploads;
 }
 
 function formatSize(bytes) {

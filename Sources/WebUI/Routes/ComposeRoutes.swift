@@ -140,12 +140,15 @@ struct ComposeRoutes: Sendable {
             let name = request.headers[Self.fileNameHeader].flatMap { $0.removingPercentEncoding } ?? "attachment"
             let type = request.headers[.contentType] ?? "application/octet-stream"
             let body = try await request.collectBody(upTo: Self.uploadLimit)
-            let upload = try state.uploads.store(bytes: body.readableBytesView, filename: name, mimeType: type)
+            let inline = request.headers[Self.inlineImageHeader] == "1"
+            let upload = try state.uploads.store(bytes: body.readableBytesView, filename: name, mimeType: type, inline: inline)
             return WebResponse.json(upload)
         }
     }
 
     static let fileNameHeader = HTTPField.Name("X-File-Name")!
+    /// CO01-16: the file was pasted or dropped into the text, to go inline when it is an image.
+    static let inlineImageHeader = HTTPField.Name("X-Inline-Image")!
 
     /// The held message a small form names (`email=34`).
     static func emailField(_ request: Request) async throws -> EmailID {
@@ -356,7 +359,9 @@ struct ComposeRoutes: Sendable {
         }
         edit.addedAttachments = form.all("upload").compactMap { id in
             state.uploads.upload(id: id).map {
-                ComposedAttachment(source: .file(path: $0.path), filename: $0.name, mimeType: $0.type, sizeBytes: $0.size, availability: .local)
+                ComposedAttachment(
+                    source: .file(path: $0.path), filename: $0.name, mimeType: $0.type, sizeBytes: $0.size, availability: .local,
+                    contentId: $0.contentId)
             }
         }
         var edited = services.composeValidation.applying(edit, to: draft)

@@ -16,6 +16,8 @@ final class UploadStaging: Sendable {
         var type: String
         var size: Int64
         var path: String
+        /// CO01-16: set when the page asked for an inline image and the bytes are one (`InlineImage`).
+        var contentId: String?
     }
 
     static let lifetime: TimeInterval = 24 * 3600
@@ -26,7 +28,9 @@ final class UploadStaging: Sendable {
         self.directory = directory
     }
 
-    func store(bytes: some Collection<UInt8>, filename: String, mimeType: String) throws -> Upload {
+    /// `inline`: the page pasted or dropped it into the text (CO01-16); it becomes an inline image,
+    /// with a new Content-ID and the type its bytes show, only when it is a PNG, JPEG, GIF or WebP.
+    func store(bytes: some Collection<UInt8>, filename: String, mimeType: String, inline: Bool = false) throws -> Upload {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         removeExpired()
         let id = UUID().uuidString.lowercased()
@@ -36,7 +40,11 @@ final class UploadStaging: Sendable {
         }
         let name = AttachmentFilename.sanitized(filename)
         let type = mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "application/octet-stream"
-        let upload = Upload(id: id, name: name, type: type.isEmpty ? "application/octet-stream" : type, size: Int64(bytes.count), path: file.path)
+        var upload = Upload(id: id, name: name, type: type.isEmpty ? "application/octet-stream" : type, size: Int64(bytes.count), path: file.path)
+        if inline, let imageType = InlineImage.mediaType(of: Array(bytes.prefix(16)), declared: type) {
+            upload.type = imageType
+            upload.contentId = InlineImage.newContentId()
+        }
         uploads.withLock { $0[id] = upload }
         return upload
     }

@@ -153,7 +153,8 @@ struct ComposerView: Sendable {
             <button type="button" class="button" data-format="link" aria-keyshortcuts="Control+K">Link</button></div>
             <p class="composer-field composer-body"><label for="compose-body" class="visually-hidden">Message</label>\
             <textarea id="compose-body" name="body" rows="14" aria-describedby="body-hint">\(draft.body)</textarea></p>
-            <p id="body-hint" class="hint">**bold**, *italic* and [text](https://link) are sent as formatting.</p>
+            <p id="body-hint" class="hint">**bold**, *italic* and [text](https://link) are sent as formatting. \
+            An image pasted or dropped here is sent in the message.</p>
             <p id="body-size" class="notice notice-warning" role="status" hidden></p>
             \(html: attachments())
             <div class="composer-errors" id="composer-errors" role="alert">\(html: errorList)</div>
@@ -254,6 +255,11 @@ struct ComposerView: Sendable {
             var state: HTMLText = ""
             var download: HTMLText = ""
             var itemAttributes: HTMLText = ""
+            if case .file = attachment.source, let contentId = attachment.contentId {
+                // CO01-16: shown in the text where its `![name](cid:…)` is; Remove takes that out too.
+                state = ", inline image"
+                itemAttributes = " data-content-id=\"\(contentId)\""
+            }
             if attachment.availability == .pending, case .storedAttachment(let id) = attachment.source {
                 // FR-COMP-01 "Attachment Handling": not local yet; downloaded before sending, or now (progress, and Retry when it fails).
                 state = ", not downloaded yet"

@@ -43,6 +43,31 @@ def arrived(servers, user, subject, timeout=30):
         logout_quietly(imap)
 
 
+def newest_with_subject(servers, user, subject, folder="INBOX", accept=lambda message: True, timeout=30):
+    """The newest message with `subject` in `user`'s `folder` that `accept` takes, parsed, once it is there (waiting up
+    to `timeout` seconds), with how many messages have that subject; (None, 0) when none came."""
+    import email
+    import time
+    from email import policy
+    imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), user)
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            imap.select(quote(folder))
+            uids = imap.uid("SEARCH", None, "SUBJECT", f'"{subject}"')[1][0].split()
+            for uid in reversed(uids):
+                data = imap.uid("FETCH", uid, "(BODY.PEEK[])")[1]
+                # A draft's copy is replaced on every save: a UID just searched may be gone by its FETCH.
+                if data and isinstance(data[0], tuple):
+                    message = email.message_from_bytes(data[0][1], policy=policy.default)
+                    if accept(message):
+                        return message, len(uids)
+            time.sleep(0.5)
+        return None, 0
+    finally:
+        logout_quietly(imap)
+
+
 def uids_with_message_id(imap, folder, message_id):
     imap.select(f'"{folder}"')
     return imap.uid("SEARCH", None, "HEADER", "Message-ID", message_id)[1][0].split()
