@@ -297,7 +297,9 @@ extension AccountSetupTests {
         var plain = request(servers: AccountServerSettings(imap: Self.microsoftServers.imap, smtp: Self.microsoftServers.smtp, username: ""))
         plain.password = ""
         plain.passwordOptional = true
-        await #expect(throws: AccountSetupFailure.invalid(.invalidInput("the password is empty"))) { try await setUp(probe, tokens: SavedTokens())(plain) }
+        await #expect(throws: AccountSetupFailure.invalid(.invalidInput("the password is empty"))) {
+            try await setUp(probe, tokens: SavedTokens())(plain)
+        }
     }
 
     @Test func aSignedInSetupTriesTheTokenAndKeepsTheTokens() async throws {

@@ -17,7 +17,9 @@ struct OAuthClientsTests {
         let clients = OAuthClientsUseCase(store: MemoryClients())
         try await clients.set(.google, clientID: " 123.apps.googleusercontent.com\n", clientSecret: " GOCSPX-x ")
         try await clients.set(.microsoft, clientID: "00000000-1111-2222-3333-444444444444", clientSecret: "")
-        #expect(try await clients.registration(for: .google) == OAuthClientRegistration(provider: .google, clientID: "123.apps.googleusercontent.com", clientSecret: "GOCSPX-x"))
+        #expect(
+            try await clients.registration(for: .google)
+                == OAuthClientRegistration(provider: .google, clientID: "123.apps.googleusercontent.com", clientSecret: "GOCSPX-x"))
         #expect(try await clients.registration(for: .microsoft)?.clientSecret == nil)
         try await clients.set(.google, clientID: "other", clientSecret: nil)
         #expect(try await clients.registrations().map(\.clientID) == ["other", "00000000-1111-2222-3333-444444444444"])

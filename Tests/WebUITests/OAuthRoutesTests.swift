@@ -25,7 +25,8 @@ extension WebRoutesTests {
             let body =
                 "csrf=\(s.csrfToken)&name=office&email=jane%40example.org&imap-host=mail.example.org&smtp-host=mail.example.org"
                 + "&sign-in=microsoft&sign-in-with=microsoft&oauth-client-id-microsoft=my-client"
-            let leaving = try await client.execute(uri: s.path("/accounts/oauth/start"), method: .post, headers: form, body: ByteBuffer(string: body)) {
+            let leaving = try await client.execute(uri: s.path("/accounts/oauth/start"), method: .post, headers: form, body: ByteBuffer(string: body))
+            {
                 response in
                 #expect(response.status == .ok)
                 return String(buffer: response.body)

@@ -59,7 +59,8 @@ struct AccountCommand: AsyncParsableCommand {
         var gmail = false
         @Flag(
             help:
-                "Use the Microsoft preset (Outlook.com, Microsoft 365: outlook.office365.com:993, smtp.office365.com:587 STARTTLS); signs in with OAuth 2.0.")
+                "Use the Microsoft preset (Outlook.com, Microsoft 365: outlook.office365.com:993, smtp.office365.com:587 STARTTLS); signs in with OAuth 2.0."
+        )
         var microsoft = false
         @Flag(help: "Sign in with OAuth 2.0 in a browser (XOAUTH2) instead of a password.")
         var oauth = false
@@ -118,7 +119,8 @@ struct AccountCommand: AsyncParsableCommand {
                 discovered = found
             }
             // Issue 35: Microsoft's servers refresh at Microsoft's token endpoint, whoever found them.
-            let provider: MailProvider = microsoft || discovered?.provider == .microsoft ? .microsoft : (gmail || discovered?.provider == .gmail ? .gmail : .imap)
+            let provider: MailProvider =
+                microsoft || discovered?.provider == .microsoft ? .microsoft : (gmail || discovered?.provider == .gmail ? .gmail : .imap)
             let credential: CredentialSource
             if usesOAuth {
                 credential = .oauth2(clientID: try await clientID(for: OAuthProvider(signingInTo: provider)))
@@ -157,7 +159,8 @@ struct AccountCommand: AsyncParsableCommand {
             if let given = oauthClientID ?? ProcessInfo.processInfo.environment["TERN_OAUTH_CLIENT_ID"], !given.isEmpty { return given }
             if let stored = try await services().oauthClients.registration(for: provider) { return stored.clientID }
             throw ValidationError(
-                "OAuth needs a client id: --oauth-client-id ID, TERN_OAUTH_CLIENT_ID, or the \(provider.displayName) client id in the web app's Settings")
+                "OAuth needs a client id: --oauth-client-id ID, TERN_OAUTH_CLIENT_ID, or the \(provider.displayName) client id in the web app's Settings"
+            )
         }
     }
 

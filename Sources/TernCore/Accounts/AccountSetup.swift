@@ -257,7 +257,8 @@ public struct SetUpAccountUseCase: Sendable {
 
     /// Connecting and signing in are one IMAP session: the step moves to signing in when the session
     /// asks for the password, which it does once the connection and its TLS stand.
-    func checkIMAP(_ account: Account, secret: AccountSecret, progress: @escaping @Sendable (AccountSetupEvent) -> Void) async throws(AccountSetupFailure)
+    func checkIMAP(_ account: Account, secret: AccountSecret, progress: @escaping @Sendable (AccountSetupEvent) -> Void)
+        async throws(AccountSetupFailure)
     {
         let signingIn = SignInReached()
         progress(.started(.connecting))

@@ -66,7 +66,8 @@ public struct OAuthConfiguration: Sendable, Hashable {
         fields["state"] = state
         if let loginHint, !loginHint.isEmpty { fields["login_hint"] = loginHint }
         var components = URLComponents(url: authorizationEndpoint, resolvingAgainstBaseURL: false)!
-        components.percentEncodedQuery = [components.percentEncodedQuery, OAuthTokenEndpoint.formEncode(fields)].compactMap { $0 }.joined(separator: "&")
+        let query = OAuthTokenEndpoint.formEncode(fields)
+        components.percentEncodedQuery = [components.percentEncodedQuery, query].compactMap { $0 }.joined(separator: "&")
         return components.url!
     }
 }

@@ -69,7 +69,7 @@ struct OAuthTokenEndpoint: Sendable {
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase  // RFC 6749's snake_case fields
+        decoder.keyDecodingStrategy = .convertFromSnakeCase // RFC 6749's snake_case fields
         let decoded = try? decoder.decode(TokenResponse.self, from: data)
         guard status == 200, let decoded, let accessToken = decoded.accessToken else {
             let reason = [decoded?.error, decoded?.errorDescription].compactMap { $0 }.joined(separator: ": ")
