@@ -3,7 +3,9 @@
 (RFC 8252 loopback redirect, RFC 7636 PKCE S256), refresh tokens, and token introspection
 (RFC 7662) for Dovecot's oauth2 passdb. Started by scripts/mailservers; for tests only.
 
-  GET  /authorize     consents at once for login_hint (a test user) and redirects with a code
+  GET  /authorize     consents at once for login_hint (a test user) and redirects with a code;
+                      in "page" mode it shows a consent page instead, whose Allow and Deny buttons
+                      (GET /authorize/decision) redirect with a code or with error=access_denied
   POST /token         authorization_code (PKCE checked) and refresh_token grants
   POST /introspect    {"active": true, "email": user} for a live access token
   POST /admin/expire-access    every access token stops working (the client must refresh)
@@ -11,16 +13,19 @@
   POST /admin/rotate-refresh?on=1|0   each refresh issues a new refresh token and revokes the old
                                       one (RFC 6749 section 6), as some providers do; off by default
   POST /admin/token-delay?seconds=S   the token endpoint answers S seconds late (overlapping refreshes)
+  POST /admin/consent?mode=auto|page   consent at once (the default) or on the consent page
   GET  /admin/stats   counts of grants, for tests
 """
-import argparse, base64, hashlib, json, secrets, threading, time
+import argparse, base64, hashlib, html, json, secrets, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs, urlencode
 
 LOCK = threading.Lock()
 CODES, ACCESS, REFRESH = {}, {}, {}
-SETTINGS = {"rotate": False, "delay": 0.0}
-STATS = {"authorization_code": 0, "refresh_token": 0, "introspect_active": 0, "introspect_inactive": 0}
+SETTINGS = {"rotate": False, "delay": 0.0, "consent": "auto"}
+STATS = {"authorization_code": 0, "refresh_token": 0, "introspect_active": 0, "introspect_inactive": 0, "pkce_refused": 0}
+AUTHORIZATION_FIELDS = ("response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method",
+                        "login_hint", "access_type", "prompt")
 
 
 def b64url(data):
@@ -48,17 +53,35 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         return {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
 
+    def consent_page(self, query):
+        """An accessible page with the request's fields and Allow / Deny, as a provider shows one."""
+        hidden = "".join(f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
+                         for k, v in query.items() if k in AUTHORIZATION_FIELDS)
+        user = html.escape(query.get("login_hint", ""))
+        page = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test sign-in</title></head><body><main>'
+                f'<h1>Test sign-in</h1><p>Tern asks to read and send the mail of {user}.</p>'
+                f'<form method="get" action="/authorize/decision">{hidden}'
+                f'<button type="submit" name="decision" value="allow">Allow</button> '
+                f'<button type="submit" name="decision" value="deny">Deny</button></form></main></body></html>').encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(page)))
+        self.end_headers()
+        self.wfile.write(page)
+
     def do_GET(self):
         url = urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
-        if url.path == "/authorize":
+        if url.path in ("/authorize", "/authorize/decision"):
             redirect = query.get("redirect_uri", "")
             if not redirect.startswith("http://127.0.0.1:"):
                 return self.reply(400, {"error": "invalid_request", "error_description": "loopback redirect required"})
             if query.get("response_type") != "code" or query.get("code_challenge_method") != "S256" or not query.get("code_challenge"):
                 return self.reply(400, {"error": "invalid_request", "error_description": "code flow with PKCE S256 required"})
+            if url.path == "/authorize" and SETTINGS["consent"] == "page":
+                return self.consent_page(query)
             user = query.get("login_hint", "")
-            if user not in self.users:
+            if user not in self.users or query.get("decision") == "deny":
                 params = {"error": "access_denied", "state": query.get("state", "")}
             else:
                 code = secrets.token_urlsafe(16)
@@ -93,6 +116,8 @@ class Handler(BaseHTTPRequestHandler):
                     verifier = form.get("code_verifier", "")
                     if (not grant or grant["redirect"] != form.get("redirect_uri") or grant["client"] != form.get("client_id")
                             or b64url(hashlib.sha256(verifier.encode()).digest()) != grant["challenge"]):
+                        if grant:
+                            STATS["pkce_refused"] += 1
                         return self.reply(400, {"error": "invalid_grant"})
                     STATS["authorization_code"] += 1
                     return self.reply(200, self.issue(grant["user"], grant["client"]))
@@ -122,6 +147,9 @@ class Handler(BaseHTTPRequestHandler):
         if url.path == "/admin/expire-access":
             with LOCK:
                 ACCESS.clear()
+            return self.reply(200, {"ok": True})
+        if url.path == "/admin/consent":
+            SETTINGS["consent"] = "page" if query.get("mode") == "page" else "auto"
             return self.reply(200, {"ok": True})
         if url.path == "/admin/rotate-refresh":
             SETTINGS["rotate"] = query.get("on") == "1"

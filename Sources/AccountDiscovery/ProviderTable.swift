@@ -19,7 +19,8 @@ public struct KnownProvider: Sendable, Hashable {
     public var smtp: ServerEndpoint
     public var loginName: LoginName
     public var authentication: [DiscoveredAuthentication]
-    /// `.gmail` for Google's servers, so an account found here behaves as the Gmail preset.
+    /// `.gmail` for Google's servers, so an account found here behaves as the Gmail preset;
+    /// `.microsoft` for Microsoft's, which sign in at Microsoft's OAuth endpoints.
     public var provider: MailProvider
 
     public init(
@@ -58,7 +59,8 @@ public enum ProviderTable {
         KnownProvider(
             name: "Gmail", domains: ["gmail.com", "googlemail.com"], mxSuffixes: ["google.com", "googlemail.com"],
             imap: AddAccountUseCase.gmailIMAP, smtp: AddAccountUseCase.gmailSMTP, authentication: [.oauth2, .password], provider: .gmail),
-        // Outlook.com and Microsoft 365: OAuth only since Microsoft turned basic authentication off.
+        // Outlook.com and Microsoft 365: OAuth only since Microsoft turned basic authentication off;
+        // the endpoints are the Microsoft preset's (`tern account add --microsoft`).
         KnownProvider(
             name: "Microsoft 365 / Outlook.com",
             domains: [
@@ -67,7 +69,8 @@ public enum ProviderTable {
                 "outlook.it", "outlook.co.uk"
             ],
             mxSuffixes: ["protection.outlook.com", "outlook.com"],
-            imap: tls("outlook.office365.com", 993), smtp: startTLS("smtp.office365.com", 587), authentication: [.oauth2]),
+            imap: AddAccountUseCase.microsoftIMAP, smtp: AddAccountUseCase.microsoftSMTP, authentication: [.oauth2],
+            provider: .microsoft),
         KnownProvider(
             name: "Yahoo Mail",
             domains: [

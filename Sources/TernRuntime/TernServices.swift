@@ -32,6 +32,10 @@ public final class TernServices: Sendable {
     public let removeAccount: RemoveAccountUseCase
     /// Issue 35: the web app's "Add account" (discovery, both servers tried, the password kept).
     public let setUpAccount: SetUpAccountUseCase
+    /// Issue 35: the OAuth apps the person registered, one per provider.
+    public let oauthClients: OAuthClientsUseCase
+    /// Issue 35: the web app's browser sign-in (authorization request, code exchange).
+    public let browserSignIn: BrowserOAuthSignIn
     public let accountSettings: AccountSettingsUseCase
     /// Issue 35: the addresses each account sends from, with names and signatures.
     public let identities: IdentitiesUseCase
@@ -117,7 +121,9 @@ public final class TernServices: Sendable {
         let secrets = ShellSecretResolver(environment: environment, home: home)
         let accounts = SQLiteAccountRepository(database: database)
         let tokens = TokenStoreChoice.make(home: home, environment: environment)
-        let authorizer = LoopbackOAuthAuthorizer(configuration: .fromEnvironment(environment), environment: environment)
+        let oauthClientStore = SQLiteOAuthClientStore(database: database)
+        let oauthConfigurations = OAuthConfigurations(environment: environment, clients: oauthClientStore)
+        let authorizer = LoopbackOAuthAuthorizer(configurations: oauthConfigurations, environment: environment)
         let locks = FileLocks(directory: home.url.appendingPathComponent("locks"))
         let holds = FileSendHolds(directory: home.url.appendingPathComponent("locks"))
         let credentials = AccountCredentials(secrets: secrets, tokens: tokens, authorizer: authorizer, accounts: accounts, locks: locks)
@@ -193,7 +199,9 @@ public final class TernServices: Sendable {
             draftFiles: LocalDraftFiles(directory: home.url.appendingPathComponent("drafts")), passwords: keptPasswords, changes: changes)
         self.setUpAccount = SetUpAccountUseCase(
             discover: { caFile in Self.liveDiscovery(environment: environment, caFile: caFile) },
-            probe: LiveServerProbe(), accounts: accounts, addAccount: addAccount, passwords: keptPasswords, changes: changes)
+            probe: LiveServerProbe(), accounts: accounts, addAccount: addAccount, passwords: keptPasswords, changes: changes, tokens: tokens)
+        self.oauthClients = OAuthClientsUseCase(store: oauthClientStore)
+        self.browserSignIn = BrowserOAuthSignIn(configurations: oauthConfigurations)
         self.accountSettings = AccountSettingsUseCase(accounts: accounts)
         let identityStore = SQLiteIdentityRepository(database: database)
         self.identities = IdentitiesUseCase(accounts: accounts, identities: identityStore)

@@ -89,9 +89,10 @@ public struct TernWebServer: Sendable {
     /// Hummingbird runs a router's own middleware after the route is chosen, too late to take the
     /// secret base off the path.
     func responder(port: Int, hosts: Set<String>? = nil) -> GuardedResponder<RouterResponder<BasicRequestContext>> {
-        GuardedResponder(
-            loopback: hosts.map { LoopbackGuardMiddleware(hosts: $0) } ?? LoopbackGuardMiddleware(port: port),
-            session: SessionMiddleware(secrets: secrets, sessions: sessions), router: router().buildResponder())
+        var loopback = hosts.map { LoopbackGuardMiddleware<BasicRequestContext>(hosts: $0) } ?? LoopbackGuardMiddleware(port: port)
+        loopback.oauthCallback = OAuthCallbackHandoff(signIns: state.oauthSignIns, secrets: secrets)
+        return GuardedResponder(
+            loopback: loopback, session: SessionMiddleware(secrets: secrets, sessions: sessions), router: router().buildResponder())
     }
 
     /// Every route, behind the core's error pages.

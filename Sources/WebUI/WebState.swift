@@ -15,6 +15,8 @@ struct WebState: Sendable {
     let contacts: ContactIndexCache
     /// Files attached in the composer, until sent or discarded.
     let uploads: UploadStaging
+    /// Issue 35: browser sign-ins waiting for their provider's answer.
+    let oauthSignIns: PendingOAuthSignIns
     let autosaveSeconds: Int
 
     init(changes: ChangeFeed, home: URL, autosaveSeconds: Int = 30) {
@@ -23,6 +25,7 @@ struct WebState: Sendable {
         prefills = ComposePrefillCache()
         contacts = ContactIndexCache()
         uploads = UploadStaging(directory: home.appendingPathComponent("uploads"))
+        oauthSignIns = PendingOAuthSignIns()
         self.autosaveSeconds = autosaveSeconds
     }
 }

@@ -212,3 +212,23 @@ def test_smtp_refreshes_an_expired_token_and_sends_once(oauth, servers):
         assert len(found) == 1, found
     finally:
         client.logout()
+
+
+def test_the_microsoft_preset_signs_in_and_refreshes_at_the_microsoft_endpoints(oauth, servers):
+    """Issue 35: `--microsoft` signs in with OAuth (the environment points Microsoft's endpoints at the test server as it
+    does Google's), the given servers win over the preset's, and the account refreshes as a Microsoft account."""
+    code, out, err = oauth.sign_in("account", "add", "office", "--microsoft", "--email", "alice@tern.test",
+                                   "--imap", f"127.0.0.1:{servers['TERN_IMAPS_PORT']}",
+                                   "--smtp", f"127.0.0.1:{servers['TERN_SUBMISSION_PORT']}", "--smtp-starttls",
+                                   "--ca-file", servers["TERN_TEST_CA"], "--oauth-client-id", "tern-test-client")
+    assert code == 0, err
+    account = json.loads(oauth.run("account", "list", "--json", check=True).stdout)[0]
+    assert account["auth"] == "oauth2" and account["provider"] == "microsoft"
+    oauth.post("/admin/expire-access")
+    before = oauth.stats()
+    imap = oauth.run("imap-check", "office")
+    assert imap.returncode == 0, imap.stderr
+    assert oauth.stats()["refresh_token"] == before["refresh_token"] + 1
+    assert oauth.run("smtp-check", "office").returncode == 0
+    refused = oauth.run("account", "add", "x", "--microsoft", "--password-env", "P", "--email", "x@tern.test")
+    assert refused.returncode != 0 and "--microsoft signs in with OAuth only" in refused.stderr

@@ -9,19 +9,16 @@ import http.client
 import json
 import os
 import sqlite3
-import ssl
 import subprocess
 import threading
 import uuid
-from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from support.accounts import NO_SMTP, add_account
 from support.browser import axe_violations, by_xpath, chromium, field, fill
 from support.discovery import DocumentServer, client_config, signed_certificate
-from support.imap import arrived, imap_for, logout_quietly
-from support.messages import raw_message
+from support.imap import arrived, plant_messages
 from support.servers import free_port, user_address
 from support.tern import TERN, json_of, sync
 from support.waiting import wait_until
@@ -109,24 +106,12 @@ class EventLog:
         self.connection.close()
 
 
-def plant_messages(servers, user, count, stamp):
-    """`count` messages a second apart up to now, so they are the newest of the Inbox (newer than earlier runs')."""
-    imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), user)
-    now = datetime.now(timezone.utc)
-    try:
-        for index in range(count):
-            imap.append("INBOX", "", None, raw_message(user_address(servers, user), f"Welcome {stamp} {index}",
-                                                       date=now - timedelta(seconds=count - index)))
-    finally:
-        logout_quietly(imap)
-
-
 def test_an_account_added_by_address_fills_the_inbox_with_progress_and_sends(site):
     browser, servers, documents = site["browser"], site["servers"], site["documents"]
     documents.documents[("tern.test", WELL_KNOWN)] = client_config(
         "127.0.0.1", servers["TERN_IMAPS_PORT"], "127.0.0.1", servers["TERN_SMTPS_PORT"])
     stamp = uuid.uuid4().hex[:10]
-    plant_messages(servers, "alice", 40, stamp)
+    plant_messages(servers, "alice", 40, f"Welcome {stamp}")
     # No account yet: the app opens on "Add account"; the online database is off until asked, and named.
     by_xpath(browser, "//h2[normalize-space()='Add account']")
     consent = field(browser, "Also ask the online database at localhost")
@@ -268,8 +253,8 @@ def test_removing_one_of_two_accounts_leaves_the_other_whole(servers, tmp_path):
     add_account(home, servers, "alice", name="one", smtp=NO_SMTP)
     add_account(home, servers, "bob", name="two")
     stamp = uuid.uuid4().hex[:10]
-    plant_messages(servers, "alice", 3, stamp)
-    plant_messages(servers, "bob", 3, stamp)
+    plant_messages(servers, "alice", 3, f"Welcome {stamp}")
+    plant_messages(servers, "bob", 3, f"Welcome {stamp}")
     sync(home, "one")
     sync(home, "two")
     env = dict(os.environ, TERN_HOME=str(home), TERN_NO_BACKGROUND_PUSH="1")

@@ -523,7 +523,9 @@ struct FailingSecrets: SecretResolver, OAuthTokenStore, OAuthAuthorizer {
     func authorize(account: Account, clientID: String, announce: @escaping @Sendable (URL) -> Void) async throws -> OAuthTokens {
         throw TernError.secretUnavailable("no sign-in in tests")
     }
-    func refresh(_ tokens: OAuthTokens, clientID: String) async throws -> OAuthTokens { throw TernError.secretUnavailable("no refresh in tests") }
+    func refresh(_ tokens: OAuthTokens, clientID: String, provider: OAuthProvider) async throws -> OAuthTokens {
+        throw TernError.secretUnavailable("no refresh in tests")
+    }
 }
 
 extension AccountCredentials {

@@ -40,7 +40,10 @@ import Testing
         func checkIMAP(account: Account, credentials: CredentialSupply) async throws -> IMAPCheckReport {
             try refuseUnpinned(account, account.imap)
             if let imapFailure, failsBeforeSignIn { throw imapFailure }
-            if case .password(let password) = try await credentials.current() { passwords.withLock { $0.append(password) } }
+            switch try await credentials.current() {
+            case .password(let password): passwords.withLock { $0.append(password) }
+            case .accessToken(let token): passwords.withLock { $0.append("token:\(token)") }
+            }
             if let imapFailure { throw imapFailure }
             return IMAPCheckReport(server: account.imap.host, greeting: "", capabilities: [], folders: [])
         }
@@ -239,5 +242,84 @@ import Testing
         try await RemoveAccountUseCase(accounts: accounts, files: RecordingFiles(), passwords: passwords, changes: changes)(name: "work")
         #expect(passwords.all[account.id] == nil)
         #expect(await heard.next() == .accountsChanged)
+    }
+}
+
+/// Issue 35: servers that sign in with Google or Microsoft stop the setup after looking up, so the
+/// front end offers the provider's sign-in; with its tokens the setup tries both servers with the
+/// access token and keeps the tokens, never a password.
+extension AccountSetupTests {
+    actor SavedTokens: OAuthTokenStore {
+        var saved: [Account.ID: OAuthTokens] = [:]
+        func tokens(for accountID: Account.ID) async throws -> OAuthTokens? { saved[accountID] }
+        func save(_ tokens: OAuthTokens, for accountID: Account.ID) async throws { saved[accountID] = tokens }
+        func delete(for accountID: Account.ID) async throws { saved[accountID] = nil }
+    }
+
+    func setUp(_ probe: ScriptedProbe, tokens: SavedTokens) -> SetUpAccountUseCase {
+        SetUpAccountUseCase(
+            discover: { _ in DiscoverAccountSettingsUseCase(sources: [FoundSource(found: false)], encodeDomain: { $0 }) }, probe: probe,
+            accounts: accounts, addAccount: AddAccountUseCase(accounts: accounts, secrets: FixedSecrets()), passwords: passwords,
+            changes: changes, tokens: tokens)
+    }
+
+    static let microsoftServers = AccountServerSettings(
+        imap: AddAccountUseCase.microsoftIMAP, smtp: AddAccountUseCase.microsoftSMTP, username: "", provider: .microsoft, oauth: .microsoft,
+        passwordAccepted: false)
+
+    @Test func serversThatTakeAProvidersSignInAskForIt() async throws {
+        let probe = ScriptedProbe()
+        for password in ["", "a password Microsoft refuses"] {
+            var request = AccountSetupRequest(name: "office", emailAddress: "jane@outlook.com", password: password, servers: Self.microsoftServers)
+            request.passwordOptional = true
+            do {
+                _ = try await setUp(probe, tokens: SavedTokens())(request)
+                Issue.record("the setup should ask for Microsoft's sign-in")
+            } catch {
+                var servers = Self.microsoftServers
+                servers.username = "jane@outlook.com"
+                #expect(error == .signInWithProvider(.microsoft, servers))
+                #expect(error.step == .signingIn)
+            }
+        }
+        // Gmail takes an app password too: only an empty one asks for Google's sign-in.
+        let gmail = AccountServerSettings(
+            imap: AddAccountUseCase.gmailIMAP, smtp: AddAccountUseCase.gmailSMTP, username: "", provider: .gmail, oauth: .google)
+        var empty = AccountSetupRequest(name: "gm", emailAddress: "jane@gmail.com", password: "", servers: gmail)
+        empty.passwordOptional = true
+        var gmailFilled = gmail
+        gmailFilled.username = "jane@gmail.com"
+        await #expect(throws: AccountSetupFailure.signInWithProvider(.google, gmailFilled)) { try await setUp(probe, tokens: SavedTokens())(empty) }
+        let withAppPassword = AccountSetupRequest(name: "gm", emailAddress: "jane@gmail.com", password: "app-password", servers: gmail)
+        #expect(try await setUp(probe, tokens: SavedTokens())(withAppPassword).provider == .gmail)
+        #expect(probe.passwords.withLock { $0 } == ["app-password"], "nothing was tried before the sign-in")
+        // A password server with no password is still refused, after looking up when allowed to be empty.
+        var plain = request(servers: AccountServerSettings(imap: Self.microsoftServers.imap, smtp: Self.microsoftServers.smtp, username: ""))
+        plain.password = ""
+        plain.passwordOptional = true
+        await #expect(throws: AccountSetupFailure.invalid(.invalidInput("the password is empty"))) {
+            try await setUp(probe, tokens: SavedTokens())(plain)
+        }
+    }
+
+    @Test func aSignedInSetupTriesTheTokenAndKeepsTheTokens() async throws {
+        let probe = ScriptedProbe()
+        let tokens = SavedTokens()
+        let signedIn = OAuthTokens(accessToken: "access", refreshToken: "refresh", expiresAt: nil)
+        var request = AccountSetupRequest(name: "office", emailAddress: "jane@outlook.com", password: "", servers: Self.microsoftServers)
+        request.oauth = OAuthSignedIn(provider: .microsoft, clientID: "client", tokens: signedIn)
+        let account = try await setUp(probe, tokens: tokens)(request)
+        #expect(probe.passwords.withLock { $0 } == ["token:access"])
+        #expect(account.credential == .oauth2(clientID: "client") && account.provider == .microsoft)
+        #expect(await tokens.saved == [account.id: signedIn])
+        #expect(passwords.all.isEmpty, "no password is kept")
+        #expect(try await accounts.account(named: "office")?.provider == .microsoft)
+
+        // A setup that fails after the sign-in keeps neither the account nor the tokens.
+        var second = request
+        second.name = "office2"
+        let refused = ScriptedProbe(smtpFailure: .authenticationRefused("no"))
+        await #expect(throws: AccountSetupFailure.self) { try await setUp(refused, tokens: tokens)(second) }
+        #expect(await tokens.saved.count == 1)
     }
 }

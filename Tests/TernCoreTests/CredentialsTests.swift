@@ -17,7 +17,7 @@ struct CredentialsTests {
             throw TernError.invalidInput("not in this test")
         }
 
-        func refresh(_ tokens: OAuthTokens, clientID: String) async throws -> OAuthTokens {
+        func refresh(_ tokens: OAuthTokens, clientID: String, provider: OAuthProvider) async throws -> OAuthTokens {
             try await Task.sleep(for: .milliseconds(50)) // both refreshers are in flight at once
             return try state.withLock { state in
                 guard tokens.refreshToken == state.current else { throw TernError.authenticationExpired("invalid_grant") }

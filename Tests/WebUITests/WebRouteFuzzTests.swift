@@ -26,7 +26,8 @@ import Testing
     static let fieldNames = [
         "thread", "page", "id", "message", "email", "folder", "account", "earlier", "open", "images", "q", "before", "compose",
         "view", "draft", "from", "server", "suggestion", "location", "return", "change", "expanded", "confirmed", "address",
-        "to", "cc", "bcc", "subject", "body", "attachment", "undo-send-delay", "catch-up", "metered", "mode", "mailto", "when", "at"
+        "to", "cc", "bcc", "subject", "body", "attachment", "undo-send-delay", "catch-up", "metered", "mode", "mailto", "when", "at",
+        "state", "oauth-state", "sign-in", "sign-in-with", "oauth-client-id-google", "oauth-client-id-microsoft"
     ]
     /// Streams that never end by themselves.
     static let skipped: Set<String> = ["/events"]

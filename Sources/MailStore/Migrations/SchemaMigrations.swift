@@ -40,6 +40,8 @@ public enum SchemaMigrations {
         migrator.registerMigration("v27-thread-list-order", migrate: orderThreadListIndexByThread)
         migrator.registerMigration("v28-pending-bodies-and-unindexed-emails", migrate: indexPendingBodiesAndUnindexedEmails)
         migrator.registerMigration("v29-scheduled-send-index", migrate: indexScheduledSends)
+        migrator.registerMigration("v30-account-microsoft-provider", migrate: allowAccountMicrosoftProvider)
+        migrator.registerMigration("v31-oauth-clients", migrate: createOAuthClients)
         return migrator
     }
 
@@ -615,10 +617,16 @@ public enum SchemaMigrations {
     /// definition (every column added since v1 kept, in order), as SQLite's ALTER TABLE page
     /// describes; foreign keys are checked by the migrator after it.
     static func allowAccountPlaintextSecurity(_ db: Database) throws {
+        try rebuildAccountTable(db, replacing: "IN ('tls', 'starttls')", with: "IN ('tls', 'starttls', 'none')")
+    }
+
+    /// The account table rebuilt from its own definition with one CHECK's list widened, its rows
+    /// kept (SQLite cannot widen a CHECK in place).
+    static func rebuildAccountTable(_ db: Database, replacing list: String, with widened: String) throws {
         guard let definition = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'account'") else {
             return
         }
-        let relaxed = definition.replacingOccurrences(of: "IN ('tls', 'starttls')", with: "IN ('tls', 'starttls', 'none')")
+        let relaxed = definition.replacingOccurrences(of: list, with: widened)
         guard let name = relaxed.range(of: "account") else { return }
         try db.execute(sql: relaxed.replacingCharacters(in: name, with: "newAccount"))
         try db.execute(sql: "INSERT INTO newAccount SELECT * FROM account")
@@ -702,5 +710,24 @@ public enum SchemaMigrations {
     static func indexScheduledSends(_ db: Database) throws {
         try db.execute(
             sql: "CREATE INDEX email_scheduled_send ON email(sendScheduledAt) WHERE sendScheduledAt IS NOT NULL AND sendState = 'queued'")
+    }
+
+    /// Issue 35: `account.provider` may be `microsoft` (Outlook.com, Microsoft 365), whose tokens
+    /// refresh at Microsoft's endpoint.
+    static func allowAccountMicrosoftProvider(_ db: Database) throws {
+        try rebuildAccountTable(db, replacing: "IN ('gmail', 'imap')", with: "IN ('gmail', 'imap', 'microsoft')")
+    }
+
+    /// Issue 35: the OAuth app a person registered with each provider, stored once and used for
+    /// every account of that provider (`OAuthClientRegistration`).
+    static func createOAuthClients(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE oauthClient (
+                    provider TEXT PRIMARY KEY NOT NULL CHECK (provider IN ('google', 'microsoft')),
+                    clientId TEXT NOT NULL CHECK (clientId <> ''),
+                    clientSecret TEXT
+                )
+                """)
     }
 }

@@ -57,9 +57,16 @@ struct AccountCommand: AsyncParsableCommand {
         var trustCertificates: [String] = []
         @Flag(help: "Use the Gmail preset (imap.gmail.com:993, smtp.gmail.com:465); signs in with OAuth 2.0 unless a password option is given.")
         var gmail = false
+        @Flag(
+            help:
+                "Use the Microsoft preset (Outlook.com, Microsoft 365: outlook.office365.com:993, smtp.office365.com:587 STARTTLS); signs in with OAuth 2.0."
+        )
+        var microsoft = false
         @Flag(help: "Sign in with OAuth 2.0 in a browser (XOAUTH2) instead of a password.")
         var oauth = false
-        @Option(name: .customLong("oauth-client-id"), help: "The OAuth client id (default: $TERN_OAUTH_CLIENT_ID).")
+        @Option(
+            name: .customLong("oauth-client-id"),
+            help: "The OAuth client id (default: $TERN_OAUTH_CLIENT_ID, else the one stored for the provider in the web app's Settings).")
         var oauthClientID: String?
         @Option(name: .customLong("sync-window-days"), help: "How many days of history to sync (default: 90).")
         var syncWindowDays: Int?
@@ -71,7 +78,7 @@ struct AccountCommand: AsyncParsableCommand {
         var lookupOnline = false
         @OptionGroup var output: OutputOptions
 
-        var usesOAuth: Bool { oauth || (gmail && passwordCommand == nil && passwordEnv == nil) }
+        var usesOAuth: Bool { oauth || microsoft || (gmail && passwordCommand == nil && passwordEnv == nil) }
 
         func validate() throws {
             if passwordCommand != nil && passwordEnv != nil {
@@ -79,6 +86,9 @@ struct AccountCommand: AsyncParsableCommand {
             }
             if oauth && (passwordCommand != nil || passwordEnv != nil) {
                 throw ValidationError("--oauth signs in without a password; drop --password-command/--password-env")
+            }
+            if microsoft && (passwordCommand != nil || passwordEnv != nil || gmail) {
+                throw ValidationError("--microsoft signs in with OAuth only; drop --password-command/--password-env/--gmail")
             }
             if insecurePlaintext && (imap == nil || smtp == nil || imapStartTLS || smtpStartTLS) {
                 throw ValidationError("--insecure-plaintext needs --imap and --smtp, and no --imap-starttls or --smtp-starttls")
@@ -93,17 +103,6 @@ struct AccountCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let credential: CredentialSource
-            if usesOAuth {
-                guard let clientID = oauthClientID ?? ProcessInfo.processInfo.environment["TERN_OAUTH_CLIENT_ID"], !clientID.isEmpty else {
-                    throw ValidationError("OAuth needs a client id: --oauth-client-id ID or TERN_OAUTH_CLIENT_ID")
-                }
-                credential = .oauth2(clientID: clientID)
-            } else if let passwordCommand {
-                credential = .passwordCommand(passwordCommand)
-            } else {
-                credential = .passwordEnvironment(passwordEnv ?? "")
-            }
             let plain: ConnectionSecurity? = insecurePlaintext ? .plaintext : nil
             let givenIMAP = try imap.map { try ServerEndpoint.parse($0, security: plain ?? (imapStartTLS ? .startTLS : .implicitTLS)) }
             let givenSMTP = try smtp.map { try ServerEndpoint.parse($0, security: plain ?? (smtpStartTLS ? .startTLS : .implicitTLS)) }
@@ -112,17 +111,29 @@ struct AccountCommand: AsyncParsableCommand {
             }
             // Issue 35: what is not given is looked up; what is given wins.
             var discovered: DiscoveredAccountSettings?
-            if !gmail && (givenIMAP == nil || givenSMTP == nil) {
+            if !gmail && !microsoft && (givenIMAP == nil || givenSMTP == nil) {
                 let found = try await DiscoveryOutput.discover(email, lookupOnline: lookupOnline, caFile: caFile)
                 if found.needsOAuth && !usesOAuth {
                     DiscoveryOutput.printProgress("Note: these servers sign in with OAuth 2.0 only; a password may be refused (use --oauth).")
                 }
                 discovered = found
             }
+            // Issue 35: Microsoft's servers refresh at Microsoft's token endpoint, whoever found them.
+            let provider: MailProvider =
+                microsoft || discovered?.provider == .microsoft ? .microsoft : (gmail || discovered?.provider == .gmail ? .gmail : .imap)
+            let credential: CredentialSource
+            if usesOAuth {
+                credential = .oauth2(clientID: try await clientID(for: OAuthProvider(signingInTo: provider)))
+            } else if let passwordCommand {
+                credential = .passwordCommand(passwordCommand)
+            } else {
+                credential = .passwordEnvironment(passwordEnv ?? "")
+            }
             var request = NewAccountRequest(
                 name: name, emailAddress: email, displayName: displayName, imap: givenIMAP ?? discovered?.imap,
                 smtp: givenSMTP ?? discovered?.smtp, username: user ?? discovered?.username, credential: credential, caFile: caFile,
                 gmailPreset: gmail || discovered?.provider == .gmail, announceSignIn: SignInPrompt.announce)
+            request.provider = provider
             request.syncWindowDays = syncWindowDays
             request.bodyHydration = bodies?.policy
             request.aliases = aliases
@@ -140,6 +151,16 @@ struct AccountCommand: AsyncParsableCommand {
                 print("Added account '\(account.name)' <\(account.emailAddress)>: IMAP \(account.imap.description), SMTP \(account.smtp.description)")
                 if let discovered { print("Settings from \(discovered.source.description).") }
             }
+        }
+
+        /// The option, the environment, or the app registered for the provider in the web app's
+        /// Settings (issue 35: stored once per provider).
+        func clientID(for provider: OAuthProvider) async throws -> String {
+            if let given = oauthClientID ?? ProcessInfo.processInfo.environment["TERN_OAUTH_CLIENT_ID"], !given.isEmpty { return given }
+            if let stored = try await services().oauthClients.registration(for: provider) { return stored.clientID }
+            throw ValidationError(
+                "OAuth needs a client id: --oauth-client-id ID, TERN_OAUTH_CLIENT_ID, or the \(provider.displayName) client id in the web app's Settings"
+            )
         }
     }
 

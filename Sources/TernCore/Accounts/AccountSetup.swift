@@ -35,13 +35,45 @@ public struct AccountServerSettings: Sendable, Hashable {
     public var provider: MailProvider
     /// Where they were found; nil when the person typed them.
     public var source: DiscoverySource?
+    /// Issue 35: the provider whose OAuth 2.0 sign-in these servers take (Google's, Microsoft's);
+    /// nil when they take a password only.
+    public var oauth: OAuthProvider?
+    /// Whether a password signs in at all (Gmail's app passwords do; Microsoft's servers take OAuth only).
+    public var passwordAccepted: Bool
 
-    public init(imap: ServerEndpoint, smtp: ServerEndpoint, username: String, provider: MailProvider = .imap, source: DiscoverySource? = nil) {
+    public init(
+        imap: ServerEndpoint, smtp: ServerEndpoint, username: String, provider: MailProvider = .imap, source: DiscoverySource? = nil,
+        oauth: OAuthProvider? = nil, passwordAccepted: Bool = true
+    ) {
         self.imap = imap
         self.smtp = smtp
         self.username = username
         self.provider = provider
         self.source = source
+        self.oauth = oauth
+        self.passwordAccepted = passwordAccepted
+    }
+
+    /// What discovery found, with the sign-in its provider offers.
+    public init(found: DiscoveredAccountSettings) {
+        let oauth = found.authentication.contains(.oauth2) ? OAuthProvider(offeredBy: found.provider) : nil
+        self.init(
+            imap: found.imap, smtp: found.smtp, username: found.username, provider: found.provider, source: found.source, oauth: oauth,
+            passwordAccepted: oauth == nil || !found.needsOAuth)
+    }
+}
+
+/// Issue 35: the tokens of a browser sign-in the front end ran before the setup (authorization code
+/// with PKCE), with the provider and client id they were issued to.
+public struct OAuthSignedIn: Sendable, Hashable {
+    public var provider: OAuthProvider
+    public var clientID: String
+    public var tokens: OAuthTokens
+
+    public init(provider: OAuthProvider, clientID: String, tokens: OAuthTokens) {
+        self.provider = provider
+        self.clientID = clientID
+        self.tokens = tokens
     }
 }
 
@@ -57,12 +89,17 @@ public enum AccountSetupFailure: Error, Sendable, Equatable {
     /// The server at that step presented a certificate that does not chain to a trusted root: the
     /// person may judge it and trust it by its fingerprint (`AccountSetupRequest.trustedCertificates`).
     case untrustedCertificate(AccountSetupStep, ServerCertificate)
+    /// Issue 35: these servers sign in with the provider's OAuth in a browser, and no password
+    /// was given (or they take none): the front end offers "Sign in with …", then runs the setup
+    /// again with `AccountSetupRequest.oauth`.
+    case signInWithProvider(OAuthProvider, AccountServerSettings)
 
     public var step: AccountSetupStep? {
         switch self {
         case .invalid: nil
         case .noSettings: .lookingUp
         case .step(let step, _), .untrustedCertificate(let step, _): step
+        case .signInWithProvider: .signingIn
         }
     }
 }
@@ -82,6 +119,13 @@ public struct AccountSetupRequest: Sendable {
     public var caFile: String?
     /// Certificates the person trusted ("Trust this certificate"), each for its host and port.
     public var trustedCertificates: [PinnedCertificate] = []
+    /// Issue 35: the password may be left empty, for servers that sign in with a provider: the
+    /// setup then stops after looking up with `.signInWithProvider` (the web form, which shows the
+    /// password field and the sign-in button only once it knows which one the servers take).
+    public var passwordOptional = false
+    /// Issue 35: the browser sign-in already done; the servers are tried with its access token and
+    /// the account keeps its tokens, not a password.
+    public var oauth: OAuthSignedIn?
 
     public init(
         name: AccountName, emailAddress: String, password: String, displayName: String? = nil, lookupOnline: Bool = false,
@@ -119,10 +163,12 @@ public struct SetUpAccountUseCase: Sendable {
     let addAccount: AddAccountUseCase
     let passwords: any AccountPasswordKeeper
     let changes: ChangeFeed?
+    let tokens: (any OAuthTokenStore)?
 
     public init(
         discover: @escaping @Sendable (_ caFile: String?) -> DiscoverAccountSettingsUseCase, probe: any ServerProbe,
-        accounts: any AccountRepository, addAccount: AddAccountUseCase, passwords: any AccountPasswordKeeper, changes: ChangeFeed?
+        accounts: any AccountRepository, addAccount: AddAccountUseCase, passwords: any AccountPasswordKeeper, changes: ChangeFeed?,
+        tokens: (any OAuthTokenStore)? = nil
     ) {
         self.discover = discover
         self.probe = probe
@@ -130,6 +176,7 @@ public struct SetUpAccountUseCase: Sendable {
         self.addAccount = addAccount
         self.passwords = passwords
         self.changes = changes
+        self.tokens = tokens
     }
 
     public func callAsFunction(
@@ -139,15 +186,16 @@ public struct SetUpAccountUseCase: Sendable {
         try await validate(request, email: email)
         let servers = try await settings(for: request, email: email, progress: progress)
         progress(.servers(servers))
+        let secret = try Self.secret(request, servers: servers)
         let caFile = request.caFile.flatMap { $0.isEmpty ? nil : $0 }
         var probing = Account(
-            name: request.name, emailAddress: email, provider: servers.provider, imap: servers.imap, smtp: servers.smtp,
-            username: servers.username, credential: .passwordEnvironment(""), caFile: caFile)
+            name: request.name, emailAddress: email, provider: request.oauth?.provider.mailProvider ?? servers.provider, imap: servers.imap,
+            smtp: servers.smtp, username: servers.username, credential: .passwordEnvironment(""), caFile: caFile)
         probing.pinnedCertificates = AddAccountUseCase.pins(request.trustedCertificates, for: servers.imap, servers.smtp)
-        try await checkIMAP(probing, password: request.password, progress: progress)
+        try await checkIMAP(probing, secret: secret, progress: progress)
         progress(.started(.checkingSending))
         do {
-            _ = try await probe.checkSMTP(account: probing, credentials: Self.supply(probing, password: request.password))
+            _ = try await probe.checkSMTP(account: probing, credentials: Self.supply(probing, secret: secret))
         } catch {
             throw await judgeable(.checkingSending, Self.ternError(error), endpoint: probing.smtp, role: .smtp, caFile: caFile)
         }
@@ -165,7 +213,9 @@ public struct SetUpAccountUseCase: Sendable {
             guard AddAccountUseCase.looksLikeAddress(email) else {
                 throw TernError.invalidInput("'\(request.emailAddress)' is not an email address")
             }
-            guard !request.password.isEmpty else { throw TernError.invalidInput("the password is empty") }
+            if request.password.isEmpty && request.oauth == nil && !request.passwordOptional {
+                throw TernError.invalidInput("the password is empty")
+            }
             if try await accounts.account(named: request.name) != nil { throw TernError.alreadyExists("an account named '\(request.name)'") }
         } catch {
             throw .invalid(Self.ternError(error))
@@ -191,12 +241,24 @@ public struct SetUpAccountUseCase: Sendable {
             throw .noSettings(error)
         }
         progress(.finished(.lookingUp))
-        return AccountServerSettings(imap: found.imap, smtp: found.smtp, username: found.username, provider: found.provider, source: found.source)
+        return AccountServerSettings(found: found)
+    }
+
+    /// What the servers are tried with: the browser sign-in's access token, else the password,
+    /// unless these servers want their provider's sign-in first.
+    static func secret(_ request: AccountSetupRequest, servers: AccountServerSettings) throws(AccountSetupFailure) -> AccountSecret {
+        if let oauth = request.oauth { return .accessToken(oauth.tokens.accessToken) }
+        if let provider = servers.oauth, request.password.isEmpty || !servers.passwordAccepted {
+            throw .signInWithProvider(provider, servers)
+        }
+        guard !request.password.isEmpty else { throw .invalid(.invalidInput("the password is empty")) }
+        return .password(request.password)
     }
 
     /// Connecting and signing in are one IMAP session: the step moves to signing in when the session
     /// asks for the password, which it does once the connection and its TLS stand.
-    func checkIMAP(_ account: Account, password: String, progress: @escaping @Sendable (AccountSetupEvent) -> Void) async throws(AccountSetupFailure)
+    func checkIMAP(_ account: Account, secret: AccountSecret, progress: @escaping @Sendable (AccountSetupEvent) -> Void)
+        async throws(AccountSetupFailure)
     {
         let signingIn = SignInReached()
         progress(.started(.connecting))
@@ -211,9 +273,9 @@ public struct SetUpAccountUseCase: Sendable {
                     progress(.finished(.connecting))
                     progress(.started(.signingIn))
                 }
-                return .password(password)
+                return secret
             },
-            refreshed: { .password(password) })
+            refreshed: { secret })
         do {
             _ = try await probe.checkIMAP(account: account, credentials: supply)
         } catch {
@@ -243,12 +305,16 @@ public struct SetUpAccountUseCase: Sendable {
         _ request: AccountSetupRequest, email: String, servers: AccountServerSettings, caFile: String?, id: Account.ID
     ) async throws(AccountSetupFailure) -> Account {
         do {
+            if let oauth = request.oauth {
+                return try await saveSignedIn(oauth, request, email: email, servers: servers, caFile: caFile, id: id)
+            }
             let credential = try await passwords.keep(request.password, for: id)
             var new = NewAccountRequest(
                 name: request.name, emailAddress: email, displayName: request.displayName, imap: servers.imap, smtp: servers.smtp,
                 username: servers.username, credential: credential, caFile: caFile, gmailPreset: servers.provider == .gmail)
             new.accountID = id
             new.pinnedCertificates = request.trustedCertificates
+            new.provider = servers.provider
             do {
                 return try await addAccount(new)
             } catch {
@@ -260,8 +326,30 @@ public struct SetUpAccountUseCase: Sendable {
         }
     }
 
-    static func supply(_ account: Account, password: String) -> CredentialSupply {
-        CredentialSupply(username: account.username, current: { .password(password) }, refreshed: { .password(password) })
+    /// The tokens are kept under the account's id before the account is stored, as `tern account
+    /// add --oauth` keeps them, and dropped again if storing fails: no half account, no orphan tokens.
+    func saveSignedIn(
+        _ oauth: OAuthSignedIn, _ request: AccountSetupRequest, email: String, servers: AccountServerSettings, caFile: String?, id: Account.ID
+    ) async throws -> Account {
+        guard let tokens else { throw TernError.invalidInput("OAuth sign-in is not available here") }
+        try await tokens.save(oauth.tokens, for: id)
+        var new = NewAccountRequest(
+            name: request.name, emailAddress: email, displayName: request.displayName, imap: servers.imap, smtp: servers.smtp,
+            username: servers.username, credential: .oauth2(clientID: oauth.clientID), caFile: caFile)
+        new.accountID = id
+        new.pinnedCertificates = request.trustedCertificates
+        new.provider = oauth.provider.mailProvider
+        new.signedIn = true
+        do {
+            return try await addAccount(new)
+        } catch {
+            try? await tokens.delete(for: id)
+            throw error
+        }
+    }
+
+    static func supply(_ account: Account, secret: AccountSecret) -> CredentialSupply {
+        CredentialSupply(username: account.username, current: { secret }, refreshed: { secret })
     }
 
     static func ternError(_ error: any Error) -> TernError {

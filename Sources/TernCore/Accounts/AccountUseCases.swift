@@ -26,6 +26,12 @@ public struct NewAccountRequest: Sendable {
     /// The id the account gets; nil makes a new one. The web app's setup keeps the password under
     /// the account's id before the account is stored (issue 35).
     public var accountID: Account.ID?
+    /// The account's kind when it is not the Gmail preset's or a generic server's (issue 35:
+    /// `.microsoft`); nil follows `gmailPreset`.
+    public var provider: MailProvider?
+    /// Issue 35: the OAuth tokens are already stored under `accountID` (the web app's sign-in ran
+    /// before the setup): no browser sign-in is started.
+    public var signedIn = false
 
     public init(
         name: AccountName, emailAddress: String, displayName: String? = nil, imap: ServerEndpoint?, smtp: ServerEndpoint?,
@@ -50,6 +56,9 @@ public struct NewAccountRequest: Sendable {
 public struct AddAccountUseCase: Sendable {
     public static let gmailIMAP = ServerEndpoint(host: "imap.gmail.com", port: 993, security: .implicitTLS)
     public static let gmailSMTP = ServerEndpoint(host: "smtp.gmail.com", port: 465, security: .implicitTLS)
+    /// Issue 35: Outlook.com and Microsoft 365, as Microsoft publishes them (SMTP AUTH on 587 with STARTTLS).
+    public static let microsoftIMAP = ServerEndpoint(host: "outlook.office365.com", port: 993, security: .implicitTLS)
+    public static let microsoftSMTP = ServerEndpoint(host: "smtp.office365.com", port: 587, security: .startTLS)
 
     let accounts: any AccountRepository
     let secrets: any SecretResolver
@@ -67,8 +76,8 @@ public struct AddAccountUseCase: Sendable {
         guard Self.looksLikeAddress(email) else {
             throw TernError.invalidInput("'\(request.emailAddress)' is not an email address")
         }
-        let imap = request.imap ?? (request.gmailPreset ? Self.gmailIMAP : nil)
-        let smtp = request.smtp ?? (request.gmailPreset ? Self.gmailSMTP : nil)
+        let imap = request.imap ?? (request.provider == .microsoft ? Self.microsoftIMAP : request.gmailPreset ? Self.gmailIMAP : nil)
+        let smtp = request.smtp ?? (request.provider == .microsoft ? Self.microsoftSMTP : request.gmailPreset ? Self.gmailSMTP : nil)
         guard let imap else { throw TernError.serverMissing(.imap) }
         guard let smtp else { throw TernError.serverMissing(.smtp) }
         if let caFile = request.caFile {
@@ -82,7 +91,7 @@ public struct AddAccountUseCase: Sendable {
         }
         var account = Account(
             id: request.accountID ?? .make(), name: request.name, emailAddress: email, displayName: request.displayName,
-            provider: request.gmailPreset ? .gmail : .imap, imap: imap, smtp: smtp,
+            provider: request.provider ?? (request.gmailPreset ? .gmail : .imap), imap: imap, smtp: smtp,
             username: request.username ?? email, credential: request.credential,
             caFile: request.caFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
         if let days = request.syncWindowDays {
@@ -93,6 +102,10 @@ public struct AddAccountUseCase: Sendable {
         account.aliases = try Self.validatedAliases(request.aliases, primary: email)
         account.pinnedCertificates = Self.pins(request.pinnedCertificates, for: imap, smtp)
         // The secret is fetched once to prove the source works; it is not kept.
+        if case .oauth2 = request.credential, request.signedIn {
+            try await accounts.insert(account)
+            return account
+        }
         if case .oauth2 = request.credential {
             guard let signIn else { throw TernError.invalidInput("OAuth sign-in is not available here") }
             try await accounts.insert(account)

@@ -5,7 +5,7 @@ import Foundation
 /// `MailCredential` (issue 33).
 public enum AccountSecret: Sendable, Hashable {
     case password(String)
-    /// An OAuth 2.0 access token, sent with XOAUTH2.
+    /// An OAuth 2.0 access token, sent with XOAUTH2 or OAUTHBEARER.
     case accessToken(String)
 }
 
@@ -38,7 +38,8 @@ public protocol OAuthTokenStore: Sendable {
 public protocol OAuthAuthorizer: Sendable {
     /// Runs the user's consent in a browser; `announce` receives the URL to open.
     func authorize(account: Account, clientID: String, announce: @escaping @Sendable (URL) -> Void) async throws -> OAuthTokens
-    func refresh(_ tokens: OAuthTokens, clientID: String) async throws -> OAuthTokens
+    /// `provider`: whose token endpoint (issue 35: Google's or Microsoft's).
+    func refresh(_ tokens: OAuthTokens, clientID: String, provider: OAuthProvider) async throws -> OAuthTokens
 }
 
 /// The current credential, and a fresh one after the server rejected it (an expired token: the
@@ -119,7 +120,7 @@ public struct AccountCredentials: Sendable {
 
     func refresh(_ stored: OAuthTokens, of account: Account, clientID: String) async throws -> AccountSecret {
         do {
-            let fresh = try await authorizer.refresh(stored, clientID: clientID)
+            let fresh = try await authorizer.refresh(stored, clientID: clientID, provider: OAuthProvider(signingInTo: account.provider))
             try await tokens.save(fresh, for: account.id)
             return .accessToken(fresh.accessToken)
         } catch let error as TernError {

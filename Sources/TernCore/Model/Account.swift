@@ -88,6 +88,9 @@ public enum MailProvider: String, Sendable, Hashable, Codable, CaseIterable {
     case gmail
     /// Any IMAP/SMTP server.
     case imap
+    /// Issue 35: Outlook.com and Microsoft 365 (outlook.office365.com:993, smtp.office365.com:587
+    /// STARTTLS), which sign in with OAuth 2.0 only; refreshed at Microsoft's token endpoint.
+    case microsoft
 
     /// Issue 32: the authserv-id the provider's mail servers write in the `Authentication-Results`
     /// field they add to every message they deliver. Gmail: `mx.google.com` (its field reads
@@ -96,7 +99,7 @@ public enum MailProvider: String, Sendable, Hashable, Codable, CaseIterable {
     public var authservId: String? {
         switch self {
         case .gmail: "mx.google.com"
-        case .imap: nil
+        case .imap, .microsoft: nil
         }
     }
 }

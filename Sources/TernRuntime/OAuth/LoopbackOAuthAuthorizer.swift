@@ -8,25 +8,20 @@ import TernCore
 /// The installed-app flow (RFC 8252) with PKCE (RFC 7636): the authorization URL is announced (and
 /// opened in a browser when one is available), the answer comes to a loopback listener, the code
 /// is exchanged for tokens at the token endpoint. Refresh uses the refresh token (RFC 6749 section 6).
+/// Which provider's endpoints: the account's (`OAuthProvider(signingInTo:)`, issue 35).
 struct LoopbackOAuthAuthorizer: OAuthAuthorizer {
-    let configuration: OAuthConfiguration
+    let configurations: OAuthConfigurations
     let environment: [String: String]
     var timeout: Duration = .seconds(300)
 
     func authorize(account: Account, clientID: String, announce: @escaping @Sendable (URL) -> Void) async throws -> OAuthTokens {
+        let configuration = await configurations.configuration(for: OAuthProvider(signingInTo: account.provider), clientID: clientID)
         let verifier = PKCE.makeVerifier()
         let state = PKCE.randomURLSafe(bytes: 16)
         let receiver = try await LoopbackRedirectReceiver.start(state: state)
-        var components = URLComponents(url: configuration.authorizationEndpoint, resolvingAgainstBaseURL: false)!
-        let query = Self.formEncode([
-            "response_type": "code", "client_id": clientID, "redirect_uri": receiver.redirectURI, "scope": configuration.scope,
-            "code_challenge": PKCE.challenge(for: verifier), "code_challenge_method": "S256", "state": state,
-            "login_hint": account.emailAddress,
-            // Google returns a refresh token only with offline access and consent.
-            "access_type": "offline", "prompt": "consent"
-        ])
-        components.percentEncodedQuery = [components.percentEncodedQuery, query].compactMap { $0 }.joined(separator: "&")
-        let url = components.url!
+        let url = configuration.authorizationURL(
+            clientID: clientID, redirectURI: receiver.redirectURI, state: state, challenge: PKCE.challenge(for: verifier),
+            loginHint: account.emailAddress)
         announce(url)
         openBrowser(url)
         let answer: [String: String]
@@ -41,65 +36,13 @@ struct LoopbackOAuthAuthorizer: OAuthAuthorizer {
         guard let code = answer["code"], !code.isEmpty else {
             throw TernError.secretUnavailable("the sign-in answer has no authorization code")
         }
-        return try await tokenRequest(
-            [
-                "grant_type": "authorization_code", "code": code, "redirect_uri": receiver.redirectURI,
-                "client_id": clientID, "code_verifier": verifier
-            ], previous: nil)
+        return try await OAuthTokenEndpoint(configuration: configuration)
+            .exchange(code: code, redirectURI: receiver.redirectURI, clientID: clientID, verifier: verifier)
     }
 
-    func refresh(_ tokens: OAuthTokens, clientID: String) async throws -> OAuthTokens {
-        guard let refreshToken = tokens.refreshToken else {
-            throw TernError.authenticationExpired("the access token expired and there is no refresh token; sign in again")
-        }
-        return try await tokenRequest(["grant_type": "refresh_token", "refresh_token": refreshToken, "client_id": clientID], previous: tokens)
-    }
-
-    private struct TokenResponse: Decodable {
-        var accessToken: String?
-        var refreshToken: String?
-        var expiresIn: Double?
-        var error: String?
-        var errorDescription: String?
-    }
-
-    private func tokenRequest(_ fields: [String: String], previous: OAuthTokens?) async throws -> OAuthTokens {
-        var fields = fields
-        if let secret = configuration.clientSecret { fields["client_secret"] = secret }
-        var request = URLRequest(url: configuration.tokenEndpoint, timeoutInterval: 30)
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.httpBody = Data(Self.formEncode(fields).utf8)
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await URLSession.shared.data(for: request)
-        } catch {
-            throw TernError.serverFailure("cannot reach the token endpoint \(configuration.tokenEndpoint.host ?? ""): \(error.localizedDescription)")
-        }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase // RFC 6749's snake_case fields
-        let decoded = try? decoder.decode(TokenResponse.self, from: data)
-        guard status == 200, let decoded, let accessToken = decoded.accessToken else {
-            let reason = [decoded?.error, decoded?.errorDescription].compactMap { $0 }.joined(separator: ": ")
-            if decoded?.error == "invalid_grant" {
-                throw TernError.authenticationExpired("the provider no longer accepts this sign-in (\(reason)); sign in again")
-            }
-            throw TernError.serverFailure("token endpoint answered HTTP \(status)\(reason.isEmpty ? "" : ": \(reason)")")
-        }
-        return OAuthTokens(
-            accessToken: accessToken, refreshToken: decoded.refreshToken ?? previous?.refreshToken,
-            expiresAt: decoded.expiresIn.map { Date().addingTimeInterval($0) })
-    }
-
-    static func formEncode(_ fields: [String: String]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return fields.sorted { $0.key < $1.key }.map { key, value in
-            "\(key)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
-        }.joined(separator: "&")
+    func refresh(_ tokens: OAuthTokens, clientID: String, provider: OAuthProvider) async throws -> OAuthTokens {
+        try await OAuthTokenEndpoint(configuration: configurations.configuration(for: provider, clientID: clientID))
+            .refresh(tokens, clientID: clientID)
     }
 
     /// Opens the URL with the desktop's browser when there is a desktop; otherwise the printed URL

@@ -26,7 +26,7 @@ function apply(line) {
     }
     case "servers": {
       // "Edit server settings" shows what was found, to correct when a later step fails.
-      for (const name of ["imap-host", "imap-port", "imap-security", "smtp-host", "smtp-port", "smtp-security", "username"]) {
+      for (const name of ["imap-host", "imap-port", "imap-security", "smtp-host", "smtp-port", "smtp-security", "username", "sign-in"]) {
         const field = form.elements.namedItem(name);
         if (field && line[name] !== undefined) field.value = line[name];
       }
@@ -42,6 +42,20 @@ function apply(line) {
       }
       const field = line.step === "signing-in" || line.step === "checking-sending" ? form.elements.namedItem("password") : null;
       field?.focus();
+      break;
+    }
+    case "sign-in": {
+      // Issue 35: the servers take the provider's sign-in: its section (client id, button) is shown.
+      const section = document.getElementById(`setup-oauth-${line.provider}`);
+      const error = document.getElementById("setup-error");
+      error.textContent = line.text;
+      error.hidden = false;
+      const choice = form.elements.namedItem("sign-in");
+      if (choice) choice.value = line.provider;
+      if (section) {
+        section.hidden = false;
+        (section.querySelector("input") ?? section.querySelector("button"))?.focus();
+      }
       break;
     }
     case "certificate": {
@@ -75,6 +89,7 @@ function reset() {
   error.textContent = "";
   document.getElementById("setup-found").textContent = "";
   document.getElementById("setup-certificate").hidden = true;
+  for (const section of document.querySelectorAll(".oauth-sign-in")) section.hidden = true;
   document.getElementById("setup-progress").hidden = false;
 }
 
@@ -91,6 +106,8 @@ function keepTrusted(submitter) {
 }
 
 async function submit(event) {
+  // Issue 35: "Sign in with …" leaves for the provider's page: an ordinary navigation.
+  if (event.submitter?.name === "sign-in-with") return;
   event.preventDefault();
   keepTrusted(event.submitter);
   const button = form.querySelector('button[type="submit"]');
@@ -123,3 +140,5 @@ async function submit(event) {
 }
 
 if (form) form.addEventListener("submit", submit);
+// Issue 35: back from the provider's sign-in, the setup goes on by itself.
+if (form?.hasAttribute("data-autostart")) form.requestSubmit();

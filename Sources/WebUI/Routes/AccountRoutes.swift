@@ -12,6 +12,8 @@ import TernRuntime
 struct AccountRoutes: Sendable {
     let services: TernServices
     let page: PageSecrets
+    /// Issue 35: browser sign-ins started here (`OAuthRoutes`).
+    let signIns: PendingOAuthSignIns
     static let streamType = "application/x-ndjson"
 
     var onlineDatabaseHost: String {
@@ -21,21 +23,25 @@ struct AccountRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("accounts/new") { _, _ in
-            WebResponse.html(AccountSetupView.page(setupView(), head: page.head))
+            WebResponse.html(AccountSetupView.page(await setupView(), head: page.head))
         }
         router.post("accounts/new") { request, _ in
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
             let values = Self.values(form)
             let streaming = request.headers[.accept]?.contains(Self.streamType) == true
-            let setup: AccountSetupRequest
+            var setup: AccountSetupRequest
             do {
                 setup = try Self.request(form, values: values)
+                if let state = form["oauth-state"], !state.isEmpty { setup.oauth = try await signedIn(state: state) }
             } catch {
-                let text = AccountSetupWording.failure(.invalid(Self.ternError(error)), servers: nil, onlineDatabaseHost: onlineDatabaseHost)
+                let text =
+                    (error as? OAuthSignInFailure)?.text
+                    ?? AccountSetupWording.failure(.invalid(Self.ternError(error)), servers: nil, onlineDatabaseHost: onlineDatabaseHost)
                 if streaming { return Self.stream([SetupLine.failed(step: nil, text: text)]) }
-                var view = setupView(values)
+                var view = await setupView(values)
                 view.error = text
+                view.offeredSignIn = values.oauthProvider
                 return WebResponse.html(AccountSetupView.page(view, head: page.head), status: .badRequest)
             }
             if streaming { return streamSetup(setup) }
@@ -68,10 +74,12 @@ struct AccountRoutes: Sendable {
         }
     }
 
-    func setupView(_ values: AccountSetupFormValues = AccountSetupFormValues(), headingLevel: Int = 1) -> AccountSetupView {
-        AccountSetupView(
+    func setupView(_ values: AccountSetupFormValues = AccountSetupFormValues(), headingLevel: Int = 1) async -> AccountSetupView {
+        var view = AccountSetupView(
             csrfToken: page.csrfToken, onlineDatabaseHost: onlineDatabaseHost, values: values,
             openServerSettings: !values.imapHost.isEmpty || !values.caFile.isEmpty, headingLevel: headingLevel)
+        view.registeredProviders = Set(((try? await services.oauthClients.registrations()) ?? []).map(\.provider))
+        return view
     }
 
     /// What the confirmation names: the account's stored mail, drafts and queued mail.
@@ -105,9 +113,14 @@ struct AccountRoutes: Sendable {
                         }
                         sink.yield(SetupLine.done(location: "mail").text)
                     } catch {
-                        sink.yield(SetupLine.step(error.step ?? .lookingUp, .failed).text)
                         let text = AccountSetupWording.failure(error, servers: seen.servers, onlineDatabaseHost: onlineHost)
-                        sink.yield(SetupLine.failed(step: error.step, text: text).text)
+                        if case .signInWithProvider(let provider, _) = error {
+                            // Not a failure: the next step is the provider's page.
+                            sink.yield(SetupLine.signIn(provider, text: text).text)
+                        } else {
+                            sink.yield(SetupLine.step(error.step ?? .lookingUp, .failed).text)
+                            sink.yield(SetupLine.failed(step: error.step, text: text).text)
+                        }
                         if case .untrustedCertificate(_, let certificate) = error { sink.yield(SetupLine.certificate(certificate).text) }
                     }
                     sink.finish()
@@ -134,7 +147,11 @@ struct AccountRoutes: Sendable {
             return WebResponse.redirect(to: "/mail")
         } catch {
             if let step = error.step { seen.mark(step, .failed) }
-            var view = setupView(values)
+            var view = await setupView(values)
+            if case .signInWithProvider(let provider, _) = error {
+                seen.mark(.signingIn, .waiting)
+                view.offeredSignIn = provider
+            }
             if let servers = seen.servers { view.values.fill(servers) }
             view.steps = seen.steps
             view.found = seen.found
@@ -161,6 +178,7 @@ struct AccountRoutes: Sendable {
         values.caFile = field("ca-file")
         values.plaintextConfirmed = form["insecure-plaintext"] == "yes"
         values.trustedCertificates = form.all("trusted-certificate").compactMap(CertificateJudgementView.pin(fieldValue:))
+        if let signIn = form["sign-in"], OAuthProvider(rawValue: signIn) != nil { values.signIn = signIn }
         return values
     }
 
@@ -177,12 +195,18 @@ struct AccountRoutes: Sendable {
             if (imap.security == .plaintext || smtp.security == .plaintext) && !values.plaintextConfirmed {
                 throw TernError.invalidInput("to connect without encryption, confirm the warning under Edit server settings")
             }
-            servers = AccountServerSettings(imap: imap, smtp: smtp, username: values.username)
+            // Issue 35: typed servers that sign in with a provider are that provider's kind of account.
+            let oauth = values.oauthProvider
+            servers = AccountServerSettings(
+                imap: imap, smtp: smtp, username: values.username, provider: oauth?.mailProvider ?? .imap, oauth: oauth,
+                passwordAccepted: oauth != .microsoft)
         }
         var request = AccountSetupRequest(
             name: AccountName(values.name), emailAddress: values.email, password: form["password"] ?? "", lookupOnline: values.lookupOnline,
             servers: servers, caFile: values.caFile.isEmpty ? nil : values.caFile)
         request.trustedCertificates = values.trustedCertificates
+        // Issue 35: an empty password lets the setup find out whether the servers take a provider's sign-in.
+        request.passwordOptional = true
         return request
     }
 
@@ -234,6 +258,11 @@ struct SetupLine: Sendable {
         ])
     }
 
+    /// Issue 35: the servers take this provider's sign-in; the page shows its section.
+    static func signIn(_ provider: OAuthProvider, text: String) -> SetupLine {
+        SetupLine(fields: ["type": "sign-in", "provider": provider.rawValue, "text": text])
+    }
+
     static func done(location: String) -> SetupLine {
         SetupLine(fields: ["type": "done", "location": location, "text": "Account added. Opening your Inbox…"])
     }
@@ -253,6 +282,7 @@ struct SetupLine: Sendable {
                     "type": "servers", "imap-host": servers.imap.host, "imap-port": String(servers.imap.port),
                     "imap-security": servers.imap.security.rawValue, "smtp-host": servers.smtp.host, "smtp-port": String(servers.smtp.port),
                     "smtp-security": servers.smtp.security.rawValue, "username": servers.username,
+                    "sign-in": servers.oauth?.rawValue ?? "password",
                     "text": servers.source.map { "Settings from \($0.description)." } ?? "Using the settings you typed."
                 ])
             ]

@@ -52,6 +52,20 @@ struct SettingsRoutes: Sendable {
         router.post("settings/assist/test") { _, _ in
             WebResponse.html(try await page(notice: await testConnection()))
         }
+        // Issue 35: the client id (and secret) of the app registered with each provider, for every account of it.
+        router.post("settings/oauth-clients") { request, _ in
+            var request = request
+            let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
+            do {
+                for provider in OAuthProvider.allCases {
+                    guard let clientID = form["oauth-client-id-\(provider.rawValue)"] else { continue }
+                    try await services.oauthClients.set(provider, clientID: clientID, clientSecret: form["oauth-client-secret-\(provider.rawValue)"])
+                }
+            } catch {
+                return WebResponse.html(try await page(notice: WebErrorText.describe(error)), status: .badRequest)
+            }
+            return WebResponse.redirect(to: "/settings?saved=1#sign-in-apps-title")
+        }
         router.post("trusted-senders/remove") { request, _ in
             var request = request
             let form = FormFields(String(buffer: try await request.collectBody(upTo: SessionMiddleware<BasicRequestContext>.formFieldLimit)))
@@ -86,6 +100,7 @@ struct SettingsRoutes: Sendable {
         let folders = try await services.browse.folders(account: nil)
         let statuses = state.syncStatuses.current
         let identities = IdentitiesSection(accounts: try await services.identities.list(), csrfToken: csrfToken)
+        let signInApps = OAuthClientsSection(registrations: try await services.oauthClients.registrations(), csrfToken: csrfToken)
         var senders = HTMLText()
         for sender in trusted {
             senders += """
@@ -138,6 +153,7 @@ struct SettingsRoutes: Sendable {
             \(html: trustedList)
             </section>
             \(html: accountsSection.render())
+            \(html: signInApps.render())
             \(html: identities.render())
             </main></body></html>
             """

@@ -47,7 +47,8 @@ struct WebRoutes: Sendable {
         AttachmentRoutes(services: services, state: state, page: page).register(on: router)
         SettingsRoutes(services: services, state: state, page: page).register(on: router)
         IdentityRoutes(services: services, state: state, page: page).register(on: router)
-        AccountRoutes(services: services, page: page).register(on: router)
+        AccountRoutes(services: services, page: page, signIns: state.oauthSignIns).register(on: router)
+        OAuthRoutes(services: services, page: page, signIns: state.oauthSignIns).register(on: router)
         AssistRoutes(services: services).register(on: router)
         OriginalMessageRoutes(services: services, page: page).register(on: router)
         EventRoutes(changes: services.changes).register(on: router)
@@ -65,7 +66,7 @@ struct WebRoutes: Sendable {
         let firstRun = try await services.listAccounts().isEmpty && location.compose == nil && location.threadId == nil
         let thread: HTMLText? =
             if firstRun {
-                AccountRoutes(services: services, page: page).setupView(headingLevel: 2).render()
+                await AccountRoutes(services: services, page: page, signIns: state.oauthSignIns).setupView(headingLevel: 2).render()
             } else if let compose = location.compose {
                 await composerPane(compose, location: location)
             } else if location.threadId != nil {

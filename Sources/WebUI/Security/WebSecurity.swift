@@ -43,6 +43,8 @@ enum SecurityHeaders {
 struct LoopbackGuardMiddleware<Context: RequestContext>: RouterMiddleware {
     let allowedHosts: Set<String>
     let allowedOrigins: Set<String>
+    /// Issue 35: the OAuth provider's answer, a cross-site navigation answered for its state alone.
+    var oauthCallback: OAuthCallbackHandoff?
 
     init(port: Int) {
         self.init(hosts: ["127.0.0.1:\(port)", "localhost:\(port)"])
@@ -58,6 +60,7 @@ struct LoopbackGuardMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let host = request.head.authority?.lowercased(), allowedHosts.contains(host) else {
             return WebErrorPage.refusal(.misdirectedRequest, "This address is not Tern's.")
         }
+        if let oauthCallback, let handoff = await oauthCallback.answer(request) { return handoff }
         // `same-site` is refused too: another program's page on 127.0.0.1 at another port is the
         // same site as this one.
         if let site = request.headers[SecurityHeaders.secFetchSiteName]?.lowercased(), site != "same-origin", site != "none" {

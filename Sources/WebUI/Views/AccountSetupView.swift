@@ -19,6 +19,10 @@ struct AccountSetupFormValues: Sendable, Hashable {
     /// Certificates the person trusted on this screen ("Trust this certificate"), carried from one
     /// attempt to the next.
     var trustedCertificates: [PinnedCertificate] = []
+    /// Issue 35: how the typed servers sign in: `password`, or an `OAuthProvider`'s raw value.
+    var signIn = "password"
+
+    var oauthProvider: OAuthProvider? { OAuthProvider(rawValue: signIn) }
 
     /// The servers found or used, written into "Edit server settings".
     mutating func fill(_ servers: AccountServerSettings) {
@@ -29,6 +33,7 @@ struct AccountSetupFormValues: Sendable, Hashable {
         smtpPort = String(servers.smtp.port)
         smtpSecurity = servers.smtp.security.rawValue
         username = servers.username
+        signIn = servers.oauth?.rawValue ?? "password"
     }
 }
 
@@ -66,6 +71,12 @@ struct AccountSetupView: Sendable {
     var headingLevel = 1
     /// A server's certificate no trusted root vouches for, shown for the person to judge (issue 35).
     var certificate: ServerCertificate?
+    /// Issue 35: providers whose client id is stored (their sign-in needs no field).
+    var registeredProviders: Set<OAuthProvider> = []
+    /// Issue 35: the provider's sign-in offered now (the servers take it and no password would do).
+    var offeredSignIn: OAuthProvider?
+    /// Issue 35: a browser sign-in that came back; the form continues the setup with it.
+    var continuingSignIn: (state: String, provider: OAuthProvider)?
 
     static let stepNames: [AccountSetupStep: String] = [
         .lookingUp: "Looking up settings", .connecting: "Connecting to the incoming mail server", .signingIn: "Signing in",
@@ -89,18 +100,34 @@ struct AccountSetupView: Sendable {
             trusted += "<input type=\"hidden\" name=\"trusted-certificate\" value=\"\(CertificateJudgementView.fieldValue(pin))\">"
         }
         let consentHint = "If nothing else finds your settings, Tern asks \(onlineDatabaseHost), which then learns your address's domain."
+        var signIns = HTMLText()
+        for provider in OAuthProvider.allCases {
+            signIns += OAuthSignInView(
+                provider: provider, registered: registeredProviders.contains(provider), shown: offeredSignIn == provider,
+                headingLevel: headingLevel + 1
+            ).render()
+        }
+        var continuing = HTMLText()
+        if let continuingSignIn {
+            continuing = """
+                <input type="hidden" name="oauth-state" value="\(continuingSignIn.state)">\
+                <p class="notice" role="status">Signed in with \(continuingSignIn.provider.displayName). Continue to check the servers and add the account.</p>
+                """
+        }
         return """
             <section class="account-setup" aria-labelledby="account-setup-title">\(html: heading)
             <p>Tern finds your mail servers from your address, then checks that it can read and send your mail.</p>
-            <form method="post" action="accounts/new" id="account-setup" class="settings-form">
-            <input type="hidden" name="csrf" value="\(csrfToken)">\(html: trusted)
+            <form method="post" action="accounts/new" id="account-setup" class="settings-form"\(html: continuingSignIn == nil ? "" : " data-autostart")>
+            <input type="hidden" name="csrf" value="\(csrfToken)">\(html: trusted)\(html: continuing)
             <p><label for="account-name">Account name</label> <input id="account-name" name="name" type="text" required maxlength="64" \
             value="\(values.name)" autocomplete="off" spellcheck="false" aria-describedby="account-name-hint"></p>
             <p id="account-name-hint" class="hint">A short name such as work or home: letters, digits, "-", "_" or ".".</p>
             <p><label for="account-email">Email address</label> <input id="account-email" name="email" type="email" required \
             value="\(values.email)" autocomplete="email" spellcheck="false"></p>
-            <p><label for="account-password">Password</label> <input id="account-password" name="password" type="password" required \
-            autocomplete="current-password"></p>
+            <p><label for="account-password">Password</label> <input id="account-password" name="password" type="password" \
+            autocomplete="current-password" aria-describedby="account-password-hint"></p>
+            <p id="account-password-hint" class="hint">For Google and Microsoft accounts, leave it empty and sign in with them instead.</p>
+            \(html: signIns)
             <p><input id="account-lookup-online" name="lookup-online" type="checkbox" value="yes"\(html: values.lookupOnline ? " checked" : "") \
             aria-describedby="account-lookup-online-hint"> <label for="account-lookup-online">Also ask the online database at \(onlineDatabaseHost)</label></p>
             <p id="account-lookup-online-hint" class="hint">\(consentHint)</p>
@@ -111,6 +138,7 @@ struct AccountSetupView: Sendable {
             <p><label for="account-username">User name</label> <input id="account-username" name="username" type="text" \
             value="\(values.username)" autocomplete="username" spellcheck="false" aria-describedby="account-username-hint"></p>
             <p id="account-username-hint" class="hint">Empty: your email address.</p>
+            \(html: signInChoice)
             <p><label for="account-ca-file">Extra certificate authority (PEM file)</label> <input id="account-ca-file" name="ca-file" type="text" \
             value="\(values.caFile)" autocomplete="off" spellcheck="false" aria-describedby="account-ca-file-hint"></p>
             <p><input id="account-insecure-plaintext" name="insecure-plaintext" type="checkbox" value="yes"\(html: values.plaintextConfirmed ? " checked" : "") \
@@ -128,6 +156,17 @@ struct AccountSetupView: Sendable {
             \(html: CertificateJudgementView(certificate: certificate, headingLevel: headingLevel + 1).render())
             </div>
             </section>
+            """
+    }
+
+    /// Issue 35: how typed servers sign in (what discovery found is written here too).
+    private var signInChoice: HTMLText {
+        var options = HTMLText()
+        for (value, label) in [("password", "Password")] + OAuthProvider.allCases.map({ ($0.rawValue, "\($0.displayName) sign-in (OAuth)") }) {
+            options += "<option value=\"\(value)\"\(html: value == values.signIn ? " selected" : "")>\(label)</option>"
+        }
+        return """
+            <p><label for="account-sign-in">Sign in with</label> <select id="account-sign-in" name="sign-in">\(html: options)</select></p>
             """
     }
 
@@ -194,6 +233,8 @@ enum AccountSetupWording {
             return "\(smtp) did not offer a secure connection Tern accepts (\(text)). Nothing was sent to it."
         case .step(.checkingSending, let error): return "Couldn't check sending with \(smtp): \(detail(error))."
         case .step(.lookingUp, let error), .step(.saving, let error): return "Couldn't save the account: \(detail(error))."
+        case .signInWithProvider(let provider, _):
+            return "These servers sign in with \(provider.displayName). Use Sign in with \(provider.displayName) below."
         case .untrustedCertificate(_, let certificate):
             return "The certificate of \(certificate.host):\(certificate.port) is not signed by an authority this computer trusts. "
                 + "Nothing was sent to it. Check the certificate below before you trust it."

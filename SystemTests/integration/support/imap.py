@@ -4,11 +4,12 @@ import base64
 import imaplib
 import pathlib
 import ssl
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import format_datetime
 
 from support.accounts import NO_SMTP
+from support.messages import raw_message
 from support.servers import user_address
 from support.tern import tern
 
@@ -64,6 +65,19 @@ def newest_with_subject(servers, user, subject, folder="INBOX", accept=lambda me
                         return message, len(uids)
             time.sleep(0.5)
         return None, 0
+    finally:
+        logout_quietly(imap)
+
+
+def plant_messages(servers, user, count, prefix):
+    """`count` messages "<prefix> <n>" a second apart up to now, so they are the newest of the Inbox (newer than earlier
+    runs')."""
+    imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), user)
+    now = datetime.now(timezone.utc)
+    try:
+        for index in range(count):
+            imap.append("INBOX", "", None, raw_message(user_address(servers, user), f"{prefix} {index}",
+                                                       date=now - timedelta(seconds=count - index)))
     finally:
         logout_quietly(imap)
 
