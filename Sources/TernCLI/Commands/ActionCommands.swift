@@ -98,7 +98,8 @@ extension ActionOptions {
 
 /// `tern undo`: undoes the last archive or delete still inside its window (FR-ED-01).
 struct UndoCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "undo", abstract: "Undo the last archive, delete, move or folder change while its undo window lasts.")
+    static let configuration = CommandConfiguration(
+        commandName: "undo", abstract: "Undo the last archive, delete, move or folder change while its undo window lasts.")
     @OptionGroup var output: OutputOptions
 
     func run() async throws {

@@ -205,8 +205,8 @@ public struct FolderChangesUseCase: Sendable {
             throw TernError.invalidInput("'\(folder.path)' holds other folders: delete or move those first")
         }
         if messages > 0, confirmed != messages {
-            throw TernError.invalidInput(
-                "'\(folder.path)' holds \(messages) message\(messages == 1 ? "" : "s"), which the server deletes with it: confirm the count to delete it anyway")
+            let held = "'\(folder.path)' holds \(messages) message\(messages == 1 ? "" : "s")"
+            throw TernError.invalidInput("\(held), which the server deletes with it: confirm the count to delete it anyway")
         }
     }
 

@@ -135,7 +135,8 @@ struct ActionRoutes: Sendable {
                 // Without script the toolbar's form arrives without a folder: a page asks for it.
                 guard !scripted else { throw HTTPError(.badRequest, message: "to is needed") }
                 let folders = try await services.browse.folders(account: nil).filter { $0.folderType.isSyncable && $0.folderType != .drafts }
-                let names = folders.map(\.path).reduce(into: [String]()) { names, path in if !names.contains(path) && path != form["folder"] { names.append(path) } }
+                var names: [String] = []
+                for path in folders.map(\.path) where !names.contains(path) && path != form["folder"] { names.append(path) }
                 return WebResponse.html(
                     ActionChoicePage(
                         action: action, title: action == "move" ? "Move to…" : "Label as…", form: form, page: page,

@@ -66,7 +66,8 @@ struct FolderPane: Sendable {
         if let destination {
             let (account, path, own) = destination
             // Issue 36: an own folder's message count, which Delete folder asks the person to confirm.
-            data = " data-account=\"\(account.rawValue)\" data-folder-path=\"\(path)\"\(html: own ? " data-own-folder data-messages=\"\(messages)\"" : "")"
+            let ownData: HTMLText = own ? " data-own-folder data-messages=\"\(messages)\"" : ""
+            data = " data-account=\"\(account.rawValue)\" data-folder-path=\"\(path)\"\(html: ownData)"
         }
         return """
             <li><a class="folder-link" href="\(target.url)"\(html: current ? " aria-current=\"page\"" : "")\(html: data)><span class="icon icon-\(icon)" aria-hidden="true"></span><span class="folder-name">\(title)</span>\(html: count)</a></li>
