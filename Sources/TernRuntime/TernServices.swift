@@ -147,6 +147,10 @@ public final class TernServices: Sendable {
         let composeValidation = ComposeValidationUseCase(syntax: MIMEMailSyntax())
         let attachmentLoader = LiveComposeAttachmentLoader(downloads: downloadAttachment)
         let draftFiles = LocalDraftFiles(directory: home.url.appendingPathComponent("drafts"))
+        let pendingFolderChanges = SQLitePendingFolderChangeStore(database: database)
+        let folderChanges = FolderChangesUseCase(
+            accounts: accounts, credentials: credentials, store: syncStore, server: LiveServerFolderChanges(connections: connections),
+            changes: changes, queue: pendingFolderChanges)
         let pusher = LocalChangesPusher(
             credentials: credentials, operations: operations,
             queue: SendQueueProcessor(
@@ -164,11 +168,11 @@ public final class TernServices: Sendable {
                 folders: actionStore, changes: changes,
                 checkInterval: .seconds(environment["TERN_DRAFT_CHECK_SECONDS"].flatMap(Int.init).map { max(1, $0) } ?? 60),
                 files: draftFiles),
-            lock: locks, snoozes: SnoozeWaker(store: actionStore, folders: actionStore, changes: changes))
+            lock: locks, snoozes: SnoozeWaker(store: actionStore, folders: actionStore, changes: changes), folders: folderChanges)
         let signIn = SignInUseCase(accounts: accounts, tokens: tokens, authorizer: authorizer)
         let mailActions = MailActionsUseCase(
             accounts: accounts, credentials: credentials, store: actionStore, processor: operations,
-            changes: changes)
+            changes: changes, folderChanges: folderChanges)
         let fetchThreadBodies = FetchThreadBodiesUseCase(
             accounts: accounts, credentials: credentials, store: syncStore,
             synchronizer: synchronizer, changes: changes)
@@ -184,9 +188,6 @@ public final class TernServices: Sendable {
         self.locks = locks
         self.operations = operations
         self.changes = changes
-        let folderChanges = FolderChangesUseCase(
-            accounts: accounts, credentials: credentials, store: syncStore, server: LiveServerFolderChanges(connections: connections),
-            changes: changes)
         self.folderChanges = folderChanges
         self.snooze = SnoozeUseCase(accounts: accounts, actions: mailActions, folderChanges: folderChanges, store: actionStore)
         self.signIn = signIn
@@ -238,7 +239,7 @@ public final class TernServices: Sendable {
             actions: mailActions, changes: changes)
         self.privacyReport = PrivacyReportUseCase(store: SQLitePrivacyReportStore(database: database), sanitizer: HTMLSafetyBodySanitizer())
         self.mailQueries = queries
-        self.browse = BrowseMailUseCase(queries: queries)
+        self.browse = BrowseMailUseCase(queries: queries, pendingFolders: pendingFolderChanges, accounts: accounts)
         self.bodyArrivals = ThreadBodyArrivals(changes: changes)
         self.downloadAttachment = downloadAttachment
         self.renderMessage = renderMessage

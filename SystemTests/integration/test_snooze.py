@@ -1,7 +1,8 @@
 """Issue 36 Snooze against the real Dovecot, checked with a second IMAP client: the conversation leaves the Inbox for a
 Snoozed folder Tern creates, carrying its wake time as the keyword $SnoozedUntil<seconds>; `tern snoozed` lists it with
 that time; when the time comes (here: another client moves the keyword into the past) a second Tern, which only synced
-the account, wakes it: back in the Inbox, unread, without the keyword, and out of Snoozed."""
+the account, wakes it: back in the Inbox, unread, without the keyword, and out of Snoozed, on top of the Inbox (above
+newer mail) in both Terns by the $WokenAt<seconds> keyword it carries back."""
 import re
 import time
 from datetime import datetime
@@ -16,6 +17,11 @@ USER = "alice"
 
 def plant(servers, imap, home):
     return plant_one(servers, imap, home, USER, "Snooze", flags="(\\Seen)")
+
+
+def stamp_of(message_id):
+    """The word `plant_one` put in the subject: `<snooze-STAMP@example.org>`."""
+    return message_id.strip("<>").split("@")[0].split("-")[1]
 
 
 def server_flags(imap, folder, message_id):
@@ -36,6 +42,10 @@ def test_snooze_leaves_for_snoozed_and_a_second_tern_wakes_it(servers, home, ali
     [listed] = [s for s in json_of(home, "snoozed") if s["threadId"] == thread]
     assert datetime.fromisoformat(listed["wake"].replace("Z", "+00:00")).timestamp() == seconds
 
+    # Newer mail arrives meanwhile: the woken conversation still comes back above it.
+    time.sleep(1.1)
+    _, _, newer = plant_one(servers, alice, home, USER, "Newer")
+
     # The time comes: another client says so on the server (the keyword is the record every client reads).
     alice.select('"Snoozed"')
     alice.uid("STORE", uid, "-FLAGS", f"($SnoozedUntil{seconds})")
@@ -48,10 +58,20 @@ def test_snooze_leaves_for_snoozed_and_a_second_tern_wakes_it(servers, home, ali
     [inbox_uid] = uids_with_message_id(alice, "INBOX", message_id)
     woken = alice.uid("FETCH", inbox_uid, "(FLAGS)")[1][0].decode()
     assert "\\Seen" not in woken and "SnoozedUntil" not in woken, woken
+    assert re.search(r"\$WokenAt\d+", woken), "the time it woke travels with it, for every Tern's list"
     assert uids_with_message_id(alice, "Snoozed", message_id) == []
-    # The first Tern agrees once it syncs: in the Inbox, nothing snoozed.
+    # On top of the Inbox, in the Tern that woke it and in the first one once it syncs.
+    json_of(second, "sync", USER)
+    [second_thread] = [hit["threadId"] for hit in json_of(second, "search", stamp_of(message_id))]
+    assert [t["id"] for t in json_of(second, "threads", "--account", USER)][0] == second_thread
+    # The first Tern agrees once it syncs: in the Inbox, on top, nothing snoozed.
     json_of(home, "sync", USER)
     assert not [s for s in json_of(home, "snoozed") if s["threadId"] == thread]
+    # (Its thread, looked up again: a sync that met Snoozed's side of the move before the Inbox's keeps the message
+    # under a new thread.)
+    [first_thread] = [hit["threadId"] for hit in json_of(home, "search", stamp_of(message_id))]
+    inbox = [t["id"] for t in json_of(home, "threads", "--account", USER)]
+    assert inbox[0] == first_thread and newer in inbox, (inbox, first_thread, newer)
 
 
 def test_a_time_that_cannot_be_read_is_refused_before_anything_moves(servers, home, alice):

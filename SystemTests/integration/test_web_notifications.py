@@ -1,7 +1,8 @@
 """Issue 36, notifications in Chromium (the notification permission granted to the app's origin through CDP): Settings
 has a Notifications section (found by role and name, axe-clean) whose choice is kept in the browser; with `tern serve`
 watching the Inbox (IDLE), an unread message delivered through Postfix makes one notification with its sender and
-subject, a message already read elsewhere (appended with \\Seen) makes none, the "New mail" only choice hides sender and
+subject, three arriving at once make one grouped notice ("3 new messages"), a message already read elsewhere
+(appended with \\Seen) makes none, the "New mail" only choice hides sender and
 subject, and a click opens the thread. `window.Notification` is wrapped before the event arrives so each notice is
 observed. Issue 34 (ED§7-4): a downloaded attachment's Save link sets Chromium's DownloadURL drag data on dragstart."""
 import json
@@ -77,6 +78,15 @@ def choose(browser, base, label):
     return section
 
 
+def listening(browser, base, label, settle):
+    """`label` chosen, then the mail list open with its notices recorded, once the event stream and IDLE are up."""
+    choose(browser, base, label)
+    browser.get(f"{base}/mail")
+    by_xpath(browser, "//h2[@id='list-title']")
+    browser.execute_script(RECORD_NOTICES)
+    time.sleep(settle)
+
+
 def test_settings_turn_notifications_on_and_an_unread_arrival_notifies_with_sender_and_subject(live):
     browser, base, servers = live["browser"], live["base"], live["servers"]
     section = choose(browser, base, "Notify with sender and subject")
@@ -105,13 +115,33 @@ def test_settings_turn_notifications_on_and_an_unread_arrival_notifies_with_send
     by_xpath(browser, f"//main//h2[contains(., '{subject}')]", timeout=15)
 
 
+def test_several_arriving_at_once_make_one_grouped_notice(live):
+    """Three unread messages reaching the Inbox in one MOVE (so one pass of the engine sees them together) make one
+    notice, "3 new messages", listing each sender and subject, not three."""
+    browser, base, servers = live["browser"], live["base"], live["servers"]
+    listening(browser, base, "Notify with sender and subject", settle=3)
+    stamp = uuid.uuid4().hex[:8]
+    staging = f"Staging-{stamp}"
+    imap = imap_for(servers, ssl.create_default_context(cafile=servers["TERN_TEST_CA"]), USER)
+    try:
+        imap.create(staging)
+        for n in range(3):
+            imap.append(staging, None, None,
+                        raw_message(user_address(servers, USER), f"Batch {stamp} {n}", sender=f"Sender{n} <s{n}@example.org>"))
+        imap.select(staging)
+        assert imap.uid("MOVE", "1:*", "INBOX")[0] == "OK"
+    finally:
+        imap.logout()
+    assert wait_until(lambda: len(notices(browser)) >= 1, 30), notices(browser)
+    time.sleep(2)  # a second notice, were the three not grouped, would have come by now
+    [[title, body, tag]] = notices(browser)
+    assert title == "3 new messages" and tag == "tern-new-mail", (title, body)
+    assert all(f"Batch {stamp} {n}" in body for n in range(3)), body
+
+
 def test_new_mail_only_hides_sender_and_subject(live):
     browser, base, servers = live["browser"], live["base"], live["servers"]
-    choose(browser, base, "Notify “New mail” only")
-    browser.get(f"{base}/mail")
-    by_xpath(browser, "//h2[@id='list-title']")
-    browser.execute_script(RECORD_NOTICES)
-    time.sleep(2)
+    listening(browser, base, "Notify “New mail” only", settle=2)
     subject = f"Private {uuid.uuid4().hex[:8]}"
     deliver(servers, subject)
     assert wait_until(lambda: len(notices(browser)) == 1, 30), notices(browser)

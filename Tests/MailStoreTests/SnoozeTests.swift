@@ -102,11 +102,17 @@ struct SnoozeTests {
         let actions = server.performed.dropFirst(performedBefore).map(\.action)
         let removed = actions.compactMap { action -> String? in if case .store(let flag, false, "Snoozed", 3) = action { flag } else { nil } }
         #expect(Set(removed) == [keyword, "\\Seen"])
+        let woken = SnoozeKeyword.wokenKeyword(at: clock.now())
+        let added = actions.compactMap { action -> String? in if case .store(let flag, true, "Snoozed", 3) = action { flag } else { nil } }
+        #expect(added == [woken], "the time it woke travels with it, for every Tern's list")
         guard case .move("Snoozed", 3, "INBOX", false)? = actions.last else {
             Issue.record("the wake ends with a MOVE to the Inbox: \(actions)")
             return
         }
-        #expect(try await flags(in: inbox) == [""], "back in the Inbox, unread, without the keyword")
+        #expect(try await flags(in: inbox) == [woken], "back in the Inbox, unread, without the wake keyword")
+        // On top: the Inbox lists it at the time it woke, not at its own date.
+        let inboxList = try await SQLiteMailQueries(database: database).threads(account: nil, folder: "INBOX", before: nil, limit: 10)
+        #expect(inboxList.map(\.id) == [thread] && inboxList.first?.latestDate == SnoozeKeyword.woken(in: [woken]))
         #expect(try await waker.wakeDue(account: account) == 0, "woken once")
     }
 
@@ -125,6 +131,15 @@ struct SnoozeTests {
         await #expect(throws: TernError.self) { try await snooze.snooze([.thread(thread)], until: "someday") }
         await #expect(throws: TernError.self) { try await snooze.snooze([.thread(thread)], until: clock.now().addingTimeInterval(-1)) }
         #expect(try await store.pendingOperations(accountId: account.id).isEmpty)
+    }
+
+    @Test func aMessageSyncedWithTheWokenKeywordSortsAtThatTime() async throws {
+        // A second Tern: it did not wake the message, but the keyword the first one set says when.
+        let woken = Date(timeIntervalSince1970: 1_900_000_000)
+        let (thread, _) = try await Fixtures.storedMessage(
+            database, account: account, folder: inbox, messageId: "<woken@example.org>", uid: 9, flags: [SnoozeKeyword.wokenKeyword(at: woken)])
+        let listed = try await SQLiteMailQueries(database: database).threads(account: nil, folder: "INBOX", before: nil, limit: 10)
+        #expect(listed.first { $0.id == thread }?.latestDate == woken)
     }
 
     @Test func theKeywordSaysTheTime() {

@@ -42,6 +42,8 @@ public enum SchemaMigrations {
         migrator.registerMigration("v29-scheduled-send-index", migrate: indexScheduledSends)
         migrator.registerMigration("v30-account-microsoft-provider", migrate: allowAccountMicrosoftProvider)
         migrator.registerMigration("v31-oauth-clients", migrate: createOAuthClients)
+        migrator.registerMigration("v32-pending-folder-changes", migrate: createPendingFolderChanges)
+        migrator.registerMigration("v33-email-woken-date", migrate: addEmailWokenDate)
         return migrator
     }
 
@@ -729,5 +731,37 @@ public enum SchemaMigrations {
                     clientSecret TEXT
                 )
                 """)
+    }
+
+    /// Issue 36: folder create, rename and delete wait for their undo window like archive, then for the
+    /// server. Rows of their own: they name no email, and the stored folders stay as the server has
+    /// them until it accepts the change (the folder list lays the waiting ones over them).
+    static func createPendingFolderChanges(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE pendingFolderChange (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL CHECK (kind IN ('create', 'rename', 'delete')),
+                    path TEXT NOT NULL,
+                    -- rename: the new path.
+                    newPath TEXT,
+                    state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'failed')),
+                    attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+                    notBefore DATETIME,
+                    lastError TEXT,
+                    createdDate DATETIME NOT NULL,
+                    undoToken TEXT
+                );
+                CREATE INDEX pendingFolderChange_by_account ON pendingFolderChange(accountId, state, id);
+                CREATE INDEX pendingFolderChange_by_undo ON pendingFolderChange(undoToken) WHERE undoToken IS NOT NULL;
+                """)
+    }
+
+    /// Issue 36: when a snoozed message woke (here, or by the `$WokenAt` keyword another Tern set), so
+    /// its thread's row in the per-folder list sorts at that time, on top of the Inbox. No index: the
+    /// list still walks `threadFolder_by_folder_date`, whose date counts it.
+    static func addEmailWokenDate(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE email ADD COLUMN wokenDate DATETIME")
     }
 }

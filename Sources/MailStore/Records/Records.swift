@@ -89,6 +89,11 @@ extension Account: FetchableRecord, PersistableRecord {
     }
 }
 
+extension PendingFolderChange: FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "pendingFolderChange"
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = .init(rawValue: inserted.rowID) }
+}
+
 extension PendingOperation: FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "pendingOperation"
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = .init(rawValue: inserted.rowID) }
@@ -109,5 +114,6 @@ extension FolderID: DatabaseValueConvertible, StatementColumnConvertible {}
 extension DraftID: DatabaseValueConvertible, StatementColumnConvertible {}
 extension AttachmentID: DatabaseValueConvertible, StatementColumnConvertible {}
 extension PendingChangeID: DatabaseValueConvertible, StatementColumnConvertible {}
+extension PendingFolderChangeID: DatabaseValueConvertible, StatementColumnConvertible {}
 extension AccountID: DatabaseValueConvertible {}
 extension AccountName: DatabaseValueConvertible {}

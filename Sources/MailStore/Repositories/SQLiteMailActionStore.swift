@@ -511,13 +511,17 @@ extension SQLiteMailActionStore: SnoozeStore {
                 if ServerFlags.contains(copy.serverFlags, "\\Seen") { removed.append("\\Seen") }
                 var arriving = copy.serverFlags
                 for flag in removed { arriving = ServerFlags.setting(arriving, flag, false) }
-                // The flags go first (a batch stores before it moves): the copy arrives unread, without its keyword.
-                for flag in removed {
+                let woken = SnoozeKeyword.wokenKeyword(at: date)
+                arriving = ServerFlags.setting(arriving, woken, true)
+                // The flags go first (a batch stores before it moves): the copy arrives unread, without its
+                // wake keyword, with the time it woke (what sorts it on top in every Tern, issue 36).
+                for (flag, kind) in removed.map({ ($0, PendingOperation.Kind.removeFlag) }) + [(woken, .addFlag)] {
                     var operation = PendingOperation(
-                        accountId: copy.accountId, kind: .removeFlag, flag: flag, emailId: copy.emailId, folderId: copy.folderId,
+                        accountId: copy.accountId, kind: kind, flag: flag, emailId: copy.emailId, folderId: copy.folderId,
                         imapUID: copy.uid, uidValidity: stored.uidValidity, serverFlags: copy.serverFlags, modSeq: copy.modSeq, createdDate: date)
                     try operation.insert(db)
                 }
+                try db.execute(sql: "UPDATE email SET wokenDate = ? WHERE id = ?", arguments: [date.stored, copy.emailId])
                 var move = PendingOperation(
                     accountId: copy.accountId, kind: .move, emailId: copy.emailId, folderId: copy.folderId, imapUID: copy.uid,
                     uidValidity: stored.uidValidity, serverFlags: arriving, modSeq: copy.modSeq, createdDate: date, targetFolderId: inbox)

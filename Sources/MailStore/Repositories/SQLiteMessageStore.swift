@@ -195,9 +195,16 @@ public struct SQLiteMessageStore: Sendable {
                     serverFlags = excluded.serverFlags
                 """
         ).execute(arguments: [emailId, folderId, message.uid, message.modSeq, message.serverFlags.joined(separator: " ")])
+        // Issue 36: woken from snooze by this Tern or another; its thread sorts at that time.
+        if let woken = SnoozeKeyword.woken(in: message.serverFlags) {
+            try db.cachedStatement(sql: "UPDATE email SET wokenDate = ? WHERE id = ? AND (wokenDate IS NULL OR wokenDate < ?)")
+                .execute(arguments: [woken.stored, emailId, woken.stored])
+        }
     }
 
-    /// FR-SYNC-06 step 5, and the thread's rows in the per-folder thread list.
+    /// FR-SYNC-06 step 5, and the thread's rows in the per-folder thread list. A thread woken from
+    /// snooze sorts at its wake time (issue 36: "on top"): the list walks the same index, by a date
+    /// that counts the wake.
     static func refresh(thread: ThreadID, db: Database) throws {
         // Only the columns metadata needs: decoding whole Emails (bodies included) per batch was the
         // largest cost of a first sync.
@@ -237,7 +244,7 @@ public struct SQLiteMessageStore: Sendable {
         try db.cachedStatement(
             sql: """
                 INSERT INTO threadFolder (threadId, folderId, latestDate, messageCount, unreadCount)
-                SELECT ?, ef.folderId, MAX(COALESCE(e.dateSent, e.dateReceived)), COUNT(*), SUM(NOT e.isRead)
+                SELECT ?, ef.folderId, MAX(MAX(COALESCE(e.dateSent, e.dateReceived), COALESCE(e.wokenDate, ''))), COUNT(*), SUM(NOT e.isRead)
                 FROM emailFolder ef JOIN email e ON e.id = ef.emailId
                 WHERE e.threadId = ?
                 GROUP BY ef.folderId

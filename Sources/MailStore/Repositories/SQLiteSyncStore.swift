@@ -84,6 +84,13 @@ public struct SQLiteSyncStore: SyncStore, FolderChangeStore {
         try db.execute(sql: "DELETE FROM folder WHERE id = ?", arguments: [folderId])
     }
 
+    public func messageCount(folderId: FolderID?) async throws -> Int {
+        guard let folderId else { return 0 }
+        return try await database.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder WHERE folderId = ?", arguments: [folderId]) ?? 0
+        }
+    }
+
     public func renameFolder(accountId: Account.ID, from: String, to: String) async throws {
         try await database.writer.write { db in
             let folders = try Folder.filter(Column("accountId") == accountId).fetchAll(db)

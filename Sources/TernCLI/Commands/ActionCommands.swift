@@ -98,12 +98,22 @@ extension ActionOptions {
 
 /// `tern undo`: undoes the last archive or delete still inside its window (FR-ED-01).
 struct UndoCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "undo", abstract: "Undo the last archive or delete while its undo window lasts.")
+    static let configuration = CommandConfiguration(
+        commandName: "undo", abstract: "Undo the last archive, delete, move or folder change while its undo window lasts.")
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let result = try await services().mailActions.undo()
         if output.json { return try printJSON(result) }
+        if let folder = result.folderChange {
+            let what =
+                switch folder.change {
+                case .create(let path): "the folder \(TerminalText.line(path)) is not created"
+                case .rename(let from, _): "the folder \(TerminalText.line(from)) keeps its name"
+                case .delete(let path): "the folder \(TerminalText.line(path)) is kept"
+                }
+            return print("undone: \(what); nothing reached the server")
+        }
         let threads = result.threadIds.map { "t\($0)" }.joined(separator: ", ")
         print("undone: \(threads) restored; nothing reached the server")
     }

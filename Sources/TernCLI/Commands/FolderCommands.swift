@@ -42,11 +42,11 @@ struct LabelCommand: AsyncParsableCommand {
     }
 }
 
-/// `tern folder create|rename|delete` (issue 36): made on the server at once, the folder list
-/// following the server's.
+/// `tern folder create|rename|delete` (issue 36): shown at once, made on the server when the undo
+/// window has passed (undo: tern undo), as archive.
 struct FolderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "folder", abstract: "Create, rename or delete a folder on the server.",
+        commandName: "folder", abstract: "Create, rename or delete a folder on the server (undo: tern undo).",
         subcommands: [Create.self, Rename.self, Delete.self])
 
     struct Create: AsyncParsableCommand {
@@ -55,11 +55,13 @@ struct FolderCommand: AsyncParsableCommand {
         var path: String
         @Option(help: "The account (needed when there are several).")
         var account: AccountName?
+        @OptionGroup var undo: UndoOptions
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let folders = try await services().folderChanges.apply(.create(path: path), account: account)
-            try FolderCommand.report(folders, done: "created \(TerminalText.line(path))", json: output.json)
+            let services = try services()
+            let result = try await services.folderChanges.request(.create(path: path), account: account, undoWindow: try await undo.window(services))
+            try FolderCommand.report(result, done: "created \(TerminalText.line(path))", json: output.json)
         }
     }
 
@@ -71,11 +73,14 @@ struct FolderCommand: AsyncParsableCommand {
         var newPath: String
         @Option(help: "The account (needed when there are several).")
         var account: AccountName?
+        @OptionGroup var undo: UndoOptions
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let folders = try await services().folderChanges.apply(.rename(from: path, to: newPath), account: account)
-            try FolderCommand.report(folders, done: "renamed \(TerminalText.line(path)) to \(TerminalText.line(newPath))", json: output.json)
+            let services = try services()
+            let result = try await services.folderChanges.request(
+                .rename(from: path, to: newPath), account: account, undoWindow: try await undo.window(services))
+            try FolderCommand.report(result, done: "renamed \(TerminalText.line(path)) to \(TerminalText.line(newPath))", json: output.json)
         }
     }
 
@@ -88,26 +93,29 @@ struct FolderCommand: AsyncParsableCommand {
         var account: AccountName?
         @Flag(help: "Delete it even though it holds messages.")
         var yes = false
+        @OptionGroup var undo: UndoOptions
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
             let services = try services()
-            if !yes {
-                let summary = try await services.mailQueries.folders(account: account).first { $0.path == path }
-                if let summary, summary.messageCount > 0 {
-                    throw TernError.invalidInput(
-                        "'\(path)' holds \(summary.messageCount) message\(summary.messageCount == 1 ? "" : "s"), which the server deletes with it: add --yes to delete it anyway"
-                    )
-                }
+            let summary = try await services.browse.folders(account: account).first { $0.path == path }
+            let count = summary?.messageCount ?? 0
+            if !yes, count > 0 {
+                throw TernError.invalidInput(
+                    "'\(path)' holds \(count) message\(count == 1 ? "" : "s"), which the server deletes with it: add --yes to delete it anyway")
             }
-            let folders = try await services.folderChanges.apply(.delete(path: path), account: account)
-            try FolderCommand.report(folders, done: "deleted \(TerminalText.line(path))", json: output.json)
+            let result = try await services.folderChanges.request(
+                .delete(path: path), account: account, undoWindow: try await undo.window(services), messagesConfirmed: count)
+            try FolderCommand.report(result, done: "deleted \(TerminalText.line(path))", json: output.json)
         }
     }
 
-    static func report(_ folders: [Folder], done: String, json: Bool) throws {
-        if json { return try printJSON(folders.map(\.path)) }
-        print(done)
+    static func report(_ result: FolderChangeResult, done: String, json: Bool) throws {
+        // The change reaches the server when the window ends, also after this command has returned.
+        if let undo = result.undo { BackgroundPush.start(after: undo.until) }
+        if json { return try printJSON(result) }
+        guard let undo = result.undo else { return print(done) }
+        print("\(done); undo within \(max(1, Int(undo.until.timeIntervalSinceNow.rounded()))) s: tern undo")
     }
 }
 

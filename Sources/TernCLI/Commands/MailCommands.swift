@@ -221,7 +221,7 @@ struct FoldersCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let folders = try await services().mailQueries.folders(account: account)
+        let folders = try await services().browse.folders(account: account)
         if output.json {
             try printJSON(folders)
             return

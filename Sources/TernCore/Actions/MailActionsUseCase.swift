@@ -14,11 +14,15 @@ public struct MailActionsUseCase: Sendable {
     let processor: PendingOperationProcessor
     let changes: ChangeFeed?
     let clock: any WallClock
+    /// Issue 36: folder creates, renames and deletes are undone by the same Undo.
+    let folderChanges: FolderChangesUseCase?
 
     public init(
         accounts: any AccountRepository, credentials: AccountCredentials, store: any MailActionStore,
-        processor: PendingOperationProcessor, changes: ChangeFeed? = nil, clock: any WallClock = SystemClock()
+        processor: PendingOperationProcessor, changes: ChangeFeed? = nil, clock: any WallClock = SystemClock(),
+        folderChanges: FolderChangesUseCase? = nil
     ) {
+        self.folderChanges = folderChanges
         self.accounts = accounts
         self.credentials = credentials
         self.store = store
@@ -77,8 +81,15 @@ public struct MailActionsUseCase: Sendable {
     public func undo(_ token: String? = nil) async throws -> UndoResult {
         let now = clock.now()
         var chosen = token
-        if chosen == nil { chosen = try await store.latestUndoableRemoval(now: now)?.token }
+        if chosen == nil {
+            // The latest of the message actions and the folder changes still inside their windows.
+            let holds = [try await store.latestUndoableRemoval(now: now), try await folderChanges?.latestUndoable()].compactMap { $0 }
+            chosen = holds.max { $0.until < $1.until }?.token
+        }
         guard let token = chosen else { throw TernError.nothingToUndo }
+        if let folderChanges, let undone = try await folderChanges.undo(token) {
+            return UndoResult(token: token, threadIds: [], folderChange: undone)
+        }
         let threads = try await store.undoRemoval(token: token, now: now)
         guard !threads.isEmpty else { throw TernError.nothingToUndo }
         changes?.publish(.removalUndone(threadIds: threads))
@@ -158,10 +169,13 @@ public struct RemovalResult: Sendable, Hashable, Codable {
 public struct UndoResult: Sendable, Hashable, Codable {
     public var token: String
     public var threadIds: [ThreadID]
+    /// Issue 36: the folder change undone, when Undo was a folder change's.
+    public var folderChange: PendingFolderChange?
 
-    public init(token: String, threadIds: [ThreadID]) {
+    public init(token: String, threadIds: [ThreadID], folderChange: PendingFolderChange? = nil) {
         self.token = token
         self.threadIds = threadIds
+        self.folderChange = folderChange
     }
 }
 

@@ -9,6 +9,22 @@ public enum SnoozeKeyword {
 
     public static func keyword(waking date: Date) -> String { prefix + String(Int64(date.timeIntervalSince1970.rounded(.up))) }
 
+    /// Issue 36 "on top": set at the wake, in place of the wake keyword, and kept on the message in the
+    /// Inbox, so every Tern that syncs it (not only the one that woke it) sorts its thread at that time.
+    static let wokenPrefix = "$WokenAt"
+
+    public static func wokenKeyword(at date: Date) -> String { wokenPrefix + String(Int64(date.timeIntervalSince1970.rounded(.down))) }
+
+    /// When the message was woken, among a copy's server flags (the latest, should it have woken twice).
+    public static func woken(in serverFlags: some Collection<String>) -> Date? {
+        serverFlags.compactMap { flag -> Date? in
+            guard flag.count > wokenPrefix.count, flag.lowercased().hasPrefix(wokenPrefix.lowercased()),
+                let seconds = Int64(flag.dropFirst(wokenPrefix.count))
+            else { return nil }
+            return Date(timeIntervalSince1970: TimeInterval(seconds))
+        }.max()
+    }
+
     /// The wake time among a copy's server flags (the earliest, should another client have added a second).
     public static func wake(in serverFlags: String) -> Date? {
         serverFlags.split(separator: " ").compactMap { flag -> Date? in

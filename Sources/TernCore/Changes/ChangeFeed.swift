@@ -28,6 +28,9 @@ public enum MailChange: Sendable, Hashable {
     case changeFailed(PendingChangeSummary)
     /// An archive or delete inside its undo window was undone (FR-ED-01).
     case removalUndone(threadIds: [ThreadID])
+    /// Issue 36: a folder create, rename or delete the server refused; the folder list no longer
+    /// shows it. `text` says what and why ("Couldn't rename Work to Jobs: …").
+    case folderChangeFailed(accountId: Account.ID, text: String)
     /// FR-ED-03: a download's progress; `received == total` when done.
     case attachmentProgress(AttachmentProgress)
     case trustedSendersChanged

@@ -89,6 +89,12 @@ public struct PendingChangeID: RecordID {
     public init(rawValue: Int64) { self.rawValue = rawValue }
 }
 
+/// One folder create, rename or delete waiting for or refused by the server (`PendingFolderChange`, issue 36).
+public struct PendingFolderChangeID: RecordID {
+    public let rawValue: Int64
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+}
+
 /// An account's identity: a UUID made when it is added, stable across renames. The person names
 /// an account by its `name`; code that needs an account holds this.
 public struct AccountID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {

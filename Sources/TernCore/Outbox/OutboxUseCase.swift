@@ -222,11 +222,15 @@ public struct LocalChangesPusher: Sendable {
     let lock: any NamedLocks
     /// Issue 36: snoozes that are due wake at the start of each pass.
     let snoozes: (any SnoozeWaking)?
+    /// Issue 36: folder creates, renames and deletes whose undo window has passed go first (a move
+    /// queued after them may name the folder).
+    let folders: FolderChangesUseCase?
 
     public init(
         credentials: AccountCredentials, operations: PendingOperationProcessor, queue: SendQueueProcessor,
-        drafts: DraftSyncProcessor? = nil, lock: any NamedLocks, snoozes: (any SnoozeWaking)? = nil
+        drafts: DraftSyncProcessor? = nil, lock: any NamedLocks, snoozes: (any SnoozeWaking)? = nil, folders: FolderChangesUseCase? = nil
     ) {
+        self.folders = folders
         self.snoozes = snoozes
         self.credentials = credentials
         self.operations = operations
@@ -249,7 +253,12 @@ public struct LocalChangesPusher: Sendable {
     func pushLocked(account: Account, ignoreBackoff: Bool, retryUnreachableNow: Bool = false) async throws -> PushReport {
         let supply = credentials.supply(for: account)
         try await snoozes?.wakeDue(account: account)
-        let before = try await operations.process(account: account, credentials: supply, ignoreBackoff: ignoreBackoff)
+        let folderReport = try await folders?.push(account: account, credentials: supply, ignoreBackoff: ignoreBackoff) ?? OperationsReport()
+        var before = try await operations.process(account: account, credentials: supply, ignoreBackoff: ignoreBackoff)
+        before.done += folderReport.done
+        before.failed += folderReport.failed
+        before.waiting += folderReport.waiting
+        before.nextDue = [before.nextDue, folderReport.nextDue].compactMap { $0 }.min()
         let queue = try await queue.process(
             account: account, credentials: supply, ignoreBackoff: ignoreBackoff, retryUnreachableNow: retryUnreachableNow)
         // After the queue: a message sent in this pass has its draft removed in the same pass.

@@ -522,6 +522,8 @@ async function undo(token) {
   const reply = await post("actions/undo", { token: token ?? "" });
   toast(reply.ok ? reply.toast : reply.error, { error: !reply.ok });
   lastUndo = null;
+  // A folder change undone goes back to the folder as it is again (a rename: its old name).
+  if (reply.ok && reply.navigate) { await navigate(reply.navigate.replace(/^\//, ""), { focus: "list" }); return; }
   await navigate(currentLocation(), { push: false, focus: "list" });
 }
 
@@ -671,8 +673,12 @@ function askFolderName(question, initial = "") {
 
 async function changeFolder(action, fields, { navigateTo } = {}) {
   const reply = await post(`actions/${action}`, fields);
-  toast(reply.ok ? reply.toast : `Couldn't change the folder. ${reply.error ?? ""}`.trim(), { error: !reply.ok });
-  if (reply.ok) await navigate(navigateTo ?? currentLocation(), { push: Boolean(navigateTo), focus: "list" });
+  if (!reply.ok) { toast(`Couldn't change the folder. ${reply.error ?? ""}`.trim(), { error: true }); return; }
+  // Issue 36: made on the server when the undo window has passed, undone like archive.
+  lastUndo = reply.undoToken ?? null;
+  if (reply.undoToken) toast(reply.toast, { action: "Undo", seconds: reply.undoSeconds ?? 5, onAction: () => undo(reply.undoToken) });
+  else toast(reply.toast);
+  await navigate(navigateTo ?? currentLocation(), { push: Boolean(navigateTo), focus: "list" });
 }
 
 // The folder list's own buttons: New folder per account; Rename and Delete for the person's own
@@ -698,8 +704,12 @@ function decorateFolders() {
     await changeFolder("folder-rename", { account, path, to }, { navigateTo: `mail?${query}` });
   });
   remove.addEventListener("click", async () => {
-    if (!(await confirmDialog(`Delete the folder ${path}?`, ["The server deletes the messages in it too (on Gmail, only the label)."], "Delete folder"))) return;
-    await changeFolder("folder-delete", { account, path }, { navigateTo: "mail" });
+    // Issue 36: the count the person agrees to lose goes with the request; the server side refuses another.
+    const link = $$(".folder-link[data-own-folder]").find((item) => item.dataset.folderPath === path && item.dataset.account === account);
+    const messages = Number(link?.dataset.messages ?? 0);
+    const held = messages === 0 ? "It is empty." : `It holds ${messages} message${messages === 1 ? "" : "s"}, which the server deletes with it (on Gmail, only the label).`;
+    if (!(await confirmDialog(`Delete the folder ${path}?`, [held], "Delete folder"))) return;
+    await changeFolder("folder-delete", { account, path, messages: String(messages) }, { navigateTo: "mail" });
   });
   actions.append(rename, remove);
   header.append(actions);
@@ -906,6 +916,11 @@ function connectEvents() {
       if (!reply.ok) toast(reply.error, { error: true });
       refreshSoon();
     } });
+    refreshSoon();
+  });
+  // Issue 36: a folder change the server refused is no longer shown; say why.
+  events.addEventListener("folderfailed", (event) => {
+    toast(data(event).text, { error: true, seconds: 0 });
     refreshSoon();
   });
   events.addEventListener("attachment", async (event) => {

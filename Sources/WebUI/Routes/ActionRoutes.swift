@@ -131,7 +131,18 @@ struct ActionRoutes: Sendable {
         case "move", "label":
             // Issue 36: "Move to…" (`v`, drag and drop) and "Label as…" (`l`), undone like archive.
             let targets = try targets(form)
-            guard let destination = form["to"], !destination.isEmpty else { throw HTTPError(.badRequest, message: "to is needed") }
+            guard let destination = form["to"], !destination.isEmpty else {
+                // Without script the toolbar's form arrives without a folder: a page asks for it.
+                guard !scripted else { throw HTTPError(.badRequest, message: "to is needed") }
+                let folders = try await services.browse.folders(account: nil).filter { $0.folderType.isSyncable && $0.folderType != .drafts }
+                var names: [String] = []
+                for path in folders.map(\.path) where !names.contains(path) && path != form["folder"] { names.append(path) }
+                return WebResponse.html(
+                    ActionChoicePage(
+                        action: action, title: action == "move" ? "Move to…" : "Label as…", form: form, page: page,
+                        choices: names.map { ActionChoicePage.Choice(label: FolderNames.display($0), field: "to", value: $0) }
+                    ).render())
+            }
             let window = try await services.undoWindows.action()
             return try await reply(scripted: scripted, form: form) {
                 let folder = form["folder"].flatMap { $0.isEmpty ? nil : $0 }
@@ -149,7 +160,19 @@ struct ActionRoutes: Sendable {
         case "snooze":
             // Issue 36: Snooze (`b`): a choice of the menu or the picker's time, undone like archive.
             let targets = try targets(form)
-            guard let until = form["until"], !until.isEmpty else { throw HTTPError(.badRequest, message: "until is needed") }
+            guard let until = form["until"], !until.isEmpty else {
+                // Without script: the dialog's choices and picker as a page of its own.
+                guard !scripted else { throw HTTPError(.badRequest, message: "until is needed") }
+                let early = Calendar.current.component(.hour, from: Date()) < 17
+                let choices = [
+                    ActionChoicePage.Choice(
+                        label: early ? "Later today (18:00)" : "Later today (in 3 hours)", field: "until", value: early ? "today 18:00" : "in 3h"),
+                    ActionChoicePage.Choice(label: "Tomorrow (08:00)", field: "until", value: "tomorrow 08:00"),
+                    ActionChoicePage.Choice(label: "Next week (Monday 08:00)", field: "until", value: "mon 08:00")
+                ]
+                return WebResponse.html(
+                    ActionChoicePage(action: action, title: "Snooze until", form: form, page: page, choices: choices, picksTime: true).render())
+            }
             let window = try await services.undoWindows.action()
             return try await reply(scripted: scripted, form: form) {
                 let folder = form["folder"].flatMap { $0.isEmpty ? nil : $0 }
@@ -160,7 +183,8 @@ struct ActionRoutes: Sendable {
                     undoSeconds: result.removal.undo == nil ? nil : window.wholeSeconds, navigate: form["return"])
             }
         case "folder-create", "folder-rename", "folder-delete":
-            // Issue 36: the folder list's own changes, made on the server at once.
+            // Issue 36: the folder list's own changes, shown at once and made on the server when
+            // the undo window has passed, undone like archive.
             guard let path = form["path"], !path.isEmpty else { throw HTTPError(.badRequest, message: "path is needed") }
             let change: FolderChange
             switch action {
@@ -170,15 +194,20 @@ struct ActionRoutes: Sendable {
                 change = .rename(from: path, to: newPath)
             default: change = .delete(path: path)
             }
+            let window = try await services.undoWindows.action()
             return try await reply(scripted: scripted, form: form) {
-                _ = try await services.folderChanges.apply(change, account: AccountName(field: form["account"]))
+                let result = try await services.folderChanges.request(
+                    change, account: AccountName(field: form["account"]), undoWindow: window,
+                    messagesConfirmed: form["messages"].flatMap { Int($0) })
                 let toast =
                     switch change {
                     case .create: "Folder \(path) created."
                     case .rename(_, let to): "Folder renamed to \(to)."
                     case .delete: "Folder \(path) deleted."
                     }
-                return ActionReply(ok: true, toast: toast, navigate: form["return"])
+                return ActionReply(
+                    ok: true, toast: toast, undoToken: result.undo?.token, undoSeconds: result.undo == nil ? nil : window.wholeSeconds,
+                    navigate: form["return"])
             }
         case "star", "unstar", "read", "unread":
             let targets = try targets(form)
@@ -198,6 +227,13 @@ struct ActionRoutes: Sendable {
         case "undo":
             return try await reply(scripted: scripted, form: form) {
                 let undone = try await services.mailActions.undo(form["token"])
+                if let folder = undone.folderChange {
+                    // Back to the folder as it is again (a rename undone: under its old name).
+                    let account = try await services.listAccounts().first { $0.id == folder.accountId }?.name
+                    var back: String?
+                    if let account, folder.kind != .create { back = MailLocation(source: .folder(account: account, path: folder.path)).returnPath }
+                    return ActionReply(ok: true, toast: "Folder change undone.", navigate: back)
+                }
                 return ActionReply(ok: true, toast: undone.threadIds.count == 1 ? "Conversation restored." : "Conversations restored.")
             }
         case "retry":
@@ -260,6 +296,51 @@ struct OutboxDiscardPage: Sendable {
             <input type="hidden" name="message" value="\(messageId)"><input type="hidden" name="confirmed" value="1">\
             <input type="hidden" name="return" value="\(back.returnPath)">\
             <button type="submit" class="button">Discard</button> <a class="button" href="\(back.url)">Cancel</a></form></main></body></html>
+            """
+    }
+}
+
+/// Issue 36 without script: Move to…, Label as… and Snooze ask on a page of their own what their
+/// dialogs ask, and post the same form again with the answer (the CSRF token, the conversation, the
+/// folder in view and where to go back carried over).
+struct ActionChoicePage: Sendable {
+    struct Choice: Sendable {
+        var label: String
+        var field: String
+        var value: String
+    }
+
+    var action: String
+    var title: String
+    var form: FormFields
+    var page: PageSecrets
+    var choices: [Choice]
+    /// Snooze: a date and time of the person's own as well.
+    var picksTime = false
+
+    func render() -> HTMLText {
+        var carried = HTMLText()
+        for name in ["thread", "message", "folder", "return"] {
+            for value in form.all(name) { carried += "<input type=\"hidden\" name=\"\(name)\" value=\"\(value)\">" }
+        }
+        let hidden: HTMLText = "<input type=\"hidden\" name=\"csrf\" value=\"\(page.csrfToken)\">\(html: carried)"
+        var items = HTMLText()
+        for choice in choices {
+            items += "<li><button type=\"submit\" class=\"button\" name=\"\(choice.field)\" value=\"\(choice.value)\">\(choice.label)</button></li>"
+        }
+        let picker: HTMLText =
+            picksTime
+            ? """
+            <form method="post" action="actions/\(action)" class="snooze-pick">\(html: hidden)<div><label for="snooze-at">Date and time</label>\
+            <input id="snooze-at" name="until" type="datetime-local" required></div><button type="submit" class="button primary">Snooze</button></form>
+            """ : ""
+        let back = MailLocation(query: FormFields(URLComponents(string: form["return"] ?? "/mail")?.percentEncodedQuery ?? ""))
+        return """
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
+            \(html: page.head)<title>\(title) — Tern</title><link rel="stylesheet" href="/assets/app.css"></head>\
+            <body class="plain-page"><main><h1 id="choice-title">\(title)</h1>\
+            <form method="post" action="actions/\(action)">\(html: hidden)<ul class="choice-list" aria-labelledby="choice-title">\(html: items)</ul></form>\
+            \(html: picker)<p><a class="button" href="\(back.url)">Cancel</a></p></main></body></html>
             """
     }
 }

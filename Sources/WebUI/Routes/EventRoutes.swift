@@ -100,6 +100,7 @@ struct ServerSentEvent: Sendable {
                 ]
             )
         case .removalUndone: (name, data) = ("threads", ["account": ""])
+        case .folderChangeFailed(let account, let text): (name, data) = ("folderfailed", ["account": account.rawValue, "text": text])
         case .attachmentProgress(let progress):
             var fields = ["attachment": String(progress.attachmentId), "phase": progress.phase.rawValue, "received": String(progress.receivedBytes)]
             if let total = progress.totalBytes { fields["total"] = String(total) }

@@ -32,7 +32,8 @@ struct FolderPane: Sendable {
                 accountItems += link(
                     title: FolderNames.display(folder.path), unread: folder.folderType == .drafts ? 0 : folder.unreadCount,
                     target: MailLocation(source: source), icon: icon(folder.folderType),
-                    destination: folder.folderType == .drafts ? nil : (account.name, folder.path, folder.folderType == .custom))
+                    destination: folder.folderType == .drafts ? nil : (account.name, folder.path, folder.folderType == .custom),
+                    messages: folder.messageCount)
             }
             let headingId = "account-\(account.id)"
             let lastSync = own.compactMap(\.lastSyncDate).max() ?? account.lastSyncDate
@@ -57,14 +58,16 @@ struct FolderPane: Sendable {
     /// `destination`: a folder messages can be moved to (issue 36: the Move dialog's choices and
     /// drop targets), with whether it is the person's own (renamed and deleted from its list).
     private func link(
-        title: String, unread: Int, target: MailLocation, icon: String, destination: (AccountName, String, Bool)? = nil
+        title: String, unread: Int, target: MailLocation, icon: String, destination: (AccountName, String, Bool)? = nil, messages: Int = 0
     ) -> HTMLText {
         let current = target.source == location.source
         let count: HTMLText = unread > 0 ? "<span class=\"unread-count\">\(unread)<span class=\"visually-hidden\"> unread</span></span>" : ""
         var data = HTMLText()
         if let destination {
             let (account, path, own) = destination
-            data = " data-account=\"\(account.rawValue)\" data-folder-path=\"\(path)\"\(html: own ? " data-own-folder" : "")"
+            // Issue 36: an own folder's message count, which Delete folder asks the person to confirm.
+            let ownData: HTMLText = own ? " data-own-folder data-messages=\"\(messages)\"" : ""
+            data = " data-account=\"\(account.rawValue)\" data-folder-path=\"\(path)\"\(html: ownData)"
         }
         return """
             <li><a class="folder-link" href="\(target.url)"\(html: current ? " aria-current=\"page\"" : "")\(html: data)><span class="icon icon-\(icon)" aria-hidden="true"></span><span class="folder-name">\(title)</span>\(html: count)</a></li>

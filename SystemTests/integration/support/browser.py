@@ -10,9 +10,11 @@ from support.waiting import wait_until
 VECTORS = json.loads((ROOT / "SystemTests" / "vectors" / "xss-vectors.json").read_text())
 
 
-def chromium(*, window_size="1280,900", offline=False, console_log=False, page_load_timeout=None, extra_arguments=()):
+def chromium(*, window_size="1280,900", offline=False, console_log=False, page_load_timeout=None, extra_arguments=(),
+             javascript=True):
     """Debian's Chromium, headless. `offline`: every host but 127.0.0.1 resolves nowhere, so a request leaving for the
-    internet fails instead of leaving. `console_log`: the page's console is kept for `get_log("browser")`."""
+    internet fails instead of leaving. `console_log`: the page's console is kept for `get_log("browser")`.
+    `javascript=False`: the pages' scripts do not run (progressive enhancement: every action as a plain form)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
@@ -26,6 +28,8 @@ def chromium(*, window_size="1280,900", offline=False, console_log=False, page_l
         options.add_argument(argument)
     if console_log:
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     if page_load_timeout:
         driver.set_page_load_timeout(page_load_timeout)
