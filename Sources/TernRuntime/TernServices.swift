@@ -113,7 +113,10 @@ public final class TernServices: Sendable {
     }
 
     @_spi(Tooling) public init(home: TernHome, database: TernDatabase, environment: [String: String], longRunning: Bool = false) {
-        let connections = AccountConnectionPools(reconnect: longRunning ? .configured(environment: environment) : BackoffSchedule([]))
+        let lockDirectory = home.url.appendingPathComponent("locks")
+        let connections = AccountConnectionPools(
+            reconnect: longRunning ? .configured(environment: environment) : BackoffSchedule([]),
+            slotBudget: { accountId, slots in FileConnectionSlotBudget(directory: lockDirectory, accountId: accountId, slots: slots) })
         self.connections = connections
         self.home = home
         self.database = database

@@ -13,21 +13,18 @@ struct IMAPConnectionPoolTests {
 
     private static func pool(
         _ server: FakeServer, maxConnections: Int = 5, backoff: BackoffSchedule = BackoffSchedule([.milliseconds(1), .milliseconds(2)]),
-        maxIdleTime: Duration = .seconds(240)
+        maxIdleTime: Duration = .seconds(240), slots: FakeSlotBudget? = nil
     ) -> Pool {
         Pool(
             server: MailServer(host: "fake.invalid", port: 993, security: .implicitTLS), maxConnections: maxConnections, backoff: backoff,
-            maxIdleTime: maxIdleTime, connect: server.connect)
+            maxIdleTime: maxIdleTime, slots: slots, givingWayInterval: .milliseconds(1), connect: server.connect)
     }
 
-    // MARK: - At most five, reused
-
-    @Test func concurrentOperationsNeverOpenMoreThanTheLimit() async throws {
-        let server = FakeServer()
-        let pool = Self.pool(server, maxConnections: 3)
+    /// Runs `operations` short operations at once; the most that ran at the same time.
+    private static func mostInUse(_ pool: Pool, operations: Int) async throws -> Int {
         let inUse = Locked((now: 0, peak: 0))
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<30 {
+            for _ in 0..<operations {
                 group.addTask {
                     try await pool.withConnection { _ in
                         inUse.withLock {
@@ -41,8 +38,16 @@ struct IMAPConnectionPoolTests {
             }
             try await group.waitForAll()
         }
+        return inUse.withLock { $0.peak }
+    }
+
+    // MARK: - At most five, reused
+
+    @Test func concurrentOperationsNeverOpenMoreThanTheLimit() async throws {
+        let server = FakeServer()
+        let pool = Self.pool(server, maxConnections: 3)
+        #expect(try await Self.mostInUse(pool, operations: 30) == 3)
         let statistics = await pool.statistics
-        #expect(inUse.withLock { $0.peak } == 3)
         #expect(statistics.peakOpen == 3 && statistics.connectionsOpened == 3, "\(statistics)")
         #expect(statistics.open == 3 && statistics.busy == 0 && statistics.waiting == 0, "\(statistics)")
         #expect(server.state.withLock { $0.attempts } == 3)
@@ -463,6 +468,137 @@ struct IMAPConnectionPoolTests {
         await pool.shutdown()
     }
 
+    // MARK: - The budget shared with other processes
+
+    @Test func theSharedBudgetBoundsTheConnectionsBelowThePoolsLimit() async throws {
+        let server = FakeServer()
+        let slots = FakeSlotBudget(free: 2)
+        let pool = Self.pool(server, slots: slots)
+        #expect(try await Self.mostInUse(pool, operations: 20) == 2)
+        #expect(slots.state.withLock { $0.peakTaken } == 2)
+        // The connections opened for operations that others served stop waiting for a slot.
+        try await eventually { await pool.statistics.open == 2 }
+        #expect(server.state.withLock { $0.attempts } == 2)
+        await pool.shutdown()
+        #expect(slots.state.withLock { $0.free } == 2, "every slot is back")
+    }
+
+    @Test func aConnectionWaitsForASlotHeldElsewhereAndConnectsWhenOneIsFree() async throws {
+        let server = FakeServer()
+        let slots = FakeSlotBudget(free: 0)
+        let pool = Self.pool(server, slots: slots)
+        let operation = Task { try await pool.withConnection { session in session.id } }
+        try await eventually {
+            let statistics = await pool.statistics
+            return statistics.open == 1 && statistics.waiting == 1
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(server.state.withLock { $0.attempts } == 0, "no connection before a slot")
+        slots.state.withLock { $0.free = 1 }
+        #expect(try await operation.value == 0)
+        #expect(slots.state.withLock { $0.free } == 0, "the idle connection keeps its slot")
+        await pool.shutdown()
+        #expect(slots.state.withLock { $0.free } == 1)
+    }
+
+    @Test func idleConnectionsAreGivenUpOneByOneWhileAnotherProcessWaits() async throws {
+        let server = FakeServer()
+        let slots = FakeSlotBudget(free: 5)
+        let pool = Self.pool(server, slots: slots)
+        let gate = Gate()
+        let operations = (0..<3).map { _ in Task { try await pool.withConnection { _ in await gate.wait() } } }
+        try await eventually { await pool.statistics.busy == 3 }
+        gate.open()
+        for operation in operations { try await operation.value }
+        #expect(await pool.statistics.open == 3)
+        slots.state.withLock { $0.wantedForLooks = 1 }
+        try await eventually { await pool.statistics.open == 2 }
+        try await Task.sleep(for: .milliseconds(20))
+        var statistics = await pool.statistics
+        #expect(statistics.open == 2 && statistics.connectionsGivenUp == 1, "one at a time: \(statistics)")
+        slots.state.withLock { $0.wantedElsewhere = true }
+        try await eventually { await pool.statistics.open == 0 }
+        statistics = await pool.statistics
+        #expect(statistics.connectionsGivenUp == 3, "\(statistics)")
+        // Each logs out, then frees its slot.
+        try await eventually { slots.state.withLock { $0.free } == 5 }
+        #expect(Set(server.state.withLock { $0.loggedOut }).count == 3, "given up with LOGOUT")
+        #expect(try await pool.withConnection { _ in 7 } == 7, "a new one when needed")
+        await pool.shutdown()
+    }
+
+    @Test func aConnectionWhoseJobEndsIsGivenUpBeforeItsOwnWaitersWhileAnotherProcessWaits() async throws {
+        let server = FakeServer()
+        let slots = FakeSlotBudget(free: 5)
+        let pool = Self.pool(server, maxConnections: 2, slots: slots)
+        let gate = Gate()
+        let operations = (0..<2).map { _ in Task { try await pool.withConnection { _ in await gate.wait() } } }
+        try await eventually { await pool.statistics.busy == 2 }
+        let waiter = Task { try await pool.withConnection { session in session.id } }
+        try await eventually { await pool.statistics.waiting == 1 }
+        slots.state.withLock { $0.wantedElsewhere = true }
+        gate.open()
+        for operation in operations { try await operation.value }
+        // The first job to end gives its connection up (the other is still busy): the waiter is served by the other
+        // or by a new connection, which waited its turn for a slot.
+        _ = try await waiter.value
+        #expect(await pool.statistics.connectionsGivenUp >= 1)
+        try await eventually { server.state.withLock { $0.loggedOut }.contains { $0 < 2 } }
+        await pool.shutdown()
+    }
+
+    @Test func theIDLEsConnectionIsNotGivenUpWhileItIdles() async throws {
+        let server = FakeServer()
+        let slots = FakeSlotBudget(free: 5)
+        let pool = Self.pool(server, slots: slots)
+        let events = pool.idleEvents(mailbox: "INBOX")
+        let consumer = Task { for try await _ in events {} }
+        try await eventually { server.state.withLock { $0.idling == [0] } }
+        try await pool.withConnection { _ in } // a second connection, left idle
+        slots.state.withLock { $0.wantedElsewhere = true }
+        try await eventually { await pool.statistics.open == 1 }
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(await pool.statistics.open == 1, "the IDLE's stays")
+        #expect(server.state.withLock { $0.idling } == [0])
+        events.stop()
+        try await consumer.value
+        // Once the IDLE ends, its connection is idle like any other.
+        try await eventually { await pool.statistics.open == 0 }
+        #expect(await pool.statistics.connectionsGivenUp == 2)
+        await pool.shutdown()
+    }
+
+    @Test func shutdownStopsAConnectionWaitingForASlot() async throws {
+        let server = FakeServer()
+        let slots = FakeSlotBudget(free: 0)
+        let pool = Self.pool(server, slots: slots)
+        let operation = Task { try await pool.withConnection { _ in } }
+        try await eventually { await pool.statistics.waiting == 1 }
+        await pool.shutdown()
+        await #expect(throws: CancellationError.self) { try await operation.value }
+        #expect(await pool.statistics.open == 0)
+        slots.state.withLock { $0.free = 1 }
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(server.state.withLock { $0.attempts } == 0)
+        #expect(slots.state.withLock { $0.free } == 1)
+    }
+
+    @Test func aCallerThatGivesUpStopsItsConnectionsWaitForASlot() async throws {
+        let server = FakeServer()
+        let slots = FakeSlotBudget(free: 0)
+        let pool = Self.pool(server, slots: slots)
+        let operation = Task { try await pool.withConnection { _ in } }
+        try await eventually { await pool.statistics.waiting == 1 }
+        operation.cancel()
+        await #expect(throws: CancellationError.self) { try await operation.value }
+        try await eventually { await pool.statistics.open == 0 }
+        slots.state.withLock { $0.free = 1 }
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(server.state.withLock { $0.attempts } == 0, "no slot is taken for no one")
+        #expect(slots.state.withLock { $0.free } == 1)
+        await pool.shutdown()
+    }
+
     // MARK: - Events and shutdown
 
     @Test func mailboxEventsReachTheMailboxsHandlerWhicheverConnectionSeesThem() async throws {
@@ -593,6 +729,67 @@ private final class FakeSession: PooledIMAPSession {
                 throw IMAPError.connectionClosed
             }
             try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+}
+
+/// The account's slots as another process shares them: `free` is what the others leave; the test
+/// sets whether one of them waits.
+private final class FakeSlotBudget: ConnectionSlotBudget {
+    struct State {
+        var free: Int
+        var taken = 0
+        var peakTaken = 0
+        var wantedElsewhere = false
+        /// Wanted elsewhere for this many looks, then not (unless `wantedElsewhere`).
+        var wantedForLooks = 0
+    }
+
+    let state: Mutex<State>
+
+    init(free: Int) { state = Mutex(State(free: free)) }
+
+    func takeSlot() async throws -> any ConnectionSlot {
+        while true {
+            try Task.checkCancellation()
+            let took = state.withLock { state in
+                guard state.free > 0 else { return false }
+                state.free -= 1
+                state.taken += 1
+                state.peakTaken = max(state.peakTaken, state.taken)
+                return true
+            }
+            if took { return FakeSlot(budget: self) }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    func isWantedElsewhere() -> Bool {
+        state.withLock { state in
+            guard state.wantedForLooks == 0 else {
+                state.wantedForLooks -= 1
+                return true
+            }
+            return state.wantedElsewhere
+        }
+    }
+}
+
+private final class FakeSlot: ConnectionSlot {
+    let budget: FakeSlotBudget
+    let isReleased = Mutex(false)
+
+    init(budget: FakeSlotBudget) { self.budget = budget }
+
+    func release() {
+        let wasReleased = isReleased.withLock { released in
+            defer { released = true }
+            return released
+        }
+        guard !wasReleased else { return }
+        budget.state.withLock { state in
+            state.free += 1
+            state.taken -= 1
         }
     }
 }

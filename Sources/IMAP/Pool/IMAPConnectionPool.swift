@@ -4,7 +4,10 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// FR-SYNC-09: at most `maxConnections` (5) IMAP connections per account, reused across operations.
-/// When all are busy, operations wait in arrival order; a sixth connection is never opened.
+/// When all are busy, operations wait in arrival order; a sixth connection is never opened. With a
+/// `ConnectionSlotBudget` the five are the account's across processes: each connection holds a
+/// slot of the budget from before it connects until it is closed, waits for one when other
+/// processes hold them all, and gives one up when another process waits (docs/decisions.md).
 ///
 /// Each connection is a task that owns its `IMAPSession` for the connection's whole life (the
 /// session never crosses tasks); operations are sent to it as jobs. A connection whose session broke
@@ -23,6 +26,8 @@ public actor IMAPSessionPool<Session: PooledIMAPSession> {
         /// The most connections ever open at once.
         public var peakOpen: Int
         public var connectionsOpened: Int
+        /// Connections closed because another process waited for a slot of the budget.
+        public var connectionsGivenUp: Int
     }
 
     typealias Job = @Sendable (Session) async -> Void
@@ -62,6 +67,11 @@ public actor IMAPSessionPool<Session: PooledIMAPSession> {
     public nonisolated let maxConnections: Int
     public nonisolated let backoff: BackoffSchedule
     let maxIdleTime: Duration
+    /// The account's connections shared with other processes; `nil`: `maxConnections` is this
+    /// pool's alone.
+    let slots: (any ConnectionSlotBudget)?
+    /// How often a pool with idle connections looks whether another process waits for a slot.
+    let givingWayInterval: Duration
     let logger: Logger
     let router = MailboxEventRouter()
 
@@ -75,27 +85,39 @@ public actor IMAPSessionPool<Session: PooledIMAPSession> {
     /// connection that gets through).
     private(set) var reconnectFailure: (any Error)?
     private var waiters: [Waiter] = []
+    /// Connections that wait for a slot of `slots` before they connect.
+    private var awaitingSlot: Set<Int> = []
+    /// A task looks at `slots` every `givingWayInterval` while some connection is idle.
+    private var isWatchingForWaitersElsewhere = false
+    private var givenUp = 0
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var nextID = 0
     private var peakOpen = 0
     private var opened = 0
     private var isShutDown = false
 
-    /// `server` names where `connect` connects (for those who key pools by it).
+    /// `server` names where `connect` connects (for those who key pools by it). `slots`: the budget
+    /// shared with other processes, if any.
     public init(
         server: MailServer, maxConnections: Int = 5, backoff: BackoffSchedule = .standard,
-        maxIdleTime: Duration = .seconds(240), logger: Logger = Logger(label: "tern.imap.pool"), connect: @escaping Connect
+        maxIdleTime: Duration = .seconds(240), slots: (any ConnectionSlotBudget)? = nil,
+        givingWayInterval: Duration = .milliseconds(250), logger: Logger = Logger(label: "tern.imap.pool"),
+        connect: @escaping Connect
     ) {
         self.server = server
         self.connect = connect
         self.maxConnections = max(1, maxConnections)
         self.backoff = backoff
         self.maxIdleTime = maxIdleTime
+        self.slots = slots
+        self.givingWayInterval = givingWayInterval
         self.logger = logger
     }
 
     public var statistics: Statistics {
-        Statistics(open: openCount, busy: busy.count, waiting: waiters.count, peakOpen: peakOpen, connectionsOpened: opened)
+        Statistics(
+            open: openCount, busy: busy.count, waiting: waiters.count, peakOpen: peakOpen, connectionsOpened: opened,
+            connectionsGivenUp: givenUp)
     }
 
     private var openCount: Int { connecting.count + idle.count + busy.count }
@@ -193,20 +215,109 @@ public actor IMAPSessionPool<Session: PooledIMAPSession> {
     private func cancelWaiter(_ id: Int) {
         guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
         waiters.remove(at: index).continuation.resume(throwing: CancellationError())
+        stopUnneededSlotWaits()
     }
 
-    /// A connection is free (new, or its job finished): first waiter first.
-    private func handOut(_ connection: Connection) {
+    /// A connection is free (new, or its job finished): first waiter first. `mayGiveWay`: a
+    /// connection whose job just ended is closed instead when another process waits for a slot.
+    private func handOut(_ connection: Connection, mayGiveWay: Bool = false) {
         connection.lastUsed.withLockedValue { $0 = .now }
         if isShutDown {
             connection.jobs.finish()
+        } else if mayGiveWay, canSpareOne, slots?.isWantedElsewhere() == true {
+            givenUp += 1
+            connection.jobs.finish() // logs out; its slot goes to the waiting process
         } else if !waiters.isEmpty {
             busy[connection.id] = connection
             waiters.removeFirst().continuation.resume(returning: connection)
+            stopUnneededSlotWaits()
         } else {
             idle.append(connection)
             scheduleIdleClose(connection)
+            watchForWaitersElsewhere()
         }
+    }
+
+    // MARK: - The budget shared with other processes
+
+    /// Whether a connection whose job ended can be given up: this pool keeps another that is not an
+    /// IDLE's, so its own work goes on rather than waiting in turn for every job. (An IDLE's
+    /// connection is never given up: it is FR-SYNC-03's push.)
+    private var canSpareOne: Bool {
+        idle.count + busy.count - held.count >= 1
+    }
+
+    /// Waits for a slot of `slots` before `connection` connects (nil without a budget). Throws
+    /// `CancellationError` when the pool shut down or no longer needs the connection meanwhile.
+    private func takeSlot(for connection: Connection) async throws -> (any ConnectionSlot)? {
+        guard let slots else { return nil }
+        awaitingSlot.insert(connection.id)
+        let slot: any ConnectionSlot
+        do {
+            slot = try await slots.takeSlot()
+        } catch {
+            awaitingSlot.remove(connection.id)
+            throw error
+        }
+        guard awaitingSlot.remove(connection.id) != nil, !isShutDown else {
+            slot.release()
+            throw CancellationError()
+        }
+        return slot
+    }
+
+    /// A connection stopped waiting for a slot (shut down, or not needed): it never connected, so
+    /// nothing is reported; another is opened only if the waiters now outnumber the connections
+    /// being opened.
+    private func slotWaitStopped(_ connection: Connection) {
+        connecting.remove(connection.id)
+        tasks[connection.id] = nil
+        if connecting.isEmpty { reconnectFailure = nil }
+        if waiters.count > connecting.count, openCount < maxConnections, !isShutDown {
+            openConnection(inheriting: false)
+        }
+    }
+
+    /// Connections that still wait for a slot while the operations they were opened for have been
+    /// served by others (or gave up) stop waiting, so this process does not take slots another
+    /// process waits for only to leave them idle.
+    private func stopUnneededSlotWaits() {
+        var surplus = connecting.count - waiters.count
+        while surplus > 0, let id = awaitingSlot.first {
+            awaitingSlot.remove(id)
+            tasks[id]?.cancel()
+            surplus -= 1
+        }
+    }
+
+    /// While a connection is idle, every `givingWayInterval`: when another process waits for a slot,
+    /// one idle connection logs out (the least recently used). A waiting one-shot command so gets a
+    /// slot within moments of asking, not when `maxIdleTime` ends; an idle connection is given up
+    /// even when it is the pool's last, so processes that each keep one cannot leave a sixth
+    /// waiting on them.
+    private func watchForWaitersElsewhere() {
+        guard slots != nil, !isWatchingForWaitersElsewhere else { return }
+        isWatchingForWaitersElsewhere = true
+        let interval = givingWayInterval
+        Task.detached { [weak self] in
+            while true {
+                try? await Task.sleep(for: interval)
+                guard let self, await self.giveUpAnIdleConnectionIfWanted() else { return }
+            }
+        }
+    }
+
+    /// Returns whether to go on watching (some connection is idle).
+    private func giveUpAnIdleConnectionIfWanted() -> Bool {
+        guard !isShutDown, !idle.isEmpty else {
+            isWatchingForWaitersElsewhere = false
+            return false
+        }
+        if slots?.isWantedElsewhere() == true {
+            givenUp += 1
+            idle.removeFirst().jobs.finish() // logs out; its slot goes to the waiting process
+        }
+        return true
     }
 
     /// A connection left idle for `maxIdleTime` logs out, so a long-running process does not keep
@@ -263,7 +374,7 @@ public actor IMAPSessionPool<Session: PooledIMAPSession> {
         if broken {
             connection.jobs.finish()
         } else {
-            handOut(connection)
+            handOut(connection, mayGiveWay: true)
         }
     }
 
@@ -307,6 +418,14 @@ public actor IMAPSessionPool<Session: PooledIMAPSession> {
         var wasReady = false
         var lastError: (any Error)?
         while true {
+            // FR-SYNC-09: the slot is taken before the TCP connection and held until it is closed.
+            let slot: (any ConnectionSlot)?
+            do {
+                slot = try await pool.takeSlot(for: connection)
+            } catch {
+                await pool.slotWaitStopped(connection)
+                return
+            }
             do {
                 try await connect({ mailbox, event in router.dispatch(event, for: mailbox) }) { session, isConnected in
                     connection.isConnected.withLockedValue { $0 = isConnected }
@@ -321,6 +440,7 @@ public actor IMAPSessionPool<Session: PooledIMAPSession> {
             } catch {
                 lastError = error
             }
+            slot?.release()
             guard !wasReady, let error = lastError, (error as? IMAPError)?.isRetryable == true, attempt < backoff.delays.count,
                 !Task.isCancelled
             else { break }
@@ -337,12 +457,12 @@ public actor IMAPSessionPool<Session: PooledIMAPSession> {
 extension IMAPSessionPool where Session == IMAPSession {
     public init(
         server: MailServer, credentials: IMAPCredentialSource, maxConnections: Int = 5,
-        backoff: BackoffSchedule = .standard, maxIdleTime: Duration = .seconds(240),
+        backoff: BackoffSchedule = .standard, maxIdleTime: Duration = .seconds(240), slots: (any ConnectionSlotBudget)? = nil,
         logger: Logger = Logger(label: "tern.imap.pool")
     ) {
         self.init(
-            server: server, maxConnections: maxConnections, backoff: backoff, maxIdleTime: maxIdleTime, logger: logger,
-            connect: Self.networkConnect(to: server, credentials: credentials, logger: logger))
+            server: server, maxConnections: maxConnections, backoff: backoff, maxIdleTime: maxIdleTime, slots: slots,
+            logger: logger, connect: Self.networkConnect(to: server, credentials: credentials, logger: logger))
     }
 
     /// Connections over the network (`IMAPClient`): logged in with `credentials`, QRESYNC enabled

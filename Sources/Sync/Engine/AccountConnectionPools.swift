@@ -11,6 +11,9 @@ import TernCore
 /// `reconnect` is the pool's wait between failed connection attempts: FR-SYNC-09's 5, 15 and 45 s
 /// in a long-running process; none in a one-shot command, which reports the failure at once (the
 /// person runs it again, or `--watch` retries).
+///
+/// `slotBudget`: the account's five shared with the other processes on the same store (the
+/// runtime's lock files), so `tern serve` and the commands run beside it stay within five together.
 public actor AccountConnectionPools {
     struct Key: Hashable {
         let accountId: Account.ID
@@ -23,15 +26,22 @@ public actor AccountConnectionPools {
     /// Opens a pool's connections to `server`, logging in with `credentials`; `nil`: the network.
     public typealias Connector = @Sendable (_ server: MailServer, _ credentials: IMAPCredentialSource) -> IMAPConnectionPool.Connect
     let connector: Connector?
+    /// The budget of an account's connections shared across processes; `nil`: per process only.
+    public typealias SlotBudgetSource = @Sendable (_ accountId: Account.ID, _ slots: Int) -> any ConnectionSlotBudget
+    let slotBudget: SlotBudgetSource?
     private var pools: [Account.ID: (key: Key, pool: IMAPConnectionPool)] = [:]
     private var isShutDown = false
 
     /// `connector`: for tests of what is built on the pools, connections that fail as they say
     /// without a server (issue 33); the network when `nil`.
-    public init(reconnect: BackoffSchedule, maxConnectionsPerAccount: Int = 5, connector: Connector? = nil) {
+    public init(
+        reconnect: BackoffSchedule, maxConnectionsPerAccount: Int = 5, connector: Connector? = nil,
+        slotBudget: SlotBudgetSource? = nil
+    ) {
         self.reconnect = reconnect
         self.maxConnectionsPerAccount = maxConnectionsPerAccount
         self.connector = connector
+        self.slotBudget = slotBudget
     }
 
     /// The account's pool, made on first use. An account whose server or login changed gets a new
@@ -43,15 +53,16 @@ public actor AccountConnectionPools {
         let key = Key(accountId: accountId, server: server, username: username)
         if let existing = pools[accountId], existing.key == key, !isShutDown { return existing.pool }
         if let replaced = pools[accountId]?.pool { Task { await replaced.shutdown() } }
+        let slots = slotBudget?(accountId, maxConnectionsPerAccount)
         let pool =
             if let connector {
                 IMAPConnectionPool(
-                    server: server, maxConnections: maxConnectionsPerAccount, backoff: reconnect,
+                    server: server, maxConnections: maxConnectionsPerAccount, backoff: reconnect, slots: slots,
                     connect: connector(server, credentials.reportingSyncStates()))
             } else {
                 IMAPConnectionPool(
                     server: server, credentials: credentials.reportingSyncStates(),
-                    maxConnections: maxConnectionsPerAccount, backoff: reconnect)
+                    maxConnections: maxConnectionsPerAccount, backoff: reconnect, slots: slots)
             }
         pools[accountId] = (key, pool)
         return pool
