@@ -15,6 +15,10 @@ import TernCore
 struct SearchQueryCompiler {
     var now: Date
     var calendar: Calendar
+    /// Issue 38: when FTS5 drives (the query has words), `filename:` is asked per match through the
+    /// attachment table's `(emailId, …)` index: a walk that stops at the limit. Without words the emails are
+    /// taken from the attachments whose names match, newest first, as before.
+    var filenamePerEmail = false
 
     struct Statement {
         var sql: String
@@ -97,7 +101,12 @@ struct SearchQueryCompiler {
     }
 
     func statement(_ query: SearchQuery, account: AccountName?, limit: Int) -> Statement {
-        let split = split(query)
+        var split = split(query)
+        if split.match != nil, !filenamePerEmail {
+            var perEmail = self
+            perEmail.filenamePerEmail = true
+            split = perEmail.split(query)
+        }
         let filters = (["(? IS NULL OR a.name = ?)"] + split.conditions).joined(separator: " AND ")
         guard let match = split.match else {
             let bounds = Self.idBounds(split.receivedBounds, column: "e.id")
@@ -173,6 +182,8 @@ struct SearchQueryCompiler {
         // The index's recipients column is To and Cc together: it finds the candidates, the Cc column decides.
         case .cc(let text):
             .and([.fts("recipients : " + Self.quoted(text)), .sql("e.ccAddresses LIKE ? ESCAPE '\\'", [Self.containing(text)])])
+        case .filename(let text) where filenamePerEmail:
+            .sql("EXISTS (SELECT 1 FROM attachment at WHERE at.emailId = e.id AND at.filename LIKE ? ESCAPE '\\')", [Self.containing(text)])
         case .filename(let text):
             .sql("e.id IN (SELECT at.emailId FROM attachment at WHERE at.filename LIKE ? ESCAPE '\\')", [Self.containing(text)])
         // Written as the partial indexes' conditions (`isRead = 0`), so that the planner may use them.
