@@ -6,7 +6,7 @@ Each run is a fresh process against $TERN_HOME (or --home). For the command (`te
 --command says otherwise) two times are taken from spawn: its first line on standard output and its exit.
 For `tern serve --no-sync` on a free loopback port, the time from spawn until a TCP connection is accepted and
 an HTTP request is answered (any status: the request carries no sign-in token), then the server is stopped
-with SIGTERM. One untimed run of each first (page cache warm). Prints one JSON object with every run and the
+with SIGTERM. The command's CPU time (user and system, from wait4) is reported too. One untimed run of each first (page cache warm). Prints one JSON object with every run and the
 p50 and p95 of each.
 
     scripts/bench/startup.py --tern .build/release/tern --home ~/.local/share/tern [--runs 20] [--command threads --limit 50]
@@ -37,19 +37,21 @@ def summary(values):
 
 
 def command_run(tern, arguments, environment):
-    """(first line, exit) in milliseconds from spawn."""
+    """(first line, exit, CPU) in milliseconds: wall times from spawn, and the process's user and system time
+    (what a loaded machine changes least)."""
     start = time.perf_counter()
     process = subprocess.Popen([tern, *arguments], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment)
     first_line = process.stdout.readline()
     first = (time.perf_counter() - start) * 1000
     process.stdout.read()
-    status = process.wait()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
     end = (time.perf_counter() - start) * 1000
-    if status != 0:
-        raise SystemExit(f"tern {' '.join(arguments)} exited with {status}")
+    if process.returncode != 0:
+        raise SystemExit(f"tern {' '.join(arguments)} exited with {process.returncode}")
     if not first_line:
         first = end
-    return first, end
+    return first, end, (usage.ru_utime + usage.ru_stime) * 1000
 
 
 def free_port():
@@ -100,17 +102,19 @@ def main():
     command = [part for part in arguments.command if part != "--"] or ["threads", "--limit", "50"]
     environment = dict(os.environ, TERN_HOME=arguments.home)
     command_run(arguments.tern, command, environment)
-    firsts, ends = [], []
+    firsts, ends, cpus = [], [], []
     for _ in range(arguments.runs):
-        first, end = command_run(arguments.tern, command, environment)
+        first, end, cpu = command_run(arguments.tern, command, environment)
         firsts.append(first)
         ends.append(end)
+        cpus.append(cpu)
     report = {
         "tern": arguments.tern,
         "home": arguments.home,
         "command": ["tern", *command],
         "first_line": summary(firsts),
         "exit": summary(ends),
+        "cpu": summary(cpus),
         "load_average": os.getloadavg(),
     }
     if not arguments.no_serve:
