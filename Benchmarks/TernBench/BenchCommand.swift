@@ -902,11 +902,14 @@ extension BenchCommand {
         var tern: String?
         @Option(help: "Whole-process runs per query for --notmuch and --tern.")
         var processRuns = 5
+        @Option(help: "A TERN_HOME to make the store in and keep (searched again, not rewritten, by later runs).")
+        var home: String?
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
             let report = try await SearchOperatorsBenchmark.run(
-                messages: messages, iterations: iterations, notmuch: notmuch, tern: tern, processRuns: processRuns)
+                messages: messages, iterations: iterations, notmuch: notmuch, tern: tern, processRuns: processRuns,
+                keptHome: home.map { URL(fileURLWithPath: $0) })
             if output.json {
                 try printJSON([report])
                 return

@@ -95,6 +95,21 @@ private func sendDueScheduled(after command: any ParsableCommand) async {
     await ScheduledSendWording.sendDue(services.outbox)
 }
 
+/// Issue 38: the weekly full read of the store (`PRAGMA quick_check`), in the background of a
+/// long-running command once it has started, instead of before its first output. A damaged store ends
+/// the process with the line opening printed before.
+func checkStoreIntegrityInBackground(_ services: TernServices, beforeExit: @escaping @Sendable () -> Void = {}) {
+    Task.detached(priority: .background) {
+        do {
+            try await services.checkStoreIntegrityIfDue()
+        } catch {
+            printError("tern: \(TerminalText.line(ErrorWording.line(any: error)))")
+            beforeExit()
+            Foundation.exit(1)
+        }
+    }
+}
+
 /// Logs out of the servers the command used.
 private func closeServices() async {
     if let services = openedServices.withLock({ $0 }) { await services.shutdown() }

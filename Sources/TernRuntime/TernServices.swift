@@ -109,7 +109,10 @@ public final class TernServices: Sendable {
     /// wait; a one-shot command reports it at once.
     public static func open(environment: [String: String] = ProcessInfo.processInfo.environment, longRunning: Bool = false) throws -> TernServices {
         let home = TernHome.fromEnvironment(environment)
-        return try TernServices(home: home, database: TernDatabase(home: home), environment: environment, longRunning: longRunning)
+        // Issue 38: the weekly full read of the store is not paid at start-up; long-running processes
+        // run it once started (`checkStoreIntegrityIfDue`), `tern status --check` on demand.
+        return try TernServices(
+            home: home, database: TernDatabase(home: home, integrityCheck: .deferred), environment: environment, longRunning: longRunning)
     }
 
     @_spi(Tooling) public init(home: TernHome, database: TernDatabase, environment: [String: String], longRunning: Bool = false) {
@@ -290,6 +293,19 @@ public final class TernServices: Sendable {
     /// when `tern serve` stops.
     public func shutdown() async {
         await connections.shutdown()
+    }
+
+    /// Issue 38: the weekly `PRAGMA quick_check` that opening no longer runs, for `tern serve` and
+    /// `tern sync --watch` once they have started: seconds of reading at 1,000,000 messages, on a thread
+    /// of its own and a reader connection, beside the process's own work. Throws the `TernError` of a
+    /// damaged store.
+    public func checkStoreIntegrityIfDue() async throws {
+        let database = database
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global(qos: .background).async {
+                continuation.resume(with: Result { try database.checkIntegrityIfDue() })
+            }
+        }
     }
 
     /// For `tern status`: where the store is, which schema it has and what it holds; with

@@ -128,8 +128,49 @@ import Testing
     /// A page damaged in the middle of the file passes the cheap checks; the full check, due once
     /// `integrityCheckInterval` has passed, refuses it and leaves the file as it was.
     @Test func damagedPageIsFoundByTheDueIntegrityCheck() throws {
-        let home = Fixtures.temporaryHome()
         let created = Date(timeIntervalSince1970: 1_800_000_000)
+        let home = try Self.storeWithDamagedPage(created: created)
+
+        let nextDay = created.addingTimeInterval(24 * 3600)
+        do {
+            let database = try TernDatabase(home: home, now: nextDay)
+            #expect(try database.lastIntegrityCheck() == created)
+            _ = try database.writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            try database.writer.close()
+        }
+        let before = try storedBytes(home.url)
+        let nextWeek = created.addingTimeInterval(TernDatabase.integrityCheckInterval + 1)
+        do {
+            _ = try TernDatabase(home: home, now: nextWeek)
+            Issue.record("opened a damaged database")
+        } catch let error as TernError {
+            #expect(error.message.contains("damaged") || error.message.contains("not a valid Tern database"))
+            #expect(!error.message.contains("\n"))
+        }
+        #expect(try storedBytes(home.url) == before)
+    }
+
+    /// Issue 38: opened `deferred`, a store the weekly check is due on opens without it, and the check
+    /// run afterwards (as `tern serve` does once started) finds the damage.
+    @Test func aDeferredCheckRunsAfterOpeningAndFindsTheDamage() throws {
+        let created = Date(timeIntervalSince1970: 1_800_000_000)
+        let home = try Self.storeWithDamagedPage(created: created)
+
+        let nextWeek = created.addingTimeInterval(TernDatabase.integrityCheckInterval + 1)
+        let database = try TernDatabase(home: home, now: nextWeek, integrityCheck: .deferred)
+        #expect(try database.lastIntegrityCheck() == created)
+        // Not due an hour after the last check: nothing is read.
+        try database.checkIntegrityIfDue(now: created.addingTimeInterval(3600))
+        #expect { try database.checkIntegrityIfDue(now: nextWeek) } throws: { error in
+            (error as? TernError)?.message.contains("damaged") == true || (error as? TernError)?.message.contains("not a valid") == true
+        }
+        #expect(try database.lastIntegrityCheck() == created)
+    }
+
+    /// A store created (and fully checked) at `created`, then one page in the middle of the file
+    /// overwritten: the cheap checks at opening pass, the full check does not.
+    static func storeWithDamagedPage(created: Date) throws -> TernHome {
+        let home = Fixtures.temporaryHome()
         let rootPage: Int
         let pageSize: Int
         do {
@@ -149,24 +190,7 @@ import Testing
         try handle.seek(toOffset: UInt64((rootPage - 1) * pageSize))
         try handle.write(contentsOf: Data(repeating: 0xA5, count: pageSize))
         try handle.close()
-
-        let nextDay = created.addingTimeInterval(24 * 3600)
-        do {
-            let database = try TernDatabase(home: home, now: nextDay)
-            #expect(try database.lastIntegrityCheck() == created)
-            _ = try database.writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
-            try database.writer.close()
-        }
-        let before = try storedBytes(home.url)
-        let nextWeek = created.addingTimeInterval(TernDatabase.integrityCheckInterval + 1)
-        do {
-            _ = try TernDatabase(home: home, now: nextWeek)
-            Issue.record("opened a damaged database")
-        } catch let error as TernError {
-            #expect(error.message.contains("damaged") || error.message.contains("not a valid Tern database"))
-            #expect(!error.message.contains("\n"))
-        }
-        #expect(try storedBytes(home.url) == before)
+        return home
     }
 
     @Test func checkOnDemandRecordsItsTime() throws {

@@ -17,15 +17,34 @@ public final class TernDatabase: Sendable {
     /// is not SQLite, was written by a newer Tern or was cut short.
     public static let integrityCheckInterval: TimeInterval = 7 * 24 * 3600
 
-    public init(home: TernHome, now: Date = Date()) throws {
+    /// When opening reads the whole file through (`PRAGMA quick_check`) once `integrityCheckInterval`
+    /// has passed since the last time.
+    public enum IntegrityCheckTiming: Sendable {
+        /// Before anything writes: the store is refused if damaged. Reading a 2.5 GB store takes
+        /// seconds, paid by whichever command opens it first that week.
+        case whenDue
+        /// Not at opening (issue 38: start-up); the process calls `checkIntegrityIfDue` when it has
+        /// started (`tern serve`, `tern sync --watch` in the background, on a reader connection).
+        case deferred
+    }
+
+    public init(home: TernHome, now: Date = Date(), integrityCheck: IntegrityCheckTiming = .whenDue) throws {
         let url = home.databaseURL
         try Self.prepareHome(home)
         // Two Tern processes starting on one home (two `tern sync`, a sync and `tern serve`) take
         // turns through the checks, the switch to WAL and the migrations.
         writer = try HomeOpeningLock.whileHeld(home) {
             var integrityChecked = true
+            // Issue 38: the checking connection stays open until the pool has opened. Closed first, it
+            // was the last connection: it checkpointed the WAL into the file and deleted it (three
+            // fsyncs), and the pool then wrote a transaction to make a WAL again (two more), on every
+            // start of every command.
+            var checking: DatabaseQueue?
+            defer { try? checking?.close() }
             if FileManager.default.fileExists(atPath: url.path) {
-                integrityChecked = try Self.preflight(url, now: now)
+                let preflight = try Self.preflight(url, now: now, integrityCheck: integrityCheck)
+                checking = preflight.connection
+                integrityChecked = preflight.integrityChecked
             }
             do {
                 var configuration = Configuration()
@@ -100,8 +119,12 @@ public final class TernDatabase: Sendable {
     }
 
     /// Read-only checks on an existing file before anything may write to it. Returns whether the
-    /// full integrity check ran (it runs when the last one is older than `integrityCheckInterval`).
-    static func preflight(_ url: URL, now: Date) throws -> Bool {
+    /// full integrity check ran (it runs when the last one is older than `integrityCheckInterval`,
+    /// unless `deferred`), and the connection that read, for the caller to close once its pool is
+    /// open (it is closed here when a check fails).
+    static func preflight(_ url: URL, now: Date, integrityCheck: IntegrityCheckTiming = .whenDue) throws -> (
+        integrityChecked: Bool, connection: DatabaseQueue
+    ) {
         guard access(url.path, R_OK | W_OK) == 0 else {
             throw TernError.storageUnavailable("database '\(url.path)' is not readable and writable: \(String(cString: strerror(errno)))")
         }
@@ -111,8 +134,9 @@ public final class TernDatabase: Sendable {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             let queue = try DatabaseQueue(path: url.path, configuration: configuration)
-            defer { try? queue.close() }
-            return try queue.read { db -> Bool in
+            var handedOver = false
+            defer { if !handedOver { try? queue.close() } }
+            let checked = try queue.read { db -> Bool in
                 // Reads the header and schema: fails on a file that is not a database, and on one
                 // shorter than its header says (SQLite compares the two before the first read).
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
@@ -122,12 +146,15 @@ public final class TernDatabase: Sendable {
                     throw TernError.databaseUnusable(
                         "'\(url.path)' was written by a newer version of Tern (schema \(unknown.joined(separator: ", "))); upgrade Tern to open it")
                 }
+                if integrityCheck == .deferred { return false }
                 if let last = try lastIntegrityCheck(db), now.timeIntervalSince(last) < integrityCheckInterval {
                     return false
                 }
                 try requireIntegrity(db, url)
                 return true
             }
+            handedOver = true
+            return (checked, queue)
         } catch let error as DatabaseError {
             throw unusable(url, error)
         }
@@ -215,6 +242,14 @@ extension TernDatabase {
         } catch let error as DatabaseError {
             throw Self.unusable(url, error)
         }
+    }
+
+    /// The full check of a store opened with `deferred`, when the last one is older than
+    /// `integrityCheckInterval` (else nothing). It reads on a reader connection of the pool, beside
+    /// the process's writes (WAL), and throws the same `TernError` opening would have.
+    public func checkIntegrityIfDue(now: Date = Date()) throws {
+        if let last = try lastIntegrityCheck(), now.timeIntervalSince(last) < Self.integrityCheckInterval { return }
+        try checkIntegrity(now: now)
     }
 
     /// When the last full integrity check passed.

@@ -44,6 +44,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v31-oauth-clients", migrate: createOAuthClients)
         migrator.registerMigration("v32-pending-folder-changes", migrate: createPendingFolderChanges)
         migrator.registerMigration("v33-email-woken-date", migrate: addEmailWokenDate)
+        migrator.registerMigration("v34-email-date-blocks", migrate: createEmailDateBlocks)
         return migrator
     }
 
@@ -764,4 +765,35 @@ public enum SchemaMigrations {
     static func addEmailWokenDate(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE email ADD COLUMN wokenDate DATETIME")
     }
+
+    /// Issue 38: the received dates of each block of 1,024 email ids, as bounds (`oldest` at or before every
+    /// email's date in the block, `newest` at or after). Search lists newest first by id; a date operator
+    /// (`before:`, `older_than:`) turns into an id range through this table, so FTS5 and the flag indexes
+    /// start at the first block that can hold a match instead of walking every newer email
+    /// (`SearchQueryCompiler.idRange`). Triggers only widen the bounds: a deleted email leaves them wider
+    /// than needed, never wrong.
+    static func createEmailDateBlocks(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE emailDateBlock (
+                    block INTEGER PRIMARY KEY,
+                    oldest DATETIME NOT NULL,
+                    newest DATETIME NOT NULL
+                );
+                INSERT INTO emailDateBlock (block, oldest, newest)
+                    SELECT id >> \(emailDateBlockShift), MIN(dateReceived), MAX(dateReceived) FROM email GROUP BY id >> \(emailDateBlockShift);
+                CREATE TRIGGER emailDateBlock_insert AFTER INSERT ON email BEGIN
+                    INSERT INTO emailDateBlock (block, oldest, newest) VALUES (new.id >> \(emailDateBlockShift), new.dateReceived, new.dateReceived)
+                    ON CONFLICT (block) DO UPDATE SET oldest = MIN(oldest, excluded.oldest), newest = MAX(newest, excluded.newest);
+                END;
+                CREATE TRIGGER emailDateBlock_update AFTER UPDATE OF id, dateReceived ON email BEGIN
+                    INSERT INTO emailDateBlock (block, oldest, newest) VALUES (new.id >> \(emailDateBlockShift), new.dateReceived, new.dateReceived)
+                    ON CONFLICT (block) DO UPDATE SET oldest = MIN(oldest, excluded.oldest), newest = MAX(newest, excluded.newest);
+                END;
+                """)
+    }
+
+    /// An email's block in `emailDateBlock` is its id shifted right by this: 1,024 ids a block, about a
+    /// thousand rows at 1,000,000 messages, read whole in well under a millisecond.
+    static let emailDateBlockShift = 10
 }

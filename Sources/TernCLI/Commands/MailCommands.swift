@@ -75,6 +75,7 @@ struct SyncCommand: AsyncParsableCommand {
         fflush(nil) // the report above, before the first watch line
         // Issue 36: the desktop's notices, where there is a notification service; quietly none otherwise.
         let notifier = notify ? DesktopNotifier.find() : nil
+        checkStoreIntegrityInBackground(try services())
         // The core's runner, as in `tern serve`: the watch, and after a failure of the whole run the
         // sync and watch again on its schedule (FR-SYNC-04 Error → Idle), until interrupted; what
         // only the person can mend (a refused sign-in) ends the command instead.

@@ -50,8 +50,9 @@ struct ServeCommand: AsyncParsableCommand {
             autosaveSeconds: WebServerConfiguration.autosaveSeconds(from: environment),
             sessionLifetime: .from(environment: environment))
         let server: TernWebServer
+        let opened = try services(longRunning: true)
         do {
-            server = try TernWebServer(services: try services(longRunning: true), configuration: configuration)
+            server = try TernWebServer(services: opened, configuration: configuration)
         } catch WebServerError.notLoopback(let host) {
             throw ValidationError("tern serve listens on 127.0.0.1 only, not \(host): it shows your mail to whoever reaches it")
         }
@@ -70,6 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
                 print("Tern is running at \(configuration.publicAddress) (sign in with the address 'tern serve --print-url' prints)")
             }
             fflush(nil)
+            checkStoreIntegrityInBackground(opened) { addressFile.remove() }
         }
     }
 }
