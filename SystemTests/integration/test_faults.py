@@ -630,3 +630,33 @@ def test_without_uidplus_or_move_an_archive_never_expunges_what_it_did_not_flag(
     assert "\\Deleted" in flags, flags
     assert in_mailbox(dave_server, "INBOX", f"Bystander {stamp}"), "another client's flagged message was not expunged"
     assert in_mailbox(dave_server, "\\All", f"Archive me {stamp}") or in_mailbox(dave_server, "\\Archive", f"Archive me {stamp}")
+
+
+def test_a_store_damaged_in_its_middle_is_refused_by_the_weekly_check_before_a_sync_writes(servers, tmp_path):
+    """The weekly full read of the store no longer runs at the start of every command (issue 38); a one-shot sync,
+    which a person who never runs `tern serve` still runs, reads it through first when due and refuses a damaged
+    store before writing to it, while a command that only reads starts without paying for the check."""
+    import sqlite3
+    import time
+
+    add_account(tmp_path, servers, USER, smtp=NO_SMTP)
+    database = tmp_path / "tern.sqlite"
+    with sqlite3.connect(database) as check:
+        root, = check.execute("SELECT rootpage FROM sqlite_master WHERE name = 'trustedSender'").fetchone()
+        page_size, = check.execute("PRAGMA page_size").fetchone()
+        check.execute("INSERT OR REPLACE INTO storeHealth (id, lastIntegrityCheckAt) VALUES (1, ?)", (time.time() - 8 * 86_400,))
+        check.commit()
+        check.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with open(database, "r+b") as file:
+        file.seek((root - 1) * page_size)
+        file.write(b"\xa5" * page_size)
+
+    reading = tern(tmp_path, "folders")
+    assert reading.returncode == 0, reading.stderr
+    damaged = database.read_bytes()
+
+    synced = tern(tmp_path, "sync", USER)
+    assert synced.returncode != 0
+    assert "damaged" in synced.stderr or "not a valid Tern database" in synced.stderr, synced.stderr
+    assert synced.stderr.startswith("tern: "), synced.stderr
+    assert database.read_bytes()[:len(damaged)] == damaged

@@ -37,6 +37,10 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         let json = output.json
         let interactive = !json && isatty(STDERR_FILENO) == 1
+        // The weekly full read of the store is not paid at the start of every command (issue 38), but a
+        // person who only runs one-shot commands syncs: a sync, long anyway and about to write, reads it
+        // through first when due, and refuses a damaged store before writing to it.
+        if !watch { try await services().checkStoreIntegrityIfDue() }
         let reports = try await services(longRunning: watch).syncAccounts(account: account, bodies: bodies?.policy) { event in
             guard !json else {
                 // Scripts follow progress as JSON Lines on standard error; the report goes to standard output.
