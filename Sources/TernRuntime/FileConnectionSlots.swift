@@ -46,14 +46,14 @@ final class FileConnectionSlotBudget: ConnectionSlotBudget {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         takingHere.withLock { $0 += 1 }
         defer { takingHere.withLock { $0 -= 1 } }
-        let queue = try Self.openLockFile(queuePath)
+        let queue = try LockFile.open(queuePath)
         // Closing the descriptor drops the queue lock if this call holds it.
         defer { close(queue) }
         var holdsQueue = false
         var retry = firstRetry
         while true {
             try Task.checkCancellation()
-            if !holdsQueue { holdsQueue = try Self.tryLock(queue, path: queuePath) }
+            if !holdsQueue { holdsQueue = try LockFile.tryLock(queue, path: queuePath) }
             if holdsQueue, let slot = try takeFreeSlot() { return slot }
             try await Task.sleep(for: retry)
             retry = min(retry * 2, longestRetry)
@@ -62,9 +62,9 @@ final class FileConnectionSlotBudget: ConnectionSlotBudget {
 
     func isWantedElsewhere() -> Bool {
         guard takingHere.withLock({ $0 }) == 0 else { return false }
-        guard let queue = try? Self.openLockFile(queuePath) else { return false }
+        guard let queue = try? LockFile.open(queuePath) else { return false }
         defer { close(queue) }
-        guard let free = try? Self.tryLock(queue, path: queuePath) else { return false }
+        guard let free = try? LockFile.tryLock(queue, path: queuePath) else { return false }
         if free { flock(queue, LOCK_UN) }
         return !free
     }
@@ -72,26 +72,11 @@ final class FileConnectionSlotBudget: ConnectionSlotBudget {
     private func takeFreeSlot() throws -> FileConnectionSlot? {
         for index in 0..<slots {
             let path = slotPath(index)
-            let descriptor = try Self.openLockFile(path)
-            if try Self.tryLock(descriptor, path: path) { return FileConnectionSlot(descriptor: descriptor) }
+            let descriptor = try LockFile.open(path)
+            if try LockFile.tryLock(descriptor, path: path) { return FileConnectionSlot(descriptor: descriptor) }
             close(descriptor)
         }
         return nil
-    }
-
-    private static func openLockFile(_ path: String) throws -> Int32 {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw TernError.storageUnavailable("cannot open \(path): \(String(cString: strerror(errno)))") }
-        return descriptor
-    }
-
-    /// `LOCK_EX | LOCK_NB`: true when taken, false when another open file holds it.
-    private static func tryLock(_ descriptor: Int32, path: String) throws -> Bool {
-        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
-        guard errno == EWOULDBLOCK || errno == EINTR else {
-            throw TernError.storageUnavailable("cannot lock \(path): \(String(cString: strerror(errno)))")
-        }
-        return false
     }
 }
 

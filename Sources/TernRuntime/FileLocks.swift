@@ -11,13 +11,9 @@ struct FileLocks: NamedLocks {
     func withLock<Result: Sendable>(_ name: String, _ body: () async throws -> Result) async throws -> Result {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = directory.appendingPathComponent("\(name).lock").path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw TernError.storageUnavailable("cannot open \(path): \(String(cString: strerror(errno)))") }
+        let descriptor = try LockFile.open(path)
         defer { close(descriptor) }
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw TernError.storageUnavailable("cannot lock \(path): \(String(cString: strerror(errno)))")
-            }
+        while try !LockFile.tryLock(descriptor, path: path) {
             try await Task.sleep(for: .milliseconds(20))
         }
         defer { flock(descriptor, LOCK_UN) }

@@ -17,8 +17,7 @@ struct FileSendHolds: SendHoldOwnership {
     func claim(messageId: String) throws -> any SendHoldClaim {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = path(messageId)
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw TernError.storageUnavailable("cannot open \(path): \(String(cString: strerror(errno)))") }
+        let descriptor = try LockFile.open(path)
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
             throw TernError.storageUnavailable("another process holds \(path)")
