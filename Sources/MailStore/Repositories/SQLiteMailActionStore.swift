@@ -198,16 +198,7 @@ public struct SQLiteMailActionStore: MailActionStore {
     }
 
     public func latestUndoableRemoval(now: Date) async throws -> UndoHold? {
-        try await database.writer.read { db in
-            try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT undoToken, notBefore FROM pendingOperation
-                    WHERE undoToken IS NOT NULL AND state = 'pending' AND attempts = 0 AND notBefore > ?
-                    ORDER BY createdDate DESC, id DESC LIMIT 1
-                    """, arguments: [now]
-            ).map { UndoHold(token: $0["undoToken"], until: $0["notBefore"]) }
-        }
+        try await database.writer.read { db in try UndoHold.latest(in: "pendingOperation", db, now: now) }
     }
 
     /// The copy as this transaction sees it, with its folder's UIDVALIDITY: nil when it is gone since
@@ -531,5 +522,21 @@ extension SQLiteMailActionStore: SnoozeStore {
             }
             for thread in threads { try SQLiteMessageStore.refresh(thread: thread, db: db) }
         }
+    }
+}
+
+extension UndoHold {
+    /// The newest change of `table` (`pendingOperation`, `pendingFolderChange`: both keep `undoToken`,
+    /// `state`, `attempts`, `notBefore`, `createdDate`) still inside its undo window: never tried, and
+    /// its window not yet over at `now`. `tern undo` and the web Undo take the latest of them.
+    static func latest(in table: String, _ db: Database, now: Date) throws -> UndoHold? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT undoToken, notBefore FROM \(table)
+                WHERE undoToken IS NOT NULL AND state = 'pending' AND attempts = 0 AND notBefore > ?
+                ORDER BY createdDate DESC, id DESC LIMIT 1
+                """, arguments: [now]
+        ).map { UndoHold(token: $0["undoToken"], until: $0["notBefore"]) }
     }
 }

@@ -46,16 +46,7 @@ public struct SQLitePendingFolderChangeStore: PendingFolderChangeStore {
     }
 
     public func latestUndoableFolderChange(now: Date) async throws -> UndoHold? {
-        try await database.writer.read { db in
-            try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT undoToken, notBefore FROM pendingFolderChange
-                    WHERE undoToken IS NOT NULL AND state = 'pending' AND attempts = 0 AND notBefore > ?
-                    ORDER BY createdDate DESC, id DESC LIMIT 1
-                    """, arguments: [now]
-            ).map { UndoHold(token: $0["undoToken"], until: $0["notBefore"]) }
-        }
+        try await database.writer.read { db in try UndoHold.latest(in: "pendingFolderChange", db, now: now) }
     }
 
     public func completeFolderChange(_ id: PendingFolderChangeID) async throws {
