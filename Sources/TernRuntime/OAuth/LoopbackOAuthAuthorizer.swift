@@ -1,10 +1,6 @@
 import Foundation
 import TernCore
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// The installed-app flow (RFC 8252) with PKCE (RFC 7636): the authorization URL is announced (and
 /// opened in a browser when one is available), the answer comes to a loopback listener, the code
 /// is exchanged for tokens at the token endpoint. Refresh uses the refresh token (RFC 6749 section 6).

@@ -1,9 +1,7 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import TernCore
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// Each provider's configuration for a client id: the environment's overrides, and the client
 /// secret the environment names or else the one stored with the person's registration of that very
@@ -55,19 +53,22 @@ struct OAuthTokenEndpoint: Sendable {
     private func request(_ fields: [String: String], previous: OAuthTokens?) async throws -> OAuthTokens {
         var fields = fields
         if let secret = configuration.clientSecret { fields["client_secret"] = secret }
-        var request = URLRequest(url: configuration.tokenEndpoint, timeoutInterval: 30)
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.httpBody = Data(Self.formEncode(fields).utf8)
+        // AsyncHTTPClient on the process's event loops, the one HTTP client discovery uses too, rather than a
+        // second stack (URLSession over libcurl) for this one request.
+        var request = HTTPClientRequest(url: configuration.tokenEndpoint.absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.headers.add(name: "Accept", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: Self.formEncode(fields)))
         let data: Data
-        let response: URLResponse
+        let status: Int
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            status = Int(response.status.code)
+            data = Data(try await response.body.collect(upTo: Self.largestResponse).readableBytesView)
         } catch {
-            throw TernError.serverFailure("cannot reach the token endpoint \(configuration.tokenEndpoint.host ?? ""): \(error.localizedDescription)")
+            throw TernError.serverFailure("cannot reach the token endpoint \(configuration.tokenEndpoint.host ?? ""): \(error)")
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase // RFC 6749's snake_case fields
         let decoded = try? decoder.decode(TokenResponse.self, from: data)
@@ -82,6 +83,9 @@ struct OAuthTokenEndpoint: Sendable {
             accessToken: accessToken, refreshToken: decoded.refreshToken ?? previous?.refreshToken,
             expiresAt: decoded.expiresIn.map { Date().addingTimeInterval($0) })
     }
+
+    /// A token response is a few kilobytes; more is not one.
+    static let largestResponse = 1 << 20
 
     static func formEncode(_ fields: [String: String]) -> String {
         var allowed = CharacterSet.alphanumerics
