@@ -11,6 +11,7 @@ import urllib.request
 
 import pytest
 
+from support.imap import plant_messages
 from support.tern import TERN
 
 
@@ -165,9 +166,11 @@ def test_an_expired_token_during_tern_sync_is_the_token_refresh_state_and_the_sy
         states_of(synced)
 
 
-def test_a_refresh_refused_mid_sync_deactivates_the_account_with_the_specs_words_and_loses_nothing(oauth):
+def test_a_refresh_refused_mid_sync_deactivates_the_account_with_the_specs_words_and_loses_nothing(oauth, servers):
     """The sign-in is revoked while changes wait: the sync ends in Error naming the fix, the account is inactive,
     and the waiting change is still there for after the person signs in again."""
+    # A conversation to archive of its own: run alone on fresh servers, alice's Inbox is empty.
+    plant_messages(servers, "alice", 1, "Revoked mid-sync")
     assert oauth.add()[0] == 0
     assert oauth.run("sync", "gm", "--bodies", "none").returncode == 0
     thread = json.loads(oauth.run("threads", "--json", check=True).stdout)[0]
