@@ -46,7 +46,8 @@ def by_xpath(driver, xpath, timeout=5):
 # countdown, are part of the state being checked.
 SETTLED = """
   if (document.querySelector('[data-assist-replies]')) return false;
-  return [...document.querySelectorAll('.smart-replies')].every(e => { getComputedStyle(e).opacity; return e.getAnimations().length === 0; });
+  // Entry animations fade in from transparent: axe reads a half-faded toast's text as low contrast.
+  return [...document.querySelectorAll('.smart-replies, .toast')].every(e => { getComputedStyle(e).opacity; return e.getAnimations().length === 0; });
 """
 
 
