@@ -9,6 +9,8 @@ SWIFT_FLAGS ?=
 # The test run's own servers, ports and state, apart from the demo's.
 TEST_SERVERS := TERN_MAILSERVERS_DIR=$(CURDIR)/.build/ms-test TERN_IMAP_PORT=11143 TERN_IMAPS_PORT=11993 \
 	TERN_SMTP_PORT=11025 TERN_SUBMISSION_PORT=11587 TERN_SMTPS_PORT=11465 TERN_OAUTH_PORT=11080
+# System tests in parallel, a file per worker at a time; each worker past the first runs servers of its own (conftest.py).
+PYTEST_WORKERS ?= 2
 DEMO_HOME := $(CURDIR)/.build/demo-home
 TERN := .build/debug/tern
 
@@ -59,7 +61,7 @@ test: deps
 	scripts/requirements-map --check || status=1; \
 	scripts/check-data-licences || status=1; \
 	$(TEST_SERVERS) TERN_REQUIRE_TEST_SERVERS=1 swift test --skip-build $(SWIFT_FLAGS) || status=1; \
-	$(TEST_SERVERS) $(PYTHON) -m pytest -q -p no:cacheprovider SystemTests/integration || status=1; \
+	$(TEST_SERVERS) $(PYTHON) -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile --durations=25 SystemTests/integration || status=1; \
 	$(TEST_SERVERS) scripts/mailservers stop; \
 	scripts/check-system-mail-services || status=1; \
 	exit $$status

@@ -3,6 +3,7 @@
 A module's own fixture of the same name overrides one of these for that module: `browser` in test_web_app.py,
 test_web_session.py and test_sanitizer_browser.py, and `app` in test_web_drafts.py, are sites of their own, not copies
 of the acceptance site below; `account_options` in test_compose.py adds an alias to `home`'s account."""
+import os
 import ssl
 import subprocess
 import sys
@@ -19,6 +20,40 @@ from support.web import browser_sign_in, sign_in, start_serve
 
 # The project's own tools the tests use (the fault proxy).
 sys.path.insert(0, str(ROOT / "scripts"))
+
+# The ports `scripts/mailservers` listens on, each moved by the worker's number when pytest-xdist runs several.
+SERVER_PORTS = ("TERN_IMAP_PORT", "TERN_IMAPS_PORT", "TERN_SMTP_PORT", "TERN_SUBMISSION_PORT", "TERN_SMTPS_PORT",
+                "TERN_OAUTH_PORT")
+
+
+def worker_number():
+    """0 without pytest-xdist and for its first worker (`gw0`), N for `gwN`."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+
+
+def pytest_configure(config):
+    """`make test` runs the system tests in two pytest-xdist workers, a file at a time each (`--dist loadfile`), to keep
+    the suite within CI's half hour on two cores. Tests stop and restart the servers and count their connections, so
+    workers never share them: the first uses the servers `make test` started, each other worker starts a set of its
+    own beside them (its own state directory, every port moved by its number) and stops it at the end."""
+    number = worker_number()
+    if number == 0:
+        return
+    resolved = mailserver_env()
+    os.environ["TERN_MAILSERVERS_DIR"] = f"{resolved['TERN_MAILSERVERS_DIR']}-gw{number}"
+    for name in SERVER_PORTS:
+        os.environ[name] = str(int(resolved[name]) + number)
+    for command in ("reset", "start"):
+        done = subprocess.run([str(MAILSERVERS), command], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise pytest.UsageError(f"worker gw{number}: scripts/mailservers {command} failed:\n{done.stderr}")
+    config.own_mailservers = True
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "own_mailservers", False):
+        subprocess.run([str(MAILSERVERS), "stop"], check=False, capture_output=True)
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,9 @@ Dovecot through the project's fault proxy (`scripts/faultproxy.py`) that cuts, s
 moments, servers are stopped and started, the store sits on a small full disk or is locked by another process. After
 each, the next sync converges to the server's state with no message stored twice and nothing queued lost."""
 import json
+import re
 import uuid
+from pathlib import Path
 
 import pytest
 from faultproxy import FaultProxy
@@ -105,6 +107,9 @@ def test_the_watch_outlives_a_dovecot_restart_and_sees_mail_after_it(servers, da
     import subprocess
 
     home = tmp_path
+    stamp = uuid.uuid4().hex[:8]
+    # The change made during the outage below needs a conversation of its own, whatever ran before on these servers.
+    dave_server.append("INBOX", f"Before the restart {stamp}", f"<before-restart-{stamp}@example.org>")
     add_account(home, servers, USER, smtp=NO_SMTP)
     watch = Watch(home)
     wait_for = watch.wait_for
@@ -114,7 +119,6 @@ def test_the_watch_outlives_a_dovecot_restart_and_sees_mail_after_it(servers, da
         [account] = json_of(home, "status")["accounts"]
         return account
 
-    stamp = uuid.uuid4().hex[:8]
     try:
         wait_for(lambda e: e.get("event") == "watching", 120)
         watching = status()
@@ -287,6 +291,21 @@ def test_catch_up_paused_by_the_person_keeps_its_place_and_resumes_when_they_say
         client.logout()
 
 
+def message_ids_in_mailbox(dave_server, folder, subject, user):
+    """The Message-IDs of the messages with `subject` in `user`'s `folder`."""
+    import imaplib
+    import ssl
+    client = imaplib.IMAP4_SSL("127.0.0.1", dave_server.port, ssl_context=ssl.create_default_context(cafile=dave_server.ca))
+    client.login(user, dave_server.password)
+    try:
+        client.select(folder, readonly=True)
+        uids = client.uid("SEARCH", None, "SUBJECT", f'"{subject}"')[1][0].split()
+        fetched = [client.uid("FETCH", uid, "(BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)])")[1][0][1].decode() for uid in uids]
+        return [re.search(r"<[^>]+>", header).group(0) for header in fetched]
+    finally:
+        client.logout()
+
+
 def in_mailbox(dave_server, role_or_name, subject, user=None):
     """UIDs and flags of the messages with `subject` in a mailbox of dave's (or `user`'s), named or by special use."""
     import imaplib
@@ -399,7 +418,6 @@ def queue_through_a_postfix_outage(servers, dave_server, home):
     """Stops Postfix, queues two messages with `tern send`, and checks that many times the (shortened) retry schedule
     later both still wait, in order, with no attempt counted; then starts Postfix and checks that the running engine
     sends each once, in the order queued."""
-    import re
     import subprocess
     import time
 
@@ -425,9 +443,13 @@ def queue_through_a_postfix_outage(servers, dave_server, home):
         time.sleep(0.3)
     delivered = in_mailbox(dave_server, "INBOX", stamp, user=bob)
     assert len(delivered) == 2, delivered
-    [first], [second] = (in_mailbox(dave_server, "INBOX", subject, user=bob) for subject in subjects)
-    uid = lambda fetched: int(re.search(r"UID (\d+)", fetched).group(1))  # noqa: E731
-    assert uid(first) < uid(second), "sent in the order queued"
+    # The order Postfix accepted them in (its cleanup log line per message), not the order its delivery agents
+    # filed them in the Inbox: two deliveries may overtake each other on a busy machine.
+    accepted = [line for line in (Path(servers["TERN_MAILSERVERS_DIR"]) / "log" / "postfix.log").read_text().splitlines()
+                if "postfix/cleanup" in line and "message-id=" in line]
+    [first], [second] = (message_ids_in_mailbox(dave_server, "INBOX", subject, bob) for subject in subjects)
+    position = lambda message_id: next(i for i, line in enumerate(accepted) if message_id in line)  # noqa: E731
+    assert position(first) < position(second), "sent in the order queued"
 
 
 def test_an_outage_longer_than_the_retry_schedule_loses_nothing_and_sends_each_message_once_in_order(
