@@ -904,12 +904,17 @@ extension BenchCommand {
         var processRuns = 5
         @Option(help: "A TERN_HOME to make the store in and keep (searched again, not rewritten, by later runs).")
         var home: String?
+        @Option(help: "A directory to make notmuch's Maildir and database in and keep (with --notmuch).")
+        var notmuchHome: String?
+        @Flag(help: "Make the stores (and notmuch's index) and time nothing.")
+        var prepareOnly = false
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
             let report = try await SearchOperatorsBenchmark.run(
                 messages: messages, iterations: iterations, notmuch: notmuch, tern: tern, processRuns: processRuns,
-                keptHome: home.map { URL(fileURLWithPath: $0) })
+                keptHome: home.map { URL(fileURLWithPath: $0) }, keptNotmuch: notmuchHome.map { URL(fileURLWithPath: $0) },
+                indexOnly: prepareOnly)
             if output.json {
                 try printJSON([report])
                 return

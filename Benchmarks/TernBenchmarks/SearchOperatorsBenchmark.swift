@@ -67,9 +67,12 @@ public enum SearchOperatorsBenchmark {
     ]
 
     /// `keptHome`: the store is made there once and kept (a million messages take minutes to write), and
-    /// searched again by later runs with the same `messages`.
+    /// searched again by later runs with the same `messages`. `keptNotmuch` likewise keeps notmuch's Maildir and
+    /// database (indexing a million takes longer than the timed runs), so that the indexing and the timed runs
+    /// can be made at different times.
     public static func run(
-        messages: Int, iterations: Int, notmuch: String?, tern: String?, processRuns: Int, keptHome: URL? = nil
+        messages: Int, iterations: Int, notmuch: String?, tern: String?, processRuns: Int, keptHome: URL? = nil,
+        keptNotmuch: URL? = nil, indexOnly: Bool = false
     ) async throws -> Report {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tern-bench-operators-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -89,10 +92,15 @@ public enum SearchOperatorsBenchmark {
         calendar.timeZone = TimeZone(identifier: "UTC")!
         var indexSeconds: Double?
         var notmuchConfig: URL?
-        if let notmuch {
-            let maildir = directory.appendingPathComponent("maildir")
+        if let notmuch, let kept = keptNotmuch,
+            FileManager.default.fileExists(atPath: kept.appendingPathComponent("notmuch-config").path)
+        {
+            notmuchConfig = kept.appendingPathComponent("notmuch-config")
+        } else if let notmuch {
+            let notmuchDirectory = keptNotmuch ?? directory
+            let maildir = notmuchDirectory.appendingPathComponent("maildir")
             try SyntheticMailbox.writeMaildir(to: maildir, count: messages)
-            let config = directory.appendingPathComponent("notmuch-config")
+            let config = notmuchDirectory.appendingPathComponent("notmuch-config.partial")
             try """
             [database]
             path=\(maildir.path)
@@ -104,7 +112,13 @@ public enum SearchOperatorsBenchmark {
             let start = clock.now
             _ = try runProcess(notmuch, ["new", "--quiet"], environment: ["NOTMUCH_CONFIG": config.path])
             indexSeconds = (clock.now - start).inSeconds
-            notmuchConfig = config
+            // Named as kept only once indexed, so that an interrupted indexing is made again.
+            let indexed = notmuchDirectory.appendingPathComponent("notmuch-config")
+            try FileManager.default.moveItem(at: config, to: indexed)
+            notmuchConfig = indexed
+        }
+        if indexOnly {
+            return Report(messages: messages, populateSeconds: populate.inSeconds, notmuchIndexSeconds: indexSeconds, timings: [])
         }
         let search = SQLiteMailQueries(database: database)
         var timings: [Timing] = []
