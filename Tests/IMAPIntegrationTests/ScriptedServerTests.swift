@@ -44,6 +44,48 @@ struct ScriptedServerTests {
         #expect(server.commands.contains { $0.hasPrefix("UID FETCH 12 ") }, "refetched alone")
     }
 
+    /// Issue 38: with ESEARCH a folder's UIDs come as ranges and are listed as SEARCH lists them; a range
+    /// naming more UIDs than the mailbox can hold is refused before it is expanded (issue 21).
+    @Test(arguments: [true, false])
+    func searchAsksForRangesWhenTheServerHasESEARCH(extended: Bool) async throws {
+        let capabilities = extended ? "IMAP4rev1 UIDPLUS ESEARCH" : "IMAP4rev1 UIDPLUS"
+        let server = try await ScriptedIMAPServer.start(tls: true) { tag, command in
+            switch command.uppercased() {
+            case let c where c.hasPrefix("AUTHENTICATE"): "\(tag) OK [CAPABILITY \(capabilities)] logged in\r\n"
+            case let c where c.hasPrefix("SELECT") && c.contains("INBOX"): "* 6 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n\(tag) OK [READ-WRITE] selected\r\n"
+            case let c where c.hasPrefix("SELECT") && c.contains("HOSTILE"): "* 6 EXISTS\r\n* OK [UIDVALIDITY 8] ok\r\n\(tag) OK [READ-WRITE] selected\r\n"
+            case "UID SEARCH RETURN (ALL) ALL":
+                "* ESEARCH (TAG \"\(tag)\") UID ALL 3,5:7,40:41\r\n\(tag) OK searched\r\n"
+            case "UID SEARCH RETURN (ALL) UNSEEN": "* ESEARCH (TAG \"\(tag)\") UID\r\n\(tag) OK searched\r\n"
+            case "UID SEARCH ALL": "* SEARCH 3 5 6 7 40 41\r\n\(tag) OK searched\r\n"
+            case "UID SEARCH UNSEEN": "* SEARCH\r\n\(tag) OK searched\r\n"
+            case "UID SEARCH RETURN (ALL) FLAGGED": "* ESEARCH (TAG \"\(tag)\") UID ALL 1:4294967294\r\n\(tag) OK searched\r\n"
+            case let c where c.hasPrefix("LOGOUT"): "* BYE bye\r\n\(tag) OK bye\r\n"
+            default: "\(tag) BAD unexpected\r\n"
+            }
+        }
+        defer { server.stop() }
+        let (all, unseen) = try await IMAPClient.withSession(to: server.imapServer) { session in
+            try await session.login(username: "bob@tern.test", password: "x")
+            try await session.select("INBOX")
+            return (try await session.uidSearch(.all), try await session.uidSearch(.unseen))
+        }
+        #expect(all == [3, 5, 6, 7, 40, 41])
+        #expect(unseen.isEmpty)
+        #expect(server.commands.contains { $0.hasPrefix("UID SEARCH RETURN (ALL)") } == extended)
+        guard extended else { return }
+        await #expect {
+            try await IMAPClient.withSession(to: server.imapServer) { session in
+                try await session.login(username: "bob@tern.test", password: "x")
+                try await session.select("HOSTILE")
+                _ = try await session.uidSearch(.flagged)
+            }
+        } throws: { error in
+            guard case IMAPError.protocolViolation(let violation) = error else { return false }
+            return "\(violation)".contains("4294967294 UIDs")
+        }
+    }
+
     @Test func plaintextInjectedAfterSTARTTLSIsRefused() async throws {
         let server = try await ScriptedIMAPServer.start(tls: false, greeting: "* OK [CAPABILITY IMAP4rev1 STARTTLS LOGINDISABLED] hi\r\n") {
             tag, command in

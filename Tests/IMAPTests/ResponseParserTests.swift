@@ -381,6 +381,22 @@ let fixtures: [Fixture] = [
         }
     }
 
+    /// RFC 4731 ESEARCH, as Dovecot and Gmail answer `UID SEARCH RETURN (ALL)` (issue 38).
+    @Test func extendedSearchKeepsItsRanges() throws {
+        let parse = { (line: String) throws -> IMAPResponse in try ResponseParser().parse(try #require(try frameAll(Array(line.utf8)).first)) }
+        #expect(
+            try parse("* ESEARCH (TAG \"A282\") UID ALL 2,10:11,300:330000\r\n")
+                == .untagged(.extendedSearch(ExtendedSearchResult(tag: "A282", uid: true, all: UIDSet([2...2, 10...11, 300...330_000])))))
+        #expect(try parse("* ESEARCH (TAG \"a7\") UID\r\n") == .untagged(.extendedSearch(ExtendedSearchResult(tag: "a7", uid: true))))
+        #expect(
+            try parse("* ESEARCH UID COUNT 17 MIN 4 MAX 9000 MODSEQ 917162500\r\n")
+                == .untagged(.extendedSearch(ExtendedSearchResult(uid: true, min: 4, max: 9000, count: 17, highestModSeq: 917_162_500))))
+        #expect(try parse("* ESEARCH ALL 1:3\r\n") == .untagged(.extendedSearch(ExtendedSearchResult(all: UIDSet([1...3])))))
+        for broken in ["* ESEARCH (TAG) UID\r\n", "* ESEARCH UID ALL\r\n", "* ESEARCH UID ALL 3:x\r\n", "* ESEARCH UID PARTIAL (1:10 1:5)\r\n"] {
+            #expect(throws: IMAPProtocolError.self, "\(broken)") { try parse(broken) }
+        }
+    }
+
     @Test func interleavedUntaggedAndTaggedResponses() throws {
         let wire = Array("* 3 EXISTS\r\n* 1 FETCH (FLAGS (\\Seen) UID 9)\r\n* 2 EXPUNGE\r\na1 OK [READ-WRITE] done\r\n".utf8)
         let responses = try frameAll(wire).map { try ResponseParser().parse($0) }

@@ -194,8 +194,8 @@ let statusFixtures: [Fixture] = [
     Fixture(name: "id dovecot", wire: "* ID (\"name\" \"Dovecot\")\r\n") {
         if case .untagged(.id(let fields)) = $0 { fields == ["name": "Dovecot"] } else { false }
     },
-    Fixture(name: "esearch kept as other", wire: "* ESEARCH (TAG \"a1\") UID MIN 7 MAX 3800 COUNT 15\r\n") {
-        if case .untagged(.other(let name, _)) = $0 { name == "ESEARCH" } else { false }
+    Fixture(name: "esearch with its return data", wire: "* ESEARCH (TAG \"a1\") UID MIN 7 MAX 3800 COUNT 15\r\n") {
+        $0 == .untagged(.extendedSearch(ExtendedSearchResult(tag: "a1", uid: true, min: 7, max: 3800, count: 15)))
     },
     Fixture(name: "quota kept as other", wire: "* QUOTA \"\" (STORAGE 10 512)\r\n") {
         if case .untagged(.other(let name, _)) = $0 { name == "QUOTA" } else { false }

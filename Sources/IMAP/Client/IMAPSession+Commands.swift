@@ -208,13 +208,33 @@ extension IMAPSession {
         for (index, uid) in uids.enumerated() { sequenceMap.set(uid: uid, at: UInt32(index + 1)) }
     }
 
+    /// With ESEARCH (RFC 4731) the answer comes as ranges, `RETURN (ALL)`: a 20-year folder's UIDs are a
+    /// few bytes instead of one line of megabytes (issue 38). They are expanded here only as far as the
+    /// mailbox can hold: more UIDs than it has messages (with room for mail arriving meanwhile) is a
+    /// broken or hostile server, refused before anything is allocated (issue 21).
     public func uidSearch(_ criteria: SearchCriteria) async throws -> [UInt32] {
         var ids: [UInt32] = []
-        _ = try await run([.text("UID SEARCH \(try criteria.wireText())")]) { response in
-            if case .search(let found, _) = response { ids += found }
+        var ranges = UIDSet()
+        let extended = hasCapability("ESEARCH")
+        let command = extended ? "UID SEARCH RETURN (ALL) " : "UID SEARCH "
+        _ = try await run([.text(command + (try criteria.wireText()))]) { response in
+            switch response {
+            case .search(let found, _): ids += found
+            case .extendedSearch(let result) where result.uid: result.all.map { ranges.formUnion($0) }
+            default: break
+            }
         }
-        return ids
+        guard !ranges.ranges.isEmpty else { return ids }
+        let limit = Int(selected?.exists ?? 0) + Self.searchResultSlack
+        guard ranges.count <= limit else {
+            throw IMAPError.protocolViolation(
+                .malformed(reason: "ESEARCH named \(ranges.count) UIDs in a mailbox of \(selected?.exists ?? 0) messages", bytes: []))
+        }
+        return ids + ranges.uids
     }
+
+    /// Messages that may arrive between the last EXISTS and a search's answer.
+    static let searchResultSlack = 100_000
 
     /// UID FETCH, streamed: `each` sees every message as it arrives, so a mailbox is never held in
     /// memory. A message whose response does not parse is fetched again alone; when that fails too

@@ -346,6 +346,39 @@ struct Cursor {
         }
     }
 
+    /// RFC 4731: `* ESEARCH [(TAG "A1")] [UID] *(SP name SP value)`. Return data Tern never asks for is
+    /// refused rather than skipped: its syntax is the extension's own.
+    mutating func extendedSearch() throws -> ExtendedSearchResult {
+        var result = ExtendedSearchResult()
+        var spaced = optionalSpace()
+        if spaced, peek == 40 {
+            index += 1
+            guard try atomUppercased() == "TAG" else { throw fail("bad ESEARCH correlator") }
+            try space()
+            result.tag = String(decoding: try string(), as: UTF8.self)
+            try expect(41)
+            spaced = optionalSpace()
+        }
+        while spaced, !atEnd {
+            defer { spaced = optionalSpace() }
+            let name = try atomUppercased()
+            if name == "UID" {
+                result.uid = true
+                continue
+            }
+            try space()
+            switch name {
+            case "ALL": result.all = try uidSet()
+            case "MIN": result.min = try number32()
+            case "MAX": result.max = try number32()
+            case "COUNT": result.count = try number32()
+            case "MODSEQ": result.highestModSeq = try number()
+            default: throw fail("unexpected ESEARCH data \(name)")
+            }
+        }
+        return result
+    }
+
     mutating func uidSet() throws -> UIDSet {
         guard let set = UIDSet.parse(bytes, at: &index) else { throw fail("bad uid set") }
         if let byte = peek, (byte >= 48 && byte <= 57) || byte == 58 || byte == 42 { throw fail("bad uid set") }
@@ -425,6 +458,8 @@ struct Cursor {
                 }
             }
             return .search(ids: ids, highestModSeq: modSeq)
+        case "ESEARCH":
+            return .extendedSearch(try extendedSearch())
         case "VANISHED":
             try space()
             var earlier = false
