@@ -52,8 +52,10 @@ struct ScriptedServerTests {
         let server = try await ScriptedIMAPServer.start(tls: true) { tag, command in
             switch command.uppercased() {
             case let c where c.hasPrefix("AUTHENTICATE"): "\(tag) OK [CAPABILITY \(capabilities)] logged in\r\n"
-            case let c where c.hasPrefix("SELECT") && c.contains("INBOX"): "* 6 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n\(tag) OK [READ-WRITE] selected\r\n"
-            case let c where c.hasPrefix("SELECT") && c.contains("HOSTILE"): "* 6 EXISTS\r\n* OK [UIDVALIDITY 8] ok\r\n\(tag) OK [READ-WRITE] selected\r\n"
+            case let c where c.hasPrefix("SELECT") && c.contains("INBOX"):
+                "* 6 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n\(tag) OK [READ-WRITE] selected\r\n"
+            case let c where c.hasPrefix("SELECT") && c.contains("HOSTILE"):
+                "* 6 EXISTS\r\n* OK [UIDVALIDITY 8] ok\r\n\(tag) OK [READ-WRITE] selected\r\n"
             case "UID SEARCH RETURN (ALL) ALL":
                 "* ESEARCH (TAG \"\(tag)\") UID ALL 3,5:7,40:41\r\n\(tag) OK searched\r\n"
             case "UID SEARCH RETURN (ALL) UNSEEN": "* ESEARCH (TAG \"\(tag)\") UID\r\n\(tag) OK searched\r\n"
