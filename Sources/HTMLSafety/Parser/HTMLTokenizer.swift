@@ -50,7 +50,26 @@ public struct HTMLTokenizer {
     private var queue: [HTMLToken] = []
     private var queueStart = 0
     private var queueEnd = 0
-    private var text: [UInt8] = []
+    /// The text read for the next character token while it is still one run of the input,
+    /// `textRunStart..<textRunEnd` (none when they are equal): copied once, into the token, instead
+    /// of into `textBuffer` and out again (and the buffer cleared) for every run of mail's text
+    /// (issue 38). Whatever else is appended (a character reference, a `<` that opened no tag, a
+    /// run that does not follow on) moves the run into `textBuffer` first, through `text`.
+    private var textRunStart = 0
+    private var textRunEnd = 0
+    private var textBuffer: [UInt8] = []
+    /// The text of the next character token, for the states that append to it.
+    private var text: [UInt8] {
+        get {
+            var whole = textBuffer
+            whole.appendBytes(of: input[textRunStart..<textRunEnd])
+            return whole
+        }
+        _modify {
+            moveTextRunToBuffer()
+            yield &textBuffer
+        }
+    }
     private var tag = HTMLTag(name: [])
     /// The tag's name as it is read; given to the token at the end, shared when it is a known name.
     private var tagName: [UInt8] = []
@@ -120,11 +139,36 @@ public struct HTMLTokenizer {
     }
 
     private mutating func flushText() {
-        guard !text.isEmpty else { return }
+        if textRunEnd > textRunStart {
+            let run = input.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[textRunStart..<textRunEnd])) }
+            textRunStart = 0
+            textRunEnd = 0
+            enqueue(.characters(run))
+            return
+        }
+        guard !textBuffer.isEmpty else { return }
         // An exact-sized copy for the token (and the text node it becomes); the buffer, still
         // only ours, is kept for the next run.
-        enqueue(.characters(text.withUnsafeBufferPointer { Array($0) }))
-        text.removeAll(keepingCapacity: true)
+        enqueue(.characters(textBuffer.withUnsafeBufferPointer { Array($0) }))
+        textBuffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends `input[start..<end]` to the next character token's text: as the run itself when
+    /// the text is that run so far (or nothing yet).
+    @inline(__always) private mutating func appendInputRun(_ start: Int, _ end: Int) {
+        if textBuffer.isEmpty, textRunStart == textRunEnd || textRunEnd == start {
+            if textRunStart == textRunEnd { textRunStart = start }
+            textRunEnd = end
+        } else {
+            text.appendBytes(of: input[start..<end])
+        }
+    }
+
+    private mutating func moveTextRunToBuffer() {
+        guard textRunEnd > textRunStart else { return }
+        textBuffer.appendBytes(of: input[textRunStart..<textRunEnd])
+        textRunStart = 0
+        textRunEnd = 0
     }
 
     /// Tokens are consumed, not copied, on their way into the queue (a retain and a release fewer
@@ -348,7 +392,7 @@ public struct HTMLTokenizer {
                 // Fast path: plain text up to the next '<', '&' or NUL.
                 let start = position
                 position = firstOf(60, 38, 0)
-                if position > start { text.appendBytes(of: input[start..<position]) }
+                if position > start { appendInputRun(start, position) }
                 switch consume() {
                 case 38?:
                     returnState = .data
@@ -363,7 +407,7 @@ public struct HTMLTokenizer {
             case .rcdata:
                 let start = position
                 position = firstOf(60, 38, 0)
-                if position > start { text.appendBytes(of: input[start..<position]) }
+                if position > start { appendInputRun(start, position) }
                 switch consume() {
                 case 38?:
                     returnState = .rcdata
@@ -378,7 +422,7 @@ public struct HTMLTokenizer {
             case .rawtext, .scriptData:
                 let start = position
                 position = firstOf(60, 0, 0)
-                if position > start { text.appendBytes(of: input[start..<position]) }
+                if position > start { appendInputRun(start, position) }
                 switch consume() {
                 case 60?: state = state == .rawtext ? .rawtextLessThanSign : .scriptDataLessThanSign
                 case 0?:
