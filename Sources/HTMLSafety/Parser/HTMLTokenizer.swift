@@ -50,12 +50,51 @@ public struct HTMLTokenizer {
     private var queue: [HTMLToken] = []
     private var queueStart = 0
     private var queueEnd = 0
-    private var text: [UInt8] = []
+    /// The text read for the next character token while it is still one run of the input,
+    /// `textRunStart..<textRunEnd` (none when they are equal): copied once, into the token, instead
+    /// of into `textBuffer` and out again (and the buffer cleared) for every run of mail's text
+    /// (issue 38). Whatever else is appended (a character reference, a `<` that opened no tag, a
+    /// run that does not follow on) moves the run into `textBuffer` first, through `text`.
+    private var textRunStart = 0
+    private var textRunEnd = 0
+    private var textBuffer: [UInt8] = []
+    /// The text of the next character token, for the states that append to it.
+    private var text: [UInt8] {
+        get {
+            var whole = textBuffer
+            whole.appendBytes(of: input[textRunStart..<textRunEnd])
+            return whole
+        }
+        _modify {
+            moveTextRunToBuffer()
+            yield &textBuffer
+        }
+    }
     private var tag = HTMLTag(name: [])
     /// The tag's name as it is read; given to the token at the end, shared when it is a known name.
     private var tagName: [UInt8] = []
     private var tagIsEnd = false
-    private var attributeName: [UInt8] = []
+    /// The attribute's name while it is one lowercase run of the input, as text is (`textRunStart`):
+    /// a common name is then looked up in place and never copied, and no buffer is cleared for it.
+    private var attributeNameRunStart = 0
+    private var attributeNameRunEnd = 0
+    private var attributeNameBuffer: [UInt8] = []
+    /// The attribute's name, for the states that append to it.
+    private var attributeName: [UInt8] {
+        get {
+            var whole = attributeNameBuffer
+            whole.appendBytes(of: input[attributeNameRunStart..<attributeNameRunEnd])
+            return whole
+        }
+        _modify {
+            if attributeNameRunEnd > attributeNameRunStart {
+                attributeNameBuffer.appendBytes(of: input[attributeNameRunStart..<attributeNameRunEnd])
+                attributeNameRunStart = 0
+                attributeNameRunEnd = 0
+            }
+            yield &attributeNameBuffer
+        }
+    }
     private var attributeValue: [UInt8] = []
     private var hasAttribute = false
     /// The names of the tag's attributes, kept once it has `attributeSetThreshold` of them.
@@ -120,11 +159,36 @@ public struct HTMLTokenizer {
     }
 
     private mutating func flushText() {
-        guard !text.isEmpty else { return }
+        if textRunEnd > textRunStart {
+            let run = input.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[textRunStart..<textRunEnd])) }
+            textRunStart = 0
+            textRunEnd = 0
+            enqueue(.characters(run))
+            return
+        }
+        guard !textBuffer.isEmpty else { return }
         // An exact-sized copy for the token (and the text node it becomes); the buffer, still
         // only ours, is kept for the next run.
-        enqueue(.characters(text.withUnsafeBufferPointer { Array($0) }))
-        text.removeAll(keepingCapacity: true)
+        enqueue(.characters(textBuffer.withUnsafeBufferPointer { Array($0) }))
+        textBuffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends `input[start..<end]` to the next character token's text: as the run itself when
+    /// the text is that run so far (or nothing yet).
+    @inline(__always) private mutating func appendInputRun(_ start: Int, _ end: Int) {
+        if textBuffer.isEmpty, textRunStart == textRunEnd || textRunEnd == start {
+            if textRunStart == textRunEnd { textRunStart = start }
+            textRunEnd = end
+        } else {
+            text.appendBytes(of: input[start..<end])
+        }
+    }
+
+    private mutating func moveTextRunToBuffer() {
+        guard textRunEnd > textRunStart else { return }
+        textBuffer.appendBytes(of: input[textRunStart..<textRunEnd])
+        textRunStart = 0
+        textRunEnd = 0
     }
 
     /// Tokens are consumed, not copied, on their way into the queue (a retain and a release fewer
@@ -260,7 +324,9 @@ public struct HTMLTokenizer {
     private mutating func startAttribute() {
         finishAttribute()
         hasAttribute = true
-        attributeName.removeAll(keepingCapacity: true)
+        attributeNameRunStart = 0
+        attributeNameRunEnd = 0
+        if !attributeNameBuffer.isEmpty { attributeNameBuffer.removeAll(keepingCapacity: true) }
         // Usually empty already: its last bytes went to the attribute they were read for.
         if !attributeValue.isEmpty { attributeValue.removeAll(keepingCapacity: true) }
     }
@@ -273,28 +339,56 @@ public struct HTMLTokenizer {
     private mutating func finishAttribute() {
         guard hasAttribute else { return }
         hasAttribute = false
+        let isRun = attributeNameRunEnd > attributeNameRunStart
+        let name = isRun ? input[attributeNameRunStart..<attributeNameRunEnd] : attributeNameBuffer[...]
+        attributeNameRunStart = 0
+        attributeNameRunEnd = 0
         let repeated: Bool
         if tag.attributes.count < Self.attributeSetThreshold {
-            repeated = tag.attributes.contains(where: { $0.name == attributeName })
+            repeated = tag.attributes.contains(where: { Self.equalBytes($0.name, name) })
         } else {
             if attributeNames.isEmpty {
                 attributeNames.reserveCapacity(4 * Self.attributeSetThreshold)
                 for attribute in tag.attributes { attributeNames.insert(AttributeName(bytes: attribute.name)) }
             }
-            repeated = !attributeNames.insert(AttributeName(bytes: attributeName)).inserted
+            repeated = !attributeNames.insert(AttributeName(bytes: Array(name))).inserted
         }
         if repeated {
             error()
         } else {
             // Mail's tags that have attributes mostly have a few: one allocation instead of growing.
             if tag.attributes.isEmpty { tag.attributes.reserveCapacity(4) }
-            if let common = Self.commonAttributeNames.index(of: attributeName) {
+            if let common = Self.commonAttributeNames.index(of: name) {
                 tag.attributes.append(HTMLAttribute(name: Self.commonAttributeNames.word(at: common), value: attributeValue))
+            } else if isRun {
+                tag.attributes.append(HTMLAttribute(name: Array(name), value: attributeValue))
             } else {
-                tag.attributes.append(HTMLAttribute(name: attributeName, value: attributeValue))
-                attributeName = []
+                tag.attributes.append(HTMLAttribute(name: attributeNameBuffer, value: attributeValue))
+                attributeNameBuffer = []
             }
             attributeValue = [] // handed over, not copied (see `flushText`)
+        }
+    }
+
+    @inline(__always) private static func equalBytes(_ bytes: [UInt8], _ other: ArraySlice<UInt8>) -> Bool {
+        guard bytes.count == other.count else { return false }
+        return bytes.withUnsafeBufferPointer { left in
+            other.withUnsafeBufferPointer { right in left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
+        }
+    }
+
+    /// Appends `input[start..<end]` to the attribute's name: as the run itself when the name is
+    /// that run so far and the bytes need no lowercasing.
+    @inline(__always) private mutating func appendAttributeName(_ start: Int, _ end: Int) {
+        guard start < end else { return }
+        let lowercase = input.withUnsafeBufferPointer { buffer in
+            !UnsafeBufferPointer(rebasing: buffer[start..<end]).contains(where: { $0 >= 65 && $0 <= 90 })
+        }
+        if lowercase, attributeNameBuffer.isEmpty, attributeNameRunStart == attributeNameRunEnd || attributeNameRunEnd == start {
+            if attributeNameRunStart == attributeNameRunEnd { attributeNameRunStart = start }
+            attributeNameRunEnd = end
+        } else {
+            Self.appendLowered(input, start..<end, to: &attributeName)
         }
     }
 
@@ -348,7 +442,7 @@ public struct HTMLTokenizer {
                 // Fast path: plain text up to the next '<', '&' or NUL.
                 let start = position
                 position = firstOf(60, 38, 0)
-                if position > start { text.appendBytes(of: input[start..<position]) }
+                if position > start { appendInputRun(start, position) }
                 switch consume() {
                 case 38?:
                     returnState = .data
@@ -363,7 +457,7 @@ public struct HTMLTokenizer {
             case .rcdata:
                 let start = position
                 position = firstOf(60, 38, 0)
-                if position > start { text.appendBytes(of: input[start..<position]) }
+                if position > start { appendInputRun(start, position) }
                 switch consume() {
                 case 38?:
                     returnState = .rcdata
@@ -378,7 +472,7 @@ public struct HTMLTokenizer {
             case .rawtext, .scriptData:
                 let start = position
                 position = firstOf(60, 0, 0)
-                if position > start { text.appendBytes(of: input[start..<position]) }
+                if position > start { appendInputRun(start, position) }
                 switch consume() {
                 case 60?: state = state == .rawtext ? .rawtextLessThanSign : .scriptDataLessThanSign
                 case 0?:
@@ -682,7 +776,7 @@ public struct HTMLTokenizer {
                 let nameEnd = firstStop { b in
                     b == 9 || b == 10 || b == 12 || b == 32 || b == 47 || b == 62 || b == 61 || b == 0 || b == 34 || b == 39 || b == 60
                 }
-                Self.appendLowered(input, position..<nameEnd, to: &attributeName)
+                appendAttributeName(position, nameEnd)
                 position = nameEnd
                 switch consume() {
                 case let b? where Self.isWhitespace(b) || b == 47 || b == 62: reconsume(in: .afterAttributeName)

@@ -33,6 +33,41 @@ struct ASCIIKeywordSet: Sendable {
 
     /// The word's position in the list given to `init`, compared ASCII-case-insensitively.
     func index<Bytes: Collection<UInt8>>(of candidate: Bytes) -> Int? {
+        // Arrays, slices and native strings (every caller) are read through their buffer: the
+        // collection walk checked every index, and this lookup runs for every tag, attribute
+        // name and CSS property of a message (issue 38's profile: 3.4% of sanitizing).
+        if let found = candidate.withContiguousStorageIfAvailable({ index(inBuffer: $0) }) { return found }
+        return indexWalking(candidate)
+    }
+
+    private func index(inBuffer candidate: UnsafeBufferPointer<UInt8>) -> Int? {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in candidate {
+            hash ^= UInt64(URLPolicy.lowercased(byte))
+            hash = hash &* 0x100_0000_01b3
+        }
+        var slot = Int(truncatingIfNeeded: hash >> 1) & mask
+        let count = candidate.count
+        return slots.withUnsafeBufferPointer { slots in
+            starts.withUnsafeBufferPointer { starts in
+                bytes.withUnsafeBufferPointer { bytes in
+                    while true {
+                        let position = Int(slots[slot])
+                        if position < 0 { return nil }
+                        let start = Int(starts[position])
+                        if Int(starts[position + 1]) - start == count {
+                            var offset = 0
+                            while offset < count, bytes[start + offset] == URLPolicy.lowercased(candidate[offset]) { offset += 1 }
+                            if offset == count { return position }
+                        }
+                        slot = (slot + 1) & mask
+                    }
+                }
+            }
+        }
+    }
+
+    private func indexWalking<Bytes: Collection<UInt8>>(_ candidate: Bytes) -> Int? {
         let count = candidate.count
         var slot = Self.hash(candidate) & mask
         return slots.withUnsafeBufferPointer { slots in
