@@ -87,7 +87,8 @@ public enum LateParentBenchmark {
     /// own in it.
     static func benchFolder(_ database: TernDatabase) async throws -> (AccountID, FolderID) {
         let existing = try await database.writer.read { db in try AccountID.fetchOne(db, sql: "SELECT id FROM account ORDER BY rowid LIMIT 1") }
-        let account = try await existing ?? ReadingBenchmark.insertScratchAccount(database).id
+        let account: AccountID
+        if let existing { account = existing } else { account = try await ReadingBenchmark.insertScratchAccount(database).id }
         let path = "tern-bench/late-parent"
         let folder = try await database.writer.write { db in
             try db.execute(
