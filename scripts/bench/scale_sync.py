@@ -18,7 +18,9 @@ ends TLS and reads Tern's commands, Tern is killed at a random point (seeded) an
 asked for in a header FETCH (`BODY.PEEK[HEADER]`) is counted, and what was asked twice is reported (the goal: at most
 one batch). `--generated FILE` takes the mailbox already in Dovecot (the JSON line `gen_mailbox.py` printed for
 it) instead of writing it again; `--keep-home DIR` keeps the headers-only store there (the read side measured on it
-after); `--headers-seconds S` skips the headers-only run before the kill -9 check (S: its time, measured before).
+after); `--resumed-home DIR --resume-seconds S` checks a store whose first sync was killed (kill -9) already, as
+far as S seconds of the next run get: every header UID that run asks for that the store holds already is counted
+(the goal: none, beyond the batch in flight at the kill); `--headers-seconds S` skips the headers-only run before the kill -9 check (S: its time, measured before).
 Each measurement is appended to `--out` as a JSON line; `scripts/bench/scale_plot.py` draws them.
 """
 import argparse
@@ -237,6 +239,46 @@ def resume_check(args, s, out, size, expected_seconds):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def stored_uids(home):
+    """(folder path, UID) of every message the store holds."""
+    import sqlite3
+    with sqlite3.connect(f"file:{os.path.join(home, 'tern.sqlite')}?mode=ro", uri=True) as db:
+        return {(path, uid) for path, uid in db.execute("SELECT f.path, ef.imapUID FROM emailFolder ef JOIN folder f ON f.id = ef.folderId")}
+
+
+def resumed_run(args, s, out):
+    """The run after a kill -9, through the relay, for --resume-seconds (killed again then, or to its end): header
+    UIDs asked that the store held already, and the store's growth."""
+    home = args.resumed_home
+    before = stored_uids(home)
+    relay = CommandCountingRelay(s)
+    env = dict(os.environ, TERN_HOME=home, TERN_IMAP_DISABLE_CAPABILITIES="COMPRESS=DEFLATE")
+    def imap_port(port):  # `tern account set` does not change servers; the scratch store is edited
+        import sqlite3
+        with sqlite3.connect(os.path.join(home, "tern.sqlite")) as db:
+            db.execute("UPDATE account SET imapPort = ? WHERE name = ?", (port, args.user))
+
+    imap_port(relay.port)
+    try:
+        start = time.perf_counter()
+        process = subprocess.Popen([args.tern, "sync", args.user], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            process.wait(timeout=args.resume_seconds)
+            finished = True
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            finished = False
+        seconds = time.perf_counter() - start
+    finally:
+        imap_port(int(s["TERN_IMAPS_PORT"]))
+    asked_again = sum(1 for mailbox, uids in relay.header_uids.items() for uid in uids
+                      if (mailbox.decode(errors="replace") if mailbox else None, uid) in before)
+    after = stored_uids(home)
+    record(out, {"kind": "resumed", "stored_before": len(before), "stored_after": len(after), "seconds": round(seconds, 1),
+                 "finished": finished, **relay.summary(), "header_uids_stored_before_asked_again": asked_again})
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[2000, 10000, 100000])
@@ -251,11 +293,15 @@ def main():
     parser.add_argument("--generated", help="the JSON gen_mailbox.py printed for the mailbox already in Dovecot: not written again")
     parser.add_argument("--keep-home", help="keep the headers-only store in this TERN_HOME (must not exist)")
     parser.add_argument("--headers-seconds", type=float, help="the headers-only sync's time at the resume size, measured before: not run again")
+    parser.add_argument("--resumed-home", help="a TERN_HOME whose first sync was killed: check the next run (--resume-seconds)")
+    parser.add_argument("--resume-seconds", type=float, default=600)
     parser.add_argument("--scratch", default=os.path.join(ROOT, ".build"), help="where the scratch stores and Maildirs go")
     args = parser.parse_args()
     global BINARY
     BINARY = args.tern
     s = settings()
+    if args.resumed_home:
+        return resumed_run(args, s, args.out)
     for size in args.sizes:
         mailbox = generate(args.user, size, args.seed)
         record(args.out, {"kind": "generated", "size": size, **{k: mailbox[k] for k in ("messages", "threads", "bytes", "seconds")}})
