@@ -802,10 +802,10 @@ extension BenchCommand {
                 if output.json { return try printJSON(report) }
                 for (name, opening) in [("small", report.small), ("largest", report.largest)] {
                     print(
-                        String(
-                            format: "%@ thread t%lld (%d messages, %d on the page): first open %.1f ms; cached p50 %.2f ms, p99 %.2f ms",
-                            name, opening.thread, opening.messages, opening.messagesOnPage, opening.firstOpenMilliseconds,
-                            opening.cachedP50Milliseconds, opening.cachedP99Milliseconds))
+                        "\(name) thread t\(opening.thread) (\(opening.messages) messages, \(opening.messagesOnPage) on the page): "
+                            + String(
+                                format: "first open %.1f ms; cached p50 %.2f ms, p99 %.2f ms", opening.firstOpenMilliseconds,
+                                opening.cachedP50Milliseconds, opening.cachedP99Milliseconds))
                 }
                 return
             }
