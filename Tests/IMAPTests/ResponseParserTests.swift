@@ -432,6 +432,19 @@ let fixtures: [Fixture] = [
         #expect(throws: IMAPProtocolError.self) { try framer.next() }
     }
 
+    /// Issue 38: a 20-year Inbox answers `UID SEARCH ALL` with every UID on one line (2.3 MB for
+    /// 330,072 messages), which the default limits frame and parse whole.
+    @Test func searchAnswerOfATwentyYearInboxIsOneLineWithinTheLimits() throws {
+        let uids = (1...330_072).map(UInt32.init)
+        var framer = ResponseFramer()
+        let wire = "* SEARCH " + uids.map(String.init).joined(separator: " ") + "\r\n"
+        let bytes = Array(wire.utf8)
+        #expect(bytes.count > 2_000_000)
+        for chunk in stride(from: 0, to: bytes.count, by: 65_536) { framer.append(bytes[chunk..<min(chunk + 65_536, bytes.count)]) }
+        let line = try #require(try framer.next())
+        #expect(try ResponseParser().parse(line) == .untagged(.search(ids: uids, highestModSeq: nil)))
+    }
+
     @Test func deepNestingIsRefused() {
         let wire = "* 1 FETCH (BODYSTRUCTURE " + String(repeating: "(", count: 500) + String(repeating: ")", count: 500) + ")"
         #expect(throws: IMAPProtocolError.self) { try ResponseParser().parse(Array(wire.utf8)) }

@@ -8,6 +8,10 @@ their bodies, threading and search index) and `mbsync -a` (the same folders to M
 process start to exit; then both once more with nothing new. The appended messages are deleted at the end.
 
     scripts/bench/incremental_sync.py [--user alice] [--tern .build/release/tern] [--rounds 5] [--no-peer]
+    scripts/bench/incremental_sync.py --user dave --home HOME --per-round 1 --no-peer    # a store synced before (issue 38)
+
+`--home` times the same rounds on a store synced before (the 1,000,000-message one), instead of a scratch home
+synced here; `--per-round` sets how many messages each round appends.
 """
 import argparse
 import imaplib
@@ -30,19 +34,27 @@ def main():
     parser.add_argument("--tern", default=".build/release/tern")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--no-peer", action="store_true", help="without mbsync")
+    parser.add_argument("--home", help="a TERN_HOME with the account synced already (then --no-peer)")
+    parser.add_argument("--per-round", type=int, default=10, help="messages appended each round")
     args = parser.parse_args()
+    if args.home:
+        args.no_peer = True
     s = settings()
     address = f"{args.user}@{s['TERN_TEST_DOMAIN']}"
     password = open(s["TERN_TEST_PASSWORD_FILE"]).read().strip()
     imap = imaplib.IMAP4_SSL("127.0.0.1", int(s["TERN_IMAPS_PORT"]), ssl_context=ssl.create_default_context(cafile=s["TERN_TEST_CA"]))
     imap.login(address, password)
-    with tempfile.TemporaryDirectory(prefix="tern-bench-incremental-") as home:
+    with tempfile.TemporaryDirectory(prefix="tern-bench-incremental-") as scratch:
+        home = args.home or scratch
         env = dict(os.environ, TERN_HOME=home)
-        subprocess.run([args.tern, "account", "add", args.user, "--email", address, "--imap", f"127.0.0.1:{s['TERN_IMAPS_PORT']}",
-                        "--smtp", f"127.0.0.1:{s['TERN_SMTPS_PORT']}", "--password-command", f"cat {s['TERN_TEST_PASSWORD_FILE']}",
-                        "--ca-file", s["TERN_TEST_CA"], "--sync-window-days", "36500", "--bodies", "all"],
-                       env=env, check=True, capture_output=True)
-        subprocess.run([args.tern, "sync", args.user], env=env, check=True, capture_output=True)
+        if args.home:
+            subprocess.run([args.tern, "sync", args.user], env=env, check=True, capture_output=True)  # up to date first
+        else:
+            subprocess.run([args.tern, "account", "add", args.user, "--email", address, "--imap", f"127.0.0.1:{s['TERN_IMAPS_PORT']}",
+                            "--smtp", f"127.0.0.1:{s['TERN_SMTPS_PORT']}", "--password-command", f"cat {s['TERN_TEST_PASSWORD_FILE']}",
+                            "--ca-file", s["TERN_TEST_CA"], "--sync-window-days", "36500", "--bodies", "all"],
+                           env=env, check=True, capture_output=True)
+            subprocess.run([args.tern, "sync", args.user], env=env, check=True, capture_output=True)
         config = None if args.no_peer else mbsync_config(s, args.user, home)
         if config:
             timed(["mbsync", "-c", config, "-a", "-q"])
@@ -60,7 +72,7 @@ def main():
         new, idle, peer_new, peer_idle = [], [], [], []
         try:
             for round_number in range(args.rounds):
-                for index in range(10):
+                for index in range(args.per_round):
                     message = EmailMessage()
                     message["From"], message["To"] = "zoe@example.org", address
                     message["Subject"] = f"{SUBJECT} {round_number}.{index}"
@@ -85,7 +97,7 @@ def main():
 
     print("| | tern | mbsync |")
     print("|---|---|---|")
-    print(f"| 10 new messages | {summary(new)} | {summary(peer_new)} |")
+    print(f"| {args.per_round} new message{'s' if args.per_round != 1 else ''} | {summary(new)} | {summary(peer_new)} |")
     print(f"| nothing new | {summary(idle)} | {summary(peer_idle)} |")
 
 

@@ -16,7 +16,12 @@ store's size per message (tern.sqlite with its WAL) and the Maildir's.
 `--resume-size N` (default: the million's size) checks that a first sync resumes after kill -9: through a relay that
 ends TLS and reads Tern's commands, Tern is killed at a random point (seeded) and run again to the end; every UID
 asked for in a header FETCH (`BODY.PEEK[HEADER]`) is counted, and what was asked twice is reported (the goal: at most
-one batch). Each measurement is appended to `--out` as a JSON line; `scripts/bench/scale_plot.py` draws them.
+one batch). `--generated FILE` takes the mailbox already in Dovecot (the JSON line `gen_mailbox.py` printed for
+it) instead of writing it again; `--keep-home DIR` keeps the headers-only store there (the read side measured on it
+after); `--resumed-home DIR --resume-seconds S` checks a store whose first sync was killed (kill -9) already, as
+far as S seconds of the next run get: every header UID that run asks for that the store holds already is counted
+(the goal: none, beyond the batch in flight at the kill); `--headers-seconds S` skips the headers-only run before the kill -9 check (S: its time, measured before).
+Each measurement is appended to `--out` as a JSON line; `scripts/bench/scale_plot.py` draws them.
 """
 import argparse
 import asyncio
@@ -71,16 +76,22 @@ def stored_messages(tern, home):
         return None
 
 
-def run_tern(tern, s, user, scratch, bodies="all", imap=None, env_extra=None):
-    home = os.path.join(scratch, "tern-home")
+def run_tern(tern, s, user, scratch, bodies="all", imap=None, env_extra=None, home=None):
+    home = home or os.path.join(scratch, "tern-home")
     add_account(tern, s, user, home, imap or f"127.0.0.1:{s['TERN_IMAPS_PORT']}", bodies)
-    process = subprocess.Popen([tern, "sync", user], env=dict(os.environ, TERN_HOME=home, **(env_extra or {})),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    seconds, rss, code = wait_measured(process)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen([tern, "sync", user], env=dict(os.environ, TERN_HOME=home, **(env_extra or {})), stdout=out, stderr=err)
+        seconds, rss, code = wait_measured(process)
+        out.seek(0)
+        err.seek(0)
+        report, errors = out.read().decode(errors="replace"), err.read().decode(errors="replace")
     if code != 0:
-        raise RuntimeError(f"tern sync failed: {process.stderr.read().decode(errors='replace')[-2000:]}")
+        raise RuntimeError(f"tern sync failed: {errors[-2000:]}")
     store = sum(os.path.getsize(os.path.join(home, n)) for n in os.listdir(home) if n.startswith("tern.sqlite"))
-    return {"seconds": seconds, "rss_mb": rss, "store_bytes": store, "copies": stored_messages(tern, home)}
+    # The report's "first page in N ms": the Inbox's newest 30 headers stored, from the start of the sync.
+    first_page = re.search(r"first page in (\d+) ms", report)
+    return {"seconds": seconds, "rss_mb": rss, "store_bytes": store, "copies": stored_messages(tern, home),
+            "first_page_ms": int(first_page.group(1)) if first_page else None}
 
 
 def run_mbsync(s, user, scratch):
@@ -92,7 +103,10 @@ def run_mbsync(s, user, scratch):
     return {"seconds": seconds, "rss_mb": rss, "store_bytes": directory_bytes(os.path.join(scratch, "mbsync-maildir"))}
 
 
-def generate(user, count, seed):
+def generate(user, count, seed, generated=None):
+    if generated:
+        with open(generated) as f:
+            return json.loads(f.read().strip().splitlines()[-1])
     out = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen_mailbox.py"), "--user", user, "--count", str(count),
                           "--seed", str(seed)], check=True, capture_output=True, text=True).stdout
     return json.loads(out)
@@ -225,6 +239,46 @@ def resume_check(args, s, out, size, expected_seconds):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def stored_uids(home):
+    """(folder path, UID) of every message the store holds."""
+    import sqlite3
+    with sqlite3.connect(f"file:{os.path.join(home, 'tern.sqlite')}?mode=ro", uri=True) as db:
+        return {(path, uid) for path, uid in db.execute("SELECT f.path, ef.imapUID FROM emailFolder ef JOIN folder f ON f.id = ef.folderId")}
+
+
+def resumed_run(args, s, out):
+    """The run after a kill -9, through the relay, for --resume-seconds (killed again then, or to its end): header
+    UIDs asked that the store held already, and the store's growth."""
+    home = args.resumed_home
+    before = stored_uids(home)
+    relay = CommandCountingRelay(s)
+    env = dict(os.environ, TERN_HOME=home, TERN_IMAP_DISABLE_CAPABILITIES="COMPRESS=DEFLATE")
+    def imap_port(port):  # `tern account set` does not change servers; the scratch store is edited
+        import sqlite3
+        with sqlite3.connect(os.path.join(home, "tern.sqlite")) as db:
+            db.execute("UPDATE account SET imapPort = ? WHERE name = ?", (port, args.user))
+
+    imap_port(relay.port)
+    try:
+        start = time.perf_counter()
+        process = subprocess.Popen([args.tern, "sync", args.user], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            process.wait(timeout=args.resume_seconds)
+            finished = True
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            finished = False
+        seconds = time.perf_counter() - start
+    finally:
+        imap_port(int(s["TERN_IMAPS_PORT"]))
+    asked_again = sum(1 for mailbox, uids in relay.header_uids.items() for uid in uids
+                      if (mailbox.decode(errors="replace") if mailbox else None, uid) in before)
+    after = stored_uids(home)
+    record(out, {"kind": "resumed", "stored_before": len(before), "stored_after": len(after), "seconds": round(seconds, 1),
+                 "finished": finished, **relay.summary(), "header_uids_stored_before_asked_again": asked_again})
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[2000, 10000, 100000])
@@ -236,11 +290,18 @@ def main():
     parser.add_argument("--seed", type=int, default=38)
     parser.add_argument("--tern", default=os.path.join(ROOT, ".build", "release", "tern"))
     parser.add_argument("--out", default=os.path.join(ROOT, ".build", "scale-results.jsonl"))
+    parser.add_argument("--generated", help="the JSON gen_mailbox.py printed for the mailbox already in Dovecot: not written again")
+    parser.add_argument("--keep-home", help="keep the headers-only store in this TERN_HOME (must not exist)")
+    parser.add_argument("--headers-seconds", type=float, help="the headers-only sync's time at the resume size, measured before: not run again")
+    parser.add_argument("--resumed-home", help="a TERN_HOME whose first sync was killed: check the next run (--resume-seconds)")
+    parser.add_argument("--resume-seconds", type=float, default=600)
     parser.add_argument("--scratch", default=os.path.join(ROOT, ".build"), help="where the scratch stores and Maildirs go")
     args = parser.parse_args()
     global BINARY
     BINARY = args.tern
     s = settings()
+    if args.resumed_home:
+        return resumed_run(args, s, args.out)
     for size in args.sizes:
         mailbox = generate(args.user, size, args.seed)
         record(args.out, {"kind": "generated", "size": size, **{k: mailbox[k] for k in ("messages", "threads", "bytes", "seconds")}})
@@ -255,25 +316,29 @@ def main():
                     record(args.out, {"kind": "full", "tool": tool, "size": size, "messages": mailbox["messages"], "run": run, **result})
     resume_size = args.resume_size if args.resume_size is not None else args.million
     if args.million:
-        mailbox = generate(args.user, args.million, args.seed)
-        record(args.out, {"kind": "generated", "size": args.million, **{k: mailbox[k] for k in ("messages", "threads", "bytes", "seconds")}})
-        scratch = tempfile.mkdtemp(prefix="tern-bench-scale-headers-", dir=args.scratch)
-        try:
-            result = run_tern(args.tern, s, args.user, scratch, bodies="none")
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-        record(args.out, {"kind": "headers", "tool": "tern", "size": args.million, "messages": mailbox["messages"], **result})
+        mailbox = generate(args.user, args.million, args.seed, args.generated)
+        if not args.generated:
+            record(args.out, {"kind": "generated", "size": args.million, **{k: mailbox[k] for k in ("messages", "threads", "bytes", "seconds")}})
+        if args.headers_seconds is None:
+            result = headers_only(args, s)
+            record(args.out, {"kind": "headers", "tool": "tern", "size": args.million, "messages": mailbox["messages"], **result})
         if resume_size == args.million:
-            resume_check(args, s, args.out, args.million, result["seconds"])
+            resume_check(args, s, args.out, args.million, args.headers_seconds or result["seconds"])
     elif resume_size:
-        mailbox = generate(args.user, resume_size, args.seed)
-        scratch = tempfile.mkdtemp(prefix="tern-bench-scale-headers-", dir=args.scratch)
-        try:
-            result = run_tern(args.tern, s, args.user, scratch, bodies="none")
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-        record(args.out, {"kind": "headers", "tool": "tern", "size": resume_size, "messages": mailbox["messages"], **result})
-        resume_check(args, s, args.out, resume_size, result["seconds"])
+        mailbox = generate(args.user, resume_size, args.seed, args.generated)
+        if args.headers_seconds is None:
+            result = headers_only(args, s)
+            record(args.out, {"kind": "headers", "tool": "tern", "size": resume_size, "messages": mailbox["messages"], **result})
+        resume_check(args, s, args.out, resume_size, args.headers_seconds or result["seconds"])
+
+
+def headers_only(args, s):
+    """The headers-only first sync, its store kept in --keep-home when given."""
+    scratch = tempfile.mkdtemp(prefix="tern-bench-scale-headers-", dir=args.scratch)
+    try:
+        return run_tern(args.tern, s, args.user, scratch, bodies="none", home=args.keep_home)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,12 @@ thread_open_peers.py writes them) and a 500-message thread, syncs them with bodi
   in the same run: the floor of an HTTP server on this machine.
 
     scripts/bench/web_thread_open.py [--tern .build/release/tern] [--user carol] [--clicks 40] [--assist builtin|off]
+    scripts/bench/web_thread_open.py --user dave --home HOME      # a store synced before (issue 38: 1,000,000 messages)
+
+`--home` appends the two threads to a store synced before and syncs them into it (its account's body policy: with
+`--bodies none` the first of the clicks fetches them, and is not counted), instead of a scratch home. Also measured:
+**list page**, the Inbox's thread list loaded (`/mail`) from navigation start to first contentful paint and to the
+load event, p50 and p95 over `--clicks` loads.
 """
 import argparse
 import imaplib
@@ -75,14 +81,19 @@ def ensure(package, command):
                    env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
 
 
-def synced_home(tern, user, s, scratch, messages):
-    """`messages` appended to the user's INBOX (read), then a scratch home with the account, synced with bodies."""
+def synced_home(tern, user, s, scratch, messages, home=None):
+    """`messages` appended to the user's INBOX (read), then a scratch home with the account, synced with bodies (or
+    `home`, synced before, synced again)."""
     address = f"{user}@{s['TERN_TEST_DOMAIN']}"
     imap = imaplib.IMAP4_SSL("127.0.0.1", int(s["TERN_IMAPS_PORT"]), ssl_context=ssl.create_default_context(cafile=s["TERN_TEST_CA"]))
     imap.login(address, s["TERN_TEST_PASSWORD"])
     for raw in messages:
         imap.append("INBOX", "(\\Seen)", None, raw)
     imap.logout()
+    if home:
+        env = dict(os.environ, TERN_HOME=home, TERN_NO_BACKGROUND_PUSH="1", TERN_SERVE_TOKEN=TOKEN)
+        subprocess.run([tern, "sync", user], env=env, check=True, capture_output=True)
+        return home, env
     home = os.path.join(scratch, "tern-home")
     env = dict(os.environ, TERN_HOME=home, TERN_NO_BACKGROUND_PUSH="1", TERN_SERVE_TOKEN=TOKEN)
     subprocess.run([tern, "account", "add", user, "--email", address,
@@ -174,6 +185,27 @@ def click_times(driver, base, thread_id, other_id, clicks):
             "clicks": len(painted)}
 
 
+LIST_TIMING_SCRIPT = """
+const navigation = performance.getEntriesByType('navigation')[0];
+const paint = performance.getEntriesByName('first-contentful-paint')[0];
+return {paint: paint ? paint.startTime : NaN, load: navigation.loadEventEnd, rows: document.querySelectorAll('.thread-row').length};
+"""
+
+
+def list_times(driver, base, loads):
+    """The Inbox's list page: navigation start to first contentful paint and to the load event."""
+    painted, loaded = [], []
+    for _ in range(loads + 2):
+        driver.get(f"{base}/mail")
+        result = driver.execute_script(LIST_TIMING_SCRIPT)
+        painted.append(result["paint"])
+        loaded.append(result["load"])
+    painted, loaded = painted[2:], loaded[2:]
+    return {"paintP50Milliseconds": round(statistics.median(painted), 1), "paintP95Milliseconds": round(percentile(painted, 0.95), 1),
+            "loadP50Milliseconds": round(statistics.median(loaded), 1), "loadP95Milliseconds": round(percentile(loaded, 0.95), 1),
+            "rows": result["rows"], "loads": len(painted)}
+
+
 def wrk(url, cookie=None):
     argv = ["wrk", "-t2", "-c8", "-d10s", "--latency", url]
     if cookie:
@@ -195,6 +227,7 @@ def main():
     parser.add_argument("--clicks", type=int, default=40)
     parser.add_argument("--assist", choices=["builtin", "off"], default="builtin",
                         help="summaries and suggested replies (issue 19) on or off, to measure what they add to an opening")
+    parser.add_argument("--home", help="a TERN_HOME with the user's account synced already (issue 38)")
     args = parser.parse_args()
     ensure("wrk", "wrk")
     ensure("nginx-light", "nginx")
@@ -205,7 +238,7 @@ def main():
     scratch = tempfile.mkdtemp(prefix="tern-web-bench-")
     server = nginx = None
     try:
-        _, env = synced_home(args.tern, args.user, s, scratch, short + long_thread(stamp, address))
+        _, env = synced_home(args.tern, args.user, s, scratch, short + long_thread(stamp, address), home=args.home)
         short_id, long_id = thread_of(args.tern, env, f"Quarterly plan {stamp}"), thread_of(args.tern, env, f"Long discussion {stamp}")
         subprocess.run([args.tern, "settings", "set", "assist", args.assist], env=env, check=True, capture_output=True)
         server, origin = serve(args.tern, env)
@@ -213,6 +246,7 @@ def main():
         try:
             base = sign_in(driver, origin)
             cookie = next(c for c in driver.get_cookies() if c["name"] == "tern_session")
+            list_load = list_times(driver, base, args.clicks)
             short_click = click_times(driver, base, short_id, long_id, args.clicks)
             long_click = click_times(driver, base, long_id, short_id, max(5, args.clicks // 4))
             driver.get(f"{base}/mail?thread={long_id}")
@@ -242,6 +276,7 @@ def main():
         time.sleep(0.5)
         nginx_wrk = wrk(f"http://127.0.0.1:{nginx_port}/conversation.html")
         print(json.dumps({
+            "listPage": list_load,
             "clickToContent5": short_click,
             "clickToContent500": {**long_click, "jsHeapMB": round(memory["heap"] / 1048576, 2), "domNodes": memory["nodes"],
                                   "messagesInPage": memory["messages"]},

@@ -8,8 +8,12 @@ public struct ResponseFramer: Sendable {
     public struct Limits: Sendable {
         /// A single literal (a message body part); larger is a protocol violation.
         public var maxLiteralBytes: Int = 64 * 1024 * 1024
-        /// A line outside literals.
-        public var maxLineBytes: Int = 1024 * 1024
+        /// A line outside literals. The longest a server sends in earnest is a SEARCH answer: every UID
+        /// of the folder on one line (RFC 3501 section 7.2.5), up to 11 bytes a message; a 20-year
+        /// Inbox of 330,000 messages answers `UID SEARCH ALL` with 2.3 MB (issue 38), which the
+        /// first limit here, 1 MB, refused mid-sync. 32 MB holds 3,000,000 UIDs; what a server can
+        /// make Tern hold stays bounded by `maxResponseBytes` as before.
+        public var maxLineBytes: Int = 32 * 1024 * 1024
         /// One whole response (a FETCH of many parts).
         public var maxResponseBytes: Int = 128 * 1024 * 1024
 
