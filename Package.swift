@@ -146,7 +146,7 @@ let package = Package(
         // product: `tern` links none of it. Linked with mimalloc as `tern` is, so both measure the same allocator.
         .target(
             name: "TernBenchmarks",
-            dependencies: ["TernCore", "MailStore", "IMAP", "Assist", "TernRuntime", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["TernCore", "MailStore", "IMAP", "Assist", "TernRuntime", "Sync", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/TernBenchmarks", swiftSettings: strict),
         .executableTarget(
             name: "tern-bench",

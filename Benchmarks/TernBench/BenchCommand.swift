@@ -15,7 +15,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "tern-bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
         subcommands: [
             MIMEBench.self, IMAPBench.self, UIDSetBench.self, ExpungeStormBench.self, SanitizeBench.self, HostileHTMLBench.self, ThreadBench.self,
-            SearchBench.self, SearchOperatorsBench.self, SendBench.self, ThreadOpenBench.self, AutocompleteBench.self, DraftsBench.self,
+            SearchBench.self, SearchOperatorsBench.self, SendBench.self, ThreadOpenBench.self, LateParentBench.self, AutocompleteBench.self, DraftsBench.self,
             AssistBench.self,
             AssistEvalOneCommand.self
         ])
@@ -789,9 +789,26 @@ extension BenchCommand {
             commandName: "thread-open", abstract: "Time opening cached threads through the reading use case.")
 
         @Option var iterations = 200
+        @Option(help: "A synced TERN_HOME: open its threads instead of a scratch store's (each fetched once, then timed cached).")
+        var home: String?
+        @Option(help: "With --home: the small thread's id (default: the Inbox's newest of 4 to 8 messages).")
+        var thread: Int64?
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
+            if let home {
+                let report = try await ReadingBenchmark.run(
+                    home: URL(fileURLWithPath: home), smallThread: thread.map(ThreadID.init(rawValue:)), iterations: iterations)
+                if output.json { return try printJSON(report) }
+                for (name, opening) in [("small", report.small), ("largest", report.largest)] {
+                    print(
+                        "\(name) thread t\(opening.thread) (\(opening.messages) messages, \(opening.messagesOnPage) on the page): "
+                            + String(
+                                format: "first open %.1f ms; cached p50 %.2f ms, p99 %.2f ms", opening.firstOpenMilliseconds,
+                                opening.cachedP50Milliseconds, opening.cachedP99Milliseconds))
+                }
+                return
+            }
             let report = try await ReadingBenchmark.run(iterations: iterations)
             if output.json { return try printJSON(report) }
             print(
@@ -931,6 +948,30 @@ extension BenchCommand {
                 }
                 print(line)
             }
+        }
+    }
+}
+
+extension BenchCommand {
+    /// Issue 38: a late parent joining two large threads, threaded in the store (goal: under 10 ms).
+    struct LateParentBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "late-parent", abstract: "Time storing the missing parent of two large threads (the join).")
+
+        @Option(help: "Messages in each of the two threads.") var size = 300
+        @Option var rounds = 5
+        @Option(help: "A synced TERN_HOME to store them in (a folder of the benchmark's own; the next sync removes it).")
+        var home: String?
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let report = try await LateParentBenchmark.run(home: home.map { URL(fileURLWithPath: $0) }, size: size, rounds: rounds)
+            if output.json { return try printJSON(report) }
+            print(
+                String(
+                    format: "late parent of two %d-message threads, %d emails stored: store p50 %.2f ms, max %.2f ms; ThreadGrouper p50 %.1f µs, max %.1f µs; joined thread %d messages",
+                    report.threadSize, report.storedEmails, report.storeP50Milliseconds, report.storeMaxMilliseconds,
+                    report.grouperP50Microseconds, report.grouperMaxMicroseconds, report.joinedThreadMessages))
         }
     }
 }

@@ -53,6 +53,17 @@ public enum ReadingBenchmark {
             largeThreadFirstPageP99Milliseconds: percentile(largeTimes, 0.99), largeThreadMemoryAboveBaselineMegabytes: grown)
     }
 
+    /// An account no server answers for: the benchmarks' stores never sync.
+    static func insertScratchAccount(_ database: TernDatabase) async throws -> Account {
+        let account = Account(
+            id: .make(), name: "bench", emailAddress: "bench@example.org", provider: .imap,
+            imap: ServerEndpoint(host: "127.0.0.1", port: 993, security: .implicitTLS),
+            smtp: ServerEndpoint(host: "127.0.0.1", port: 465, security: .implicitTLS),
+            username: "bench", credential: .passwordEnvironment("UNUSED"))
+        try await SQLiteAccountRepository(database: database).insert(account)
+        return account
+    }
+
     static func percentile(_ values: [Double], _ p: Double) -> Double {
         let sorted = values.sorted()
         return sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
@@ -67,12 +78,7 @@ public enum ReadingBenchmark {
 
     /// The two threads, bodies stored as a sync with bodies would store them.
     static func populate(_ database: TernDatabase) async throws -> (small: ThreadID, large: ThreadID) {
-        let account = Account(
-            id: .make(), name: "bench", emailAddress: "bench@example.org", provider: .imap,
-            imap: ServerEndpoint(host: "127.0.0.1", port: 993, security: .implicitTLS),
-            smtp: ServerEndpoint(host: "127.0.0.1", port: 465, security: .implicitTLS),
-            username: "bench", credential: .passwordEnvironment("UNUSED"))
-        try await SQLiteAccountRepository(database: database).insert(account)
+        let account = try await insertScratchAccount(database)
         let folders = try await SQLiteSyncStore(database: database).saveDiscoveredFolders(
             [DiscoveredFolder(path: "INBOX", delimiter: "/", folderType: .inbox)], accountId: account.id, keepOrphans: false)
         guard let inbox = folders.first?.id else { throw TernError.notFound("benchmark folder") }
@@ -112,5 +118,72 @@ public enum ReadingBenchmark {
         let smallThread = try await threadId(root: "<small-root@example.org>")
         let largeThread = try await threadId(root: "<large-root@example.org>")
         return (smallThread, largeThread)
+    }
+}
+
+/// `tern-bench thread-open --home`: the same opening on a synced store of one's own (issue 38: at
+/// 1,000,000 messages). Each thread is opened once with its bodies fetched from the server, as a
+/// first click does, then timed as the cached opening NFR-ED-01/02 is about: the store only, nothing
+/// left to fetch.
+extension ReadingBenchmark {
+    public struct StoreReport: Sendable, Encodable {
+        public struct Opening: Sendable, Encodable {
+            public var thread: Int64
+            public var messages: Int
+            public var messagesOnPage: Int
+            /// The first opening, bodies fetched from the server (the network work awaited).
+            public var firstOpenMilliseconds: Double
+            public var cachedP50Milliseconds: Double
+            public var cachedP99Milliseconds: Double
+        }
+        public var storedEmails: Int
+        public var iterations: Int
+        /// A conversation of a few messages, every message rendered (`expandAll`).
+        public var small: Opening
+        /// The store's largest thread, its first page (as a front end opens it).
+        public var largest: Opening
+    }
+
+    public static func run(home: URL, smallThread: ThreadID?, iterations: Int) async throws -> StoreReport {
+        let ternHome = TernHome(url: home)
+        let database = try TernDatabase(home: ternHome, integrityCheck: .deferred)
+        let services = try TernServices(home: ternHome, database: database, environment: ProcessInfo.processInfo.environment)
+        let (stored, newestSmall, largest) = try await database.writer.read { db in
+            let stored = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM email") ?? 0
+            // The Inbox's newest conversation of four to eight messages.
+            let small = try ThreadID.fetchOne(
+                db,
+                sql: """
+                    SELECT t.id FROM threadFolder tf JOIN folder f ON f.id = tf.folderId JOIN thread t ON t.id = tf.threadId
+                    WHERE f.folderType = 'inbox' AND t.messageCount BETWEEN 4 AND 8 ORDER BY tf.latestDate DESC LIMIT 1
+                    """)
+            let largest = try ThreadID.fetchOne(db, sql: "SELECT id FROM thread ORDER BY messageCount DESC LIMIT 1")
+            return (stored, small, largest)
+        }
+        guard let small = smallThread ?? newestSmall, let largest else { throw TernError.notFound("a thread to open") }
+        let clock = ContinuousClock()
+        func measure(_ thread: ThreadID, _ options: OpenThreadUseCase.Options) async throws -> StoreReport.Opening {
+            var start = clock.now
+            guard case .opened(_, let network) = try await services.openThread(threadId: thread, options: options) else {
+                throw TernError.notFound("thread \(thread)")
+            }
+            if let network { _ = await network.outcome() }
+            let first = (clock.now - start).inSeconds * 1000
+            var times: [Double] = []
+            var shown: Conversation?
+            for _ in 0..<iterations {
+                start = clock.now
+                guard case .opened(let conversation, let network) = try await services.openThread(threadId: thread, options: options), network == nil
+                else { throw TernError.notFound("thread \(thread) cached") }
+                times.append((clock.now - start).inSeconds * 1000)
+                shown = conversation
+            }
+            return StoreReport.Opening(
+                thread: thread.rawValue, messages: shown?.messageCount ?? 0, messagesOnPage: shown?.messages.count ?? 0,
+                firstOpenMilliseconds: first, cachedP50Milliseconds: percentile(times, 0.5), cachedP99Milliseconds: percentile(times, 0.99))
+        }
+        let everyBody = try await measure(small, OpenThreadUseCase.Options(markRead: false, expandAll: true))
+        let firstPage = try await measure(largest, OpenThreadUseCase.Options(markRead: false))
+        return StoreReport(storedEmails: stored, iterations: iterations, small: everyBody, largest: firstPage)
     }
 }
