@@ -33,9 +33,14 @@ deps: $(VENV)/.ready
 bench-deps: deps
 	$(PYTHON) -m pip install -q --disable-pip-version-check -r requirements-bench.txt
 
+# Issue 38: the release binaries carry the Swift runtime and Foundation in them (--static-swift-stdlib): no
+# Swift shared libraries for the loader to map and bind at every start. `make build` (debug: tests, `make demo`)
+# links them as shared libraries.
+RELEASE_FLAGS := -c release --static-swift-stdlib
+
 bench-build:
-	swift build -c release --product tern $(SWIFT_FLAGS)
-	swift build -c release --product tern-bench $(SWIFT_FLAGS)
+	swift build $(RELEASE_FLAGS) --product tern $(SWIFT_FLAGS)
+	swift build $(RELEASE_FLAGS) --product tern-bench $(SWIFT_FLAGS)
 
 $(VENV)/.ready: requirements-test.txt
 	python3 -m venv $(VENV)
@@ -123,7 +128,7 @@ DOCDIR := $(SHAREDIR)/doc/tern
 # Only what tern needs to build and run: no mail server, no browser (those come with `make test` and `make demo`).
 install:
 	scripts/install-deps build
-	swift build -c release --product tern $(SWIFT_FLAGS)
+	swift build $(RELEASE_FLAGS) --product tern $(SWIFT_FLAGS)
 	install -d $(BINDIR) $(SHAREDIR)/bash-completion/completions $(SHAREDIR)/zsh/site-functions $(SHAREDIR)/fish/vendor_completions.d $(UNITDIR)
 	install -m 0755 .build/release/tern $(BINDIR)/tern
 	install -d $(DOCDIR)/ThirdParty

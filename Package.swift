@@ -246,7 +246,11 @@ let package = Package(
             dependencies: ["TernRuntime", "TernCore", "MailTransport", "IMAP", "SMTP", "Sync", "Assist", "ScriptedServers", "MailStore"],
             swiftSettings: strict),
         .testTarget(
-            name: "TernCLITests", dependencies: ["tern", "TernCLI", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "TernCLITests",
+            dependencies: [
+                "tern", "TernCLI", "TernCore", "MailStore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             swiftSettings: strict)
     ],
     swiftLanguageModes: [.v6]

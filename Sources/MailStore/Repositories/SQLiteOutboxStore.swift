@@ -84,7 +84,9 @@ public struct SQLiteOutboxStore: OutboxStore {
         }
     }
 
-    /// Along `email_scheduled_send` (v29): the few queued Send later messages, not the store.
+    /// Along `email_scheduled_send` (v29): the few queued Send later messages, not the store. Asked by every
+    /// command and at `tern serve`'s start, so its date is a `StoredDate`: GRDB's own Date argument would make
+    /// an ICU date formatter first (issue 38).
     public func dueScheduled(at date: Date) async throws -> [OutboxEntry] {
         try await database.writer.read { db in
             try Row.fetchAll(
@@ -93,7 +95,7 @@ public struct SQLiteOutboxStore: OutboxStore {
                     SELECT \(Self.entryColumns) FROM email
                     WHERE sendScheduledAt IS NOT NULL AND sendState = 'queued' AND sendScheduledAt <= ?
                     ORDER BY sendScheduledAt, id
-                    """, arguments: [date]
+                    """, arguments: [date.stored]
             ).map(Self.entry)
         }
     }

@@ -10,7 +10,7 @@ struct AccountCommand: AsyncParsableCommand {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add an account (generic IMAP/SMTP, or the Gmail preset).",
+            commandName: "add", abstract: "Add an account (generic IMAP/SMTP, or the Gmail preset).",
             discussion: """
                 The password is never stored: Tern runs --password-command (its first output line is the \
                 password) or reads --password-env each time it connects.
@@ -219,7 +219,7 @@ struct AccountCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List accounts.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List accounts.")
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
@@ -244,7 +244,7 @@ struct AccountCommand: AsyncParsableCommand {
 
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove an account and everything Tern stored for it (mail, contacts, attachment files).")
+            commandName: "remove", abstract: "Remove an account and everything Tern stored for it (mail, contacts, attachment files).")
         @Argument(help: "The account's name.")
         var name: AccountName
 
@@ -317,7 +317,7 @@ struct AccountSummary: Encodable {
 extension AccountCommand {
     /// `tern account login NAME`: OAuth sign-in again (after a refresh token was revoked).
     struct Login: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Sign in to an OAuth account again in a browser.")
+        static let configuration = CommandConfiguration(commandName: "login", abstract: "Sign in to an OAuth account again in a browser.")
         @Argument(help: "The account's name.")
         var name: AccountName
 

@@ -103,7 +103,7 @@ extension AccountCommand {
     /// `tern account discover ADDR`: what `account add` would find, without adding anything.
     struct Discover: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Find an address's IMAP and SMTP settings without adding an account.",
+            commandName: "discover", abstract: "Find an address's IMAP and SMTP settings without adding an account.",
             discussion: """
                 In this order, each step only when the earlier ones found nothing: Tern's provider table, the \
                 domain's autoconfig document, DNS (SRV records, then the MX host), and with --lookup-online \

@@ -145,7 +145,7 @@ struct ChangesCommand: AsyncParsableCommand {
     }
 
     struct Retry: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Apply a failed change again and push it.")
+        static let configuration = CommandConfiguration(commandName: "retry", abstract: "Apply a failed change again and push it.")
         @Argument(help: "The change (c3, from `tern changes`).", transform: PendingChangeID.argument)
         var id: PendingChangeID
         @OptionGroup var output: OutputOptions
@@ -158,7 +158,7 @@ struct ChangesCommand: AsyncParsableCommand {
     }
 
     struct Dismiss: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Forget a failed change.")
+        static let configuration = CommandConfiguration(commandName: "dismiss", abstract: "Forget a failed change.")
         @Argument(help: "The change (c3, from `tern changes`).", transform: PendingChangeID.argument)
         var id: PendingChangeID
 
@@ -166,7 +166,8 @@ struct ChangesCommand: AsyncParsableCommand {
     }
 
     struct Push: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Push what is due now: pending changes, queued mail, Sent copies.")
+        static let configuration = CommandConfiguration(
+            commandName: "push", abstract: "Push what is due now: pending changes, queued mail, Sent copies.")
         @Option(help: "Only this account.")
         var account: AccountName?
         @Flag(help: "Do not wait for retry delays: try everything now (attempts still count).")

@@ -12,7 +12,7 @@ struct AttachmentCommand: AsyncParsableCommand {
 
     struct Download: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Download an attachment (ids are listed by `tern thread`) into the local cache and print its path.",
+            commandName: "download", abstract: "Download an attachment (ids are listed by `tern thread`) into the local cache and print its path.",
             discussion: "Dangerous file types and large files on a metered connection are confirmed first: on a terminal Tern asks, "
                 + "elsewhere it refuses unless --yes is given. Ctrl-C cancels and keeps nothing.")
 

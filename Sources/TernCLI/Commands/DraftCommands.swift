@@ -454,7 +454,7 @@ struct DraftsCommand: AsyncParsableCommand {
         subcommands: [List.self, Show.self, Edit.self, Send.self, Discard.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List drafts, newest first.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List drafts, newest first.")
         @Option(help: "Only this account.")
         var account: AccountName?
         @OptionGroup var output: OutputOptions
@@ -476,7 +476,7 @@ struct DraftsCommand: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a draft as the composer would open it.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a draft as the composer would open it.")
         @Argument(help: "d12 (a local draft) or m345 (a server draft), as `tern drafts` prints them.", transform: DraftReference.argument)
         var id: DraftReference
         @OptionGroup var output: OutputOptions
@@ -490,7 +490,8 @@ struct DraftsCommand: AsyncParsableCommand {
     }
 
     struct Edit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a draft's fields and save it (with no field: in $EDITOR).")
+        static let configuration = CommandConfiguration(
+            commandName: "edit", abstract: "Change a draft's fields and save it (with no field: in $EDITOR).")
         @Argument(help: "d12 (a local draft) or m345 (a server draft), as `tern drafts` prints them.", transform: DraftReference.argument)
         var id: DraftReference
         @OptionGroup var fields: ComposeFieldOptions
@@ -510,7 +511,7 @@ struct DraftsCommand: AsyncParsableCommand {
     }
 
     struct Send: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Send a draft (after the undo delay).")
+        static let configuration = CommandConfiguration(commandName: "send", abstract: "Send a draft (after the undo delay).")
         @Argument(help: "d12 (a local draft) or m345 (a server draft), as `tern drafts` prints them.", transform: DraftReference.argument)
         var id: DraftReference
         @Option(help: "The undo delay for this send, in seconds.")
@@ -541,7 +542,7 @@ struct DraftsCommand: AsyncParsableCommand {
     }
 
     struct Discard: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a draft, here and in the server's Drafts.")
+        static let configuration = CommandConfiguration(commandName: "discard", abstract: "Delete a draft, here and in the server's Drafts.")
         @Argument(help: "d12 (a local draft) or m345 (a server draft), as `tern drafts` prints them.", transform: DraftReference.argument)
         var id: DraftReference
 

@@ -50,7 +50,8 @@ struct FolderCommand: AsyncParsableCommand {
         subcommands: [Create.self, Rename.self, Delete.self])
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a folder (a full path, with the server's delimiter).")
+        static let configuration = CommandConfiguration(
+            commandName: "create", abstract: "Create a folder (a full path, with the server's delimiter).")
         @Argument(help: "The new folder's path.")
         var path: String
         @Option(help: "The account (needed when there are several).")
@@ -66,7 +67,7 @@ struct FolderCommand: AsyncParsableCommand {
     }
 
     struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a folder (the folders below it follow).")
+        static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a folder (the folders below it follow).")
         @Argument(help: "The folder's path.")
         var path: String
         @Argument(help: "Its new path.")
@@ -86,7 +87,7 @@ struct FolderCommand: AsyncParsableCommand {
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Delete a folder on the server, with the messages in it (on Gmail, the label only).")
+            commandName: "delete", abstract: "Delete a folder on the server, with the messages in it (on Gmail, the label only).")
         @Argument(help: "The folder's path.")
         var path: String
         @Option(help: "The account (needed when there are several).")

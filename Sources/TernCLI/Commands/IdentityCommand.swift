@@ -37,7 +37,8 @@ struct IdentityCommand: AsyncParsableCommand {
     }
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add an address (an alias that delivers to the account) to send from.")
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Add an address (an alias that delivers to the account) to send from.")
         @Argument(help: "The account's name.")
         var account: AccountName
         @Option(help: "The address.")
@@ -56,7 +57,7 @@ struct IdentityCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the identities of every account, or of one.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the identities of every account, or of one.")
         @Argument(help: "Only this account.")
         var account: AccountName?
         @OptionGroup var output: OutputOptions
@@ -78,7 +79,7 @@ struct IdentityCommand: AsyncParsableCommand {
     }
 
     struct Edit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change an identity's display name or signature.")
+        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change an identity's display name or signature.")
         @Argument(help: "The account's name.")
         var account: AccountName
         @Option(help: "The identity's address.")
@@ -103,7 +104,8 @@ struct IdentityCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove an alias identity (the account's own address stays).")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Remove an alias identity (the account's own address stays).")
         @Argument(help: "The account's name.")
         var account: AccountName
         @Option(help: "The identity's address.")

@@ -10,7 +10,7 @@ struct TrustCommand: AsyncParsableCommand {
         subcommands: [Add.self, List.self, Remove.self, Clear.self], defaultSubcommand: List.self)
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Trust a sender, by exact address.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Trust a sender, by exact address.")
         @Argument(help: "The sender's address.")
         var address: String
         @OptionGroup var output: OutputOptions
@@ -23,7 +23,7 @@ struct TrustCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List trusted senders.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List trusted senders.")
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
@@ -36,7 +36,7 @@ struct TrustCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop trusting a sender.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Stop trusting a sender.")
         @Argument var address: String
 
         func run() async throws {
@@ -46,7 +46,7 @@ struct TrustCommand: AsyncParsableCommand {
     }
 
     struct Clear: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop trusting every sender.")
+        static let configuration = CommandConfiguration(commandName: "clear", abstract: "Stop trusting every sender.")
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
@@ -64,7 +64,7 @@ struct SettingsCommand: AsyncParsableCommand {
         subcommands: [List.self, Get.self, Set.self, Reset.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every setting with its value.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Every setting with its value.")
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
@@ -75,7 +75,7 @@ struct SettingsCommand: AsyncParsableCommand {
     }
 
     struct Get: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One setting's value.")
+        static let configuration = CommandConfiguration(commandName: "get", abstract: "One setting's value.")
         @Argument var key: SettingKey
         @OptionGroup var output: OutputOptions
 
@@ -87,7 +87,7 @@ struct SettingsCommand: AsyncParsableCommand {
     }
 
     struct Set: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a setting.")
+        static let configuration = CommandConfiguration(commandName: "set", abstract: "Change a setting.")
         @Argument var key: SettingKey
         @Argument var value: String
 
@@ -97,7 +97,7 @@ struct SettingsCommand: AsyncParsableCommand {
     }
 
     struct Reset: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Back to the default value.")
+        static let configuration = CommandConfiguration(commandName: "reset", abstract: "Back to the default value.")
         @Argument var key: SettingKey
 
         func run() async throws {

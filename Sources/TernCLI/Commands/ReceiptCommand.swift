@@ -10,7 +10,7 @@ struct ReceiptCommand: AsyncParsableCommand {
         subcommands: [Send.self, Ignore.self])
 
     struct Send: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Send the read receipt a message asks for (an RFC 8098 MDN).")
+        static let configuration = CommandConfiguration(commandName: "send", abstract: "Send the read receipt a message asks for (an RFC 8098 MDN).")
         @Argument(help: "The message (m34, from `tern thread`).", transform: EmailID.argument)
         var message: EmailID
         @OptionGroup var output: OutputOptions
@@ -28,7 +28,8 @@ struct ReceiptCommand: AsyncParsableCommand {
     }
 
     struct Ignore: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Ignore a message's read-receipt request: it is not asked again.")
+        static let configuration = CommandConfiguration(
+            commandName: "ignore", abstract: "Ignore a message's read-receipt request: it is not asked again.")
         @Argument(help: "The message (m34, from `tern thread`).", transform: EmailID.argument)
         var message: EmailID
         @OptionGroup var output: OutputOptions

@@ -132,7 +132,7 @@ struct OutboxCommand: AsyncParsableCommand {
     }
 
     struct Retry: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Put a failed message back in the queue and try it now.")
+        static let configuration = CommandConfiguration(commandName: "retry", abstract: "Put a failed message back in the queue and try it now.")
         @Argument(help: "The message (m34, from `tern outbox`).", transform: EmailID.argument)
         var id: EmailID
         @OptionGroup var output: OutputOptions
@@ -148,6 +148,7 @@ struct OutboxCommand: AsyncParsableCommand {
     /// a Send later message waiting for its time too (issue 36).
     struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract:
                 "Take a failed or scheduled message out of the Outbox and back into the draft it was sent from (attachments included).")
         @Argument(help: "The failed or scheduled message (m34, from `tern outbox`).", transform: EmailID.argument)
@@ -162,7 +163,8 @@ struct OutboxCommand: AsyncParsableCommand {
     }
 
     struct Discard: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a failed or queued message for good (a scheduled one is cancelled).")
+        static let configuration = CommandConfiguration(
+            commandName: "discard", abstract: "Delete a failed or queued message for good (a scheduled one is cancelled).")
         @Argument(help: "The message (m34, from `tern outbox`).", transform: EmailID.argument)
         var id: EmailID
 
@@ -171,7 +173,7 @@ struct OutboxCommand: AsyncParsableCommand {
 
     struct Flush: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Send what is due now, and what waits only for its server to be reachable (and push pending changes).")
+            commandName: "flush", abstract: "Send what is due now, and what waits only for its server to be reachable (and push pending changes).")
         @Option(help: "Only this account.")
         var account: AccountName?
         @Flag(help: "Do not wait for retry delays (attempts still count).")
