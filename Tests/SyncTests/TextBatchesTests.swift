@@ -14,7 +14,7 @@ import Testing
     @Test func runsAreBoundedByCountAndBytes() {
         #expect(TextBatches.runs([], count: 3, bytes: 10) == [])
         #expect(TextBatches.runs([1, 1, 1, 1, 1, 1, 1], count: 3, bytes: 100) == [0..<3, 3..<6, 6..<7])
-        #expect(TextBatches.runs([4, 4, 4, 4, 1], count: 10, bytes: 10) == [0..<2, 2..<4, 4..<5])
+        #expect(TextBatches.runs([4, 4, 4, 4, 1], count: 10, bytes: 10) == [0..<2, 2..<5])
         // A run may reach the bound exactly; a message without text counts for nothing.
         #expect(TextBatches.runs([5, 5, 0, 0, 5], count: 10, bytes: 10) == [0..<4, 4..<5])
     }
@@ -55,11 +55,11 @@ import Testing
         let report = try await fixture.sync()
         #expect(report.folders.first { $0.path == "INBOX" }?.error == nil)
         #expect(try await fixture.storedUIDs() == Array(1...506))
-        // The history's headers in one FETCH, its texts newest first: the huge one alone, then two of the others to a
-        // run (before: all six in one).
+        // The history below the bootstrap's 300 (UIDs 1-206) in one header FETCH, its texts newest first: the small ones
+        // together, the huge one alone, then two of the others to a run (before: all 206 in one).
         let fetches = await fixture.server.commands(.fetch).map { String($0.detail.prefix { $0 != " " }) }
-        let history = try #require(fetches.firstIndex(of: "1:6"))
-        #expect(Array(fetches[(history + 1)...].prefix(4)) == ["6", "4:5", "2:3", "1"], "\(fetches)")
+        let history = try #require(fetches.firstIndex(of: "1:206"))
+        #expect(Array(fetches[(history + 1)...].prefix(5)) == ["7:206", "6", "4:5", "2:3", "1"], "\(fetches)")
         let stored = try await fixture.database.writer.read { db in
             try Int.fetchAll(db, sql: "SELECT length(bodyPlain) FROM email WHERE subject LIKE 'Large%' ORDER BY subject")
         }
@@ -68,26 +68,26 @@ import Testing
 
     @Test func aCutInTheMiddleOfABatchsTextsLeavesTheRunsBeforeItStored() async throws {
         let history = Self.large(6, bytes: TextBatches.maximumBytes / 2)
-        // Where the second run's texts (UIDs 3 and 4, after 5 and 6) are asked, from a sync of the same mail.
+        // Where the second run's texts (UIDs 4 and 5, after the small ones with 6) are asked, from a sync of the same mail.
         let reference = try await SyncFixture(hydration: .all)
         try await Self.deliverHistory(to: reference.server, history)
         try await reference.sync()
-        let cut = try #require(await reference.server.commands(.fetch).firstIndex { $0.detail.hasPrefix("3:4 ") })
+        let cut = try #require(await reference.server.commands(.fetch).firstIndex { $0.detail.hasPrefix("4:5 ") })
 
         let fixture = try await SyncFixture(hydration: .all)
         try await Self.deliverHistory(to: fixture.server, history)
         await fixture.server.inject(.dropMidFetch(afterMessages: 1), skipping: cut)
         let first = try await fixture.sync()
         #expect(first.folders.first { $0.path == "INBOX" }?.error?.contains("connection was lost") == true, "\(first)")
-        #expect(try await fixture.storedUIDs() == Array(5...506))
-        #expect(try await fixture.folder()?.backfillCursorUID == 5)
+        #expect(try await fixture.storedUIDs() == Array(6...506))
+        #expect(try await fixture.folder()?.backfillCursorUID == 6)
         await fixture.server.clearLog()
         try await fixture.sync()
         #expect(try await fixture.storedUIDs() == Array(1...506))
         #expect(try await fixture.emailCount() == 506)
         // Only what the cut lost is asked again: nothing stored before it.
         let headers = await fixture.server.commands(.fetch).filter { $0.detail.contains("bodyStructure") }
-        #expect(headers.map { $0.detail.prefix { $0 != " " } } == ["1:4"], "\(headers)")
+        #expect(headers.map { $0.detail.prefix { $0 != " " } } == ["1:5"], "\(headers)")
     }
 
     /// `history` (UIDs from 1), then the 500 newer messages a first sync bootstraps (`BootstrapBudget.cap`, headers
