@@ -36,6 +36,9 @@ extension FolderSynchronizer {
     /// way a kill leaves the stored range without a gap. With `bodies`, the text parts of the messages
     /// the hydration policy covers are fetched with their batch and stored, indexed and previewed in
     /// the same transaction as the headers: one write and one search entry per message instead of two.
+    /// Issue 38: a batch's headers are fetched together, its texts and its writes in runs bounded by
+    /// the texts' bytes too (`TextBatches`), each run stored with the cursor it completes, so memory
+    /// stays flat whatever the messages' sizes and a kill still refetches at most one batch.
     /// `continuing` is asked before each batch (FR-SYNC-01 stage D: pausable): when it says no, what
     /// was fetched is stored and the rest is left for later; the cursors say where to resume.
     func fetchAndStore(
@@ -43,8 +46,22 @@ extension FolderSynchronizer {
         continuing: () async -> Bool = { true }, stored: (Int) -> Void = { _ in }
     ) async throws {
         var pendingWrite: Task<StoredBatch, any Error>?
-        // A failed fetch must not leave a write running behind the caller's back.
-        defer { pendingWrite?.cancel() }
+        do {
+            try await fetchAndStore(
+                uids, folder: folder, report: &report, cursor: cursor, bodies: bodies, continuing: continuing, stored: stored,
+                pendingWrite: &pendingWrite)
+        } catch {
+            // A failed fetch must not leave a write running behind the caller's back: what was fetched
+            // before it is stored (its cursor with it), so the next sync asks only for the rest.
+            if let previous = pendingWrite { _ = try? await previous.value }
+            throw error
+        }
+    }
+
+    private func fetchAndStore(
+        _ uids: [Int64], folder: Folder, report: inout FolderSyncReport, cursor: Cursor, bodies: Bool,
+        continuing: () async -> Bool, stored: (Int) -> Void, pendingWrite: inout Task<StoredBatch, any Error>?
+    ) async throws {
         let size = AccountSynchronizer.batchSize
         var starts = Array(stride(from: 0, to: uids.count, by: size))
         if cursor == .backfill { starts.reverse() }
@@ -60,24 +77,30 @@ extension FolderSynchronizer {
             }
             let slice = uids[start..<min(start + size, uids.count)]
             let isLast = number == starts.count - 1
-            var incoming = try await fetchHeaders(slice, bodies: bodies)
-            report.bodiesFetched += incoming.count { $0.email.bodyPlain != nil || $0.email.bodyHTML != nil }
-            report.failedMessages += slice.count - incoming.count
-            // The batch is written while the next one is fetched (the server works while we store); writes
-            // stay in order, one at a time, each with its cursor, so a kill still leaves no gap.
-            if let previous = pendingWrite {
-                Self.add(try await previous.value, to: &report)
-                stored(storedCount)
+            let batch = try await fetchHeaders(slice, bodies: bodies)
+            report.failedMessages += slice.count - batch.messages.count
+            var covered = 0
+            for run in batch.runs(cursor: cursor, slice: slice) {
+                var incoming = try await withTexts(batch, run.indices)
+                report.bodiesFetched += incoming.count { $0.email.bodyPlain != nil || $0.email.bodyHTML != nil }
+                // The run is written while the next one is fetched (the server works while we store); writes
+                // stay in order, one at a time, each with its cursor, so a kill still leaves no gap.
+                if let previous = pendingWrite {
+                    Self.add(try await previous.value, to: &report)
+                    stored(storedCount)
+                }
+                let store = store
+                let folderId = folder.id!
+                let cursorUID = cursor == .forward ? run.bound : nil
+                let backfillUID = cursor == .forward ? slice.first : run.bound
+                pendingWrite = Task { [incoming] in
+                    try await store.store(incoming, folderId: folderId, cursorUID: cursorUID, backfillCursorUID: backfillUID)
+                }
+                incoming = []
+                let runCovers = run.isLast ? slice.count - covered : run.indices.count
+                covered += runCovers
+                storedCount += runCovers
             }
-            let store = store
-            let folderId = folder.id!
-            let cursorUID = cursor == .forward ? slice.last : nil
-            let backfillUID = slice.first
-            pendingWrite = Task { [incoming] in
-                try await store.store(incoming, folderId: folderId, cursorUID: cursorUID, backfillCursorUID: backfillUID)
-            }
-            incoming = []
-            storedCount += slice.count
             if isLast {
                 Self.add(try await pendingWrite!.value, to: &report)
                 pendingWrite = nil
@@ -86,12 +109,10 @@ extension FolderSynchronizer {
         }
     }
 
-    /// One batch's headers, flags, dates, sizes and part structure, as Emails to store; with `bodies`,
-    /// also the text parts of those the hydration policy covers.
-    func fetchHeaders(_ slice: ArraySlice<Int64>, bodies: Bool) async throws -> [IncomingMessage] {
-        var incoming: [IncomingMessage] = []
-        var structures: [MIMEPart?] = []
-        var planned: [Int: PlannedBody] = [:]
+    /// One batch's headers, flags, dates, sizes and part structure, as Emails to store (without
+    /// bodies), with the text parts to fetch of those the hydration policy covers when `bodies`.
+    func fetchHeaders(_ slice: ArraySlice<Int64>, bodies: Bool) async throws -> HeaderBatch {
+        var batch = HeaderBatch()
         let parser = MessageParser()
         try await session.uidFetch(UIDSet(uids: slice.map { UInt32($0) }), items: AccountSynchronizer.headerItems, changedSince: nil) { message in
             guard let uid = message.uid, let header = message.section("HEADER") else { return }
@@ -119,31 +140,38 @@ extension FolderSynchronizer {
                 if plan.plainPartIds.isEmpty, plan.htmlPartIds.isEmpty {
                     email.bodiesFetched = true // nothing to fetch
                 } else if bodies, hydrates(receivedAt: email.dateReceived) {
-                    planned[incoming.count] = PlannedBody(uid: Int64(uid), structure: structure, plan: plan)
+                    batch.planned[batch.messages.count] = PlannedBody(uid: Int64(uid), structure: structure, plan: plan)
                 }
             }
-            structures.append(message.bodyStructure)
-            incoming.append(
+            batch.structures.append(message.bodyStructure)
+            batch.messages.append(
                 IncomingMessage(
                     email: email, uid: Int64(uid), modSeq: message.modSeq.map { Int64(clamping: $0) },
                     serverFlags: message.flags ?? [], attachments: attachments))
         }
-        let texts = planned.isEmpty ? [:] : try await fetchTexts(Array(planned.values))
-        for index in incoming.indices {
-            if let planned = planned[index], let text = texts[planned.uid] {
+        return batch
+    }
+
+    /// The messages of `batch` at `indices`, with the texts of those planned fetched; the others keep
+    /// their part structure for the fetch that comes later (when the thread is opened, or by hydration).
+    func withTexts(_ batch: HeaderBatch, _ indices: [Int]) async throws -> [IncomingMessage] {
+        let planned = indices.compactMap { batch.planned[$0] }
+        let texts = planned.isEmpty ? [:] : try await fetchTexts(planned)
+        return indices.map { index in
+            var message = batch.messages[index]
+            if let planned = batch.planned[index], let text = texts[planned.uid] {
                 let fetched = Self.bodies(0, text)
-                incoming[index].email.bodyPlain = fetched.plain
-                incoming[index].email.bodyHTML = fetched.html
-                incoming[index].email.snippet = fetched.snippet
-                incoming[index].email.bodyTruncated = fetched.truncated
-                incoming[index].email.bodiesFetched = true
-                incoming[index].searchText = fetched.searchText
-            } else if !incoming[index].email.bodiesFetched, let structure = structures[index] {
-                // Kept for the fetch that comes later: when the thread is opened or by hydration.
-                incoming[index].email.bodyStructure = (try? JSONEncoder().encode(structure)).map { String(decoding: $0, as: UTF8.self) }
+                message.email.bodyPlain = fetched.plain
+                message.email.bodyHTML = fetched.html
+                message.email.snippet = fetched.snippet
+                message.email.bodyTruncated = fetched.truncated
+                message.email.bodiesFetched = true
+                message.searchText = fetched.searchText
+            } else if !message.email.bodiesFetched, let structure = batch.structures[index] {
+                message.email.bodyStructure = (try? JSONEncoder().encode(structure)).map { String(decoding: $0, as: UTF8.self) }
             }
+            return message
         }
-        return incoming
     }
 
     static func add(_ batch: StoredBatch, to report: inout FolderSyncReport) {
@@ -173,14 +201,21 @@ extension FolderSynchronizer {
     }
 
     /// Fetches and stores the bodies of stored messages of the selected folder.
+    /// Issue 38: in runs bounded by their texts' bytes (`TextBatches`), each stored before the next is asked.
     func fetchBodies(_ requests: [BodyRequest]) async throws -> Int {
-        var planned: [PlannedBody] = []
-        var emailIds: [Int64: EmailID] = [:]
+        var planned: [PlannedBody?] = []
         for request in requests {
-            guard let structure = try? JSONDecoder().decode(MIMEPart.self, from: Data(request.bodyStructure.utf8)) else { continue }
-            planned.append(PlannedBody(uid: request.uid, structure: structure, plan: BodyPlanner.plan(structure)))
-            emailIds[request.uid] = request.emailId
+            let structure = try? JSONDecoder().decode(MIMEPart.self, from: Data(request.bodyStructure.utf8))
+            planned.append(structure.map { PlannedBody(uid: request.uid, structure: $0, plan: BodyPlanner.plan($0)) })
         }
+        var fetched = 0
+        for run in TextBatches.runs(planned.map { $0?.textBytes ?? 0 }, count: AccountSynchronizer.batchSize, bytes: TextBatches.maximumBytes) {
+            fetched += try await fetchBodies(Array(requests[run]), planned: planned[run].compactMap { $0 })
+        }
+        return fetched
+    }
+
+    private func fetchBodies(_ requests: [BodyRequest], planned: [PlannedBody]) async throws -> Int {
         let texts = try await fetchTexts(planned)
         // Unreadable structure, or gone from the server meanwhile: marked fetched (empty) so the loop
         // ends; deletion sync removes what is gone.
