@@ -22,6 +22,22 @@ import Testing
         try snapshot(directory).filter { name, data in !name.hasSuffix("-shm") && !data.isEmpty }
     }
 
+    /// Issue 38: the writer keeps statement journals in memory and an 8 MB page cache (a first sync wrote
+    /// 650 MB of statement journals to /var/tmp without); readers keep SQLite's defaults.
+    @Test func writerKeepsStatementJournalsInMemoryWithAnEightMegabyteCache() throws {
+        let database = try TernDatabase.temporary()
+        let writer = try database.writer.write { db in
+            (try Int.fetchOne(db, sql: "PRAGMA temp_store"), try Int.fetchOne(db, sql: "PRAGMA cache_size"))
+        }
+        #expect(writer.0 == 2)
+        #expect(writer.1 == -8192)
+        let reader = try database.writer.read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA temp_store"), try Int.fetchOne(db, sql: "PRAGMA cache_size"))
+        }
+        #expect(reader.0 == 0)
+        #expect(reader.1 == -2000)
+    }
+
     @Test func corruptFileIsRefusedAndLeftAlone() throws {
         let home = Fixtures.temporaryHome()
         try FileManager.default.createDirectory(at: home.url, withIntermediateDirectories: true)
