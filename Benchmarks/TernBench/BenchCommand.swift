@@ -15,7 +15,8 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "tern-bench", abstract: "Benchmarks (build with -c release). Results go to BENCHMARKS.md.",
         subcommands: [
             MIMEBench.self, IMAPBench.self, UIDSetBench.self, ExpungeStormBench.self, SanitizeBench.self, HostileHTMLBench.self, ThreadBench.self,
-            SearchBench.self, SearchOperatorsBench.self, SendBench.self, ThreadOpenBench.self, LateParentBench.self, AutocompleteBench.self, DraftsBench.self,
+            SearchBench.self, SearchOperatorsBench.self, SendBench.self, ThreadOpenBench.self, LateParentBench.self, AutocompleteBench.self,
+            DraftsBench.self,
             AssistBench.self,
             AssistEvalOneCommand.self
         ])
@@ -969,7 +970,8 @@ extension BenchCommand {
             if output.json { return try printJSON(report) }
             print(
                 String(
-                    format: "late parent of two %d-message threads, %d emails stored: store p50 %.2f ms, max %.2f ms; ThreadGrouper p50 %.1f µs, max %.1f µs; joined thread %d messages",
+                    format:
+                        "late parent of two %d-message threads, %d emails stored: store p50 %.2f ms, max %.2f ms; ThreadGrouper p50 %.1f µs, max %.1f µs; joined thread %d messages",
                     report.threadSize, report.storedEmails, report.storeP50Milliseconds, report.storeMaxMilliseconds,
                     report.grouperP50Microseconds, report.grouperMaxMicroseconds, report.joinedThreadMessages))
         }

@@ -66,9 +66,10 @@ public enum LateParentBenchmark {
             guard !assignment.merged.isEmpty else { throw TernError.notFound("the late parent's merge in memory") }
 
             joined = try await database.writer.read { db in
-                let threads = try Int.fetchOne(
-                    db, sql: "SELECT COUNT(DISTINCT threadId) FROM email WHERE accountId = ? AND messageId IN (?, ?, ?)",
-                    arguments: [account, conversations.firstOfA, conversations.firstOfB, conversations.parentMessageId]) ?? 0
+                let threads =
+                    try Int.fetchOne(
+                        db, sql: "SELECT COUNT(DISTINCT threadId) FROM email WHERE accountId = ? AND messageId IN (?, ?, ?)",
+                        arguments: [account, conversations.firstOfA, conversations.firstOfB, conversations.parentMessageId]) ?? 0
                 guard threads == 1 else { return 0 }
                 return try Int.fetchOne(
                     db, sql: "SELECT messageCount FROM thread WHERE id = (SELECT threadId FROM email WHERE accountId = ? AND messageId = ?)",
@@ -119,7 +120,8 @@ public enum LateParentBenchmark {
             func message(_ id: String, parent: String?, chain: [String], subject: String, minute: Int) -> IncomingMessage {
                 defer { uid += 1 }
                 let email = Email(
-                    accountId: account, messageId: id, headerMessageId: id, dedupKey: id, inReplyTo: parent, references: chain.isEmpty ? nil : chain.joined(separator: " "),
+                    accountId: account, messageId: id, headerMessageId: id, dedupKey: id, inReplyTo: parent,
+                    references: chain.isEmpty ? nil : chain.joined(separator: " "),
                     subject: subject, fromName: "Person \(minute % 7)", fromAddress: "person\(minute % 7)@example.org",
                     dateSent: start.addingTimeInterval(Double(minute) * 60), dateReceived: start.addingTimeInterval(Double(minute) * 60),
                     snippet: "Message \(minute) of the conversation.")
@@ -129,14 +131,17 @@ public enum LateParentBenchmark {
             var chain = [parentMessageId]
             for index in 0..<size {
                 let id = "<\(tag)-a\(index)@example.org>"
-                earlier.append(message(id, parent: chain.last, chain: Array(chain.suffix(10)), subject: "Re: Plans \(tag)", minute: size + 10 + index))
+                earlier.append(
+                    message(id, parent: chain.last, chain: Array(chain.suffix(10)), subject: "Re: Plans \(tag)", minute: size + 10 + index))
                 chain.append(id)
             }
             chain = []
             for index in 0..<size {
                 let id = "<\(tag)-b\(index)@example.org>"
                 earlier.append(
-                    message(id, parent: chain.last, chain: Array(chain.suffix(10)), subject: index == 0 ? "Plans \(tag)" : "Re: Plans \(tag)", minute: index))
+                    message(
+                        id, parent: chain.last, chain: Array(chain.suffix(10)), subject: index == 0 ? "Plans \(tag)" : "Re: Plans \(tag)",
+                        minute: index))
                 chain.append(id)
             }
             parent = message(parentMessageId, parent: chain.last, chain: Array(chain.suffix(10)), subject: "Re: Plans \(tag)", minute: size + 5)
