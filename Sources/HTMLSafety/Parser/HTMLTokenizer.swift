@@ -50,49 +50,29 @@ public struct HTMLTokenizer {
     private var queue: [HTMLToken] = []
     private var queueStart = 0
     private var queueEnd = 0
-    /// The text read for the next character token while it is still one run of the input,
-    /// `textRunStart..<textRunEnd` (none when they are equal): copied once, into the token, instead
-    /// of into `textBuffer` and out again (and the buffer cleared) for every run of mail's text
-    /// (issue 38). Whatever else is appended (a character reference, a `<` that opened no tag, a
-    /// run that does not follow on) moves the run into `textBuffer` first, through `text`.
-    private var textRunStart = 0
-    private var textRunEnd = 0
-    private var textBuffer: [UInt8] = []
+    /// The text of the next character token, kept as a run of the input while it is one (`InputRun`).
+    private var pendingText = InputRun()
     /// The text of the next character token, for the states that append to it.
     private var text: [UInt8] {
-        get {
-            var whole = textBuffer
-            whole.appendBytes(of: input[textRunStart..<textRunEnd])
-            return whole
-        }
+        get { pendingText.whole(in: input) }
         _modify {
-            moveTextRunToBuffer()
-            yield &textBuffer
+            pendingText.moveRunToBuffer(from: input)
+            yield &pendingText.buffer
         }
     }
     private var tag = HTMLTag(name: [])
     /// The tag's name as it is read; given to the token at the end, shared when it is a known name.
     private var tagName: [UInt8] = []
     private var tagIsEnd = false
-    /// The attribute's name while it is one lowercase run of the input, as text is (`textRunStart`):
-    /// a common name is then looked up in place and never copied, and no buffer is cleared for it.
-    private var attributeNameRunStart = 0
-    private var attributeNameRunEnd = 0
-    private var attributeNameBuffer: [UInt8] = []
+    /// The attribute's name, kept as a run of the input while it is one lowercase run (`InputRun`): a common name is
+    /// then looked up in place and never copied, and no buffer is cleared for it.
+    private var pendingAttributeName = InputRun()
     /// The attribute's name, for the states that append to it.
     private var attributeName: [UInt8] {
-        get {
-            var whole = attributeNameBuffer
-            whole.appendBytes(of: input[attributeNameRunStart..<attributeNameRunEnd])
-            return whole
-        }
+        get { pendingAttributeName.whole(in: input) }
         _modify {
-            if attributeNameRunEnd > attributeNameRunStart {
-                attributeNameBuffer.appendBytes(of: input[attributeNameRunStart..<attributeNameRunEnd])
-                attributeNameRunStart = 0
-                attributeNameRunEnd = 0
-            }
-            yield &attributeNameBuffer
+            pendingAttributeName.moveRunToBuffer(from: input)
+            yield &pendingAttributeName.buffer
         }
     }
     private var attributeValue: [UInt8] = []
@@ -159,36 +139,23 @@ public struct HTMLTokenizer {
     }
 
     private mutating func flushText() {
-        if textRunEnd > textRunStart {
-            let run = input.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[textRunStart..<textRunEnd])) }
-            textRunStart = 0
-            textRunEnd = 0
+        if pendingText.isRun {
+            let run = input.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[pendingText.range])) }
+            pendingText.forgetRun()
             enqueue(.characters(run))
             return
         }
-        guard !textBuffer.isEmpty else { return }
+        guard !pendingText.buffer.isEmpty else { return }
         // An exact-sized copy for the token (and the text node it becomes); the buffer, still
         // only ours, is kept for the next run.
-        enqueue(.characters(textBuffer.withUnsafeBufferPointer { Array($0) }))
-        textBuffer.removeAll(keepingCapacity: true)
+        enqueue(.characters(pendingText.buffer.withUnsafeBufferPointer { Array($0) }))
+        pendingText.buffer.removeAll(keepingCapacity: true)
     }
 
     /// Appends `input[start..<end]` to the next character token's text: as the run itself when
     /// the text is that run so far (or nothing yet).
     @inline(__always) private mutating func appendInputRun(_ start: Int, _ end: Int) {
-        if textBuffer.isEmpty, textRunStart == textRunEnd || textRunEnd == start {
-            if textRunStart == textRunEnd { textRunStart = start }
-            textRunEnd = end
-        } else {
-            text.appendBytes(of: input[start..<end])
-        }
-    }
-
-    private mutating func moveTextRunToBuffer() {
-        guard textRunEnd > textRunStart else { return }
-        textBuffer.appendBytes(of: input[textRunStart..<textRunEnd])
-        textRunStart = 0
-        textRunEnd = 0
+        if !pendingText.extendRun(start, end) { text.appendBytes(of: input[start..<end]) }
     }
 
     /// Tokens are consumed, not copied, on their way into the queue (a retain and a release fewer
@@ -324,9 +291,8 @@ public struct HTMLTokenizer {
     private mutating func startAttribute() {
         finishAttribute()
         hasAttribute = true
-        attributeNameRunStart = 0
-        attributeNameRunEnd = 0
-        if !attributeNameBuffer.isEmpty { attributeNameBuffer.removeAll(keepingCapacity: true) }
+        pendingAttributeName.forgetRun()
+        if !pendingAttributeName.buffer.isEmpty { pendingAttributeName.buffer.removeAll(keepingCapacity: true) }
         // Usually empty already: its last bytes went to the attribute they were read for.
         if !attributeValue.isEmpty { attributeValue.removeAll(keepingCapacity: true) }
     }
@@ -339,10 +305,9 @@ public struct HTMLTokenizer {
     private mutating func finishAttribute() {
         guard hasAttribute else { return }
         hasAttribute = false
-        let isRun = attributeNameRunEnd > attributeNameRunStart
-        let name = isRun ? input[attributeNameRunStart..<attributeNameRunEnd] : attributeNameBuffer[...]
-        attributeNameRunStart = 0
-        attributeNameRunEnd = 0
+        let isRun = pendingAttributeName.isRun
+        let name = isRun ? input[pendingAttributeName.range] : pendingAttributeName.buffer[...]
+        pendingAttributeName.forgetRun()
         let repeated: Bool
         if tag.attributes.count < Self.attributeSetThreshold {
             repeated = tag.attributes.contains(where: { Self.equalBytes($0.name, name) })
@@ -363,8 +328,8 @@ public struct HTMLTokenizer {
             } else if isRun {
                 tag.attributes.append(HTMLAttribute(name: Array(name), value: attributeValue))
             } else {
-                tag.attributes.append(HTMLAttribute(name: attributeNameBuffer, value: attributeValue))
-                attributeNameBuffer = []
+                tag.attributes.append(HTMLAttribute(name: pendingAttributeName.buffer, value: attributeValue))
+                pendingAttributeName.buffer = []
             }
             attributeValue = [] // handed over, not copied (see `flushText`)
         }
@@ -384,12 +349,7 @@ public struct HTMLTokenizer {
         let lowercase = input.withUnsafeBufferPointer { buffer in
             !UnsafeBufferPointer(rebasing: buffer[start..<end]).contains(where: { $0 >= 65 && $0 <= 90 })
         }
-        if lowercase, attributeNameBuffer.isEmpty, attributeNameRunStart == attributeNameRunEnd || attributeNameRunEnd == start {
-            if attributeNameRunStart == attributeNameRunEnd { attributeNameRunStart = start }
-            attributeNameRunEnd = end
-        } else {
-            Self.appendLowered(input, start..<end, to: &attributeName)
-        }
+        if !(lowercase && pendingAttributeName.extendRun(start, end)) { Self.appendLowered(input, start..<end, to: &attributeName) }
     }
 
     /// Names most mail uses, handed out as shared buffers instead of a copy per attribute.
@@ -1392,5 +1352,44 @@ struct AttributeName: Hashable {
 
     static func == (lhs: AttributeName, rhs: AttributeName) -> Bool {
         lhs.hash == rhs.hash && lhs.bytes == rhs.bytes
+    }
+}
+
+/// Bytes read for one field of the next token (a character token's text, an attribute's name). While they are one
+/// unbroken run of the input they are kept as its range and copied once, when the token takes them, instead of into
+/// a buffer and out again for every run of mail's text (issue 38). Whatever else is appended (a character
+/// reference, a `<` that opened no tag, a run that does not follow on) moves the run into `buffer` first.
+struct InputRun {
+    var start = 0
+    var end = 0
+    var buffer: [UInt8] = []
+
+    var isRun: Bool { end > start }
+    var range: Range<Int> { start..<end }
+
+    /// Takes `runStart..<runEnd` as the run, or its continuation, when the field is that run so far (or nothing
+    /// yet); false when the bytes must be appended to `buffer` instead.
+    @inline(__always) mutating func extendRun(_ runStart: Int, _ runEnd: Int) -> Bool {
+        guard buffer.isEmpty, start == end || end == runStart else { return false }
+        if start == end { start = runStart }
+        end = runEnd
+        return true
+    }
+
+    mutating func moveRunToBuffer(from input: [UInt8]) {
+        guard isRun else { return }
+        buffer.appendBytes(of: input[range])
+        forgetRun()
+    }
+
+    func whole(in input: [UInt8]) -> [UInt8] {
+        var whole = buffer
+        whole.appendBytes(of: input[range])
+        return whole
+    }
+
+    mutating func forgetRun() {
+        start = 0
+        end = 0
     }
 }
