@@ -119,4 +119,39 @@ struct SearchIndexBatchTests {
         }
         #expect(plan.contains("searchIndexState_unindexed"), "\(plan)")
     }
+
+    /// Issue 38: each Indexing step looks for emails without a state row only above the last email it
+    /// checked, by the primary key, so a sync of a store of a million emails does not walk them all; an
+    /// email stored after the check without its row is still found and indexed.
+    @Test func emailsWithoutStateRowsAreLookedForOnlyAboveTheLastCheck() async throws {
+        try await store.store(numbered(3, subject: "Early", word: "weekly"), folderId: inbox.id!)
+        let sync = SQLiteSyncStore(database: database)
+        #expect(try await sync.indexMissing(accountId: account.id) == 0)
+        let checked = try await database.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT checkedThroughEmailId FROM searchIndexCoverage")
+        }
+        let newest = try await database.writer.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM email") }
+        #expect(checked == newest)
+        // Stored after the check by a path that wrote no state row (as a killed indexing leaves it).
+        try await store.store(numbered(2, subject: "Late", word: "monthly"), folderId: inbox.id!)
+        try await database.writer.write { db in
+            let late = "SELECT id FROM email WHERE subject LIKE 'Late%'"
+            try db.execute(sql: "DELETE FROM searchIndex WHERE rowid IN (\(late))")
+            try db.execute(sql: "DELETE FROM searchIndexState WHERE emailId IN (\(late))")
+        }
+        #expect(try await sync.indexMissing(accountId: account.id) == 2)
+        let queries = SQLiteMailQueries(database: database)
+        #expect(try await queries.search("monthly2", account: nil, limit: 10).map(\.subject) == ["Late 2"])
+        #expect(try await sync.indexMissing(accountId: account.id) == 0, "nothing left to repair")
+        let plan = try await database.writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    EXPLAIN QUERY PLAN SELECT e.* FROM email e LEFT JOIN searchIndexState s ON s.emailId = e.id
+                    WHERE e.id > 5 AND s.emailId IS NULL LIMIT 5000
+                    """
+            ).map { $0["detail"] as String }.joined(separator: "; ")
+        }
+        #expect(plan.contains("INTEGER PRIMARY KEY (rowid>?)"), "\(plan)")
+    }
 }
