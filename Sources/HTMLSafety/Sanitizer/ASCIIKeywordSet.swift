@@ -1,6 +1,6 @@
 /// A fixed set of ASCII words, looked up by UTF-8 bytes without building a `String`, lowercasing
 /// as it hashes: the sanitizer asks it for every attribute and CSS property of a message.
-/// Open addressing; the table is a quarter full at most.
+/// Open addressing; the table is half full at most.
 ///
 /// A word's first eight bytes, lowercased, are read as one 64-bit number (`packedPrefix`): the
 /// hash is one multiplication of it, and a word of eight bytes or fewer (nearly every tag,
@@ -12,11 +12,17 @@ struct ASCIIKeywordSet: Sendable {
     /// bytes past the first eight of a longer word are compared against this one buffer.
     private let bytes: [UInt8]
     private let starts: [Int32]
-    /// Each slot: a word's position (-1: empty); the table is small, so that it stays in cache.
-    private let slots: [Int32]
-    /// Each word's packed prefix, by position (its length: `starts`).
-    private let prefixes: [UInt64]
+    /// Each slot holds what a lookup compares (prefix and length) beside the position: one load
+    /// per probe. Asked for every tag and attribute, the table is often out of the nearest cache
+    /// (the document's bytes passed through it since): two tables made two misses.
+    private let slots: [Slot]
     private let shift: UInt64
+
+    private struct Slot: Sendable {
+        var prefix: UInt64 = 0
+        var length: Int32 = 0
+        var position: Int32 = -1
+    }
 
     init(_ list: [String]) {
         words = list.map { Array($0.lowercased().utf8) }
@@ -24,17 +30,17 @@ struct ASCIIKeywordSet: Sendable {
         starts = words.reduce(into: [0]) { starts, word in starts.append(starts.last! + Int32(word.count)) }
         var size = 16
         var bits: UInt64 = 4
-        while size < list.count * 4 {
+        while size < list.count * 2 {
             size *= 2
             bits += 1
         }
         shift = 64 - bits
-        var slots = [Int32](repeating: -1, count: size)
-        prefixes = words.map { word in word.withUnsafeBufferPointer { Self.packedPrefix($0) } }
+        var slots = [Slot](repeating: Slot(), count: size)
         for (position, word) in words.enumerated() {
-            var slot = Self.slot(prefix: prefixes[position], length: word.count, shift: shift)
-            while slots[slot] >= 0 { slot = (slot + 1) & (size - 1) }
-            slots[slot] = Int32(position)
+            let prefix = word.withUnsafeBufferPointer { Self.packedPrefix($0) }
+            var slot = Self.slot(prefix: prefix, length: word.count, shift: shift)
+            while slots[slot].position >= 0 { slot = (slot + 1) & (size - 1) }
+            slots[slot] = Slot(prefix: prefix, length: Int32(word.count), position: Int32(position))
         }
         self.slots = slots
     }
@@ -58,30 +64,27 @@ struct ASCIIKeywordSet: Sendable {
         let prefix = Self.packedPrefix(candidate)
         var slot = Self.slot(prefix: prefix, length: count, shift: shift)
         return slots.withUnsafeBufferPointer { slots in
-            prefixes.withUnsafeBufferPointer { prefixes in
-                starts.withUnsafeBufferPointer { starts in
-                    let mask = slots.count - 1
-                    while true {
-                        let position = Int(slots[slot])
-                        if position < 0 { return nil }
-                        if prefixes[position] == prefix, Int(starts[position + 1] - starts[position]) == count,
-                            count <= 8 || restMatches(candidate, Int(starts[position]))
-                        {
-                            return position
-                        }
-                        slot = (slot + 1) & mask
-                    }
+            let mask = slots.count - 1
+            while true {
+                let entry = slots[slot]
+                if entry.position < 0 { return nil }
+                if entry.prefix == prefix, Int(entry.length) == count, count <= 8 || restMatches(candidate, Int(entry.position)) {
+                    return Int(entry.position)
                 }
+                slot = (slot + 1) & mask
             }
         }
     }
 
-    /// Whether the candidate's bytes past the eighth are those of the word at `start` in `bytes` (lowercased).
-    private func restMatches(_ candidate: UnsafeBufferPointer<UInt8>, _ start: Int) -> Bool {
-        bytes.withUnsafeBufferPointer { bytes in
-            var offset = 8
-            while offset < candidate.count, bytes[start + offset] == URLPolicy.lowercased(candidate[offset]) { offset += 1 }
-            return offset == candidate.count
+    /// Whether the candidate's bytes past the eighth are those of the word at `position` (lowercased).
+    private func restMatches(_ candidate: UnsafeBufferPointer<UInt8>, _ position: Int) -> Bool {
+        starts.withUnsafeBufferPointer { starts in
+            bytes.withUnsafeBufferPointer { bytes in
+                let start = Int(starts[position])
+                var offset = 8
+                while offset < candidate.count, bytes[start + offset] == URLPolicy.lowercased(candidate[offset]) { offset += 1 }
+                return offset == candidate.count
+            }
         }
     }
 
