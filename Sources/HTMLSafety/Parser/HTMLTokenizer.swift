@@ -88,6 +88,10 @@ public struct HTMLTokenizer {
     private var hasAttribute = false
     /// The names of the tag's attributes, kept once it has `attributeSetThreshold` of them.
     private var attributeNames: Set<AttributeName> = []
+    /// The last start tag's name: a known one as its position in `elementNames` plus one (a number,
+    /// where keeping the name retained and released a buffer for every start tag), another in
+    /// `lastStartTagName` (with `lastStartTagIndex` 0).
+    private var lastStartTagIndex: UInt8 = 0
     private var lastStartTagName: [UInt8] = []
     private var temporaryBuffer: [UInt8] = []
     private var commentData: [UInt8] = []
@@ -404,7 +408,13 @@ public struct HTMLTokenizer {
             if !tag.attributes.isEmpty || tag.selfClosing { error() }
             emit(.endTag(HTMLTag(name: name, knownName: known)))
         } else {
-            lastStartTagName = name
+            if index != 0 {
+                lastStartTagIndex = index
+                if !lastStartTagName.isEmpty { lastStartTagName = [] }
+            } else {
+                lastStartTagIndex = 0
+                lastStartTagName = name
+            }
             tag.name = name
             tag.knownName = known
             // Handed over: the next `startTag` starts a new one anyway.
@@ -415,8 +425,9 @@ public struct HTMLTokenizer {
     }
 
     private var isAppropriateEndTag: Bool {
-        guard tagIsEnd, !lastStartTagName.isEmpty else { return false }
-        return pendingTagName.isRun ? input[pendingTagName.range].elementsEqual(lastStartTagName) : pendingTagName.buffer == lastStartTagName
+        guard tagIsEnd, lastStartTagIndex != 0 || !lastStartTagName.isEmpty else { return false }
+        let last = lastStartTagIndex != 0 ? elementNames.word(at: Int(lastStartTagIndex) - 1) : lastStartTagName
+        return pendingTagName.isRun ? input[pendingTagName.range].elementsEqual(last) : pendingTagName.buffer == last
     }
 
     private var consumedAsPartOfAttribute: Bool {
