@@ -95,8 +95,9 @@ public enum HTMLSerializer {
 
     private static let lanes: UInt64 = 0x0101_0101_0101_0101
 
-    @inline(__always) private static func hasZeroLane(_ word: UInt64) -> Bool {
-        (word &- lanes) & ~word & 0x8080_8080_8080_8080 != 0
+    /// Nonzero when a lane (byte) of `word` is zero; may also mark lanes above a zero one.
+    @inline(__always) private static func zeroLanes(_ word: UInt64) -> UInt64 {
+        (word &- lanes) & ~word & 0x8080_8080_8080_8080
     }
 
     /// `&` `<` `>` and no-break space in text; `&` `"` and no-break space in attribute values.
@@ -104,29 +105,25 @@ public enum HTMLSerializer {
     /// re-parsing in other contexts.
     static func escape(_ bytes: [UInt8], inAttribute: Bool, into output: inout [UInt8]) {
         bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            let count = buffer.count
             // Runs without anything to escape are copied whole: most text has none. (Rebased to
             // buffers: appending a slice of one took the generic path.)
             var runStart = 0
             var index = 0
             let stops = inAttribute ? attributeStops : textStops
-            let quote: UInt64 = (inAttribute ? 34 : 38) &* lanes // `&` again when `"` needs nothing
-            while index < buffer.count {
-                // Eight bytes at a time while none of them can need escaping (SWAR: a lane of
-                // `word ^ target` is zero where the byte is the target).
-                if index + 8 <= buffer.count, let base = buffer.baseAddress {
-                    let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                    if !hasZeroLane(word ^ (38 &* lanes)), !hasZeroLane(word ^ (60 &* lanes)), !hasZeroLane(word ^ (62 &* lanes)),
-                        !hasZeroLane(word ^ (13 &* lanes)), !hasZeroLane(word ^ (0xC2 &* lanes)), !hasZeroLane(word ^ quote)
-                    {
-                        index += 8
-                        continue
-                    }
-                }
-                let byte = buffer[index]
+            // Four lane tests find every byte that may need escaping (SWAR: a lane of `word ^ target`
+            // is zero where the byte is the target): `<` and `>` differ in one bit (0x02), as do `"`
+            // and `&` (0x04, set only for attribute values); the scalar step below decides.
+            let ampersandOrQuote = inAttribute ? 0x04 &* lanes : 0
+            let angleBrackets = 0x02 &* lanes
+            /// Escapes the byte at `index` when it needs it, and moves past it.
+            @inline(__always) func scalarStep() {
+                let byte = base[index]
                 // Letters, digits, spaces and most punctuation: nothing to escape.
                 if byte < 64 ? stops >> byte & 1 == 0 : byte != 0xC2 {
                     index += 1
-                    continue
+                    return
                 }
                 let replacement: StaticString
                 var width = 1
@@ -138,19 +135,33 @@ public enum HTMLSerializer {
                 // A carriage return read back is a line feed (input stream preprocessing): only a
                 // character reference keeps one that came from `&#13;`.
                 case 13: replacement = "&#13;"
-                case 0xC2 where index + 1 < buffer.count && buffer[index + 1] == 0xA0:
+                case 0xC2 where index + 1 < count && base[index + 1] == 0xA0:
                     replacement = "&nbsp;"
                     width = 2
                 default:
                     index += 1
-                    continue
+                    return
                 }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index]))
+                output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
                 replacement.withUTF8Buffer { output.append(contentsOf: $0) }
                 index += width
                 runStart = index
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<buffer.count]))
+            while index + 8 <= count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let found =
+                    zeroLanes((word | ampersandOrQuote) ^ (38 &* lanes)) | zeroLanes((word | angleBrackets) ^ (62 &* lanes))
+                    | zeroLanes(word ^ (13 &* lanes)) | zeroLanes(word ^ (0xC2 &* lanes))
+                if found == 0 {
+                    index += 8
+                    continue
+                }
+                // These eight bytes one by one (a no-break space may end one past them).
+                let end = index + 8
+                while index < end { scalarStep() }
+            }
+            while index < count { scalarStep() }
+            output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
         }
     }
 }

@@ -61,8 +61,17 @@ public struct HTMLTokenizer {
         }
     }
     private var tag = HTMLTag(name: [])
-    /// The tag's name as it is read; given to the token at the end, shared when it is a known name.
-    private var tagName: [UInt8] = []
+    /// The tag's name as it is read, kept as a run of the input while it is one lowercase run (`InputRun`): a
+    /// known name is then looked up in place and never copied (the token gets the shared one).
+    private var pendingTagName = InputRun()
+    /// The tag's name, for the states that append to it.
+    private var tagName: [UInt8] {
+        get { pendingTagName.whole(in: input) }
+        _modify {
+            pendingTagName.moveRunToBuffer(from: input)
+            yield &pendingTagName.buffer
+        }
+    }
     private var tagIsEnd = false
     /// The attribute's name, kept as a run of the input while it is one lowercase run (`InputRun`): a common name is
     /// then looked up in place and never copied, and no buffer is cleared for it.
@@ -79,12 +88,20 @@ public struct HTMLTokenizer {
     private var hasAttribute = false
     /// The names of the tag's attributes, kept once it has `attributeSetThreshold` of them.
     private var attributeNames: Set<AttributeName> = []
+    /// The last start tag's name: a known one as its position in `elementNames` plus one (a number,
+    /// where keeping the name retained and released a buffer for every start tag), another in
+    /// `lastStartTagName` (with `lastStartTagIndex` 0).
+    private var lastStartTagIndex: UInt8 = 0
     private var lastStartTagName: [UInt8] = []
     private var temporaryBuffer: [UInt8] = []
     private var commentData: [UInt8] = []
     private var doctype = HTMLDoctype()
     private var characterReferenceCode: UInt32 = 0
     private var emittedEOF = false
+    /// The name tables asked for every tag and attribute, held by the tokenizer: a `static let` is
+    /// reached through a one-time-initialisation check on every read.
+    private let elementNames = KnownElementName.keywords
+    private let attributeNameTable = Self.commonAttributeNames
 
     /// `bytes` are UTF-8 (invalid sequences become U+FFFD); CR LF and lone CR become LF, as the
     /// standard's input stream preprocessing says.
@@ -282,7 +299,8 @@ public struct HTMLTokenizer {
 
     private mutating func startTag(end: Bool) {
         tag = HTMLTag(name: [])
-        tagName.removeAll(keepingCapacity: true)
+        pendingTagName.forgetRun()
+        if !pendingTagName.buffer.isEmpty { pendingTagName.buffer.removeAll(keepingCapacity: true) }
         tagIsEnd = end
         hasAttribute = false
         if !attributeNames.isEmpty { attributeNames.removeAll() }
@@ -323,8 +341,8 @@ public struct HTMLTokenizer {
         } else {
             // Mail's tags that have attributes mostly have a few: one allocation instead of growing.
             if tag.attributes.isEmpty { tag.attributes.reserveCapacity(4) }
-            if let common = Self.commonAttributeNames.index(of: name) {
-                tag.attributes.append(HTMLAttribute(name: Self.commonAttributeNames.word(at: common), value: attributeValue))
+            if let common = attributeNameTable.index(of: name) {
+                tag.attributes.append(HTMLAttribute(name: attributeNameTable.word(at: common), value: attributeValue))
             } else if isRun {
                 tag.attributes.append(HTMLAttribute(name: Array(name), value: attributeValue))
             } else {
@@ -340,6 +358,16 @@ public struct HTMLTokenizer {
         return bytes.withUnsafeBufferPointer { left in
             other.withUnsafeBufferPointer { right in left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
         }
+    }
+
+    /// Appends `input[start..<end]` to the tag's name: as the run itself when the name is that
+    /// run so far and the bytes need no lowercasing.
+    @inline(__always) private mutating func appendTagName(_ start: Int, _ end: Int) {
+        guard start < end else { return }
+        let lowercase = input.withUnsafeBufferPointer { buffer in
+            !UnsafeBufferPointer(rebasing: buffer[start..<end]).contains(where: { $0 >= 65 && $0 <= 90 })
+        }
+        if !(lowercase && pendingTagName.extendRun(start, end)) { Self.appendLowered(input, start..<end, to: &tagName) }
     }
 
     /// Appends `input[start..<end]` to the attribute's name: as the run itself when the name is
@@ -362,15 +390,31 @@ public struct HTMLTokenizer {
 
     private mutating func emitTag() {
         finishAttribute()
-        let index = KnownElementName.index(ofBytes: tagName)
-        let name = index == 0 ? tagName : KnownElementName.keywords.word(at: Int(index) - 1)
-        if index == 0 { tagName = [] } // handed over
+        let isRun = pendingTagName.isRun
+        // `KnownElementName.index(ofBytes:)`: the position in `keywords`, plus one.
+        let position = isRun ? elementNames.index(of: input[pendingTagName.range]) : elementNames.index(of: pendingTagName.buffer)
+        let index = position.map { UInt8($0 + 1) } ?? 0
+        let name: [UInt8]
+        if let position {
+            name = elementNames.word(at: position)
+        } else if isRun {
+            name = Array(input[pendingTagName.range])
+        } else {
+            name = pendingTagName.buffer
+            pendingTagName.buffer = [] // handed over
+        }
         let known = HTMLTagName(rawValue: index) ?? .unknown
         if tagIsEnd {
             if !tag.attributes.isEmpty || tag.selfClosing { error() }
             emit(.endTag(HTMLTag(name: name, knownName: known)))
         } else {
-            lastStartTagName = name
+            if index != 0 {
+                lastStartTagIndex = index
+                if !lastStartTagName.isEmpty { lastStartTagName = [] }
+            } else {
+                lastStartTagIndex = 0
+                lastStartTagName = name
+            }
             tag.name = name
             tag.knownName = known
             // Handed over: the next `startTag` starts a new one anyway.
@@ -380,7 +424,11 @@ public struct HTMLTokenizer {
         }
     }
 
-    private var isAppropriateEndTag: Bool { tagIsEnd && !lastStartTagName.isEmpty && tagName == lastStartTagName }
+    private var isAppropriateEndTag: Bool {
+        guard tagIsEnd, lastStartTagIndex != 0 || !lastStartTagName.isEmpty else { return false }
+        let last = lastStartTagIndex != 0 ? elementNames.word(at: Int(lastStartTagIndex) - 1) : lastStartTagName
+        return pendingTagName.isRun ? input[pendingTagName.range].elementsEqual(last) : pendingTagName.buffer == last
+    }
 
     private var consumedAsPartOfAttribute: Bool {
         returnState == .attributeValueDoubleQuoted || returnState == .attributeValueSingleQuoted || returnState == .attributeValueUnquoted
@@ -489,7 +537,7 @@ public struct HTMLTokenizer {
             case .tagName:
                 // Fast path: the name's bytes up to whatever ends or interrupts it.
                 let nameEnd = firstStop { b in b == 9 || b == 10 || b == 12 || b == 32 || b == 47 || b == 62 || b == 0 }
-                Self.appendLowered(input, position..<nameEnd, to: &tagName)
+                appendTagName(position, nameEnd)
                 position = nameEnd
                 switch consume() {
                 case let b? where Self.isWhitespace(b): state = .beforeAttributeName
