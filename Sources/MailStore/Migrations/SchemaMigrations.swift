@@ -46,6 +46,7 @@ public enum SchemaMigrations {
         migrator.registerMigration("v33-email-woken-date", migrate: addEmailWokenDate)
         migrator.registerMigration("v34-email-date-blocks", migrate: createEmailDateBlocks)
         migrator.registerMigration("v35-search-index-coverage", migrate: createSearchIndexCoverage)
+        migrator.registerMigration("v36-folder-counts", migrate: createFolderCounts)
         return migrator
     }
 
@@ -812,4 +813,75 @@ public enum SchemaMigrations {
     /// An email's block in `emailDateBlock` is its id shifted right by this: 1,024 ids a block, about a
     /// thousand rows at 1,000,000 messages, read whole in well under a millisecond.
     static let emailDateBlockShift = 10
+
+    /// Issue 38: each folder's copies and unread copies, kept as the copies and the read flags change, so the
+    /// folder list (`tern folders`, the web app's folder pane) reads a row per folder instead of counting a
+    /// million index entries. The counts are exactly the list's former statements — `COUNT(*)` of the
+    /// folder's `emailFolder` rows, and of those whose email has `isRead = 0` — and the triggers keep them so
+    /// for every write, whichever path makes it (sync, local actions and their undo, expunge, folder and
+    /// account removal by cascade): nothing in Swift writes this table.
+    ///
+    /// A deleted email's copies go by cascade after its row is gone (SQLite deletes the row, then runs the
+    /// foreign-key actions), so their delete trigger no longer sees whether it was unread: the email's
+    /// BEFORE DELETE trigger takes its unread copies off while they are still there. A copy's delete only
+    /// updates (a folder deleted in the same cascade has no row left to write), and its insert creates the
+    /// row when the folder has none. A migration that rebuilds `email`, `emailFolder` or `folder` drops
+    /// these triggers with the old table and must create them again (`FolderCountTests` checks they exist).
+    static func createFolderCounts(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE folderCount (
+                    folderId INTEGER PRIMARY KEY REFERENCES folder(id) ON DELETE CASCADE,
+                    messageCount INTEGER NOT NULL DEFAULT 0,
+                    unreadCount INTEGER NOT NULL DEFAULT 0
+                );
+                INSERT INTO folderCount (folderId, messageCount)
+                    SELECT folderId, COUNT(*) FROM emailFolder GROUP BY folderId;
+                UPDATE folderCount SET unreadCount = unread.count FROM (
+                    SELECT ef.folderId, COUNT(*) AS count FROM email e CROSS JOIN emailFolder ef ON ef.emailId = e.id
+                    WHERE e.isRead = 0 GROUP BY ef.folderId
+                ) AS unread WHERE unread.folderId = folderCount.folderId;
+
+                CREATE TRIGGER folderCount_copy_added AFTER INSERT ON emailFolder BEGIN
+                    INSERT INTO folderCount (folderId, messageCount, unreadCount)
+                    VALUES (new.folderId, 1, COALESCE((SELECT isRead = 0 FROM email WHERE id = new.emailId), 0))
+                    ON CONFLICT (folderId) DO UPDATE SET
+                        messageCount = messageCount + 1, unreadCount = unreadCount + excluded.unreadCount;
+                END;
+                CREATE TRIGGER folderCount_copy_removed AFTER DELETE ON emailFolder BEGIN
+                    UPDATE folderCount SET messageCount = messageCount - 1,
+                        unreadCount = unreadCount - COALESCE((SELECT isRead = 0 FROM email WHERE id = old.emailId), 0)
+                    WHERE folderId = old.folderId;
+                END;
+                CREATE TRIGGER folderCount_copy_changed AFTER UPDATE OF emailId, folderId ON emailFolder
+                WHEN old.emailId IS NOT new.emailId OR old.folderId IS NOT new.folderId BEGIN
+                    UPDATE folderCount SET messageCount = messageCount - 1,
+                        unreadCount = unreadCount - COALESCE((SELECT isRead = 0 FROM email WHERE id = old.emailId), 0)
+                    WHERE folderId = old.folderId;
+                    INSERT INTO folderCount (folderId, messageCount, unreadCount)
+                    VALUES (new.folderId, 1, COALESCE((SELECT isRead = 0 FROM email WHERE id = new.emailId), 0))
+                    ON CONFLICT (folderId) DO UPDATE SET
+                        messageCount = messageCount + 1, unreadCount = unreadCount + excluded.unreadCount;
+                END;
+                CREATE TRIGGER folderCount_read_changed AFTER UPDATE OF isRead ON email
+                WHEN (old.isRead = 0) IS NOT (new.isRead = 0) BEGIN
+                    UPDATE folderCount
+                    SET unreadCount = unreadCount + (CASE WHEN new.isRead = 0 THEN 1 ELSE -1 END)
+                        * (SELECT COUNT(*) FROM emailFolder ef WHERE ef.emailId = new.id AND ef.folderId = folderCount.folderId)
+                    WHERE folderId IN (SELECT folderId FROM emailFolder WHERE emailId = new.id);
+                END;
+                CREATE TRIGGER folderCount_email_removed BEFORE DELETE ON email WHEN old.isRead = 0 BEGIN
+                    UPDATE folderCount
+                    SET unreadCount = unreadCount
+                        - (SELECT COUNT(*) FROM emailFolder ef WHERE ef.emailId = old.id AND ef.folderId = folderCount.folderId)
+                    WHERE folderId IN (SELECT folderId FROM emailFolder WHERE emailId = old.id);
+                END;
+                """)
+    }
+
+    /// The triggers that keep `folderCount` (v36).
+    static let folderCountTriggers = [
+        "folderCount_copy_added", "folderCount_copy_removed", "folderCount_copy_changed", "folderCount_read_changed",
+        "folderCount_email_removed"
+    ]
 }

@@ -10,33 +10,24 @@ public struct SQLiteMailQueries: MailQueries {
 
     public func folders(account: AccountName?) async throws -> [FolderSummary] {
         try await database.writer.read { db in
-            // Issue 38: unread copies counted from the unread emails (the `email_unread` index), one statement
-            // for every folder; counted per folder through each copy's email, the page's folder list read
-            // every email of the store (a million lookups at 1,000,000 messages).
-            var unread: [Int64: Int] = [:]
-            for row in try Row.fetchAll(db, sql: Self.unreadByFolderSQL) { unread[row[0] as Int64] = row[1] as Int }
-            return try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT a.name AS account, f.id, f.path, f.folderType, f.lastSyncDate, f.reachedServerHistoryBoundary,
-                        (SELECT COUNT(*) FROM emailFolder ef WHERE ef.folderId = f.id) AS messageCount
-                    FROM folder f JOIN account a ON a.id = f.accountId
-                    WHERE (? IS NULL OR a.name = ?)
-                    ORDER BY a.name, f.path
-                    """, arguments: [account, account]
-            ).map { row in
+            try Row.fetchAll(db, sql: Self.folderListSQL, arguments: [account, account]).map { row in
                 FolderSummary(
                     account: row["account"], path: row["path"], folderType: FolderType(rawValue: row["folderType"]) ?? .custom,
-                    messageCount: row["messageCount"], unreadCount: unread[row["id"] as Int64] ?? 0, lastSyncDate: row["lastSyncDate"],
+                    messageCount: row["messageCount"], unreadCount: row["unreadCount"], lastSyncDate: row["lastSyncDate"],
                     historyComplete: row["reachedServerHistoryBoundary"])
             }
         }
     }
 
-    /// Unread copies per folder, walked from the unread emails (`CROSS JOIN` keeps that order: SQLite chose to
-    /// walk every copy otherwise; `SQLiteMailQueriesTests` checks the plan).
-    static let unreadByFolderSQL = """
-        SELECT ef.folderId, COUNT(*) FROM email e CROSS JOIN emailFolder ef ON ef.emailId = e.id WHERE e.isRead = 0 GROUP BY ef.folderId
+    /// Issue 38: the counts are the ones `folderCount` keeps (v35), a row per folder, so the list costs the
+    /// same at 1,000 and at 1,000,000 messages; counted here, they were a walk of every copy of each folder
+    /// and of every unread email. A folder without a row has never held a copy.
+    static let folderListSQL = """
+        SELECT a.name AS account, f.path, f.folderType, f.lastSyncDate, f.reachedServerHistoryBoundary,
+            COALESCE(c.messageCount, 0) AS messageCount, COALESCE(c.unreadCount, 0) AS unreadCount
+        FROM folder f JOIN account a ON a.id = f.accountId LEFT JOIN folderCount c ON c.folderId = f.id
+        WHERE (? IS NULL OR a.name = ?)
+        ORDER BY a.name, f.path
         """
 
     public func historyComplete(account: AccountName, folder: String) async throws -> Bool {

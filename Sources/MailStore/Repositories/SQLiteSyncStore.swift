@@ -87,7 +87,7 @@ public struct SQLiteSyncStore: SyncStore, FolderChangeStore {
     public func messageCount(folderId: FolderID?) async throws -> Int {
         guard let folderId else { return 0 }
         return try await database.writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emailFolder WHERE folderId = ?", arguments: [folderId]) ?? 0
+            try Int.fetchOne(db, sql: "SELECT messageCount FROM folderCount WHERE folderId = ?", arguments: [folderId]) ?? 0
         }
     }
 
