@@ -7,6 +7,19 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+/// How the executables are linked: with mimalloc (docs/decisions.md), and on Linux in release builds
+/// (`make bench-build`, `make install`) by lld with two flags that keep the binary's start-up tables
+/// out of memory (issue 38, BENCHMARKS.md "What a full sync's peak is made of"): the static Swift
+/// runtime's link arguments export every symbol (`-export-dynamic`: 55,000 names, 4.5 MB of tables
+/// the loader reads at start), which nothing in `tern` looks up, and PIE relocations packed as
+/// `DT_RELR` (glibc 2.36, Debian 12) instead of 3.5 MB of `RELA` entries read at every start.
+let executableLinking: [LinkerSetting] = [
+    .linkedLibrary("mimalloc", .when(platforms: [.linux])),
+    .unsafeFlags(
+        ["-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+        .when(platforms: [.linux], configuration: .release))
+]
+
 let package = Package(
     name: "Tern",
     platforms: [.macOS(.v15)],
@@ -139,9 +152,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         // Linked with mimalloc, which then serves every allocation of the process (docs/decisions.md).
-        .executableTarget(
-            name: "tern", dependencies: ["TernCLI"], swiftSettings: strict,
-            linkerSettings: [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]),
+        .executableTarget(name: "tern", dependencies: ["TernCLI"], swiftSettings: strict, linkerSettings: executableLinking),
         // The measurements of BENCHMARKS.md and the Assist evaluation's runner (`tern-bench`), apart from the
         // product: `tern` links none of it. Linked with mimalloc as `tern` is, so both measure the same allocator.
         .target(
@@ -154,8 +165,7 @@ let package = Package(
                 "TernBenchmarks", "TernCore", "TernRuntime", "MIME", "HTMLSafety", "Sync", "Assist",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
-            path: "Benchmarks/TernBench", swiftSettings: strict,
-            linkerSettings: [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]),
+            path: "Benchmarks/TernBench", swiftSettings: strict, linkerSettings: executableLinking),
         // libFuzzer targets (`make fuzz-mime`); without -DFUZZING they replay files.
         .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: strict),
         .executableTarget(name: "MIMEFuzzer", dependencies: ["MIME", "FuzzSupport"], path: "Fuzz/MIMEFuzzer", swiftSettings: strict),
