@@ -94,12 +94,8 @@ def main():
                 idle.append(timed_sync())
                 peer_idle.append(timed_peer())
         finally:
-            imap.select("INBOX")
-            _, found = imap.search(None, "SUBJECT", f'"{SUBJECT}"')
-            for number in found[0].split():
-                imap.store(number, "+FLAGS", "\\Deleted")
-            imap.expunge()
-            imap.logout()
+            delete_appended(imap)
+
     def summary(times):
         if None in times:
             return "not run"
@@ -109,6 +105,16 @@ def main():
     print("|---|---|---|")
     print(f"| {args.per_round} new message{'s' if args.per_round != 1 else ''} | {summary(new)} | {summary(peer_new)} |")
     print(f"| nothing new | {summary(idle)} | {summary(peer_idle)} |")
+
+
+def delete_appended(imap):
+    """The benchmark's messages removed from the Inbox, and the connection closed."""
+    imap.select("INBOX")
+    _, found = imap.search(None, "SUBJECT", f'"{SUBJECT}"')
+    for number in found[0].split():
+        imap.store(number, "+FLAGS", "\\Deleted")
+    imap.expunge()
+    imap.logout()
 
 
 def idle_connection(s, address, password):
@@ -172,12 +178,7 @@ def watch_rounds(args):
         tern.terminate()
         tern.wait(timeout=20)
         raw.close()
-        imap.select("INBOX")
-        _, found = imap.search(None, "SUBJECT", f'"{SUBJECT}"')
-        for number in found[0].split():
-            imap.store(number, "+FLAGS", "\\Deleted")
-        imap.expunge()
-        imap.logout()
+        delete_appended(imap)
 
     def summary(times):
         return f"{min(times):.0f}–{max(times):.0f} ms, median {statistics.median(times):.0f} ms"
