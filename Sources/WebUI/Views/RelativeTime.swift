@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Dates as a mail list shows them, in the server's time zone: the time today, "Yesterday", the
 /// weekday within a week, the day and month within the year, else the full date. The exact date
@@ -26,12 +27,29 @@ struct RelativeTime: Sendable {
 
     static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
 
+    /// A formatter per pattern and calendar, made once: making one (ICU's date format and its symbols)
+    /// was the largest cost of the web app's list page, two for each of its 50 rows (issue 38).
+    /// `DateFormatter` is not `Sendable`; each is only used under the lock.
+    private static let formatters = Mutex<[FormatterKey: DateFormatter]>([:])
+
+    private struct FormatterKey: Hashable {
+        var pattern: String
+        var calendar: Calendar
+    }
+
     private static func format(_ pattern: String, _ date: Date, _ calendar: Calendar) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_GB")
-        formatter.calendar = calendar
-        formatter.timeZone = calendar.timeZone
-        formatter.dateFormat = pattern
-        return formatter.string(from: date)
+        formatters.withLock { cache in
+            let key = FormatterKey(pattern: pattern, calendar: calendar)
+            if let formatter = cache[key] { return formatter.string(from: date) }
+            // A handful of patterns for the server's one calendar in practice; tests bring others.
+            if cache.count >= 64 { cache.removeAll() }
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_GB")
+            formatter.calendar = calendar
+            formatter.timeZone = calendar.timeZone
+            formatter.dateFormat = pattern
+            cache[key] = formatter
+            return formatter.string(from: date)
+        }
     }
 }
