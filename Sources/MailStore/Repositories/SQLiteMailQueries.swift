@@ -19,7 +19,7 @@ public struct SQLiteMailQueries: MailQueries {
         }
     }
 
-    /// Issue 38: the counts are the ones `folderCount` keeps (v35), a row per folder, so the list costs the
+    /// Issue 38: the counts are the ones `folderCount` keeps (v36), a row per folder, so the list costs the
     /// same at 1,000 and at 1,000,000 messages; counted here, they were a walk of every copy of each folder
     /// and of every unread email. A folder without a row has never held a copy.
     static let folderListSQL = """
